@@ -1,0 +1,28 @@
+"""The one error type a user's program can cause."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class ProgramError(Exception):
+    """A problem in the user's program, located in its text.
+
+    `line` is 1-based, `col` 0-based (as Python's `ast` counts); `end_line`/`end_col` close the
+    range when known. `kind` is one of the kinds listed in docs/trace-format.md.
+    """
+
+    kind: str
+    message: str
+    line: int | None = None
+    col: int | None = None
+    end_line: int | None = None
+    end_col: int | None = None
+
+    def __str__(self) -> str:
+        where = f"line {self.line}, column {self.col + 1}: " if self.line is not None else ""
+        return f"{where}{self.message}"
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "message": self.message, "line": self.line, "col": self.col,
+                "end_line": self.end_line, "end_col": self.end_col}

@@ -1,0 +1,3 @@
+"""The op registry and its rows. Importing this package registers every op."""
+from engine.ops.registry import REGISTRY, Op, get_op  # noqa: F401
+from engine.ops import elementwise, reductions, linalg, losses  # noqa: F401  (register rows)

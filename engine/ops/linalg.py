@@ -1,0 +1,50 @@
+"""Matrix product and transpose.
+
+For Y = X W: X-bar = Y-bar W^T and W-bar = X^T Y-bar
+(../shared/seeds/003_70db1bc89ad395af.txt, "Step 3: the backward pass of a matrix multiply").
+1-D operands follow numpy's matmul rules; batch axes are summed by the stepper's unbroadcast.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.ops.registry import Op, register
+
+
+def _vjp_x(g, out, x, w):
+    """Gradient for the left operand, shape x.shape (or with broadcast batch axes)."""
+    if np.ndim(w) == 1:
+        return np.multiply.outer(g, w) if np.ndim(x) > 1 else g * w
+    if np.ndim(x) == 1:
+        return np.matmul(w, np.expand_dims(g, -1))[..., 0]
+    return np.matmul(g, np.swapaxes(w, -1, -2))
+
+
+def _vjp_w(g, out, x, w):
+    """Gradient for the right operand, shape w.shape (or with broadcast batch axes)."""
+    if np.ndim(x) == 1:
+        return g * x if np.ndim(w) == 1 else np.expand_dims(x, -1) * np.expand_dims(g, -2)
+    if np.ndim(w) == 1:
+        return np.matmul(np.swapaxes(x, -1, -2), np.expand_dims(g, -1))[..., 0]
+    return np.matmul(np.swapaxes(x, -1, -2), g)
+
+
+def _matmul_flops(out, x, w):
+    """2 * (elements of the output) * (the contracted length): one multiply and one add each."""
+    return 2 * int(np.size(out)) * int(np.shape(x)[-1])
+
+
+register(Op(
+    name="matmul", arity=2, symbol="@", forward=np.matmul,
+    vjp=(_vjp_x, _vjp_w),
+    jvp=lambda dots, out, x, w: np.matmul(dots[0], w) + np.matmul(x, dots[1]),
+    text="{0} @ {1}", partials=("{1}ᵀ", "{0}ᵀ"),
+    vjp_text=("{g} @ {1}ᵀ", "{0}ᵀ @ {g}"), elementwise=False, flops=_matmul_flops,
+))
+register(Op(
+    name="transpose", arity=1, forward=np.transpose,
+    vjp=(lambda g, out, x: np.transpose(g),),
+    jvp=lambda dots, out, x: np.transpose(dots[0]),
+    text="{0}.T", partials=("transpose",), vjp_text=("{g}ᵀ",), elementwise=False,
+    flops=lambda out, x: 0,
+))

@@ -1,0 +1,76 @@
+"""One table of primitive ops: each row holds the forward rule, one vjp per argument, the jvp,
+and the teaching text (formula and local derivatives).
+
+Follows HIPS autograd's `defvjp` table and JAX autodidax's per-transformation rule tables
+(see ../shared/STYLE.md, "One op table").
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+Array = np.ndarray
+
+
+@dataclass(frozen=True)
+class Op:
+    """One primitive.
+
+    forward(*inputs, **params) -> output array.
+    vjp[i](g, out, *inputs, **params) -> the vector-Jacobian product for input i: g has the
+        output's shape; the result has input i's shape or a shape it broadcasts to (the stepper
+        sums it back with `unbroadcast`).
+    jvp(tangents, out, *inputs, **params) -> the output tangent, given one tangent per input
+        (zeros for an input without one).
+    text: forward rule with `{0}`, `{1}` for the input labels, e.g. "tanh({0})".
+    partials[i]: the local derivative d out / d input_i as text, with `{out}` for the output
+        label; used in narration when the local derivative is elementwise.
+    vjp_text[i]: the vjp as text, with `{g}` for the upstream gradient; used when it is not.
+    elementwise: the output is an elementwise function of (broadcast) inputs, so the local
+        derivative is a value of the output's shape.
+    flops(out, *inputs): floating-point operations of the forward rule (FLOPs), for the ledger.
+    """
+
+    name: str
+    arity: int
+    forward: Callable[..., Array]
+    vjp: tuple[Callable[..., Array], ...]
+    jvp: Callable[..., Array]
+    text: str
+    partials: tuple[str, ...]
+    vjp_text: tuple[str, ...] = ()
+    symbol: str | None = None
+    elementwise: bool = True
+    params: tuple[str, ...] = ()
+    flops: Callable[..., int] = field(default=lambda out, *xs: int(np.size(out)))
+
+
+REGISTRY: dict[str, Op] = {}
+_PLACEHOLDER = re.compile(r"\{(\d+)\}")
+
+
+def register(op: Op) -> Op:
+    """Add a row to the registry.
+
+    Raises ValueError when the name is taken, when the row does not hold one vjp (and one
+    partial) per argument, or when its text names an argument the op does not have.
+    """
+    if op.name in REGISTRY:
+        raise ValueError(f"op {op.name!r} registered twice")
+    if len(op.vjp) != op.arity or len(op.partials) != op.arity:
+        raise ValueError(f"op {op.name!r}: needs one vjp and one partial per argument")
+    if op.vjp_text and len(op.vjp_text) != op.arity:
+        raise ValueError(f"op {op.name!r}: needs one vjp_text per argument")
+    used = {int(i) for t in (op.text, *op.partials, *op.vjp_text) for i in _PLACEHOLDER.findall(t)}
+    if any(i >= op.arity for i in used):
+        raise ValueError(f"op {op.name!r}: text names an argument it does not have")
+    REGISTRY[op.name] = op
+    return op
+
+
+def get_op(name: str) -> Op:
+    """The registered op called `name`; KeyError if there is none."""
+    return REGISTRY[name]

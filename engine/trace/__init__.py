@@ -1,0 +1,1 @@
+"""The stepper: forward and reverse-mode passes as generators of typed events."""

@@ -1,0 +1,76 @@
+"""The trace's events: immutable pydantic models discriminated on `kind` (version 1).
+
+docs/trace-format.md is the reference for every field. A Value is a number, one of the strings
+"NaN" / "Infinity" / "-Infinity", or a tensor object {shape, dtype, summary, data}.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+TRACE_VERSION = 1
+Value = Union[float, str, dict[str, Any]]
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    seq: int
+
+
+class Evaluate(_Event):
+    """Forward pass: `node` now holds `value`."""
+
+    kind: Literal["evaluate"] = "evaluate"
+    node: str
+    value: Value
+
+
+class Seed(_Event):
+    """Backward pass starts: the output's adjoint is 1 (ones for a tensor output)."""
+
+    kind: Literal["seed"] = "seed"
+    node: str
+    adjoint: Value
+
+
+class Unbroadcast(_Event):
+    """The gradient for a broadcast input was summed over `axes` back to `to_shape`."""
+
+    kind: Literal["unbroadcast"] = "unbroadcast"
+    node: str
+    input: str
+    arg: int
+    from_shape: list[int]
+    to_shape: list[int]
+    axes: list[int]
+    before: Value
+    after: Value
+
+
+class Accumulate(_Event):
+    """One edge of the backward pass: input-bar += contribution."""
+
+    kind: Literal["accumulate"] = "accumulate"
+    node: str
+    input: str
+    arg: int
+    upstream: Value
+    local: Value | None
+    partial: str
+    contribution: Value
+    adjoint_before: Value
+    adjoint_after: Value
+    narration: str
+
+
+class Done(_Event):
+    """The end: the output value and every leaf's gradient, with full data."""
+
+    kind: Literal["done"] = "done"
+    output: dict[str, Any]
+    grads: dict[str, Value]
+
+
+Event = Annotated[Union[Evaluate, Seed, Unbroadcast, Accumulate, Done], Field(discriminator="kind")]
+EVENTS = TypeAdapter(list[Event])

@@ -1,0 +1,50 @@
+"""The forward pass: every node's value, in topological order."""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.errors import ProgramError
+from engine.ops import get_op
+from engine.parse import IRNode
+
+
+def evaluate(node: IRNode, values: list, max_elements: int):
+    """The value of one node, given the values of all earlier nodes.
+
+    Raises ProgramError (kind "shape" or "bad_argument", at the node's span) when numpy rejects
+    the operands, and "too_large" when the result holds more than max_elements elements.
+    """
+    if node.literal is not None:
+        return node.literal
+    xs = [values[i] for i in node.inputs]
+    _check_operands(node, xs)
+    try:
+        out = get_op(node.op).forward(*xs, **node.params)
+    except (ValueError, IndexError, TypeError) as e:
+        raise _error(node, "shape", f"cannot compute {node.label}: {e}") from None
+    if np.size(out) > max_elements:
+        raise _error(node, "too_large", f"{node.label} would hold {np.size(out):,} elements; "
+                     f"the limit is {max_elements:,}")
+    return out
+
+
+def _check_operands(node: IRNode, xs: list) -> None:
+    """Catch what numpy would accept silently but the op does not mean."""
+    if node.op == "cross_entropy":
+        if np.ndim(xs[0]) != 1:
+            raise _error(node, "shape", "cross_entropy takes 1-D logits, got shape "
+                         f"{np.shape(xs[0])}")
+        if node.params["target"] >= np.shape(xs[0])[0]:
+            raise _error(node, "bad_argument", f"class index {node.params['target']} is out of "
+                         f"range for {np.shape(xs[0])[0]} logits")
+    if node.op == "matmul" and 0 in (np.ndim(xs[0]), np.ndim(xs[1])):
+        raise _error(node, "shape", "@ needs tensors, not scalars; use * for scalars")
+    axis = node.params.get("axis")
+    if axis is not None and not -np.ndim(xs[0]) <= axis < np.ndim(xs[0]):
+        raise _error(node, "bad_argument", f"axis {axis} is out of range for shape "
+                     f"{np.shape(xs[0])}")
+
+
+def _error(node: IRNode, kind: str, message: str) -> ProgramError:
+    s = node.span
+    return ProgramError(kind, message, s.line, s.col, s.end_line, s.end_col)

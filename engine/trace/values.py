@@ -1,0 +1,66 @@
+"""Numbers and tensors as JSON: non-finite numbers become strings, big tensors a summary."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+NONFINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def number(x) -> float | str:
+    """A float, or "NaN" / "Infinity" / "-Infinity" (JSON has no literal for them)."""
+    x = float(x)
+    if math.isfinite(x):
+        return x
+    return "NaN" if math.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
+
+
+def _data(a: np.ndarray):
+    if np.isfinite(a).all():
+        return a.tolist()
+    return np.vectorize(number, otypes=[object])(a).tolist()
+
+
+def encode(value, limit: int | None = 64):
+    """A scalar as a number; a tensor as {shape, dtype, summary, data}.
+
+    `data` is the nested list of elements when the tensor has at most `limit` elements
+    (always when limit is None), otherwise null. Summary: min, max, mean, norm (L2).
+    """
+    if np.ndim(value) == 0:
+        return number(value)
+    a = np.asarray(value, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        summary = {"min": number(a.min()), "max": number(a.max()), "mean": number(a.mean()),
+                   "norm": number(np.sqrt(np.sum(a * a)))} if a.size else \
+            {"min": None, "max": None, "mean": None, "norm": 0.0}
+    data = _data(a) if limit is None or a.size <= limit else None
+    return {"shape": list(a.shape), "dtype": str(a.dtype), "summary": summary, "data": data}
+
+
+def decode(value):
+    """The inverse of `encode` for values that carry data (tests, clients): a float or array."""
+    if isinstance(value, dict):
+        return np.array(_undo_strings(value["data"]), dtype=np.float64)
+    return float(_undo_strings(value))
+
+
+def _undo_strings(x):
+    if isinstance(x, list):
+        return [_undo_strings(v) for v in x]
+    return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}.get(x, x) \
+        if isinstance(x, str) else x
+
+
+def short(x) -> str:
+    """A number for narration: 4 decimals without trailing zeros (0.7864, 2, -6), or 4 sig. digits."""
+    if isinstance(x, str):
+        return x
+    x = float(x)
+    if not math.isfinite(x):
+        return number(x)
+    if x == 0 or 1e-3 <= abs(x) < 1e5:
+        s = f"{x:.4f}".rstrip("0").rstrip(".")
+        return "0" if s in ("-0", "") else s
+    return f"{x:.4g}"
