@@ -86,6 +86,8 @@ def parse(text: str) -> Program:
     try:
         tree = ast.parse(text, mode="exec")
     except SyntaxError as e:
+        if e.lineno is None:   # e.g. a null byte: locate it ourselves
+            raise ProgramError("syntax", f"syntax error: {e.msg}", *_first_bad_char(text)) from None
         col = (e.offset or 1) - 1
         end_col = (e.end_offset - 1) if e.end_offset and e.end_lineno == e.lineno else None
         raise ProgramError("syntax", f"syntax error: {e.msg}", e.lineno, max(col, 0),

@@ -74,8 +74,7 @@ class Tracer:
         seq = itertools.count()
         for i in self.order:
             yield Evaluate(seq=next(seq), node=node_id(i), value=encode(self.values[i], self.limit))
-        with np.errstate(all="ignore"):
-            adjoints = yield from self._backward(seq)
+        adjoints = yield from self._backward(seq)
         yield self._done(next(seq), adjoints)
 
     def _backward(self, seq) -> Iterator[_Event]:
@@ -96,23 +95,22 @@ class Tracer:
 
     def _edge(self, node, arg: int, j: int, g, adjoints: list, seq) -> Iterator[_Event]:
         """One backward edge: vjp, unbroadcast when needed, then input-bar += contribution."""
-        op, values, limit = get_op(node.op), self.values, self.limit
-        out, xs = values[node.index], [values[k] for k in node.inputs]
-        pointwise = op.elementwise or np.ndim(out) == 0
-        if pointwise:   # vjp is linear in g: the local derivative times g
-            local = op.vjp[arg](np.ones_like(out), out, *xs, **node.params)
-            raw = local * g
-        else:
-            local, raw = None, op.vjp[arg](g, out, *xs, **node.params)
+        op, limit = get_op(node.op), self.limit
+        xs = [self.values[k] for k in node.inputs]
+        # errstate is entered per edge: a context held across `yield` breaks when the stream
+        # resumes the generator in another thread.
+        with np.errstate(all="ignore"):
+            local, raw = _vjp(op, arg, g, self.values[node.index], xs, node.params)
+            contrib, axes = unbroadcast(raw, np.shape(xs[arg]))
         src, dst = node_id(j), node_id(node.index)
-        contrib, axes = unbroadcast(raw, np.shape(xs[arg]))
         if axes:
             yield Unbroadcast(seq=next(seq), node=dst, input=src, arg=arg,
                               from_shape=list(np.shape(raw)), to_shape=list(np.shape(contrib)),
                               axes=list(axes), before=encode(raw, limit),
                               after=encode(contrib, limit))
         before = adjoints[j]
-        after = contrib if before is None else before + contrib
+        with np.errstate(all="ignore"):
+            after = contrib if before is None else before + contrib
         adjoints[j] = after
         labels = [self.program.nodes[k].label for k in node.inputs]
         partial, text = narrate.accumulate(
@@ -121,7 +119,7 @@ class Tracer:
         yield Accumulate(seq=next(seq), node=dst, input=src, arg=arg, upstream=encode(g, limit),
                          local=None if local is None else encode(local, limit), partial=partial,
                          contribution=encode(contrib, limit),
-                         adjoint_before=encode(0.0 * contrib if before is None else before, limit),
+                         adjoint_before=encode(np.zeros_like(contrib) if before is None else before, limit),
                          adjoint_after=encode(after, limit), narration=text)
 
     def _done(self, seq: int, adjoints: list) -> Done:
@@ -132,6 +130,18 @@ class Tracer:
         output = {"name": self.output_name, "node": node_id(self.output),
                   "value": encode(self.values[self.output], None)}
         return Done(seq=seq, output=output, grads=grads)
+
+
+def _vjp(op, arg: int, g, out, xs: list, params: dict):
+    """(local derivative or None, vjp result before unbroadcast) for one argument.
+
+    Where the local derivative is elementwise (elementwise ops, scalar outputs), the vjp is that
+    derivative times g, so one call gives both.
+    """
+    if op.elementwise or np.ndim(out) == 0:
+        local = op.vjp[arg](np.ones_like(out), out, *xs, **params)
+        return local, local * g
+    return None, op.vjp[arg](g, out, *xs, **params)
 
 
 @contextlib.contextmanager

@@ -1,0 +1,1 @@
+"""gradwalk's shells: the FastAPI app and the command line. They translate, the engine computes."""

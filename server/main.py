@@ -1,0 +1,58 @@
+"""create_app(): the FastAPI app with its routers, static files and error handlers."""
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from engine.errors import ProgramError
+from server.routers import pages, traces
+from server.routers.pages import ROOT
+
+log = logging.getLogger("gradwalk")
+
+# The page loads only its own files: nothing from a CDN, no inline script.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'")
+
+
+def _error(status: int, kind: str, message: str, line=None, col=None) -> JSONResponse:
+    return JSONResponse({"error": {"kind": kind, "message": message, "line": line, "col": col}},
+                        status_code=status)
+
+
+def create_app() -> FastAPI:
+    app = FastAPI(title="gradwalk", version="0.1.0",
+                  description="Step through forward and reverse-mode passes of a small program.")
+    app.include_router(pages.router)
+    app.include_router(traces.router)
+    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+
+    @app.exception_handler(ProgramError)
+    def program_error(request: Request, exc: ProgramError) -> JSONResponse:
+        return JSONResponse({"error": exc.to_dict()}, status_code=422)
+
+    @app.exception_handler(RequestValidationError)
+    def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        return _error(422, "bad_request", f"{where}: {first.get('msg', 'invalid request')}")
+
+    @app.exception_handler(Exception)
+    def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # A bug of ours must not become a bare 500 page; log it and say so plainly.
+        log.exception("unexpected error")
+        return _error(500, "internal", "gradwalk hit an internal error; please report it")
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next):
+        response = await call_next(request)
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        return response
+
+    return app

@@ -1,0 +1,24 @@
+"""Settings from the environment (prefix GRADWALK_), with pydantic-settings."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """max_inline_elements: tensors up to this many elements carry data in events (elements).
+    max_elements: the largest value one node may hold (elements).
+    max_program_chars: the longest program accepted (characters); 100,000 lines fit.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="GRADWALK_")
+
+    max_inline_elements: int = 64
+    max_elements: int = 1_000_000
+    max_program_chars: int = 4_000_000
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,72 @@
+"""Bad programs: every construct the language rejects gets its kind, line and column."""
+from __future__ import annotations
+
+import pytest
+
+from engine.errors import ProgramError
+from engine.trace.runner import Tracer, run_trace
+
+BAD = [
+    # (program, kind, line, col, words in the message)
+    ('x = __import__("os")\n', "unsupported", 1, 4, "__import__"),
+    ("a = 1.0\nb = a.shape\n", "unsupported", 2, 4, ".shape"),
+    ("a = 1.0\nf = lambda z: z\n", "unsupported", 2, 4, "lambda"),
+    ("a = [1.0, 2.0]\nb = [v * 2 for v in a]\n", "unsupported", 2, 4, "comprehension"),
+    ("a = 1.0\nb = a * q\n", "unknown_name", 2, 8, "`q`"),
+    ("a = 1.0\nb = c * a\nc = 2.0\n", "used_before_assignment", 2, 4, "`c`"),
+    ("a = 1.0\nb = 2.0\na = 3.0\n", "duplicate_leaf", 3, 0, "`a`"),
+    ("a = 1.0\nb = a +* 2\n", "syntax", 2, 7, "syntax"),
+    ("import os\n", "unsupported", 1, 0, "import"),
+    ("a = 1.0\nprint(a)\n", "unsupported", 2, 0, "bare expression"),
+    ("a = 1.0\na += 1\n", "unsupported", 2, 0, "augmented"),
+    ("a = 1.0\nb = a[0]\n", "unsupported", 2, 4, "indexing"),
+    ("a = 1.0\nb = a if a else a\n", "unsupported", 2, 4, "conditional"),
+    ("a = 1.0\nb = open(a)\n", "unsupported", 2, 4, "unknown function `open`"),
+    ("a = 1.0\nb = a.T.foo\n", "unsupported", 2, 4, ".foo"),
+    ('a = 1.0\nb = gelu(a, approximate="fast")\n', "bad_argument", 2, 24, "approximate"),
+    ("z = [1.0, 2.0]\nL = cross_entropy(z, 5)\n", "bad_argument", 2, 4, "out of range"),
+    ("z = [[1.0, 2.0], [3.0]]\n", "bad_argument", 1, 4, "rectangular"),
+    ("A = [[1.0, 2.0]]\nB = [[1.0, 2.0]]\nC = A @ B\n", "shape", 3, 4, "C"),
+    ("a = 1.0\nb = 2.0; c = 3.0\n", "unsupported", 2, 9, "one statement per line"),
+    ("a, b = 1.0, 2.0\n", "unsupported", 1, 0, "one name"),
+    ("tanh = 1.0\n", "unsupported", 1, 0, "tanh"),
+    ("a = 'hello'\n", "unsupported", 1, 4, "str"),
+    ("\n# nothing here\n", "empty", 1, 0, "assigns nothing"),
+    ("a = 1.0\nb = sum(a, axis=3)\n", "bad_argument", 2, 4, "axis"),
+    ("a = 1.0\nb = (a)\x00\n", "syntax", 2, 7, "null"),
+]
+
+
+@pytest.mark.parametrize("text,kind,line,col,words", BAD, ids=[b[0][:30] for b in BAD])
+def test_bad_program_gets_a_located_error(text, kind, line, col, words):
+    with pytest.raises(ProgramError) as info:
+        run_trace(text)
+    e = info.value
+    assert e.kind == kind, e
+    assert e.line == line, e
+    if col is not None:
+        assert e.col == col, e
+    assert words in e.message
+    assert str(e).startswith(f"line {line}, column ")
+
+
+def test_unknown_output_name():
+    with pytest.raises(ProgramError) as info:
+        run_trace("a = 1.0\nb = a * 2\n", output="zz")
+    assert info.value.kind == "unknown_output"
+
+
+def test_deep_nesting_is_an_error_not_a_crash():
+    with pytest.raises(ProgramError) as info:
+        run_trace("a = 1.0\nb = " + "(" * 500 + "a" + ")" * 500 + "\n")
+    assert info.value.kind in ("syntax", "too_large")
+    with pytest.raises(ProgramError):
+        run_trace("a = 1.0\nb = " + "-" * 100_000 + "a\n")
+
+
+def test_too_large_value_is_refused():
+    text = "a = [[1.0], [2.0], [3.0], [4.0]]\nb = [1.0, 2.0, 3.0, 4.0]\nc = sum(a * b)\n"
+    with pytest.raises(ProgramError) as info:
+        Tracer(text, max_elements=10)
+    assert info.value.kind == "too_large" and info.value.line == 3
+    assert "16 elements" in info.value.message

@@ -1,0 +1,151 @@
+"""Every registered op: vjp against central differences, jvp against vjp, PyTorch as oracle.
+
+Inputs are drawn by hypothesis (shapes, broadcasting pairs, values kept away from kinks and
+outside each op's domain edge).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+from engine.ops import REGISTRY, get_op
+from engine.ops.broadcast import unbroadcast
+
+torch.set_default_dtype(torch.float64)
+
+UNARY_DOMAIN = {"log": (0.2, 3.0), "sqrt": (0.2, 3.0)}
+AWAY_FROM_ZERO = {"relu", "abs"}
+
+
+def _array(draw, shape, lo=-2.0, hi=2.0, away=False):
+    x = draw(hnp.arrays(np.float64, shape, elements=st.floats(lo, hi, allow_nan=False)))
+    if away:   # keep off the kink at 0 where the derivative jumps
+        x = np.where(np.abs(x) < 0.1, 0.5, x)
+    return x
+
+
+@st.composite
+def op_inputs(draw, name):
+    """(inputs, params) for op `name`."""
+    if name in ("add", "sub", "mul", "div", "pow"):
+        shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3))
+        x, y = (_array(draw, s) for s in shapes.input_shapes)
+        if name == "div":
+            y = np.where(np.abs(y) < 0.3, 1.0, y)
+        if name == "pow":
+            x = np.abs(x) + 0.5
+        return [x, y], {}
+    if name == "matmul":
+        m, k, n = (draw(st.integers(1, 3)) for _ in range(3))
+        left = draw(st.sampled_from([(k,), (m, k), (2, m, k)]))
+        right = draw(st.sampled_from([(k,), (k, n), (2, k, n)]))
+        return [_array(draw, left), _array(draw, right)], {}
+    if name == "cross_entropy":
+        n = draw(st.integers(1, 5))
+        return [_array(draw, (n,))], {"target": draw(st.integers(0, n - 1))}
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, max_side=3))
+    lo, hi = UNARY_DOMAIN.get(name, (-2.0, 2.0))
+    x = _array(draw, shape, lo, hi, away=name in AWAY_FROM_ZERO)
+    params = {}
+    if name in ("sum", "mean") and np.ndim(x) and draw(st.booleans()):
+        params["axis"] = draw(st.integers(-np.ndim(x), np.ndim(x) - 1))
+    if name == "gelu":
+        params["approximate"] = draw(st.sampled_from(["none", "tanh"]))
+    if name == "softmax" and np.ndim(x) == 0:
+        x = np.atleast_1d(x)
+    return [x], params
+
+
+def _vjps(op, g, xs, params):
+    out = op.forward(*xs, **params)
+    return [unbroadcast(op.vjp[i](g, out, *xs, **params), np.shape(x))[0] for i, x in enumerate(xs)]
+
+
+def _numeric_vjp(op, g, xs, params, eps=1e-6):
+    """d <g, f(x)> / d x_i by central differences, element by element."""
+    grads = []
+    for i, x in enumerate(xs):
+        grad = np.zeros_like(x, dtype=np.float64)
+        for k in np.ndindex(np.shape(x)):
+            up, down = [np.array(v, dtype=np.float64) for v in xs], [np.array(v) for v in xs]
+            up[i][k] += eps
+            down[i][k] -= eps
+            grad[k] = (np.sum(g * op.forward(*up, **params))
+                       - np.sum(g * op.forward(*down, **params))) / (2 * eps)
+        grads.append(grad)
+    return grads
+
+
+OPS = sorted(REGISTRY)
+
+
+@pytest.mark.parametrize("name", OPS)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_vjp_matches_central_differences(name, data):
+    op = get_op(name)
+    xs, params = data.draw(op_inputs(name))
+    g = _array(data.draw, np.shape(op.forward(*xs, **params)))
+    for got, want in zip(_vjps(op, g, xs, params), _numeric_vjp(op, g, xs, params)):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", OPS)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_jvp_agrees_with_vjp_through_inner_products(name, data):
+    """<y_bar, J x_dot> == sum_i <J_i^T y_bar, x_dot_i>."""
+    op = get_op(name)
+    xs, params = data.draw(op_inputs(name))
+    out = op.forward(*xs, **params)
+    g = _array(data.draw, np.shape(out))
+    dots = [_array(data.draw, np.shape(x)) for x in xs]
+    lhs = np.sum(g * op.jvp(dots, out, *xs, **params))
+    rhs = sum(np.sum(v * d) for v, d in zip(_vjps(op, g, xs, params), dots))
+    assert lhs == pytest.approx(rhs, rel=1e-9, abs=1e-9)
+
+
+def _torch_forward(name, ts, params):
+    if name == "cross_entropy":
+        return F.cross_entropy(ts[0][None], torch.tensor([params["target"]]))
+    if name in ("sum", "mean"):
+        f = torch.sum if name == "sum" else torch.mean
+        return f(ts[0]) if params.get("axis") is None else f(ts[0], dim=params["axis"])
+    if name == "gelu":
+        return F.gelu(ts[0], approximate=params["approximate"])
+    if name == "transpose":
+        return ts[0].permute(tuple(reversed(range(ts[0].ndim))))
+    table = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
+             "pow": torch.pow, "matmul": torch.matmul, "neg": torch.neg, "tanh": torch.tanh,
+             "sigmoid": torch.sigmoid, "relu": torch.relu, "exp": torch.exp, "log": torch.log,
+             "sqrt": torch.sqrt, "abs": torch.abs, "softmax": lambda t: torch.softmax(t, -1)}
+    return table[name](*ts)
+
+
+@pytest.mark.parametrize("name", OPS)
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_forward_and_vjp_match_pytorch_float64(name, data):
+    op = get_op(name)
+    xs, params = data.draw(op_inputs(name))
+    out = op.forward(*xs, **params)
+    g = _array(data.draw, np.shape(out))
+    ts = [torch.tensor(np.asarray(x), requires_grad=True) for x in xs]
+    t_out = _torch_forward(name, ts, params)
+    np.testing.assert_allclose(out, t_out.detach().numpy(), rtol=1e-12, atol=1e-12)
+    (t_out * torch.tensor(g)).sum().backward()
+    for got, t in zip(_vjps(op, g, xs, params), ts):
+        np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_unbroadcast_reports_summed_axes():
+    g = np.ones((4, 3, 2))
+    out, axes = unbroadcast(g, (3, 1))
+    assert out.shape == (3, 1) and axes == (0, 2)
+    assert np.all(out == 8.0)
+    same, none = unbroadcast(g, (4, 3, 2))
+    assert same is g and none == ()

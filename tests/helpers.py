@@ -1,0 +1,42 @@
+"""Assertions shared by the engine, server and CLI tests."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from engine.trace.values import decode
+
+CASES = json.loads((Path(__file__).parent / "cases" / "seed_examples.json").read_text())
+
+
+def case(case_id: str) -> dict:
+    return next(c for c in CASES if c["id"] == case_id)
+
+
+def assert_matches_case(body: dict, case: dict) -> None:
+    """The traced output and every expected gradient agree with the PyTorch values to `tol`."""
+    tol = case["tol"]
+    expect = case["expect"]
+    np.testing.assert_allclose(decode(body["output"]["value"]), expect["output"], rtol=0, atol=tol)
+    assert set(body["grads"]) >= set(expect["grads"])
+    for name, want in expect["grads"].items():
+        np.testing.assert_allclose(decode(body["grads"][name]), np.array(want), rtol=0, atol=tol,
+                                   err_msg=name)
+    nodes = {n["label"]: n["id"] for n in body["graph"]["nodes"]}
+    values = {e["node"]: e["value"] for e in body["events"] if e["kind"] == "evaluate"}
+    for name, want in expect.get("values", {}).items():
+        np.testing.assert_allclose(decode(values[nodes[name]]), np.array(want), rtol=0, atol=tol)
+
+
+def final_adjoints(body: dict) -> dict[str, float]:
+    """label -> the adjoint after the last accumulate into it (the output's is its seed)."""
+    labels = {n["id"]: n["label"] for n in body["graph"]["nodes"]}
+    out = {}
+    for e in body["events"]:
+        if e["kind"] == "seed":
+            out[labels[e["node"]]] = decode(e["adjoint"])
+        elif e["kind"] == "accumulate":
+            out[labels[e["input"]]] = decode(e["adjoint_after"])
+    return out

@@ -1,0 +1,109 @@
+"""POST /api/trace, POST /api/trace/stream, the page and the health check."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import given, settings, strategies as st
+
+from helpers import CASES, assert_matches_case, case
+from server.main import create_app
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    return TestClient(create_app(), raise_server_exceptions=False)
+
+
+def test_trace_seed_case(client, seed_case):
+    r = client.post("/api/trace", json={"program": seed_case["program"], "output": None})
+    assert r.status_code == 200
+    body = r.json()
+    assert set(body) == {"version", "graph", "events", "output", "grads"}
+    assert_matches_case(body, seed_case)
+
+
+def _sse(text: str) -> list[tuple[str, str | None, dict]]:
+    """Parse a text/event-stream body into (event, id, data) triples."""
+    out = []
+    for block in text.strip().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.split("\n") if ": " in line)
+        out.append((fields.get("event"), fields.get("id"), json.loads(fields["data"])))
+    return out
+
+
+@pytest.mark.parametrize("case_id", [c["id"] for c in CASES])
+def test_stream_sends_the_same_events_in_order(client, case_id):
+    program = case(case_id)["program"]
+    whole = client.post("/api/trace", json={"program": program}).json()
+    r = client.post("/api/trace/stream", json={"program": program})
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/event-stream")
+    items = _sse(r.text)
+    assert items[0][0] == "graph" and items[0][2]["graph"] == whole["graph"]
+    events = items[1:]
+    assert [data for _, _, data in events] == whole["events"]
+    assert [kind for kind, _, _ in events] == [e["kind"] for e in whole["events"]]
+    assert [int(i) for _, i, _ in events] == list(range(len(events)))
+    assert events[-1][0] == "done"
+
+
+def test_stream_program_error_is_an_error_event(client):
+    r = client.post("/api/trace/stream", json={"program": "a = 1.0\nb = a +* 2\n"})
+    assert r.status_code == 200
+    (item,) = _sse(r.text)
+    assert item[0] == "error"
+    assert item[2]["error"]["kind"] == "syntax" and item[2]["error"]["line"] == 2
+
+
+def test_program_error_is_422_with_line_and_col(client):
+    r = client.post("/api/trace", json={"program": "a = 1.0\nb = lambda z: z\n"})
+    assert r.status_code == 422
+    err = r.json()["error"]
+    assert err["kind"] == "unsupported" and err["line"] == 2 and err["col"] == 4
+    assert "lambda" in err["message"]
+
+
+@pytest.mark.parametrize("body", [{}, {"program": 3}, {"program": None}, [], "x",
+                                  {"program": "a = 1.0", "output": 5}])
+def test_malformed_request_is_422_not_500(client, body):
+    r = client.post("/api/trace", json=body)
+    assert r.status_code == 422
+    assert r.json()["error"]["kind"] == "bad_request"
+
+
+def test_not_json_is_422(client):
+    r = client.post("/api/trace", content=b"{not json", headers={"content-type": "application/json"})
+    assert r.status_code == 422
+
+
+def test_program_too_long_is_refused(client, monkeypatch):
+    from server.settings import get_settings
+    monkeypatch.setattr(get_settings(), "max_program_chars", 20)
+    r = client.post("/api/trace", json={"program": "a = 1.0\n" * 10})
+    assert r.status_code == 422 and r.json()["error"]["kind"] == "too_large"
+
+
+def test_nonfinite_values_are_json_strings(client):
+    r = client.post("/api/trace", json={"program": "x = 0.0\ny = log(x) * 1\n"})
+    assert r.status_code == 200
+    assert "NaN" not in r.text.replace('"NaN"', "") and '"-Infinity"' in r.text
+    assert r.json()["grads"]["x"] == "Infinity"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab1.0 =+-*/@()[],\n#Tx_:'\"lambda"))
+               | st.characters(), max_size=60))
+def test_any_text_answers_200_or_422(client, text):
+    r = client.post("/api/trace", json={"program": text})
+    assert r.status_code in (200, 422), r.text
+    if r.status_code == 422:
+        assert r.json()["error"]["message"]
+
+
+def test_page_and_health(client):
+    r = client.get("/")
+    assert r.status_code == 200 and "seed-tanh-fanout" in r.text
+    assert "Content-Security-Policy" in r.headers
+    assert client.get("/healthz").text == "ok"
