@@ -54,12 +54,24 @@ register(Op(
     jvp=lambda dots, out, x, y: dots[0] / y - dots[1] * x / (y * y),
     text="{0} / {1}", partials=("1/{1}", "-{0}/{1}^2"),
 ))
+def _pow_partial(labels, out, params) -> str:
+    """k * x^(k-1), with k - 1 worked out when the exponent is a number: 2 * e, 3 * x^2."""
+    x, k = labels
+    try:
+        k_minus_1 = float(k) - 1
+    except ValueError:
+        return f"{k} * {x}^({k}-1)"
+    if k_minus_1 == 1:
+        return f"{k} * {x}"
+    return f"{k} * {x}^{k_minus_1:g}"
+
+
 register(Op(
     name="pow", arity=2, symbol="**", forward=np.power,
     vjp=(lambda g, out, x, y: g * y * np.power(x, y - 1),
          lambda g, out, x, y: g * out * np.log(x)),
     jvp=lambda dots, out, x, y: dots[0] * y * np.power(x, y - 1) + dots[1] * out * np.log(x),
-    text="{0} ** {1}", partials=("{1} * {0}^({1}-1)", "{out} * log({0})"),
+    text="{0} ** {1}", partials=(_pow_partial, "{out} * log({0})"),
 ))
 register(Op(
     name="neg", arity=1, symbol="-", forward=np.negative,

@@ -27,7 +27,9 @@ class Op:
         (zeros for an input without one).
     text: forward rule with `{0}`, `{1}` for the input labels, e.g. "tanh({0})".
     partials[i]: the local derivative d out / d input_i as text, with `{out}` for the output
-        label; used in narration when the local derivative is elementwise.
+        label; used in narration when the local derivative is elementwise. It may instead be
+        a function (input labels, output label, params) -> text, to simplify (2 * x, not
+        2 * x^(2-1)).
     vjp_text[i]: the vjp as text, with `{g}` for the upstream gradient; used when it is not.
     elementwise: the output is an elementwise function of (broadcast) inputs, so the local
         derivative is a value of the output's shape.
@@ -40,7 +42,7 @@ class Op:
     vjp: tuple[Callable[..., Array], ...]
     jvp: Callable[..., Array]
     text: str
-    partials: tuple[str, ...]
+    partials: tuple[str | Callable[..., str], ...]
     vjp_text: tuple[str, ...] = ()
     symbol: str | None = None
     elementwise: bool = True
@@ -64,7 +66,8 @@ def register(op: Op) -> Op:
         raise ValueError(f"op {op.name!r}: needs one vjp and one partial per argument")
     if op.vjp_text and len(op.vjp_text) != op.arity:
         raise ValueError(f"op {op.name!r}: needs one vjp_text per argument")
-    used = {int(i) for t in (op.text, *op.partials, *op.vjp_text) for i in _PLACEHOLDER.findall(t)}
+    texts = [t for t in (op.text, *op.partials, *op.vjp_text) if isinstance(t, str)]
+    used = {int(i) for t in texts for i in _PLACEHOLDER.findall(t)}
     if any(i >= op.arity for i in used):
         raise ValueError(f"op {op.name!r}: text names an argument it does not have")
     REGISTRY[op.name] = op

@@ -1,6 +1,8 @@
 """Teaching text: each node's forward rule and each backward edge's rule with its numbers."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from engine.ops.registry import Op
@@ -14,9 +16,22 @@ def wrap(label: str) -> str:
     return f"({label})" if " " in label else label
 
 
-def bar(label: str) -> str:
-    """The adjoint's symbol: x̄ for a name, (w1 * x)̄ for an unnamed intermediate."""
-    return wrap(label) + MACRON
+_SHORT_NAME = re.compile(r"^[^\W\d_][\d'⁰¹²³⁴⁵⁶⁷⁸⁹⁽⁾]*$")
+
+
+def bar(label: str, output: str) -> str:
+    """The adjoint's symbol: d̄, w̄1, c̄' for a one-letter name (a bar reads well over one letter
+    only); ∂L/∂y_hat and ∂L/∂(w1 * x) for longer names and unnamed intermediates."""
+    if _SHORT_NAME.match(label):
+        return label[0] + MACRON + label[1:]
+    return f"∂{output}/∂{wrap(label)}"
+
+
+def leaf_formula(label: str, literal: np.ndarray, const: bool) -> str:
+    """"a = 1.0", "W = [[5.0, 6.0], [7.0, 8.0]]", "y = const(1.0)"; big tensors by their shape."""
+    value = repr(literal.tolist()) if literal.size <= 16 else \
+        "a " + "×".join(map(str, literal.shape)) + " tensor"
+    return f"{label} = const({value})" if const else f"{label} = {value}"
 
 
 def formula(op: Op, out_label: str, in_labels: list[str], params: dict, named: bool) -> str:
@@ -36,24 +51,28 @@ def _signed(x) -> str:
 
 
 def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str], params: dict,
-               local, g, contrib, before, after, axes=()) -> tuple[str, str]:
+               local, g, contrib, before, after, axes=(), output: str = "L",
+               named: bool = True) -> tuple[str, str]:
     """(partial, narration) for one backward edge.
 
     Scalars read "t = tanh(d), so d̄ += (1 - t²) · t̄ = 0.7864 · 2 = 1.5729", with the running sum
     appended at a fan-out ("; ā = 1.5729 + (-0.7864) = 0.7864").
     """
     labels = _operands(op, in_labels)
-    inbar, outbar = bar(in_labels[arg]), bar(out_label)
-    partial = op.partials[arg].format(*labels, out=wrap(out_label), **params)
+    inbar, outbar = bar(in_labels[arg], output), bar(out_label, output)
+    partial = op.partials[arg]
+    partial = partial(labels, wrap(out_label), params) if callable(partial) else \
+        partial.format(*labels, out=wrap(out_label), **params)
+    so = ", so" if named else ":"
     scalar = np.ndim(contrib) == 0 and np.ndim(g) == 0
     if local is None:
         partial = op.vjp_text[arg].format(*labels, out=wrap(out_label), g=outbar, **params)
-        text = f"{rule}, so {inbar} += {partial}"
+        text = f"{rule}{so} {inbar} += {partial}"
     elif scalar:
-        text = (f"{rule}, so {inbar} += {wrap(partial)} · {outbar} = "
+        text = (f"{rule}{so} {inbar} += {wrap(partial)} · {outbar} = "
                 f"{short(local)} · {_signed(g)} = {short(contrib)}")
     else:
-        text = f"{rule}, so {inbar} += {wrap(partial)} ⊙ {outbar}"
+        text = f"{rule}{so} {inbar} += {wrap(partial)} ⊙ {outbar}"
     if axes:
         text += f", summed over axes {tuple(axes)} back to shape {np.shape(contrib)}"
     if before is not None:

@@ -57,7 +57,7 @@ class Tracer:
 
     def _formula(self, n) -> str:
         if n.role != "op":
-            return f"{n.label} = {narrate.wrap(str(encode(n.literal, None)))}" if n.name \
+            return narrate.leaf_formula(n.label, n.literal, n.role == "const") if n.name \
                 else n.label
         labels = [self.program.nodes[i].label for i in n.inputs]
         return narrate.formula(get_op(n.op), n.label, labels, n.params, n.name is not None)
@@ -115,7 +115,7 @@ class Tracer:
         labels = [self.program.nodes[k].label for k in node.inputs]
         partial, text = narrate.accumulate(
             self.formulas[node.index], op, arg, node.label, labels, node.params, local, g,
-            contrib, before, after, axes)
+            contrib, before, after, axes, self.output_name, node.name is not None)
         yield Accumulate(seq=next(seq), node=dst, input=src, arg=arg, upstream=encode(g, limit),
                          local=None if local is None else encode(local, limit), partial=partial,
                          contribution=encode(contrib, limit),

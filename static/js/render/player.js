@@ -1,0 +1,72 @@
+// The player: reset, step back, play/pause, step forward, end, a scrubber, the step
+// counter and the speed menu. `createPlayer` builds the controls in `root` and reports
+// what the user asked for through `actions`; `update` shows a state and never calls back.
+
+import { SPEEDS } from "../state.js";
+
+// [key, accessible name, text]; words as well as arrows read better from the back row.
+const BUTTONS = [
+  ["reset", "Reset", "⇤ Start"],
+  ["back", "Step back", "◀ Back"],
+  ["play", "Play", "▶ Play"],
+  ["forward", "Step forward", "Next ▶"],
+  ["end", "Go to end", "End ⇥"],
+];
+
+const PHASES = { start: "ready", forward: "forward pass", backward: "backward pass", done: "done" };
+
+function el(tag, attrs = {}, text = "") {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text) node.textContent = text;
+  return node;
+}
+
+/**
+ * Controls in `root`. `actions` has reset(), back(), togglePlay(), forward(), end(),
+ * seek(step) and speed(eventsPerSecond).
+ */
+export function createPlayer(root, actions) {
+  root.replaceChildren();
+  const buttons = {};
+  const bar = el("div", { class: "buttons" });
+  for (const [key, label, icon] of BUTTONS) {
+    buttons[key] = el("button", { type: "button", class: `btn ${key}`, "aria-label": label, title: label }, icon);
+    bar.append(buttons[key]);
+  }
+  const scrubber = el("input", { type: "range", class: "scrubber", min: "0", max: "0", value: "0", "aria-label": "Step" });
+  const counter = el("output", { class: "counter", "aria-live": "polite" });
+  const phase = el("span", { class: "phase" });
+  const speed = el("select", { class: "speed", "aria-label": "Speed" });
+  for (const s of SPEEDS) speed.append(el("option", { value: String(s) }, `${s} steps/s`));
+  const speedLabel = el("label", { class: "speed-label" }, "Speed ");
+  speedLabel.append(speed);
+  root.append(bar, scrubber, counter, phase, speedLabel);
+
+  buttons.reset.addEventListener("click", () => actions.reset());
+  buttons.back.addEventListener("click", () => actions.back());
+  buttons.play.addEventListener("click", () => actions.togglePlay());
+  buttons.forward.addEventListener("click", () => actions.forward());
+  buttons.end.addEventListener("click", () => actions.end());
+  scrubber.addEventListener("input", () => actions.seek(Number(scrubber.value)));
+  speed.addEventListener("change", () => actions.speed(Number(speed.value)));
+
+  /** Show `step` of `total`, the phase of the view, whether it plays and its speed. */
+  function update({ step, total, phase: name, playing, speed: eventsPerSecond }) {
+    counter.textContent = `step ${step} / ${total}`;
+    root.dataset.step = String(step);
+    root.dataset.total = String(total);
+    phase.textContent = PHASES[name] ?? name;
+    phase.dataset.phase = name;
+    scrubber.max = String(total);
+    scrubber.value = String(step);
+    buttons.play.textContent = playing ? "❚❚ Pause" : "▶ Play";
+    buttons.play.setAttribute("aria-label", playing ? "Pause" : "Play");
+    buttons.play.title = playing ? "Pause (Space)" : "Play (Space)";
+    buttons.reset.disabled = buttons.back.disabled = step === 0;
+    buttons.forward.disabled = buttons.end.disabled = step === total;
+    speed.value = String(eventsPerSecond);
+  }
+
+  return { update };
+}

@@ -1,0 +1,80 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  formatNumber, formatShape, formatSummary, formatValue, fullPrecision, isTensor, summaryLines,
+  tensorRows,
+} from "../../static/js/format.js";
+
+const tensor = (shape, data, summary = { min: 0, max: 0, mean: 0, norm: 0 }) =>
+  ({ shape, dtype: "float64", summary, data });
+
+test("4 significant digits", () => {
+  assert.equal(formatNumber(0.46211715726000974), "0.4621");
+  assert.equal(formatNumber(1.5728954659318548), "1.573");
+  assert.equal(formatNumber(-0.7864477329659274), "-0.7864");
+  assert.equal(formatNumber(0.9242343145200195), "0.9242");
+  assert.equal(formatNumber(2), "2");
+  assert.equal(formatNumber(-0.5), "-0.5");
+  assert.equal(formatNumber(1234.5678), "1235");
+  assert.equal(formatNumber(0.09608822615448974), "0.09609");
+});
+
+test("zero, tiny and huge numbers", () => {
+  assert.equal(formatNumber(0), "0");
+  assert.equal(formatNumber(-0), "0");
+  assert.equal(formatNumber(1.8350e-8), "1.835e-8");
+  assert.equal(formatNumber(-2.5e-7), "-2.5e-7");
+  assert.equal(formatNumber(12345678), "1.235e7");
+  assert.equal(formatNumber(1e300), "1e300");
+  assert.equal(formatNumber(5e-324), "4.941e-324");
+});
+
+test("non-finite numbers arrive as strings and show as such", () => {
+  assert.equal(formatNumber("NaN"), "NaN");
+  assert.equal(formatNumber("Infinity"), "Infinity");
+  assert.equal(formatNumber("-Infinity"), "-Infinity");
+  assert.equal(formatNumber(Number.NaN), "NaN");
+  assert.equal(formatNumber(-Infinity), "-Infinity");
+});
+
+test("anything else shows a question mark instead of throwing", () => {
+  assert.equal(formatNumber("nan"), "?");
+  assert.equal(formatNumber(null), "?");
+  assert.equal(formatNumber(undefined), "?");
+  assert.equal(formatNumber({}), "?");
+});
+
+test("shapes", () => {
+  assert.equal(formatShape([2, 3]), "2×3");
+  assert.equal(formatShape([5]), "5");
+  assert.equal(formatShape([]), "scalar");
+});
+
+test("tensors: small data inline, else a summary", () => {
+  const m = tensor([2, 2], [[19, 22], [43, 50]]);
+  assert.ok(isTensor(m));
+  assert.ok(!isTensor(1.5));
+  assert.ok(!isTensor("NaN"));
+  assert.deepEqual(tensorRows(m), ["[19, 22]", "[43, 50]"]);
+  assert.equal(formatValue(m), "[[19, 22], [43, 50]]");
+  assert.equal(formatValue(tensor([3], [0.3, 0, "-Infinity"])), "[0.3, 0, -Infinity]");
+  const big = tensor([100, 100], null, { min: -1, max: 4, mean: 2.5, norm: "Infinity" });
+  assert.equal(tensorRows(big), null);
+  assert.equal(formatValue(big), "100×100 · min -1 · max 4 · mean 2.5");
+  assert.equal(formatSummary({ min: "NaN", max: "NaN", mean: "NaN" }), "min NaN · max NaN · mean NaN");
+});
+
+test("data-* attributes carry full precision", () => {
+  assert.equal(fullPrecision(0.7864477329659274), "0.7864477329659274");
+  assert.equal(fullPrecision(-0), "0");
+  assert.equal(fullPrecision("NaN"), "NaN");
+  assert.equal(fullPrecision(undefined), null);
+  assert.equal(fullPrecision(tensor([2], [17.000000000000004, "Infinity"])), '[17.000000000000004,"Infinity"]');
+  assert.equal(fullPrecision(tensor([2], null, { min: 1, max: 2 })), '{"min":1,"max":2}');
+});
+
+test("a summary in lines, for narrow boxes", () => {
+  assert.deepEqual(summaryLines({ min: 0, max: 0.00026823, mean: 2.683e-5, norm: 1 }),
+    ["min 0", "max 0.0002682", "mean 2.683e-5"]);
+  assert.deepEqual(summaryLines(null), []);
+});

@@ -1,0 +1,124 @@
+// The timeline fold: the view at step k is events[:k] applied in order, whichever way
+// the page got to k (forward, back, scrubbing, through snapshots).
+// fixtures/tanh-fanout.json is the server's answer to POST /api/trace for the
+// seed-tanh-fanout preset, saved as it came.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createTimeline, edgeIdOf, emptyView, fold } from "../../static/js/timeline.js";
+
+const trace = JSON.parse(readFileSync(new URL("./fixtures/tanh-fanout.json", import.meta.url)));
+const { events } = trace;
+const A = "n0"; // a, used by e and by d (fan-out)
+
+test("step 0 shows nothing", () => {
+  const view = createTimeline(events).at(0);
+  assert.deepEqual(view, emptyView());
+});
+
+test("the forward pass makes each value appear in order", () => {
+  const timeline = createTimeline(events);
+  assert.deepEqual(timeline.at(1).values, { n0: 1.0 });
+  assert.equal(timeline.at(1).phase, "forward");
+  const after = timeline.at(7);
+  assert.equal(after.values.n5, 0.46211715726000974);
+  assert.equal(after.values.n6, 0.9242343145200195);
+  assert.deepEqual(after.adjoints, {});
+  assert.equal(after.event.kind, "evaluate");
+  assert.equal(after.event.node, "n6");
+});
+
+test("the seed gives the output adjoint 1 and starts the backward pass", () => {
+  const view = createTimeline(events).at(8);
+  assert.equal(view.phase, "backward");
+  assert.deepEqual(view.adjoints, { n6: 1.0 });
+});
+
+test("a's adjoint goes 0 -> 1.5729 -> 0.7864 across its two accumulate events", () => {
+  const timeline = createTimeline(events);
+  const seen = [0]; // no adjoint yet reads as 0
+  for (let k = 0; k <= timeline.length; k++) {
+    const adjoint = timeline.at(k).adjoints[A] ?? 0;
+    if (seen.at(-1) !== adjoint) seen.push(adjoint);
+  }
+  assert.deepEqual(seen, [0, 1.5728954659318548, 0.7864477329659274]);
+  assert.equal(timeline.at(13).received[A], 1);
+  assert.equal(timeline.at(14).received[A], 2);
+});
+
+test("stepping back restores the earlier view exactly", () => {
+  const timeline = createTimeline(events);
+  const before = timeline.at(13);
+  timeline.at(14);
+  timeline.at(16);
+  assert.deepEqual(timeline.at(13), before);
+  assert.equal(timeline.at(13).adjoints[A], 1.5728954659318548);
+});
+
+test("views are independent copies", () => {
+  const timeline = createTimeline(events);
+  const view = timeline.at(16);
+  view.adjoints[A] = 123;
+  view.values.n0 = 456;
+  assert.equal(timeline.at(16).adjoints[A], 0.7864477329659274);
+  assert.equal(timeline.at(16).values.n0, 1.0);
+});
+
+test("snapshots give the same view as folding from the start, at every step", () => {
+  for (const every of [1, 3, 4, 64]) {
+    const timeline = createTimeline(events, { every });
+    assert.equal(timeline.snapshots.length, 1 + Math.floor(events.length / every));
+    for (let k = 0; k <= events.length; k++) {
+      assert.deepEqual(timeline.at(k), fold(events.slice(0, k)), `every=${every} k=${k}`);
+    }
+  }
+});
+
+test("snapshots keep a long trace cheap and right", () => {
+  // 1000 accumulate events into one node: every contribution is +1.
+  const long = Array.from({ length: 1000 }, (_, i) => ({
+    kind: "accumulate", seq: i, node: "n1", input: "n0", arg: 0,
+    contribution: 1, adjoint_before: i, adjoint_after: i + 1, narration: "",
+  }));
+  const timeline = createTimeline(long);
+  assert.equal(timeline.snapshots.length, 1 + Math.floor(1000 / 64));
+  assert.equal(timeline.at(999).adjoints.n0, 999);
+  assert.equal(timeline.at(500).adjoints.n0, 500);
+  assert.equal(timeline.at(500).received.n0, 500);
+});
+
+test("the done event carries the final gradients", () => {
+  const view = createTimeline(events).at(events.length);
+  assert.equal(view.phase, "done");
+  assert.deepEqual(view.grads, { a: 0.7864477329659274, b: 1.5728954659318548, c: 0.46211715726000974 });
+  assert.equal(view.adjoints.n1, 1.5728954659318548);
+  assert.equal(view.adjoints.n2, 0.46211715726000974);
+});
+
+test("edges that carried a gradient are remembered, keyed like the graph's edges", () => {
+  const view = createTimeline(events).at(events.length);
+  const ids = new Set(trace.graph.edges.map((e) => e.id));
+  assert.deepEqual(new Set(Object.keys(view.carried)), ids);
+  assert.equal(edgeIdOf(events[13]), "n0->n3#0");
+});
+
+test("steps are clamped to 0..length", () => {
+  const timeline = createTimeline(events);
+  assert.equal(timeline.at(-5).step, 0);
+  assert.equal(timeline.at(99).step, events.length);
+  assert.equal(timeline.at(Number.NaN).step, 0);
+});
+
+test("unbroadcast only narrates; an unknown kind only advances the step", () => {
+  const unbroadcast = { kind: "unbroadcast", seq: 0, node: "n2", input: "n1", arg: 1,
+    from_shape: [3, 2], to_shape: [2], axes: [0], before: null, after: null };
+  const view = fold([unbroadcast, { kind: "future", seq: 1 }]);
+  assert.equal(view.step, 2);
+  assert.equal(view.phase, "backward");
+  assert.deepEqual(view.adjoints, {});
+});
+
+test("non-finite values fold like any other", () => {
+  const view = fold([{ kind: "evaluate", seq: 0, node: "n0", value: "NaN" }]);
+  assert.equal(view.values.n0, "NaN");
+});
