@@ -40,3 +40,17 @@ def final_adjoints(body: dict) -> dict[str, float]:
         elif e["kind"] == "accumulate":
             out[labels[e["input"]]] = decode(e["adjoint_after"])
     return out
+
+
+def assert_intermediates(body: dict, case: dict) -> None:
+    """The case's intermediate adjoints, and each separate contribution a fan-out value gets."""
+    adjoints = final_adjoints(body)
+    for name, want in case["expect"].get("adjoints", {}).items():
+        np.testing.assert_allclose(adjoints[name], want, rtol=0, atol=case["tol"], err_msg=name)
+    labels = {n["id"]: n["label"] for n in body["graph"]["nodes"]}
+    for name, parts in case["expect"].get("fan_out", {}).items():
+        got = {f"from {labels[e['node']]}": decode(e["contribution"]) for e in body["events"]
+               if e["kind"] == "accumulate" and labels[e["input"]] == name}
+        assert set(got) == set(parts), got
+        for key, want in parts.items():
+            np.testing.assert_allclose(got[key], want, rtol=0, atol=case["tol"], err_msg=key)

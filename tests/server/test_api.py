@@ -7,7 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 from hypothesis import given, settings, strategies as st
 
-from helpers import CASES, assert_matches_case, case
+from helpers import CASES, assert_intermediates, assert_matches_case, case
 from server.main import create_app
 
 
@@ -22,6 +22,7 @@ def test_trace_seed_case(client, seed_case):
     body = r.json()
     assert set(body) == {"version", "graph", "events", "output", "grads"}
     assert_matches_case(body, seed_case)
+    assert_intermediates(body, seed_case)
 
 
 def _sse(text: str) -> list[tuple[str, str | None, dict]]:

@@ -8,7 +8,7 @@ import sys
 import pytest
 from fastapi.testclient import TestClient
 
-from helpers import assert_matches_case, case
+from helpers import assert_intermediates, assert_matches_case, case
 from server.main import create_app
 
 
@@ -22,7 +22,9 @@ def test_trace_json_seed_case(seed_case, tmp_path):
     path.write_text(seed_case["program"])
     r = gradwalk("trace", str(path), "--format", "json")
     assert r.returncode == 0, r.stderr
-    assert_matches_case(json.loads(r.stdout), seed_case)
+    body = json.loads(r.stdout)
+    assert_matches_case(body, seed_case)
+    assert_intermediates(body, seed_case)
 
 
 def test_json_is_exactly_the_api_body():
