@@ -92,6 +92,9 @@ def parse(text: str) -> Program:
         end_col = (e.end_offset - 1) if e.end_offset and e.end_lineno == e.lineno else None
         raise ProgramError("syntax", f"syntax error: {e.msg}", e.lineno, max(col, 0),
                            e.end_lineno, end_col) from None
+    except UnicodeError:
+        raise ProgramError("syntax", "the program contains an invalid character (a lone "
+                           "surrogate)", *_first_bad_char(text)) from None
     except (ValueError, MemoryError, RecursionError) as e:   # null bytes, absurd nesting
         raise ProgramError("syntax", f"cannot parse the program: {e}", *_first_bad_char(text))
     builder = _Builder(text)
@@ -106,10 +109,12 @@ def parse(text: str) -> Program:
 
 
 def _first_bad_char(text: str) -> tuple[int, int]:
-    """Line and column of the first null byte, else (1, 0)."""
+    """Line and column of the first character `ast` cannot take (a null byte or a lone UTF-16
+    surrogate), else (1, 0)."""
     for i, line in enumerate(text.split("\n"), 1):
-        if "\x00" in line:
-            return i, line.index("\x00")
+        for j, ch in enumerate(line):
+            if ch == "\x00" or "\ud800" <= ch <= "\udfff":
+                return i, j
     return 1, 0
 
 

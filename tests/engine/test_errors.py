@@ -34,6 +34,7 @@ BAD = [
     ("\n# nothing here\n", "empty", 1, 0, "assigns nothing"),
     ("a = 1.0\nb = sum(a, axis=3)\n", "bad_argument", 2, 4, "axis"),
     ("a = 1.0\nb = (a)\x00\n", "syntax", 2, 7, "null"),
+    ("a = 1.0\nb = a * \ud800\n", "syntax", 2, 8, "invalid character"),
 ]
 
 
