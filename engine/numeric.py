@@ -5,7 +5,7 @@ import numpy as np
 
 from engine.parse import Program
 from engine.trace.forward import evaluate
-from engine.trace.runner import MAX_ELEMENTS
+from engine.trace.runner import Limits
 
 
 def forward_value(program: Program, output: int, leaves: dict[int, np.ndarray]) -> np.ndarray:
@@ -14,7 +14,7 @@ def forward_value(program: Program, output: int, leaves: dict[int, np.ndarray]) 
     with np.errstate(all="ignore"):
         for n in program.nodes:
             values[n.index] = leaves[n.index] if n.index in leaves else \
-                evaluate(n, values, MAX_ELEMENTS)
+                evaluate(n, values, Limits().max_elements)
     return values[output]
 
 

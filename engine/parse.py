@@ -22,6 +22,7 @@ FUNCTIONS = {name: (name, ()) for name in
 FUNCTIONS.update(sum=("sum", ("axis",)), mean=("mean", ("axis",)),
                  gelu=("gelu", ("approximate",)), cross_entropy=("cross_entropy", ()))
 RESERVED = set(FUNCTIONS) | {"const"}
+MAX_DIMS = 32
 MAX_LABEL = 24
 
 # what to call a construct in an error message
@@ -88,14 +89,19 @@ def parse(text: str) -> Program:
     except SyntaxError as e:
         if e.lineno is None:   # e.g. a null byte: locate it ourselves
             raise ProgramError("syntax", f"syntax error: {e.msg}", *_first_bad_char(text)) from None
-        col = (e.offset or 1) - 1
+        col = max((e.offset or 1) - 1, 0)
         end_col = (e.end_offset - 1) if e.end_offset and e.end_lineno == e.lineno else None
-        raise ProgramError("syntax", f"syntax error: {e.msg}", e.lineno, max(col, 0),
+        if end_col is not None and end_col < col:
+            end_col = None
+        raise ProgramError("syntax", f"syntax error: {e.msg}", e.lineno, col,
                            e.end_lineno, end_col) from None
     except UnicodeError:
         raise ProgramError("syntax", "the program contains an invalid character (a lone "
                            "surrogate)", *_first_bad_char(text)) from None
-    except (ValueError, MemoryError, RecursionError) as e:   # null bytes, absurd nesting
+    except (MemoryError, RecursionError):   # absurd nesting or a huge one-line expression
+        raise ProgramError("too_large", "an expression is nested too deeply or is too long for "
+                           "the parser; split it over several lines", *_longest_line(text)) from None
+    except ValueError as e:   # null bytes
         raise ProgramError("syntax", f"cannot parse the program: {e}", *_first_bad_char(text))
     builder = _Builder(text)
     try:
@@ -106,6 +112,12 @@ def parse(text: str) -> Program:
     if not builder.nodes:
         raise ProgramError("empty", "the program assigns nothing: write e.g. `a = 1.0`", 1, 0)
     return Program(builder.nodes, builder.names, builder.leaves, builder.last)
+
+
+def _longest_line(text: str) -> tuple[int, int]:
+    """Where to point when the parser gives up without a location: the longest line."""
+    lines = text.split("\n")
+    return max(range(len(lines)), key=lambda i: len(lines[i])) + 1, 0
 
 
 def _first_bad_char(text: str) -> tuple[int, int]:
@@ -212,6 +224,10 @@ class _Builder:
             return self.add("transpose", "op", [self.expression(node.value)], self.span(node), name)
         if isinstance(node, ast.Call):
             return self.call(node, name)
+        if isinstance(node, ast.List):
+            raise self.error("unsupported", "an empty list is not supported" if not node.elts
+                             else "a list may hold only numbers or lists of numbers, as in "
+                             "[[1.0, 2.0], [3.0, 4.0]]", node)
         if isinstance(node, ast.Constant):
             raise self.error("unsupported", f"{type(node.value).__name__} constant "
                              f"{node.value!r} is not supported; use numbers", node)
@@ -304,9 +320,18 @@ class _Builder:
         return self.add("const", "const", [], span, None, label=label, literal=self.literal(node))
 
     def literal(self, node: ast.expr) -> np.ndarray:
-        """A number or nested list of numbers as a float64 array; ragged lists are errors."""
+        """A number or nested list of numbers as a float64 array.
+
+        Ragged lists, lists nested deeper than MAX_DIMS and integers beyond float64 are errors.
+        """
+        if _depth(node) > MAX_DIMS:
+            raise self.error("bad_argument", f"a list may be nested at most {MAX_DIMS} deep",
+                             node)
         try:
             value = np.array(_literal_value(node), dtype=np.float64)
+        except OverflowError:
+            raise self.error("bad_argument", "a number is too large for float64 (the largest "
+                             "is about 1.8e308)", node) from None
         except ValueError:
             raise self.error("bad_argument", "a nested list must be rectangular, like "
                              "[[1, 2], [3, 4]]", node) from None
@@ -360,6 +385,14 @@ def _is_literal(node: ast.expr) -> bool:
     if isinstance(node, ast.List):
         return bool(node.elts) and all(_is_literal(e) for e in node.elts)
     return _number(node) is not None
+
+
+def _depth(node: ast.expr) -> int:
+    """How deeply lists nest in a literal (0 for a number); iterative, for any depth."""
+    depth = 0
+    while isinstance(node, ast.List) and node.elts:
+        depth, node = depth + 1, node.elts[0]
+    return depth
 
 
 def _literal_value(node: ast.expr):

@@ -46,8 +46,12 @@ def _trace(path: str, fmt: str, output: str | None) -> int:
     except ProgramError as e:
         print(f"gradwalk: {path}: {e}", file=sys.stderr)
         if fmt == "json":
-            print(json.dumps({"error": e.to_dict()}))
+            print(json.dumps({"error": e.to_dict()}, separators=(",", ":")))
         return 1
+    except Exception as e:   # noqa: BLE001 - a bug of ours: one line, not a traceback
+        print(f"gradwalk: internal error ({type(e).__name__}: {e}); please report it",
+              file=sys.stderr)
+        return 3
     if fmt == "json":
         sys.stdout.buffer.write(body)
         sys.stdout.buffer.write(b"\n")

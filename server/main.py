@@ -7,10 +7,12 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
 
 from engine.errors import ProgramError
 from server.routers import pages, traces
 from server.routers.pages import ROOT
+from server.tracing import INTERNAL
 
 log = logging.getLogger("gradwalk")
 
@@ -41,11 +43,17 @@ def create_app() -> FastAPI:
         where = ".".join(str(p) for p in first.get("loc", ()))
         return _error(422, "bad_request", f"{where}: {first.get('msg', 'invalid request')}")
 
+    @app.exception_handler(HTTPException)
+    def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        # Starlette's own errors (a body that is not UTF-8, a 404, a 405) in the same shape.
+        kind = "bad_request" if exc.status_code < 500 else "internal"
+        return _error(exc.status_code, kind, str(exc.detail))
+
     @app.exception_handler(Exception)
     def unexpected(request: Request, exc: Exception) -> JSONResponse:
         # A bug of ours must not become a bare 500 page; log it and say so plainly.
         log.exception("unexpected error")
-        return _error(500, "internal", "gradwalk hit an internal error; please report it")
+        return JSONResponse({"error": INTERNAL}, status_code=500)
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next):

@@ -9,14 +9,16 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class Settings(BaseSettings):
     """max_inline_elements: tensors up to this many elements carry data in events (elements).
     max_elements: the largest value one node may hold (elements).
-    max_program_chars: the longest program accepted (characters); 100,000 lines fit.
+    max_nodes: the most nodes one program may make (nodes).
+    max_program_chars: the longest program accepted (characters); a 100,000-node chain fits.
     """
 
     model_config = SettingsConfigDict(env_prefix="GRADWALK_")
 
     max_inline_elements: int = 64
     max_elements: int = 1_000_000
-    max_program_chars: int = 4_000_000
+    max_nodes: int = 200_000
+    max_program_chars: int = 2_000_000
 
 
 @lru_cache

@@ -17,9 +17,10 @@ def evaluate(node: IRNode, values: list, max_elements: int):
     if node.literal is not None:
         return node.literal
     xs = [values[i] for i in node.inputs]
-    _check_operands(node, xs)
+    op = get_op(node.op)
+    _check_operands(node, op, xs)
     try:
-        out = get_op(node.op).forward(*xs, **node.params)
+        out = op.forward(*xs, **node.params)
     except (ValueError, IndexError, TypeError) as e:
         raise _error(node, "shape", f"cannot compute {node.label}: {e}") from None
     if np.size(out) > max_elements:
@@ -28,8 +29,15 @@ def evaluate(node: IRNode, values: list, max_elements: int):
     return out
 
 
-def _check_operands(node: IRNode, xs: list) -> None:
-    """Catch what numpy would accept silently but the op does not mean."""
+def _check_operands(node: IRNode, op, xs: list) -> None:
+    """Catch what numpy would accept silently but the op does not mean, and say in words what
+    numpy would say in gufunc signatures."""
+    if op.elementwise and len(xs) == 2:
+        try:
+            np.broadcast_shapes(np.shape(xs[0]), np.shape(xs[1]))
+        except ValueError:
+            raise _error(node, "shape", f"{node.label}: shapes {np.shape(xs[0])} and "
+                         f"{np.shape(xs[1])} cannot be broadcast together") from None
     if node.op == "cross_entropy":
         if np.ndim(xs[0]) != 1:
             raise _error(node, "shape", "cross_entropy takes 1-D logits, got shape "
@@ -37,12 +45,22 @@ def _check_operands(node: IRNode, xs: list) -> None:
         if node.params["target"] >= np.shape(xs[0])[0]:
             raise _error(node, "bad_argument", f"class index {node.params['target']} is out of "
                          f"range for {np.shape(xs[0])[0]} logits")
-    if node.op == "matmul" and 0 in (np.ndim(xs[0]), np.ndim(xs[1])):
-        raise _error(node, "shape", "@ needs tensors, not scalars; use * for scalars")
+    if node.op == "matmul":
+        _check_matmul(node, *xs)
     axis = node.params.get("axis")
     if axis is not None and not -np.ndim(xs[0]) <= axis < np.ndim(xs[0]):
         raise _error(node, "bad_argument", f"axis {axis} is out of range for shape "
                      f"{np.shape(xs[0])}")
+
+
+def _check_matmul(node: IRNode, x, w) -> None:
+    if 0 in (np.ndim(x), np.ndim(w)):
+        raise _error(node, "shape", "@ needs tensors, not scalars; use * for scalars")
+    inner_w = np.shape(w)[0] if np.ndim(w) == 1 else np.shape(w)[-2]
+    if np.shape(x)[-1] != inner_w:
+        raise _error(node, "shape", f"{node.label}: shapes {np.shape(x)} and {np.shape(w)} do "
+                     f"not line up for @: the left has {np.shape(x)[-1]} columns, the right "
+                     f"{inner_w} rows")
 
 
 def _error(node: IRNode, kind: str, message: str) -> ProgramError:

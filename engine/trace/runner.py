@@ -10,6 +10,7 @@ import contextlib
 import gc
 import itertools
 import json
+from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
@@ -25,34 +26,48 @@ from engine.trace.events import (EVENTS, TRACE_VERSION, Accumulate, Done, Evalua
 from engine.trace.forward import evaluate
 from engine.trace.values import encode
 
-MAX_INLINE_ELEMENTS = 64
-MAX_ELEMENTS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much a trace may hold and show.
+
+    inline: tensors with at most this many elements carry their data in events (elements).
+    max_elements: the largest value any node may hold (elements).
+    max_nodes: the most nodes a program may have (nodes); a 100,000-node chain fits.
+    """
+
+    inline: int = 64
+    max_elements: int = 1_000_000
+    max_nodes: int = 200_000
 
 
 class Tracer:
     """One program, traced.
 
     text: the program; output: the name whose adjoint is seeded (default: the last assigned).
-    limit: tensors with at most this many elements carry their data in events (elements).
-    max_elements: the largest value any node may hold (elements).
-    Raises ProgramError for a bad program, an unknown output name or a shape error.
+    Raises ProgramError for a bad program, an unknown output name, a shape error or a program
+    beyond `limits`.
     """
 
-    def __init__(self, text: str, output: str | None = None, limit: int = MAX_INLINE_ELEMENTS,
-                 max_elements: int = MAX_ELEMENTS):
+    def __init__(self, text: str, output: str | None = None, limits: Limits = Limits()):
         self.program = parse(text)
-        self.limit = limit
-        self.output_name = output or self.program.last
+        self.limit = limits.inline
+        if len(self.program.nodes) > limits.max_nodes:
+            raise ProgramError("too_large", f"the program makes {len(self.program.nodes):,} "
+                               f"nodes; the limit is {limits.max_nodes:,}")
+        self.output_name = self.program.last if output is None else output
         if self.output_name not in self.program.names:
             raise ProgramError("unknown_output", f"the program has no name "
-                               f"`{self.output_name}` to differentiate", 1, 0)
+                               f"`{self.output_name}` to differentiate")
         self.output = self.program.names[self.output_name]
         self.graph = build_graph(self.program)
         self.order = [self.graph.nodes[n]["index"] for n in topological_order(self.graph)]
         self.values: list = [None] * len(self.program.nodes)
         with np.errstate(all="ignore"):
             for i in self.order:
-                self.values[i] = evaluate(self.program.nodes[i], self.values, max_elements)
+                self.values[i] = evaluate(self.program.nodes[i], self.values,
+                                          limits.max_elements)
         self.formulas = [self._formula(n) for n in self.program.nodes]
 
     def _formula(self, n) -> str:
@@ -115,7 +130,8 @@ class Tracer:
         labels = [self.program.nodes[k].label for k in node.inputs]
         partial, text = narrate.accumulate(
             self.formulas[node.index], op, arg, node.label, labels, node.params, local, g,
-            contrib, before, after, axes, self.output_name, node.name is not None)
+            contrib, before, after, axes, self.program.nodes[self.output].label,
+            node.name is not None)
         yield Accumulate(seq=next(seq), node=dst, input=src, arg=arg, upstream=encode(g, limit),
                          local=None if local is None else encode(local, limit), partial=partial,
                          contribution=encode(contrib, limit),
@@ -157,14 +173,13 @@ def gc_paused():
             gc.enable()
 
 
-def trace_json(text: str, output: str | None = None, limit: int = MAX_INLINE_ELEMENTS,
-               max_elements: int = MAX_ELEMENTS) -> bytes:
+def trace_json(text: str, output: str | None = None, limits: Limits = Limits()) -> bytes:
     """The body of POST /api/trace as JSON bytes: {version, graph, events, output, grads}.
 
     Raises ProgramError. Events are serialized in one pydantic call, not one by one.
     """
     with gc_paused():
-        tracer = Tracer(text, output, limit, max_elements)
+        tracer = Tracer(text, output, limits)
         events = list(tracer.events())
         head = json.dumps({"version": TRACE_VERSION, "graph": tracer.graph_json()},
                           separators=(",", ":"), allow_nan=False)
@@ -175,6 +190,6 @@ def trace_json(text: str, output: str | None = None, limit: int = MAX_INLINE_ELE
                      tail[1:].encode()])
 
 
-def run_trace(text: str, output: str | None = None, limit: int = MAX_INLINE_ELEMENTS) -> dict:
+def run_trace(text: str, output: str | None = None, limits: Limits = Limits()) -> dict:
     """The body of POST /api/trace as a dict. Raises ProgramError."""
-    return json.loads(trace_json(text, output, limit))
+    return json.loads(trace_json(text, output, limits))

@@ -21,7 +21,7 @@ def backward_rows(body: dict) -> list[tuple[str, str, str, str]]:
     body: the trace as POST /api/trace returns it.
     """
     nodes = {n["id"]: n for n in body["graph"]["nodes"]}
-    output = body["output"]["name"]
+    output = nodes[body["output"]["node"]]["label"]
     rows: dict[str, list] = {}
     for e in body["events"]:
         if e["kind"] != "accumulate":
@@ -45,8 +45,9 @@ def render_table(body: dict) -> str:
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     out = body["output"]
+    label = next(n["label"] for n in body["graph"]["nodes"] if n["id"] == out["node"])
     lines.append("")
-    lines.append(f"{out['name']} = {_fmt(out['value'])}")
+    lines.append(f"{label} = {_fmt(out['value'])}")
     for name, g in body["grads"].items():
-        lines.append(f"d{out['name']}/d{name} = {_fmt(g)}")
+        lines.append(f"d{label}/d{name} = {_fmt(g)}")
     return "\n".join(lines) + "\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import ProgramError
-from engine.trace.runner import Tracer, run_trace
+from engine.trace.runner import Limits, Tracer, run_trace
 
 BAD = [
     # (program, kind, line, col, words in the message)
@@ -33,6 +33,16 @@ BAD = [
     ("a = 'hello'\n", "unsupported", 1, 4, "str"),
     ("\n# nothing here\n", "empty", 1, 0, "assigns nothing"),
     ("a = 1.0\nb = sum(a, axis=3)\n", "bad_argument", 2, 4, "axis"),
+    ("a = 1.0\nb = a * 1" + "0" * 400 + "\n", "bad_argument", 2, 8, "too large for float64"),
+    ("a = [1" + "0" * 400 + ", 2]\n", "bad_argument", 1, 4, "too large for float64"),
+    ("a = []\n", "unsupported", 1, 4, "empty list"),
+    ("a = [*[1.0, 2.0]]\n", "unsupported", 1, 4, "only numbers"),
+    ("a = " + "[" * 40 + "1.0" + "]" * 40 + "\n", "bad_argument", 1, 4, "at most 32 deep"),
+    ("A = [[1.0, 2.0], [3.0, 4.0]]\nW = [[1.0, 2.0, 3.0]]\nY = A @ W\n", "shape", 3, 4,
+     "the left has 2 columns, the right 1 rows"),
+    ("a = [1.0, 2.0]\nb = [1.0, 2.0, 3.0]\nc = a + b\n", "shape", 3, 4,
+     "(2,) and (3,) cannot be broadcast"),
+    ("a = 1.0\nb = " + "-" * 100_000 + "a\n", "too_large", 2, 0, "split it"),
     ("a = 1.0\nb = (a)\x00\n", "syntax", 2, 7, "null"),
     ("a = 1.0\nb = a * \ud800\n", "syntax", 2, 8, "invalid character"),
 ]
@@ -49,25 +59,39 @@ def test_bad_program_gets_a_located_error(text, kind, line, col, words):
         assert e.col == col, e
     assert words in e.message
     assert str(e).startswith(f"line {line}, column ")
+    assert e.end_col is None or e.end_line != e.line or e.end_col >= e.col
 
 
-def test_unknown_output_name():
+@pytest.mark.parametrize("output", ["zz", ""])
+def test_unknown_output_name(output):
     with pytest.raises(ProgramError) as info:
-        run_trace("a = 1.0\nb = a * 2\n", output="zz")
+        run_trace("a = 1.0\nb = a * 2\n", output=output)
     assert info.value.kind == "unknown_output"
+    assert info.value.line is None   # it is not in the program text
+
+
+def test_indented_line_has_a_sane_range():
+    with pytest.raises(ProgramError) as info:
+        run_trace("a = 1.0\n\tb = a\n")
+    e = info.value
+    assert e.line == 2 and (e.end_col is None or e.end_col >= e.col)
 
 
 def test_deep_nesting_is_an_error_not_a_crash():
     with pytest.raises(ProgramError) as info:
         run_trace("a = 1.0\nb = " + "(" * 500 + "a" + ")" * 500 + "\n")
     assert info.value.kind in ("syntax", "too_large")
-    with pytest.raises(ProgramError):
-        run_trace("a = 1.0\nb = " + "-" * 100_000 + "a\n")
 
 
 def test_too_large_value_is_refused():
     text = "a = [[1.0], [2.0], [3.0], [4.0]]\nb = [1.0, 2.0, 3.0, 4.0]\nc = sum(a * b)\n"
     with pytest.raises(ProgramError) as info:
-        Tracer(text, max_elements=10)
+        Tracer(text, limits=Limits(max_elements=10))
     assert info.value.kind == "too_large" and info.value.line == 3
     assert "16 elements" in info.value.message
+
+
+def test_too_many_nodes_is_refused():
+    with pytest.raises(ProgramError) as info:
+        Tracer("x = 1.0\n" + "x = x * 2\n" * 10, limits=Limits(max_nodes=15))
+    assert info.value.kind == "too_large" and "21 nodes" in info.value.message

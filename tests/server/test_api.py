@@ -79,6 +79,39 @@ def test_not_json_is_422(client):
     assert r.status_code == 422
 
 
+def test_body_that_is_not_utf8_gets_the_error_shape(client):
+    r = client.post("/api/trace", content=b'{"program": "\xff\xfe"}',
+                    headers={"content-type": "application/json"})
+    assert 400 <= r.status_code < 500
+    assert r.json()["error"]["kind"] == "bad_request"
+
+
+def test_unknown_route_gets_the_error_shape(client):
+    r = client.get("/api/nothing")
+    assert r.status_code == 404 and r.json()["error"]["kind"] == "bad_request"
+
+
+def test_huge_integer_is_a_422_in_trace_and_an_error_event_in_stream(client):
+    program = "a = 1" + "0" * 400 + "\nb = a * 2\n"
+    r = client.post("/api/trace", json={"program": program})
+    assert r.status_code == 422 and r.json()["error"]["line"] == 1
+    (item,) = _sse(client.post("/api/trace/stream", json={"program": program}).text)
+    assert item[0] == "error" and item[2]["error"]["kind"] == "bad_argument"
+
+
+def test_stream_ends_with_an_error_event_on_an_internal_error(client, monkeypatch):
+    from engine.trace import runner
+
+    def broken(self):
+        raise RuntimeError("boom")
+        yield
+
+    monkeypatch.setattr(runner.Tracer, "events", broken)
+    items = _sse(client.post("/api/trace/stream", json={"program": "a = 1.0\n"}).text)
+    assert items[0][0] == "graph" and items[-1][0] == "error"
+    assert items[-1][2]["error"]["kind"] == "internal"
+
+
 def test_program_too_long_is_refused(client, monkeypatch):
     from server.settings import get_settings
     monkeypatch.setattr(get_settings(), "max_program_chars", 20)

@@ -60,3 +60,17 @@ def test_program_error_exits_1_with_line_and_column(fmt):
 def test_missing_file():
     r = gradwalk("trace", "/nonexistent/prog.py")
     assert r.returncode == 2 and "cannot read" in r.stderr
+
+
+def test_internal_error_is_one_line_not_a_traceback(monkeypatch, capsys, tmp_path):
+    from server import cli
+
+    def broken(*args):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "trace_body", broken)
+    path = tmp_path / "p.py"
+    path.write_text("a = 1.0\n")
+    assert cli.main(["trace", str(path)]) == 3
+    err = capsys.readouterr().err
+    assert "internal error (RuntimeError: boom)" in err and "Traceback" not in err
