@@ -17,7 +17,7 @@ class Settings(BaseSettings):
 
     max_inline_elements: int = 64
     max_elements: int = 1_000_000
-    max_nodes: int = 200_000
+    max_nodes: int = 120_000
     max_program_chars: int = 2_000_000
 
 

@@ -39,7 +39,7 @@ class Limits:
 
     inline: int = 64
     max_elements: int = 1_000_000
-    max_nodes: int = 200_000
+    max_nodes: int = 120_000
 
 
 class Tracer:
