@@ -46,16 +46,18 @@ def topological_order(g: nx.DiGraph) -> list[str]:
     return list(nx.lexicographical_topological_sort(g, key=lambda n: g.nodes[n]["index"]))
 
 
-def graph_json(g: nx.DiGraph, order: list[str], formulas: dict[str, str], shapes: dict) -> dict:
-    """The graph as docs/trace-format.md describes it: nodes in topological order, edges."""
+def graph_json(g: nx.DiGraph, order: list[str], computed: dict[str, dict]) -> dict:
+    """The graph as docs/trace-format.md describes it: nodes in topological order, edges.
+
+    computed: node id -> the fields the trace worked out (shape, formula, adjoint symbol).
+    """
     nodes = []
     for nid in order:
         a = g.nodes[nid]
         nodes.append({"id": nid, "index": a["index"], "name": a["name"], "label": a["label"],
                       "op": a["op"], "role": a["role"], "inputs": a["inputs"],
-                      "params": a["params"], "shape": list(shapes[nid]),
-                      "requires_grad": a["requires_grad"], "formula": formulas[nid],
-                      "span": a["span"].to_dict()})
+                      "params": a["params"], "requires_grad": a["requires_grad"],
+                      "span": a["span"].to_dict(), **computed[nid]})
     edges = [{"id": f"{s}->{t}#{arg}", "source": s, "target": t, "arg": arg}
              for t in order for arg, s in enumerate(g.nodes[t]["inputs"])]
     return {"nodes": nodes, "edges": edges}

@@ -78,10 +78,13 @@ class Tracer:
         return narrate.formula(get_op(n.op), n.label, labels, n.params, n.name is not None)
 
     def graph_json(self) -> dict:
-        ids = [node_id(i) for i in self.order]
-        formulas = {node_id(i): self.formulas[i] for i in self.order}
-        shapes = {node_id(i): np.shape(self.values[i]) for i in self.order}
-        return graph_json(self.graph, ids, formulas, shapes)
+        out_label = self.program.nodes[self.output].label
+        computed = {node_id(i): {"shape": list(np.shape(self.values[i])),
+                                 "formula": self.formulas[i],
+                                 "adjoint_symbol": narrate.bar(self.program.nodes[i].label,
+                                                               out_label)}
+                    for i in self.order}
+        return graph_json(self.graph, [node_id(i) for i in self.order], computed)
 
     # ---- events ------------------------------------------------------------------------------
     def events(self) -> Iterator[_Event]:

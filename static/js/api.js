@@ -1,11 +1,16 @@
 // Talking to the server: POST /api/trace (docs/trace-format.md).
+// Every failure is a TraceError whose `detail` has the shape of the server's error body,
+// {kind, message, line, col}, with line and col null when the failure is not in the text:
+//   - the server's own answer to a bad program (422, or any answer with an error body),
+//   - kind "network" only when fetch itself failed (no answer at all),
+//   - kind "bad_response" for a 2xx answer that is not a trace (a proxy's HTML page).
 
-/** A program error the server located in the text (HTTP 422). */
-export class ProgramError extends Error {
+/** A failed trace request; `detail` is {kind, message, line, col, end_line, end_col}. */
+export class TraceError extends Error {
   constructor(detail) {
     super(detail.message || "error in the program");
-    this.name = "ProgramError";
-    this.detail = detail; // {kind, message, line, col, end_line, end_col}
+    this.name = "TraceError";
+    this.detail = { line: null, col: null, ...detail };
   }
 }
 
@@ -17,23 +22,39 @@ function errorDetail(status, body) {
   return { kind: `http ${status}`, message: message || `the server answered ${status}` };
 }
 
+/** True for an answer with the parts the page needs (a graph and events). */
+function isTrace(body) {
+  return Boolean(body && body.graph && Array.isArray(body.graph.nodes)
+    && Array.isArray(body.graph.edges) && Array.isArray(body.events));
+}
+
 /**
- * The whole trace for `program`. Rejects with ProgramError for a 422 (or any answer
- * that carries an error body) and with a plain Error when the server cannot be reached.
+ * The whole trace for `program`. Rejects with TraceError (see above), or with the
+ * AbortError of `signal`.
  */
 export async function fetchTrace(program, output = null, { signal } = {}) {
-  const response = await fetch("/api/trace", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json" },
-    body: JSON.stringify({ program, output }),
-    signal,
-  });
+  let response;
+  try {
+    response = await fetch("/api/trace", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify({ program, output }),
+      signal,
+    });
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    throw new TraceError({ kind: "network", message: `could not reach the server (${error.message})` });
+  }
   let body = null;
   try {
     body = await response.json();
-  } catch {
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
     // a proxy's HTML error page: fall through with no body
   }
-  if (!response.ok) throw new ProgramError(errorDetail(response.status, body));
+  if (!response.ok) throw new TraceError(errorDetail(response.status, body));
+  if (!isTrace(body)) {
+    throw new TraceError({ kind: "bad_response", message: `the server answered ${response.status} without a trace` });
+  }
   return body;
 }

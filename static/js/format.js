@@ -1,7 +1,9 @@
-// Number and value formatting for the picture and for data-* attributes.
+// Number and value formatting for the picture, the narration and data-* attributes.
 // No DOM: `node --test` covers it. Values follow docs/trace-format.md: a scalar is a
 // JSON number, a non-finite one the string "NaN" / "Infinity" / "-Infinity", and a tensor
 // is {shape, dtype, summary, data} with data null when it is too large to inline.
+// Every number on screen is printed by `formatNumber`, the engine's rule, so the page's own
+// text and the engine's narration agree digit for digit.
 
 const NON_FINITE = new Set(["NaN", "Infinity", "-Infinity"]);
 
@@ -10,19 +12,64 @@ export function isTensor(value) {
   return value !== null && typeof value === "object" && Array.isArray(value.shape);
 }
 
-/** A scalar (number or non-finite string) printed to `digits` significant digits. */
-export function formatNumber(x, digits = 4) {
+/** Strip trailing zeros of a fraction: "1.5000" -> "1.5", "2.0000" -> "2". */
+function trimZeros(s) {
+  return s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s;
+}
+
+/**
+ * Python's f"{x:.4f}": round half to even on the exact binary value. JS's toFixed rounds an
+ * exact tie away from zero; x * 10^4 ends in exactly .5 only when x * 32 is an odd integer.
+ */
+function fixed4(x) {
+  const tie = Number.isInteger(x * 32) && Math.abs(x * 32) % 2 === 1;
+  if (!tie) return x.toFixed(4);
+  let n = Math.floor(Math.abs(x) * 1e4); // exact: x has 5 binary fraction digits
+  if (n % 2 === 1) n += 1;
+  const digits = String(n).padStart(5, "0");
+  return `${x < 0 ? "-" : ""}${digits.slice(0, -4)}.${digits.slice(-4)}`;
+}
+
+/**
+ * Python's f"{x:.4g}" for the numbers `formatNumber` sends here (|x| < 1e-3 or >= 1e5):
+ * 4 significant digits, exponent form ("1.835e-08", "1.235e+05") when the exponent is
+ * below -4 or at least 4. Exact ties need an integer x (|x| >= 1e5), done with BigInt.
+ */
+function general4(x) {
+  let [mantissa, exp] = x.toExponential(3).split("e").map((s, i) => (i ? Number(s) : s));
+  if (Number.isInteger(x) && Math.abs(x) >= 1e5) {
+    const digits = BigInt(Math.abs(x)).toString();
+    const kept = BigInt(digits.slice(0, 4));
+    const rest = digits.slice(4);
+    const half = "5" + "0".repeat(rest.length - 1);
+    const up = rest > half || (rest === half && kept % 2n === 1n);
+    const rounded = String(kept + (up ? 1n : 0n)); // "10000" when 9999 rounds up
+    exp = digits.length - 1 + (rounded.length - 4);
+    mantissa = `${x < 0 ? "-" : ""}${rounded[0]}.${rounded.slice(1, 4)}`;
+  }
+  if (exp < -4 || exp >= 4) {
+    const sign = exp < 0 ? "-" : "+";
+    return `${trimZeros(mantissa)}e${sign}${String(Math.abs(exp)).padStart(2, "0")}`;
+  }
+  return trimZeros(x.toFixed(3 - exp));
+}
+
+/**
+ * A scalar (number or non-finite string) as the engine prints it (engine/trace/values.py
+ * `short`): 4 decimals without trailing zeros for 1e-3 <= |x| < 1e5 (0.7864, 1.5729, -6),
+ * else 4 significant digits (1.835e-08, 1.235e+05). Anything else prints as "?".
+ */
+export function formatNumber(x) {
   if (typeof x === "string") return NON_FINITE.has(x) ? x : "?";
   if (typeof x !== "number") return "?";
   if (Number.isNaN(x)) return "NaN";
   if (!Number.isFinite(x)) return x > 0 ? "Infinity" : "-Infinity";
-  if (x === 0) return "0";
   const a = Math.abs(x);
-  // Outside this range fixed notation either runs long or rounds to 0.
-  if (a >= 1e6 || a < 1e-4) {
-    return x.toExponential(digits - 1).replace(/\.?0+e/, "e").replace("e+", "e");
+  if (x === 0 || (a >= 1e-3 && a < 1e5)) {
+    const s = trimZeros(fixed4(x));
+    return s === "-0" ? "0" : s;
   }
-  return String(Number(x.toPrecision(digits)));
+  return general4(x);
 }
 
 /** "2×3" for shape [2, 3]; "scalar" for []. */
@@ -36,40 +83,52 @@ export function sizeOf(shape) {
 }
 
 /** One line of a vector, e.g. "[1, -0.5, NaN]". */
-function formatRow(row, digits) {
-  return "[" + row.map((x) => formatNumber(x, digits)).join(", ") + "]";
+function formatRow(row) {
+  return "[" + row.map(formatNumber).join(", ") + "]";
 }
 
 /**
  * A tensor's data as the lines to print: one line per row of a matrix, one line for a
  * vector; null when there is no data or it would not fit in `maxElements` elements.
  */
-export function tensorRows(value, maxElements = 12, digits = 4) {
+export function tensorRows(value, maxElements = 12) {
   if (!isTensor(value) || value.data == null || value.shape.length > 2) return null;
   if (sizeOf(value.shape) > maxElements) return null;
-  if (value.shape.length === 1) return [formatRow(value.data, digits)];
-  return value.data.map((row) => formatRow(row, digits));
+  if (value.shape.length === 1) return [formatRow(value.data)];
+  return value.data.map(formatRow);
 }
 
 /** A tensor's summary as lines ["min -1", "max 4", "mean 2.5"]: narrow boxes suit a wide graph. */
-export function summaryLines(summary, digits = 4) {
+export function summaryLines(summary) {
   if (!summary) return [];
   return ["min", "max", "mean"]
     .filter((k) => k in summary)
-    .map((k) => `${k} ${formatNumber(summary[k], digits)}`);
+    .map((k) => `${k} ${formatNumber(summary[k])}`);
 }
 
 /** A tensor's summary on one line: "min -1 · max 4 · mean 2.5". */
-export function formatSummary(summary, digits = 4) {
-  return summaryLines(summary, digits).join(" · ");
+export function formatSummary(summary) {
+  return summaryLines(summary).join(" · ");
 }
 
 /** A value on one line: a scalar's digits, a tensor's data if short, else its summary. */
-export function formatValue(value, digits = 4) {
-  if (!isTensor(value)) return formatNumber(value, digits);
-  const rows = tensorRows(value, 6, digits);
+export function formatValue(value) {
+  if (!isTensor(value)) return formatNumber(value);
+  const rows = tensorRows(value, 6);
   if (rows) return value.shape.length === 2 ? "[" + rows.join(", ") + "]" : rows[0];
-  return `${formatShape(value.shape)} · ${formatSummary(value.summary, digits)}`;
+  return `${formatShape(value.shape)} · ${formatSummary(value.summary)}`;
+}
+
+/**
+ * The lines a value takes in a node box that reserves `rows` lines: one number, the data
+ * rows of a small tensor (up to `maxElements` elements), or its min / max / mean.
+ */
+export function boxLines(value, rows, maxElements = 12) {
+  if (value === undefined) return [];
+  if (!isTensor(value)) return [formatNumber(value)];
+  const data = tensorRows(value, maxElements);
+  if (data && data.length === rows) return data;
+  return summaryLines(value.summary).slice(0, rows);
 }
 
 /**

@@ -1,11 +1,12 @@
 // Layout: positions for every node and edge, computed once per graph by dagre (left to
 // right: inputs on the left, the output on the right). Stepping never moves anything, so
-// each box is sized here for the largest thing it will ever show. No DOM: sizes come from
+// each box is sized here for the largest thing it will ever show: the trace is known when
+// the layout runs, so widths come from the numbers themselves. No DOM: sizes come from
 // character counts in the fonts the stylesheet sets (monospace numbers).
 // This adapter is the one place that knows dagre, so elkjs can replace it for big graphs.
 
 import dagre from "@dagrejs/dagre";
-import { formatShape, sizeOf } from "./format.js";
+import { boxLines, formatShape, sizeOf } from "./format.js";
 
 // Box metrics in SVG user units; css/app.css uses the same font sizes.
 export const METRICS = {
@@ -15,13 +16,22 @@ export const METRICS = {
   gap: 6, // between the value block and the grad block
   labelChar: 14, // 22px bold sans
   tagChar: 10, // 16px sans
+  numFont: 18, // px: the numbers, the smallest text that matters on a projector
   numChar: 11, // 18px monospace
-  numWidth: 9, // characters a scalar may take ("-0.009939"; rarer ones run a little over)
-  cellWidth: 8, // characters of one element in a row of a tensor ("1.835e-8")
+  numWidth: 9, // characters reserved for a number at least ("-999.9999")
+  cellWidth: 8, // characters of one element in a row of a tensor
   caption: 58, // the "value" / "grad" caption before the numbers
   minWidth: 110,
   maxInlineElements: 12, // more than this and a tensor shows its summary
+  calloutFont: 18, // px, monospace, like the numbers
+  calloutPad: 10, // around the callout's text
+  calloutRoom: 40, // extra room above the top row, so a callout fits above a top node
 };
+
+// More nodes than this are not drawn: dagre's recursion overflows the stack on long chains
+// (about 4,000 nodes), its time grows fast, and boxes too small to read teach nothing. The
+// trace is still stepped and narrated. 600 nodes is a 300-line chain of `x = x * c`.
+export const MAX_DRAWN_NODES = 600;
 
 // How an op is written in the box's tag.
 const SYMBOLS = {
@@ -46,19 +56,47 @@ export function valueRows(shape) {
   return shape.length === 2 ? shape[0] : 1;
 }
 
-/** Width of the widest numbers line, in characters (after the "value" / "grad" caption). */
+/** Width of the widest numbers line, in characters, before the numbers are known. */
 function numberChars(shape) {
   if (!shape || shape.length === 0) return METRICS.numWidth;
   if (!inlined(shape)) return "mean ".length + METRICS.numWidth;
   return shape[shape.length - 1] * (METRICS.cellWidth + 2); // "[a, b, c]"
 }
 
-/** A box's size for `node`, and the rows it reserves. */
-export function boxSize(node) {
+/**
+ * The widest numbers line each node will ever show in its box, in characters: node id ->
+ * chars, over every value and adjoint the events carry (a box prints them with boxLines).
+ */
+export function widestLines(graph, events) {
+  const rows = Object.fromEntries(graph.nodes.map((n) => [n.id, valueRows(n.shape)]));
+  const widest = {};
+  const see = (id, value) => {
+    if (!(id in rows) || value === undefined) return;
+    for (const line of boxLines(value, rows[id], METRICS.maxInlineElements)) {
+      widest[id] = Math.max(widest[id] ?? 0, [...line].length);
+    }
+  };
+  for (const ev of events) {
+    if (ev.kind === "evaluate") see(ev.node, ev.value);
+    else if (ev.kind === "seed") see(ev.node, ev.adjoint);
+    else if (ev.kind === "accumulate") see(ev.input, ev.adjoint_after);
+  }
+  return widest;
+}
+
+/**
+ * A box's size for `node`, and the rows it reserves. `chars` is the widest numbers line it
+ * will show (widestLines); without it the box is sized from the shape alone.
+ */
+export function boxSize(node, chars) {
   const m = METRICS;
   const rows = valueRows(node.shape);
   const head = [...node.label].length * m.labelChar + opTag(node).length * m.tagChar + 28;
-  const body = m.caption + numberChars(node.shape) * m.numChar;
+  const scalar = !node.shape || node.shape.length === 0;
+  // A scalar keeps the usual width unless a number needs more; a tensor fits its lines.
+  const numbers = chars === undefined ? numberChars(node.shape)
+    : scalar ? Math.max(m.numWidth, chars) : chars;
+  const body = m.caption + numbers * m.numChar;
   const hasGrad = node.role !== "const";
   return {
     width: Math.max(m.minWidth, head, body) + 2 * m.pad,
@@ -69,25 +107,102 @@ export function boxSize(node) {
 
 /**
  * Positions for `graph` ({nodes, edges} of the trace): boxes centred at (x, y) and edge
- * polylines from input to consumer, plus the drawing's width and height.
+ * polylines from input to consumer, plus the drawing's width and height. `chars` (node id
+ * -> characters, from widestLines) sizes the boxes for their numbers. May throw: dagre
+ * recurses, see planLayout.
  */
-export function layoutGraph(graph) {
+export function layoutGraph(graph, { chars = {} } = {}) {
   const g = new dagre.graphlib.Graph({ multigraph: true });
   g.setGraph({ rankdir: "LR", nodesep: 28, ranksep: 50, edgesep: 16, marginx: 24, marginy: 24 });
   g.setDefaultEdgeLabel(() => ({}));
-  for (const node of graph.nodes) g.setNode(node.id, boxSize(node));
+  for (const node of graph.nodes) g.setNode(node.id, boxSize(node, chars[node.id]));
   // `a * a` gives two edges between one pair of nodes: the edge id keeps them apart.
   for (const edge of graph.edges) g.setEdge(edge.source, edge.target, {}, edge.id);
   dagre.layout(g);
 
+  const down = METRICS.calloutRoom;
   const nodes = graph.nodes.map((node) => {
     const { x, y, width, height, rows } = g.node(node.id);
-    return { id: node.id, node, x, y, width, height, rows };
+    return { id: node.id, node, x, y: y + down, width, height, rows };
   });
   const edges = graph.edges.map((edge) => ({
     ...edge,
-    points: g.edge(edge.source, edge.target, edge.id).points.map(({ x, y }) => ({ x, y })),
+    points: g.edge(edge.source, edge.target, edge.id).points.map(({ x, y }) => ({ x, y: y + down })),
   }));
   const { width, height } = g.graph();
-  return { nodes, edges, width, height };
+  return { nodes, edges, width, height: height + down };
+}
+
+/**
+ * The layout of a trace's graph, or why there is none; never throws. Answers
+ * {layout} or {layout: null, reason, nodes, max, message}: reason "too_large" when the
+ * graph has more than `max` nodes, "layout_failed" when the layout threw (message says how).
+ * `engine` is the layout function (layoutGraph; tests pass one that fails).
+ */
+export function planLayout(graph, events = [], { max = MAX_DRAWN_NODES, engine = layoutGraph } = {}) {
+  const nodes = graph.nodes.length;
+  if (nodes > max) return { layout: null, reason: "too_large", nodes, max };
+  try {
+    return { layout: engine(graph, { chars: widestLines(graph, events) }) };
+  } catch (error) {
+    return { layout: null, reason: "layout_failed", nodes, max, message: String(error?.message ?? error) };
+  }
+}
+
+// ---------------------------------------------------------------- callouts
+
+/** The size of a callout showing `lines` (monospace, METRICS.calloutFont, 1.25 apart). */
+export function calloutSize(lines) {
+  const m = METRICS;
+  return {
+    width: Math.max(...lines.map((l) => [...l].length)) * m.numChar + 2 * m.calloutPad,
+    height: Math.round(lines.length * m.calloutFont * 1.25) + 8,
+  };
+}
+
+function overlap(a, b) {
+  const w = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
+  const h = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+  return w > 0 && h > 0 ? w * h : 0;
+}
+
+function rectAt(x, y, { width, height }) {
+  return { x0: x - width / 2, x1: x + width / 2, y0: y - height / 2, y1: y + height / 2 };
+}
+
+/**
+ * Where the centre of a callout of `size` goes for node `id`: just above the node (the
+ * layout leaves room above the top row), else below it, else shifted sideways, else over
+ * the node's own header; the first place that covers no other box, nor the node's own
+ * numbers, and stays inside the drawing; else the one that covers least (numbers count ten
+ * times more than running past the drawing's edge).
+ */
+export function placeCallout(layout, id, size) {
+  const at = layout.nodes.find((n) => n.id === id);
+  if (!at) return null;
+  const gap = 6;
+  const above = at.y - at.height / 2 - gap - size.height / 2;
+  const below = at.y + at.height / 2 + gap + size.height / 2;
+  const candidates = [];
+  for (const y of [above, below]) {
+    for (const shift of [0, -0.25, 0.25, -0.5, 0.5]) candidates.push({ x: at.x + shift * size.width, y });
+  }
+  candidates.push({ x: at.x, y: at.y - at.height / 2 + METRICS.header / 2 }); // its own header
+  const others = layout.nodes.filter((n) => n !== at).map((n) => rectAt(n.x, n.y, { width: n.width + 8, height: n.height + 8 }));
+  const top = at.y - at.height / 2;
+  others.push({ x0: at.x - at.width / 2, x1: at.x + at.width / 2, y0: top + METRICS.header, y1: top + at.height }); // its own numbers
+  const margin = 16; // the fitted view keeps this much around the drawing
+  const bounds = { x0: -margin, y0: -margin, x1: layout.width + margin, y1: layout.height + margin };
+  const cost = (c) => {
+    const r = rectAt(c.x, c.y, size);
+    const area = size.width * size.height;
+    return 10 * others.reduce((sum, o) => sum + overlap(r, o), 0) + (area - overlap(r, bounds));
+  };
+  let best = null;
+  for (const c of candidates) {
+    const k = cost(c);
+    if (k === 0) return c;
+    if (!best || k < best.cost) best = { ...c, cost: k };
+  }
+  return { x: best.x, y: best.y };
 }

@@ -1,15 +1,19 @@
 // The explorer page: wires the editor, the graph and the player to one state object.
-// Everything the page shows is derived from `store` (program, preset, step, speed,
+// Everything the page shows is derived from `store` (program, preset, draft, step, speed,
 // playing) and the current trace; the trace's timeline folds events[:step].
 
-import { fetchTrace, ProgramError } from "./api.js";
-import { layoutGraph } from "./layout.js";
-import { narrate } from "./narration.js";
+import { fetchTrace } from "./api.js";
+import { planLayout } from "./layout.js";
+import { narrate, undrawnMessage } from "./narration.js";
 import { createEditor } from "./render/editor.js";
-import { drawGraph, showView } from "./render/graph.js";
+import { clearGraph, drawGraph, showView } from "./render/graph.js";
 import { createPlayer } from "./render/player.js";
-import { createStore } from "./state.js";
-import { createTimeline } from "./timeline.js";
+import { createZoom } from "./render/zoom.js";
+import {
+  choosePreset, createStore, editProgram, menuFor, restoredEditor, SAVED_KEY, savedEditor,
+} from "./state.js";
+import { createTimeline, focusOf } from "./timeline.js";
+import { boxOf } from "./viewport.js";
 
 const $ = (selector) => document.querySelector(selector);
 const presets = JSON.parse($("#presets").textContent);
@@ -17,20 +21,39 @@ const app = $("#app");
 const svg = $("#graph");
 const narration = $("#narration");
 const presetMenu = $("#preset");
+const graphMessage = $("#graph-message");
+const badge = $("#graph-badge");
 
 // The trace shown, and what is derived from it once per trace.
-let shown = null; // {trace, timeline, layout, nodesById}
+let shown = null; // {trace, program, timeline, layout (null when not drawn), nodesById}
+let stale = false; // a trace failed after `shown`: it is the last good trace, not stepped
 let inFlight = null; // AbortController of the pending request
 let timer = null; // the play loop's timeout
 let pinned = null; // a node clicked in the graph keeps its span highlighted
 
-const initialPreset = presets.find((p) => p.id === app.dataset.initialPreset) ?? presets[0];
-const store = createStore({ preset: initialPreset?.id ?? "", program: initialPreset?.program ?? "" });
+const NOT_TRACED = "Not traced: see the message next to the program.";
+const LAST_GOOD = " The faded graph is the last good trace.";
+const CALLOUT_ROOM = 44; // layout units above a node that a revealed step keeps in view
+
+// ---------------------------------------------------------------- state: the text to open on
+
+function readSaved() {
+  try {
+    return localStorage.getItem(SAVED_KEY);
+  } catch {
+    return null; // storage disabled: nothing saved
+  }
+}
+
+const firstPreset = presets.find((p) => p.id === app.dataset.initialPreset) ?? presets[0];
+const store = createStore(restoredEditor(readSaved(), presets)
+  ?? { preset: firstPreset?.id ?? "", program: firstPreset?.program ?? "" });
 
 const editor = createEditor($("#editor"), {
   onRun: () => trace(),
-  onInput: (program) => store.set({ program }),
+  onInput: (program) => store.set(editProgram(program, presets)),
 });
+const zoom = createZoom(svg);
 
 // ---------------------------------------------------------------- tracing
 
@@ -40,34 +63,57 @@ function setStatus(status) {
 
 async function trace() {
   const program = editor.getText();
-  store.set({ program, playing: false });
+  // The editor reports edits once a frame: the text traced is the text in the store.
+  if (program !== store.get().program) store.set(editProgram(program, presets));
+  store.set({ playing: false });
   inFlight?.abort();
   const request = (inFlight = new AbortController());
   setStatus("loading");
+  let result;
   try {
-    const result = await fetchTrace(program, null, { signal: request.signal });
-    if (request !== inFlight) return;
-    editor.showError(null);
-    load(result);
-    setStatus("ready");
+    result = await fetchTrace(program, null, { signal: request.signal });
   } catch (error) {
     if (request !== inFlight || error.name === "AbortError") return;
-    const detail = error instanceof ProgramError
-      ? error.detail
-      : { kind: "network", message: `could not reach the server (${error.message})` };
-    hideProgram(false); // an error is shown in the program
-    editor.showError(detail);
-    setStatus("error");
+    return fail(error.detail ?? { kind: "page", message: String(error.message ?? error) });
+  }
+  if (request !== inFlight) return;
+  try {
+    editor.showError(null);
+    load(result, program);
+    setStatus("ready");
+  } catch (error) {
+    // A bug of the page's, not the server's or the network's: say so.
+    fail({ kind: "page", message: `the page could not show this trace (${error.message})` });
   }
 }
 
-/** Show a new trace: layout once, draw once, start at step 0. */
-function load(result) {
+/** A trace that failed: show why; what is on screen becomes the last good trace. */
+function fail(detail) {
+  stale = true;
+  store.set({ playing: false });
+  hideProgram(false); // an error is shown next to the program
+  editor.showError(detail);
+  setStatus("error");
+  render({ animate: false });
+}
+
+/** Show a new trace: layout once, draw once (or say why not), start at step 0. */
+function load(result, program) {
   const nodesById = Object.fromEntries(result.graph.nodes.map((n) => [n.id, n]));
-  const layout = layoutGraph(result.graph);
-  shown = { trace: result, timeline: createTimeline(result.events), layout, nodesById };
+  const plan = planLayout(result.graph, result.events);
+  shown = { trace: result, program, timeline: createTimeline(result.events), layout: plan.layout, nodesById };
+  stale = false;
   pinned = null;
-  drawGraph(svg, layout, { outputId: result.output?.node, onHover: hover });
+  app.dataset.graph = plan.layout ? "drawn" : plan.reason;
+  graphMessage.hidden = Boolean(plan.layout);
+  if (plan.layout) {
+    drawGraph(svg, plan.layout, { outputId: result.output?.node, onHover: hover });
+    zoom.show(plan.layout);
+  } else {
+    clearGraph(svg);
+    zoom.clear();
+    graphMessage.textContent = undrawnMessage(plan, result);
+  }
   app.dataset.traceLength = String(result.events.length);
   store.set({ step: 0, playing: false });
   render({ animate: false });
@@ -82,19 +128,28 @@ function stepDuration() {
 function render({ animate }) {
   const state = store.get();
   const total = shown ? shown.timeline.length : 0;
-  if (shown) {
-    const view = shown.timeline.at(state.step);
+  badge.hidden = !(stale && shown);
+  if (!shown || stale) {
+    narration.textContent = stale ? NOT_TRACED + (shown ? LAST_GOOD : "") : "";
+    narration.dataset.kind = stale ? "stale" : "start";
+    editor.mark("step", null);
+    const phase = shown ? shown.timeline.at(state.step).phase : "start";
+    player.update({ ...state, total, phase, disabled: stale });
+    return;
+  }
+  const view = shown.timeline.at(state.step);
+  if (shown.layout) {
     // A pulse fits inside one step while playing; stepping by hand it can take its time.
     const duration = state.playing ? Math.min(700, 0.8 * stepDuration()) : 700;
     showView(svg, shown.layout, view, { animate, duration });
-    narration.textContent = narrate(view.event, shown.nodesById);
-    narration.dataset.kind = view.event?.kind ?? "start";
-    const focus = view.event?.node ?? view.event?.output?.node;
-    editor.mark("step", shown.nodesById[focus]?.span ?? null);
-    player.update({ ...state, total, phase: view.phase });
-  } else {
-    player.update({ ...state, total, phase: "start" });
+    const { current, target } = focusOf(view.event);
+    zoom.reveal(boxOf(shown.layout, [current ?? target]), CALLOUT_ROOM);
   }
+  narration.textContent = narrate(view.event, shown.nodesById);
+  narration.dataset.kind = view.event?.kind ?? "start";
+  const spanOf = view.event?.node ?? view.event?.output?.node;
+  editor.mark("step", shown.nodesById[spanOf]?.span ?? null, shown.program);
+  player.update({ ...state, total, phase: view.phase });
 }
 
 store.subscribe((state, before) => {
@@ -107,6 +162,11 @@ store.subscribe((state, before) => {
 
 function total() {
   return shown ? shown.timeline.length : 0;
+}
+
+/** Stepping is for a trace of the program; after an error the old one only shows. */
+function steppable() {
+  return Boolean(shown) && !stale;
 }
 
 function seek(step) {
@@ -126,31 +186,35 @@ function stopTicking() {
 function tick() {
   const { step, playing } = store.get();
   if (!playing) return;
-  if (step >= total()) return store.set({ playing: false });
+  if (!steppable() || step >= total()) return store.set({ playing: false });
   seek(step + 1);
   if (store.get().step >= total()) store.set({ playing: false });
   else scheduleTick();
 }
 
 function togglePlay() {
-  if (!shown) return;
   const { playing, step } = store.get();
   if (!playing && step >= total()) seek(0); // play again from the start
   store.set({ playing: !playing });
 }
 
+/** `fn` only while the trace shown can be stepped. */
+const whenSteppable = (fn) => (...args) => (steppable() ? fn(...args) : undefined);
+
 const actions = {
-  reset: () => store.set({ step: 0, playing: false }),
-  back: () => { store.set({ playing: false }); seek(store.get().step - 1); },
-  forward: () => { store.set({ playing: false }); seek(store.get().step + 1); },
-  end: () => store.set({ step: total(), playing: false }),
-  seek: (step) => { store.set({ playing: false }); seek(step); },
-  togglePlay,
+  reset: whenSteppable(() => store.set({ step: 0, playing: false })),
+  back: whenSteppable(() => { store.set({ playing: false }); seek(store.get().step - 1); }),
+  forward: whenSteppable(() => { store.set({ playing: false }); seek(store.get().step + 1); }),
+  end: whenSteppable(() => store.set({ step: total(), playing: false })),
+  seek: whenSteppable((step) => { store.set({ playing: false }); seek(step); }),
+  togglePlay: whenSteppable(togglePlay),
   speed: (speed) => store.set({ speed }),
 };
 const player = createPlayer($("#player"), actions);
 
-// Keys drive the player unless a text field or menu has the focus (Escape leaves the editor).
+// Keys drive the player unless a text field or a menu has the focus; on a button they still
+// do (Space plays rather than pressing it). Escape leaves the editor (render/editor.js) or
+// a menu. The scrubber keeps its own arrows, Home and End.
 const KEYS = { ArrowRight: "forward", ArrowLeft: "back", " ": "togglePlay", Home: "reset", End: "end" };
 
 document.addEventListener("keydown", (event) => {
@@ -161,8 +225,8 @@ document.addEventListener("keydown", (event) => {
     return trace();
   }
   if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (target.matches?.("select") && event.key === "Escape") return target.blur();
   if (target.closest?.("textarea, select, input:not([type=range])")) return;
-  // The scrubber moves itself with arrows, Home and End; only Space is ours there.
   if (target.matches?.("input[type=range]") && event.key !== " ") return;
   const action = KEYS[event.key];
   if (!action) return;
@@ -170,24 +234,60 @@ document.addEventListener("keydown", (event) => {
   actions[action]();
 });
 
-// ---------------------------------------------------------------- editor and presets
+// ---------------------------------------------------------------- editor, examples, saving
 
 function hover(node, { pin = false } = {}) {
   if (pin) pinned = pinned === node ? null : node;
-  editor.mark("hover", (node ?? pinned)?.span ?? null);
+  editor.mark("hover", (node ?? pinned)?.span ?? null, shown?.program);
+}
+
+/** The example menu shows the state: an example's title, or "✎ Your program". */
+function showMenu(state) {
+  const { options, value } = menuFor(state, presets);
+  const key = (pairs) => pairs.map(([v, l]) => `${v}\u0000${l}`).join("\n");
+  const have = key([...presetMenu.options].map((o) => [o.value, o.textContent]));
+  if (have !== key(options.map((o) => [o.value, o.label]))) {
+    presetMenu.replaceChildren(...options.map((o) => new Option(o.label, o.value)));
+  }
+  presetMenu.value = value;
+  presetMenu.dataset.preset = value; // "" for the user's own text
 }
 
 presetMenu.addEventListener("change", () => {
-  const preset = presets.find((p) => p.id === presetMenu.value);
-  if (!preset) return;
-  store.set({ preset: preset.id, program: preset.program });
-  editor.setText(preset.program);
+  const patch = choosePreset(store.get(), presetMenu.value, presets);
+  presetMenu.blur(); // the arrow keys go back to the player
+  if (!("program" in patch)) return showMenu(store.get());
+  store.set(patch);
+  editor.setText(patch.program);
   trace();
 });
 
-$("#trace").addEventListener("click", () => trace());
+// The editor's text and the draft are saved a moment after they change, and on leaving.
+let saveTimer = null;
+function save() {
+  clearTimeout(saveTimer);
+  saveTimer = null;
+  try {
+    localStorage.setItem(SAVED_KEY, savedEditor(store.get()));
+  } catch {
+    // storage full or disabled: the text stays in the page
+  }
+}
+store.subscribe((state, before) => {
+  if (state.program === before.program && state.draft === before.draft && state.preset === before.preset) return;
+  showMenu(state);
+  clearTimeout(saveTimer);
+  saveTimer = setTimeout(save, 400);
+});
+window.addEventListener("pagehide", () => saveTimer && save());
 
-// In a lecture the program can make way for the graph once it has been read.
+$("#trace").addEventListener("click", () => trace());
+$("#zoom-in").addEventListener("click", () => zoom.zoomBy(1.25));
+$("#zoom-out").addEventListener("click", () => zoom.zoomBy(0.8));
+$("#zoom-fit").addEventListener("click", () => zoom.fit({ duration: 300 }));
+
+// In a lecture the program can make way for the graph once it has been read; the camera
+// refits to the freed height (render/zoom.js watches the svg's size).
 const toggleProgram = $("#toggle-program");
 function hideProgram(hidden) {
   app.classList.toggle("program-hidden", hidden);
@@ -198,7 +298,7 @@ toggleProgram.addEventListener("click", () => hideProgram(!app.classList.contain
 
 // ---------------------------------------------------------------- start
 
-presetMenu.value = store.get().preset;
+showMenu(store.get());
 editor.setText(store.get().program);
 render({ animate: false });
-if (store.get().program) trace();
+trace(); // an empty saved text gets the server's "empty program" message

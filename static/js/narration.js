@@ -2,14 +2,7 @@
 // No DOM. The page never recomputes math: an accumulate event carries its own narration
 // from the engine, and every other line only reprints numbers the event carries.
 
-import { formatNumber, formatShape, formatValue, isTensor } from "./format.js";
-
-const BAR = "\u0304"; // combining macron: "a" + BAR reads as a-bar
-
-/** "ā" for a one-letter label; a bar over the last letter of "w1" misleads, so "grad w1". */
-export function barred(label) {
-  return [...label].length === 1 ? label + BAR : `grad ${label}`;
-}
+import { formatShape, formatValue, isTensor } from "./format.js";
 
 /** "axis 0" or "axes 0, 1". */
 export function axesText(axes) {
@@ -31,8 +24,9 @@ const NARRATE = {
   },
   seed(ev, nodesById) {
     const L = labelOf(nodesById, ev.node);
+    const symbol = nodesById[ev.node]?.adjoint_symbol ?? `∂${L}/∂${L}`;
     const one = isTensor(ev.adjoint) ? `ones(${formatShape(ev.adjoint.shape)})` : "1";
-    return `${barred(L)} = ${one} (d${L}/d${L}), the backward pass starts at the output`;
+    return `${symbol} = ${one} (d${L}/d${L}), the backward pass starts at the output`;
   },
   unbroadcast(ev, nodesById) {
     const x = labelOf(nodesById, ev.input);
@@ -45,18 +39,65 @@ const NARRATE = {
   accumulate(ev) {
     return ev.narration;
   },
-  done(ev) {
-    const L = ev.output?.name ?? "L";
-    const grads = Object.entries(ev.grads || {})
-      .map(([name, g]) => `d${L}/d${name} = ${formatValue(g)}`)
-      .join(",  ");
+  done(ev, nodesById) {
+    const grads = gradsText(outputLabel(ev.output, nodesById), ev.grads).join(",  ");
     return grads ? `Done. ${grads}` : "Done.";
   },
 };
+
+/** The output's label ("x⁽²⁰⁰⁰⁾" rather than the name "x", which a leaf may share). */
+function outputLabel(output, nodesById) {
+  return nodesById?.[output?.node]?.label ?? output?.name ?? "L";
+}
+
+/** ["dL/da = 0.7864", ...] for a done event's gradients (leaf name -> value). */
+function gradsText(L, grads) {
+  return Object.entries(grads || {}).map(([name, g]) => `d${L}/d${name} = ${formatValue(g)}`);
+}
+
+/**
+ * The short note shown next to the node that `event` changes ({id, lines}), or null:
+ * ["+= 1.5729", "(0 → 1.5729)"] for an accumulate event, the summed axes for an unbroadcast.
+ * Two short lines keep it narrower than a box, so it stays in its node's column.
+ */
+export function calloutOf(event) {
+  if (event?.kind === "accumulate") {
+    const before = formatValue(event.adjoint_before);
+    const after = formatValue(event.adjoint_after);
+    return { id: event.input, lines: [`+= ${formatValue(event.contribution)}`, `(${before} → ${after})`] };
+  }
+  if (event?.kind === "unbroadcast") {
+    const shapes = `${formatShape(event.from_shape)} → ${formatShape(event.to_shape)}`;
+    return { id: event.input, lines: [`Σ over ${axesText(event.axes)}`, shapes] };
+  }
+  return null;
+}
 
 /** The narration for the view's current event (null before the first step). */
 export function narrate(event, nodesById) {
   if (!event) return "Step forward (→) to run the forward pass, one node at a time.";
   const say = NARRATE[event.kind];
   return say ? say(event, nodesById) : event.kind;
+}
+
+/**
+ * What the page says instead of a graph it does not draw (`plan` from layout.planLayout,
+ * `trace` the server's answer): why, and the results, which were computed all the same.
+ */
+export function undrawnMessage(plan, trace, { maxGrads = 6 } = {}) {
+  const n = (x) => x.toLocaleString("en-US");
+  const why = plan.reason === "too_large"
+    ? `This graph has ${n(plan.nodes)} nodes; the explorer draws at most ${n(plan.max)}.`
+    : `The layout of this graph (${n(plan.nodes)} nodes) failed (${plan.message}), so it is not drawn.`;
+  const output = trace.output;
+  const L = outputLabel(output, Object.fromEntries(trace.graph.nodes.map((d) => [d.id, d])));
+  const grads = gradsText(L, trace.grads);
+  const more = grads.length > maxGrads ? `, and ${n(grads.length - maxGrads)} more` : "";
+  const results = [
+    output ? `output ${L} = ${formatValue(output.value)}` : null,
+    grads.length ? grads.slice(0, maxGrads).join(", ") + more : null,
+  ].filter(Boolean).join("; ");
+  const computed = results ? `The trace was computed: ${results}.` : "The trace was computed.";
+  const steps = `The player and the narration below still step through all ${n(trace.events.length)} events.`;
+  return `${why} ${computed} ${steps}`;
 }

@@ -7,6 +7,19 @@ export function edgeIdOf(event) {
   return `${event.input}->${event.node}#${event.arg}`;
 }
 
+/**
+ * Which nodes and edge `event` is about, for highlighting and for keeping them in view:
+ * {current} for a forward value or the seed, {source, target, edge} for a backward edge.
+ */
+export function focusOf(event) {
+  if (!event) return {};
+  if (event.kind === "evaluate" || event.kind === "seed") return { current: event.node };
+  if (event.kind === "accumulate" || event.kind === "unbroadcast") {
+    return { source: event.node, target: event.input, edge: edgeIdOf(event) };
+  }
+  return {};
+}
+
 /** The view before any event: nothing evaluated, no adjoints. */
 export function emptyView() {
   return {

@@ -59,15 +59,29 @@ class Explorer:
 
 
 @pytest.fixture
-def explorer(chromium, app_url) -> Explorer:
-    """A fresh page at the explorer, with the first preset traced and drawn."""
-    context = chromium.new_context(viewport={"width": 1600, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    ex = Explorer(page)
-    page.on("console", lambda m: m.type == "error" and ex.errors.append(f"console: {m.text}"))
-    page.on("pageerror", lambda e: ex.errors.append(f"pageerror: {e}"))
-    page.goto(app_url)
-    page.wait_for_selector('#app[data-status="ready"]')
-    yield ex
-    context.close()
+def open_explorer(chromium, app_url):
+    """open_explorer(width, height): a fresh page at the explorer in a fresh browser context
+    (empty storage), with the first preset traced and drawn."""
+    contexts = []
+
+    def open_page(width: int = 1600, height: int = 900) -> Explorer:
+        context = chromium.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        ex = Explorer(page)
+        page.on("console", lambda m: m.type == "error" and ex.errors.append(f"console: {m.text}"))
+        page.on("pageerror", lambda e: ex.errors.append(f"pageerror: {e}"))
+        page.goto(app_url)
+        page.wait_for_selector('#app[data-status="ready"]')
+        return ex
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def explorer(open_explorer) -> Explorer:
+    """A fresh page at the explorer (1600x900), with the first preset traced and drawn."""
+    return open_explorer()

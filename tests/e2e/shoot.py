@@ -1,9 +1,12 @@
 """Screenshots of the explorer for a person to look at (not a test).
 
     python tests/e2e/shoot.py [--url http://127.0.0.1:8123] [--out /tmp/gradwalk-shots]
+                              [--size 1920x1080]
 
 Starts the real server (server.main:create_app) on a free port unless --url is given,
-then saves PNGs of a few moments of a few presets at projector size (1920x1080).
+then saves PNGs of a few moments of a few presets at projector size (1920x1080; try
+--size 1024x768 too), and of the page's edge cases: your own program in the menu, an error
+after an edit, an error without a line, a medium graph to pan, a graph too big to draw.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from live_server import BROWSER_ARGS, running_server  # noqa: E402
+from page_helpers import chain, paste  # noqa: E402
 
 # (preset, steps: a number, or "end"), one screenshot each.
 MOMENTS = [
@@ -25,10 +29,24 @@ MOMENTS = [
     ("seed-tanh-fanout", 14),
     ("seed-tanh-fanout", "end"),
     ("seed-sigmoid-net", 18),
+    ("seed-sigmoid-net", 20),  # the "+=" callout next to a crowded column
     ("seed-matmul-2x2", "end"),
     ("seed-bias-broadcast", 12),
     ("seed-bias-broadcast", "end"),
 ]
+
+
+def trace_text(page, text: str) -> None:
+    paste(page, text)
+    page.keyboard.press("Control+Enter")
+    page.wait_for_function("() => document.querySelector('#app').dataset.status !== 'loading'")
+    page.keyboard.press("Escape")
+
+
+def save(page, out: pathlib.Path, name: str) -> None:
+    page.wait_for_timeout(400)  # let the camera and the pulses settle
+    page.screenshot(path=str(out / f"{name}.png"))
+    print(out / f"{name}.png")
 
 
 def shoot(url: str, out: pathlib.Path, width: int, height: int) -> None:
@@ -75,6 +93,35 @@ def shoot(url: str, out: pathlib.Path, width: int, height: int) -> None:
         page.wait_for_selector('#app[data-status="error"]')
         page.screenshot(path=str(out / "error.png"))
         print(out / "error.png")
+        # ... and after an edit: the error is marked as before it, the graph as the last good one.
+        page.keyboard.press("End")
+        page.keyboard.type("  # fixing")
+        save(page, out, "error-after-edit")
+        # Your own program, kept in the menu while an example is shown.
+        trace_text(page, "w = 3.0\nx = 2.0\nL = w * x + w\n")
+        page.keyboard.press("ArrowRight")
+        save(page, out, "your-program")
+        # An error that is not in the text (line and col null).
+        page.route("**/api/trace", lambda route: route.fulfill(
+            status=422, content_type="application/json",
+            body='{"error": {"kind": "unknown_output", "message": "no value named out",'
+                 ' "line": null, "col": null}}'))
+        trace_text(page, "w = 3.0\nL = w * w\n")
+        save(page, out, "error-without-line")
+        page.unroute("**/api/trace")
+        # A medium graph: readable, panned to follow the step; then zoomed out.
+        trace_text(page, chain(40))
+        for _ in range(30):
+            page.keyboard.press("ArrowRight")
+        save(page, out, "chain-40")
+        page.click("#zoom-out")
+        page.click("#zoom-out")
+        page.click("#zoom-out")
+        save(page, out, "chain-40-zoomed-out")
+        # A graph too big to draw: said so, with the results, and the narration still steps.
+        trace_text(page, chain(2000))
+        page.keyboard.press("End")
+        save(page, out, "chain-2000")
         browser.close()
 
 

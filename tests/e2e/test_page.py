@@ -5,34 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from page_helpers import adjoint, leave_editor, node, total_steps, wait_step
 
 A_FROM_D = 1.5728954659318548  # a-bar after the edge from d = e + a
 A_TOTAL = 0.7864477329659274  # ... plus -0.7864 from e = a * b: a is used twice
 TANH_PROGRAM = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
-
-
-def node(page, name: str):
-    return page.locator(f'g.node[data-name="{name}"]')
-
-
-def adjoint(page, name: str) -> float | None:
-    text = node(page, name).get_attribute("data-adjoint")
-    return None if text is None else float(text)
-
-
-def wait_step(page, step: int) -> None:
-    page.wait_for_selector(f'#player[data-step="{step}"]')
-
-
-def total_steps(page) -> int:
-    return int(page.locator("#player").get_attribute("data-total"))
-
-
-def leave_editor(page) -> None:
-    """Give the keys to the player, as a lecturer would: Escape in the editor blurs it."""
-    page.locator("#program").focus()
-    page.keyboard.press("Escape")
-    assert page.evaluate("document.activeElement.id") != "program"
 
 
 def test_first_preset_loads_and_runs_to_the_end(explorer):

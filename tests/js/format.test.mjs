@@ -1,32 +1,46 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import {
-  formatNumber, formatShape, formatSummary, formatValue, fullPrecision, isTensor, summaryLines,
-  tensorRows,
+  boxLines, formatNumber, formatShape, formatSummary, formatValue, fullPrecision, isTensor,
+  summaryLines, tensorRows,
 } from "../../static/js/format.js";
 
 const tensor = (shape, data, summary = { min: 0, max: 0, mean: 0, norm: 0 }) =>
   ({ shape, dtype: "float64", summary, data });
 
-test("4 significant digits", () => {
+test("the engine's rule: 4 decimals without trailing zeros, for 1e-3 <= |x| < 1e5", () => {
   assert.equal(formatNumber(0.46211715726000974), "0.4621");
-  assert.equal(formatNumber(1.5728954659318548), "1.573");
+  assert.equal(formatNumber(1.5728954659318548), "1.5729"); // the narration's number, not 1.573
   assert.equal(formatNumber(-0.7864477329659274), "-0.7864");
-  assert.equal(formatNumber(0.9242343145200195), "0.9242");
   assert.equal(formatNumber(2), "2");
   assert.equal(formatNumber(-0.5), "-0.5");
-  assert.equal(formatNumber(1234.5678), "1235");
-  assert.equal(formatNumber(0.09608822615448974), "0.09609");
-});
-
-test("zero, tiny and huge numbers", () => {
+  assert.equal(formatNumber(1234.5678), "1234.5678");
+  assert.equal(formatNumber(0.09608822615448974), "0.0961");
   assert.equal(formatNumber(0), "0");
   assert.equal(formatNumber(-0), "0");
-  assert.equal(formatNumber(1.8350e-8), "1.835e-8");
-  assert.equal(formatNumber(-2.5e-7), "-2.5e-7");
-  assert.equal(formatNumber(12345678), "1.235e7");
-  assert.equal(formatNumber(1e300), "1e300");
+});
+
+test("... else 4 significant digits, with Python's exponents", () => {
+  assert.equal(formatNumber(1.835e-8), "1.835e-08");
+  assert.equal(formatNumber(-2.5e-7), "-2.5e-07");
+  assert.equal(formatNumber(0.00012345), "0.0001234");
+  assert.equal(formatNumber(12345678), "1.235e+07");
+  assert.equal(formatNumber(1e300), "1e+300");
   assert.equal(formatNumber(5e-324), "4.941e-324");
+});
+
+test("exact ties round half to even, as Python does", () => {
+  assert.equal(formatNumber(0.03125), "0.0312"); // toFixed(4) would say 0.0313
+  assert.equal(formatNumber(-0.09375), "-0.0938");
+  assert.equal(formatNumber(123450), "1.234e+05"); // toExponential(3) would say 1.235e+5
+});
+
+test("every number of the engine's own reference list prints the same", () => {
+  // fixtures/short-numbers.json: engine/trace/values.py short(x), computed by the engine.
+  const { cases } = JSON.parse(readFileSync(new URL("./fixtures/short-numbers.json", import.meta.url)));
+  assert.ok(cases.length > 40);
+  for (const [x, want] of cases) assert.equal(formatNumber(x), want, String(x));
 });
 
 test("non-finite numbers arrive as strings and show as such", () => {
@@ -75,6 +89,14 @@ test("data-* attributes carry full precision", () => {
 
 test("a summary in lines, for narrow boxes", () => {
   assert.deepEqual(summaryLines({ min: 0, max: 0.00026823, mean: 2.683e-5, norm: 1 }),
-    ["min 0", "max 0.0002682", "mean 2.683e-5"]);
+    ["min 0", "max 0.0002682", "mean 2.683e-05"]);
   assert.deepEqual(summaryLines(null), []);
+});
+
+test("a node box's lines: one number, the rows of a small tensor, else its summary", () => {
+  assert.deepEqual(boxLines(1.5728954659318548, 1), ["1.5729"]);
+  assert.deepEqual(boxLines(undefined, 1), []);
+  assert.deepEqual(boxLines(tensor([2, 2], [[19, 22], [43, 50]]), 2), ["[19, 22]", "[43, 50]"]);
+  const big = tensor([100, 10], null, { min: -1, max: 4, mean: 2.5, norm: 1 });
+  assert.deepEqual(boxLines(big, 3), ["min -1", "max 4", "mean 2.5"]);
 });

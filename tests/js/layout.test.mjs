@@ -1,7 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { boxSize, layoutGraph, opTag, valueRows } from "../../static/js/layout.js";
+import {
+  boxSize, calloutSize, layoutGraph, MAX_DRAWN_NODES, opTag, placeCallout, planLayout, valueRows,
+  widestLines,
+} from "../../static/js/layout.js";
+import { calloutOf } from "../../static/js/narration.js";
 
 const trace = JSON.parse(readFileSync(new URL("./fixtures/tanh-fanout.json", import.meta.url)));
 
@@ -47,4 +51,107 @@ test("boxes are sized for what they will show", () => {
   assert.equal(opTag(scalar), "×");
   assert.equal(opTag(matrix), "@ · 2×2");
   assert.equal(opTag(constant), "const");
+});
+
+// ---------------------------------------------------------------- big graphs
+
+/** `x = 1.0` then `x = x * 1.0001` (lines - 1 times), as the engine builds it: 2 * lines - 1 nodes. */
+function chainGraph(lines) {
+  const nodes = [{ id: "n0", label: "x", op: "leaf", role: "leaf", shape: [] }];
+  const edges = [];
+  for (let i = 1; i < lines; i++) {
+    const c = `n${2 * i - 1}`, x = `n${2 * i}`, prev = `n${2 * i - 2}`;
+    nodes.push({ id: c, label: "1.0001", op: "const", role: "const", shape: [] });
+    nodes.push({ id: x, label: `x${i}`, op: "mul", role: "op", shape: [] });
+    edges.push({ id: `${prev}->${x}#0`, source: prev, target: x, arg: 0 });
+    edges.push({ id: `${c}->${x}#1`, source: c, target: x, arg: 1 });
+  }
+  return { nodes, edges };
+}
+
+test("a graph over the cap is not laid out, and planLayout says so instead of throwing", () => {
+  const graph = chainGraph(2000); // 3,999 nodes: dagre would overflow the stack
+  assert.equal(MAX_DRAWN_NODES, 600);
+  const plan = planLayout(graph, []);
+  assert.deepEqual(plan, { layout: null, reason: "too_large", nodes: 3999, max: 600 });
+});
+
+test("a layout that throws becomes a reason, with the error's message", () => {
+  const failing = () => { throw new RangeError("Maximum call stack size exceeded"); };
+  const plan = planLayout(trace.graph, trace.events, { engine: failing });
+  assert.equal(plan.layout, null);
+  assert.equal(plan.reason, "layout_failed");
+  assert.equal(plan.message, "Maximum call stack size exceeded");
+  assert.equal(plan.nodes, trace.graph.nodes.length);
+});
+
+test("a chain just under the cap lays out", () => {
+  const plan = planLayout(chainGraph(300), []); // 599 nodes
+  assert.ok(plan.layout, plan.message);
+  assert.equal(plan.layout.nodes.length, 599);
+});
+
+// ---------------------------------------------------------------- boxes sized for their numbers
+
+test("boxes are as wide as the numbers the trace will put in them", () => {
+  const node = { label: "x", op: "mul", role: "op", shape: [] };
+  const graph = { nodes: [{ id: "n0", ...node }], edges: [] };
+  const events = [
+    { kind: "evaluate", node: "n0", value: -12345.6789 }, // "-12345.6789": 11 characters
+    { kind: "seed", node: "n0", adjoint: 1 },
+  ];
+  assert.deepEqual(widestLines(graph, events), { n0: 11 });
+  assert.ok(boxSize(node, 11).width > boxSize(node).width);
+  assert.equal(boxSize(node, 3).width, boxSize(node).width); // short numbers keep the usual width
+  const widths = widestLines(trace.graph, trace.events);
+  assert.equal(widths.n0, "0.7864".length); // a: value 1, grad 1.5729 then 0.7864
+});
+
+// ---------------------------------------------------------------- callouts
+
+const rect = (c, size) => ({ x0: c.x - size.width / 2, x1: c.x + size.width / 2, y0: c.y - size.height / 2, y1: c.y + size.height / 2 });
+const boxRect = (n) => ({ x0: n.x - n.width / 2, x1: n.x + n.width / 2, y0: n.y - n.height / 2, y1: n.y + n.height / 2 });
+const overlaps = (a, b) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+
+test("the += callout never covers another node (the sigmoid example, every backward step)", () => {
+  const sigmoid = JSON.parse(readFileSync(new URL("./fixtures/sigmoid-net.json", import.meta.url)));
+  const { layout } = planLayout(sigmoid.graph, sigmoid.events);
+  let checked = 0;
+  for (const event of sigmoid.events) {
+    const note = calloutOf(event);
+    if (!note) continue;
+    const size = calloutSize(note.lines);
+    const at = placeCallout(layout, note.id, size);
+    for (const other of layout.nodes.filter((n) => n.id !== note.id)) {
+      assert.ok(!overlaps(rect(at, size), boxRect(other)), `seq ${event.seq}: covers ${other.node.label}`);
+    }
+    checked += 1;
+  }
+  assert.ok(checked >= 10);
+});
+
+test("a callout goes above its node when that is free, else below", () => {
+  const box = (id, x, y) => ({ id, x, y, width: 200, height: 100 });
+  const size = { width: 180, height: 30 };
+  const alone = { nodes: [box("a", 300, 200)], width: 600, height: 400 };
+  assert.ok(placeCallout(alone, "a", size).y < 150);
+  const crowded = { nodes: [box("a", 300, 200), box("b", 300, 90)], width: 600, height: 400 };
+  const at = placeCallout(crowded, "a", size);
+  assert.ok(at.y > 250, JSON.stringify(at));
+  assert.equal(placeCallout(alone, "missing", size), null);
+});
+
+test("a top node's callout goes above it, inside the drawing, never over its own numbers", () => {
+  const leaf = (id) => ({ id, label: id, op: "leaf", role: "leaf", shape: [] });
+  const graph = {
+    nodes: [leaf("n0"), leaf("n1"), { id: "n2", label: "c", op: "add", role: "op", shape: [] }],
+    edges: [{ id: "n0->n2#0", source: "n0", target: "n2", arg: 0 }, { id: "n1->n2#1", source: "n1", target: "n2", arg: 1 }],
+  };
+  const layout = layoutGraph(graph);
+  const [a, b] = layout.nodes; // two leaves in one column: b right below a
+  const topNode = a.y < b.y ? a : b;
+  const size = calloutSize(["+= -0.0199", "(0 → -0.0199)"]);
+  const at = placeCallout(layout, topNode.id, size);
+  assert.ok(at.y + size.height / 2 <= topNode.y - topNode.height / 2, "above the node");
+  assert.ok(at.y - size.height / 2 >= -16, "inside the fitted view");
 });

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { narrate } from "../../static/js/narration.js";
+import { calloutOf, narrate, undrawnMessage } from "../../static/js/narration.js";
 
 const trace = JSON.parse(readFileSync(new URL("./fixtures/tanh-fanout.json", import.meta.url)));
 const nodesById = Object.fromEntries(trace.graph.nodes.map((n) => [n.id, n]));
@@ -35,6 +35,31 @@ test("unbroadcast: the axes and the shapes", () => {
     "a was broadcast from 2 to 3×2, so its gradient is summed over axis 0: 3×2 → 2");
 });
 
-test("done: every leaf's gradient", () => {
-  assert.equal(say(15), "Done. dL/da = 0.7864,  dL/db = 1.573,  dL/dc = 0.4621");
+test("done: every leaf's gradient, printed as the engine prints numbers", () => {
+  assert.equal(say(15), "Done. dL/da = 0.7864,  dL/db = 1.5729,  dL/dc = 0.4621");
+});
+
+test("the += callout uses the numbers of the engine's narration", () => {
+  const ev = trace.events[12]; // d = e + a: a-bar += 1.5729, its first contribution
+  assert.deepEqual(calloutOf(ev), { id: "n0", lines: ["+= 1.5729", "(0 → 1.5729)"] });
+  assert.ok(ev.narration.includes("1.5729"));
+  assert.deepEqual(calloutOf(trace.events[13]).lines, ["+= -0.7864", "(1.5729 → 0.7864)"]);
+  assert.equal(calloutOf(trace.events[3]), null); // evaluate: no callout
+});
+
+test("a graph not drawn: how big, the cap, and the results all the same", () => {
+  const plan = { layout: null, reason: "too_large", nodes: 3999, max: 600 };
+  const chain = { output: { name: "x", node: "n3998", value: 1.2212684181660085 },
+    grads: { x: 1.2212684181660085 }, events: new Array(6000),
+    graph: { nodes: [{ id: "n3998", label: "x⁽¹⁹⁹⁹⁾" }] } };
+  assert.equal(undrawnMessage(plan, chain),
+    "This graph has 3,999 nodes; the explorer draws at most 600. " +
+    "The trace was computed: output x⁽¹⁹⁹⁹⁾ = 1.2213; dx⁽¹⁹⁹⁹⁾/dx = 1.2213. " +
+    "The player and the narration below still step through all 6,000 events.");
+  const failed = undrawnMessage({ ...plan, reason: "layout_failed", message: "Maximum call stack size exceeded" }, trace);
+  assert.match(failed, /^The layout of this graph \(3,999 nodes\) failed \(Maximum call stack size exceeded\)/);
+  assert.match(failed, /output L = 0\.9242; dL\/da = 0\.7864, dL\/db = 1\.5729, dL\/dc = 0\.4621\./);
+  assert.doesNotMatch(failed, /network/i);
+  const grads = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`w${i}`, i]));
+  assert.match(undrawnMessage(plan, { ...chain, grads }), /dx⁽¹⁹⁹⁹⁾\/dw5 = 5, and 4 more\./);
 });

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { createTimeline, edgeIdOf, emptyView, fold } from "../../static/js/timeline.js";
+import { createTimeline, edgeIdOf, emptyView, focusOf, fold } from "../../static/js/timeline.js";
 
 const trace = JSON.parse(readFileSync(new URL("./fixtures/tanh-fanout.json", import.meta.url)));
 const { events } = trace;
@@ -121,4 +121,11 @@ test("unbroadcast only narrates; an unknown kind only advances the step", () => 
 test("non-finite values fold like any other", () => {
   const view = fold([{ kind: "evaluate", seq: 0, node: "n0", value: "NaN" }]);
   assert.equal(view.values.n0, "NaN");
+});
+
+test("the focus of an event: the node evaluated, or the edge and both its ends", () => {
+  assert.deepEqual(focusOf(events[3]), { current: "n3" });
+  assert.deepEqual(focusOf(events[12]), { source: "n4", target: "n0", edge: "n0->n4#1" });
+  assert.deepEqual(focusOf(null), {});
+  assert.deepEqual(focusOf(events.at(-1)), {}); // done
 });

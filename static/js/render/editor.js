@@ -2,6 +2,10 @@
 // <mark>s, so a span (the error, the node under the pointer, the current step) can be
 // highlighted without taking the focus or the selection. A gutter numbers the lines,
 // since errors are reported by line.
+// A span is a position in the text it was computed on: each mark remembers that text and
+// is drawn only while the editor shows it, so an edit never leaves a highlight at old
+// positions, and undoing the edit brings it back. The error box stays after an edit,
+// marked "(before your edit)", until the next trace answers.
 
 import { rangeOf } from "../spans.js";
 
@@ -17,20 +21,27 @@ function messageOf(detail) {
 
 /**
  * Wire up the editor in `root` (which holds textarea, .backdrop, .gutter and .program-error).
- * `onRun()` is called for Ctrl/Cmd+Enter; `onInput(text)` after each edit.
+ * `onRun()` is called for Ctrl/Cmd+Enter; `onInput(text)` after edits, at most once a frame.
  */
 export function createEditor(root, { onRun, onInput }) {
   const textarea = root.querySelector("textarea");
   const backdrop = root.querySelector(".backdrop");
   const gutter = root.querySelector(".gutter");
   const errorBox = root.querySelector(".program-error");
-  const marks = {}; // kind -> span
+  const marks = {}; // kind -> {span, text}: the span, in the text it was computed on
+  let errorText = null; // the text the shown error is about
+
+  /** The [start, end) of mark `kind` in the current text, or null. */
+  function rangeFor(kind) {
+    const m = marks[kind];
+    return m && m.text === textarea.value ? rangeOf(textarea.value, m.span) : null;
+  }
 
   function paint() {
     const text = textarea.value;
     // One mark at a time keeps the backdrop a flat run of text: the highest kind wins.
-    const kind = [...MARK_ORDER].reverse().find((k) => rangeOf(text, marks[k]));
-    const range = kind && rangeOf(text, marks[kind]);
+    const kind = [...MARK_ORDER].reverse().find(rangeFor);
+    const range = kind && rangeFor(kind);
     const parts = [];
     if (range) {
       const mark = document.createElement("mark");
@@ -45,6 +56,9 @@ export function createEditor(root, { onRun, onInput }) {
     const lines = text.split("\n").length;
     root.style.setProperty("--lines", String(lines)); // the editor grows with the program
     gutter.textContent = Array.from({ length: lines }, (_, i) => i + 1).join("\n");
+    const stale = errorText !== null && errorText !== text;
+    errorBox.classList.toggle("stale", stale);
+    errorBox.dataset.stale = String(stale);
     syncScroll();
   }
 
@@ -64,10 +78,17 @@ export function createEditor(root, { onRun, onInput }) {
     }
   }
 
+  // Inserting n lines at once fires an input event per line, and painting reads the
+  // scroll position (a layout of the whole text): one paint per frame keeps a pasted
+  // 2,000-line program from taking minutes.
+  let pending = 0;
   textarea.addEventListener("input", () => {
-    marks.error = null; // the error was about the old text
-    paint();
-    onInput?.(textarea.value);
+    if (pending) return;
+    pending = requestAnimationFrame(() => {
+      pending = 0;
+      paint();
+      onInput?.(textarea.value);
+    });
   });
   textarea.addEventListener("scroll", syncScroll);
   textarea.addEventListener("keydown", (event) => {
@@ -85,34 +106,40 @@ export function createEditor(root, { onRun, onInput }) {
     getText: () => textarea.value,
     setText(text) {
       textarea.value = text;
-      marks.error = null;
       paint();
     },
-    /** Highlight `span` as `kind` ("step", "hover" or "error"); null clears it. */
-    mark(kind, span) {
-      marks[kind] = span;
+    /**
+     * Highlight `span` as `kind` ("step" or "hover") while the editor shows `text`, the
+     * program the span was computed on; a null span clears it.
+     */
+    mark(kind, span, text) {
+      marks[kind] = span ? { span, text } : null;
       paint();
-      reveal(span?.line);
+      if (rangeFor(kind)) reveal(span.line);
     },
-    /** Show a located program error, select its range; null hides the box. */
+    /**
+     * Show an error about the current text (line and col may be null: then there is no
+     * range to select) and select its range; null hides the box.
+     */
     showError(detail) {
       errorBox.hidden = !detail;
       root.classList.toggle("has-error", Boolean(detail));
-      if (!detail) {
-        errorBox.textContent = "";
-        this.mark("error", null);
-        return;
-      }
+      errorText = detail ? textarea.value : null;
+      marks.error = detail ? { span: detail, text: textarea.value } : null;
       errorBox.replaceChildren();
+      errorBox.dataset.line = detail?.line ?? "";
+      errorBox.dataset.col = detail?.col ?? "";
+      paint();
+      if (!detail) return;
       const kind = document.createElement("strong");
       kind.textContent = detail.kind ? detail.kind.replaceAll("_", " ") : "error";
       // "syntax" before "syntax error: ..." says it twice.
       const said = detail.message?.toLowerCase().startsWith(kind.textContent);
-      errorBox.append(...(said ? [] : [kind, " "]), messageOf(detail));
-      errorBox.dataset.line = detail.line ?? "";
-      errorBox.dataset.col = detail.col ?? "";
-      this.mark("error", detail);
-      const range = rangeOf(textarea.value, detail);
+      const note = document.createElement("span");
+      note.className = "stale-note";
+      note.textContent = " (before your edit)";
+      errorBox.append(...(said ? [] : [kind, " "]), messageOf(detail), note);
+      const range = rangeFor("error");
       if (range) {
         textarea.focus();
         textarea.setSelectionRange(range[0], range[1]);

@@ -1,17 +1,15 @@
 // The computation graph in SVG. `drawGraph` builds the picture once per graph from the
 // layout; `showView` restyles it for one step of the timeline (classes, text, data-*
 // attributes, a pulse along the edge the gradient just travelled) and never moves a box.
-// Both take the root <svg> and their data, so the same code can run in an embed.
+// Both take the root <svg> and their data, so the same code can run in an embed. The
+// drawing sits in `g.viewport`, which render/zoom.js pans and scales.
 
 import * as d3 from "d3";
-import {
-  formatNumber, formatShape, formatValue, fullPrecision, isTensor, summaryLines, tensorRows,
-} from "../format.js";
-import { METRICS, opTag } from "../layout.js";
-import { axesText } from "../narration.js";
-import { edgeIdOf } from "../timeline.js";
+import { boxLines, fullPrecision } from "../format.js";
+import { calloutSize, METRICS, opTag, placeCallout } from "../layout.js";
+import { calloutOf } from "../narration.js";
+import { focusOf } from "../timeline.js";
 
-const MIN_VIEW = { width: 720, height: 360 }; // so a tiny graph is not blown up to poster size
 const line = d3.line().x((p) => p.x).y((p) => p.y).curve(d3.curveBasis);
 
 // ---------------------------------------------------------------- drawing, once per graph
@@ -70,16 +68,21 @@ function edgeShell(g) {
     .attr("marker-end", "url(#arrow)");
 }
 
-/** Build the picture of `layout` in the <svg> `root`, replacing whatever it showed. */
+/** Remove the picture from the <svg> `root`. */
+export function clearGraph(root) {
+  d3.select(root).selectAll("*").interrupt().remove();
+}
+
+/**
+ * Build the picture of `layout` in the <svg> `root`, replacing whatever it showed. The
+ * drawing is in layout units inside `g.viewport`; the camera (render/zoom.js) places it.
+ */
 export function drawGraph(root, layout, { outputId, onHover } = {}) {
+  clearGraph(root);
   const svg = d3.select(root);
-  svg.selectAll("*").remove();
-  const width = Math.max(layout.width, MIN_VIEW.width);
-  const height = Math.max(layout.height, MIN_VIEW.height);
-  svg.attr("viewBox", `0 0 ${width} ${height}`);
   defs(svg);
-  const world = svg.append("g").attr("class", "world")
-    .attr("transform", `translate(${(width - layout.width) / 2},${(height - layout.height) / 2})`);
+  const world = svg.append("g").attr("class", "viewport")
+    .append("g").attr("class", "world");
 
   world.append("g").attr("class", "edges")
     .selectAll("g.edge")
@@ -104,52 +107,19 @@ export function drawGraph(root, layout, { outputId, onHover } = {}) {
 
 // ---------------------------------------------------------------- one step of the timeline
 
-/** The lines a value takes in its block: data rows, a summary, or one number. */
-function valueLines(value, rows) {
-  if (value === undefined) return [];
-  if (!isTensor(value)) return [formatNumber(value)];
-  const data = tensorRows(value, METRICS.maxInlineElements);
-  if (data && data.length === rows) return data;
-  return summaryLines(value.summary).slice(0, rows);
-}
-
 function showNumbers(block, values) {
   block.select("g.nums").selectAll("text")
-    .data((d) => valueLines(values[d.id], d.rows), (_, i) => i)
+    .data((d) => boxLines(values[d.id], d.rows, METRICS.maxInlineElements), (_, i) => i)
     .join("text")
     .attr("x", METRICS.caption)
     .attr("y", (_, i) => METRICS.row - 6 + i * METRICS.row)
     .text((s) => s);
 }
 
-/** Which nodes and edge the current event is about, for highlighting. */
-function focusOf(event) {
-  if (!event) return {};
-  if (event.kind === "evaluate" || event.kind === "seed") return { current: event.node };
-  if (event.kind === "accumulate" || event.kind === "unbroadcast") {
-    return { source: event.node, target: event.input, edge: edgeIdOf(event) };
-  }
-  return {};
-}
-
-/** The short note shown above a node that the current event changes. */
-function calloutOf(event) {
-  if (event?.kind === "accumulate") {
-    const before = formatValue(event.adjoint_before);
-    const after = formatValue(event.adjoint_after);
-    return { id: event.input, text: `+= ${formatValue(event.contribution)}   (${before} → ${after})` };
-  }
-  if (event?.kind === "unbroadcast") {
-    const shapes = `${formatShape(event.from_shape)} → ${formatShape(event.to_shape)}`;
-    return { id: event.input, text: `Σ over ${axesText(event.axes)}: ${shapes}` };
-  }
-  return null;
-}
-
 function showCallout(world, layout, event) {
   const note = calloutOf(event);
-  const at = note && layout.nodes.find((n) => n.id === note.id);
-  const data = at ? [{ ...note, x: at.x, y: at.y - at.height / 2 - 14 }] : [];
+  const at = note && placeCallout(layout, note.id, calloutSize(note.lines));
+  const data = at ? [{ ...note, ...at }] : [];
   const callout = world.select("g.callouts").selectAll("g.callout")
     .data(data, (d) => d.id)
     .join((enter) => {
@@ -160,13 +130,21 @@ function showCallout(world, layout, event) {
     })
     .attr("transform", (d) => `translate(${d.x},${d.y})`)
     .style("opacity", null); // a landing pulse may have hidden it
-  callout.select("text").text((d) => d.text).attr("y", -8);
+  const lineHeight = 1.25 * METRICS.calloutFont;
+  callout.select("text")
+    .selectAll("tspan")
+    .data((d) => d.lines)
+    .join("tspan")
+    .attr("x", 0)
+    .attr("y", (_, i, all) => (i - (all.length - 1) / 2) * lineHeight)
+    .attr("dominant-baseline", "central")
+    .text((s) => s);
   // Size the frame to the text the browser actually drew.
   callout.each(function () {
     const box = this.querySelector("text").getBBox();
     d3.select(this).select("rect")
-      .attr("x", box.x - 10).attr("y", box.y - 4)
-      .attr("width", box.width + 20).attr("height", box.height + 8);
+      .attr("x", box.x - METRICS.calloutPad).attr("y", box.y - 4)
+      .attr("width", box.width + 2 * METRICS.calloutPad).attr("height", box.height + 8);
   });
 }
 

@@ -49,10 +49,16 @@ export function createPlayer(root, actions) {
   buttons.forward.addEventListener("click", () => actions.forward());
   buttons.end.addEventListener("click", () => actions.end());
   scrubber.addEventListener("input", () => actions.seek(Number(scrubber.value)));
-  speed.addEventListener("change", () => actions.speed(Number(speed.value)));
+  speed.addEventListener("change", () => {
+    actions.speed(Number(speed.value));
+    speed.blur(); // a menu keeps the arrow keys; give them back to the player
+  });
 
-  /** Show `step` of `total`, the phase of the view, whether it plays and its speed. */
-  function update({ step, total, phase: name, playing, speed: eventsPerSecond }) {
+  /**
+   * Show `step` of `total`, the phase of the view, whether it plays and its speed.
+   * `disabled`: the trace shown is not the program's (an error came after it); no stepping.
+   */
+  function update({ step, total, phase: name, playing, speed: eventsPerSecond, disabled = false }) {
     counter.textContent = `step ${step} / ${total}`;
     root.dataset.step = String(step);
     root.dataset.total = String(total);
@@ -63,8 +69,10 @@ export function createPlayer(root, actions) {
     buttons.play.textContent = playing ? "❚❚ Pause" : "▶ Play";
     buttons.play.setAttribute("aria-label", playing ? "Pause" : "Play");
     buttons.play.title = playing ? "Pause (Space)" : "Play (Space)";
-    buttons.reset.disabled = buttons.back.disabled = step === 0;
-    buttons.forward.disabled = buttons.end.disabled = step === total;
+    buttons.reset.disabled = buttons.back.disabled = disabled || step === 0;
+    buttons.forward.disabled = buttons.end.disabled = disabled || step === total;
+    buttons.play.disabled = scrubber.disabled = disabled || total === 0;
+    root.dataset.disabled = String(disabled);
     speed.value = String(eventsPerSecond);
   }
 

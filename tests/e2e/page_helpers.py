@@ -1,0 +1,66 @@
+"""What the browser tests do to the explorer page and read from it: the data-* attributes
+the page sets, never sleeps."""
+from __future__ import annotations
+
+
+def node(page, name: str):
+    return page.locator(f'g.node[data-name="{name}"]')
+
+
+def adjoint(page, name: str) -> float | None:
+    text = node(page, name).get_attribute("data-adjoint")
+    return None if text is None else float(text)
+
+
+def wait_step(page, step: int) -> None:
+    page.wait_for_selector(f'#player[data-step="{step}"]')
+
+
+def total_steps(page) -> int:
+    return int(page.locator("#player").get_attribute("data-total"))
+
+
+def leave_editor(page) -> None:
+    """Give the keys to the player, as a lecturer would: Escape in the editor blurs it."""
+    page.locator("#program").focus()
+    page.keyboard.press("Escape")
+    assert page.evaluate("document.activeElement.id") != "program"
+
+
+def chain(lines: int) -> str:
+    """`x = 1.0` then `x = x * 1.0001`: 2 * lines - 1 nodes in one long row."""
+    return "x = 1.0\n" + "x = x * 1.0001\n" * (lines - 1)
+
+
+def paste(page, text: str) -> None:
+    """Put `text` in the editor as a paste does: one input event (fill types line by line)."""
+    page.eval_on_selector("#program", "(t, text) => { t.value = text;"
+                          " t.dispatchEvent(new InputEvent('input', {inputType: 'insertFromPaste'})); }", text)
+
+
+def trace(page, text: str, status: str = "ready") -> None:
+    """Paste `text`, trace it with Ctrl+Enter and wait until the page is `status`."""
+    paste(page, text)
+    page.locator("#program").focus()
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector(f'#app[data-status="{status}"]')
+
+
+def choose(page, preset: str | None = None, *, label: str | None = None) -> None:
+    """Choose an example (by id, or by the menu's label) and wait for its trace."""
+    menu = page.locator("#preset")
+    if label is None:
+        menu.select_option(preset)
+    else:
+        menu.select_option(label=label)
+    page.wait_for_function("v => document.querySelector('#preset').value === v"
+                           " && document.querySelector('#app').dataset.status === 'ready'",
+                           arg=menu.input_value())
+
+
+def step_forward(page, steps: int) -> None:
+    """From step 0, press → `steps` times with the keys given to the player."""
+    leave_editor(page)
+    for _ in range(steps):
+        page.keyboard.press("ArrowRight")
+    wait_step(page, steps)

@@ -1,0 +1,189 @@
+"""The graph in a real browser: graphs too big to draw, honest error labels, pan and zoom,
+readable text at 1024x768, callouts that cover no numbers, and numbers as the engine prints
+them."""
+from __future__ import annotations
+
+import pytest
+from page_helpers import chain, choose, leave_editor, node, step_forward, trace, wait_step
+
+READABLE_SCALE = 14 / 18  # static/js/viewport.js: node numbers (18 px) at 14 px at least
+
+
+def scale(page) -> float:
+    return float(page.locator("#graph").get_attribute("data-scale"))
+
+
+def node_positions(page) -> list[str]:
+    return page.locator("g.node").evaluate_all("els => els.map(e => e.getAttribute('transform'))")
+
+
+def still(page) -> None:
+    """Wait until the camera has stopped gliding (it follows the step for 300 ms)."""
+    page.wait_for_selector('#graph[data-camera="still"]')
+
+
+def callout_and_nodes(page) -> tuple[dict | None, list[dict]]:
+    """Screen boxes of the callout's frame and of every node, measured at one moment."""
+    return page.evaluate("""() => {
+      const box = (e) => { const r = e.getBoundingClientRect();
+        return {name: e.dataset.name, x0: r.left, y0: r.top, x1: r.right, y1: r.bottom}; };
+      const rect = document.querySelector('g.callout rect');
+      return [rect && box(rect), [...document.querySelectorAll('g.node')].map(box)];
+    }""")
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return a["x0"] < b["x1"] and b["x0"] < a["x1"] and a["y0"] < b["y1"] and b["y0"] < a["y1"]
+
+
+def test_a_graph_too_big_to_draw_says_so_and_still_steps(explorer):
+    page = explorer.page
+    trace(page, chain(2000))  # 3,999 nodes: dagre used to overflow the stack here
+    page.wait_for_selector('#app[data-graph="too_large"]')
+    message = page.locator("#graph-message")
+    assert message.is_visible()
+    text = message.inner_text()
+    assert "This graph has 3,999 nodes; the explorer draws at most 600." in text
+    assert "output x⁽¹⁹⁹⁹⁾ = 1.2213" in text and "dx⁽¹⁹⁹⁹⁾/dx = 1.2213" in text
+    assert page.locator("g.node").count() == 0
+    assert page.locator(".program-error").is_hidden()
+    assert "network" not in page.locator(".stage").inner_text().lower()
+    assert page.locator(".zoom-controls").is_hidden()
+
+    # The player and the narration still step through the trace.
+    leave_editor(page)
+    page.keyboard.press("End")
+    wait_step(page, 6000)
+    assert page.locator("#narration").inner_text() == "Done. dx⁽¹⁹⁹⁹⁾/dx = 1.2213"
+    page.keyboard.press("ArrowLeft")
+    wait_step(page, 5999)
+    assert page.locator("#narration").inner_text().startswith("x' = x * 1.0001, so x̄ += 1.0001")
+
+    # A drawable graph afterwards is drawn again.
+    trace(page, "a = 2.0\nL = a * a\n")
+    page.wait_for_selector('#app[data-graph="drawn"]')
+    assert message.is_hidden()
+    assert explorer.unexpected_errors() == []
+
+
+def test_only_a_request_that_got_no_answer_is_a_network_error(explorer):
+    page = explorer.page
+    box = page.locator(".program-error")
+    page.route("**/api/trace", lambda route: route.abort())
+    trace(page, "a = 2.0\nL = a * a\n", status="error")
+    assert box.inner_text().lower().startswith("network could not reach the server")
+    page.unroute("**/api/trace")
+
+    page.route("**/api/trace", lambda route: route.fulfill(status=200, content_type="text/html", body="<html>hi</html>"))
+    trace(page, "a = 3.0\nL = a * a\n", status="error")
+    assert "network" not in box.inner_text().lower()
+    assert box.inner_text().lower().startswith("bad response")
+    page.unroute("**/api/trace")
+    # The aborted request is logged by Chrome; nothing else went wrong.
+    assert [e for e in explorer.unexpected_errors() if "Failed to load resource" not in e] == []
+
+
+def test_pan_and_zoom_keep_positions_and_follow_the_step(explorer):
+    page = explorer.page
+    trace(page, chain(40))  # 79 nodes in a long staircase: wider than the screen
+    page.wait_for_selector('#app[data-graph="drawn"]')
+    start = scale(page)
+    assert start == pytest.approx(READABLE_SCALE, abs=1e-3)  # too wide to fit: readable, not tiny
+    positions = node_positions(page)
+
+    page.click("#zoom-out")
+    page.click("#zoom-out")
+    assert scale(page) == pytest.approx(start * 0.64, rel=1e-3)
+    page.click("#zoom-in")
+    assert scale(page) == pytest.approx(start * 0.8, rel=1e-3)
+    assert page.locator("#graph").get_attribute("data-fitted") == "false"
+    graph = page.locator("#graph").bounding_box()
+    page.mouse.move(graph["x"] + graph["width"] / 2, graph["y"] + graph["height"] / 2)
+    page.mouse.wheel(0, -300)  # zoom in about the pointer
+    page.wait_for_function("s => Number(document.querySelector('#graph').dataset.scale) > s", arg=start * 0.8)
+    before = page.locator("g.viewport").get_attribute("transform")
+    page.mouse.down()
+    page.mouse.move(graph["x"] + graph["width"] / 2 - 200, graph["y"] + graph["height"] / 2, steps=5)
+    page.mouse.up()
+    assert page.locator("g.viewport").get_attribute("transform") != before  # dragged: panned
+    page.click("#zoom-fit")
+    page.wait_for_function("s => Math.abs(Number(document.querySelector('#graph').dataset.scale) - s) < 1e-3", arg=start)
+    assert page.locator("#graph").get_attribute("data-fitted") == "true"
+
+    # Stepping moves the camera to the step when it is off screen, never a node.
+    step_forward(page, 60)
+    still(page)
+    current = page.locator("g.node.current").bounding_box()
+    graph = page.locator("#graph").bounding_box()
+    assert graph["x"] <= current["x"] and current["x"] + current["width"] <= graph["x"] + graph["width"]
+    assert graph["y"] <= current["y"] and current["y"] + current["height"] <= graph["y"] + graph["height"]
+    assert node_positions(page) == positions
+    assert explorer.unexpected_errors() == []
+
+
+def test_node_text_stays_readable_at_1024x768(open_explorer):
+    explorer = open_explorer(1024, 768)
+    page = explorer.page
+    choose(page, "seed-sigmoid-net")
+    page.keyboard.press("End")
+    page.wait_for_selector('g.node[data-name="w1"][data-adjoint]')
+    sizes = page.locator("g.node .nums text").evaluate_all(
+        "els => els.map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)")
+    assert len(sizes) > 20
+    assert min(sizes) >= 13.9  # was 10-12 px: the graph was shrunk to the screen's width
+
+    # Hiding the program gives its height to the graph, and the camera refits to it.
+    height = page.locator("#graph").bounding_box()["height"]
+    page.click("#toggle-program")
+    page.wait_for_function("h => document.querySelector('#graph').getBoundingClientRect().height > h + 150", arg=height)
+    graph = page.locator("#graph").bounding_box()
+    drawing = page.locator("g.viewport").bounding_box()
+    centre = graph["y"] + graph["height"] / 2
+    page.wait_for_function(
+        "c => { const r = document.querySelector('g.viewport').getBoundingClientRect();"
+        " return Math.abs(r.top + r.height / 2 - c) < 30; }", arg=centre)  # centred in the new height
+    assert drawing["height"] < graph["height"]
+    assert explorer.unexpected_errors() == []
+
+
+def test_a_graph_that_fits_grows_into_the_freed_height(explorer):
+    page = explorer.page
+    before = scale(page)  # tanh example at 1600x900: its height is what limits it
+    page.click("#toggle-program")
+    page.wait_for_function("s => Number(document.querySelector('#graph').dataset.scale) > s * 1.2", arg=before)
+    assert explorer.unexpected_errors() == []
+
+
+def test_the_callout_covers_no_other_node(open_explorer):
+    explorer = open_explorer(1024, 768)
+    page = explorer.page
+    choose(page, "seed-sigmoid-net")
+    seen = 0
+    for step in range(9, 29):
+        page.locator("#player .scrubber").fill(str(step))
+        wait_step(page, step)
+        callout, nodes = callout_and_nodes(page)
+        if not callout:
+            continue
+        target = page.locator("g.node.target").get_attribute("data-name")
+        for other in nodes:
+            if other["name"] != target:
+                assert not overlap(callout, other), f"step {step}: the callout on {target} covers {other['name']}"
+        seen += 1
+    assert seen == 12  # one per backward edge
+    assert explorer.unexpected_errors() == []
+
+
+def test_the_page_prints_numbers_as_the_engine_does(explorer):
+    page = explorer.page
+    leave_editor(page)
+    page.locator("#player .scrubber").fill("13")  # d = e + a: a-bar += 1.5729
+    wait_step(page, 13)
+    narration = page.locator("#narration").inner_text()
+    assert narration.endswith("= 1 · 1.5729 = 1.5729")  # the engine's text
+    assert page.locator("g.callout text").text_content() == "+= 1.5729(0 → 1.5729)"  # two lines
+    assert "1.5729" in node(page, "a").text_content()
+    page.keyboard.press("End")
+    wait_step(page, 16)
+    assert page.locator("#narration").text_content() == "Done. dL/da = 0.7864,  dL/db = 1.5729,  dL/dc = 0.4621"
+    assert explorer.unexpected_errors() == []

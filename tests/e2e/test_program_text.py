@@ -1,0 +1,162 @@
+"""The program text in a real browser: the example menu never destroys typed text, the keys go
+back to the player after a menu, the text survives a reload, and after an error nothing on the
+page pretends to belong to the new text."""
+from __future__ import annotations
+
+from page_helpers import choose, leave_editor, node, paste, step_forward, trace, wait_step
+
+TANH_PROGRAM = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
+
+MINE = "w = 3.0\nx = 2.0\nL = w * x + w\n"
+YOUR_PROGRAM = "✎ Your program"
+
+
+def menu(page) -> tuple[str, str]:
+    """The example menu's value and the text of its selected option."""
+    return tuple(page.locator("#preset").evaluate("s => [s.value, s.selectedOptions[0].textContent]"))
+
+
+def test_choosing_an_example_gives_the_arrow_keys_back_to_the_player(explorer):
+    page = explorer.page
+    choose(page, "seed-q-ab-plus-a")
+    assert page.evaluate("document.activeElement.id") != "preset"
+    page.keyboard.press("ArrowRight")
+    wait_step(page, 1)
+    assert menu(page)[0] == "seed-q-ab-plus-a"  # the menu did not move
+
+    # Esc leaves a menu that has the focus, as it leaves the editor.
+    page.locator("#preset").focus()
+    page.keyboard.press("Escape")
+    assert page.evaluate("document.activeElement.id") != "preset"
+    page.keyboard.press("ArrowRight")
+    wait_step(page, 2)
+    assert explorer.unexpected_errors() == []
+
+
+def test_a_saved_text_that_fails_opens_with_its_error_and_no_graph(explorer):
+    page = explorer.page
+    page.evaluate("localStorage.setItem('gradwalk.editor.v1', JSON.stringify({program: 'y = x +* 2\\n', draft: 'y = x +* 2\\n'}))")
+    page.reload()
+    page.wait_for_selector('#app[data-status="error"]')
+    assert page.locator("#program").input_value() == "y = x +* 2\n"
+    assert page.locator(".program-error").is_visible()
+    assert page.locator("#graph-badge").is_hidden()  # there is no last good trace
+    assert page.locator("#narration").inner_text() == "Not traced: see the message next to the program."
+    assert page.locator("#player").get_attribute("data-disabled") == "true"
+    assert [e for e in explorer.unexpected_errors()] == []
+
+
+def test_typed_text_survives_the_example_menu(explorer):
+    page = explorer.page
+    textarea = page.locator("#program")
+    trace(page, MINE)
+    assert menu(page) == ("", YOUR_PROGRAM)  # not the last example's name
+
+    # The review's sequence: open the menu, Esc, then the arrow key a lecturer means for the player.
+    page.locator("#preset").click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector('#app[data-status="ready"]')
+    if menu(page)[0] != "":  # the menu took the key: an example is shown, the focus is back
+        assert page.evaluate("document.activeElement.id") != "preset"
+    choose(page, "seed-matmul-2x2")
+    choose(page, "seed-tanh-fanout")
+    assert YOUR_PROGRAM in page.locator("#preset option").all_text_contents()
+
+    choose(page, label=YOUR_PROGRAM)
+    assert node(page, "w * x").count() == 1
+    assert textarea.input_value() == MINE
+    assert menu(page) == ("", YOUR_PROGRAM)
+    assert explorer.unexpected_errors() == []
+
+
+def test_typed_text_is_kept_across_a_reload(explorer):
+    page = explorer.page
+    trace(page, MINE)
+    page.wait_for_function("t => (localStorage.getItem('gradwalk.editor.v1') || '').includes(t)", arg="L = w * x + w")
+    page.reload()
+    page.wait_for_selector('#app[data-status="ready"]')
+    assert page.locator("#program").input_value() == MINE
+    assert menu(page) == ("", YOUR_PROGRAM)
+    assert node(page, "w * x").count() == 1  # traced on open
+    assert explorer.unexpected_errors() == []
+
+
+def test_an_example_chosen_before_a_reload_comes_back_with_the_draft(explorer):
+    page = explorer.page
+    trace(page, MINE)
+    choose(page, "seed-q-ab-plus-a")
+    page.wait_for_function("() => (localStorage.getItem('gradwalk.editor.v1') || '').startsWith('{\"program\":\"a = 2.0')")
+    page.reload()
+    page.wait_for_selector('#app[data-status="ready"]')
+    assert menu(page)[0] == "seed-q-ab-plus-a"
+    choose(page, label=YOUR_PROGRAM)
+    assert node(page, "w * x").count() == 1
+    assert page.locator("#program").input_value() == MINE
+    assert explorer.unexpected_errors() == []
+
+
+def test_after_an_error_the_old_graph_is_the_last_good_trace(explorer):
+    page = explorer.page
+    step_forward(page, 5)
+    assert page.locator(".backdrop mark.step").count() == 1
+
+    trace(page, "x = 1.0\n\ny = x +* 2\n", status="error")
+    badge = page.locator("#graph-badge")
+    assert badge.is_visible() and badge.inner_text().lower() == "last good trace"
+    assert page.locator("#player").get_attribute("data-disabled") == "true"
+    assert page.locator("#player button.forward").is_disabled()
+    assert page.locator("#player .scrubber").is_disabled()
+    assert page.locator(".backdrop mark.step").count() == 0  # no old highlight on the new text
+    assert page.locator(".backdrop mark.error").count() == 1
+    assert menu(page) == ("", YOUR_PROGRAM)
+    leave_editor(page)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("End")
+    assert page.locator("#player").get_attribute("data-step") == "5"  # the old graph is not stepped
+    node(page, "e").hover()
+    assert page.locator(".backdrop mark.hover").count() == 0  # its spans are of the old text
+    assert "last good trace" in page.locator("#narration").inner_text()
+
+    # Editing keeps the error, marked as about the text before the edit, without its highlight.
+    box = page.locator(".program-error")
+    page.locator("#program").press("End")
+    page.keyboard.type("  # fixing")
+    page.wait_for_selector('.program-error[data-stale="true"]')
+    assert "(before your edit)" in box.inner_text()
+    assert page.locator(".backdrop mark.error").count() == 0
+
+    # The next good trace clears it all.
+    trace(page, "x = 1.0\ny = x * 2\n")
+    assert box.is_hidden() and badge.is_hidden()
+    assert page.locator("#player").get_attribute("data-disabled") == "false"
+    step_forward(page, 1)
+    assert explorer.unexpected_errors() == []
+
+
+def test_an_edit_hides_highlights_computed_on_the_old_text(explorer):
+    page = explorer.page
+    step_forward(page, 4)
+    assert page.locator(".backdrop mark.step").inner_text() == "a * b"
+    page.locator("#program").press("Control+Home")
+    page.keyboard.type("# a comment\n")
+    page.wait_for_function("() => !document.querySelector('.backdrop mark.step')")
+    paste(page, TANH_PROGRAM)  # the traced text again: the highlight is right again
+    page.wait_for_selector(".backdrop mark.step")
+    assert page.locator(".backdrop mark.step").inner_text() == "a * b"
+    assert explorer.unexpected_errors() == []
+
+
+def test_an_error_without_a_line_shows_no_line(explorer):
+    page = explorer.page
+    page.route("**/api/trace", lambda route: route.fulfill(
+        status=422, content_type="application/json",
+        body='{"error": {"kind": "unknown_output", "message": "no value named out", "line": null, "col": null}}'))
+    trace(page, MINE, status="error")
+    box = page.locator(".program-error")
+    assert box.inner_text().lower() == "unknown output no value named out"
+    assert "line" not in box.inner_text().lower() and "null" not in box.inner_text().lower()
+    assert box.get_attribute("data-line") == ""
+    assert page.locator(".backdrop mark.error").count() == 0
+    page.unroute("**/api/trace")
+    assert explorer.unexpected_errors() == []
