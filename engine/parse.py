@@ -8,6 +8,7 @@ FUNCTIONS. Every IR node keeps the source span it came from.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -84,9 +85,15 @@ class Program:
 
 def parse(text: str) -> Program:
     """Parse program text into IR. Raises ProgramError (with line and column) on bad input."""
+    # Python's parser also ends lines at a lone \r; one convention keeps lines and columns in
+    # step with the page's textarea, which normalizes to \n too.
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     try:
         tree = ast.parse(text, mode="exec")
     except SyntaxError as e:
+        if "digits" in str(e.msg):   # an integer literal of thousands of digits
+            raise ProgramError("bad_argument", "a number has too many digits (more than "
+                               "4,300)", *_first_long_number(text)) from None
         if e.lineno is None:   # e.g. a null byte: locate it ourselves
             raise ProgramError("syntax", f"syntax error: {e.msg}", *_first_bad_char(text)) from None
         col = max((e.offset or 1) - 1, 0)
@@ -112,6 +119,15 @@ def parse(text: str) -> Program:
     if not builder.nodes:
         raise ProgramError("empty", "the program assigns nothing: write e.g. `a = 1.0`", 1, 0)
     return Program(builder.nodes, builder.names, builder.leaves, builder.last)
+
+
+def _first_long_number(text: str) -> tuple[int, int, int, int]:
+    """Line, column and end of the first run of more than 4,300 digits."""
+    for i, line in enumerate(text.split("\n"), 1):
+        m = re.search(r"\d{4301,}", line)
+        if m:
+            return i, m.start(), i, m.end()
+    return 1, 0, 1, 0
 
 
 def _longest_line(text: str) -> tuple[int, int]:
@@ -209,6 +225,9 @@ class _Builder:
             return self.lookup(node) if name is None else self.alias(node, name)
         if _is_literal(node):
             return self.constant(node)
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and not _supported_operator(node.op):
+            raise self.error("unsupported", f"the operator {_OPERATORS.get(type(node.op), '?')} "
+                             "is not supported; the operators are + - * / ** @", node)
         if isinstance(node, ast.BinOp) and type(node.op) in BINOPS:
             args = [self.expression(node.left), self.expression(node.right)]
             return self.add(BINOPS[type(node.op)], "op", args, self.span(node), name)
@@ -258,6 +277,9 @@ class _Builder:
 
     def call(self, node: ast.Call, name: str | None) -> int:
         func = node.func
+        if isinstance(func, ast.Attribute):
+            raise self.error("unsupported", f"calling a method (`.{func.attr}()`) is not "
+                             "supported; only the functions and `.T` are", func)
         if not isinstance(func, ast.Name):
             raise self.error("unsupported", f"calling {_construct(func)} is not supported", func)
         if func.id == "const":
@@ -352,7 +374,9 @@ class _Builder:
         if name is not None:
             return primed(name, self.times_assigned.get(name, 0))
         text = self.source(span)
-        return text if text is not None and len(text) <= MAX_LABEL else op
+        if text is None:
+            return op
+        return text if len(text) <= MAX_LABEL else text[:MAX_LABEL - 1].rstrip() + "…"
 
 
 def primed(name: str, k: int) -> str:
@@ -363,6 +387,15 @@ def primed(name: str, k: int) -> str:
 
 
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+_OPERATORS = {ast.FloorDiv: "//", ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>",
+              ast.BitOr: "|", ast.BitXor: "^", ast.BitAnd: "&", ast.Not: "`not`",
+              ast.Invert: "~"}
+
+
+def _supported_operator(op: ast.AST) -> bool:
+    return type(op) in BINOPS or isinstance(op, (ast.USub, ast.UAdd))
 
 
 def _construct(node: ast.AST) -> str:

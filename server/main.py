@@ -46,7 +46,8 @@ def create_app() -> FastAPI:
     @app.exception_handler(HTTPException)
     def http_error(request: Request, exc: HTTPException) -> JSONResponse:
         # Starlette's own errors (a body that is not UTF-8, a 404, a 405) in the same shape.
-        kind = "bad_request" if exc.status_code < 500 else "internal"
+        kind = {404: "not_found", 405: "method_not_allowed"}.get(
+            exc.status_code, "bad_request" if exc.status_code < 500 else "internal")
         return _error(exc.status_code, kind, str(exc.detail))
 
     @app.exception_handler(Exception)

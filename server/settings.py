@@ -10,6 +10,8 @@ class Settings(BaseSettings):
     """max_inline_elements: tensors up to this many elements carry data in events (elements).
     max_elements: the largest value one node may hold (elements).
     max_nodes: the most nodes one program may make (nodes).
+    max_total_elements: the sum of all values' sizes (elements); bounds memory.
+    max_flops: the forward pass's floating-point operations (FLOPs); bounds time.
     max_program_chars: the longest program accepted (characters); a 100,000-node chain fits.
     """
 
@@ -18,6 +20,8 @@ class Settings(BaseSettings):
     max_inline_elements: int = 64
     max_elements: int = 1_000_000
     max_nodes: int = 120_000
+    max_total_elements: int = 5_000_000
+    max_flops: int = 1_000_000_000
     max_program_chars: int = 2_000_000
 
 

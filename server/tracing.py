@@ -17,7 +17,8 @@ INTERNAL = {"kind": "internal", "message": "gradwalk hit an internal error; plea
 
 def limits(settings: Settings) -> Limits:
     return Limits(inline=settings.max_inline_elements, max_elements=settings.max_elements,
-                  max_nodes=settings.max_nodes)
+                  max_nodes=settings.max_nodes, max_total_elements=settings.max_total_elements,
+                  max_flops=settings.max_flops)
 
 
 def check_size(program: str, settings: Settings) -> None:

@@ -54,9 +54,8 @@ register(Op(
     jvp=lambda dots, out, x, y: dots[0] / y - dots[1] * x / (y * y),
     text="{0} / {1}", partials=("1/{1}", "-{0}/{1}^2"),
 ))
-def _pow_partial(labels, out, params) -> str:
+def _pow_partial(x: str, k: str, **_) -> str:
     """k * x^(k-1), with k - 1 worked out when the exponent is a number: 2 * e, 3 * x^2."""
-    x, k = labels
     try:
         k_minus_1 = float(k) - 1
     except ValueError:

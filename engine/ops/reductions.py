@@ -22,18 +22,33 @@ def _count(x, axis):
     return np.size(x) if axis is None else np.shape(x)[axis]
 
 
+def _reduction_texts(name: str, scale: str):
+    """The forward text and vjp text of sum / mean, naming the axis when there is one."""
+    def text(x, axis=None, **_):
+        return f"{name}({x})" if axis is None else f"{name}({x}, axis={axis})"
+
+    def vjp_text(x, g="", axis=None, **_):
+        where = "every element of" if axis is None else f"axis {axis} of"
+        return f"{g}{scale} copied to {where} {x}"
+
+    return text, vjp_text
+
+
+_SUM_TEXT, _SUM_VJP_TEXT = _reduction_texts("sum", "")
+_MEAN_TEXT, _MEAN_VJP_TEXT = _reduction_texts("mean", " / n")
+
 register(Op(
     name="sum", arity=1, forward=lambda x, axis=None: np.sum(x, axis=axis),
     vjp=(lambda g, out, x, axis=None: _spread(g, x, axis),),
     jvp=lambda dots, out, x, axis=None: np.sum(dots[0], axis=axis),
-    text="sum({0})", partials=("1",), vjp_text=("{g} copied to every element of {0}",),
+    text=_SUM_TEXT, partials=("1",), vjp_text=(_SUM_VJP_TEXT,),
     elementwise=False, params=("axis",),
 ))
 register(Op(
     name="mean", arity=1, forward=lambda x, axis=None: np.mean(x, axis=axis),
     vjp=(lambda g, out, x, axis=None: _spread(g / _count(x, axis), x, axis),),
     jvp=lambda dots, out, x, axis=None: np.mean(dots[0], axis=axis),
-    text="mean({0})", partials=("1/n",), vjp_text=("{g} / n copied to every element of {0}",),
+    text=_MEAN_TEXT, partials=("1/n",), vjp_text=(_MEAN_VJP_TEXT,),
     elementwise=False, params=("axis",),
 ))
 

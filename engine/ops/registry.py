@@ -27,9 +27,9 @@ class Op:
         (zeros for an input without one).
     text: forward rule with `{0}`, `{1}` for the input labels, e.g. "tanh({0})".
     partials[i]: the local derivative d out / d input_i as text, with `{out}` for the output
-        label; used in narration when the local derivative is elementwise. It may instead be
-        a function (input labels, output label, params) -> text, to simplify (2 * x, not
-        2 * x^(2-1)).
+        label; used in narration when the local derivative is elementwise.
+    Any text may instead be a function called like str.format (input labels, then out=, g=
+        and the params as keywords), for texts that depend on values (2 * x, not 2 * x^(2-1)).
     vjp_text[i]: the vjp as text, with `{g}` for the upstream gradient; used when it is not.
     elementwise: the output is an elementwise function of (broadcast) inputs, so the local
         derivative is a value of the output's shape.
@@ -41,9 +41,9 @@ class Op:
     forward: Callable[..., Array]
     vjp: tuple[Callable[..., Array], ...]
     jvp: Callable[..., Array]
-    text: str
+    text: str | Callable[..., str]
     partials: tuple[str | Callable[..., str], ...]
-    vjp_text: tuple[str, ...] = ()
+    vjp_text: tuple[str | Callable[..., str], ...] = ()
     symbol: str | None = None
     elementwise: bool = True
     params: tuple[str, ...] = ()

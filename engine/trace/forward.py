@@ -19,14 +19,33 @@ def evaluate(node: IRNode, values: list, max_elements: int):
     xs = [values[i] for i in node.inputs]
     op = get_op(node.op)
     _check_operands(node, op, xs)
+    _check_size(node, _predicted_size(node, op, xs), max_elements)   # before numpy allocates
     try:
         out = op.forward(*xs, **node.params)
     except (ValueError, IndexError, TypeError) as e:
         raise _error(node, "shape", f"cannot compute {node.label}: {e}") from None
-    if np.size(out) > max_elements:
-        raise _error(node, "too_large", f"{node.label} would hold {np.size(out):,} elements; "
-                     f"the limit is {max_elements:,}")
+    except MemoryError:
+        raise _error(node, "too_large", f"{node.label} does not fit in memory") from None
+    _check_size(node, np.size(out), max_elements)
     return out
+
+
+def _predicted_size(node: IRNode, op, xs: list) -> int:
+    """Elements of the output, known from the shapes alone for the ops that can grow them
+    (broadcasting and @); 0 where the output is no bigger than an input."""
+    if op.elementwise and len(xs) == 2:
+        return int(np.prod(np.broadcast_shapes(np.shape(xs[0]), np.shape(xs[1]))))
+    if node.op == "matmul":
+        x, w = np.shape(xs[0]), np.shape(xs[1])
+        batch = np.broadcast_shapes(x[:-2], w[:-2])
+        return int(np.prod(batch + x[-2:-1] + w[-1:]))
+    return 0
+
+
+def _check_size(node: IRNode, size: int, max_elements: int) -> None:
+    if size > max_elements:
+        raise _error(node, "too_large", f"{node.label} would hold {size:,} elements; "
+                     f"the limit is {max_elements:,}")
 
 
 def _check_operands(node: IRNode, op, xs: list) -> None:
@@ -61,6 +80,11 @@ def _check_matmul(node: IRNode, x, w) -> None:
         raise _error(node, "shape", f"{node.label}: shapes {np.shape(x)} and {np.shape(w)} do "
                      f"not line up for @: the left has {np.shape(x)[-1]} columns, the right "
                      f"{inner_w} rows")
+    try:
+        np.broadcast_shapes(np.shape(x)[:-2], np.shape(w)[:-2])
+    except ValueError:
+        raise _error(node, "shape", f"{node.label}: the batch shapes {np.shape(x)[:-2]} and "
+                     f"{np.shape(w)[:-2]} cannot be broadcast together") from None
 
 
 def _error(node: IRNode, kind: str, message: str) -> ProgramError:

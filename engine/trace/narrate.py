@@ -36,8 +36,16 @@ def leaf_formula(label: str, literal: np.ndarray, const: bool) -> str:
 
 def formula(op: Op, out_label: str, in_labels: list[str], params: dict, named: bool) -> str:
     """The forward rule with labels, e.g. "t = tanh(d)"; just the right side when unnamed."""
-    rhs = op.text.format(*_operands(op, in_labels), **params)
+    rhs = fill(op.text, _operands(op, in_labels), params)
     return f"{out_label} = {rhs}" if named else rhs
+
+
+def fill(template, labels: list[str], params: dict, **names) -> str:
+    """A row's text with the labels in: a str.format template ({0}, {out}, {g}, {axis}) or a
+    function called the same way, for texts that depend on values (axis=None or not)."""
+    if callable(template):
+        return template(*labels, **names, **params)
+    return template.format(*labels, **names, **params)
 
 
 def _operands(op: Op, labels: list[str]) -> list[str]:
@@ -60,13 +68,11 @@ def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str]
     """
     labels = _operands(op, in_labels)
     inbar, outbar = bar(in_labels[arg], output), bar(out_label, output)
-    partial = op.partials[arg]
-    partial = partial(labels, wrap(out_label), params) if callable(partial) else \
-        partial.format(*labels, out=wrap(out_label), **params)
+    partial = fill(op.partials[arg], labels, params, out=wrap(out_label))
     so = ", so" if named else ":"
     scalar = np.ndim(contrib) == 0 and np.ndim(g) == 0
     if local is None:
-        partial = op.vjp_text[arg].format(*labels, out=wrap(out_label), g=outbar, **params)
+        partial = fill(op.vjp_text[arg], labels, params, out=wrap(out_label), g=outbar)
         text = f"{rule}{so} {inbar} += {partial}"
     elif scalar:
         text = (f"{rule}{so} {inbar} += {wrap(partial)} · {outbar} = "
@@ -74,7 +80,8 @@ def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str]
     else:
         text = f"{rule}{so} {inbar} += {wrap(partial)} ⊙ {outbar}"
     if axes:
-        text += f", summed over axes {tuple(axes)} back to shape {np.shape(contrib)}"
+        summed = ", ".join(map(str, axes))
+        text += f", summed over axis {summed} back to {in_labels[arg]}'s shape {np.shape(contrib)}"
     if before is not None:
         if scalar:
             text += f"; {inbar} = {short(before)} + {_signed(contrib)} = {short(after)}"

@@ -35,11 +35,16 @@ class Limits:
     inline: tensors with at most this many elements carry their data in events (elements).
     max_elements: the largest value any node may hold (elements).
     max_nodes: the most nodes a program may have (nodes); a 100,000-node chain fits.
+    max_total_elements: the sum of all values' sizes (elements), which bounds memory.
+    max_flops: the forward pass's floating-point operations (FLOPs); the backward pass costs
+        about twice as much (../shared/seeds/003_70db1bc89ad395af.txt).
     """
 
     inline: int = 64
     max_elements: int = 1_000_000
     max_nodes: int = 120_000
+    max_total_elements: int = 5_000_000
+    max_flops: int = 1_000_000_000
 
 
 class Tracer:
@@ -64,11 +69,27 @@ class Tracer:
         self.graph = build_graph(self.program)
         self.order = [self.graph.nodes[n]["index"] for n in topological_order(self.graph)]
         self.values: list = [None] * len(self.program.nodes)
+        self._forward(limits)
+        self.formulas = [self._formula(n) for n in self.program.nodes]
+
+    def _forward(self, limits: Limits) -> None:
+        """Every node's value, within the budgets of `limits` (ProgramError "too_large")."""
+        elements = flops = 0
+        nodes, values = self.program.nodes, self.values
         with np.errstate(all="ignore"):
             for i in self.order:
-                self.values[i] = evaluate(self.program.nodes[i], self.values,
-                                          limits.max_elements)
-        self.formulas = [self._formula(n) for n in self.program.nodes]
+                node = nodes[i]
+                values[i] = out = evaluate(node, values, limits.max_elements)
+                elements += np.size(out)
+                if node.role == "op":
+                    flops += get_op(node.op).flops(out, *(values[k] for k in node.inputs))
+                if elements > limits.max_total_elements or flops > limits.max_flops:
+                    s = node.span
+                    raise ProgramError(
+                        "too_large", f"the program is too big to trace: by {node.label} its "
+                        f"values hold {elements:,} elements and took {flops:,} FLOPs (limits: "
+                        f"{limits.max_total_elements:,} elements, {limits.max_flops:,} FLOPs)",
+                        s.line, s.col, s.end_line, s.end_col)
 
     def _formula(self, n) -> str:
         if n.role != "op":

@@ -3,6 +3,7 @@
 """
 from __future__ import annotations
 
+from engine.trace.narrate import wrap
 from engine.trace.values import short
 
 HEADER = ("Node", "Local slopes", "Upstream gradient", "Gradients it sends back")
@@ -32,8 +33,8 @@ def backward_rows(body: dict) -> list[tuple[str, str, str, str]]:
         local = e["partial"]
         if e["local"] is not None and _fmt(e["local"]) != local:
             local = f"{local} = {_fmt(e['local'])}"
-        slopes.append(f"{local} for {inp['label']}")
-        sends.append(f"d{output}/d{inp['label']} += {_fmt(e['contribution'])}")
+        slopes.append(f"{local} for {wrap(inp['label'])}")
+        sends.append(f"d{output}/d{wrap(inp['label'])} += {_fmt(e['contribution'])}")
     return [(nodes[nid]["formula"], ", ".join(r[0]), r[1], ", ".join(r[2]))
             for nid, r in rows.items()]
 

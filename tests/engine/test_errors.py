@@ -1,6 +1,7 @@
 """Bad programs: every construct the language rejects gets its kind, line and column."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from engine.errors import ProgramError
@@ -43,6 +44,13 @@ BAD = [
     ("a = [1.0, 2.0]\nb = [1.0, 2.0, 3.0]\nc = a + b\n", "shape", 3, 4,
      "(2,) and (3,) cannot be broadcast"),
     ("a = 1.0\nb = " + "-" * 100_000 + "a\n", "too_large", 2, 0, "split it"),
+    ("a = 1.0\nb = a * 1" + "0" * 5000 + "\n", "bad_argument", 2, 8, "too many digits"),
+    ("a = 1.0\nb = a // 2\n", "unsupported", 2, 4, "operator //"),
+    ("a = 1.0\nb = not a\n", "unsupported", 2, 4, "operator `not`"),
+    ("a = 1.0\nb = ~a\n", "unsupported", 2, 4, "operator ~"),
+    ("a = [1.0]\nb = a.T()\n", "unsupported", 2, 4, "calling a method (`.T()`)"),
+    ("x = ().__class__.__bases__[0].__subclasses__()\n", "unsupported", 1, 4, "`.__subclasses__()`"),
+    ("a = [1.0, 2.0]\nb = [[1.0], [2.0]]\nc = a\rd = c + \r", "syntax", 4, None, "syntax"),
     ("a = 1.0\nb = (a)\x00\n", "syntax", 2, 7, "null"),
     ("a = 1.0\nb = a * \ud800\n", "syntax", 2, 8, "invalid character"),
 ]
@@ -95,3 +103,25 @@ def test_too_many_nodes_is_refused():
     with pytest.raises(ProgramError) as info:
         Tracer("x = 1.0\n" + "x = x * 2\n" * 10, limits=Limits(max_nodes=15))
     assert info.value.kind == "too_large" and "21 nodes" in info.value.message
+
+
+def test_budgets_for_total_elements_and_flops():
+    text = "a = [[1.0], [2.0], [3.0]]\nb = [1.0, 2.0, 3.0]\nc = a * b\nd = c @ c\nL = sum(d)\n"
+    assert run_trace(text)["output"]["value"] == pytest.approx(
+        float(np.sum((np.outer([1, 2, 3], [1, 2, 3])) @ np.outer([1, 2, 3], [1, 2, 3]))))
+    with pytest.raises(ProgramError) as info:
+        Tracer(text, limits=Limits(max_total_elements=20))
+    assert info.value.kind == "too_large" and info.value.line == 4
+    with pytest.raises(ProgramError) as info:
+        Tracer(text, limits=Limits(max_flops=50))
+    assert info.value.kind == "too_large" and "FLOPs" in info.value.message
+
+
+def test_huge_broadcast_is_refused_before_numpy_allocates():
+    col = "[" + ", ".join(["[1.0]"] * 2000) + "]"
+    row = "[" + ", ".join(["1.0"] * 2000) + "]"
+    text = f"a = {col}\nb = {row}\nc = a * b\nd = c @ c\n"
+    with pytest.raises(ProgramError) as info:
+        Tracer(text)
+    assert info.value.kind == "too_large" and info.value.line == 3
+    assert "4,000,000 elements" in info.value.message

@@ -129,3 +129,17 @@ def test_tensor_output_is_seeded_with_ones():
     seed = next(e for e in body["events"] if e["kind"] == "seed")
     assert seed["adjoint"]["data"] == [1.0, 1.0]
     assert body["grads"]["x"]["data"] == [2.0, 4.0]
+
+
+def test_long_unnamed_expressions_get_a_shortened_label():
+    body = run_trace('z = [-2.0, 1.0]\nL = sum(gelu(z, approximate="tanh"))\n')
+    gelu = next(n for n in body["graph"]["nodes"] if n["op"] == "gelu")
+    assert gelu["label"] == 'gelu(z, approximate="ta…'
+
+
+def test_reductions_over_an_axis_say_so():
+    body = run_trace("x = [[1.0, 2.0], [3.0, 4.0]]\nL = sum(x, axis=0)\nM = mean(L)\n")
+    assert [n["formula"] for n in body["graph"]["nodes"]][1:] == ["L = sum(x, axis=0)", "M = mean(L)"]
+    texts = [e["narration"] for e in body["events"] if e["kind"] == "accumulate"]
+    assert texts[-1] == "L = sum(x, axis=0), so x\u0304 += L\u0304 copied to axis 0 of x"
+    assert body["grads"]["x"]["data"] == [[0.5, 0.5], [0.5, 0.5]]

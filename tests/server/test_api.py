@@ -88,7 +88,7 @@ def test_body_that_is_not_utf8_gets_the_error_shape(client):
 
 def test_unknown_route_gets_the_error_shape(client):
     r = client.get("/api/nothing")
-    assert r.status_code == 404 and r.json()["error"]["kind"] == "bad_request"
+    assert r.status_code == 404 and r.json()["error"]["kind"] == "not_found"
 
 
 def test_huge_integer_is_a_422_in_trace_and_an_error_event_in_stream(client):
@@ -110,6 +110,11 @@ def test_stream_ends_with_an_error_event_on_an_internal_error(client, monkeypatc
     items = _sse(client.post("/api/trace/stream", json={"program": "a = 1.0\n"}).text)
     assert items[0][0] == "graph" and items[-1][0] == "error"
     assert items[-1][2]["error"]["kind"] == "internal"
+
+
+def test_lone_carriage_returns_end_lines(client):
+    r = client.post("/api/trace", json={"program": "a = 1.0\rL = a * 2\r"})
+    assert r.status_code == 200 and r.json()["grads"]["a"] == 2.0
 
 
 def test_program_too_long_is_refused(client, monkeypatch):
