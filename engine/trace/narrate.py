@@ -53,6 +53,16 @@ def _operands(op: Op, labels: list[str]) -> list[str]:
     return [wrap(x) for x in labels] if op.symbol else list(labels)
 
 
+SHOW_ELEMENTS = 6   # tensors up to this size get their numbers in the narration
+
+
+def compact(value) -> str:
+    """A small tensor's numbers as nested brackets: [[17, 23], [-5, -7]]."""
+    if np.ndim(value) == 0:
+        return short(value)
+    return "[" + ", ".join(compact(v) for v in value) + "]"
+
+
 def _signed(x) -> str:
     s = short(x)
     return f"({s})" if s.startswith("-") else s
@@ -79,6 +89,8 @@ def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str]
                 f"{short(local)} · {_signed(g)} = {short(contrib)}")
     else:
         text = f"{rule}{so} {inbar} += {wrap(partial)} ⊙ {outbar}"
+    if not scalar and np.size(contrib) <= SHOW_ELEMENTS:
+        text += f" = {compact(contrib)}"
     if axes:
         summed = ", ".join(map(str, axes))
         text += f", summed over axis {summed} back to {in_labels[arg]}'s shape {np.shape(contrib)}"
