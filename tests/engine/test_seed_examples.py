@@ -141,5 +141,6 @@ def test_reductions_over_an_axis_say_so():
     body = run_trace("x = [[1.0, 2.0], [3.0, 4.0]]\nL = sum(x, axis=0)\nM = mean(L)\n")
     assert [n["formula"] for n in body["graph"]["nodes"]][1:] == ["L = sum(x, axis=0)", "M = mean(L)"]
     texts = [e["narration"] for e in body["events"] if e["kind"] == "accumulate"]
-    assert texts[-1] == "L = sum(x, axis=0), so x\u0304 += L\u0304 copied to axis 0 of x"
+    assert texts[-1] == ("L = sum(x, axis=0), so x\u0304 += L\u0304 copied to axis 0 of x"
+                         " = [[0.5, 0.5], [0.5, 0.5]]")
     assert body["grads"]["x"]["data"] == [[0.5, 0.5], [0.5, 0.5]]
