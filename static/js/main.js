@@ -1,6 +1,6 @@
 // The explorer page: wires the editor, the graph and the player to one state object.
-// Everything the page shows is derived from `store` (program, preset, draft, step, speed,
-// playing) and the current trace; the trace's timeline folds events[:step].
+// Everything the page shows is derived from `store` (program, preset, draft, edits, step,
+// speed, playing) and the current trace; the trace's timeline folds events[:step].
 
 import { fetchTrace } from "./api.js";
 import { planLayout } from "./layout.js";
@@ -10,10 +10,11 @@ import { clearGraph, drawGraph, showView } from "./render/graph.js";
 import { createPlayer } from "./render/player.js";
 import { createZoom } from "./render/zoom.js";
 import {
-  choosePreset, createStore, editProgram, menuFor, restoredEditor, SAVED_KEY, savedEditor,
+  canReset, choosePreset, createStore, editProgram, menuFor, resetExample, restoredEditor, SAVED_KEY,
+  savedEditor,
 } from "./state.js";
-import { createTimeline, focusOf } from "./timeline.js";
-import { boxOf } from "./viewport.js";
+import { createTimeline } from "./timeline.js";
+import { contentBox, stepBox } from "./viewport.js";
 
 const $ = (selector) => document.querySelector(selector);
 const presets = JSON.parse($("#presets").textContent);
@@ -23,6 +24,7 @@ const narration = $("#narration");
 const presetMenu = $("#preset");
 const graphMessage = $("#graph-message");
 const badge = $("#graph-badge");
+const resetButton = $("#reset-example");
 
 // The trace shown, and what is derived from it once per trace.
 let shown = null; // {trace, program, timeline, layout (null when not drawn), nodesById}
@@ -33,7 +35,6 @@ let pinned = null; // a node clicked in the graph keeps its span highlighted
 
 const NOT_TRACED = "Not traced: see the message next to the program.";
 const LAST_GOOD = " The faded graph is the last good trace.";
-const CALLOUT_ROOM = 44; // layout units above a node that a revealed step keeps in view
 
 // ---------------------------------------------------------------- state: the text to open on
 
@@ -51,7 +52,7 @@ const store = createStore(restoredEditor(readSaved(), presets)
 
 const editor = createEditor($("#editor"), {
   onRun: () => trace(),
-  onInput: (program) => store.set(editProgram(program, presets)),
+  onInput: (program) => store.set(editProgram(store.get(), program, presets)),
 });
 const zoom = createZoom(svg);
 
@@ -64,7 +65,7 @@ function setStatus(status) {
 async function trace() {
   const program = editor.getText();
   // The editor reports edits once a frame: the text traced is the text in the store.
-  if (program !== store.get().program) store.set(editProgram(program, presets));
+  if (program !== store.get().program) store.set(editProgram(store.get(), program, presets));
   store.set({ playing: false });
   inFlight?.abort();
   const request = (inFlight = new AbortController());
@@ -108,7 +109,7 @@ function load(result, program) {
   graphMessage.hidden = Boolean(plan.layout);
   if (plan.layout) {
     drawGraph(svg, plan.layout, { outputId: result.output?.node, onHover: hover });
-    zoom.show(plan.layout);
+    zoom.show(contentBox(plan.layout));
   } else {
     clearGraph(svg);
     zoom.clear();
@@ -133,8 +134,7 @@ function render({ animate }) {
     narration.textContent = stale ? NOT_TRACED + (shown ? LAST_GOOD : "") : "";
     narration.dataset.kind = stale ? "stale" : "start";
     editor.mark("step", null);
-    const phase = shown ? shown.timeline.at(state.step).phase : "start";
-    player.update({ ...state, total, phase, disabled: stale });
+    player.update({ ...state, total, phase: stale ? "error" : "start", disabled: stale });
     return;
   }
   const view = shown.timeline.at(state.step);
@@ -142,8 +142,7 @@ function render({ animate }) {
     // A pulse fits inside one step while playing; stepping by hand it can take its time.
     const duration = state.playing ? Math.min(700, 0.8 * stepDuration()) : 700;
     showView(svg, shown.layout, view, { animate, duration });
-    const { current, target } = focusOf(view.event);
-    zoom.reveal(boxOf(shown.layout, [current ?? target]), CALLOUT_ROOM);
+    zoom.reveal(stepBox(shown.layout, view.event)); // the step's node and its callout
   }
   narration.textContent = narrate(view.event, shown.nodesById);
   narration.dataset.kind = view.event?.kind ?? "start";
@@ -251,15 +250,26 @@ function showMenu(state) {
   }
   presetMenu.value = value;
   presetMenu.dataset.preset = value; // "" for the user's own text
+  resetButton.hidden = !canReset(state);
+}
+
+/** Put `patch` (with a program) in the store and the editor, and trace it. */
+function showProgram(patch) {
+  store.set(patch);
+  editor.setText(patch.program);
+  trace();
 }
 
 presetMenu.addEventListener("change", () => {
   const patch = choosePreset(store.get(), presetMenu.value, presets);
   presetMenu.blur(); // the arrow keys go back to the player
   if (!("program" in patch)) return showMenu(store.get());
-  store.set(patch);
-  editor.setText(patch.program);
-  trace();
+  showProgram(patch);
+});
+
+resetButton.addEventListener("click", () => {
+  const patch = resetExample(store.get(), presets);
+  if ("program" in patch) showProgram(patch);
 });
 
 // The editor's text and the draft are saved a moment after they change, and on leaving.
@@ -274,7 +284,7 @@ function save() {
   }
 }
 store.subscribe((state, before) => {
-  if (state.program === before.program && state.draft === before.draft && state.preset === before.preset) return;
+  if (["program", "draft", "edits", "preset"].every((k) => state[k] === before[k])) return;
   showMenu(state);
   clearTimeout(saveTimer);
   saveTimer = setTimeout(save, 400);
@@ -284,10 +294,11 @@ window.addEventListener("pagehide", () => saveTimer && save());
 $("#trace").addEventListener("click", () => trace());
 $("#zoom-in").addEventListener("click", () => zoom.zoomBy(1.25));
 $("#zoom-out").addEventListener("click", () => zoom.zoomBy(0.8));
-$("#zoom-fit").addEventListener("click", () => zoom.fit({ duration: 300 }));
+$("#zoom-fit").addEventListener("click", () => zoom.fit({ whole: true, duration: 300 }));
 
 // In a lecture the program can make way for the graph once it has been read; the camera
-// refits to the freed height (render/zoom.js watches the svg's size).
+// refits to the freed height, keeping the current step in view (render/zoom.js watches the
+// svg's size).
 const toggleProgram = $("#toggle-program");
 function hideProgram(hidden) {
   app.classList.toggle("program-hidden", hidden);

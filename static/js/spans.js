@@ -1,14 +1,15 @@
 // Source spans -> character offsets in the editor's text. No DOM.
-// Spans come from Python's ast: `line` is 1-based and `col` 0-based, counted in UTF-8
-// bytes, so a line with non-ASCII text needs converting to JS string indices.
+// Spans come from the server: `line` is 1-based and `col` 0-based, counted in characters
+// (Unicode code points; the engine has already converted ast's UTF-8 byte offsets). A JS
+// string counts UTF-16 units, where an astral character such as 𝐱 takes two.
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** The string index in `lineText` of UTF-8 byte offset `col` (clamped to the line). */
+/** The string index in `lineText` of code point offset `col` (clamped to the line). */
 function charIndex(lineText, col) {
-  const bytes = encoder.encode(lineText);
-  return decoder.decode(bytes.slice(0, Math.max(0, col))).length;
+  let index = 0;
+  for (let n = 0; n < col && index < lineText.length; n++) {
+    index += lineText.codePointAt(index) > 0xffff ? 2 : 1;
+  }
+  return index;
 }
 
 /** The offset in `text` of (line, col); col null means the start of the line. */

@@ -3,7 +3,9 @@
 // covers it. A transform {k, x, y} maps a layout point p to the screen point k * p + (x, y),
 // like d3.zoomTransform.
 
-import { METRICS } from "./layout.js";
+import { calloutSize, METRICS, placeCallout } from "./layout.js";
+import { calloutOf } from "./narration.js";
+import { focusOf } from "./timeline.js";
 
 // The smallest text that matters on a projector is a node's numbers: below this scale they
 // print under 14 px, so the automatic view stops shrinking there and the user pans instead.
@@ -16,22 +18,60 @@ export const MAX_FIT_SCALE = 2;
 export const ZOOM_LIMITS = { min: 0.02, max: 4 };
 const MARGIN = 16; // screen px kept around the drawing and around a revealed box
 
+/** `content` as a box {x0, y0, x1, y1}: a box already, or {width, height} from the origin. */
+function asBox(content) {
+  return "x0" in content ? content : { x0: 0, y0: 0, x1: content.width, y1: content.height };
+}
+
 /**
- * The automatic view of `content` ({width, height} of the layout) in `view` ({width, height}
- * of the svg, px): as large as fits, between READABLE_SCALE and MAX_FIT_SCALE. A dimension
- * that fits is centred; one that does not starts at its beginning (the inputs, on the left).
+ * What there is to see of `layout`: the box (layout units) of its nodes and edges, without
+ * the empty room the layout keeps above the top row for callouts.
+ */
+export function contentBox(layout) {
+  const points = layout.edges.flatMap((e) => e.points);
+  const nodes = boxOf(layout, layout.nodes.map((n) => n.id)) ?? { x0: 0, y0: 0, x1: 0, y1: 0 };
+  return {
+    x0: Math.min(nodes.x0, ...points.map((p) => p.x)),
+    y0: Math.min(nodes.y0, ...points.map((p) => p.y)),
+    x1: Math.max(nodes.x1, ...points.map((p) => p.x)),
+    y1: Math.max(nodes.y1, ...points.map((p) => p.y)),
+  };
+}
+
+/**
+ * The automatic view of `content` (a box in layout units, or {width, height} from the
+ * origin) in `view` ({width, height} of the svg, px): as large as fits, between `min`
+ * (READABLE_SCALE) and `max` (MAX_FIT_SCALE). A dimension that fits is centred; one that
+ * does not starts at its beginning (the inputs, on the left; the top row).
  */
 export function fitTransform(content, view, { min = READABLE_SCALE, max = MAX_FIT_SCALE } = {}) {
+  const box = asBox(content);
   const fits = (size, room) => (room - 2 * MARGIN) / Math.max(size, 1);
-  const whole = Math.min(fits(content.width, view.width), fits(content.height, view.height));
+  const width = box.x1 - box.x0;
+  const height = box.y1 - box.y0;
+  const whole = Math.min(fits(width, view.width), fits(height, view.height));
   const k = Math.max(min, Math.min(max, whole));
-  const place = (size, room) => (size * k <= room - 2 * MARGIN ? (room - size * k) / 2 : MARGIN);
-  return { k, x: place(content.width, view.width), y: place(content.height, view.height) };
+  const place = (lo, size, room) => (size * k <= room - 2 * MARGIN ? (room - size * k) / 2 : MARGIN) - k * lo;
+  return { k, x: place(box.x0, width, view.width), y: place(box.y0, height, view.height) };
 }
 
 /** The scale at which all of `content` fits in `view`, however small. */
 export function wholeScale(content, view) {
-  return fitTransform(content, view, { min: 0, max: Infinity }).k;
+  return wholeTransform(content, view).k;
+}
+
+/** The view of all of `content`, centred, at whatever scale that takes (up to MAX_FIT_SCALE). */
+export function wholeTransform(content, view) {
+  return fitTransform(content, view, { min: 0 });
+}
+
+/**
+ * The automatic view, keeping `focus` (a box in layout units, or null) in view: the fitted
+ * view, panned at its scale when the focus would be off screen.
+ */
+export function fitAround(content, view, focus) {
+  const t = fitTransform(content, view);
+  return revealTransform(t, focus, view) ?? t;
 }
 
 /** The smallest box holding the layout boxes of `ids` (unknown ids are skipped), or null. */
@@ -44,6 +84,28 @@ export function boxOf(layout, ids) {
     x1: Math.max(...nodes.map((n) => n.x + n.width / 2)),
     y1: Math.max(...nodes.map((n) => n.y + n.height / 2)),
   };
+}
+
+/** The smallest box holding boxes `a` and `b` (either may be null). */
+function union(a, b) {
+  if (!a || !b) return a ?? b;
+  return { x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) };
+}
+
+/**
+ * What a step needs on screen (layout units): the node it is about and its callout, where
+ * render/graph.js draws it; null for no event.
+ */
+export function stepBox(layout, event) {
+  const { current, target } = focusOf(event);
+  const node = boxOf(layout, [current ?? target]);
+  const note = calloutOf(event);
+  const size = note && calloutSize(note.lines);
+  const at = size && placeCallout(layout, note.id, size);
+  const callout = at && {
+    x0: at.x - size.width / 2, y0: at.y - size.height / 2, x1: at.x + size.width / 2, y1: at.y + size.height / 2,
+  };
+  return union(node, callout);
 }
 
 /**

@@ -64,3 +64,12 @@ def step_forward(page, steps: int) -> None:
     for _ in range(steps):
         page.keyboard.press("ArrowRight")
     wait_step(page, steps)
+
+
+YOUR_PROGRAM = "✎ Your program"  # the example menu's entry for the user's own program
+
+
+def own_program(page, text: str, status: str = "ready") -> None:
+    """Choose "✎ Your program" in the example menu, then write and trace `text` in it."""
+    choose(page, label=YOUR_PROGRAM)
+    trace(page, text, status)

@@ -32,6 +32,20 @@ def callout_and_nodes(page) -> tuple[dict | None, list[dict]]:
     }""")
 
 
+# Whether every element matching the selector is on screen, inside the graph's box.
+INSIDE = """s => { const g = document.querySelector('#graph').getBoundingClientRect();
+  return [...document.querySelectorAll(s)].every(e => { const r = e.getBoundingClientRect();
+    return r.left >= g.left - 1 && r.right <= g.right + 1 && r.top >= g.top - 1 && r.bottom <= g.bottom + 1; }); }"""
+
+
+def inside(page, selector: str) -> bool:
+    return page.evaluate(INSIDE, selector)
+
+
+def all_inside(page) -> bool:
+    return inside(page, "g.node") and inside(page, "g.edge")
+
+
 def overlap(a: dict, b: dict) -> bool:
     return a["x0"] < b["x1"] and b["x0"] < a["x1"] and a["y0"] < b["y1"] and b["y0"] < a["y1"]
 
@@ -106,9 +120,11 @@ def test_pan_and_zoom_keep_positions_and_follow_the_step(explorer):
     page.mouse.move(graph["x"] + graph["width"] / 2 - 200, graph["y"] + graph["height"] / 2, steps=5)
     page.mouse.up()
     assert page.locator("g.viewport").get_attribute("transform") != before  # dragged: panned
-    page.click("#zoom-fit")
-    page.wait_for_function("s => Math.abs(Number(document.querySelector('#graph').dataset.scale) - s) < 1e-3", arg=start)
-    assert page.locator("#graph").get_attribute("data-fitted") == "true"
+    page.click("#zoom-fit")  # the whole graph, below the readable scale
+    page.wait_for_function("s => Number(document.querySelector('#graph').dataset.scale) < s * 0.5", arg=start)
+    assert page.locator("#graph").get_attribute("data-fitted") == "whole"
+    still(page)
+    assert all_inside(page)
 
     # Stepping moves the camera to the step when it is off screen, never a node.
     step_forward(page, 60)
@@ -149,8 +165,8 @@ def test_node_text_stays_readable_at_1024x768(open_explorer):
 def test_a_graph_that_fits_grows_into_the_freed_height(explorer):
     page = explorer.page
     before = scale(page)  # tanh example at 1600x900: its height is what limits it
-    page.click("#toggle-program")
-    page.wait_for_function("s => Number(document.querySelector('#graph').dataset.scale) > s * 1.2", arg=before)
+    page.click("#toggle-program")  # ... until it grows to the width: about 10% larger
+    page.wait_for_function("s => Number(document.querySelector('#graph').dataset.scale) > s * 1.05", arg=before)
     assert explorer.unexpected_errors() == []
 
 
@@ -186,4 +202,63 @@ def test_the_page_prints_numbers_as_the_engine_does(explorer):
     page.keyboard.press("End")
     wait_step(page, 16)
     assert page.locator("#narration").text_content() == "Done. dL/da = 0.7864,  dL/db = 1.5729,  dL/dc = 0.4621"
+    assert explorer.unexpected_errors() == []
+
+
+WIDE = ("x = [1.0, 2.0]\nW = [[0.5, -1.0], [2.0, 0.3]]\nz = W.T @ x\ng = gelu(z)\np = softmax(g)\n"
+        "L = cross_entropy(z, 0) + sum(p * p)")
+
+
+def test_fit_shows_the_whole_graph(open_explorer):
+    explorer = open_explorer(1920, 1080)
+    page = explorer.page
+    trace(page, WIDE)
+    page.wait_for_selector('#app[data-graph="drawn"]')
+    page.click("#zoom-fit")
+    page.wait_for_selector('#graph[data-fitted="whole"]')
+    still(page)
+    assert all_inside(page)  # the output L was past the right edge
+    assert node(page, "L").is_visible()
+
+    # Hiding the program refits the whole graph to the new height, still whole.
+    page.click("#toggle-program")
+    page.wait_for_function("() => document.querySelector('#graph').getBoundingClientRect().height > 800")
+    assert all_inside(page)
+    assert explorer.unexpected_errors() == []
+
+
+def test_the_automatic_view_uses_the_height(open_explorer):
+    explorer = open_explorer(1024, 768)
+    page = explorer.page
+    choose(page, "seed-sigmoid-net")
+    # Readable, so too big to show whole; the drawing starts at its top row, not at the empty
+    # room the layout keeps above it for callouts (that pushed the bottom row off screen).
+    assert scale(page) == pytest.approx(READABLE_SCALE, abs=1e-3)
+    graph_top, nodes_top = page.evaluate("""() => [document.querySelector('#graph').getBoundingClientRect().top,
+      Math.min(...[...document.querySelectorAll('g.node')].map(e => e.getBoundingClientRect().top))]""")
+    assert graph_top <= nodes_top <= graph_top + 20  # was about 100 px of nothing above it
+    # With the program hidden it fits in height: every row on screen.
+    page.click("#toggle-program")
+    page.wait_for_function("() => document.querySelector('#graph').getBoundingClientRect().height > 500")
+    assert page.evaluate("""() => { const g = document.querySelector('#graph').getBoundingClientRect();
+      return [...document.querySelectorAll('g.node')].every(e => { const r = e.getBoundingClientRect();
+        return r.top >= g.top && r.bottom <= g.bottom; }); }""")
+    assert explorer.unexpected_errors() == []
+
+
+def test_hiding_the_program_keeps_the_current_step_in_view(open_explorer):
+    explorer = open_explorer(1024, 768)
+    page = explorer.page
+    choose(page, "seed-relu-net")
+    leave_editor(page)
+    page.locator("#player .scrubber").fill("14")
+    wait_step(page, 14)
+    still(page)
+    focus = "g.node.current, g.node.target, g.callout rect"
+    assert page.locator(focus).count() >= 1 and inside(page, focus)
+    for _ in range(2):  # hide, then show
+        page.click("#toggle-program")
+        still(page)
+        page.wait_for_function(INSIDE, arg=focus)  # the camera refits after the resize
+        wait_step(page, 14)
     assert explorer.unexpected_errors() == []

@@ -3,12 +3,13 @@ back to the player after a menu, the text survives a reload, and after an error 
 page pretends to belong to the new text."""
 from __future__ import annotations
 
-from page_helpers import choose, leave_editor, node, paste, step_forward, trace, wait_step
+from page_helpers import (
+    YOUR_PROGRAM, choose, leave_editor, node, own_program, paste, step_forward, trace, wait_step,
+)
 
 TANH_PROGRAM = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
 
 MINE = "w = 3.0\nx = 2.0\nL = w * x + w\n"
-YOUR_PROGRAM = "✎ Your program"
 
 
 def menu(page) -> tuple[str, str]:
@@ -43,13 +44,14 @@ def test_a_saved_text_that_fails_opens_with_its_error_and_no_graph(explorer):
     assert page.locator("#graph-badge").is_hidden()  # there is no last good trace
     assert page.locator("#narration").inner_text() == "Not traced: see the message next to the program."
     assert page.locator("#player").get_attribute("data-disabled") == "true"
+    assert page.locator("#player .phase").inner_text() == "error"  # not "ready"
     assert [e for e in explorer.unexpected_errors()] == []
 
 
 def test_typed_text_survives_the_example_menu(explorer):
     page = explorer.page
     textarea = page.locator("#program")
-    trace(page, MINE)
+    own_program(page, MINE)
     assert menu(page) == ("", YOUR_PROGRAM)  # not the last example's name
 
     # The review's sequence: open the menu, Esc, then the arrow key a lecturer means for the player.
@@ -72,7 +74,7 @@ def test_typed_text_survives_the_example_menu(explorer):
 
 def test_typed_text_is_kept_across_a_reload(explorer):
     page = explorer.page
-    trace(page, MINE)
+    own_program(page, MINE)
     page.wait_for_function("t => (localStorage.getItem('gradwalk.editor.v1') || '').includes(t)", arg="L = w * x + w")
     page.reload()
     page.wait_for_selector('#app[data-status="ready"]')
@@ -84,7 +86,7 @@ def test_typed_text_is_kept_across_a_reload(explorer):
 
 def test_an_example_chosen_before_a_reload_comes_back_with_the_draft(explorer):
     page = explorer.page
-    trace(page, MINE)
+    own_program(page, MINE)
     choose(page, "seed-q-ab-plus-a")
     page.wait_for_function("() => (localStorage.getItem('gradwalk.editor.v1') || '').startsWith('{\"program\":\"a = 2.0')")
     page.reload()
@@ -102,6 +104,9 @@ def test_after_an_error_the_old_graph_is_the_last_good_trace(explorer):
     assert page.locator(".backdrop mark.step").count() == 1
 
     trace(page, "x = 1.0\n\ny = x +* 2\n", status="error")
+    # The player says it has nothing to step: no phase or step count of the old trace.
+    assert page.locator("#player .phase").inner_text() == "error"
+    assert page.locator("#player .counter").inner_text() == "no steps"
     badge = page.locator("#graph-badge")
     assert badge.is_visible() and badge.inner_text().lower() == "last good trace"
     assert page.locator("#player").get_attribute("data-disabled") == "true"
@@ -109,7 +114,7 @@ def test_after_an_error_the_old_graph_is_the_last_good_trace(explorer):
     assert page.locator("#player .scrubber").is_disabled()
     assert page.locator(".backdrop mark.step").count() == 0  # no old highlight on the new text
     assert page.locator(".backdrop mark.error").count() == 1
-    assert menu(page) == ("", YOUR_PROGRAM)
+    assert menu(page) == ("seed-tanh-fanout", "tanh with fan-out (a used twice) (edited)")
     leave_editor(page)
     page.keyboard.press("ArrowRight")
     page.keyboard.press("End")
@@ -159,4 +164,95 @@ def test_an_error_without_a_line_shows_no_line(explorer):
     assert box.get_attribute("data-line") == ""
     assert page.locator(".backdrop mark.error").count() == 0
     page.unroute("**/api/trace")
+    assert explorer.unexpected_errors() == []
+
+
+def test_editing_an_example_never_replaces_your_program(explorer):
+    page = explorer.page
+    textarea = page.locator("#program")
+    own_program(page, MINE)
+    choose(page, "seed-q-ab-plus-a")
+    example = textarea.input_value()
+    reset = page.locator("#reset-example")
+    assert reset.is_hidden()  # nothing to reset yet
+    textarea.press("End")
+    page.keyboard.type("#")  # the review's repro: one character in the example
+    page.wait_for_function("() => document.querySelector('#preset').selectedOptions[0].textContent.endsWith('(edited)')")
+    assert menu(page)[0] == "seed-q-ab-plus-a"
+    assert reset.is_visible()
+    page.wait_for_function("() => (JSON.parse(localStorage.getItem('gradwalk.editor.v1') || '{}').edits || {})"
+                           "['seed-q-ab-plus-a']")
+
+    choose(page, label=YOUR_PROGRAM)
+    assert textarea.input_value() == MINE  # was the edited example
+    assert reset.is_hidden()
+    choose(page, label=page.locator('#preset option[value="seed-q-ab-plus-a"]').text_content())
+    edited = textarea.input_value()
+    assert edited != example and edited.rstrip("#") == example.rstrip("#") and edited.count("#") == example.count("#") + 1
+
+    # Both drafts survive a reload; then "Reset example" gives the original back.
+    page.wait_for_function("m => JSON.parse(localStorage.getItem('gradwalk.editor.v1') || '{}').draft === m", arg=MINE)
+    page.reload()
+    page.wait_for_selector('#app[data-status="ready"]')
+    assert menu(page)[0] == "seed-q-ab-plus-a" and menu(page)[1].endswith("(edited)")
+    assert textarea.input_value() == edited
+    reset.click()
+    page.wait_for_function("t => document.querySelector('#program').value === t"
+                           " && document.querySelector('#app').dataset.status === 'ready'", arg=example)
+    assert not menu(page)[1].endswith("(edited)") and reset.is_hidden()
+    choose(page, label=YOUR_PROGRAM)
+    assert textarea.input_value() == MINE
+    assert explorer.unexpected_errors() == []
+
+
+GREEK = "α = 1.0\nβ = α * 3.0\nL = tanh(β)\n"
+
+
+def test_spans_on_lines_with_non_ascii_text(explorer):
+    page = explorer.page
+    trace(page, GREEK)
+    node(page, "β").hover()
+    page.wait_for_selector(".backdrop mark.hover")
+    assert page.locator(".backdrop mark.hover").inner_text() == "α * 3.0"
+    node(page, "L").hover()
+    page.wait_for_function("() => document.querySelector('.backdrop mark.hover')?.textContent === 'tanh(β)'")
+
+    # An astral character takes two UTF-16 units but is one column: node spans and errors.
+    trace(page, "𝐱 = 1.0\nβ = 𝐱 * 2.0\n")
+    node(page, "β").hover()
+    page.wait_for_function("() => document.querySelector('.backdrop mark.hover')?.textContent === '𝐱 * 2.0'")
+    trace(page, "𝐱 = 1.0\nβ = 𝐱 * 𝐱 + foo(𝐱)\n", status="error")  # unknown function at columns 12..15
+    selected = page.locator("#program").evaluate("t => t.value.slice(t.selectionStart, t.selectionEnd)")
+    assert selected == "foo"
+    assert page.locator(".backdrop mark.error").inner_text() == "foo"
+    assert explorer.unexpected_errors() == []
+
+
+def line_in_view(page, line: int) -> bool:
+    """Whether 1-based `line` of the editor is inside the textarea's visible height."""
+    return page.locator("#program").evaluate("""(t, line) => {
+      const h = parseFloat(getComputedStyle(t).lineHeight), pad = parseFloat(getComputedStyle(t).paddingTop);
+      const top = pad + (line - 1) * h;
+      return top >= t.scrollTop && top + h <= t.scrollTop + t.clientHeight;
+    }""", line)
+
+
+def test_an_error_out_of_view_is_scrolled_to(explorer):
+    page = explorer.page
+    for lines, bad in [(102, 2), (5000, 4001)]:
+        text = "".join("x = x +* 2\n" if i == bad else ("x = 1.0\n" if i == 1 else "x = x * 1.0\n")
+                       for i in range(1, lines + 1))
+        paste(page, text)
+        textarea = page.locator("#program")
+        textarea.focus()
+        textarea.press("Control+End")  # the caret at the end: the editor scrolled to the bottom
+        assert not line_in_view(page, bad)
+        page.keyboard.press("Control+Enter")
+        page.wait_for_selector('#app[data-status="error"]')
+        assert f"Line {bad}" in page.locator(".program-error").inner_text()
+        assert line_in_view(page, bad), lines
+        # The backdrop (the highlight) and the gutter scroll with it.
+        assert page.evaluate("() => { const t = document.querySelector('#program');"
+                             " return document.querySelector('.backdrop').scrollTop === t.scrollTop"
+                             " && document.querySelector('.gutter').scrollTop === t.scrollTop; }")
     assert explorer.unexpected_errors() == []

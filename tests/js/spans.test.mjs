@@ -27,10 +27,28 @@ test("no line, no range; out-of-range lines are clamped", () => {
   assert.ok(start <= text.length);
 });
 
-test("columns count UTF-8 bytes, as Python's ast does", () => {
-  const src = 'é = 1.0\nL = é * é\n';
-  // "L = é * é": the second é is bytes 9..11 (é takes 2 bytes) but characters 8..9.
-  const [start, end] = rangeOf(src, { line: 2, col: 9, end_line: 2, end_col: 11 });
-  assert.equal(src.slice(start, end), "é");
-  assert.equal(start, src.indexOf("\n") + 1 + 8);
+// The server counts columns in characters (code points), as engine/parse.py `_char_col` does.
+const GREEK = "α = 1.0\nβ = α * 3.0\nL = tanh(β)\n";
+
+test("columns count characters, not UTF-8 bytes", () => {
+  // "β = α * 3.0": the engine's span of `α * 3.0` is columns 4..11.
+  const [start, end] = rangeOf(GREEK, { line: 2, col: 4, end_line: 2, end_col: 11 });
+  assert.equal(GREEK.slice(start, end), "α * 3.0");
+  const [s3, e3] = rangeOf(GREEK, { line: 3, col: 4, end_line: 3, end_col: 11 });
+  assert.equal(GREEK.slice(s3, e3), "tanh(β)");
+});
+
+test("an astral character is one column but two JS string units", () => {
+  const src = "𝐱 = 2.0\ny = 𝐱 * 𝐱 + 1.0\n";
+  // "y = 𝐱 * 𝐱 + 1.0": `𝐱 * 𝐱` is columns 4..9, `𝐱 * 𝐱 + 1.0` is 4..15.
+  const [start, end] = rangeOf(src, { line: 2, col: 4, end_line: 2, end_col: 9 });
+  assert.equal(src.slice(start, end), "𝐱 * 𝐱");
+  const [s2, e2] = rangeOf(src, { line: 2, col: 4, end_line: 2, end_col: 15 });
+  assert.equal(src.slice(s2, e2), "𝐱 * 𝐱 + 1.0");
+  assert.equal(offsetOf(src, 1, 1), 2); // after 𝐱: a surrogate pair
+});
+
+test("an error span on a non-ASCII line (a point: to the end of the line)", () => {
+  const [start, end] = rangeOf(GREEK, { line: 2, col: 4 });
+  assert.equal(GREEK.slice(start, end), "α * 3.0");
 });

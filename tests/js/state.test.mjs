@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  choosePreset, createStore, CUSTOM, CUSTOM_LABEL, decodeState, defaultState, editProgram,
-  encodeState, menuFor, presetFor, restoredEditor, savedEditor,
+  canReset, choosePreset, createStore, CUSTOM, CUSTOM_LABEL, decodeState, defaultState, editProgram,
+  EDITED_MARK, encodeState, menuFor, presetFor, resetExample, restoredEditor, savedEditor,
 } from "../../static/js/state.js";
 
 const PRESETS = [
@@ -12,11 +12,11 @@ const PRESETS = [
 const MINE = "w = 3.0\nL = w * w * w\n";
 
 test("the default state", () => {
-  assert.deepEqual(defaultState(), { playing: false, draft: "", preset: "", program: "", step: 0, speed: 2 });
+  assert.deepEqual(defaultState(), { playing: false, draft: "", edits: {}, preset: "", program: "", step: 0, speed: 2 });
 });
 
 test("the draft stays out of the URL: a link carries the program", () => {
-  const hash = encodeState({ ...defaultState(), program: MINE, draft: MINE });
+  const hash = encodeState({ ...defaultState(), program: MINE, draft: MINE, edits: { p1: "x" } });
   assert.equal(hash, new URLSearchParams({ program: MINE }).toString());
 });
 
@@ -28,8 +28,8 @@ test("encode keeps only what differs from the defaults, never `playing`", () => 
 
 test("decode(encode(state)) gives the state back, program text included", () => {
   const state = { ...defaultState(), program: "a = 1.0\nL = a * a  # é & = #\n", step: 3, speed: 8 };
-  const { playing, ...fields } = state;
-  assert.deepEqual({ ...defaultState(), ...decodeState("#" + encodeState(state)) }, { ...fields, playing });
+  const { playing, draft, edits, ...fields } = state;
+  assert.deepEqual({ ...defaultState(), ...decodeState("#" + encodeState(state)) }, { ...fields, playing, draft, edits });
 });
 
 test("decode drops bad fields", () => {
@@ -50,48 +50,102 @@ test("the store merges patches and tells subscribers old and new", () => {
 
 // ---------------------------------------------------------------- your own text and the examples
 
-test("text that is no example's is the user's own, and becomes the draft", () => {
-  assert.equal(presetFor(PRESETS[1].program, PRESETS), "p2");
-  assert.equal(presetFor(MINE, PRESETS), CUSTOM);
-  assert.deepEqual(editProgram(MINE, PRESETS), { program: MINE, preset: CUSTOM, draft: MINE });
-  // Typing an example's text back selects it and leaves the draft alone.
-  assert.deepEqual(editProgram(PRESETS[0].program, PRESETS), { program: PRESETS[0].program, preset: "p1" });
-});
-
-test("choosing an example never destroys the draft; choosing it back restores it", () => {
+/** The state after `patches`, applied in order to a store opened on the first example. */
+function after(...patches) {
   const store = createStore({ preset: "p1", program: PRESETS[0].program });
-  store.set(editProgram(MINE, PRESETS));
-  store.set(choosePreset(store.get(), "p2", PRESETS));
-  assert.equal(store.get().program, PRESETS[1].program);
-  assert.equal(store.get().preset, "p2");
-  assert.equal(store.get().draft, MINE);
-  store.set(choosePreset(store.get(), "p1", PRESETS)); // any number of examples later
-  store.set(choosePreset(store.get(), CUSTOM, PRESETS));
-  assert.equal(store.get().program, MINE);
-  assert.equal(store.get().preset, CUSTOM);
-  assert.deepEqual(choosePreset(store.get(), "no-such-preset", PRESETS), {});
+  for (const patch of patches) store.set(typeof patch === "function" ? patch(store.get()) : patch);
+  return store.get();
+}
+const type = (program) => (state) => editProgram(state, program, PRESETS);
+const pick = (id) => (state) => choosePreset(state, id, PRESETS);
+
+test("typing changes only the draft of the entry shown", () => {
+  const mine = after(pick(CUSTOM), type(MINE));
+  assert.equal(mine.preset, CUSTOM);
+  assert.equal(mine.draft, MINE);
+  assert.deepEqual(mine.edits, {});
+  // Typing an example's text into your program does not make it the example.
+  const same = after(pick(CUSTOM), type(PRESETS[1].program));
+  assert.equal(same.preset, CUSTOM);
+  assert.equal(same.draft, PRESETS[1].program);
+  // Typing in an example keeps the edit under the example; the draft is untouched.
+  const edited = after(pick(CUSTOM), type(MINE), pick("p2"), type(PRESETS[1].program + "x"));
+  assert.equal(edited.draft, MINE);
+  assert.deepEqual(edited.edits, { p2: PRESETS[1].program + "x" });
+  // Typing the example's own text back forgets the edit.
+  assert.deepEqual(after(type("x"), type(PRESETS[0].program)).edits, {});
 });
 
-test("the menu offers your program when there is one, and shows what the editor has", () => {
-  const fresh = { ...defaultState(), preset: "p1", program: PRESETS[0].program };
+test("the review's repro: your program survives editing an example", () => {
+  const state = after(pick(CUSTOM), type(MINE), pick("p2"), type(PRESETS[1].program + "#"));
+  assert.equal(state.program, PRESETS[1].program + "#");
+  assert.equal(state.draft, MINE); // was replaced by the edited example
+  const back = after(pick(CUSTOM), type(MINE), pick("p2"), type(PRESETS[1].program + "#"), pick(CUSTOM));
+  assert.equal(back.program, MINE);
+  assert.equal(back.preset, CUSTOM);
+});
+
+test("choosing an entry shows its own text: the draft, or the example as edited", () => {
+  const state = after(pick(CUSTOM), type(MINE), pick("p1"), type("a = 5.0\n"), pick("p2"));
+  assert.equal(state.program, PRESETS[1].program);
+  assert.equal(state.preset, "p2");
+  assert.equal(state.draft, MINE);
+  const again = after(pick(CUSTOM), type(MINE), pick("p1"), type("a = 5.0\n"), pick("p2"), pick("p1"));
+  assert.equal(again.program, "a = 5.0\n");
+  assert.equal(again.preset, "p1");
+  assert.deepEqual(choosePreset(again, "no-such-preset", PRESETS), {});
+  assert.deepEqual(choosePreset(again, "constructor", PRESETS), {}); // not an Object key
+});
+
+test("your program, while empty, starts as a copy of the text shown", () => {
+  const state = after(type("a = 7.0\n"), pick(CUSTOM));
+  assert.equal(state.program, "a = 7.0\n");
+  assert.equal(state.draft, "a = 7.0\n");
+  assert.deepEqual(state.edits, { p1: "a = 7.0\n" }); // the example's edit is its own
+  assert.equal(after(pick(CUSTOM), type(MINE), pick("p2"), pick(CUSTOM)).program, MINE);
+});
+
+test("reset example restores the original and forgets the edit, and only for an edited example", () => {
+  const state = after(pick(CUSTOM), type(MINE), pick("p1"), type("a = 5.0\n"));
+  assert.equal(canReset(state), true);
+  const reset = { ...state, ...resetExample(state, PRESETS) };
+  assert.equal(reset.program, PRESETS[0].program);
+  assert.deepEqual(reset.edits, {});
+  assert.equal(reset.draft, MINE);
+  assert.equal(canReset(reset), false);
+  assert.deepEqual(resetExample(reset, PRESETS), {});
+  assert.equal(canReset(after(pick(CUSTOM), type(MINE))), false); // your program has no original
+});
+
+test("the menu offers your program when there is one, marks edited examples, and shows the entry", () => {
+  const fresh = after();
   assert.deepEqual(menuFor(fresh, PRESETS), {
-    options: [{ value: "p1", label: "first" }, { value: "p2", label: "second" }], value: "p1",
+    options: [{ value: CUSTOM, label: CUSTOM_LABEL }, { value: "p1", label: "first" }, { value: "p2", label: "second" }],
+    value: "p1",
   });
-  const mine = { ...fresh, ...editProgram(MINE, PRESETS) };
+  const mine = after(pick(CUSTOM), type(MINE));
   assert.deepEqual(menuFor(mine, PRESETS).options[0], { value: CUSTOM, label: CUSTOM_LABEL });
   assert.equal(menuFor(mine, PRESETS).value, CUSTOM);
-  const away = { ...mine, ...choosePreset(mine, "p2", PRESETS) };
-  assert.equal(menuFor(away, PRESETS).value, "p2");
-  assert.equal(menuFor(away, PRESETS).options.length, 3); // your program is still offered
+  const away = after(pick(CUSTOM), type(MINE), pick("p2"), type("b = 1.0\n"));
+  const menu = menuFor(away, PRESETS);
+  assert.equal(menu.value, "p2");
+  assert.deepEqual(menu.options.map((o) => o.label), [CUSTOM_LABEL, "first", `second ${EDITED_MARK}`]);
 });
 
-test("the saved editor text comes back, and anything unusable means the first example", () => {
-  const state = { ...defaultState(), preset: "p2", program: PRESETS[1].program, draft: MINE };
-  assert.deepEqual(restoredEditor(savedEditor(state), PRESETS), { program: PRESETS[1].program, preset: "p2", draft: MINE });
-  const mine = { ...defaultState(), ...editProgram(MINE, PRESETS) };
-  assert.deepEqual(restoredEditor(savedEditor(mine), PRESETS), { program: MINE, preset: CUSTOM, draft: MINE });
+test("every draft comes back after a reload, and anything unusable means the first example", () => {
+  const state = after(pick(CUSTOM), type(MINE), pick("p1"), type("a = 5.0\n"), pick("p2"));
+  const { program, preset, draft, edits } = state;
+  assert.deepEqual(restoredEditor(savedEditor(state), PRESETS), { program, preset, draft, edits });
+  const mine = after(pick(CUSTOM), type(MINE));
+  assert.deepEqual(restoredEditor(savedEditor(mine), PRESETS), { program: MINE, preset: CUSTOM, draft: MINE, edits: {} });
   for (const junk of [null, "", "{", "[]", '{"program": 3}', "null"]) {
     assert.equal(restoredEditor(junk, PRESETS), null, String(junk));
   }
-  assert.deepEqual(restoredEditor('{"program": "x = 1.0\\n"}', PRESETS), { program: "x = 1.0\n", preset: CUSTOM, draft: "" });
+  // Text saved by the page before it kept `preset` and `edits`.
+  assert.deepEqual(restoredEditor('{"program": "x = 1.0\\n"}', PRESETS), { program: "x = 1.0\n", preset: CUSTOM, draft: "x = 1.0\n", edits: {} });
+  assert.deepEqual(restoredEditor(JSON.stringify({ program: PRESETS[1].program, draft: MINE }), PRESETS),
+    { program: PRESETS[1].program, preset: "p2", draft: MINE, edits: {} });
+  // Edits of examples that are gone, or that equal the example, are dropped.
+  const saved = JSON.stringify({ program: MINE, preset: CUSTOM, draft: MINE, edits: { gone: "x", p1: PRESETS[0].program, p2: 3 } });
+  assert.deepEqual(restoredEditor(saved, PRESETS).edits, {});
 });

@@ -3,7 +3,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { METRICS } from "../../static/js/layout.js";
 import {
-  boxOf, fitTransform, MAX_FIT_SCALE, MIN_TEXT_PX, READABLE_SCALE, revealTransform, wholeScale,
+  boxOf, contentBox, fitAround, fitTransform, MAX_FIT_SCALE, MIN_TEXT_PX, READABLE_SCALE, revealTransform,
+  stepBox, wholeScale, wholeTransform,
 } from "../../static/js/viewport.js";
 
 const view = { width: 1000, height: 400 };
@@ -59,4 +60,50 @@ test("the box of some nodes", () => {
   assert.deepEqual(boxOf(layout, ["a", "b"]), { x0: 50, y0: 30, x1: 350, y1: 170 });
   assert.deepEqual(boxOf(layout, ["a", undefined]), { x0: 50, y0: 30, x1: 150, y1: 70 });
   assert.equal(boxOf(layout, []), null);
+});
+
+const LAYOUT = {
+  width: 3000, height: 400,
+  nodes: [
+    { id: "a", x: 100, y: 150, width: 100, height: 60 },
+    { id: "b", x: 2900, y: 300, width: 100, height: 60 },
+  ],
+  edges: [{ id: "a->b#0", points: [{ x: 150, y: 150 }, { x: 1500, y: 380 }, { x: 2850, y: 300 }] }],
+};
+
+test("the content box holds the nodes and edges, not the empty room above them", () => {
+  assert.deepEqual(contentBox(LAYOUT), { x0: 50, y0: 120, x1: 2950, y1: 380 });
+});
+
+test("a box is fitted from its own corner, and Fit shows all of it at any scale", () => {
+  const box = contentBox(LAYOUT);
+  const auto = fitTransform(box, view);
+  assert.equal(auto.k, READABLE_SCALE);
+  assert.equal(screen(auto, { x: box.x0, y: box.y0 }).x, 16); // the start, at the margin
+  const whole = wholeTransform(box, view);
+  assert.ok(whole.k < READABLE_SCALE);
+  const tl = screen(whole, { x: box.x0, y: box.y0 });
+  const br = screen(whole, { x: box.x1, y: box.y1 });
+  assert.ok(tl.x >= 0 && tl.y >= 0 && br.x <= view.width && br.y <= view.height);
+});
+
+test("the automatic view keeps the current step in view", () => {
+  const box = contentBox(LAYOUT);
+  const focus = boxOf(LAYOUT, ["b"]);
+  const t = fitAround(box, view, focus);
+  assert.equal(t.k, READABLE_SCALE);
+  const left = screen(t, { x: focus.x0, y: focus.y0 });
+  const right = screen(t, { x: focus.x1, y: focus.y1 });
+  assert.ok(left.x >= 0 && right.x <= view.width && left.y >= 0 && right.y <= view.height);
+  assert.deepEqual(fitAround(box, view, null), fitTransform(box, view));
+});
+
+test("a step's box holds its node and the callout drawn for it", () => {
+  assert.equal(stepBox(LAYOUT, null), null);
+  assert.deepEqual(stepBox(LAYOUT, { kind: "evaluate", node: "a" }), boxOf(LAYOUT, ["a"]));
+  const ev = { kind: "accumulate", node: "b", input: "a", arg: 0, contribution: 1, adjoint_before: 0, adjoint_after: 1 };
+  const box = stepBox(LAYOUT, ev);
+  const node = boxOf(LAYOUT, ["a"]);
+  assert.ok(box.y0 < node.y0 || box.y1 > node.y1); // the callout above or below the node
+  assert.ok(box.x0 <= node.x0 && box.x1 >= node.x1);
 });

@@ -67,14 +67,18 @@ export function createEditor(root, { onRun, onInput }) {
     backdrop.scrollLeft = textarea.scrollLeft;
   }
 
-  /** Scroll so `line` (1-based) is in view, unless the user is working in the editor. */
-  function reveal(line) {
-    if (line == null || document.activeElement === textarea) return;
+  /**
+   * Scroll so `line` (1-based) is in view, unless the user is working in the editor;
+   * `force` scrolls all the same (an error is worth leaving the caret's place for).
+   */
+  function reveal(line, { force = false } = {}) {
+    if (line == null || (!force && document.activeElement === textarea)) return;
     const height = parseFloat(getComputedStyle(textarea).lineHeight);
     const top = (line - 1) * height;
     const view = textarea.clientHeight - height;
     if (top < textarea.scrollTop || top > textarea.scrollTop + view) {
       textarea.scrollTop = Math.max(0, top - view / 2);
+      syncScroll();
     }
   }
 
@@ -141,8 +145,9 @@ export function createEditor(root, { onRun, onInput }) {
       errorBox.append(...(said ? [] : [kind, " "]), messageOf(detail), note);
       const range = rangeFor("error");
       if (range) {
-        textarea.focus();
+        textarea.focus({ preventScroll: true });
         textarea.setSelectionRange(range[0], range[1]);
+        reveal(detail.line, { force: true }); // the selection alone does not scroll to it
       }
     },
   };

@@ -13,7 +13,7 @@ const BUTTONS = [
   ["end", "Go to end", "End ⇥"],
 ];
 
-const PHASES = { start: "ready", forward: "forward pass", backward: "backward pass", done: "done" };
+const PHASES = { start: "ready", forward: "forward pass", backward: "backward pass", done: "done", error: "error" };
 
 function el(tag, attrs = {}, text = "") {
   const node = document.createElement(tag);
@@ -56,16 +56,17 @@ export function createPlayer(root, actions) {
 
   /**
    * Show `step` of `total`, the phase of the view, whether it plays and its speed.
-   * `disabled`: the trace shown is not the program's (an error came after it); no stepping.
+   * `disabled`: the trace shown is not the program's (an error came after it); no stepping,
+   * so no step count either (data-step keeps the step the faded graph shows).
    */
   function update({ step, total, phase: name, playing, speed: eventsPerSecond, disabled = false }) {
-    counter.textContent = `step ${step} / ${total}`;
+    counter.textContent = disabled ? "no steps" : `step ${step} / ${total}`;
     root.dataset.step = String(step);
     root.dataset.total = String(total);
     phase.textContent = PHASES[name] ?? name;
     phase.dataset.phase = name;
-    scrubber.max = String(total);
-    scrubber.value = String(step);
+    scrubber.max = String(disabled ? 0 : total);
+    scrubber.value = String(disabled ? 0 : step);
     buttons.play.textContent = playing ? "❚❚ Pause" : "▶ Play";
     buttons.play.setAttribute("aria-label", playing ? "Pause" : "Play");
     buttons.play.title = playing ? "Pause (Space)" : "Play (Space)";

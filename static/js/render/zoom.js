@@ -2,19 +2,21 @@
 // in / out / fit. The arithmetic lives in ../viewport.js; this shell applies it to the
 // <svg>'s `g.viewport` and reports the scale in data-scale. Positions inside the drawing
 // never change; only this camera moves: on fit, on the user's gestures, and when a step
-// would otherwise happen off screen (reveal). The svg reports data-scale, data-fitted and
+// would otherwise happen off screen (reveal). The svg reports data-scale, data-fitted
+// ("auto": the automatic view, "whole": the Fit button's, "false": the user's own) and
 // data-camera ("moving" during a glide, else "still").
 
 import * as d3 from "d3";
-import { fitTransform, revealTransform, wholeScale, ZOOM_LIMITS } from "../viewport.js";
+import { fitAround, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
 
 const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
 
 /** The camera of `root` (an <svg> whose drawing sits in g.viewport). */
 export function createZoom(root) {
   const svg = d3.select(root);
-  let content = null; // {width, height} of the layout shown, or null
-  let fitted = true; // false once the user has panned or zoomed: a resize then keeps their view
+  let content = null; // the box of the drawing shown (layout units), or null
+  let fitted = "auto"; // "auto" | "whole" | false once the user has panned or zoomed
+  let focus = null; // the box the current step needs in view (reveal), or null
 
   const behavior = d3.zoom()
     .scaleExtent([ZOOM_LIMITS.min, ZOOM_LIMITS.max])
@@ -44,24 +46,37 @@ export function createZoom(root) {
       .call(behavior.transform, toD3(t));
   }
 
-  /** The automatic view: the whole graph if it fits at a readable scale, else its start. */
-  function fit({ duration = 0 } = {}) {
+  /**
+   * Fit the drawing: the automatic view (the whole graph if it fits at a readable scale,
+   * else the part around the current step), or with `whole` all of it at any scale.
+   */
+  function fit({ whole = false, duration = 0 } = {}) {
     if (!content) return;
-    setFitted(true);
-    apply(fitTransform(content, viewSize()), duration);
+    setFitted(whole ? "whole" : "auto");
+    apply(whole ? wholeTransform(content, viewSize()) : fitAround(content, viewSize(), focus), duration);
   }
 
-  // The svg changes size with the window and with "Hide program": refit unless the user
-  // has chosen a view of their own.
+  /** Pan at the same scale so the focus is in view, if it is not. */
+  function follow(duration) {
+    const { k, x, y } = d3.zoomTransform(root);
+    const next = revealTransform({ k, x, y }, focus, viewSize());
+    if (next) apply(next, duration);
+  }
+
+  // The svg changes size with the window and with "Hide program": refit in the same mode,
+  // or keep the user's own view; either way the current step stays on screen.
   new ResizeObserver(() => {
-    if (content && fitted && root.clientWidth > 0) fit();
+    if (!content || root.clientWidth === 0) return;
+    if (fitted) fit({ whole: fitted === "whole" });
+    else follow(0);
   }).observe(root);
 
   return {
-    /** A new drawing of `size` ({width, height}): zoom limits for it, and the fitted view. */
-    show(size) {
-      content = size;
-      const whole = wholeScale(size, viewSize());
+    /** A new drawing of `box` (contentBox): zoom limits for it, and the fitted view. */
+    show(box) {
+      content = box;
+      focus = null;
+      const whole = wholeScale(box, viewSize());
       behavior.scaleExtent([Math.min(ZOOM_LIMITS.min, 0.8 * whole), ZOOM_LIMITS.max]);
       fit();
     },
@@ -78,12 +93,10 @@ export function createZoom(root) {
       svg.interrupt("camera");
       svg.call(behavior.scaleBy, factor);
     },
-    /** Pan (at the same scale) so `box` (layout units, padded by `pad`) is in view. */
-    reveal(box, pad = 0) {
-      if (!content) return;
-      const { k, x, y } = d3.zoomTransform(root);
-      const next = revealTransform({ k, x, y }, box, viewSize(), pad);
-      if (next) apply(next, 300);
+    /** Pan (at the same scale) so `box` (layout units) is in view, now and after a resize. */
+    reveal(box) {
+      focus = box;
+      if (content) follow(300);
     },
   };
 }
