@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException
 from engine.errors import ProgramError
 from server.routers import pages, traces
 from server.routers.pages import ROOT
-from server.tracing import INTERNAL
+from server.tracing import INTERNAL, ServerBusy
 
 log = logging.getLogger("gradwalk")
 
@@ -22,8 +22,8 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';
 
 
 def _error(status: int, kind: str, message: str, line=None, col=None) -> JSONResponse:
-    return JSONResponse({"error": {"kind": kind, "message": message, "line": line, "col": col}},
-                        status_code=status)
+    return JSONResponse({"error": {"kind": kind, "message": message, "line": line, "col": col,
+                                   "end_line": None, "end_col": None}}, status_code=status)
 
 
 def create_app() -> FastAPI:
@@ -42,6 +42,10 @@ def create_app() -> FastAPI:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()))
         return _error(422, "bad_request", f"{where}: {first.get('msg', 'invalid request')}")
+
+    @app.exception_handler(ServerBusy)
+    def busy(request: Request, exc: ServerBusy) -> JSONResponse:
+        return _error(503, "busy", ServerBusy.message)
 
     @app.exception_handler(HTTPException)
     def http_error(request: Request, exc: HTTPException) -> JSONResponse:

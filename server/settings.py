@@ -12,6 +12,9 @@ class Settings(BaseSettings):
     max_nodes: the most nodes one program may make (nodes).
     max_total_elements: the sum of all values' sizes (elements); bounds memory.
     max_flops: the forward pass's floating-point operations (FLOPs); bounds time.
+    max_concurrent_traces: traces computed at once (the machine has few cores; more would
+        only share them and multiply the memory).
+    busy_timeout_seconds: how long a request waits for a free slot before a 503 (seconds).
     max_program_chars: the longest program accepted (characters); a 100,000-node chain fits.
     """
 
@@ -22,6 +25,8 @@ class Settings(BaseSettings):
     max_nodes: int = 120_000
     max_total_elements: int = 5_000_000
     max_flops: int = 1_000_000_000
+    max_concurrent_traces: int = 2
+    busy_timeout_seconds: float = 10.0
     max_program_chars: int = 2_000_000
 
 

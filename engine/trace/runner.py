@@ -87,7 +87,7 @@ class Tracer:
                     s = node.span
                     raise ProgramError(
                         "too_large", f"the program is too big to trace: by {node.label} its "
-                        f"values hold {elements:,} elements and took {flops:,} FLOPs (limits: "
+                        f"values hold {elements:,} elements and cost {flops:,} FLOPs (limits: "
                         f"{limits.max_total_elements:,} elements, {limits.max_flops:,} FLOPs)",
                         s.line, s.col, s.end_line, s.end_col)
 

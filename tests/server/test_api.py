@@ -117,6 +117,27 @@ def test_lone_carriage_returns_end_lines(client):
     assert r.status_code == 200 and r.json()["grads"]["a"] == 2.0
 
 
+def test_busy_server_answers_503_then_recovers(client, monkeypatch):
+    from server import tracing
+    from server.settings import get_settings
+    settings = get_settings()
+    monkeypatch.setattr(settings, "busy_timeout_seconds", 0.05)
+    slots = tracing._slots(settings.max_concurrent_traces)
+    taken = 0
+    while slots.acquire(blocking=False):   # every slot busy with someone else's trace
+        taken += 1
+    try:
+        r = client.post("/api/trace", json={"program": "a = 1.0\n"})
+        assert r.status_code == 503 and r.json()["error"]["kind"] == "busy"
+        (item,) = _sse(client.post("/api/trace/stream", json={"program": "a = 1.0\n"}).text)
+        assert item[0] == "error" and item[2]["error"]["kind"] == "busy"
+    finally:
+        for _ in range(taken):
+            slots.release()
+    assert taken == settings.max_concurrent_traces
+    assert client.post("/api/trace", json={"program": "a = 1.0\n"}).status_code == 200
+
+
 def test_program_too_long_is_refused(client, monkeypatch):
     from server.settings import get_settings
     monkeypatch.setattr(get_settings(), "max_program_chars", 20)
