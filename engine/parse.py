@@ -8,40 +8,15 @@ FUNCTIONS. Every IR node keeps the source span it came from.
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from engine.errors import ProgramError
-
-BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
-          ast.MatMult: "matmul"}
-# function name -> (op, allowed keyword parameters)
-FUNCTIONS = {name: (name, ()) for name in
-             ("tanh", "sigmoid", "relu", "exp", "log", "sqrt", "abs", "softmax")}
-FUNCTIONS.update(sum=("sum", ("axis",)), mean=("mean", ("axis",)),
-                 gelu=("gelu", ("approximate",)), cross_entropy=("cross_entropy", ()))
-RESERVED = set(FUNCTIONS) | {"const"}
-MAX_DIMS = 32
-MAX_LABEL = 24
-
-# what to call a construct in an error message
-CONSTRUCTS = {
-    ast.Lambda: "a lambda", ast.ListComp: "a list comprehension", ast.SetComp: "a set comprehension",
-    ast.DictComp: "a dict comprehension", ast.GeneratorExp: "a generator expression",
-    ast.Subscript: "indexing", ast.Compare: "a comparison", ast.BoolOp: "a boolean operator",
-    ast.IfExp: "a conditional expression", ast.Dict: "a dict", ast.Set: "a set",
-    ast.Tuple: "a tuple", ast.JoinedStr: "an f-string", ast.Await: "await", ast.Yield: "yield",
-    ast.NamedExpr: "the walrus operator :=", ast.Starred: "a starred expression",
-    ast.Slice: "a slice", ast.Import: "an import", ast.ImportFrom: "an import",
-    ast.FunctionDef: "a function definition", ast.ClassDef: "a class definition",
-    ast.For: "a for loop", ast.While: "a while loop", ast.If: "an if statement",
-    ast.With: "a with statement", ast.AugAssign: "augmented assignment (write c = c + 1)",
-    ast.AnnAssign: "an annotated assignment", ast.Delete: "del", ast.Return: "return",
-    ast.Try: "a try statement", ast.Global: "global", ast.Expr: "a bare expression "
-    "(assign it to a name)", ast.Raise: "raise", ast.Assert: "assert", ast.Pass: "pass",
-}
+from engine.syntax import (BINOPS, FUNCTIONS, MAX_DIMS, MAX_LABEL, RESERVED, OPERATORS,
+                           construct, depth, first_bad_char, first_long_number,
+                           is_const_call, is_literal, literal_value, longest_line, number,
+                           supported_operator, primed)
 
 
 @dataclass
@@ -93,9 +68,9 @@ def parse(text: str) -> Program:
     except SyntaxError as e:
         if "digits" in str(e.msg):   # an integer literal of thousands of digits
             raise ProgramError("bad_argument", "a number has too many digits (more than "
-                               "4,300)", *_first_long_number(text)) from None
+                               "4,300)", *first_long_number(text)) from None
         if e.lineno is None:   # e.g. a null byte: locate it ourselves
-            raise ProgramError("syntax", f"syntax error: {e.msg}", *_first_bad_char(text)) from None
+            raise ProgramError("syntax", f"syntax error: {e.msg}", *first_bad_char(text)) from None
         col = max((e.offset or 1) - 1, 0)
         end_col = (e.end_offset - 1) if e.end_offset and e.end_lineno == e.lineno else None
         if end_col is not None and end_col < col:
@@ -104,12 +79,12 @@ def parse(text: str) -> Program:
                            e.end_lineno, end_col) from None
     except UnicodeError:
         raise ProgramError("syntax", "the program contains an invalid character (a lone "
-                           "surrogate)", *_first_bad_char(text)) from None
+                           "surrogate)", *first_bad_char(text)) from None
     except (MemoryError, RecursionError):   # absurd nesting or a huge one-line expression
         raise ProgramError("too_large", "an expression is nested too deeply or is too long for "
-                           "the parser; split it over several lines", *_longest_line(text)) from None
+                           "the parser; split it over several lines", *longest_line(text)) from None
     except ValueError as e:   # null bytes
-        raise ProgramError("syntax", f"cannot parse the program: {e}", *_first_bad_char(text))
+        raise ProgramError("syntax", f"cannot parse the program: {e}", *first_bad_char(text))
     builder = _Builder(text)
     try:
         for stmt in tree.body:
@@ -119,31 +94,6 @@ def parse(text: str) -> Program:
     if not builder.nodes:
         raise ProgramError("empty", "the program assigns nothing: write e.g. `a = 1.0`", 1, 0)
     return Program(builder.nodes, builder.names, builder.leaves, builder.last)
-
-
-def _first_long_number(text: str) -> tuple[int, int, int, int]:
-    """Line, column and end of the first run of more than 4,300 digits."""
-    for i, line in enumerate(text.split("\n"), 1):
-        m = re.search(r"\d{4301,}", line)
-        if m:
-            return i, m.start(), i, m.end()
-    return 1, 0, 1, 0
-
-
-def _longest_line(text: str) -> tuple[int, int]:
-    """Where to point when the parser gives up without a location: the longest line."""
-    lines = text.split("\n")
-    return max(range(len(lines)), key=lambda i: len(lines[i])) + 1, 0
-
-
-def _first_bad_char(text: str) -> tuple[int, int]:
-    """Line and column of the first character `ast` cannot take (a null byte or a lone UTF-16
-    surrogate), else (1, 0)."""
-    for i, line in enumerate(text.split("\n"), 1):
-        for j, ch in enumerate(line):
-            if ch == "\x00" or "\ud800" <= ch <= "\udfff":
-                return i, j
-    return 1, 0
 
 
 class _Builder:
@@ -189,7 +139,7 @@ class _Builder:
             raise self.error("unsupported", "one statement per line, please", stmt)
         self.last_line = stmt.end_lineno
         if not isinstance(stmt, ast.Assign):
-            raise self.error("unsupported", f"{_construct(stmt)} is not supported; "
+            raise self.error("unsupported", f"{construct(stmt)} is not supported; "
                              "write `name = expression`", stmt)
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
             raise self.error("unsupported", "assign to exactly one name, as in `x = 1.0`",
@@ -199,7 +149,7 @@ class _Builder:
         if name in RESERVED:
             raise self.error("unsupported", f"`{name}` is a built-in function and cannot be "
                              "assigned", target)
-        if _is_literal(stmt.value) or _is_const_call(stmt.value):
+        if is_literal(stmt.value) or is_const_call(stmt.value):
             self.leaf(name, stmt.value, target)
         else:
             self.names[name] = self.expression(stmt.value, name)
@@ -210,7 +160,7 @@ class _Builder:
         if name in self.names:
             raise self.error("duplicate_leaf", f"`{name}` is already assigned; a leaf is "
                              "declared once", target)
-        is_const = _is_const_call(value)
+        is_const = is_const_call(value)
         literal = self.literal(value.args[0] if is_const else value)
         role = "const" if is_const else "leaf"
         index = self.add(role, role, [], self.span(value), name, name, literal=literal)
@@ -223,10 +173,10 @@ class _Builder:
         """Append the nodes of an expression; returns the index of its result."""
         if isinstance(node, ast.Name):
             return self.lookup(node) if name is None else self.alias(node, name)
-        if _is_literal(node):
+        if is_literal(node):
             return self.constant(node)
-        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and not _supported_operator(node.op):
-            raise self.error("unsupported", f"the operator {_OPERATORS.get(type(node.op), '?')} "
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and not supported_operator(node.op):
+            raise self.error("unsupported", f"the operator {OPERATORS.get(type(node.op), '?')} "
                              "is not supported; the operators are + - * / ** @", node)
         if isinstance(node, ast.BinOp) and type(node.op) in BINOPS:
             args = [self.expression(node.left), self.expression(node.right)]
@@ -250,7 +200,7 @@ class _Builder:
         if isinstance(node, ast.Constant):
             raise self.error("unsupported", f"{type(node.value).__name__} constant "
                              f"{node.value!r} is not supported; use numbers", node)
-        raise self.error("unsupported", f"{_construct(node)} is not supported", node)
+        raise self.error("unsupported", f"{construct(node)} is not supported", node)
 
     def alias(self, node: ast.Name, name: str) -> int:
         """`y = x` makes no new value; the name now refers to x's node."""
@@ -281,9 +231,9 @@ class _Builder:
             raise self.error("unsupported", f"calling a method (`.{func.attr}()`) is not "
                              "supported; only the functions and `.T` are", func)
         if not isinstance(func, ast.Name):
-            raise self.error("unsupported", f"calling {_construct(func)} is not supported", func)
+            raise self.error("unsupported", f"calling {construct(func)} is not supported", func)
         if func.id == "const":
-            if len(node.args) != 1 or node.keywords or not _is_literal(node.args[0]):
+            if len(node.args) != 1 or node.keywords or not is_literal(node.args[0]):
                 raise self.error("bad_argument", "const takes one literal, as in "
                                  "`const([1.0, 2.0])`", node)
             return self.constant(node.args[0], node)
@@ -317,7 +267,7 @@ class _Builder:
         return args, params
 
     def axis(self, node: ast.expr):
-        value = _number(node)
+        value = number(node)
         if isinstance(node, ast.Constant) and node.value is None:
             return None
         if not isinstance(value, int) or isinstance(value, bool):
@@ -330,7 +280,7 @@ class _Builder:
         return node.value
 
     def class_index(self, node: ast.expr) -> int:
-        value = _number(node)
+        value = number(node)
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise self.error("bad_argument", "the class index must be a non-negative integer",
                              node)
@@ -346,11 +296,11 @@ class _Builder:
 
         Ragged lists, lists nested deeper than MAX_DIMS and integers beyond float64 are errors.
         """
-        if _depth(node) > MAX_DIMS:
+        if depth(node) > MAX_DIMS:
             raise self.error("bad_argument", f"a list may be nested at most {MAX_DIMS} deep",
                              node)
         try:
-            value = np.array(_literal_value(node), dtype=np.float64)
+            value = np.array(literal_value(node), dtype=np.float64)
         except OverflowError:
             raise self.error("bad_argument", "a number is too large for float64 (the largest "
                              "is about 1.8e308)", node) from None
@@ -377,64 +327,3 @@ class _Builder:
         if text is None:
             return op
         return text if len(text) <= MAX_LABEL else text[:MAX_LABEL - 1].rstrip() + "…"
-
-
-def primed(name: str, k: int) -> str:
-    """The label of a name's k-th reassignment: c, c', c'', c''', then c⁽⁴⁾, c⁽⁵⁾, ..."""
-    if k <= 3:
-        return name + "'" * k
-    return f"{name}⁽{str(k).translate(_SUPERSCRIPT)}⁾"
-
-
-_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-_OPERATORS = {ast.FloorDiv: "//", ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>",
-              ast.BitOr: "|", ast.BitXor: "^", ast.BitAnd: "&", ast.Not: "`not`",
-              ast.Invert: "~"}
-
-
-def _supported_operator(op: ast.AST) -> bool:
-    return type(op) in BINOPS or isinstance(op, (ast.USub, ast.UAdd))
-
-
-def _construct(node: ast.AST) -> str:
-    return CONSTRUCTS.get(type(node), f"`{type(node).__name__}`")
-
-
-def _number(node: ast.expr):
-    """The number a literal node holds (with unary minus), or None."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        inner = _number(node.operand)
-        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
-            and not isinstance(node.value, bool):
-        return node.value
-    return None
-
-
-def _is_literal(node: ast.expr) -> bool:
-    """A number, a signed number, or a non-empty nested list of them."""
-    if isinstance(node, ast.List):
-        return bool(node.elts) and all(_is_literal(e) for e in node.elts)
-    return _number(node) is not None
-
-
-def _depth(node: ast.expr) -> int:
-    """How deeply lists nest in a literal (0 for a number); iterative, for any depth."""
-    depth = 0
-    while isinstance(node, ast.List) and node.elts:
-        depth, node = depth + 1, node.elts[0]
-    return depth
-
-
-def _literal_value(node: ast.expr):
-    if isinstance(node, ast.List):
-        return [_literal_value(e) for e in node.elts]
-    return float(_number(node))
-
-
-def _is_const_call(node: ast.expr) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id == "const" and len(node.args) == 1 and not node.keywords
-            and _is_literal(node.args[0]))

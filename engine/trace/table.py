@@ -27,7 +27,7 @@ def backward_rows(body: dict) -> list[tuple[str, str, str, str]]:
     for e in body["events"]:
         if e["kind"] != "accumulate":
             continue
-        node, inp = nodes[e["node"]], nodes[e["input"]]
+        inp = nodes[e["input"]]
         slopes, upstream, sends = rows.setdefault(e["node"], [[], None, []])[0:3]
         rows[e["node"]][1] = _fmt(e["upstream"])
         local = e["partial"]

@@ -1,0 +1,121 @@
+"""The language's whitelist and its small helpers: which operators, functions and literals a
+program may use, how to name a rejected construct, and where to point when the parser gives up.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
+          ast.MatMult: "matmul"}
+# function name -> (op, allowed keyword parameters)
+FUNCTIONS = {name: (name, ()) for name in
+             ("tanh", "sigmoid", "relu", "exp", "log", "sqrt", "abs", "softmax")}
+FUNCTIONS.update(sum=("sum", ("axis",)), mean=("mean", ("axis",)),
+                 gelu=("gelu", ("approximate",)), cross_entropy=("cross_entropy", ()))
+RESERVED = set(FUNCTIONS) | {"const"}
+MAX_DIMS = 32
+MAX_LABEL = 24
+
+# what to call a construct in an error message
+CONSTRUCTS = {
+    ast.Lambda: "a lambda", ast.ListComp: "a list comprehension", ast.SetComp: "a set comprehension",
+    ast.DictComp: "a dict comprehension", ast.GeneratorExp: "a generator expression",
+    ast.Subscript: "indexing", ast.Compare: "a comparison", ast.BoolOp: "a boolean operator",
+    ast.IfExp: "a conditional expression", ast.Dict: "a dict", ast.Set: "a set",
+    ast.Tuple: "a tuple", ast.JoinedStr: "an f-string", ast.Await: "await", ast.Yield: "yield",
+    ast.NamedExpr: "the walrus operator :=", ast.Starred: "a starred expression",
+    ast.Slice: "a slice", ast.Import: "an import", ast.ImportFrom: "an import",
+    ast.FunctionDef: "a function definition", ast.ClassDef: "a class definition",
+    ast.For: "a for loop", ast.While: "a while loop", ast.If: "an if statement",
+    ast.With: "a with statement", ast.AugAssign: "augmented assignment (write c = c + 1)",
+    ast.AnnAssign: "an annotated assignment", ast.Delete: "del", ast.Return: "return",
+    ast.Try: "a try statement", ast.Global: "global", ast.Expr: "a bare expression "
+    "(assign it to a name)", ast.Raise: "raise", ast.Assert: "assert", ast.Pass: "pass",
+}
+
+
+def first_long_number(text: str) -> tuple[int, int, int, int]:
+    """Line, column and end of the first run of more than 4,300 digits."""
+    for i, line in enumerate(text.split("\n"), 1):
+        m = re.search(r"\d{4301,}", line)
+        if m:
+            return i, m.start(), i, m.end()
+    return 1, 0, 1, 0
+
+
+def longest_line(text: str) -> tuple[int, int]:
+    """Where to point when the parser gives up without a location: the longest line."""
+    lines = text.split("\n")
+    return max(range(len(lines)), key=lambda i: len(lines[i])) + 1, 0
+
+
+def first_bad_char(text: str) -> tuple[int, int]:
+    """Line and column of the first character `ast` cannot take (a null byte or a lone UTF-16
+    surrogate), else (1, 0)."""
+    for i, line in enumerate(text.split("\n"), 1):
+        for j, ch in enumerate(line):
+            if ch == "\x00" or "\ud800" <= ch <= "\udfff":
+                return i, j
+    return 1, 0
+
+
+def primed(name: str, k: int) -> str:
+    """The label of a name's k-th reassignment: c, c', c'', c''', then c⁽⁴⁾, c⁽⁵⁾, ..."""
+    if k <= 3:
+        return name + "'" * k
+    return f"{name}⁽{str(k).translate(_SUPERSCRIPT)}⁾"
+
+
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+OPERATORS = {ast.FloorDiv: "//", ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>",
+              ast.BitOr: "|", ast.BitXor: "^", ast.BitAnd: "&", ast.Not: "`not`",
+              ast.Invert: "~"}
+
+
+def supported_operator(op: ast.AST) -> bool:
+    return type(op) in BINOPS or isinstance(op, (ast.USub, ast.UAdd))
+
+
+def construct(node: ast.AST) -> str:
+    return CONSTRUCTS.get(type(node), f"`{type(node).__name__}`")
+
+
+def number(node: ast.expr):
+    """The number a literal node holds (with unary minus), or None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = number(node.operand)
+        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def is_literal(node: ast.expr) -> bool:
+    """A number, a signed number, or a non-empty nested list of them."""
+    if isinstance(node, ast.List):
+        return bool(node.elts) and all(is_literal(e) for e in node.elts)
+    return number(node) is not None
+
+
+def depth(node: ast.expr) -> int:
+    """How deeply lists nest in a literal (0 for a number); iterative, for any depth."""
+    depth = 0
+    while isinstance(node, ast.List) and node.elts:
+        depth, node = depth + 1, node.elts[0]
+    return depth
+
+
+def literal_value(node: ast.expr):
+    if isinstance(node, ast.List):
+        return [literal_value(e) for e in node.elts]
+    return float(number(node))
+
+
+def is_const_call(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "const" and len(node.args) == 1 and not node.keywords
+            and is_literal(node.args[0]))
