@@ -35,6 +35,8 @@ let pinned = null; // a node clicked in the graph keeps its span highlighted
 
 const NOT_TRACED = "Not traced: see the message next to the program.";
 const LAST_GOOD = " The faded graph is the last good trace.";
+// ... when that trace's graph was not drawn (too big): only its faded note is on screen.
+const LAST_GOOD_UNDRAWN = " The faded note is about the last good trace.";
 
 // ---------------------------------------------------------------- state: the text to open on
 
@@ -131,7 +133,8 @@ function render({ animate }) {
   const total = shown ? shown.timeline.length : 0;
   badge.hidden = !(stale && shown);
   if (!shown || stale) {
-    narration.textContent = stale ? NOT_TRACED + (shown ? LAST_GOOD : "") : "";
+    const lastGood = shown ? (shown.layout ? LAST_GOOD : LAST_GOOD_UNDRAWN) : "";
+    narration.textContent = stale ? NOT_TRACED + lastGood : "";
     narration.dataset.kind = stale ? "stale" : "start";
     editor.mark("step", null);
     player.update({ ...state, total, phase: stale ? "error" : "start", disabled: stale });
@@ -209,7 +212,7 @@ const actions = {
   togglePlay: whenSteppable(togglePlay),
   speed: (speed) => store.set({ speed }),
 };
-const player = createPlayer($("#player"), actions);
+const player = createPlayer($("#player"), actions, { tools: $(".zoom-controls") });
 
 // Keys drive the player unless a text field or a menu has the focus; on a button they still
 // do (Space plays rather than pressing it). Escape leaves the editor (render/editor.js) or

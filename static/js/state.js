@@ -104,11 +104,11 @@ export function editProgram(state, program, presets) {
 
 /**
  * The patch for choosing `id` in the example menu: that entry's text (the draft, or the
- * example as last edited). No draft is changed here, except that your program, while it is
- * empty, starts as a copy of the text shown. An unknown id changes nothing ({}).
+ * example as last edited). No draft is changed here: your program, while it is empty,
+ * starts empty (the editor shows a hint), not as a copy of the example on screen. An
+ * unknown id changes nothing ({}).
  */
 export function choosePreset(state, id, presets) {
-  if (id === CUSTOM && state.draft === "") return { program: state.program, preset: CUSTOM, draft: state.program };
   const program = textOf(state, id, presets);
   return program === undefined ? {} : { program, preset: id };
 }

@@ -92,35 +92,55 @@ function union(a, b) {
   return { x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) };
 }
 
-/**
- * What a step needs on screen (layout units): the node it is about and its callout, where
- * render/graph.js draws it; null for no event.
- */
-export function stepBox(layout, event) {
-  const { current, target } = focusOf(event);
-  const node = boxOf(layout, [current ?? target]);
+/** The box (layout units) of the callout render/graph.js draws for `event`, or null. */
+function calloutBox(layout, event) {
   const note = calloutOf(event);
   const size = note && calloutSize(note.lines);
   const at = size && placeCallout(layout, note.id, size);
-  const callout = at && {
+  return at && {
     x0: at.x - size.width / 2, y0: at.y - size.height / 2, x1: at.x + size.width / 2, y1: at.y + size.height / 2,
   };
-  return union(node, callout);
+}
+
+/**
+ * What a step needs on screen (layout units), or null for no event: for a backward edge
+ * both of its ends (the consumer `node` and the `input`) and the callout; for a forward
+ * value the node and its inputs. The box's `core` is what must stay in view when all of it
+ * does not fit at the camera's scale: the node whose value or adjoint changes (and its
+ * callout).
+ */
+export function stepBox(layout, event) {
+  const { current, source, target } = focusOf(event);
+  if (current === undefined && target === undefined) return null;
+  const callout = calloutBox(layout, event);
+  const core = union(boxOf(layout, [current ?? target]), callout);
+  if (!core) return null;
+  const ends = current !== undefined
+    ? [current, ...layout.edges.filter((e) => e.target === current).map((e) => e.source)]
+    : [source, target];
+  const whole = union(boxOf(layout, ends), core);
+  return { ...whole, core };
 }
 
 /**
  * A transform at the same scale as `t` that brings `box` (layout units) into `view`; null
  * when it is already in view, so the camera moves only when the step would otherwise be off
- * screen. Along an axis it was out of, the box, padded by `pad` units (room for a callout),
- * is centred, or starts at the margin when it is larger than the view.
+ * screen. It pans as little as it can: along an axis the box was out of, just far enough to
+ * show it with a margin, or from its start when it is larger than the view. When all of
+ * `box` cannot be shown at this scale, its `core` (stepBox) is shown instead.
  */
-export function revealTransform(t, box, view, pad = 0) {
+export function revealTransform(t, box, view) {
   if (!box) return null;
-  const axis = (lo, hi, shift, room) => {
-    if (t.k * lo + shift >= 0 && t.k * hi + shift <= room) return shift;
-    const size = t.k * (hi - lo + 2 * pad);
-    if (size > room - 2 * MARGIN) return MARGIN - t.k * (lo - pad);
-    return (room - size) / 2 - t.k * (lo - pad);
+  const room = (size, length) => t.k * size <= length - 2 * MARGIN;
+  if (box.core && !(room(box.x1 - box.x0, view.width) && room(box.y1 - box.y0, view.height))) {
+    return revealTransform(t, box.core, view);
+  }
+  const axis = (lo, hi, shift, length) => {
+    const start = t.k * lo + shift;
+    const end = t.k * hi + shift;
+    if (start >= 0 && end <= length) return shift; // in view: stay
+    if (!room(hi - lo, length) || start < 0) return MARGIN - t.k * lo; // its start, at the margin
+    return length - MARGIN - t.k * hi; // its end, at the margin
   };
   const x = axis(box.x0, box.x1, t.x, view.width);
   const y = axis(box.y0, box.y1, t.y, view.height);

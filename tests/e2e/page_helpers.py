@@ -46,16 +46,18 @@ def trace(page, text: str, status: str = "ready") -> None:
     page.wait_for_selector(f'#app[data-status="{status}"]')
 
 
-def choose(page, preset: str | None = None, *, label: str | None = None) -> None:
-    """Choose an example (by id, or by the menu's label) and wait for its trace."""
+def choose(page, preset: str | None = None, *, label: str | None = None, status: str | None = "ready") -> None:
+    """Choose an example (by id, or by the menu's label) and wait for its trace to be
+    `status` (None: whatever it is once it answers)."""
     menu = page.locator("#preset")
     if label is None:
         menu.select_option(preset)
     else:
         menu.select_option(label=label)
-    page.wait_for_function("v => document.querySelector('#preset').value === v"
-                           " && document.querySelector('#app').dataset.status === 'ready'",
-                           arg=menu.input_value())
+    page.wait_for_function("([v, s]) => document.querySelector('#preset').value === v"
+                           " && (s ? document.querySelector('#app').dataset.status === s"
+                           " : document.querySelector('#app').dataset.status !== 'loading')",
+                           arg=[menu.input_value(), status])
 
 
 def step_forward(page, steps: int) -> None:
@@ -70,6 +72,7 @@ YOUR_PROGRAM = "✎ Your program"  # the example menu's entry for the user's own
 
 
 def own_program(page, text: str, status: str = "ready") -> None:
-    """Choose "✎ Your program" in the example menu, then write and trace `text` in it."""
-    choose(page, label=YOUR_PROGRAM)
+    """Choose "✎ Your program" in the example menu, then write and trace `text` in it.
+    (An empty draft opens empty, so its trace is the "empty program" error.)"""
+    choose(page, label=YOUR_PROGRAM, status=None)
     trace(page, text, status)

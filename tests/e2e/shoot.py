@@ -122,6 +122,16 @@ def shoot(url: str, out: pathlib.Path, width: int, height: int) -> None:
         trace_text(page, chain(2000))
         page.keyboard.press("End")
         save(page, out, "chain-2000")
+        # ... then an error: the faded note is the last good trace, and no graph is mentioned.
+        trace_text(page, "")
+        save(page, out, "chain-2000-then-error")
+        # "✎ Your program", still empty: an empty editor with its hint, not a copy.
+        page.evaluate("localStorage.clear()")
+        page.reload()
+        page.wait_for_selector('#app[data-status="ready"]')
+        page.select_option("#preset", label="✎ Your program")
+        page.wait_for_selector('#app[data-status="error"]')
+        save(page, out, "your-program-empty")
         browser.close()
 
 

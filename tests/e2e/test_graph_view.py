@@ -262,3 +262,97 @@ def test_hiding_the_program_keeps_the_current_step_in_view(open_explorer):
         page.wait_for_function(INSIDE, arg=focus)  # the camera refits after the resize
         wait_step(page, 14)
     assert explorer.unexpected_errors() == []
+
+
+def screen_boxes(page) -> dict:
+    """Screen boxes of the visible graph area (the svg, clipped by its frame), of the
+    narration, of the zoom buttons and of every node (by name) and of the source / target
+    of the current step, measured at one moment."""
+    return page.evaluate("""() => {
+      const box = (e) => { const r = e.getBoundingClientRect();
+        return {x0: r.left, y0: r.top, x1: r.right, y1: r.bottom}; };
+      const svg = box(document.querySelector('#graph'));
+      const wrap = box(document.querySelector('.graph-wrap'));
+      const nodes = Object.fromEntries([...document.querySelectorAll('g.node')]
+        .map((n) => [n.dataset.name, box(n.querySelector('.box'))]));
+      const named = (sel) => document.querySelector(sel)?.dataset.name ?? null;
+      return {
+        visible: {x0: Math.max(svg.x0, wrap.x0), y0: Math.max(svg.y0, wrap.y0),
+                  x1: Math.min(svg.x1, wrap.x1), y1: Math.min(svg.y1, wrap.y1)},
+        narration: box(document.querySelector('#narration')),
+        zoom: box(document.querySelector('.zoom-controls')),
+        nodes, source: named('g.node.source'), target: named('g.node.target'),
+      };
+    }""")
+
+
+def box_inside(inner: dict, outer: dict) -> bool:
+    return (inner["x0"] >= outer["x0"] - 0.5 and inner["y0"] >= outer["y0"] - 0.5
+            and inner["x1"] <= outer["x1"] + 0.5 and inner["y1"] <= outer["y1"] + 0.5)
+
+
+def intersects(a: dict, b: dict) -> bool:
+    return min(a["x1"], b["x1"]) > max(a["x0"], b["x0"]) and min(a["y1"], b["y1"]) > max(a["y0"], b["y0"])
+
+
+def test_the_camera_shows_both_ends_of_a_backward_step_at_1280x720(open_explorer):
+    page = open_explorer(1280, 720).page
+    step_forward(page, 12)
+    for step in (13, 14):
+        page.keyboard.press("ArrowRight")
+        wait_step(page, step)
+        page.wait_for_selector("g.node.source")
+        still(page)
+        boxes = screen_boxes(page)
+        assert boxes["visible"]["y1"] <= boxes["narration"]["y0"]  # nothing behind the narration
+        ends = [boxes["source"], boxes["target"]]
+        if step == 14:
+            assert sorted(ends) == ["a", "e"]  # ā += b · ē
+        for name in ends:
+            assert box_inside(boxes["nodes"][name], boxes["visible"]), (step, name, boxes)
+        callout = page.locator("g.callout rect").bounding_box()
+        assert callout is not None
+        assert box_inside({"x0": callout["x"], "y0": callout["y"], "x1": callout["x"] + callout["width"],
+                       "y1": callout["y"] + callout["height"]}, boxes["visible"])
+
+
+@pytest.mark.parametrize("size, preset, steps", [
+    ((1920, 1080), "seed-tanh-fanout", 13),
+    ((1280, 720), "seed-sigmoid-net", 0),
+    ((1280, 720), "seed-tanh-fanout", 0),
+])
+def test_the_zoom_buttons_cover_no_node(open_explorer, size, preset, steps):
+    page = open_explorer(*size).page
+    choose(page, preset)
+    if steps:
+        step_forward(page, steps)
+        still(page)
+
+    def check() -> None:
+        boxes = screen_boxes(page)
+        assert page.locator(".zoom-controls").is_visible()
+        for name, box in boxes["nodes"].items():
+            assert not intersects(box, boxes["zoom"]), (name, boxes)
+
+    check()  # on open / at the step
+    page.click("#zoom-fit")
+    still(page)
+    check()
+
+
+def test_an_error_after_a_graph_too_big_to_draw_mentions_no_graph(explorer):
+    page = explorer.page
+    trace(page, chain(2000))
+    page.wait_for_selector('#app[data-graph="too_large"]')
+    trace(page, "", status="error")  # the server's "empty program"
+    narration = page.locator("#narration").inner_text()
+    assert narration.startswith("Not traced: see the message next to the program.")
+    assert "graph" not in narration.lower()  # none is drawn: the faded note is what is left
+    assert "last good trace" in narration
+    message = page.locator("#graph-message")
+    assert message.is_visible() and "This graph has 3,999 nodes" in message.inner_text()
+    assert float(message.evaluate("e => getComputedStyle(e).opacity")) < 0.5  # faded
+    assert page.locator("#graph-badge").is_visible()  # labelled "Last good trace"
+    assert page.locator("g.node").count() == 0
+    assert page.locator(".zoom-controls").is_hidden()
+    assert explorer.unexpected_errors() == []

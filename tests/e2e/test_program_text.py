@@ -256,3 +256,19 @@ def test_an_error_out_of_view_is_scrolled_to(explorer):
                              " return document.querySelector('.backdrop').scrollTop === t.scrollTop"
                              " && document.querySelector('.gutter').scrollTop === t.scrollTop; }")
     assert explorer.unexpected_errors() == []
+
+
+def test_an_empty_your_program_starts_empty_with_a_hint(explorer):
+    page = explorer.page
+    textarea = page.locator("#program")
+    example = textarea.input_value()
+    assert example == TANH_PROGRAM
+    choose(page, label=YOUR_PROGRAM, status="error")  # nothing to trace yet
+    assert textarea.input_value() == ""  # not a copy of the example on screen
+    assert textarea.get_attribute("placeholder").startswith("Type a program, e.g.")
+    assert menu(page) == ("", YOUR_PROGRAM)
+    choose(page, "seed-tanh-fanout")
+    assert textarea.input_value() == example  # the example is untouched
+    choose(page, label=YOUR_PROGRAM, status="error")
+    assert textarea.input_value() == ""
+    assert explorer.unexpected_errors() == []

@@ -97,11 +97,13 @@ test("choosing an entry shows its own text: the draft, or the example as edited"
   assert.deepEqual(choosePreset(again, "constructor", PRESETS), {}); // not an Object key
 });
 
-test("your program, while empty, starts as a copy of the text shown", () => {
+test("your program, while empty, starts empty: not a copy of the example shown", () => {
   const state = after(type("a = 7.0\n"), pick(CUSTOM));
-  assert.equal(state.program, "a = 7.0\n");
-  assert.equal(state.draft, "a = 7.0\n");
+  assert.equal(state.program, "");
+  assert.equal(state.preset, CUSTOM);
+  assert.equal(state.draft, "");
   assert.deepEqual(state.edits, { p1: "a = 7.0\n" }); // the example's edit is its own
+  assert.equal(after(pick("p2"), pick(CUSTOM)).program, "");
   assert.equal(after(pick(CUSTOM), type(MINE), pick("p2"), pick(CUSTOM)).program, MINE);
 });
 

@@ -40,16 +40,29 @@ test("reveal does nothing when the box is on screen", () => {
   assert.equal(revealTransform(t, null, view), null);
 });
 
-test("reveal pans at the same scale to centre a box that is off screen", () => {
+test("reveal pans at the same scale, as little as it takes, to show a box that is off screen", () => {
   const t = { k: 0.5, x: 0, y: 0 };
   const box = { x0: 3000, y0: 100, x1: 3200, y1: 200 }; // at x 1500..1600 on screen: off
   const next = revealTransform(t, box, view);
   assert.equal(next.k, 0.5);
   assert.equal(next.y, 0); // y was fine: unchanged
-  const left = screen(next, { x: box.x0, y: 0 }).x;
-  const right = screen(next, { x: box.x1, y: 0 }).x;
-  assert.ok(left >= 0 && right <= view.width);
-  assert.ok(Math.abs((left + right) / 2 - view.width / 2) < 1e-9);
+  assert.equal(screen(next, { x: box.x1, y: 0 }).x, view.width - 16); // its far end, at the margin
+  // Off the other side: its near end comes to the margin.
+  const back = revealTransform({ k: 0.5, x: -2000, y: 0 }, { x0: 100, y0: 100, x1: 300, y1: 200 }, view);
+  assert.equal(screen(back, { x: 100, y: 0 }).x, 16);
+  // Below the view (behind whatever is under it): up just enough, not centred.
+  const low = revealTransform({ k: 1, x: 0, y: 0 }, { x0: 10, y0: 300, x1: 200, y1: 450 }, view);
+  assert.equal(low.x, 0);
+  assert.equal(screen(low, { x: 0, y: 450 }).y, view.height - 16);
+});
+
+test("a box too big for the view shows its core, else its start", () => {
+  const t = { k: 1, x: 0, y: 0 };
+  const core = { x0: 1500, y0: 10, x1: 1600, y1: 100 };
+  const next = revealTransform(t, { x0: 0, y0: 10, x1: 1600, y1: 100, core }, view);
+  assert.equal(screen(next, { x: core.x1, y: 0 }).x, view.width - 16);
+  const wide = revealTransform(t, { x0: 2000, y0: 10, x1: 4000, y1: 100 }, view);
+  assert.equal(screen(wide, { x: 2000, y: 0 }).x, 16);
 });
 
 test("the box of some nodes", () => {
@@ -68,7 +81,7 @@ const LAYOUT = {
     { id: "a", x: 100, y: 150, width: 100, height: 60 },
     { id: "b", x: 2900, y: 300, width: 100, height: 60 },
   ],
-  edges: [{ id: "a->b#0", points: [{ x: 150, y: 150 }, { x: 1500, y: 380 }, { x: 2850, y: 300 }] }],
+  edges: [{ id: "a->b#0", source: "a", target: "b", points: [{ x: 150, y: 150 }, { x: 1500, y: 380 }, { x: 2850, y: 300 }] }],
 };
 
 test("the content box holds the nodes and edges, not the empty room above them", () => {
@@ -98,12 +111,53 @@ test("the automatic view keeps the current step in view", () => {
   assert.deepEqual(fitAround(box, view, null), fitTransform(box, view));
 });
 
-test("a step's box holds its node and the callout drawn for it", () => {
+test("a step's box holds both ends of a backward edge and the callout; a forward step its inputs", () => {
   assert.equal(stepBox(LAYOUT, null), null);
-  assert.deepEqual(stepBox(LAYOUT, { kind: "evaluate", node: "a" }), boxOf(LAYOUT, ["a"]));
+  assert.equal(stepBox(LAYOUT, { kind: "done", grads: {} }), null);
+  const { core, ...forward } = stepBox(LAYOUT, { kind: "evaluate", node: "b" });
+  assert.deepEqual(forward, boxOf(LAYOUT, ["a", "b"])); // b = f(a)
+  assert.deepEqual(core, boxOf(LAYOUT, ["b"]));
+  const leaf = stepBox(LAYOUT, { kind: "evaluate", node: "a" });
+  assert.deepEqual({ ...leaf, core: undefined }, { ...boxOf(LAYOUT, ["a"]), core: undefined });
   const ev = { kind: "accumulate", node: "b", input: "a", arg: 0, contribution: 1, adjoint_before: 0, adjoint_after: 1 };
   const box = stepBox(LAYOUT, ev);
-  const node = boxOf(LAYOUT, ["a"]);
-  assert.ok(box.y0 < node.y0 || box.y1 > node.y1); // the callout above or below the node
-  assert.ok(box.x0 <= node.x0 && box.x1 >= node.x1);
+  const ends = boxOf(LAYOUT, ["a", "b"]);
+  assert.ok(box.x0 <= ends.x0 && box.x1 >= ends.x1 && box.y0 <= ends.y0 && box.y1 >= ends.y1);
+  const input = boxOf(LAYOUT, ["a"]);
+  assert.ok(box.core.y0 < input.y0 || box.core.y1 > input.y1); // the callout above or below the input
+  assert.ok(box.core.x0 <= input.x0 && box.core.x1 >= input.x1 && box.core.x1 < ends.x1);
+});
+
+test("the tanh fan-out at step 14: the camera pans just enough to show e, a and the callout", () => {
+  // The layout of the first example at 1280x720 (a 1248 x 310 px svg), fitted at k = 1.
+  const layout = {
+    width: 1100, height: 400,
+    nodes: [
+      { id: "a", x: 160, y: 150, width: 170, height: 90 },
+      { id: "b", x: 160, y: 260, width: 170, height: 90 },
+      { id: "e", x: 390, y: 260, width: 170, height: 90 },
+      { id: "d", x: 620, y: 200, width: 170, height: 90 },
+    ],
+    edges: [
+      { id: "a->e#0", source: "a", target: "e", points: [] },
+      { id: "b->e#1", source: "b", target: "e", points: [] },
+      { id: "e->d#0", source: "e", target: "d", points: [] },
+      { id: "a->d#1", source: "a", target: "d", points: [] },
+    ],
+  };
+  const small = { width: 1248, height: 310 };
+  const t = { k: 1, x: 0, y: 20 }; // a in view, e and b cut off at the bottom
+  const ev = { kind: "accumulate", node: "e", input: "a", arg: 0, contribution: -0.7864, adjoint_before: 1.5729, adjoint_after: 0.7864 };
+  const box = stepBox(layout, ev);
+  const next = revealTransform(t, box, small);
+  for (const id of ["a", "e"]) {
+    const b = boxOf(layout, [id]);
+    assert.ok(screen(next, { x: 0, y: b.y0 }).y >= 0 && screen(next, { x: 0, y: b.y1 }).y <= small.height, id);
+  }
+  assert.ok(screen(next, { x: 0, y: box.y0 }).y >= 0); // the callout too
+  assert.equal(next.x, t.x); // no sideways pan
+  // For the forward step e = a * b, the camera shows e with both inputs.
+  const forward = revealTransform({ k: 1, x: 0, y: -120 }, stepBox(layout, { kind: "evaluate", node: "e" }), small);
+  assert.ok(screen(forward, { x: 0, y: 305 }).y <= small.height);
+  assert.ok(screen(forward, { x: 0, y: 105 }).y >= 0);
 });

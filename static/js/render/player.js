@@ -24,9 +24,10 @@ function el(tag, attrs = {}, text = "") {
 
 /**
  * Controls in `root`. `actions` has reset(), back(), togglePlay(), forward(), end(),
- * seek(step) and speed(eventsPerSecond).
+ * seek(step) and speed(eventsPerSecond). `tools` (an element, optional) joins the row before
+ * the speed menu: the zoom buttons, kept out of the drawing so they never cover a node.
  */
-export function createPlayer(root, actions) {
+export function createPlayer(root, actions, { tools = null } = {}) {
   root.replaceChildren();
   const buttons = {};
   const bar = el("div", { class: "buttons" });
@@ -41,7 +42,7 @@ export function createPlayer(root, actions) {
   for (const s of SPEEDS) speed.append(el("option", { value: String(s) }, `${s} steps/s`));
   const speedLabel = el("label", { class: "speed-label" }, "Speed ");
   speedLabel.append(speed);
-  root.append(bar, scrubber, counter, phase, speedLabel);
+  root.append(bar, scrubber, counter, phase, ...(tools ? [tools] : []), speedLabel);
 
   buttons.reset.addEventListener("click", () => actions.reset());
   buttons.back.addEventListener("click", () => actions.back());
