@@ -169,3 +169,21 @@ def test_page_and_health(client):
     assert r.status_code == 200 and "seed-tanh-fanout" in r.text
     assert "Content-Security-Policy" in r.headers
     assert client.get("/healthz").text == "ok"
+
+
+def test_inline_element_setting_applies_to_events_not_to_final_grads(client, monkeypatch):
+    from server.settings import get_settings
+    monkeypatch.setattr(get_settings(), "max_inline_elements", 4)
+    body = client.post("/api/trace", json={"program": "x = [1.0, 2.0, 3.0, 4.0, 5.0]\n"
+                                                      "L = sum(x * x)\n"}).json()
+    first = body["events"][0]
+    assert first["value"]["shape"] == [5] and first["value"]["data"] is None
+    assert body["grads"]["x"]["data"] == [2.0, 4.0, 6.0, 8.0, 10.0]
+
+
+def test_settings_come_from_the_environment(monkeypatch):
+    from server.settings import Settings
+    monkeypatch.setenv("GRADWALK_MAX_INLINE_ELEMENTS", "7")
+    monkeypatch.setenv("GRADWALK_MAX_CONCURRENT_TRACES", "3")
+    s = Settings()
+    assert s.max_inline_elements == 7 and s.max_concurrent_traces == 3
