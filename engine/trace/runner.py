@@ -193,6 +193,10 @@ def gc_paused():
     try:
         yield
     finally:
+        # Move the trace's objects to the oldest generation in O(1) (freeze, then unfreeze),
+        # so re-enabling does not start with a young-generation pass over all of them.
+        gc.freeze()
+        gc.unfreeze()
         if was_enabled:
             gc.enable()
 
