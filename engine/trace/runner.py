@@ -67,6 +67,7 @@ class Tracer:
                                f"`{self.output_name}` to differentiate")
         self.output = self.program.names[self.output_name]
         self.graph = build_graph(self.program)
+        self.ids = [node_id(n.index) for n in self.program.nodes]   # made once, used per event
         self.order = [self.graph.nodes[n]["index"] for n in topological_order(self.graph)]
         self.values: list = [None] * len(self.program.nodes)
         self._forward(limits)
@@ -100,28 +101,28 @@ class Tracer:
 
     def graph_json(self) -> dict:
         out_label = self.program.nodes[self.output].label
-        computed = {node_id(i): {"shape": list(np.shape(self.values[i])),
+        computed = {self.ids[i]: {"shape": list(np.shape(self.values[i])),
                                  "formula": self.formulas[i],
                                  "adjoint_symbol": narrate.bar(self.program.nodes[i].label,
                                                                out_label)}
                     for i in self.order}
-        return graph_json(self.graph, [node_id(i) for i in self.order], computed)
+        return graph_json(self.graph, [self.ids[i] for i in self.order], computed)
 
     # ---- events ------------------------------------------------------------------------------
     def events(self) -> Iterator[_Event]:
         """Forward `evaluate` events, then `seed`, `unbroadcast`/`accumulate`, then `done`."""
         seq = itertools.count()
         for i in self.order:
-            yield Evaluate(seq=next(seq), node=node_id(i), value=encode(self.values[i], self.limit))
+            yield Evaluate(seq=next(seq), node=self.ids[i], value=encode(self.values[i], self.limit))
         adjoints = yield from self._backward(seq)
         yield self._done(next(seq), adjoints)
 
     def _backward(self, seq) -> Iterator[_Event]:
         nodes, values = self.program.nodes, self.values
-        requires = [self.graph.nodes[node_id(n.index)]["requires_grad"] for n in nodes]
+        requires = [rg for _, rg in self.graph.nodes(data="requires_grad")]
         adjoints: list = [None] * len(nodes)
         adjoints[self.output] = np.ones_like(values[self.output], dtype=np.float64)
-        yield Seed(seq=next(seq), node=node_id(self.output),
+        yield Seed(seq=next(seq), node=self.ids[self.output],
                    adjoint=encode(adjoints[self.output], self.limit))
         for i in reversed(self.order):
             node, g = nodes[i], adjoints[i]
@@ -141,7 +142,7 @@ class Tracer:
         with np.errstate(all="ignore"):
             local, raw = _vjp(op, arg, g, self.values[node.index], xs, node.params)
             contrib, axes = unbroadcast(raw, np.shape(xs[arg]))
-        src, dst = node_id(j), node_id(node.index)
+        src, dst = self.ids[j], self.ids[node.index]
         if axes:
             yield Unbroadcast(seq=next(seq), node=dst, input=src, arg=arg,
                               from_shape=list(np.shape(raw)), to_shape=list(np.shape(contrib)),
@@ -167,7 +168,7 @@ class Tracer:
         for name, i in self.program.leaves.items():
             adj = adjoints[i] if adjoints[i] is not None else np.zeros_like(self.values[i])
             grads[name] = encode(adj, None)
-        output = {"name": self.output_name, "node": node_id(self.output),
+        output = {"name": self.output_name, "node": self.ids[self.output],
                   "value": encode(self.values[self.output], None)}
         return Done(seq=seq, output=output, grads=grads)
 
