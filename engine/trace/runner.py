@@ -66,6 +66,7 @@ class Tracer:
             raise ProgramError("unknown_output", f"the program has no name "
                                f"`{self.output_name}` to differentiate")
         self.output = self.program.names[self.output_name]
+        self.output_label = self.program.nodes[self.output].label   # c' when c was reassigned
         self.graph = build_graph(self.program)
         self.ids = [node_id(n.index) for n in self.program.nodes]   # made once, used per event
         self.order = [self.graph.nodes[n]["index"] for n in topological_order(self.graph)]
@@ -100,11 +101,10 @@ class Tracer:
         return narrate.formula(get_op(n.op), n.label, labels, n.params, n.name is not None)
 
     def graph_json(self) -> dict:
-        out_label = self.program.nodes[self.output].label
         computed = {self.ids[i]: {"shape": list(np.shape(self.values[i])),
                                  "formula": self.formulas[i],
                                  "adjoint_symbol": narrate.bar(self.program.nodes[i].label,
-                                                               out_label)}
+                                                               self.output_label)}
                     for i in self.order}
         return graph_json(self.graph, [self.ids[i] for i in self.order], computed)
 
@@ -155,7 +155,7 @@ class Tracer:
         labels = [self.program.nodes[k].label for k in node.inputs]
         partial, text = narrate.accumulate(
             self.formulas[node.index], op, arg, node.label, labels, node.params, local, g,
-            contrib, before, after, axes, self.program.nodes[self.output].label,
+            contrib, before, after, axes, self.output_label,
             node.name is not None)
         yield Accumulate(seq=next(seq), node=dst, input=src, arg=arg, upstream=encode(g, limit),
                          local=None if local is None else encode(local, limit), partial=partial,

@@ -60,6 +60,14 @@ def op_inputs(draw, name):
     return [x], params
 
 
+def _draw_case(data, name):
+    """(op, inputs, params, output, upstream gradient g of the output's shape)."""
+    op = get_op(name)
+    xs, params = data.draw(op_inputs(name))
+    out = op.forward(*xs, **params)
+    return op, xs, params, out, _array(data.draw, np.shape(out))
+
+
 def _vjps(op, g, xs, params):
     out = op.forward(*xs, **params)
     return [unbroadcast(op.vjp[i](g, out, *xs, **params), np.shape(x))[0] for i, x in enumerate(xs)]
@@ -87,9 +95,7 @@ OPS = sorted(REGISTRY)
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_vjp_matches_central_differences(name, data):
-    op = get_op(name)
-    xs, params = data.draw(op_inputs(name))
-    g = _array(data.draw, np.shape(op.forward(*xs, **params)))
+    op, xs, params, _, g = _draw_case(data, name)
     for got, want in zip(_vjps(op, g, xs, params), _numeric_vjp(op, g, xs, params)):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
@@ -99,10 +105,7 @@ def test_vjp_matches_central_differences(name, data):
 @given(data=st.data())
 def test_jvp_agrees_with_vjp_through_inner_products(name, data):
     """<y_bar, J x_dot> == sum_i <J_i^T y_bar, x_dot_i>."""
-    op = get_op(name)
-    xs, params = data.draw(op_inputs(name))
-    out = op.forward(*xs, **params)
-    g = _array(data.draw, np.shape(out))
+    op, xs, params, out, g = _draw_case(data, name)
     dots = [_array(data.draw, np.shape(x)) for x in xs]
     lhs = np.sum(g * op.jvp(dots, out, *xs, **params))
     rhs = sum(np.sum(v * d) for v, d in zip(_vjps(op, g, xs, params), dots))
@@ -130,10 +133,7 @@ def _torch_forward(name, ts, params):
 @settings(max_examples=20, deadline=None)
 @given(data=st.data())
 def test_forward_and_vjp_match_pytorch_float64(name, data):
-    op = get_op(name)
-    xs, params = data.draw(op_inputs(name))
-    out = op.forward(*xs, **params)
-    g = _array(data.draw, np.shape(out))
+    op, xs, params, out, g = _draw_case(data, name)
     ts = [torch.tensor(np.asarray(x), requires_grad=True) for x in xs]
     t_out = _torch_forward(name, ts, params)
     np.testing.assert_allclose(out, t_out.detach().numpy(), rtol=1e-12, atol=1e-12)
