@@ -1,4 +1,6 @@
-# gradwalk in a container: the app on port 8000 (no browser; tests run with `make test`).
+# gradwalk in a container: the app on port 8000, short links in SQLite on the volume /data
+# (or in PostgreSQL with GRADWALK_DATABASE_URL; see docker-compose.yml). No browser inside:
+# the tests run with `make test`.
 FROM node:20-bookworm-slim AS page
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -14,7 +16,14 @@ COPY server ./server
 COPY templates ./templates
 COPY static ./static
 COPY --from=page /app/static/dist ./static/dist
-RUN pip install --no-cache-dir -e .
+RUN pip install --no-cache-dir -e . \
+ && mkdir -p /data && chown nobody:nogroup /data
+# The SQLite database (gradwalk.db, WAL files, migration lock) lives here; mount a volume.
+ENV GRADWALK_DATA_DIR=/data
+VOLUME /data
 EXPOSE 8000
 USER nobody
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["python", "-c", "import urllib.request as u; u.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]
+# More processes on a machine with more cores: add "--workers", "4" (they share the database).
 CMD ["gradwalk", "serve", "--host", "0.0.0.0", "--port", "8000"]

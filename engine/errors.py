@@ -9,7 +9,8 @@ class ProgramError(Exception):
     """A problem in the user's program, located in its text.
 
     `line` is 1-based, `col` 0-based (as Python's `ast` counts); `end_line`/`end_col` close the
-    range when known. `kind` is one of the kinds listed in docs/trace-format.md.
+    range when known. `kind` is one of the kinds listed in docs/trace-format.md. `hint` says
+    what to do about it, where there is something useful to say (else None).
     """
 
     kind: str
@@ -18,6 +19,7 @@ class ProgramError(Exception):
     col: int | None = None
     end_line: int | None = None
     end_col: int | None = None
+    hint: str | None = None
 
     def __str__(self) -> str:
         where = f"line {self.line}, column {self.col + 1}: " if self.line is not None else ""
@@ -25,4 +27,4 @@ class ProgramError(Exception):
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "message": self.message, "line": self.line, "col": self.col,
-                "end_line": self.end_line, "end_col": self.end_col}
+                "end_line": self.end_line, "end_col": self.end_col, "hint": self.hint}

@@ -3,8 +3,17 @@
 Node attributes: index, op, role, name, label, inputs, params, span, requires_grad.
 Edge attribute: args, the argument positions at which the source feeds the target (a list,
 because `a * a` feeds one consumer twice and a DiGraph holds one edge per pair).
+
+Memory: the graph must not sit in a reference cycle, so that a trace's graph (and every node's
+attribute dict) is freed by reference counting the moment the trace is dropped, not at the next
+full collection. networkx's edge and degree views (`g.edges`, `g.in_degree`, and the algorithms
+that use them) hold the graph and are cached on it, which makes a cycle; this module reads the
+graph only through `g.nodes`, `g.succ` and `g.pred`, whose views hold the dicts, not the graph.
+tests/engine/test_memory.py checks it.
 """
 from __future__ import annotations
+
+import heapq
 
 import networkx as nx
 
@@ -32,7 +41,7 @@ def build_graph(program: Program) -> nx.DiGraph:
         for arg, i in enumerate(n.inputs):
             src, dst = node_id(i), node_id(n.index)
             if g.has_edge(src, dst):
-                g.edges[src, dst]["args"].append(arg)
+                g.succ[src][dst]["args"].append(arg)
             else:
                 g.add_edge(src, dst, args=[arg])
     return g
@@ -41,9 +50,23 @@ def build_graph(program: Program) -> nx.DiGraph:
 def topological_order(g: nx.DiGraph) -> list[str]:
     """Inputs before consumers, ties broken by creation order so the walk follows the source.
 
-    Iterative (networkx's Kahn-style sort), so a chain of 100,000 nodes is fine.
+    Kahn's algorithm with a heap keyed by creation index (what networkx's
+    lexicographical_topological_sort does, without its cached degree view, which would put the
+    graph in a reference cycle). Iterative, so a chain of 100,000 nodes is fine.
     """
-    return list(nx.lexicographical_topological_sort(g, key=lambda n: g.nodes[n]["index"]))
+    index = g.nodes(data="index")
+    waiting = {n: len(preds) for n, preds in g.pred.items()}
+    ready = [(index[n], n) for n, k in waiting.items() if k == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, n = heapq.heappop(ready)
+        order.append(n)
+        for m in g.succ[n]:
+            waiting[m] -= 1
+            if waiting[m] == 0:
+                heapq.heappush(ready, (index[m], m))
+    return order
 
 
 def graph_json(g: nx.DiGraph, order: list[str], computed: dict[str, dict]) -> dict:

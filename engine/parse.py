@@ -8,15 +8,17 @@ FUNCTIONS. Every IR node keeps the source span it came from.
 from __future__ import annotations
 
 import ast
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from engine.errors import ProgramError
-from engine.syntax import (BINOPS, FUNCTIONS, MAX_DIMS, MAX_LABEL, RESERVED, OPERATORS,
-                           construct, depth, first_bad_char, first_long_number,
-                           is_const_call, is_literal, literal_value, longest_line, number,
-                           supported_operator, primed)
+from engine.source import Lines, clip
+from engine.syntax import (BINOPS, FUNCTIONS, MAX_DIMS, MAX_ELEMENTS, MAX_LABEL, MAX_NAME, OPERATORS,
+                           RESERVED, construct, depth, first_bad_char, first_long_number,
+                           is_const_call, is_literal, literal_value, number, primed,
+                           supported_operator)
 
 
 @dataclass
@@ -59,12 +61,40 @@ class Program:
 
 
 def parse(text: str) -> Program:
-    """Parse program text into IR. Raises ProgramError (with line and column) on bad input."""
+    """Parse program text into IR. Raises ProgramError (with line and column) on bad input.
+
+    Nothing here recurses on the program's shape: a left-associative chain
+    (`x + x + ... + x`, `a.T.T...`, `- - - a`) is walked with an explicit stack, so its length
+    is bounded only by what Python's own parser accepts (about 2,900 operators in a row on
+    Python 3.11, beyond which the error points at the longest chain).
+    """
     # Python's parser also ends lines at a lone \r; one convention keeps lines and columns in
     # step with the page's textarea, which normalizes to \n too.
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = Lines(text)
+    tree = _python_ast(text, lines)
+    builder = _Builder(lines, tree)
     try:
-        tree = ast.parse(text, mode="exec")
+        for stmt in tree.body:
+            builder.statement(stmt)
+    except RecursionError:   # a safety net: no walk here recurses on the program's shape
+        raise ProgramError("too_large", "expression nested too deeply", *builder.current) from None
+    if not builder.nodes:
+        raise ProgramError("empty", "the program assigns nothing: write e.g. `a = 1.0`", 1, 0)
+    return Program(builder.nodes, builder.names, builder.leaves, builder.last)
+
+
+# CPython 3.11's ast module keeps its recursion counter in interpreter-wide state, so two threads
+# in ast.parse at once can fail with "SystemError: AST constructor recursion depth mismatch"
+# (seen with the server's worker threads): one parse at a time.
+_AST_LOCK = threading.Lock()
+
+
+def _python_ast(text: str, lines: Lines) -> ast.Module:
+    """Python's own parse of the text (exec mode), its refusals as located ProgramErrors."""
+    try:
+        with _AST_LOCK:
+            return ast.parse(text, mode="exec")
     except SyntaxError as e:
         if "digits" in str(e.msg):   # an integer literal of thousands of digits
             raise ProgramError("bad_argument", "a number has too many digits (more than "
@@ -80,31 +110,27 @@ def parse(text: str) -> Program:
     except UnicodeError:
         raise ProgramError("syntax", "the program contains an invalid character (a lone "
                            "surrogate)", *first_bad_char(text)) from None
-    except (MemoryError, RecursionError):   # absurd nesting or a huge one-line expression
-        raise ProgramError("too_large", "an expression is nested too deeply or is too long for "
-                           "the parser; split it over several lines", *longest_line(text)) from None
+    except (MemoryError, RecursionError):
+        # Python's parser (MemoryError: its stack) or its conversion to `ast` objects
+        # (RecursionError: depth over 3 x sys.getrecursionlimit()) gave up on an expression
+        # a few thousand operators deep, without a location.
+        raise ProgramError(
+            "too_large", "this expression is too long for Python's parser (it takes about "
+            "2,900 operators in a row); split it over several lines", *lines.busiest_line(),
+            hint="e.g. s1 = x + x + ... + x, then s2 = s1 + x + ... + x") from None
     except ValueError as e:   # null bytes
         raise ProgramError("syntax", f"cannot parse the program: {e}", *first_bad_char(text))
-    builder = _Builder(text)
-    try:
-        for stmt in tree.body:
-            builder.statement(stmt)
-    except RecursionError:
-        raise ProgramError("too_large", "expression nested too deeply", *builder.current) from None
-    if not builder.nodes:
-        raise ProgramError("empty", "the program assigns nothing: write e.g. `a = 1.0`", 1, 0)
-    return Program(builder.nodes, builder.names, builder.leaves, builder.last)
 
 
 class _Builder:
     """Walks the whitelisted ast and appends IR nodes."""
 
-    def __init__(self, text: str):
-        self.lines = text.split("\n")
+    def __init__(self, lines: Lines, tree: ast.Module):
+        self.text = lines
+        self.tree = tree
         self.nodes: list[IRNode] = []
         self.names: dict[str, int] = {}
         self.leaves: dict[str, int] = {}
-        self.assigned_later: set[str] = set()
         self.times_assigned: dict[str, int] = {}
         self.last = ""
         self.current = (1, 0)
@@ -113,39 +139,80 @@ class _Builder:
 
     # ---- locations ---------------------------------------------------------------------------
     def span(self, node: ast.AST) -> Span:
-        return Span(node.lineno, self._char_col(node.lineno, node.col_offset),
-                    node.end_lineno, self._char_col(node.end_lineno, node.end_col_offset))
+        return Span(node.lineno, self.text.char_col(node.lineno, node.col_offset),
+                    node.end_lineno, self.text.char_col(node.end_lineno, node.end_col_offset))
 
-    def _char_col(self, line: int, byte_col: int) -> int:
-        """ast counts columns in UTF-8 bytes; the page counts characters."""
-        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        if text.isascii():
-            return byte_col
-        return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
-
-    def error(self, kind: str, message: str, node: ast.AST) -> ProgramError:
+    def error(self, kind: str, message: str, node: ast.AST, hint: str | None = None
+              ) -> ProgramError:
         s = self.span(node)
-        return ProgramError(kind, message, s.line, s.col, s.end_line, s.end_col)
+        return ProgramError(kind, message, s.line, s.col, s.end_line, s.end_col, hint=hint)
 
-    def source(self, span: Span) -> str | None:
-        if span.line != span.end_line:
-            return None
-        return self.lines[span.line - 1][span.col:span.end_col]
+    def identifier(self, name: str, node: ast.AST, span: Span | None = None) -> None:
+        """Refuse a name Python reserves for its machinery (two leading underscores:
+        `__builtins__`, `__import__`, `__class__`) and a name over MAX_NAME characters, at
+        `span` (default: the node's)."""
+        problem = None
+        if name.startswith("__"):
+            kind, problem = "reserved_name", (
+                f"`{clip(name)}` is reserved: names that start with two underscores belong to "
+                "Python's machinery")
+        elif len(name) > MAX_NAME:
+            kind, problem = "name_too_long", (
+                f"the name `{clip(name)}` has {len(name):,} characters; the limit is {MAX_NAME}")
+        if problem:
+            s = span or self.span(node)
+            raise ProgramError(kind, problem, s.line, s.col, s.end_line, s.end_col)
+
+    def leading_span(self, node: ast.AST, length: int) -> Span:
+        """The first `length` characters of a node: the name in `name=value` or `name: type`."""
+        s = self.span(node)
+        return Span(s.line, s.col, s.line, s.col + length)
+
+    def attribute_span(self, node: ast.Attribute) -> Span:
+        """The span of the attribute's name (`x` in `a.x`), which ends where the node ends."""
+        s = self.span(node)
+        return Span(s.end_line, max(s.end_col - len(node.attr), 0), s.end_line, s.end_col)
+
+    def first_bad_name(self, stmt: ast.stmt) -> ProgramError | None:
+        """The first (by position) reserved or over-long name anywhere in a statement: names,
+        attributes, keyword arguments, parameters, imports, definitions. Looked for only when
+        the statement was rejected, so `__import__` is reported as reserved wherever it hides
+        (in a lambda, an import, `const(...)`), at no cost to a good program."""
+        found = []
+        for node in ast.walk(stmt):
+            for name, span in _names_in(node, self):
+                try:
+                    self.identifier(name, node, span)
+                except ProgramError as e:
+                    found.append(e)
+        return min(found, key=lambda e: (e.line, e.col), default=None)
 
     # ---- statements --------------------------------------------------------------------------
     def statement(self, stmt: ast.stmt) -> None:
-        self.current = (stmt.lineno, stmt.col_offset)
+        """One `name = expression` line; a rejected line reports its first bad name, if any."""
+        try:
+            self.assignment(stmt)
+        except ProgramError:
+            bad = self.first_bad_name(stmt)
+            if bad is not None:
+                raise bad from None
+            raise
+
+    def assignment(self, stmt: ast.stmt) -> None:
+        self.current = (stmt.lineno, self.text.char_col(stmt.lineno, stmt.col_offset))
         if stmt.lineno == self.last_line:
             raise self.error("unsupported", "one statement per line, please", stmt)
         self.last_line = stmt.end_lineno
         if not isinstance(stmt, ast.Assign):
+            decorators = getattr(stmt, "decorator_list", None)   # point at the first line
             raise self.error("unsupported", f"{construct(stmt)} is not supported; "
-                             "write `name = expression`", stmt)
+                             "write `name = expression`", decorators[0] if decorators else stmt)
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
             raise self.error("unsupported", "assign to exactly one name, as in `x = 1.0`",
                              stmt.targets[-1] if len(stmt.targets) == 1 else stmt)
         target = stmt.targets[0]
         name = target.id
+        self.identifier(name, target)
         if name in RESERVED:
             raise self.error("unsupported", f"`{name}` is a built-in function and cannot be "
                              "assigned", target)
@@ -169,28 +236,55 @@ class _Builder:
             self.leaves[name] = index
 
     # ---- expressions -------------------------------------------------------------------------
-    def expression(self, node: ast.expr, name: str | None = None) -> int:
-        """Append the nodes of an expression; returns the index of its result."""
+    def expression(self, root: ast.expr, name: str | None = None) -> int:
+        """Append the nodes of an expression, inputs before consumers and left before right;
+        returns the index of its result.
+
+        Iterative: `visit` either finishes a node (an index) or names its operands and how to
+        combine them; operands are walked from an explicit stack, so a chain of any length is
+        fine. Errors come in the same order a left-to-right recursive walk would give them.
+        """
+        done: list[int] = []   # indices of finished operands, a value stack
+        todo: list = [(root, name)]
+        while todo:
+            item = todo.pop()
+            if callable(item[0]):   # (combine, arity): all operands are on `done`
+                combine, arity = item
+                operands = done[len(done) - arity:]
+                del done[len(done) - arity:]
+                done.append(combine(operands))
+                continue
+            result = self.visit(*item)
+            if isinstance(result, int):
+                done.append(result)
+                continue
+            operands, combine = result
+            todo.append((combine, len(operands)))
+            todo.extend(reversed(operands))
+        return done[0]
+
+    def visit(self, node: ast.expr, name: str | None):
+        """An index, or ([(operand, its name), ...], combine(operand indices) -> index)."""
         if isinstance(node, ast.Name):
-            return self.lookup(node) if name is None else self.alias(node, name)
-        if is_literal(node):
-            return self.constant(node)
+            return self.lookup(node)   # `y = x` makes no new value: y refers to x's node
         if isinstance(node, (ast.BinOp, ast.UnaryOp)) and not supported_operator(node.op):
             raise self.error("unsupported", f"the operator {OPERATORS.get(type(node.op), '?')} "
                              "is not supported; the operators are + - * / ** @", node)
-        if isinstance(node, ast.BinOp) and type(node.op) in BINOPS:
-            args = [self.expression(node.left), self.expression(node.right)]
-            return self.add(BINOPS[type(node.op)], "op", args, self.span(node), name)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            operand = self.expression(node.operand, name if isinstance(node.op, ast.UAdd) else None)
-            if isinstance(node.op, ast.UAdd):
-                return operand
-            return self.add("neg", "op", [operand], self.span(node), name)
+        if isinstance(node, ast.UnaryOp):
+            return self.unary(node, name)
+        if is_literal(node):
+            return self.constant(node)
+        if isinstance(node, ast.BinOp):
+            op, span = BINOPS[type(node.op)], self.span(node)
+            return [(node.left, None), (node.right, None)], \
+                lambda args: self.add(op, "op", args, span, name)
         if isinstance(node, ast.Attribute):
+            self.identifier(node.attr, node, self.attribute_span(node))
             if node.attr != "T":
-                raise self.error("unsupported", f"attribute access `.{node.attr}` is not "
+                raise self.error("unsupported", f"attribute access `.{clip(node.attr)}` is not "
                                  "supported (only `.T`)", node)
-            return self.add("transpose", "op", [self.expression(node.value)], self.span(node), name)
+            span = self.span(node)
+            return [(node.value, None)], lambda args: self.add("transpose", "op", args, span, name)
         if isinstance(node, ast.Call):
             return self.call(node, name)
         if isinstance(node, ast.List):
@@ -199,39 +293,62 @@ class _Builder:
                              "[[1.0, 2.0], [3.0, 4.0]]", node)
         if isinstance(node, ast.Constant):
             raise self.error("unsupported", f"{type(node.value).__name__} constant "
-                             f"{node.value!r} is not supported; use numbers", node)
+                             f"{clip(repr(node.value))} is not supported; use numbers", node)
         raise self.error("unsupported", f"{construct(node)} is not supported", node)
 
-    def alias(self, node: ast.Name, name: str) -> int:
-        """`y = x` makes no new value; the name now refers to x's node."""
-        return self.lookup(node)
+    def unary(self, node: ast.UnaryOp, name: str | None):
+        """A run of unary + and - taken in one step (a signed number is one constant), so
+        `- - - ... a` costs its length, not its length squared."""
+        run, inner = [], node
+        while isinstance(inner, ast.UnaryOp):
+            if not supported_operator(inner.op):
+                raise self.error("unsupported", f"the operator "
+                                 f"{OPERATORS.get(type(inner.op), '?')} is not supported; the "
+                                 "operators are + - * / ** @", inner)
+            run.append(inner)
+            inner = inner.operand
+        if number(inner) is not None:
+            return self.constant(node)
+        # the name goes to the outermost minus (`b = +-a`); `b = +a` is b referring to a
+        named = next((k for k, u in enumerate(run) if isinstance(u.op, ast.USub)), None)
+
+        def combine(args: list[int]) -> int:
+            index = args[0]
+            for k in reversed(range(len(run))):
+                if isinstance(run[k].op, ast.USub):
+                    index = self.add("neg", "op", [index], self.span(run[k]),
+                                     name if k == named else None)
+            return index
+        return [(inner, name if named is None else None)], combine
 
     def lookup(self, node: ast.Name) -> int:
+        self.identifier(node.id, node)
         if node.id in self.names:
             return self.names[node.id]
         if node.id in RESERVED:
             raise self.error("unsupported", f"`{node.id}` is a function: call it, as in "
                              f"`{node.id}(x)`", node)
-        if node.id in self._targets(node):
+        if node.id in self._targets():
             raise self.error("used_before_assignment", f"`{node.id}` is used before it is "
                              "assigned", node)
         raise self.error("unknown_name", f"unknown name `{node.id}`", node)
 
-    def _targets(self, node: ast.AST) -> set[str]:
-        """Every name the program assigns anywhere (computed on the first unknown name)."""
+    def _targets(self) -> set[str]:
+        """Every name the program assigns (computed on the first unknown name)."""
         if self.all_targets is None:
-            tree = ast.parse("\n".join(self.lines))
-            self.all_targets = {t.id for s in ast.walk(tree) if isinstance(s, ast.Assign)
+            self.all_targets = {t.id for s in self.tree.body if isinstance(s, ast.Assign)
                                 for t in s.targets if isinstance(t, ast.Name)}
         return self.all_targets
 
-    def call(self, node: ast.Call, name: str | None) -> int:
+    def call(self, node: ast.Call, name: str | None):
         func = node.func
         if isinstance(func, ast.Attribute):
-            raise self.error("unsupported", f"calling a method (`.{func.attr}()`) is not "
+            self.identifier(func.attr, func, self.attribute_span(func))
+            raise self.error("unsupported", f"calling a method (`.{clip(func.attr)}()`) is not "
                              "supported; only the functions and `.T` are", func)
         if not isinstance(func, ast.Name):
             raise self.error("unsupported", f"calling {construct(func)} is not supported", func)
+        self.identifier(func.id, func)
         if func.id == "const":
             if len(node.args) != 1 or node.keywords or not is_literal(node.args[0]):
                 raise self.error("bad_argument", "const takes one literal, as in "
@@ -242,8 +359,9 @@ class _Builder:
                              + ", ".join(sorted(FUNCTIONS)) + ", const", func)
         op, allowed = FUNCTIONS[func.id]
         args, params = self.arguments(node, func.id, allowed)
-        inputs = [self.expression(a) for a in args]
-        return self.add(op, "op", inputs, self.span(node), name, params=params)
+        span = self.span(node)
+        return [(a, None) for a in args], \
+            lambda inputs: self.add(op, "op", inputs, span, name, params=params)
 
     def arguments(self, node: ast.Call, fname: str, allowed: tuple[str, ...]):
         """Split a call's arguments into value inputs and keyword parameters."""
@@ -251,6 +369,8 @@ class _Builder:
         params: dict = {}
         if any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in node.keywords):
             raise self.error("unsupported", "* and ** arguments are not supported", node)
+        for kw in node.keywords:
+            self.identifier(kw.arg, kw, self.leading_span(kw, len(kw.arg)))
         if fname == "cross_entropy":
             if len(args) != 2 or node.keywords:
                 raise self.error("bad_argument", "cross_entropy takes (logits, class_index)", node)
@@ -262,7 +382,8 @@ class _Builder:
                              node)
         for kw in node.keywords:
             if kw.arg not in allowed or kw.arg in params:
-                raise self.error("bad_argument", f"{fname} has no parameter `{kw.arg}`", kw)
+                raise ProgramError("bad_argument", f"{fname} has no parameter `{kw.arg}`",
+                                   **self.leading_span(kw, len(kw.arg)).to_dict())
             params[kw.arg] = self.axis(kw.value) if kw.arg == "axis" else self.approximate(kw.value)
         return args, params
 
@@ -272,6 +393,9 @@ class _Builder:
             return None
         if not isinstance(value, int) or isinstance(value, bool):
             raise self.error("bad_argument", "axis must be an integer or None", node)
+        if abs(value) > MAX_DIMS:   # no value has more axes; and a 4,000-digit axis stays out
+            raise self.error("bad_argument", f"axis must be between -{MAX_DIMS} and {MAX_DIMS}",
+                             node)
         return value
 
     def approximate(self, node: ast.expr) -> str:
@@ -284,11 +408,16 @@ class _Builder:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise self.error("bad_argument", "the class index must be a non-negative integer",
                              node)
+        if value > MAX_CLASS_INDEX:
+            raise self.error("bad_argument", "the class index is larger than any tensor", node)
         return value
 
     def constant(self, node: ast.expr, outer: ast.expr | None = None) -> int:
+        """A number or literal inside an expression; its label is its source text, clipped
+        (a float literal may have a million digits)."""
         span = self.span(outer or node)
-        label = self.source(span) or "const"
+        label = self.text.clipped(span.line, span.col, span.end_line, span.end_col,
+                                  MAX_LABEL) or "const"
         return self.add("const", "const", [], span, None, label=label, literal=self.literal(node))
 
     def literal(self, node: ast.expr) -> np.ndarray:
@@ -320,10 +449,28 @@ class _Builder:
         return index
 
     def label(self, name: str | None, span: Span, op: str) -> str:
-        """A name with one prime per earlier assignment, else the (short) source text."""
+        """A name with one prime per earlier assignment, else the source text, clipped to
+        MAX_LABEL characters (so a label costs the same on a line of any length)."""
         if name is not None:
             return primed(name, self.times_assigned.get(name, 0))
-        text = self.source(span)
-        if text is None:
-            return op
-        return text if len(text) <= MAX_LABEL else text[:MAX_LABEL - 1].rstrip() + "…"
+        return self.text.clipped(span.line, span.col, span.end_line, span.end_col,
+                                 MAX_LABEL) or op
+
+
+def _names_in(node: ast.AST, builder: _Builder):
+    """(identifier, its span or None for the node's own) for each name a node carries."""
+    if isinstance(node, ast.Name):
+        yield node.id, None
+    elif isinstance(node, ast.Attribute):
+        yield node.attr, builder.attribute_span(node)
+    elif isinstance(node, (ast.keyword, ast.arg)) and getattr(node, "arg", None):
+        yield node.arg, builder.leading_span(node, len(node.arg))
+    elif isinstance(node, ast.alias):
+        for part in [*node.name.split("."), node.asname or ""]:
+            if part:
+                yield part, None
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield node.name, None
+    elif isinstance(node, (ast.Global, ast.Nonlocal)):
+        for name in node.names:
+            yield name, None

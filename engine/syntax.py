@@ -15,7 +15,9 @@ FUNCTIONS.update(sum=("sum", ("axis",)), mean=("mean", ("axis",)),
                  gelu=("gelu", ("approximate",)), cross_entropy=("cross_entropy", ()))
 RESERVED = set(FUNCTIONS) | {"const"}
 MAX_DIMS = 32
-MAX_LABEL = 24
+MAX_CLASS_INDEX = 2**31   # beyond any tensor: a value of 2**31 elements is refused
+MAX_LABEL = 24    # characters of source text an unnamed intermediate's label shows
+MAX_NAME = 64     # characters in a name (an identifier); a name is repeated in many events
 
 # what to call a construct in an error message
 CONSTRUCTS = {
@@ -32,6 +34,7 @@ CONSTRUCTS = {
     ast.AnnAssign: "an annotated assignment", ast.Delete: "del", ast.Return: "return",
     ast.Try: "a try statement", ast.Global: "global", ast.Expr: "a bare expression "
     "(assign it to a name)", ast.Raise: "raise", ast.Assert: "assert", ast.Pass: "pass",
+    ast.Call: "the result of a call",
 }
 
 
@@ -42,12 +45,6 @@ def first_long_number(text: str) -> tuple[int, int, int, int]:
         if m:
             return i, m.start(), i, m.end()
     return 1, 0, 1, 0
-
-
-def longest_line(text: str) -> tuple[int, int]:
-    """Where to point when the parser gives up without a location: the longest line."""
-    lines = text.split("\n")
-    return max(range(len(lines)), key=lambda i: len(lines[i])) + 1, 0
 
 
 def first_bad_char(text: str) -> tuple[int, int]:
@@ -84,13 +81,15 @@ def construct(node: ast.AST) -> str:
 
 
 def number(node: ast.expr):
-    """The number a literal node holds (with unary minus), or None."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        inner = number(node.operand)
-        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+    """The number a literal node holds (with its unary signs), or None. Iterative: a run of
+    thousands of signs is fine."""
+    negative = False
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        negative ^= isinstance(node.op, ast.USub)
+        node = node.operand
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
             and not isinstance(node.value, bool):
-        return node.value
+        return -node.value if negative else node.value
     return None
 
 

@@ -1,63 +1,233 @@
-"""The `gradwalk` command: `gradwalk serve` and `gradwalk trace FILE|-`."""
+"""The `gradwalk` command: `gradwalk serve`, `gradwalk trace FILE|-`, `gradwalk export FILE|-`.
+
+Every failure prints one line to stderr and exits with a code from EXIT_CODES; never a
+traceback. The engine and the server are imported inside main(), so a Ctrl-C while they load is
+an interruption like any other (and a one-line program does not pay for the server's imports).
+"""
 from __future__ import annotations
 
 import argparse
+import copy
+import io
 import json
+import os
 import sys
 
-from engine.errors import ProgramError
-from engine.trace.table import render_table
-from server.settings import get_settings
-from server.tracing import trace_body
+EXIT_CODES = """exit codes:
+  0    success
+  1    the program was refused (an error with its line and column, or a limit)
+  2    usage error, or the input cannot be read (no such file, not UTF-8, stdin closed)
+  3    an internal error of gradwalk (please report it)
+  4    the output cannot be written (stdout closed, a broken pipe as in `| head`, -o fails)
+  130  interrupted (Ctrl-C)"""
+
+
+class InputError(Exception):
+    """The program's file or stdin cannot be read (exit 2)."""
+
+
+class OutputClosed(Exception):
+    """stdout is closed (exit 4)."""
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gradwalk", description="Step through backprop.")
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        _say("interrupted")
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        _say("the output was closed before all of it was written (broken pipe)")
+        return 4
+    except OutputClosed:
+        _say("cannot write the output: stdout is closed")
+        return 4
+
+
+def _main(argv: list[str] | None) -> int:
+    from server.exports import FORMATS
+
+    parser = argparse.ArgumentParser(prog="gradwalk", description="Step through backprop.",
+                                     epilog=EXIT_CODES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the web app")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    trace = sub.add_parser("trace", help="trace a program file ('-' reads stdin)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="server processes sharing the port and the link database (default 1)")
+    trace = sub.add_parser("trace", help="trace a program file ('-' reads stdin)",
+                           epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     trace.add_argument("file")
     trace.add_argument("--format", choices=("json", "table"), default="json")
     trace.add_argument("--output", default=None, help="the name to differentiate")
+    export = sub.add_parser("export", help="a file of a program's walk ('-' reads stdin)")
+    export.add_argument("file")
+    export.add_argument("--format", choices=tuple(FORMATS), required=True,
+                        help="html: standalone page; md, tex: backward table; json: trace")
+    export.add_argument("-o", dest="out", default="-", help="the file to write (default stdout)")
+    export.add_argument("--output", default=None, help="the name to differentiate")
     args = parser.parse_args(argv)
     if args.command == "serve":
-        return _serve(args.host, args.port)
+        return _serve(args.host, args.port, args.workers)
+    if args.command == "export":
+        return _export(args.file, args.format, args.output, args.out)
     return _trace(args.file, args.format, args.output)
 
 
-def _serve(host: str, port: int) -> int:
+# ---- serve ---------------------------------------------------------------------------------
+def _serve(host: str, port: int, workers: int = 1) -> int:
+    """Run uvicorn; workers > 1 starts that many processes (each builds its own app with the
+    factory), so traces use several cores; they share short links through the database.
+
+    On SIGTERM, open connections get shutdown_timeout_seconds to finish, then are closed."""
     import uvicorn
 
+    from server.settings import get_settings
+
+    if workers < 1:
+        print("gradwalk: --workers must be at least 1", file=sys.stderr)
+        return 2
     print(f"gradwalk: open http://{host}:{port}/", flush=True)
-    uvicorn.run("server.main:create_app", factory=True, host=host, port=port)
+    uvicorn.run("server.main:create_app", factory=True, host=host, port=port, workers=workers,
+                timeout_graceful_shutdown=get_settings().shutdown_timeout_seconds,
+                log_config=_log_config())
     return 0
 
 
+def _log_config() -> dict:
+    """uvicorn's logging, plus the `gradwalk` logger (our errors, with their tracebacks) on the
+    same handler; without it that logger has no handler under uvicorn."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["loggers"]["gradwalk"] = {"handlers": ["default"], "level": "INFO",
+                                     "propagate": False}
+    return config
+
+
+# ---- trace and export ----------------------------------------------------------------------
 def _trace(path: str, fmt: str, output: str | None) -> int:
+    from engine.errors import ProgramError
+    from server import tracing
+    from server.settings import get_settings
+
     try:
-        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
-    except (OSError, UnicodeDecodeError) as e:
-        print(f"gradwalk: cannot read {path}: {e}", file=sys.stderr)
+        text = _read(path, get_settings().max_program_chars)
+    except InputError as e:
+        _say(f"cannot read {path}: {e}")
         return 2
     try:
-        body = trace_body(text, output, get_settings())
+        body = tracing.trace_body(text, output, get_settings())
     except ProgramError as e:
-        print(f"gradwalk: {path}: {e}", file=sys.stderr)
+        _say(_program_error(path, e))
         if fmt == "json":
-            print(json.dumps({"error": e.to_dict()}, separators=(",", ":")))
+            _write_stdout(json.dumps({"error": e.to_dict()}, separators=(",", ":")).encode()
+                          + b"\n")
         return 1
     except Exception as e:   # noqa: BLE001 - a bug of ours: one line, not a traceback
-        print(f"gradwalk: internal error ({type(e).__name__}: {e}); please report it",
-              file=sys.stderr)
+        _say(f"internal error ({type(e).__name__}: {e}); please report it")
         return 3
     if fmt == "json":
-        sys.stdout.buffer.write(body)
-        sys.stdout.buffer.write(b"\n")
+        _write_stdout(body + b"\n")
     else:
-        sys.stdout.write(render_table(json.loads(body)))
+        from engine.trace.table import render_table
+
+        _write_stdout(render_table(json.loads(body)).encode())
     return 0
+
+
+def _export(path: str, fmt: str, output: str | None, out: str) -> int:
+    """`gradwalk export`: exit 0, 1 (program error), 2 (cannot read, missing asset), 3 (ours),
+    4 (cannot write)."""
+    from engine.errors import ProgramError
+    from server.export_html import MissingAsset
+    from server.exports import export
+    from server.settings import get_settings
+
+    try:
+        text = _read(path, get_settings().max_program_chars)
+    except InputError as e:
+        _say(f"cannot read {path}: {e}")
+        return 2
+    try:
+        data = export(fmt, text, output, get_settings())
+    except ProgramError as e:
+        _say(_program_error(path, e))
+        return 1
+    except MissingAsset as e:
+        _say(str(e))
+        return 2
+    except Exception as e:   # noqa: BLE001 - a bug of ours: one line, not a traceback
+        _say(f"internal error ({type(e).__name__}: {e}); please report it")
+        return 3
+    if fmt == "json":
+        data += b"\n"
+    if out == "-":
+        _write_stdout(data)
+        return 0
+    try:
+        with open(out, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        _say(f"cannot write {out}: {e}")
+        return 4
+    return 0
+
+
+def _read(path: str, limit: int) -> str:
+    """At most limit + 1 characters of the file ('-': stdin), as UTF-8, line ends kept as they
+    are (the same text the API would get). One character more than the limit is enough to
+    refuse a program as too large, so a huge or endless input is never read whole.
+    Raises InputError."""
+    try:
+        if path == "-":
+            if sys.stdin is None:
+                raise InputError("stdin is closed")
+            stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline="")
+            try:
+                return stdin.read(limit + 1)
+            finally:
+                stdin.detach()   # leave sys.stdin open
+        with open(path, encoding="utf-8", newline="") as f:
+            return f.read(limit + 1)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise InputError(str(e)) from None
+
+
+def _program_error(path: str, e) -> str:
+    hint = f" ({e.hint})" if e.hint else ""
+    return f"{path}: {e}{hint}"
+
+
+# ---- output ----------------------------------------------------------------------------------
+def _write_stdout(data: bytes) -> None:
+    """Write and flush, so a broken pipe is raised here (and handled in main), not at exit."""
+    if sys.stdout is None:
+        raise OutputClosed()
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+def _say(message: str) -> None:
+    """One line on stderr (if there is a stderr)."""
+    if sys.stderr is not None:
+        try:
+            print(f"gradwalk: {message}", file=sys.stderr, flush=True)
+        except OSError:
+            pass
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so Python's flush at exit does not raise the broken pipe again
+    (the recipe of the `signal` module's documentation)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, AttributeError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

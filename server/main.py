@@ -5,67 +5,108 @@ import logging
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from engine.errors import ProgramError
-from server.routers import pages, traces
+from server.body import HINTS, BodyLimit
+from server.errors import BUSY, INTERNAL, ErrorResponse, error_dict, error_response
+from server.head import HeadAsGet
+from server.routers import exports, links, pages, traces
 from server.routers.pages import ROOT
-from server.tracing import INTERNAL, ServerBusy
+from server.routers.traces import UnsupportedBody
+from server.settings import get_settings
+from server.slots import TraceSlots
+from server.tracing import ServerBusy
 
 log = logging.getLogger("gradwalk")
 
 # The page loads only its own files: nothing from a CDN, no inline script.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'")
+# Embeds (/embed, /embed/s/{id}) go into any site's slides; every other page only into ours.
 
 
-def _error(status: int, kind: str, message: str, line=None, col=None) -> JSONResponse:
-    return JSONResponse({"error": {"kind": kind, "message": message, "line": line, "col": col,
-                                   "end_line": None, "end_col": None}}, status_code=status)
+def frame_ancestors(path: str) -> str:
+    """The CSP frame-ancestors directive for a request path."""
+    embed = path == "/embed" or path.startswith("/embed/")
+    return "frame-ancestors *" if embed else "frame-ancestors 'self'"
+
+
+# Starlette's own HTTP errors and ours (server/body.py) by status: (kind, hint).
+HTTP_KINDS = {404: ("not_found", None), 405: ("method_not_allowed", None),
+              408: ("request_timeout", HINTS[408]), 413: ("too_large", HINTS[413])}
+
+
+def _error(status: int, kind: str, message: str, hint: str | None = None,
+           headers: dict | None = None) -> ErrorResponse:
+    return error_response(status, error_dict(kind, message, hint), headers)
+
+
+def _where(error: dict) -> str:
+    """A pydantic error's location in the body (`output`, `program`), or '' for the body."""
+    return ".".join(str(p) for p in error.get("loc", ()) if p != "body")
 
 
 def create_app() -> FastAPI:
+    # No /docs or /redoc: they load scripts from a CDN that our CSP blocks (the schema stays at
+    # /openapi.json). No slash redirects: they echo the Host header into Location.
     app = FastAPI(title="gradwalk", version="0.1.0",
-                  description="Step through forward and reverse-mode passes of a small program.")
+                  description="Step through forward and reverse-mode passes of a small program.",
+                  docs_url=None, redoc_url=None, redirect_slashes=False,
+                  lifespan=links.lifespan)
     app.include_router(pages.router)
     app.include_router(traces.router)
+    app.include_router(links.router)
+    app.include_router(exports.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    app.state.trace_slots = TraceSlots(get_settings().max_concurrent_traces)
+    app.add_middleware(BodyLimit)
 
+    # The handlers are `async def` so that an error answer never waits for a worker thread.
     @app.exception_handler(ProgramError)
-    def program_error(request: Request, exc: ProgramError) -> JSONResponse:
-        return JSONResponse({"error": exc.to_dict()}, status_code=422)
+    async def program_error(request: Request, exc: ProgramError) -> ErrorResponse:
+        return error_response(422, exc.to_dict())
 
     @app.exception_handler(RequestValidationError)
-    def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def bad_request(request: Request, exc: RequestValidationError) -> ErrorResponse:
         first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        return _error(422, "bad_request", f"{where}: {first.get('msg', 'invalid request')}")
+        where, msg = _where(first), first.get("msg", "invalid request")
+        hint = (f"remove `{where}`: the body takes only the documented fields"
+                if first.get("type") == "extra_forbidden" else None)
+        return _error(422, "bad_request", f"{where}: {msg}" if where else msg, hint)
+
+    @app.exception_handler(UnsupportedBody)
+    async def unsupported_body(request: Request, exc: UnsupportedBody) -> ErrorResponse:
+        return _error(415, "bad_request", UnsupportedBody.message)
 
     @app.exception_handler(ServerBusy)
-    def busy(request: Request, exc: ServerBusy) -> JSONResponse:
-        return _error(503, "busy", ServerBusy.message)
+    async def busy(request: Request, exc: ServerBusy) -> ErrorResponse:
+        return error_response(503, BUSY, headers={"Retry-After": "5"})
 
     @app.exception_handler(HTTPException)
-    def http_error(request: Request, exc: HTTPException) -> JSONResponse:
-        # Starlette's own errors (a body that is not UTF-8, a 404, a 405) in the same shape.
-        kind = {404: "not_found", 405: "method_not_allowed"}.get(
-            exc.status_code, "bad_request" if exc.status_code < 500 else "internal")
-        return _error(exc.status_code, kind, str(exc.detail))
+    async def http_error(request: Request, exc: HTTPException) -> ErrorResponse:
+        # Starlette's own errors (a body that is not UTF-8, a 404, a 405) and the body limits
+        # (413, 408) in the same shape; a 408 or 413 keeps its Connection: close.
+        kind, hint = HTTP_KINDS.get(
+            exc.status_code, ("bad_request" if exc.status_code < 500 else "internal", None))
+        return _error(exc.status_code, kind, str(exc.detail), hint, exc.headers)
 
     @app.exception_handler(Exception)
-    def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        # A bug of ours must not become a bare 500 page; log it and say so plainly.
-        log.exception("unexpected error")
-        return JSONResponse({"error": INTERNAL}, status_code=500)
+    async def unexpected(request: Request, exc: Exception) -> ErrorResponse:
+        # A bug of ours must not become a bare 500 page; log it with its traceback (the handler
+        # runs outside the `except`, so exc_info must be passed) and say so plainly.
+        log.error("unexpected error in %s %s", request.method, request.url.path, exc_info=exc)
+        return error_response(500, INTERNAL)
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next):
         response = await call_next(request)
-        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("Content-Security-Policy",
+                                    f"{CSP}; {frame_ancestors(request.url.path)}")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         return response
 
+    app.add_middleware(HeadAsGet)   # outermost: the body limits and headers see a GET
     return app

@@ -1,86 +1,110 @@
-"""Engine calls shared by the HTTP routes and the CLI, with the settings applied."""
+"""Engine calls shared by the HTTP routes and the CLI, with the settings applied.
+
+Everything here is synchronous and CPU-bound: the routes run it in worker threads
+(server/slots.py), the CLI calls it directly.
+"""
 from __future__ import annotations
 
-import contextlib
-import functools
 import json
 import logging
-import threading
-from typing import Iterator
+from typing import Callable
+
+from fastapi.sse import format_sse_event
 
 from engine.errors import ProgramError
+from engine.parse import Program, parse
 from engine.trace.events import TRACE_VERSION
-from engine.trace.runner import Limits, Tracer, trace_json
+from engine.trace.runner import Limits, Tracer, gc_paused, trace_json
+from server.errors import INTERNAL
 from server.settings import Settings
 
 log = logging.getLogger("gradwalk")
-INTERNAL = {"kind": "internal", "message": "gradwalk hit an internal error; please report it",
-            "line": None, "col": None, "end_line": None, "end_col": None}
+
+CHUNK_BYTES = 64 * 1024   # the stream is sent in pieces of about this size (bytes)
 
 
 class ServerBusy(Exception):
     """Every trace slot stayed taken for busy_timeout_seconds."""
 
-    message = "the server is busy tracing other programs; try again in a moment"
-
-
-@functools.lru_cache
-def _slots(count: int) -> threading.BoundedSemaphore:
-    return threading.BoundedSemaphore(count)
-
-
-@contextlib.contextmanager
-def trace_slot(settings: Settings):
-    """Hold one of max_concurrent_traces slots while tracing. Raises ServerBusy."""
-    slots = _slots(settings.max_concurrent_traces)
-    if not slots.acquire(timeout=settings.busy_timeout_seconds):
-        raise ServerBusy()
-    try:
-        yield
-    finally:
-        slots.release()
-
 
 def limits(settings: Settings) -> Limits:
     return Limits(inline=settings.max_inline_elements, max_elements=settings.max_elements,
                   max_nodes=settings.max_nodes, max_total_elements=settings.max_total_elements,
-                  max_flops=settings.max_flops)
+                  max_flops=settings.max_flops,
+                  max_response_bytes=settings.max_response_bytes)
 
 
 def check_size(program: str, settings: Settings) -> None:
     """Raises ProgramError("too_large") for a program longer than the setting allows."""
     if len(program) > settings.max_program_chars:
-        raise ProgramError("too_large", f"the program has {len(program):,} characters; the "
-                           f"limit is {settings.max_program_chars:,}")
+        raise ProgramError("too_large", f"the program has more than "
+                           f"{settings.max_program_chars:,} characters (the limit, "
+                           f"GRADWALK_MAX_PROGRAM_CHARS)", hint="trace a shorter program")
 
 
-def trace_body(program: str, output: str | None, settings: Settings) -> bytes:
-    """The JSON body of POST /api/trace. Raises ProgramError."""
+def parse_program(program: str, settings: Settings) -> Program:
+    """The program checked for length and parsed (no trace slot needed). Raises ProgramError."""
     check_size(program, settings)
-    with trace_slot(settings):
-        return trace_json(program, output, limits(settings))
+    return parse(program)
 
 
-def stream_items(program: str, output: str | None, settings: Settings) -> Iterator[tuple]:
-    """(kind, id, json) triples for the event stream: `graph` first, then every event in order.
-
-    A program error becomes one `error` item; so does a bug of ours (logged), so a stream never
-    just stops.
-    """
-    try:
+def trace_body(program: str | Program, output: str | None, settings: Settings) -> bytes:
+    """The JSON body of POST /api/trace. Raises ProgramError."""
+    if isinstance(program, str):
         check_size(program, settings)
-        with trace_slot(settings):
+    return trace_json(program, output, limits(settings))
+
+
+def _nothing() -> None:
+    pass
+
+
+def stream_body(program: Program, output: str | None, settings: Settings,
+                check: Callable[[], None] = _nothing) -> list[bytes]:
+    """The whole event stream as Server-Sent Events, in pieces of about CHUNK_BYTES.
+
+    `graph` first, then every event in order. A program error ends the stream with one `error`
+    event; so does a bug of ours (logged), so a stream never just stops. `check` is called
+    between events and may raise to stop the work (the client went away). The caller holds a
+    trace slot while this runs and sends the pieces after releasing it, so no slot ever waits
+    on a client.
+    """
+    pieces: list[bytes] = []
+    pending: list[bytes] = []
+    size = 0
+
+    def put(kind: str, seq: str | None, data: str) -> None:
+        nonlocal size
+        item = format_sse_event(data_str=data, event=kind, id=seq)
+        pending.append(item)
+        size += len(item)
+        if size >= CHUNK_BYTES:
+            pieces.append(b"".join(pending))
+            pending.clear()
+            size = 0
+
+    try:
+        with gc_paused():
             tracer = Tracer(program, output, limits(settings))
-            yield "graph", None, json.dumps({"version": TRACE_VERSION,
-                                             "graph": tracer.graph_json()})
+            put("graph", None, json.dumps({"version": TRACE_VERSION,
+                                           "graph": tracer.graph_json()}))
             for event in tracer.events():
-                yield event.kind, str(event.seq), event.model_dump_json()
+                check()
+                put(event.kind, str(event.seq), event.model_dump_json())
     except ProgramError as e:
-        yield "error", None, json.dumps({"error": e.to_dict()})
-    except ServerBusy:
-        yield "error", None, json.dumps({"error": {"kind": "busy", "message": ServerBusy.message,
-                                                   "line": None, "col": None, "end_line": None,
-                                                   "end_col": None}})
+        put("error", None, error_json(e.to_dict()))
     except Exception:   # noqa: BLE001 - the stream must end with an event, not a cut
         log.exception("unexpected error in the stream")
-        yield "error", None, json.dumps({"error": INTERNAL})
+        put("error", None, error_json(INTERNAL))
+    if pending:
+        pieces.append(b"".join(pending))
+    return pieces
+
+
+def error_json(error: dict) -> str:
+    return json.dumps({"error": error})
+
+
+def error_event(error: dict) -> bytes:
+    """One `error` event of the stream."""
+    return format_sse_event(data_str=error_json(error), event="error")

@@ -6,6 +6,8 @@ import re
 import numpy as np
 
 from engine.ops.registry import Op
+from engine.source import clip
+from engine.syntax import MAX_LABEL
 from engine.trace.values import short
 
 MACRON = "\u0304"
@@ -21,10 +23,13 @@ _SHORT_NAME = re.compile(r"^[^\W\d_][\d'⁰¹²³⁴⁵⁶⁷⁸⁹⁽⁾]*$")
 
 def bar(label: str, output: str) -> str:
     """The adjoint's symbol: d̄, w̄1, c̄' for a one-letter name (a bar reads well over one letter
-    only); ∂L/∂y_hat and ∂L/∂(w1 * x) for longer names and unnamed intermediates."""
+    only); ∂L/∂y_hat and ∂L/∂(w1 * x) for longer names and unnamed intermediates.
+
+    The output's label is in every symbol, so it is clipped to MAX_LABEL characters (labels are
+    at most MAX_NAME or MAX_LABEL long already: engine/parse.py)."""
     if _SHORT_NAME.match(label):
         return label[0] + MACRON + label[1:]
-    return f"∂{output}/∂{wrap(label)}"
+    return f"∂{clip(output, MAX_LABEL)}/∂{wrap(label)}"
 
 
 def leaf_formula(label: str, literal: np.ndarray, const: bool) -> str:

@@ -19,8 +19,9 @@ from engine.errors import ProgramError
 from engine.graph import build_graph, graph_json, node_id, topological_order
 from engine.ops import get_op
 from engine.ops.broadcast import unbroadcast
-from engine.parse import parse
-from engine.trace import narrate
+from engine.parse import Program, parse
+from engine.source import clip
+from engine.trace import budget, narrate
 from engine.trace.events import (EVENTS, TRACE_VERSION, Accumulate, Done, Evaluate, Seed,
                                  Unbroadcast, _Event)
 from engine.trace.forward import evaluate
@@ -38,6 +39,9 @@ class Limits:
     max_total_elements: the sum of all values' sizes (elements), which bounds memory.
     max_flops: the forward pass's floating-point operations (FLOPs); the backward pass costs
         about twice as much (../shared/seeds/003_70db1bc89ad395af.txt).
+    max_response_bytes: the largest body a trace may make (bytes), estimated from the graph
+        before anything is serialized (engine/trace/budget.py); a 100,000-node scalar chain
+        makes about 70 MB.
     """
 
     inline: int = 64
@@ -45,18 +49,22 @@ class Limits:
     max_nodes: int = 120_000
     max_total_elements: int = 5_000_000
     max_flops: int = 1_000_000_000
+    max_response_bytes: int = 100_000_000
 
 
 class Tracer:
     """One program, traced.
 
-    text: the program; output: the name whose adjoint is seeded (default: the last assigned).
+    text: the program, or a Program already parsed by engine.parse.parse (the server parses
+    before it takes a trace slot); output: the name whose adjoint is seeded (default: the last
+    assigned).
     Raises ProgramError for a bad program, an unknown output name, a shape error or a program
     beyond `limits`.
     """
 
-    def __init__(self, text: str, output: str | None = None, limits: Limits = Limits()):
-        self.program = parse(text)
+    def __init__(self, text: str | Program, output: str | None = None,
+                 limits: Limits = Limits()):
+        self.program = text if isinstance(text, Program) else parse(text)
         self.limit = limits.inline
         if len(self.program.nodes) > limits.max_nodes:
             raise ProgramError("too_large", f"the program makes {len(self.program.nodes):,} "
@@ -64,7 +72,7 @@ class Tracer:
         self.output_name = self.program.last if output is None else output
         if self.output_name not in self.program.names:
             raise ProgramError("unknown_output", f"the program has no name "
-                               f"`{self.output_name}` to differentiate")
+                               f"`{clip(self.output_name)}` to differentiate")
         self.output = self.program.names[self.output_name]
         self.output_label = self.program.nodes[self.output].label   # c' when c was reassigned
         self.graph = build_graph(self.program)
@@ -73,6 +81,9 @@ class Tracer:
         self.values: list = [None] * len(self.program.nodes)
         self._forward(limits)
         self.formulas = [self._formula(n) for n in self.program.nodes]
+        self.symbols = [narrate.bar(n.label, self.output_label) for n in self.program.nodes]
+        self.requires = [rg for _, rg in self.graph.nodes(data="requires_grad")]
+        self._check_size(limits)
 
     def _forward(self, limits: Limits) -> None:
         """Every node's value, within the budgets of `limits` (ProgramError "too_large")."""
@@ -93,6 +104,27 @@ class Tracer:
                         f"{limits.max_total_elements:,} elements, {limits.max_flops:,} FLOPs)",
                         s.line, s.col, s.end_line, s.end_col)
 
+    def _check_size(self, limits: Limits) -> None:
+        """Refuse a trace whose body would pass max_response_bytes (ProgramError "too_large",
+        at the node where the estimate crosses it), before any event is made."""
+        costs = budget.per_node(self, limits.inline)
+        total = sum(costs)
+        if total <= limits.max_response_bytes:
+            return
+        running = 0
+        for i in self.order:
+            running += costs[i]
+            if running > limits.max_response_bytes:
+                break
+        node = self.program.nodes[i]
+        s = node.span
+        raise ProgramError(
+            "too_large", f"the trace would take about {total / 1e6:,.1f} MB; the limit "
+            f"(max_response_bytes) is {limits.max_response_bytes / 1e6:,.1f} MB, passed at "
+            f"{clip(node.label)}", s.line, s.col, s.end_line, s.end_col,
+            hint="trace fewer nodes or smaller tensors (the setting is "
+                 "GRADWALK_MAX_RESPONSE_BYTES)")
+
     def _formula(self, n) -> str:
         if n.role != "op":
             return narrate.leaf_formula(n.label, n.literal, n.role == "const") if n.name \
@@ -103,8 +135,7 @@ class Tracer:
     def graph_json(self) -> dict:
         computed = {self.ids[i]: {"shape": list(np.shape(self.values[i])),
                                  "formula": self.formulas[i],
-                                 "adjoint_symbol": narrate.bar(self.program.nodes[i].label,
-                                                               self.output_label)}
+                                 "adjoint_symbol": self.symbols[i]}
                     for i in self.order}
         return graph_json(self.graph, [self.ids[i] for i in self.order], computed)
 
@@ -119,7 +150,7 @@ class Tracer:
 
     def _backward(self, seq) -> Iterator[_Event]:
         nodes, values = self.program.nodes, self.values
-        requires = [rg for _, rg in self.graph.nodes(data="requires_grad")]
+        requires = self.requires
         adjoints: list = [None] * len(nodes)
         adjoints[self.output] = np.ones_like(values[self.output], dtype=np.float64)
         yield Seed(seq=next(seq), node=self.ids[self.output],
@@ -188,16 +219,19 @@ def _vjp(op, arg: int, g, out, xs: list, params: dict):
 @contextlib.contextmanager
 def gc_paused():
     """Pause the cyclic garbage collector: a trace allocates millions of acyclic objects, and
-    collections triggered by them cost half the run time on a 100,000-node chain."""
+    collections triggered by them cost half the run time on a 100,000-node chain.
+
+    Nothing a trace makes sits in a reference cycle (engine/graph.py keeps the networkx graph
+    out of one), so reference counting frees a trace the moment it is dropped. The collector is
+    simply re-enabled: handing the trace's objects to the oldest generation uncounted (freeze,
+    unfreeze) kept every cycle they had alive until the next full collection, which then never
+    came, and memory grew with every trace.
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        # Move the trace's objects to the oldest generation in O(1) (freeze, then unfreeze),
-        # so re-enabling does not start with a young-generation pass over all of them.
-        gc.freeze()
-        gc.unfreeze()
         if was_enabled:
             gc.enable()
 
@@ -205,13 +239,19 @@ def gc_paused():
 def trace_json(text: str, output: str | None = None, limits: Limits = Limits()) -> bytes:
     """The body of POST /api/trace as JSON bytes: {version, graph, events, output, grads}.
 
-    Raises ProgramError. Events are serialized in one pydantic call, not one by one.
+    Raises ProgramError. Events are serialized in one pydantic call, not one by one. The tracer
+    and its events are dropped before the collector is re-enabled, so its first pass has only
+    the body to look at.
     """
     with gc_paused():
-        tracer = Tracer(text, output, limits)
-        events = list(tracer.events())
-        head = json.dumps({"version": TRACE_VERSION, "graph": tracer.graph_json()},
-                          separators=(",", ":"), allow_nan=False)
+        body = _body(Tracer(text, output, limits))
+    return body
+
+
+def _body(tracer: Tracer) -> bytes:
+    events = list(tracer.events())
+    head = json.dumps({"version": TRACE_VERSION, "graph": tracer.graph_json()},
+                      separators=(",", ":"), allow_nan=False)
     done = events[-1]
     tail = json.dumps({"output": done.output, "grads": done.grads}, separators=(",", ":"),
                       allow_nan=False)

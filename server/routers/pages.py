@@ -1,4 +1,8 @@
-"""The explorer page and the health check."""
+"""The explorer page and the health check.
+
+Handlers here are `async def`: they never wait for a worker thread, so the page and the health
+check answer while traces run (server/slots.py).
+"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,6 +11,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse
 from fastapi.templating import Jinja2Templates
 
+from server.deps import SettingsDep
 from server.presets import presets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -15,13 +20,21 @@ router = APIRouter()
 
 
 @router.get("/", response_class=HTMLResponse)
-def explorer(request: Request) -> HTMLResponse:
+async def explorer(request: Request, settings: SettingsDep) -> HTMLResponse:
     """The explorer, with the first preset (seed-tanh-fanout) loaded."""
     items = presets()
     return templates.TemplateResponse(request, "explorer.html",
-                                      {"presets": items, "initial_preset": items[0]["id"]})
+                                      {"presets": items, "initial_preset": items[0]["id"],
+                                       "links_enabled": settings.links_enabled})
+
+
+@router.get("/embed", response_class=HTMLResponse)
+async def embed(request: Request) -> HTMLResponse:
+    """The embed: one walk, read-only, for slides (state in the fragment, options in the
+    query string; static/js/embedding.js). Any site may frame it (server/main.py)."""
+    return templates.TemplateResponse(request, "embed.html", {})
 
 
 @router.get("/healthz", response_class=PlainTextResponse)
-def healthz() -> str:
+async def healthz() -> str:
     return "ok"

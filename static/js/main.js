@@ -1,20 +1,23 @@
 // The explorer page: wires the editor, the graph and the player to one state object.
 // Everything the page shows is derived from `store` (program, preset, draft, edits, step,
-// speed, playing) and the current trace; the trace's timeline folds events[:step].
+// speed, playing, view options) and the current trace; the trace's timeline folds
+// events[:step]. The URL fragment mirrors the store (permalink.js), and a link's state
+// wins over the drafts saved on this machine without overwriting them.
 
 import { fetchTrace } from "./api.js";
-import { planLayout } from "./layout.js";
-import { narrate, undrawnMessage } from "./narration.js";
+import { readLinkState, startPermalink } from "./permalink.js";
+import { narrate } from "./narration.js";
+import { createExportMenu } from "./export/menu.js";
 import { createEditor } from "./render/editor.js";
-import { clearGraph, drawGraph, showView } from "./render/graph.js";
 import { createPlayer } from "./render/player.js";
-import { createZoom } from "./render/zoom.js";
+import { createSharePanel } from "./render/share.js";
 import {
-  canReset, choosePreset, createStore, editProgram, menuFor, resetExample, restoredEditor, SAVED_KEY,
+  canReset, choosePreset, createStore, editProgram, menuFor, openLink, resetExample, restoredEditor, SAVED_KEY,
   savedEditor,
 } from "./state.js";
-import { createTimeline } from "./timeline.js";
-import { contentBox, stepBox } from "./viewport.js";
+import { clearGraph } from "./render/graph.js";
+import { applyTheme, nextFont } from "./theme.js";
+import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, provideWalk, stepSpan } from "./walk.js";
 
 const $ = (selector) => document.querySelector(selector);
 const presets = JSON.parse($("#presets").textContent);
@@ -30,10 +33,10 @@ const resetButton = $("#reset-example");
 let shown = null; // {trace, program, timeline, layout (null when not drawn), nodesById}
 let stale = false; // a trace failed after `shown`: it is the last good trace, not stepped
 let inFlight = null; // AbortController of the pending request
-let timer = null; // the play loop's timeout
 let pinned = null; // a node clicked in the graph keeps its span highlighted
 
 const NOT_TRACED = "Not traced: see the message next to the program.";
+const EMPTY = "Type a program in the editor, then Trace (Ctrl+Enter).";
 const LAST_GOOD = " The faded graph is the last good trace.";
 // ... when that trace's graph was not drawn (too big): only its faded note is on screen.
 const LAST_GOOD_UNDRAWN = " The faded note is about the last good trace.";
@@ -51,12 +54,22 @@ function readSaved() {
 const firstPreset = presets.find((p) => p.id === app.dataset.initialPreset) ?? presets[0];
 const store = createStore(restoredEditor(readSaved(), presets)
   ?? { preset: firstPreset?.id ?? "", program: firstPreset?.program ?? "" });
+// A link (a short link's inlined state, else the fragment) wins over the drafts; a bad one
+// is said, and the drafts open as they were.
+const link = readLinkState(document, location);
+let pendingStep = null; // the link's step, gone to once its program is traced
+if (link.state) {
+  const { step, ...patch } = openLink(store.get(), link.state, presets);
+  store.set(patch);
+  pendingStep = step ?? null;
+}
 
 const editor = createEditor($("#editor"), {
   onRun: () => trace(),
   onInput: (program) => store.set(editProgram(store.get(), program, presets)),
 });
-const zoom = createZoom(svg);
+const panel = createGraphPanel(svg, { message: graphMessage, onHover: hover });
+const zoom = panel.zoom;
 
 // ---------------------------------------------------------------- tracing
 
@@ -70,11 +83,12 @@ async function trace() {
   if (program !== store.get().program) store.set(editProgram(store.get(), program, presets));
   store.set({ playing: false });
   inFlight?.abort();
+  if (!program.trim()) return showEmpty();
   const request = (inFlight = new AbortController());
   setStatus("loading");
   let result;
   try {
-    result = await fetchTrace(program, null, { signal: request.signal });
+    result = await fetchTrace(program, store.get().output || null, { signal: request.signal });
   } catch (error) {
     if (request !== inFlight || error.name === "AbortError") return;
     return fail(error.detail ?? { kind: "page", message: String(error.message ?? error) });
@@ -90,9 +104,28 @@ async function trace() {
   }
 }
 
+/** Nothing typed yet: the editor shows its hint; nothing is traced, and nothing is wrong. */
+function showEmpty() {
+  inFlight = null;
+  shown = null;
+  stale = false;
+  pinned = null;
+  pendingStep = null;
+  editor.showError(null);
+  clearGraph(svg);
+  zoom.clear();
+  graphMessage.hidden = true;
+  app.dataset.graph = "empty";
+  app.dataset.traceLength = "0";
+  store.set({ step: 0, playing: false });
+  setStatus("empty"); // loading | ready | error | empty
+  render({ animate: false });
+}
+
 /** A trace that failed: show why; what is on screen becomes the last good trace. */
 function fail(detail) {
   stale = true;
+  pendingStep = null;
   store.set({ playing: false });
   hideProgram(false); // an error is shown next to the program
   editor.showError(detail);
@@ -100,33 +133,23 @@ function fail(detail) {
   render({ animate: false });
 }
 
-/** Show a new trace: layout once, draw once (or say why not), start at step 0. */
+/**
+ * Show a new trace: layout once, draw once (or say why not), start at step 0, or at the
+ * step a link asked for (a step past the end shows the last).
+ */
 function load(result, program) {
-  const nodesById = Object.fromEntries(result.graph.nodes.map((n) => [n.id, n]));
-  const plan = planLayout(result.graph, result.events);
-  shown = { trace: result, program, timeline: createTimeline(result.events), layout: plan.layout, nodesById };
+  shown = prepareWalk(result, program);
   stale = false;
   pinned = null;
-  app.dataset.graph = plan.layout ? "drawn" : plan.reason;
-  graphMessage.hidden = Boolean(plan.layout);
-  if (plan.layout) {
-    drawGraph(svg, plan.layout, { outputId: result.output?.node, onHover: hover });
-    zoom.show(contentBox(plan.layout));
-  } else {
-    clearGraph(svg);
-    zoom.clear();
-    graphMessage.textContent = undrawnMessage(plan, result);
-  }
+  app.dataset.graph = panel.draw(shown);
   app.dataset.traceLength = String(result.events.length);
-  store.set({ step: 0, playing: false });
+  const step = Math.min(pendingStep ?? 0, shown.timeline.length);
+  pendingStep = null;
+  store.set({ step, playing: false });
   render({ animate: false });
 }
 
 // ---------------------------------------------------------------- showing a step
-
-function stepDuration() {
-  return 1000 / store.get().speed;
-}
 
 function render({ animate }) {
   const state = store.get();
@@ -134,30 +157,25 @@ function render({ animate }) {
   badge.hidden = !(stale && shown);
   if (!shown || stale) {
     const lastGood = shown ? (shown.layout ? LAST_GOOD : LAST_GOOD_UNDRAWN) : "";
-    narration.textContent = stale ? NOT_TRACED + lastGood : "";
+    narration.textContent = stale ? NOT_TRACED + lastGood : app.dataset.status === "empty" ? EMPTY : "";
     narration.dataset.kind = stale ? "stale" : "start";
     editor.mark("step", null);
     player.update({ ...state, total, phase: stale ? "error" : "start", disabled: stale });
     return;
   }
   const view = shown.timeline.at(state.step);
-  if (shown.layout) {
-    // A pulse fits inside one step while playing; stepping by hand it can take its time.
-    const duration = state.playing ? Math.min(700, 0.8 * stepDuration()) : 700;
-    showView(svg, shown.layout, view, { animate, duration });
-    zoom.reveal(stepBox(shown.layout, view.event)); // the step's node and its callout
-  }
+  // A pulse fits inside one step while playing; stepping by hand it can take its time.
+  const duration = state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 700;
+  panel.show(shown, view, { animate, duration });
   narration.textContent = narrate(view.event, shown.nodesById);
   narration.dataset.kind = view.event?.kind ?? "start";
-  const spanOf = view.event?.node ?? view.event?.output?.node;
-  editor.mark("step", shown.nodesById[spanOf]?.span ?? null, shown.program);
+  editor.mark("step", stepSpan(shown, view), shown.program);
   player.update({ ...state, total, phase: view.phase });
 }
 
 store.subscribe((state, before) => {
   if (state.step !== before.step) render({ animate: state.step === before.step + 1 });
   else if (state.playing !== before.playing || state.speed !== before.speed) render({ animate: false });
-  if (state.playing !== before.playing) (state.playing ? scheduleTick : stopTicking)();
 });
 
 // ---------------------------------------------------------------- the player
@@ -171,53 +189,13 @@ function steppable() {
   return Boolean(shown) && !stale;
 }
 
-function seek(step) {
-  store.set({ step: Math.max(0, Math.min(total(), step)) });
-}
-
-function scheduleTick() {
-  clearTimeout(timer);
-  timer = setTimeout(tick, stepDuration());
-}
-
-function stopTicking() {
-  clearTimeout(timer);
-  timer = null;
-}
-
-function tick() {
-  const { step, playing } = store.get();
-  if (!playing) return;
-  if (!steppable() || step >= total()) return store.set({ playing: false });
-  seek(step + 1);
-  if (store.get().step >= total()) store.set({ playing: false });
-  else scheduleTick();
-}
-
-function togglePlay() {
-  const { playing, step } = store.get();
-  if (!playing && step >= total()) seek(0); // play again from the start
-  store.set({ playing: !playing });
-}
-
-/** `fn` only while the trace shown can be stepped. */
-const whenSteppable = (fn) => (...args) => (steppable() ? fn(...args) : undefined);
-
-const actions = {
-  reset: whenSteppable(() => store.set({ step: 0, playing: false })),
-  back: whenSteppable(() => { store.set({ playing: false }); seek(store.get().step - 1); }),
-  forward: whenSteppable(() => { store.set({ playing: false }); seek(store.get().step + 1); }),
-  end: whenSteppable(() => store.set({ step: total(), playing: false })),
-  seek: whenSteppable((step) => { store.set({ playing: false }); seek(step); }),
-  togglePlay: whenSteppable(togglePlay),
-  speed: (speed) => store.set({ speed }),
-};
+const playback = createPlayback(store, { total, steppable });
+const { actions } = playback;
 const player = createPlayer($("#player"), actions, { tools: $(".zoom-controls") });
 
 // Keys drive the player unless a text field or a menu has the focus; on a button they still
 // do (Space plays rather than pressing it). Escape leaves the editor (render/editor.js) or
-// a menu. The scrubber keeps its own arrows, Home and End.
-const KEYS = { ArrowRight: "forward", ArrowLeft: "back", " ": "togglePlay", Home: "reset", End: "end" };
+// a menu. The scrubber keeps its own arrows, Home and End. Clickers' PageDown / PageUp step.
 
 document.addEventListener("keydown", (event) => {
   const target = event.target;
@@ -228,9 +206,9 @@ document.addEventListener("keydown", (event) => {
   }
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (target.matches?.("select") && event.key === "Escape") return target.blur();
-  if (target.closest?.("textarea, select, input:not([type=range])")) return;
+  if (target.closest?.("textarea, select, input:not([type=range]), [contenteditable=true]")) return;
   if (target.matches?.("input[type=range]") && event.key !== " ") return;
-  const action = KEYS[event.key];
+  const action = PLAYER_KEYS[event.key];
   if (!action) return;
   event.preventDefault(); // no page scroll, and no second "click" on a focused button
   actions[action]();
@@ -281,13 +259,13 @@ function save() {
   clearTimeout(saveTimer);
   saveTimer = null;
   try {
-    localStorage.setItem(SAVED_KEY, savedEditor(store.get()));
+    localStorage.setItem(SAVED_KEY, savedEditor(store.get(), presets));
   } catch {
     // storage full or disabled: the text stays in the page
   }
 }
 store.subscribe((state, before) => {
-  if (["program", "draft", "edits", "preset"].every((k) => state[k] === before[k])) return;
+  if (["program", "draft", "edits", "preset", "linked"].every((k) => state[k] === before[k])) return;
   showMenu(state);
   clearTimeout(saveTimer);
   saveTimer = setTimeout(save, 400);
@@ -303,16 +281,67 @@ $("#zoom-fit").addEventListener("click", () => zoom.fit({ whole: true, duration:
 // refits to the freed height, keeping the current step in view (render/zoom.js watches the
 // svg's size).
 const toggleProgram = $("#toggle-program");
-function hideProgram(hidden) {
+function showHidden(hidden) {
   app.classList.toggle("program-hidden", hidden);
   toggleProgram.setAttribute("aria-pressed", String(hidden));
   toggleProgram.textContent = hidden ? "Show program" : "Hide program";
 }
-toggleProgram.addEventListener("click", () => hideProgram(!app.classList.contains("program-hidden")));
+const hideProgram = (hidden) => store.set({ hide_program: hidden });
+toggleProgram.addEventListener("click", () => hideProgram(!store.get().hide_program));
+
+// View options (theme, font scale, program hidden) live in the store, so links carry them.
+store.subscribe((state, before) => {
+  if (state.hide_program !== before.hide_program) showHidden(state.hide_program);
+  if (state.theme !== before.theme || state.font !== before.font) showLook(state);
+});
+
+// The look for the room: a theme (auto follows the system until one is picked) and A−/A+.
+const themeMenu = $("#theme");
+function showLook({ theme, font }) {
+  applyTheme(document.documentElement, { theme, font });
+  themeMenu.value = theme;
+  $("#font-scale").value = `${Math.round(font * 100)}%`;
+  $("#font-smaller").disabled = nextFont(font, -1) === font;
+  $("#font-larger").disabled = nextFont(font, +1) === font;
+}
+themeMenu.addEventListener("change", () => {
+  store.set({ theme: themeMenu.value });
+  themeMenu.blur(); // the arrow keys go back to the player
+});
+$("#font-smaller").addEventListener("click", () => store.set({ font: nextFont(store.get().font, -1) }));
+$("#font-larger").addEventListener("click", () => store.set({ font: nextFont(store.get().font, +1) }));
+
+// ---------------------------------------------------------------- links: the URL is the state
+
+/** Open `link` (a checked state object) over the drafts: program, step and options. */
+function openState(state) {
+  const { step, ...patch } = openLink(store.get(), state, presets);
+  pendingStep = step ?? 0;
+  showProgram({ program: store.get().program, ...patch }); // traces, then goes to the step
+}
+
+const permalink = startPermalink({
+  app,
+  message: $("#link-message"),
+  store,
+  pendingStep: () => pendingStep,
+  onLink: openState, // a new link pasted into this tab's address bar
+});
+if (link.error) permalink.say(link.error);
+
+createSharePanel(app, {
+  state: () => permalink.state(), link: () => permalink.link(), links: app.dataset.linksEnabled !== "false",
+});
+
+// Exports (static/js/export/) read the walk on screen through walk.js's currentWalk().
+provideWalk(() => ({ svg, walk: stale ? null : shown, state: store.get() }));
+createExportMenu($("#export-menu"));
 
 // ---------------------------------------------------------------- start
 
 showMenu(store.get());
+showHidden(store.get().hide_program);
+showLook(store.get());
 editor.setText(store.get().program);
 render({ animate: false });
-trace(); // an empty saved text gets the server's "empty program" message
+trace(); // an empty saved text shows the editor's hint

@@ -1,41 +1,75 @@
 // The page state: one object, kept in one store, so that it can go into the URL.
-// No DOM: `FIELDS` is the typed table that `encodeState` / `decodeState` use for the
-// fragment (not wired to location yet); `playing` is transient and never serialized.
+// No DOM: `FIELDS` is the typed table of what a link carries. `linkState` gives the
+// contract's state object ({v, program, output, preset, step, speed, theme, font,
+// hide_program}; see /work/notes/contract.md and docs/slides.md); `encodeLink` /
+// `decodeLink` put it in the fragment as `#s=<base64url(deflate-raw(JSON))>`, and still
+// read the older uncompressed `#program=...&step=...` form (`encodeState` / `decodeState`).
+// `playing` is transient and never serialized.
 //
 // The program text and the example menu: `program` is the editor's text; `preset` is the
-// menu entry it belongs to: an example's id, or "" (CUSTOM) for the user's own program.
-// Every entry keeps its own text, so one draft never overwrites another: `draft` is the
-// user's own program ("✎ Your program"), and `edits` maps an example's id to its edited
-// text (only while it differs from the example). Choosing an entry shows its text; typing
-// changes only the entry shown. The drafts stay on this machine (localStorage,
-// savedEditor / restoredEditor) and are not URL fields: a link carries `program`.
+// menu entry it belongs to: an example's id, "" (CUSTOM) for the user's own program, or
+// LINKED for a program that came with a link. Every entry keeps its own text, so one draft
+// never overwrites another: `draft` is the user's own program ("✎ Your program"), `edits`
+// maps an example's id to its edited text (only while it differs from the example), and
+// `linked` is the text of the link's entry (null when the page was not opened from a link).
+// Choosing an entry shows its text; typing changes only the entry shown. The drafts stay
+// on this machine (localStorage, savedEditor / restoredEditor) and are not URL fields: a
+// link carries `program`, and opening one never overwrites a draft (openLink).
+
+import { deflateSync, inflateSync, strFromU8, strToU8 } from "fflate";
 
 export const SPEEDS = [0.5, 1, 2, 4, 8, 16]; // events per second
+export const THEMES = ["auto", "light", "dark", "projector"]; // auto: prefers-color-scheme
+export const FONT_LIMITS = { min: 0.5, max: 3 }; // font scale (1 = the page's own size)
 export const CUSTOM = ""; // the `preset` (and menu value) of the user's own text
 export const CUSTOM_LABEL = "✎ Your program";
+export const LINKED = "(link)"; // the `preset` (and menu value) of a link's program
+export const LINKED_LABEL = "↪ Program from the link";
 export const EDITED_MARK = "(edited)"; // after an edited example's title in the menu
+export const VERSION = 1; // the `v` of the state object; a link with a larger one is refused
 
-const int = { parse: (s) => (/^\d+$/.test(s) ? Number(s) : undefined) };
-const text = { parse: (s) => s };
-const speed = {
-  parse: (s) => (SPEEDS.includes(Number(s)) ? Number(s) : undefined),
+// Each type reads a field from a query string (`parse`: string -> value or undefined) and
+// checks one from JSON (`check`: value -> bool).
+const int = {
+  parse: (s) => (/^\d+$/.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) : undefined),
+  check: (v) => Number.isSafeInteger(v) && v >= 0,
+};
+const text = { parse: (s) => s, check: (v) => typeof v === "string" };
+const oneOf = (values, cast = String) => ({
+  parse: (s) => (values.includes(cast(s)) ? cast(s) : undefined),
+  check: (v) => values.includes(v),
+});
+const scale = {
+  check: (v) => typeof v === "number" && v >= FONT_LIMITS.min && v <= FONT_LIMITS.max,
+  parse: (s) => (/^\d+(\.\d+)?$/.test(s) && scale.check(Number(s)) ? Number(s) : undefined),
+};
+const bool = {
+  parse: (s) => ({ 1: true, true: true, 0: false, false: false })[s],
+  check: (v) => typeof v === "boolean",
 };
 
 /** The serialized fields: name -> {type, default}. */
 export const FIELDS = {
   preset: { type: text, default: "" },
   program: { type: text, default: "" },
+  output: { type: text, default: "" }, // the name to differentiate; "" = the last assigned
   step: { type: int, default: 0 },
-  speed: { type: speed, default: 2 },
+  speed: { type: oneOf(SPEEDS, Number), default: 2 },
+  theme: { type: oneOf(THEMES), default: "auto" },
+  font: { type: scale, default: 1 },
+  hide_program: { type: bool, default: false },
 };
 
 export function defaultState() {
-  const state = { playing: false, draft: "", edits: {} };
+  const state = { playing: false, draft: "", edits: {}, linked: null, back: CUSTOM };
   for (const [name, f] of Object.entries(FIELDS)) state[name] = f.default;
   return state;
 }
 
-/** The fields that differ from their defaults, as a query string for location.hash. */
+/**
+ * The older link form: the fields that differ from their defaults, as a query string
+ * ("program=...&step=3"). Still read by decodeLink; new links use encodeLink.
+ */
 export function encodeState(state) {
   const params = new URLSearchParams();
   for (const [name, f] of Object.entries(FIELDS)) {
@@ -54,6 +88,111 @@ export function decodeState(hash) {
     if (value !== undefined) state[name] = value;
   }
   return state;
+}
+
+// ---------------------------------------------------------------- links: the state object
+
+/**
+ * The contract's state object for `state` (a store state or a state object): `v`, the
+ * program always, and every other field that differs from its default. A link's own entry
+ * (LINKED) is the user's own program to whoever opens the link.
+ */
+export function linkState(state) {
+  const out = { v: VERSION, program: typeof state.program === "string" ? state.program : "" };
+  for (const [name, f] of Object.entries(FIELDS)) {
+    const value = name === "preset" && state.preset === LINKED ? CUSTOM : state[name];
+    if (name !== "program" && value !== undefined && value !== f.default && f.type.check(value)) out[name] = value;
+  }
+  return out;
+}
+
+/** Why a link could not be opened; the page adds that nothing typed was lost. */
+export const LINK_ERRORS = {
+  damaged: "This link is damaged: its state could not be read (was it cut short when it was copied?).",
+  foreign: "This link does not hold a gradwalk state, so it was ignored.",
+  newer: (v) => `This link was made by a newer version of gradwalk (state version ${v}); this page reads version ${VERSION}.`,
+};
+
+/**
+ * A state object from JSON (a link, or the server's inlined `initial-state`) checked field
+ * by field: {state: {v, ...valid fields}, error: null}, or {state: null, error: message}
+ * when it is not a state at all or comes from a newer version. Unknown or ill-typed
+ * fields are dropped (a v1 state with one bad field still opens).
+ */
+export function checkState(object) {
+  if (!object || typeof object !== "object" || Array.isArray(object)) return { state: null, error: LINK_ERRORS.foreign };
+  const { v } = object;
+  if (!Number.isSafeInteger(v) || v < 1) return { state: null, error: LINK_ERRORS.foreign };
+  if (v > VERSION) return { state: null, error: LINK_ERRORS.newer(v) };
+  const state = { v };
+  for (const [name, f] of Object.entries(FIELDS)) {
+    if (Object.hasOwn(object, name) && f.type.check(object[name])) state[name] = object[name];
+  }
+  return { state, error: null };
+}
+
+function toBase64Url(bytes) {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(s) {
+  if (!/^[A-Za-z0-9_-]*$/.test(s) || s.length % 4 === 1) throw new Error("not base64url");
+  const binary = atob(s.replaceAll("-", "+").replaceAll("_", "/") + "=".repeat((4 - (s.length % 4)) % 4));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+/** The fragment (without "#") for `state`: "s=" + base64url(deflate-raw(JSON of linkState)). */
+export function encodeLink(state) {
+  return `s=${toBase64Url(deflateSync(strToU8(JSON.stringify(linkState(state))), { level: 9 }))}`;
+}
+
+/**
+ * What a fragment ("#s=...", "s=...", the older "#program=...&step=...", or "") holds:
+ * {state, error}. An empty fragment is {state: null, error: null}; a malformed, truncated,
+ * foreign or newer one is {state: null, error: message}. Never throws.
+ */
+export function decodeLink(hash) {
+  const body = String(hash ?? "").replace(/^#/, "");
+  if (!body) return { state: null, error: null };
+  const params = new URLSearchParams(body);
+  if (params.has("s")) {
+    let object;
+    try {
+      object = JSON.parse(strFromU8(inflateSync(fromBase64Url(params.get("s")))));
+    } catch {
+      return { state: null, error: LINK_ERRORS.damaged };
+    }
+    return checkState(object);
+  }
+  if (Object.keys(FIELDS).some((name) => params.has(name))) {
+    return { state: { v: VERSION, ...decodeState(body) }, error: null };
+  }
+  return { state: null, error: LINK_ERRORS.foreign };
+}
+
+/**
+ * The patch that opens `link` (a checked state object) over `state` (the drafts restored
+ * from this machine): the link's program, step and view options win, and no draft is
+ * overwritten: an example's own text opens as that example, any other text as its own menu
+ * entry (LINKED), while "✎ Your program" and the edited examples keep theirs. `back` is the
+ * entry that was shown, which a plain visit later opens on (savedEditor).
+ */
+export function openLink(state, link, presets) {
+  const patch = {};
+  for (const name of ["output", "step", "speed", "theme", "font", "hide_program"]) {
+    if (Object.hasOwn(link, name)) patch[name] = link[name];
+  }
+  const named = presets.find((p) => p.id === link.preset);
+  if (!Object.hasOwn(link, "program") && !named) return patch; // only view options
+  const program = Object.hasOwn(link, "program") ? link.program : named.program;
+  const example = (named?.program === program ? named : null) ?? presets.find((p) => p.program === program);
+  const back = state.preset === LINKED ? state.back : state.preset;
+  if (example) return { ...patch, program, preset: example.id, back };
+  return { ...patch, program, preset: LINKED, linked: program, back };
 }
 
 /** A store holding the one state object; `set` merges a patch and tells subscribers. */
@@ -86,6 +225,7 @@ const edited = (state, id) => Object.hasOwn(state.edits, id);
 /** The text of menu entry `id` in `state`: the draft, an example's edit, or the example. */
 export function textOf(state, id, presets) {
   if (id === CUSTOM) return state.draft;
+  if (id === LINKED) return state.linked ?? undefined;
   return edited(state, id) ? state.edits[id] : presets.find((p) => p.id === id)?.program;
 }
 
@@ -99,6 +239,7 @@ function withEdit(edits, id, program, presets) {
 /** The patch for the user typing `program`: it changes only the draft of the entry shown. */
 export function editProgram(state, program, presets) {
   if (state.preset === CUSTOM) return { program, draft: program };
+  if (state.preset === LINKED) return { program, linked: program };
   return { program, edits: withEdit(state.edits, state.preset, program, presets) };
 }
 
@@ -115,7 +256,7 @@ export function choosePreset(state, id, presets) {
 
 /** True when the example shown has edits that "Reset example" would undo. */
 export function canReset(state) {
-  return state.preset !== CUSTOM && edited(state, state.preset);
+  return state.preset !== CUSTOM && state.preset !== LINKED && edited(state, state.preset);
 }
 
 /** The patch for "Reset example": the example's own text back, its edit forgotten. */
@@ -127,22 +268,34 @@ export function resetExample(state, presets) {
 
 /**
  * The example menu for `state`: [{value, label}], the user's own program first (always: it
- * is how one starts writing one), edited examples marked, and the value to select.
+ * is how one starts writing one), then the link's program if the page was opened from one,
+ * edited examples marked, and the value to select.
  */
 export function menuFor(state, presets) {
   const options = presets.map((p) => ({
     value: p.id, label: edited(state, p.id) ? `${p.title} ${EDITED_MARK}` : p.title,
   }));
-  return { options: [{ value: CUSTOM, label: CUSTOM_LABEL }, ...options], value: state.preset };
+  const linked = state.linked === null || state.linked === undefined ? [] : [{ value: LINKED, label: LINKED_LABEL }];
+  return { options: [{ value: CUSTOM, label: CUSTOM_LABEL }, ...linked, ...options], value: state.preset };
 }
 
 // ---------------------------------------------------------------- the drafts, saved
 
 export const SAVED_KEY = "gradwalk.editor.v1";
 
-/** What is kept across reloads (localStorage under SAVED_KEY): the entry shown and every draft. */
-export function savedEditor(state) {
-  return JSON.stringify({ program: state.program, preset: state.preset, draft: state.draft, edits: state.edits });
+/**
+ * What is kept across reloads (localStorage under SAVED_KEY): the entry shown and every
+ * draft. A link's program lives in the URL: while it is shown, the entry saved is the one
+ * shown before the link was opened (`back`), with its text (`presets` for an example's).
+ */
+export function savedEditor(state, presets = []) {
+  let { program, preset } = state;
+  if (preset === LINKED) {
+    preset = state.back ?? CUSTOM;
+    program = textOf(state, preset, presets) ?? state.draft;
+    if (preset === LINKED) [preset, program] = [CUSTOM, state.draft];
+  }
+  return JSON.stringify({ program, preset, draft: state.draft, edits: state.edits });
 }
 
 const isText = (v) => typeof v === "string";

@@ -105,11 +105,12 @@ function calloutBox(layout, event) {
 /**
  * What a step needs on screen (layout units), or null for no event: for a backward edge
  * both of its ends (the consumer `node` and the `input`) and the callout; for a forward
- * value the node and its inputs. The box's `core` is what must stay in view when all of it
+ * value the node and its inputs; at the end the output and the leaves. The box's `core` is what must stay in view when all of it
  * does not fit at the camera's scale: the node whose value or adjoint changes (and its
  * callout).
  */
 export function stepBox(layout, event) {
+  if (event?.kind === "done") return doneBox(layout, event);
   const { current, source, target } = focusOf(event);
   if (current === undefined && target === undefined) return null;
   const callout = calloutBox(layout, event);
@@ -120,6 +121,18 @@ export function stepBox(layout, event) {
     : [source, target];
   const whole = union(boxOf(layout, ends), core);
   return { ...whole, core };
+}
+
+/**
+ * What the last step (a done event) needs on screen: the output, which is its core, and the
+ * leaves whose gradients the narration reads out. Without it the camera stayed where the
+ * previous step had panned it, and the output could end up off screen.
+ */
+function doneBox(layout, event) {
+  const core = boxOf(layout, [event.output?.node]);
+  if (!core) return null;
+  const leaves = layout.nodes.filter((n) => n.node?.role === "leaf").map((n) => n.id);
+  return { ...union(boxOf(layout, leaves), core), core };
 }
 
 /**

@@ -32,10 +32,44 @@ def chain(lines: int) -> str:
     return "x = 1.0\n" + "x = x * 1.0001\n" * (lines - 1)
 
 
+# The editor is CodeMirror 6 (static/js/render/editor.js); its editable element is #program
+# and its API hangs on the mount element as `gradwalkEditor` (getText, paste, view).
+EDITOR = "#editor .editor"
+
+
 def paste(page, text: str) -> None:
-    """Put `text` in the editor as a paste does: one input event (fill types line by line)."""
-    page.eval_on_selector("#program", "(t, text) => { t.value = text;"
-                          " t.dispatchEvent(new InputEvent('input', {inputType: 'insertFromPaste'})); }", text)
+    """Replace the editor's text with `text` as a paste does: one undoable change, reported
+    to the page like typing (page.fill would type it line by line)."""
+    page.eval_on_selector(EDITOR, "(e, text) => e.gradwalkEditor.paste(text)", text)
+
+
+set_program = paste
+
+
+def get_program(page) -> str:
+    """The editor's whole text (the DOM holds only the lines in view)."""
+    return page.eval_on_selector(EDITOR, "e => e.gradwalkEditor.getText()")
+
+
+def caret(page) -> tuple[int, int]:
+    """The editor's selection as (anchor, head) offsets; equal when nothing is selected."""
+    return tuple(page.eval_on_selector(
+        EDITOR, "e => { const s = e.gradwalkEditor.view.state.selection.main; return [s.anchor, s.head]; }"))
+
+
+def marked(page, kind: str) -> str | None:
+    """The text the editor shows marked as `kind` ("step", "hover", "error"), or None."""
+    return page.eval_on_selector(EDITOR, """(e, kind) => {
+      const parts = [...e.querySelectorAll('.cm-content .mark-' + kind)];
+      return parts.length ? parts.map((m) => m.textContent).join('') : null; }""", kind)
+
+
+def wait_marked(page, kind: str, text: str | None) -> None:
+    """Wait until the `kind` mark shows `text` (None: until there is none)."""
+    page.wait_for_function("""([sel, kind, text]) => {
+      const parts = [...document.querySelector(sel).querySelectorAll('.cm-content .mark-' + kind)];
+      const got = parts.length ? parts.map((m) => m.textContent).join('') : null;
+      return got === text; }""", arg=[EDITOR, kind, text])
 
 
 def trace(page, text: str, status: str = "ready") -> None:
@@ -73,6 +107,6 @@ YOUR_PROGRAM = "✎ Your program"  # the example menu's entry for the user's own
 
 def own_program(page, text: str, status: str = "ready") -> None:
     """Choose "✎ Your program" in the example menu, then write and trace `text` in it.
-    (An empty draft opens empty, so its trace is the "empty program" error.)"""
+    (An empty draft opens empty with a hint, and nothing is traced: status "empty".)"""
     choose(page, label=YOUR_PROGRAM, status=None)
     trace(page, text, status)

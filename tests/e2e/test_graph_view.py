@@ -344,7 +344,7 @@ def test_an_error_after_a_graph_too_big_to_draw_mentions_no_graph(explorer):
     page = explorer.page
     trace(page, chain(2000))
     page.wait_for_selector('#app[data-graph="too_large"]')
-    trace(page, "", status="error")  # the server's "empty program"
+    trace(page, "x = 1.0\ny = x +* 2\n", status="error")
     narration = page.locator("#narration").inner_text()
     assert narration.startswith("Not traced: see the message next to the program.")
     assert "graph" not in narration.lower()  # none is drawn: the faded note is what is left

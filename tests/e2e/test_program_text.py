@@ -4,7 +4,8 @@ page pretends to belong to the new text."""
 from __future__ import annotations
 
 from page_helpers import (
-    YOUR_PROGRAM, choose, leave_editor, node, own_program, paste, step_forward, trace, wait_step,
+    EDITOR, YOUR_PROGRAM, caret, choose, get_program, leave_editor, marked, node, own_program, paste,
+    step_forward, trace, wait_marked, wait_step,
 )
 
 TANH_PROGRAM = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
@@ -39,7 +40,7 @@ def test_a_saved_text_that_fails_opens_with_its_error_and_no_graph(explorer):
     page.evaluate("localStorage.setItem('gradwalk.editor.v1', JSON.stringify({program: 'y = x +* 2\\n', draft: 'y = x +* 2\\n'}))")
     page.reload()
     page.wait_for_selector('#app[data-status="error"]')
-    assert page.locator("#program").input_value() == "y = x +* 2\n"
+    assert get_program(page) == "y = x +* 2\n"
     assert page.locator(".program-error").is_visible()
     assert page.locator("#graph-badge").is_hidden()  # there is no last good trace
     assert page.locator("#narration").inner_text() == "Not traced: see the message next to the program."
@@ -50,7 +51,6 @@ def test_a_saved_text_that_fails_opens_with_its_error_and_no_graph(explorer):
 
 def test_typed_text_survives_the_example_menu(explorer):
     page = explorer.page
-    textarea = page.locator("#program")
     own_program(page, MINE)
     assert menu(page) == ("", YOUR_PROGRAM)  # not the last example's name
 
@@ -67,7 +67,7 @@ def test_typed_text_survives_the_example_menu(explorer):
 
     choose(page, label=YOUR_PROGRAM)
     assert node(page, "w * x").count() == 1
-    assert textarea.input_value() == MINE
+    assert get_program(page) == MINE
     assert menu(page) == ("", YOUR_PROGRAM)
     assert explorer.unexpected_errors() == []
 
@@ -78,7 +78,7 @@ def test_typed_text_is_kept_across_a_reload(explorer):
     page.wait_for_function("t => (localStorage.getItem('gradwalk.editor.v1') || '').includes(t)", arg="L = w * x + w")
     page.reload()
     page.wait_for_selector('#app[data-status="ready"]')
-    assert page.locator("#program").input_value() == MINE
+    assert get_program(page) == MINE
     assert menu(page) == ("", YOUR_PROGRAM)
     assert node(page, "w * x").count() == 1  # traced on open
     assert explorer.unexpected_errors() == []
@@ -94,14 +94,14 @@ def test_an_example_chosen_before_a_reload_comes_back_with_the_draft(explorer):
     assert menu(page)[0] == "seed-q-ab-plus-a"
     choose(page, label=YOUR_PROGRAM)
     assert node(page, "w * x").count() == 1
-    assert page.locator("#program").input_value() == MINE
+    assert get_program(page) == MINE
     assert explorer.unexpected_errors() == []
 
 
 def test_after_an_error_the_old_graph_is_the_last_good_trace(explorer):
     page = explorer.page
     step_forward(page, 5)
-    assert page.locator(".backdrop mark.step").count() == 1
+    assert marked(page, "step") == "e + a"  # d = e + a
 
     trace(page, "x = 1.0\n\ny = x +* 2\n", status="error")
     # The player says it has nothing to step: no phase or step count of the old trace.
@@ -112,15 +112,15 @@ def test_after_an_error_the_old_graph_is_the_last_good_trace(explorer):
     assert page.locator("#player").get_attribute("data-disabled") == "true"
     assert page.locator("#player button.forward").is_disabled()
     assert page.locator("#player .scrubber").is_disabled()
-    assert page.locator(".backdrop mark.step").count() == 0  # no old highlight on the new text
-    assert page.locator(".backdrop mark.error").count() == 1
+    assert marked(page, "step") is None  # no old highlight on the new text
+    assert marked(page, "error") is not None
     assert menu(page) == ("seed-tanh-fanout", "tanh with fan-out (a used twice) (edited)")
     leave_editor(page)
     page.keyboard.press("ArrowRight")
     page.keyboard.press("End")
     assert page.locator("#player").get_attribute("data-step") == "5"  # the old graph is not stepped
     node(page, "e").hover()
-    assert page.locator(".backdrop mark.hover").count() == 0  # its spans are of the old text
+    assert marked(page, "hover") is None  # its spans are of the old text
     assert "last good trace" in page.locator("#narration").inner_text()
 
     # Editing keeps the error, marked as about the text before the edit, without its highlight.
@@ -129,7 +129,7 @@ def test_after_an_error_the_old_graph_is_the_last_good_trace(explorer):
     page.keyboard.type("  # fixing")
     page.wait_for_selector('.program-error[data-stale="true"]')
     assert "(before your edit)" in box.inner_text()
-    assert page.locator(".backdrop mark.error").count() == 0
+    assert marked(page, "error") is None
 
     # The next good trace clears it all.
     trace(page, "x = 1.0\ny = x * 2\n")
@@ -142,13 +142,12 @@ def test_after_an_error_the_old_graph_is_the_last_good_trace(explorer):
 def test_an_edit_hides_highlights_computed_on_the_old_text(explorer):
     page = explorer.page
     step_forward(page, 4)
-    assert page.locator(".backdrop mark.step").inner_text() == "a * b"
+    assert marked(page, "step") == "a * b"
     page.locator("#program").press("Control+Home")
     page.keyboard.type("# a comment\n")
-    page.wait_for_function("() => !document.querySelector('.backdrop mark.step')")
+    wait_marked(page, "step", None)
     paste(page, TANH_PROGRAM)  # the traced text again: the highlight is right again
-    page.wait_for_selector(".backdrop mark.step")
-    assert page.locator(".backdrop mark.step").inner_text() == "a * b"
+    wait_marked(page, "step", "a * b")
     assert explorer.unexpected_errors() == []
 
 
@@ -162,20 +161,19 @@ def test_an_error_without_a_line_shows_no_line(explorer):
     assert box.inner_text().lower() == "unknown output no value named out"
     assert "line" not in box.inner_text().lower() and "null" not in box.inner_text().lower()
     assert box.get_attribute("data-line") == ""
-    assert page.locator(".backdrop mark.error").count() == 0
+    assert marked(page, "error") is None
     page.unroute("**/api/trace")
     assert explorer.unexpected_errors() == []
 
 
 def test_editing_an_example_never_replaces_your_program(explorer):
     page = explorer.page
-    textarea = page.locator("#program")
     own_program(page, MINE)
     choose(page, "seed-q-ab-plus-a")
-    example = textarea.input_value()
+    example = get_program(page)
     reset = page.locator("#reset-example")
     assert reset.is_hidden()  # nothing to reset yet
-    textarea.press("End")
+    page.locator("#program").press("Control+End")
     page.keyboard.type("#")  # the review's repro: one character in the example
     page.wait_for_function("() => document.querySelector('#preset').selectedOptions[0].textContent.endsWith('(edited)')")
     assert menu(page)[0] == "seed-q-ab-plus-a"
@@ -184,10 +182,10 @@ def test_editing_an_example_never_replaces_your_program(explorer):
                            "['seed-q-ab-plus-a']")
 
     choose(page, label=YOUR_PROGRAM)
-    assert textarea.input_value() == MINE  # was the edited example
+    assert get_program(page) == MINE  # was the edited example
     assert reset.is_hidden()
     choose(page, label=page.locator('#preset option[value="seed-q-ab-plus-a"]').text_content())
-    edited = textarea.input_value()
+    edited = get_program(page)
     assert edited != example and edited.rstrip("#") == example.rstrip("#") and edited.count("#") == example.count("#") + 1
 
     # Both drafts survive a reload; then "Reset example" gives the original back.
@@ -195,13 +193,13 @@ def test_editing_an_example_never_replaces_your_program(explorer):
     page.reload()
     page.wait_for_selector('#app[data-status="ready"]')
     assert menu(page)[0] == "seed-q-ab-plus-a" and menu(page)[1].endswith("(edited)")
-    assert textarea.input_value() == edited
+    assert get_program(page) == edited
     reset.click()
-    page.wait_for_function("t => document.querySelector('#program').value === t"
-                           " && document.querySelector('#app').dataset.status === 'ready'", arg=example)
+    page.wait_for_function("([sel, t]) => document.querySelector(sel).gradwalkEditor.getText() === t"
+                           " && document.querySelector('#app').dataset.status === 'ready'", arg=[EDITOR, example])
     assert not menu(page)[1].endswith("(edited)") and reset.is_hidden()
     choose(page, label=YOUR_PROGRAM)
-    assert textarea.input_value() == MINE
+    assert get_program(page) == MINE
     assert explorer.unexpected_errors() == []
 
 
@@ -212,28 +210,28 @@ def test_spans_on_lines_with_non_ascii_text(explorer):
     page = explorer.page
     trace(page, GREEK)
     node(page, "β").hover()
-    page.wait_for_selector(".backdrop mark.hover")
-    assert page.locator(".backdrop mark.hover").inner_text() == "α * 3.0"
+    wait_marked(page, "hover", "α * 3.0")
     node(page, "L").hover()
-    page.wait_for_function("() => document.querySelector('.backdrop mark.hover')?.textContent === 'tanh(β)'")
+    wait_marked(page, "hover", "tanh(β)")
 
     # An astral character takes two UTF-16 units but is one column: node spans and errors.
     trace(page, "𝐱 = 1.0\nβ = 𝐱 * 2.0\n")
     node(page, "β").hover()
-    page.wait_for_function("() => document.querySelector('.backdrop mark.hover')?.textContent === '𝐱 * 2.0'")
+    wait_marked(page, "hover", "𝐱 * 2.0")
     trace(page, "𝐱 = 1.0\nβ = 𝐱 * 𝐱 + foo(𝐱)\n", status="error")  # unknown function at columns 12..15
-    selected = page.locator("#program").evaluate("t => t.value.slice(t.selectionStart, t.selectionEnd)")
-    assert selected == "foo"
-    assert page.locator(".backdrop mark.error").inner_text() == "foo"
+    assert marked(page, "error") == "foo"
+    anchor, head = caret(page)
+    assert anchor == head  # marked, not selected
     assert explorer.unexpected_errors() == []
 
 
 def line_in_view(page, line: int) -> bool:
-    """Whether 1-based `line` of the editor is inside the textarea's visible height."""
-    return page.locator("#program").evaluate("""(t, line) => {
-      const h = parseFloat(getComputedStyle(t).lineHeight), pad = parseFloat(getComputedStyle(t).paddingTop);
-      const top = pad + (line - 1) * h;
-      return top >= t.scrollTop && top + h <= t.scrollTop + t.clientHeight;
+    """Whether 1-based `line` of the editor is drawn inside the editor's visible box."""
+    return page.eval_on_selector(EDITOR, """(e, line) => {
+      const view = e.gradwalkEditor.view;
+      const at = view.coordsAtPos(view.state.doc.line(line).from);  // null when not drawn
+      const box = view.scrollDOM.getBoundingClientRect();
+      return Boolean(at) && at.top >= box.top && at.bottom <= box.bottom;
     }""", line)
 
 
@@ -243,32 +241,73 @@ def test_an_error_out_of_view_is_scrolled_to(explorer):
         text = "".join("x = x +* 2\n" if i == bad else ("x = 1.0\n" if i == 1 else "x = x * 1.0\n")
                        for i in range(1, lines + 1))
         paste(page, text)
-        textarea = page.locator("#program")
-        textarea.focus()
-        textarea.press("Control+End")  # the caret at the end: the editor scrolled to the bottom
+        editor = page.locator("#program")
+        editor.focus()
+        editor.press("Control+End")  # the caret at the end: the editor scrolled to the bottom
+        page.wait_for_function("([sel, n]) => { const v = document.querySelector(sel).gradwalkEditor.view;"
+                               " return v.state.selection.main.head === v.state.doc.length; }", arg=[EDITOR, lines])
         assert not line_in_view(page, bad)
         page.keyboard.press("Control+Enter")
         page.wait_for_selector('#app[data-status="error"]')
         assert f"Line {bad}" in page.locator(".program-error").inner_text()
+        page.wait_for_function("([sel, n]) => { const v = document.querySelector(sel).gradwalkEditor.view;"
+                               " const at = v.coordsAtPos(v.state.doc.line(n).from), box = v.scrollDOM.getBoundingClientRect();"
+                               " return Boolean(at) && at.top >= box.top && at.bottom <= box.bottom; }", arg=[EDITOR, bad])
         assert line_in_view(page, bad), lines
-        # The backdrop (the highlight) and the gutter scroll with it.
-        assert page.evaluate("() => { const t = document.querySelector('#program');"
-                             " return document.querySelector('.backdrop').scrollTop === t.scrollTop"
-                             " && document.querySelector('.gutter').scrollTop === t.scrollTop; }")
+        # The mark is drawn on that line, and the line numbers scrolled with the text.
+        assert marked(page, "error") is not None
+        assert page.locator(".cm-lineNumbers .cm-gutterElement", has_text=str(bad)).first.is_visible()
+        assert caret(page) == (len(text), len(text))  # the caret stays where the user left it
     assert explorer.unexpected_errors() == []
 
 
 def test_an_empty_your_program_starts_empty_with_a_hint(explorer):
     page = explorer.page
-    textarea = page.locator("#program")
-    example = textarea.input_value()
+    example = get_program(page)
     assert example == TANH_PROGRAM
-    choose(page, label=YOUR_PROGRAM, status="error")  # nothing to trace yet
-    assert textarea.input_value() == ""  # not a copy of the example on screen
-    assert textarea.get_attribute("placeholder").startswith("Type a program, e.g.")
+    choose(page, label=YOUR_PROGRAM, status="empty")  # nothing to trace yet, and no error
+    assert get_program(page) == ""  # not a copy of the example on screen
+    hint = page.locator("#editor .cm-placeholder")
+    assert hint.is_visible() and hint.inner_text().startswith("Type a program, e.g.")
+    assert page.locator(".program-error").is_hidden()
+    assert page.locator("g.node").count() == 0  # the example's graph is not the empty program's
+    assert page.locator("#narration").inner_text().startswith("Type a program")
     assert menu(page) == ("", YOUR_PROGRAM)
     choose(page, "seed-tanh-fanout")
-    assert textarea.input_value() == example  # the example is untouched
-    choose(page, label=YOUR_PROGRAM, status="error")
-    assert textarea.input_value() == ""
+    assert get_program(page) == example  # the example is untouched
+    choose(page, label=YOUR_PROGRAM, status="empty")
+    assert get_program(page) == ""
+    assert explorer.unexpected_errors() == []
+
+
+def test_typing_after_an_error_never_replaces_program_text(explorer):
+    page = explorer.page
+    broken = "a = 1.0\nb = tanh(a * 2.0 + a"
+    paste(page, broken)
+    editor = page.locator("#program")
+    editor.focus()
+    editor.press("Control+End")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector('#app[data-status="error"]')
+    assert marked(page, "error") is not None  # the error is marked ...
+    anchor, head = caret(page)
+    assert anchor == head == len(broken)  # ... not selected
+    page.keyboard.type(")")  # the fix, typed where the caret is
+    assert get_program(page) == broken + ")"  # was "b = tanh)"
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector('#app[data-status="ready"]')
+    assert node(page, "b").count() == 1
+
+    # The same after the Trace button, with the focus elsewhere: a click back in, then typing.
+    paste(page, broken)
+    page.locator("#trace").click()
+    page.wait_for_selector('#app[data-status="error"]')
+    editor.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(")")
+    assert get_program(page) == broken + ")"
+    # Undo takes the typing back, one step at a time; the text was never lost.
+    page.keyboard.press("Control+z")
+    page.wait_for_function("([sel, t]) => document.querySelector(sel).gradwalkEditor.getText() === t",
+                           arg=[EDITOR, broken])
     assert explorer.unexpected_errors() == []

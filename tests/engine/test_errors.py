@@ -9,7 +9,7 @@ from engine.trace.runner import Limits, Tracer, run_trace
 
 BAD = [
     # (program, kind, line, col, words in the message)
-    ('x = __import__("os")\n', "unsupported", 1, 4, "__import__"),
+    ('x = __import__("os")\n', "reserved_name", 1, 4, "__import__"),
     ("a = 1.0\nb = a.shape\n", "unsupported", 2, 4, ".shape"),
     ("a = 1.0\nf = lambda z: z\n", "unsupported", 2, 4, "lambda"),
     ("a = [1.0, 2.0]\nb = [v * 2 for v in a]\n", "unsupported", 2, 4, "comprehension"),
@@ -49,7 +49,7 @@ BAD = [
     ("a = 1.0\nb = not a\n", "unsupported", 2, 4, "operator `not`"),
     ("a = 1.0\nb = ~a\n", "unsupported", 2, 4, "operator ~"),
     ("a = [1.0]\nb = a.T()\n", "unsupported", 2, 4, "calling a method (`.T()`)"),
-    ("x = ().__class__.__bases__[0].__subclasses__()\n", "unsupported", 1, 4, "`.__subclasses__()`"),
+    ("x = ().__class__.__bases__[0].__subclasses__()\n", "reserved_name", 1, 7, "`__class__`"),
     ("a = [1.0, 2.0]\nb = [[1.0], [2.0]]\nc = a\rd = c + \r", "syntax", 4, None, "syntax"),
     ("a = 1.0\nb = (a)\x00\n", "syntax", 2, 7, "null"),
     ("a = 1.0\nb = a * \ud800\n", "syntax", 2, 8, "invalid character"),

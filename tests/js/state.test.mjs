@@ -1,8 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fc from "fast-check";
+import { deflateSync, strToU8 } from "fflate";
 import {
-  canReset, choosePreset, createStore, CUSTOM, CUSTOM_LABEL, decodeState, defaultState, editProgram,
-  EDITED_MARK, encodeState, menuFor, presetFor, resetExample, restoredEditor, savedEditor,
+  canReset, checkState, choosePreset, createStore, CUSTOM, CUSTOM_LABEL, decodeLink, decodeState, defaultState,
+  editProgram, EDITED_MARK, encodeLink, encodeState, FIELDS, LINK_ERRORS, LINKED, LINKED_LABEL, linkState, menuFor,
+  openLink, presetFor, resetExample, restoredEditor, savedEditor, SPEEDS, THEMES, VERSION,
 } from "../../static/js/state.js";
 
 const PRESETS = [
@@ -12,7 +15,10 @@ const PRESETS = [
 const MINE = "w = 3.0\nL = w * w * w\n";
 
 test("the default state", () => {
-  assert.deepEqual(defaultState(), { playing: false, draft: "", edits: {}, preset: "", program: "", step: 0, speed: 2 });
+  assert.deepEqual(defaultState(), {
+    playing: false, draft: "", edits: {}, linked: null, back: "", preset: "", program: "", output: "", step: 0,
+    speed: 2, theme: "auto", font: 1, hide_program: false,
+  });
 });
 
 test("the draft stays out of the URL: a link carries the program", () => {
@@ -150,4 +156,128 @@ test("every draft comes back after a reload, and anything unusable means the fir
   // Edits of examples that are gone, or that equal the example, are dropped.
   const saved = JSON.stringify({ program: MINE, preset: CUSTOM, draft: MINE, edits: { gone: "x", p1: PRESETS[0].program, p2: 3 } });
   assert.deepEqual(restoredEditor(saved, PRESETS).edits, {});
+});
+
+// ---------------------------------------------------------------- links: #s=<deflate-raw base64url>
+
+/** Any state object a link may carry (every field optional but the program). */
+const anyState = fc.record({
+  program: fc.string({ unit: "binary", maxLength: 400 }), // any unicode, astral planes and lone newlines
+  preset: fc.oneof(fc.constant(""), fc.string({ unit: "grapheme", maxLength: 30 })),
+  output: fc.oneof(fc.constant(""), fc.string({ unit: "grapheme-ascii", maxLength: 12 })),
+  step: fc.nat({ max: 2 ** 40 }),
+  speed: fc.constantFrom(...SPEEDS),
+  theme: fc.constantFrom(...THEMES),
+  font: fc.oneof(fc.constantFrom(1, 1.25, 1.5, 2), fc.double({ min: 0.5, max: 3, noNaN: true })),
+  hide_program: fc.boolean(),
+}, { requiredKeys: ["program"] });
+
+/** The state a link stands for: every field, defaults filled in. */
+const full = (state) => {
+  const out = { v: VERSION };
+  for (const [name, f] of Object.entries(FIELDS)) out[name] = Object.hasOwn(state, name) ? state[name] : f.default;
+  return out;
+};
+
+test("property: any state encodes to a URL-safe fragment and decodes to itself", () => {
+  fc.assert(fc.property(anyState, (state) => {
+    const fragment = encodeLink(state);
+    assert.match(fragment, /^s=[A-Za-z0-9_-]*$/);
+    const { state: back, error } = decodeLink(`#${fragment}`);
+    assert.equal(error, null);
+    assert.deepEqual(full(back), full(state));
+    assert.deepEqual(decodeLink(fragment), { state: back, error: null }); // with or without "#"
+    assert.equal(encodeLink(back), fragment); // and it is canonical
+  }), { numRuns: 500 });
+});
+
+test("property: a fragment cut short or with a character changed gives a message, never a throw", () => {
+  fc.assert(fc.property(anyState, fc.nat(), fc.constantFrom("A", "_", "!", "%", " "), (state, at, ch) => {
+    const fragment = encodeLink(state);
+    const cut = fragment.slice(0, 2 + (at % (fragment.length - 2)));
+    const changed = fragment.slice(0, 2 + (at % (fragment.length - 2))) + ch + fragment.slice(3 + (at % (fragment.length - 2)));
+    for (const bad of [cut, changed]) {
+      const result = decodeLink(bad);
+      // A change can still decode (base64 has slack bits); then it is a checked state.
+      if (result.error === null) assert.equal(result.state.v, VERSION);
+      else assert.equal(result.state, null);
+    }
+  }), { numRuns: 300 });
+});
+
+test("a 30-line program gives a link short enough for a chat message", () => {
+  const lines = ["x = [[0.5, -1.2], [2.0, 0.3]]", "W1 = [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]", "b1 = [0.01, 0.02, 0.03]"];
+  for (let i = 0; lines.length < 30; i++) lines.push(`h${i} = tanh(x @ W1 + b1) * ${(i + 1) / 10}  # layer ${i}`);
+  const state = { program: lines.join("\n") + "\n", step: 41, speed: 4, theme: "projector", font: 1.5 };
+  const url = `http://127.0.0.1:8000/#${encodeLink(state)}`;
+  assert.ok(url.length < 2000, `${url.length} characters`);
+  assert.ok(url.length < new URLSearchParams({ program: state.program }).toString().length); // it compresses
+});
+
+test("the older uncompressed fragment still opens", () => {
+  const old = `#${encodeState({ ...defaultState(), program: "a = 1.0\nL = a * a  # é & = #\n", step: 3, speed: 8 })}`;
+  assert.deepEqual(decodeLink(old), { state: { v: 1, program: "a = 1.0\nL = a * a  # é & = #\n", step: 3, speed: 8 }, error: null });
+  assert.deepEqual(decodeLink("#preset=seed-tanh-fanout&step=14"), { state: { v: 1, preset: "seed-tanh-fanout", step: 14 }, error: null });
+});
+
+const packed = (object) => `#s=${Buffer.from(deflateSync(strToU8(JSON.stringify(object)))).toString("base64url")}`;
+
+test("malformed, truncated, foreign and newer fragments give a message", () => {
+  const good = encodeLink({ program: "a = 1.0\nL = a * a\n".repeat(5), step: 4 });
+  assert.deepEqual(decodeLink(""), { state: null, error: null });
+  assert.deepEqual(decodeLink("#"), { state: null, error: null });
+  assert.deepEqual(decodeLink(`#${good.slice(0, good.length - 9)}`), { state: null, error: LINK_ERRORS.damaged });
+  assert.deepEqual(decodeLink("#s=%%%"), { state: null, error: LINK_ERRORS.damaged });
+  assert.deepEqual(decodeLink("#s=aGVsbG8"), { state: null, error: LINK_ERRORS.damaged }); // not deflate
+  assert.deepEqual(decodeLink("#s="), { state: null, error: LINK_ERRORS.damaged });
+  assert.deepEqual(decodeLink("#section-2"), { state: null, error: LINK_ERRORS.foreign });
+  assert.deepEqual(decodeLink("#access_token=abc&x=1"), { state: null, error: LINK_ERRORS.foreign });
+  assert.deepEqual(decodeLink(packed([1, 2])), { state: null, error: LINK_ERRORS.foreign });
+  assert.deepEqual(decodeLink(packed({ program: "a = 1.0\n" })), { state: null, error: LINK_ERRORS.foreign }); // no v
+  assert.deepEqual(decodeLink(packed({ v: 2, program: "a = 1.0\n" })), { state: null, error: LINK_ERRORS.newer(2) });
+  assert.match(LINK_ERRORS.newer(2), /newer version of gradwalk \(state version 2\)/);
+  // A v1 state with ill-typed fields keeps the good ones.
+  assert.deepEqual(decodeLink(packed({ v: 1, program: "a = 1.0\n", step: -1, speed: 3, theme: "pink", font: 9, extra: 1 })),
+    { state: { v: 1, program: "a = 1.0\n" }, error: null });
+  assert.deepEqual(checkState({ v: 1, step: 2, hide_program: true }), { state: { v: 1, step: 2, hide_program: true }, error: null });
+  assert.deepEqual(checkState("x"), { state: null, error: LINK_ERRORS.foreign });
+});
+
+test("linkState is the contract's object: v, the program, and what differs from the defaults", () => {
+  assert.deepEqual(linkState(defaultState()), { v: 1, program: "" });
+  const state = { ...defaultState(), program: MINE, draft: MINE, edits: { p1: "x" }, playing: true, step: 5, theme: "dark" };
+  assert.deepEqual(linkState(state), { v: 1, program: MINE, step: 5, theme: "dark" });
+  assert.deepEqual(linkState({ ...state, preset: LINKED, linked: MINE }), { v: 1, program: MINE, step: 5, theme: "dark" });
+});
+
+test("a link wins over the drafts without overwriting any of them", () => {
+  const mine = after(pick(CUSTOM), type(MINE), pick("p1"), type("a = 5.0\n"));
+  const linked = "z = 4.0\nL = z * z\n";
+  const patch = openLink(mine, { v: 1, program: linked, step: 3, theme: "projector" }, PRESETS);
+  assert.deepEqual(patch, { step: 3, theme: "projector", program: linked, preset: LINKED, linked, back: "p1" });
+  const opened = { ...mine, ...patch };
+  assert.equal(opened.draft, MINE);
+  assert.deepEqual(opened.edits, { p1: "a = 5.0\n" });
+  assert.deepEqual(menuFor(opened, PRESETS).options.map((o) => o.label), [CUSTOM_LABEL, LINKED_LABEL, `first ${EDITED_MARK}`, "second"]);
+  assert.equal(menuFor(opened, PRESETS).value, LINKED);
+  assert.equal(canReset(opened), false);
+  // The drafts are where they were, and the link's entry keeps its own text, edits and all.
+  assert.equal(choosePreset(opened, CUSTOM, PRESETS).program, MINE);
+  assert.equal(choosePreset(opened, "p1", PRESETS).program, "a = 5.0\n");
+  const typed = { ...opened, ...editProgram(opened, linked + "# more\n", PRESETS) };
+  assert.equal(typed.draft, MINE);
+  assert.equal(choosePreset({ ...typed, preset: CUSTOM }, LINKED, PRESETS).program, linked + "# more\n");
+  // Saved while the link's program shows: the entry shown before, with its text.
+  assert.deepEqual(JSON.parse(savedEditor(typed, PRESETS)), { program: "a = 5.0\n", preset: "p1", draft: MINE, edits: { p1: "a = 5.0\n" } });
+  assert.deepEqual(restoredEditor(savedEditor(typed, PRESETS), PRESETS), { program: "a = 5.0\n", preset: "p1", draft: MINE, edits: { p1: "a = 5.0\n" } });
+  const fresh = { ...defaultState(), ...openLink(defaultState(), { v: 1, program: linked }, PRESETS) };
+  assert.deepEqual(JSON.parse(savedEditor(fresh, PRESETS)), { program: "", preset: CUSTOM, draft: "", edits: {} });
+});
+
+test("a link to an example's own text opens that example; a link of view options keeps the text", () => {
+  const state = after(pick(CUSTOM), type(MINE));
+  assert.deepEqual(openLink(state, { v: 1, program: PRESETS[1].program, step: 2 }, PRESETS),
+    { step: 2, program: PRESETS[1].program, preset: "p2", back: CUSTOM });
+  assert.deepEqual(openLink(state, { v: 1, preset: "p1" }, PRESETS), { program: PRESETS[0].program, preset: "p1", back: CUSTOM });
+  assert.deepEqual(openLink(state, { v: 1, speed: 8, font: 2 }, PRESETS), { speed: 8, font: 2 });
 });

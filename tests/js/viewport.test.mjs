@@ -128,6 +128,29 @@ test("a step's box holds both ends of a backward edge and the callout; a forward
   assert.ok(box.core.x0 <= input.x0 && box.core.x1 >= input.x1 && box.core.x1 < ends.x1);
 });
 
+test("the last step keeps the output in view, with the leaves when they fit", () => {
+  const layout = {
+    width: 3000, height: 400,
+    nodes: [
+      { id: "x", x: 100, y: 150, width: 100, height: 60, node: { role: "leaf" } },
+      { id: "w", x: 100, y: 300, width: 100, height: 60, node: { role: "leaf" } },
+      { id: "L", x: 2900, y: 200, width: 100, height: 60, node: { role: "op" } },
+    ],
+    edges: [],
+  };
+  const done = { kind: "done", output: { node: "L" }, grads: { x: 1, w: 2 } };
+  const box = stepBox(layout, done);
+  assert.deepEqual(box.core, boxOf(layout, ["L"]));
+  assert.deepEqual({ ...box, core: null }, { ...boxOf(layout, ["x", "w", "L"]), core: null });
+  // Panned to the inputs at the readable scale: too wide for the leaves and the output, so
+  // the camera shows the output.
+  const t = fitTransform(contentBox(layout), view);
+  const next = revealTransform(t, box, view);
+  const at = screen(next, { x: 2950, y: 230 });
+  assert.ok(at.x <= view.width && at.y <= view.height && screen(next, { x: 2850, y: 170 }).x >= 0);
+  assert.equal(stepBox(layout, { kind: "done", output: { node: "gone" }, grads: {} }), null);
+});
+
 test("the tanh fan-out at step 14: the camera pans just enough to show e, a and the callout", () => {
   // The layout of the first example at 1280x720 (a 1248 x 310 px svg), fitted at k = 1.
   const layout = {

@@ -118,23 +118,28 @@ def test_lone_carriage_returns_end_lines(client):
 
 
 def test_busy_server_answers_503_then_recovers(client, monkeypatch):
-    from server import tracing
+    import anyio.from_thread
     from server.settings import get_settings
-    settings = get_settings()
-    monkeypatch.setattr(settings, "busy_timeout_seconds", 0.05)
-    slots = tracing._slots(settings.max_concurrent_traces)
-    taken = 0
-    while slots.acquire(blocking=False):   # every slot busy with someone else's trace
-        taken += 1
-    try:
-        r = client.post("/api/trace", json={"program": "a = 1.0\n"})
-        assert r.status_code == 503 and r.json()["error"]["kind"] == "busy"
-        (item,) = _sse(client.post("/api/trace/stream", json={"program": "a = 1.0\n"}).text)
-        assert item[0] == "error" and item[2]["error"]["kind"] == "busy"
-    finally:
-        for _ in range(taken):
-            slots.release()
-    assert taken == settings.max_concurrent_traces
+    monkeypatch.setattr(get_settings(), "busy_timeout_seconds", 0.05)
+    slots = client.app.state.trace_slots
+    with anyio.from_thread.start_blocking_portal() as portal:
+        held = [portal.wrap_async_context_manager(slots.held(1.0)) for _ in range(slots.count)]
+        for slot in held:   # every slot busy with someone else's trace
+            slot.__enter__()
+        try:
+            assert slots.taken == slots.count
+            r = client.post("/api/trace", json={"program": "a = 1.0\n"})
+            assert r.status_code == 503 and r.json()["error"]["kind"] == "busy"
+            assert r.headers["retry-after"] == "5" and r.json()["error"]["hint"]
+            (item,) = _sse(client.post("/api/trace/stream", json={"program": "a = 1.0\n"}).text)
+            assert item[0] == "error" and item[2]["error"]["kind"] == "busy"
+            # a program that does not parse never waits for a slot: 422 at once, not 503
+            r = client.post("/api/trace", json={"program": "a = 1.0 +\n"})
+            assert r.status_code == 422 and r.json()["error"]["kind"] == "syntax"
+        finally:
+            for slot in held:
+                slot.__exit__(None, None, None)
+    assert slots.taken == 0
     assert client.post("/api/trace", json={"program": "a = 1.0\n"}).status_code == 200
 
 

@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import json
+import os
+import pathlib
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -63,14 +67,107 @@ def test_missing_file():
 
 
 def test_internal_error_is_one_line_not_a_traceback(monkeypatch, capsys, tmp_path):
-    from server import cli
+    from server import cli, tracing
 
     def broken(*args):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "trace_body", broken)
+    monkeypatch.setattr(tracing, "trace_body", broken)
     path = tmp_path / "p.py"
     path.write_text("a = 1.0\n")
     assert cli.main(["trace", str(path)]) == 3
     err = capsys.readouterr().err
     assert "internal error (RuntimeError: boom)" in err and "Traceback" not in err
+
+
+# ---- closed streams, broken pipes, Ctrl-C, endless input: one line and a documented code ----
+CLI = [sys.executable, "-m", "server.cli"]
+
+
+def _one_line(stderr: str) -> str:
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr, stderr
+    return stderr
+
+
+def test_closed_stdin_is_one_line_and_exit_2():
+    r = subprocess.run(["sh", "-c", 'exec "$@" <&-', "sh", *CLI, "trace", "-"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2
+    assert _one_line(r.stderr) == "gradwalk: cannot read -: stdin is closed\n"
+
+
+def test_closed_stdout_is_one_line_and_exit_4(tmp_path):
+    path = tmp_path / "p.py"
+    path.write_text("a = 1.0\nL = a * a\n")
+    r = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *CLI, "trace", str(path)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 4
+    assert _one_line(r.stderr) == "gradwalk: cannot write the output: stdout is closed\n"
+
+
+@pytest.mark.parametrize("fmt", ["json", "table"])
+def test_a_broken_pipe_is_one_line_and_exit_4(fmt):
+    # `gradwalk trace ... | head` where head has already gone: the reading end is closed.
+    proc = subprocess.Popen([*CLI, "trace", "-", "--format", fmt], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()
+    _, err = proc.communicate(case("seed-line-fit")["program"].encode(), timeout=120)
+    assert proc.returncode == 4
+    assert "broken pipe" in _one_line(err.decode()) and b"Exception ignored" not in err
+
+
+def test_ctrl_c_is_one_line_and_exit_130():
+    proc = subprocess.Popen([*CLI, "trace", "-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        # Wait until it blocks reading stdin (syscall 0, read, on fd 0), then press Ctrl-C.
+        syscall = pathlib.Path(f"/proc/{proc.pid}/syscall")
+        deadline = time.monotonic() + 120
+        while not syscall.read_text().startswith("0 0x0 "):
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert _one_line(err.decode()) == "gradwalk: interrupted\n"
+
+
+def test_endless_input_is_refused_at_the_limit_without_reading_it_all():
+    # `yes` never ends: reading the whole input would never return.
+    yes = subprocess.Popen(["yes", "a = 1.0"], stdout=subprocess.PIPE)
+    try:
+        r = subprocess.run([*CLI, "trace", "-"], stdin=yes.stdout, capture_output=True,
+                           text=True, timeout=120,
+                           env={**os.environ, "GRADWALK_MAX_PROGRAM_CHARS": "1000"})
+    finally:
+        yes.kill()
+        yes.wait()
+    assert r.returncode == 1
+    assert "more than 1,000 characters" in _one_line(r.stderr)
+    assert json.loads(r.stdout)["error"]["kind"] == "too_large"
+
+
+def test_a_file_over_the_limit_is_refused_with_the_limit_named(tmp_path):
+    path = tmp_path / "big.py"
+    path.write_text("a = 1.0\n" * 1000)
+    r = subprocess.run([*CLI, "trace", str(path), "--format", "table"], capture_output=True,
+                       text=True, timeout=120,
+                       env={**os.environ, "GRADWALK_MAX_PROGRAM_CHARS": "7999"})
+    assert r.returncode == 1 and r.stdout == ""
+    assert "7,999 characters" in _one_line(r.stderr) and "(trace a shorter program)" in r.stderr
+
+
+def test_a_file_that_is_not_utf8_is_exit_2(tmp_path):
+    path = tmp_path / "latin1.py"
+    path.write_bytes("a = 1.0  # caf\u00e9\n".encode("latin-1"))
+    r = gradwalk("trace", str(path))
+    assert r.returncode == 2 and "cannot read" in _one_line(r.stderr)
+
+
+def test_help_documents_the_exit_codes():
+    r = gradwalk("--help")
+    assert r.returncode == 0 and "exit codes:" in r.stdout
+    for code in ("0", "1", "2", "3", "4", "130"):
+        assert any(line.split()[:1] == [code] for line in r.stdout.splitlines()), code

@@ -1,15 +1,22 @@
-// The program editor: a plain <textarea> over a backdrop that repeats its text with
-// <mark>s, so a span (the error, the node under the pointer, the current step) can be
-// highlighted without taking the focus or the selection. A gutter numbers the lines,
-// since errors are reported by line.
-// A span is a position in the text it was computed on: each mark remembers that text and
-// is drawn only while the editor shows it, so an edit never leaves a highlight at old
+// The program editor: CodeMirror 6 with Python highlighting, line numbers and undo. Three
+// kinds of span are drawn as mark decorations (never as a selection, so typing can never
+// replace program text): the error, the node under the pointer, the current step.
+// A span is a position in the text it was computed on: each mark remembers that text and is
+// drawn only while the editor shows it, so an edit never leaves a highlight at old
 // positions, and undoing the edit brings it back. The error box stays after an edit,
 // marked "(before your edit)", until the next trace answers.
 
+import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
+import { python } from "@codemirror/lang-python";
+import { bracketMatching, indentUnit, syntaxHighlighting } from "@codemirror/language";
+import { EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
+import {
+  Decoration, EditorView, highlightActiveLineGutter, keymap, lineNumbers, placeholder,
+} from "@codemirror/view";
+import { classHighlighter } from "@lezer/highlight";
 import { rangeOf } from "../spans.js";
 
-// Marks drawn at once, lowest first: a later one wins where two overlap.
+// Marks drawn at once, lowest first: a later one is drawn inside (over) an earlier one.
 const MARK_ORDER = ["step", "hover", "error"];
 
 function messageOf(detail) {
@@ -19,121 +26,165 @@ function messageOf(detail) {
   return `${where}${detail.message}`;
 }
 
+// ---------------------------------------------------------------- the marks, as editor state
+
+/** {kind, span, text}: set mark `kind` to `span` computed on `text` (span null: clear it). */
+const setMark = StateEffect.define();
+
+/** kind -> {span, text}: every mark, whether or not it applies to the text shown. */
+const marksField = StateField.define({
+  create: () => ({}),
+  update(marks, tr) {
+    let next = marks;
+    for (const e of tr.effects) {
+      if (!e.is(setMark)) continue;
+      next = { ...next, [e.value.kind]: e.value.span ? { span: e.value.span, text: e.value.text } : null };
+    }
+    return next;
+  },
+});
+
+/** The [from, to) of mark `kind` in the document of `state`, or null when it is not drawn. */
+function rangeIn(state, kind) {
+  const m = state.field(marksField)[kind];
+  if (!m) return null;
+  const text = state.doc.toString();
+  return m.text === text ? rangeOf(text, m.span) : null;
+}
+
+// Decorations recomputed from the marks and the text: a mark drawn only on its own text.
+const markDecorations = EditorView.decorations.compute([marksField, "doc"], (state) => {
+  const ranges = MARK_ORDER.map((kind) => [kind, rangeIn(state, kind)]).filter(([, r]) => r && r[1] > r[0]);
+  return Decoration.set(ranges.map(([kind, [from, to]]) => Decoration.mark({
+    class: `mark-${kind}`, attributes: { "data-mark": kind },
+  }).range(from, to)), true);
+});
+
+// ---------------------------------------------------------------- the editor
+
 /**
- * Wire up the editor in `root` (which holds textarea, .backdrop, .gutter and .program-error).
- * `onRun()` is called for Ctrl/Cmd+Enter; `onInput(text)` after edits, at most once a frame.
+ * Wire up the editor in `root` (which holds `.editor`, where CodeMirror is mounted, and
+ * `.program-error`). `onRun()` is called for Ctrl/Cmd+Enter; `onInput(text)` after edits,
+ * at most once a frame. The hint shown in an empty editor is `.editor`'s data-placeholder.
+ * The API is also on the mount element as `gradwalkEditor` (for tests and the console).
  */
 export function createEditor(root, { onRun, onInput }) {
-  const textarea = root.querySelector("textarea");
-  const backdrop = root.querySelector(".backdrop");
-  const gutter = root.querySelector(".gutter");
+  const mount = root.querySelector(".editor");
   const errorBox = root.querySelector(".program-error");
-  const marks = {}; // kind -> {span, text}: the span, in the text it was computed on
   let errorText = null; // the text the shown error is about
+  let view = null;
 
-  /** The [start, end) of mark `kind` in the current text, or null. */
-  function rangeFor(kind) {
-    const m = marks[kind];
-    return m && m.text === textarea.value ? rangeOf(textarea.value, m.span) : null;
-  }
-
-  function paint() {
-    const text = textarea.value;
-    // One mark at a time keeps the backdrop a flat run of text: the highest kind wins.
-    const kind = [...MARK_ORDER].reverse().find(rangeFor);
-    const range = kind && rangeFor(kind);
-    const parts = [];
-    if (range) {
-      const mark = document.createElement("mark");
-      mark.className = kind;
-      mark.textContent = text.slice(range[0], range[1]) || " ";
-      parts.push(text.slice(0, range[0]), mark, text.slice(range[1]));
-    } else {
-      parts.push(text);
-    }
-    parts.push("\n "); // a trailing newline needs a character after it to take up a line
-    backdrop.replaceChildren(...parts);
-    const lines = text.split("\n").length;
-    root.style.setProperty("--lines", String(lines)); // the editor grows with the program
-    gutter.textContent = Array.from({ length: lines }, (_, i) => i + 1).join("\n");
-    const stale = errorText !== null && errorText !== text;
-    errorBox.classList.toggle("stale", stale);
-    errorBox.dataset.stale = String(stale);
-    syncScroll();
-  }
-
-  function syncScroll() {
-    backdrop.scrollTop = gutter.scrollTop = textarea.scrollTop;
-    backdrop.scrollLeft = textarea.scrollLeft;
-  }
-
-  /**
-   * Scroll so `line` (1-based) is in view, unless the user is working in the editor;
-   * `force` scrolls all the same (an error is worth leaving the caret's place for).
-   */
-  function reveal(line, { force = false } = {}) {
-    if (line == null || (!force && document.activeElement === textarea)) return;
-    const height = parseFloat(getComputedStyle(textarea).lineHeight);
-    const top = (line - 1) * height;
-    const view = textarea.clientHeight - height;
-    if (top < textarea.scrollTop || top > textarea.scrollTop + view) {
-      textarea.scrollTop = Math.max(0, top - view / 2);
-      syncScroll();
-    }
-  }
-
-  // Inserting n lines at once fires an input event per line, and painting reads the
-  // scroll position (a layout of the whole text): one paint per frame keeps a pasted
-  // 2,000-line program from taking minutes.
+  // Inserting a large paste or typing fast: report the text once a frame.
   let pending = 0;
-  textarea.addEventListener("input", () => {
+  function changed() {
     if (pending) return;
     pending = requestAnimationFrame(() => {
       pending = 0;
-      paint();
-      onInput?.(textarea.value);
+      onInput?.(getText());
     });
-  });
-  textarea.addEventListener("scroll", syncScroll);
-  textarea.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
-      event.preventDefault();
-      onRun?.();
-    } else if (event.key === "Escape") {
-      event.preventDefault();
-      textarea.blur(); // hand the arrow keys back to the player
-    }
-  });
+  }
 
-  return {
-    element: textarea,
-    getText: () => textarea.value,
+  function afterUpdate() {
+    const text = getText();
+    // As tall as the program (CSS caps it), and the error box says when it is out of date.
+    mount.style.setProperty("--lines", String(view.state.doc.lines));
+    const stale = errorText !== null && errorText !== text;
+    errorBox.classList.toggle("stale", stale);
+    errorBox.dataset.stale = String(stale);
+  }
+
+  const keys = Prec.highest(keymap.of([
+    { key: "Mod-Enter", run: () => { onRun?.(); return true; } },
+    // Escape hands the arrow keys back to the player; Tab is left to move the focus on
+    // (a keyboard user is never trapped in the editor), so there is no indentWithTab.
+    { key: "Escape", run: (v) => { v.contentDOM.blur(); return true; } },
+  ]));
+
+  function extensions() {
+    return [
+      keys,
+      lineNumbers(),
+      highlightActiveLineGutter(),
+      history(),
+      keymap.of([...defaultKeymap, ...historyKeymap]),
+      python(),
+      indentUnit.of("    "),
+      bracketMatching(),
+      syntaxHighlighting(classHighlighter), // tok-* classes, coloured by static/css per theme
+      placeholder(mount.dataset.placeholder ?? ""),
+      marksField,
+      Prec.high(markDecorations), // outside the highlighter's spans: one mark over "a * b"
+      EditorView.contentAttributes.of({
+        id: "program", "aria-label": "Program text", spellcheck: "false", autocapitalize: "off", autocorrect: "off",
+      }),
+      EditorView.updateListener.of((update) => {
+        if (update.docChanged) changed();
+        if (update.docChanged || update.transactions.some((t) => t.effects.length)) afterUpdate();
+      }),
+    ];
+  }
+
+  const freshState = (doc, marks = {}) => EditorState.create({
+    doc,
+    extensions: extensions(),
+  }).update({ effects: Object.entries(marks).map(([kind, m]) => setMark.of({ kind, ...(m ?? { span: null }) })) }).state;
+
+  view = new EditorView({ parent: mount, state: freshState("") });
+
+  function getText() {
+    return view.state.doc.toString();
+  }
+
+  /**
+   * Scroll so the start of `range` is in view, unless the user is working in the editor;
+   * `force` scrolls all the same (an error is worth leaving the caret's place for).
+   */
+  function reveal(range, { force = false } = {}) {
+    if (!range || (!force && view.hasFocus)) return;
+    view.dispatch({ effects: EditorView.scrollIntoView(range[0], { y: "nearest", yMargin: 24 }) });
+  }
+
+  function mark(kind, span, text) {
+    view.dispatch({ effects: setMark.of({ kind, span, text }) });
+  }
+
+  const api = {
+    view,
+    element: view.contentDOM,
+    getText,
+    /** Show `text` as a new program: its own undo history, the marks kept (each on its text). */
     setText(text) {
-      textarea.value = text;
-      paint();
+      if (pending) cancelAnimationFrame(pending); // a typed text replaced before it was reported
+      pending = 0;
+      view.setState(freshState(text, view.state.field(marksField)));
+      afterUpdate();
+    },
+    /** Replace the whole text as a paste does (undoable, reported through onInput). */
+    paste(text) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, userEvent: "input.paste" });
     },
     /**
      * Highlight `span` as `kind` ("step" or "hover") while the editor shows `text`, the
      * program the span was computed on; a null span clears it.
      */
     mark(kind, span, text) {
-      marks[kind] = span ? { span, text } : null;
-      paint();
-      if (rangeFor(kind)) reveal(span.line);
+      mark(kind, span, text);
+      reveal(rangeIn(view.state, kind));
     },
     /**
      * Show an error about the current text (line and col may be null: then there is no
-     * range to select) and select its range; null hides the box.
+     * range to mark) and mark its range, without touching the selection or the focus;
+     * null hides the box.
      */
     showError(detail) {
       errorBox.hidden = !detail;
       root.classList.toggle("has-error", Boolean(detail));
-      errorText = detail ? textarea.value : null;
-      marks.error = detail ? { span: detail, text: textarea.value } : null;
+      errorText = detail ? getText() : null;
+      mark("error", detail ?? null, errorText);
       errorBox.replaceChildren();
       errorBox.dataset.line = detail?.line ?? "";
       errorBox.dataset.col = detail?.col ?? "";
-      paint();
+      afterUpdate();
       if (!detail) return;
       const kind = document.createElement("strong");
       kind.textContent = detail.kind ? detail.kind.replaceAll("_", " ") : "error";
@@ -143,12 +194,9 @@ export function createEditor(root, { onRun, onInput }) {
       note.className = "stale-note";
       note.textContent = " (before your edit)";
       errorBox.append(...(said ? [] : [kind, " "]), messageOf(detail), note);
-      const range = rangeFor("error");
-      if (range) {
-        textarea.focus({ preventScroll: true });
-        textarea.setSelectionRange(range[0], range[1]);
-        reveal(detail.line, { force: true }); // the selection alone does not scroll to it
-      }
+      reveal(rangeIn(view.state, "error"), { force: true });
     },
   };
+  mount.gradwalkEditor = api;
+  return api;
 }

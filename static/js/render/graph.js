@@ -5,7 +5,7 @@
 // drawing sits in `g.viewport`, which render/zoom.js pans and scales.
 
 import * as d3 from "d3";
-import { boxLines, fullPrecision } from "../format.js";
+import { boxLines, formatValue, fullPrecision } from "../format.js";
 import { calloutSize, METRICS, opTag, placeCallout } from "../layout.js";
 import { calloutOf } from "../narration.js";
 import { focusOf } from "../timeline.js";
@@ -36,6 +36,11 @@ function defs(svg) {
 /** The fixed parts of one node box: frame, label, op tag, and empty number lines. */
 function nodeShell(g) {
   const m = METRICS;
+  // Drawn around the box when Tab has brought the focus to the node (app.css).
+  g.append("rect").attr("class", "focus-ring")
+    .attr("x", (d) => -d.width / 2 - 7).attr("y", (d) => -d.height / 2 - 7)
+    .attr("width", (d) => d.width + 14).attr("height", (d) => d.height + 14)
+    .attr("rx", 14);
   g.append("rect").attr("class", "box")
     .attr("x", (d) => -d.width / 2).attr("y", (d) => -d.height / 2)
     .attr("width", (d) => d.width).attr("height", (d) => d.height)
@@ -79,7 +84,8 @@ export function clearGraph(root) {
  */
 export function drawGraph(root, layout, { outputId, onHover } = {}) {
   clearGraph(root);
-  const svg = d3.select(root);
+  // A group of focusable nodes (role "img" would hide them from assistive technology).
+  const svg = d3.select(root).attr("role", "group");
   defs(svg);
   const world = svg.append("g").attr("class", "viewport")
     .append("g").attr("class", "world");
@@ -97,15 +103,37 @@ export function drawGraph(root, layout, { outputId, onHover } = {}) {
     .attr("data-node", (d) => d.id)
     .attr("data-name", (d) => d.node.label)
     .attr("transform", (d) => `translate(${d.x},${d.y})`)
+    // Every node is reachable by Tab, named by its formula and numbers (showView), and
+    // Enter pins it as a click does.
+    .attr("tabindex", 0)
+    .attr("role", "button")
+    .attr("aria-label", (d) => nodeName(d.node, undefined, undefined))
     .on("mouseenter focus", (_, d) => onHover?.(d.node))
     .on("mouseleave blur", () => onHover?.(null))
-    .on("click", (_, d) => onHover?.(d.node, { pin: true }));
+    .on("click", (_, d) => onHover?.(d.node, { pin: true }))
+    .on("keydown", (event, d) => {
+      if (event.key !== "Enter") return;
+      event.preventDefault();
+      onHover?.(d.node, { pin: true });
+    });
 
   world.append("g").attr("class", "callouts");
   world.append("g").attr("class", "pulses");
 }
 
 // ---------------------------------------------------------------- one step of the timeline
+
+/**
+ * A node's accessible name at a step: its formula and what it holds, e.g.
+ * "e = a * b, value -0.5, gradient 1.5729"; `value` / `adjoint` undefined while not yet
+ * computed. Constants have no gradient to speak of.
+ */
+export function nodeName(node, value, adjoint) {
+  const parts = [node.formula ?? node.label];
+  parts.push(value === undefined ? "not evaluated yet" : `value ${formatValue(value)}`);
+  if (node.role !== "const") parts.push(adjoint === undefined ? "no gradient yet" : `gradient ${formatValue(adjoint)}`);
+  return parts.join(", ");
+}
 
 function showNumbers(block, values) {
   block.select("g.nums").selectAll("text")
@@ -185,7 +213,8 @@ export function showView(root, layout, view, { animate = false, duration = 600 }
     .classed("target", (d) => d.id === focus.target)
     .classed("final", view.phase === "done")
     .attr("data-value", (d) => fullPrecision(values[d.id]))
-    .attr("data-adjoint", (d) => fullPrecision(adjoints[d.id]));
+    .attr("data-adjoint", (d) => fullPrecision(adjoints[d.id]))
+    .attr("aria-label", (d) => nodeName(d.node, values[d.id], adjoints[d.id]));
   showNumbers(nodes.select("g.value-block"), values);
   const before = landing ? { ...adjoints, [landing.input]: landing.adjoint_before } : adjoints;
   showNumbers(nodes.select("g.grad-block"), before);

@@ -63,6 +63,17 @@ export function createZoom(root) {
     if (next) apply(next, duration);
   }
 
+  // A node reached by Tab comes into view: the browser cannot scroll a camera, and the
+  // graph's frame clips (overflow: clip) rather than scrolling to it.
+  root.addEventListener("focusin", (event) => {
+    const d = event.target.closest?.("g.node")?.__data__; // the layout node d3 bound
+    if (!d || !content) return;
+    const box = { x0: d.x - d.width / 2, y0: d.y - d.height / 2, x1: d.x + d.width / 2, y1: d.y + d.height / 2 };
+    const { k, x, y } = d3.zoomTransform(root);
+    const next = revealTransform({ k, x, y }, box, viewSize());
+    if (next) apply(next, 200);
+  });
+
   // The svg changes size with the window and with "Hide program": refit in the same mode,
   // or keep the user's own view; either way the current step stays on screen.
   new ResizeObserver(() => {

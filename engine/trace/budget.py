@@ -1,0 +1,76 @@
+"""How many bytes a trace's body will take, worked out from the graph before anything is
+serialized, so an oversized trace is refused before it costs memory and time.
+
+The estimate is an upper bound within about a factor of two (tests/engine/test_output_bounds.py
+compares it with real bodies). Its terms, per node: the graph node (fixed fields, label, name,
+formula, adjoint symbol), its edges and its `evaluate` event; per backward edge: an `accumulate`
+event (five values, the partial and the narration, which quotes the formula and two adjoint
+symbols) and, where the input was broadcast, an `unbroadcast` event; at the end, the output and
+every leaf's gradient with full data, twice (in `done` and at the top level of the body).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+# Bytes of JSON. A float64 is at most 24 characters ("-1.2345678901234567e-300"), plus a comma.
+ELEMENT = 25
+SCALAR = 24
+TENSOR = 190       # {"shape":[],"dtype":"float64","summary":{4 numbers},"data":null}
+NODE = 230         # a graph node's field names, id, index, op, role, params, span, punctuation
+EDGE = 70          # {"id":"n1->n3#0","source":"n1","target":"n3","arg":0}
+EVALUATE = 60      # {"seq":..,"kind":"evaluate","node":"n12","value":}
+ACCUMULATE = 200   # an accumulate event's field names, ids and punctuation
+NARRATION = 160    # a narration's fixed words and its numbers, beyond the texts it quotes
+UNBROADCAST = 200
+
+
+def value_bytes(shape: tuple, inline: int | None) -> int:
+    """One encoded value (engine.trace.values.encode) of this shape."""
+    if not shape:
+        return SCALAR
+    size = int(np.prod(shape))
+    data = size * ELEMENT + 2 * size if inline is None or size <= inline else 4
+    return TENSOR + 8 * len(shape) + data
+
+
+def ascii_bytes(text: str) -> int:
+    """A string in the graph's JSON, which escapes non-ASCII characters as \\uXXXX."""
+    return len(text) if text.isascii() else len(text.encode("ascii", "backslashreplace"))
+
+
+def utf8_bytes(text: str) -> int:
+    """A string in an event's JSON (UTF-8, not escaped)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
+def per_node(tracer, inline: int) -> list[int]:
+    """Each node's share of the body (bytes), indexed by node; the tail (output and grads)
+    goes to the output node."""
+    nodes, shapes = tracer.program.nodes, [np.shape(v) for v in tracer.values]
+    requires = tracer.requires
+    has_adjoint = [False] * len(nodes)
+    has_adjoint[tracer.output] = True
+    cost = [0] * len(nodes)
+    for i in reversed(tracer.order):
+        n = nodes[i]
+        text = (ascii_bytes(n.label) + ascii_bytes(n.name or "") + ascii_bytes(tracer.formulas[i])
+                + ascii_bytes(tracer.symbols[i]) + 8 * len(shapes[i]))
+        cost[i] += NODE + text + (EDGE + 10) * len(n.inputs) + EVALUATE + value_bytes(
+            shapes[i], inline)
+        if not has_adjoint[i] or n.role != "op":
+            continue
+        out_value = value_bytes(shapes[i], inline)
+        quoted = 3 * utf8_bytes(tracer.formulas[i]) + 3 * utf8_bytes(tracer.symbols[i])
+        for j in n.inputs:
+            if not requires[j]:
+                continue
+            has_adjoint[j] = True
+            in_value = value_bytes(shapes[j], inline)
+            cost[i] += (ACCUMULATE + 2 * out_value + 3 * in_value + quoted + NARRATION
+                        + 2 * utf8_bytes(tracer.symbols[j]) + utf8_bytes(nodes[j].label))
+            if shapes[j] != shapes[i]:
+                cost[i] += UNBROADCAST + out_value + in_value + 16 * len(shapes[i])
+    tail = 2 * sum(value_bytes(shapes[i], None) + ascii_bytes(name) + 4
+                   for name, i in tracer.program.leaves.items())
+    cost[tracer.output] += tail + value_bytes(shapes[tracer.output], None) * 2 + 200
+    return cost

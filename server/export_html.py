@@ -1,0 +1,139 @@
+"""The standalone HTML export: the embed page as one file that steps a walk with no server.
+
+docs/contract (issue 5): embed.html's markup + its stylesheets inlined + static/dist/embed.js
+inlined + `<script type="application/json" id="initial-state">` + `id="initial-trace"` (the
+body of POST /api/trace). With the trace in the page the embed makes no request at all, so
+the file works from file:// with networking off (a lecture hall, an LMS upload).
+"""
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+from jinja2 import TemplateNotFound
+
+from server.routers.pages import ROOT, templates
+from server.settings import Settings
+from server.tracing import trace_body
+
+STATE_VERSION = 1
+
+
+class MissingAsset(RuntimeError):
+    """A file the embed page links is not there (static/dist is built by `npm run build`)."""
+
+
+# ---------------------------------------------------------------- safe inlining
+
+def _json_script(element_id: str, value) -> str:
+    """A JSON data block. `<` is written as \\u003c, so no text in it can end the element
+    (`</script>`) or open a comment; JSON.parse reads it back unchanged."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    return f'<script type="application/json" id="{element_id}">{text}</script>'
+
+
+def _raw_json_script(element_id: str, body: bytes) -> str:
+    """As _json_script for a body that is JSON already (the trace, possibly megabytes)."""
+    text = body.decode("utf-8").replace("<", "\\u003c")
+    return f'<script type="application/json" id="{element_id}">{text}</script>'
+
+
+def _script_text(js: str) -> str:
+    """Bundle text made safe inside <script>: `</script` and `<!--` cannot end or confuse the
+    element. `<\\/` means `</` in a JS string, template or regex alike."""
+    js = re.sub(r"</(script)", r"<\\/\1", js, flags=re.IGNORECASE)
+    js = js.replace("<!--", "<\\!--")
+    # The source map is not in the file; a dangling comment would make devtools fetch it.
+    return re.sub(r"\n//# sourceMappingURL=\S+\s*$", "\n", js)
+
+
+def _asset(url: str) -> str:
+    """The text of a /static/... file, or MissingAsset."""
+    path = (ROOT / url.lstrip("/")).resolve()
+    if not url.startswith("/static/") or ROOT / "static" not in path.parents or not path.is_file():
+        raise MissingAsset(f"{url} is not there (run `npm run build` for static/dist)")
+    return path.read_text(encoding="utf-8")
+
+
+def _attr(tag: str, name: str) -> str | None:
+    m = re.search(rf'\b{name}\s*=\s*"([^"]*)"', tag)
+    return m.group(1) if m else None
+
+
+# ---------------------------------------------------------------- the page
+
+def _inline_assets(html: str) -> str:
+    """Stylesheets become <style>, scripts with a src become inline scripts of the same type,
+    the icon a data: URL. Anything else pointing at the server would fail from file://."""
+
+    def link(m: re.Match) -> str:
+        tag, href = m.group(0), _attr(m.group(0), "href") or ""
+        rel = _attr(tag, "rel") or ""
+        if rel == "stylesheet":   # a CSS string may hold "</style"; \/ is / in CSS too
+            css = re.sub(r"</(style)", r"<\\/\1", _asset(href), flags=re.IGNORECASE)
+            return f"<style>\n{css}</style>"
+        if "icon" in rel and href.startswith("/static/"):
+            data = base64.b64encode(_asset(href).encode()).decode()
+            return f'<link rel="icon" type="image/svg+xml" href="data:image/svg+xml;base64,{data}">'
+        return tag
+
+    def script(m: re.Match) -> str:
+        kind = _attr(m.group(1), "type")
+        type_attr = f' type="{kind}"' if kind else ""
+        return f"<script{type_attr}>\n{_script_text(_asset(_attr(m.group(1), 'src')))}</script>"
+
+    html = re.sub(r"<link\b[^>]*>", link, html)
+    return re.sub(r"<script\b([^>]*\bsrc=\"/static/[^\"]*\"[^>]*)>\s*</script>", script, html)
+
+
+def _replace_data(html: str, element_id: str, block: str) -> str:
+    """Put `block` in place of the page's own <script id=element_id> (if the template wrote
+    one), else just before </body>."""
+    pattern = re.compile(rf'<script\b[^>]*\bid="{element_id}"[^>]*>.*?</script>', re.DOTALL)
+    if pattern.search(html):
+        return pattern.sub(lambda _: block, html, count=1)
+    at = html.lower().rfind("</body>")
+    return html[:at] + block + "\n" + html[at:] if at >= 0 else html + block
+
+
+# The contract's view fields a page may hand over; anything else in `state` is dropped.
+VIEW_FIELDS = {"preset": str, "step": int, "speed": (int, float), "theme": str,
+               "font": (int, float), "hide_program": bool}
+
+
+def page_state(program: str, output: str | None, state: dict | None = None) -> dict:
+    """The page state object of the contract (v, program, output, step, ...): the view fields
+    of `state` with the right types, program and output always the traced ones."""
+    view = {k: v for k, v in (state or {}).items()
+            if k in VIEW_FIELDS and isinstance(v, VIEW_FIELDS[k])
+            and (k == "hide_program" or not isinstance(v, bool))}
+    return {"v": STATE_VERSION, **view, "program": program, "output": output or ""}
+
+
+def assemble(body: bytes, state: dict) -> str:
+    """The standalone page for a trace `body` (JSON bytes of POST /api/trace) and the page
+    `state`. Raises MissingAsset when static/dist is not built."""
+    try:
+        page = templates.env.get_template("embed.html")
+    except TemplateNotFound as e:
+        raise MissingAsset(f"templates/{e.name} is not there") from e
+    html = page.render(
+        standalone=True, initial_state=None, initial_error=None, links_enabled=False,
+        embed_options={}, request=None)
+    # The data first: once the bundle is inlined, its text could look like a data block.
+    html = _replace_data(html, "initial-state", _json_script("initial-state", state))
+    html = _replace_data(html, "initial-trace", _raw_json_script("initial-trace", body))
+    html = _inline_assets(html)
+    return html if html.endswith("\n") else html + "\n"
+
+
+def standalone_html(program: str, output: str | None, settings: Settings,
+                    state: dict | None = None) -> str:
+    """One HTML file that steps `program` like the embed, with nothing to fetch.
+
+    Raises ProgramError (the program) or MissingAsset (no build). Holds no trace slot: the
+    CLI runs alone, and the HTTP route (routers/exports.py) takes one around it.
+    """
+    body = trace_body(program, output, settings)
+    return assemble(body, page_state(program, output, state))

@@ -1,0 +1,47 @@
+"""File exports of a program's walk, shared by `gradwalk export` and POST /api/export/{format}.
+
+html: the standalone page (server/export_html.py); md, tex: the backward-pass table
+(engine/trace/table.py); json: the trace body, as POST /api/trace answers it.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from engine.parse import Program
+from engine.trace.table import render_latex, render_markdown
+from server.export_html import assemble, page_state
+from server.settings import Settings
+from server.tracing import trace_body
+
+
+@dataclass(frozen=True)
+class Format:
+    media_type: str
+    suffix: str
+
+
+FORMATS = {
+    "html": Format("text/html; charset=utf-8", ".html"),
+    "md": Format("text/markdown; charset=utf-8", ".md"),
+    "tex": Format("application/x-tex; charset=utf-8", ".tex"),
+    "json": Format("application/json", ".json"),
+}
+
+
+def export(fmt: str, program: str, output: str | None, settings: Settings,
+           state: dict | None = None, parsed: Program | None = None) -> bytes:
+    """The file for `fmt` (a key of FORMATS), UTF-8. json is the trace body exactly (no
+    newline); the others end with a newline. `state` (page state, html only) gives the step
+    and view options the page opens with; `parsed` is `program` parsed already (the route
+    parses before it takes a trace slot).
+
+    Raises ProgramError, and MissingAsset (html without a built static/dist).
+    """
+    body = trace_body(parsed or program, output, settings)
+    if fmt == "json":
+        return body
+    if fmt == "html":
+        return assemble(body, page_state(program, output, state)).encode("utf-8")
+    render = {"md": render_markdown, "tex": render_latex}[fmt]
+    return render(json.loads(body)).encode("utf-8")

@@ -1,0 +1,191 @@
+"""Short links: POST /api/links, GET /api/links/{id}, and the pages GET /s/{id}, /embed/s/{id}.
+
+A link is the page state (the "v"-versioned object of static/js/state.js) stored under
+the hash of its canonical JSON; the server checks only that it is a JSON object with an integer
+"v" and within max_link_state_bytes. Handlers are plain `def`: the database calls run in the
+thread pool. Errors keep the shape of docs/trace-format.md.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import threading
+from typing import Annotated, Any, AsyncIterator
+
+from fastapi import APIRouter, Depends, FastAPI, Request, Response
+from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from server.deps import SettingsDep
+from server.errors import ErrorResponse, error_dict, error_response
+from server.presets import presets
+from server.routers.pages import templates
+from server.settings import Settings, get_settings
+from server.storage import LinkStore, StorageUnavailable, canonical_json, link_id as state_id
+from server.storage.links import LinkCollision
+
+log = logging.getLogger("gradwalk.links")
+NOT_FOUND_HINT = "check the link; short links live on the server that made them"
+ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{10,32}")   # what link_id makes, with room to grow
+router = APIRouter(tags=["links"])
+_store_lock = threading.Lock()
+
+DISABLED = error_dict("links_disabled", "short links are turned off on this server "
+                      "(GRADWALK_LINKS_ENABLED=false)", hint="share the page's own link instead")
+UNAVAILABLE = error_dict("unavailable", "the short-link database is unavailable",
+                         hint="try again later, or share the page's own link, which holds the "
+                              "whole state")
+
+
+class LinkRequest(BaseModel):
+    """{"state": {...}}: the page state, a JSON object with an integer version "v"."""
+
+    model_config = ConfigDict(extra="forbid")
+    state: dict[str, Any] = Field(description='the page state, e.g. {"v": 1, "program": "..."}')
+
+    @field_validator("state")
+    @classmethod
+    def _versioned(cls, state: dict[str, Any]) -> dict[str, Any]:
+        v = state.get("v")
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ValueError('the state needs a version "v", an integer >= 1')
+        return state
+
+
+class LinkCreated(BaseModel):
+    id: str = Field(description="16 URL-safe characters: base64url(sha256(canonical state))")
+    url: str = Field(description='"/s/<id>", the explorer opened at that state')
+
+
+class LinkState(BaseModel):
+    state: dict[str, Any]
+
+
+def _not_found(link_id: str) -> str:
+    shown = link_id if len(link_id) <= 40 else link_id[:40] + "..."
+    return f"no short link {shown!r} on this server"
+
+
+def _lookup(store: LinkStore, link_id: str) -> dict[str, Any] | None:
+    """The stored state; None for an unknown or malformed id. Raises StorageUnavailable."""
+    return store.get(link_id) if ID_PATTERN.fullmatch(link_id) else None
+
+
+def _error(status: int, kind: str, message: str, hint: str | None = None) -> ErrorResponse:
+    return error_response(status, error_dict(kind, message, hint))
+
+
+# ---- the store: opened at startup, or on first use when the app runs without its lifespan
+
+@contextlib.asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Open the link store and migrate it before serving; a database that is down at startup
+    is logged and retried on each link request (the rest of the app works meanwhile)."""
+    store = _ensure_store(app, get_settings())
+    if store is not None:
+        try:
+            store.open()
+        except StorageUnavailable:
+            pass   # already logged in one line; link requests answer 503 until it is back
+    yield
+    if store is not None:
+        store.close()
+
+
+def _ensure_store(app: FastAPI, settings: Settings) -> LinkStore | None:
+    if not settings.links_enabled:
+        return None
+    with _store_lock:
+        if getattr(app.state, "link_store", None) is None:
+            app.state.link_store = LinkStore(settings.link_database_url(),
+                                             settings.database_timeout_seconds)
+        return app.state.link_store
+
+
+async def get_link_store(request: Request, settings: SettingsDep) -> LinkStore | None:
+    """The app's LinkStore, or None when short links are turned off."""
+    return _ensure_store(request.app, settings)
+
+
+LinkStoreDep = Annotated[LinkStore | None, Depends(get_link_store)]
+
+
+# ---- the API
+
+@router.post("/api/links", status_code=201, response_model=LinkCreated,
+             responses={200: {"model": LinkCreated, "description": "the link already existed"}})
+def create_link(body: LinkRequest, response: Response, store: LinkStoreDep,
+                settings: SettingsDep):
+    """Store the state (idempotent: the same state gives the same id) -> {id, url}.
+    201 when new, 200 when it existed; 413 over max_link_state_bytes; 503 database down."""
+    if store is None:
+        return error_response(404, DISABLED)
+    try:
+        canonical = canonical_json(body.state)
+    except ValueError:
+        return _error(422, "bad_request", "state: NaN and infinities are not JSON",
+                      "send numbers as finite values or strings")
+    size, limit = len(canonical), settings.max_link_state_bytes
+    if size > limit:
+        return _error(413, "too_large", f"the state is {size:,} bytes as canonical JSON; "
+                                        f"short links hold at most {limit:,} bytes "
+                                        "(GRADWALK_MAX_LINK_STATE_BYTES)",
+                      "shorten the program, or share the page's own link")
+    try:
+        key, created = store.create(body.state)
+    except StorageUnavailable:
+        return error_response(503, UNAVAILABLE)
+    except LinkCollision:
+        log.error("two states hash to the short id %s", state_id(canonical))
+        return _error(409, "conflict", "another state already has this short id",
+                      "share the page's own link instead")
+    response.status_code = 201 if created else 200
+    return LinkCreated(id=key, url=f"/s/{key}")
+
+
+@router.get("/api/links/{link_id}", response_model=LinkState)
+def read_link(link_id: str, store: LinkStoreDep):
+    """{"state": {...}}; 404 not_found for an unknown id; 503 when the database is down."""
+    if store is None:
+        return error_response(404, DISABLED)
+    try:
+        state = _lookup(store, link_id)
+    except StorageUnavailable:
+        return error_response(503, UNAVAILABLE)
+    if state is None:
+        return _error(404, "not_found", _not_found(link_id), NOT_FOUND_HINT)
+    return LinkState(state=state)
+
+
+# ---- the pages: the explorer (or the embed) with the state or the error inlined
+
+@router.get("/s/{link_id}", response_class=HTMLResponse)
+def explorer_at_link(request: Request, link_id: str, store: LinkStoreDep):
+    """The explorer with `<script id="initial-state">`; 404/503 with `initial-error`."""
+    return _page(request, "explorer.html", link_id, store)
+
+
+@router.get("/embed/s/{link_id}", response_class=HTMLResponse)
+def embed_at_link(request: Request, link_id: str, store: LinkStoreDep):
+    """The embed page with the stored state inlined, like /s/{id}."""
+    return _page(request, "embed.html", link_id, store)
+
+
+def _page(request: Request, template: str, link_id: str, store: LinkStore | None):
+    status, state, error = 200, None, None
+    if store is None:
+        status, error = 404, DISABLED
+    else:
+        try:
+            state = _lookup(store, link_id)
+        except StorageUnavailable:
+            status, error = 503, UNAVAILABLE
+        else:
+            if state is None:
+                status, error = 404, error_dict("not_found", _not_found(link_id), NOT_FOUND_HINT)
+    items = presets()
+    context = {"presets": items, "initial_preset": items[0]["id"],
+               "links_enabled": store is not None, "link_id": link_id,
+               "initial_state": state, "initial_error": error}
+    return templates.TemplateResponse(request, template, context, status_code=status)

@@ -1,0 +1,1 @@
+"""Alembic migrations of the link store (run by server.storage.migrate, not by alembic.ini)."""

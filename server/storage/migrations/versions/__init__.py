@@ -1,0 +1,1 @@
+"""One file per revision; alembic skips this one."""

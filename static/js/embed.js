@@ -1,0 +1,189 @@
+// The embed page (templates/embed.html): one walk, read-only, for slides and web pages.
+// State from the server's inlined `initial-state` (GET /embed/s/{id}), else the fragment;
+// options from the query string (embedding.js). The trace comes from the inlined
+// `initial-trace` (standalone export: no request at all) or from exactly one POST
+// /api/trace; no stream is held open, so a deck of ten embeds costs ten requests.
+//
+// Driven by keys when it has the focus (clickers: PageDown / PageUp; →/← and Space /
+// Shift+Space step too; P plays or pauses; Home / End) and by postMessage from its parent:
+//   {type: "gradwalk:step", delta: +1 | -1}   {type: "gradwalk:goto", step: N}
+//   {type: "gradwalk:play"}   {type: "gradwalk:pause"}   {type: "gradwalk:ping"} (reply only)
+// After every change it posts {type: "gradwalk:state", step, steps, phase, playing} to its
+// parent, phase = "loading" | "error" | "start" | "forward" | "backward" | "done"; once its
+// walk is ready (on every load: a deck may reload it), {type: "gradwalk:ready", steps} first.
+
+import { fetchTrace } from "./api.js";
+import { embedOptions } from "./embedding.js";
+import { narrate } from "./narration.js";
+import { readLinkState } from "./permalink.js";
+import { createPlayer } from "./render/player.js";
+import { rangeOf } from "./spans.js";
+import { createStore, encodeLink } from "./state.js";
+import { applyTheme } from "./theme.js";
+import { contentBox, wholeScale } from "./viewport.js";
+import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, provideWalk, stepSpan } from "./walk.js";
+
+// The smallest scale at which the whole graph is shown at once: a deck scales its slides up
+// to the screen (reveal.js: 1000 px wide to 1920), so half size still reads when projected.
+const WHOLE_MIN = 0.5;
+
+const root = document.getElementById("embed");
+const svg = root.querySelector("svg");
+const narration = root.querySelector(".narration");
+const programBox = root.querySelector(".embed-program");
+const graphMessage = root.querySelector(".graph-message");
+const openFull = root.querySelector(".open-full");
+
+const link = readLinkState(document, location);
+const options = embedOptions(location.search, link.state);
+const store = createStore({
+  program: link.state?.program ?? "", output: link.state?.output ?? "", speed: options.speed,
+  theme: options.theme, font: options.font,
+});
+let walk = null; // prepareWalk's result, once traced
+let pendingStep = options.step; // where to go once traced (goto and step messages move it)
+let phase = "loading";
+
+applyTheme(document.documentElement, options);
+root.dataset.controls = String(options.controls);
+root.dataset.narration = String(options.narration);
+root.dataset.program = String(options.program);
+programBox.hidden = !options.program;
+
+const total = () => walk?.timeline.length ?? 0;
+const playback = createPlayback(store, { total, steppable: () => Boolean(walk) });
+const player = createPlayer(root.querySelector(".player"), playback.actions);
+provideWalk(() => ({ svg, walk, state: store.get() }));
+const panel = createGraphPanel(svg, { message: graphMessage });
+
+// ---------------------------------------------------------------- showing a step
+
+function showProgram(span) {
+  const text = store.get().program;
+  const range = span && rangeOf(text, span);
+  if (!range) return programBox.replaceChildren(text);
+  const mark = document.createElement("mark");
+  mark.textContent = text.slice(range[0], range[1]);
+  programBox.replaceChildren(text.slice(0, range[0]), mark, text.slice(range[1]));
+  mark.scrollIntoView({ block: "nearest" });
+}
+
+/** Tell the parent page (a slide deck) where the walk is. */
+function post() {
+  if (window.parent === window) return;
+  const { step, playing } = store.get();
+  window.parent.postMessage({ type: "gradwalk:state", step, steps: total(), phase, playing }, "*");
+}
+
+function render({ animate = false } = {}) {
+  const state = store.get();
+  if (walk) {
+    const view = walk.timeline.at(state.step);
+    phase = view.phase;
+    const duration = state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 700;
+    panel.show(walk, view, { animate, duration });
+    narration.textContent = narrate(view.event, walk.nodesById);
+    narration.dataset.kind = view.event?.kind ?? "start";
+    if (options.program) showProgram(stepSpan(walk, view));
+  }
+  player.update({ ...state, total: total(), phase, disabled: !walk });
+  root.dataset.step = String(state.step);
+  root.dataset.phase = phase;
+  openFull.href = new URL(`/#${encodeLink(state)}`, location.href).href;
+  post();
+}
+
+store.subscribe((state, before) => {
+  if (state.step !== before.step) render({ animate: state.step === before.step + 1 });
+  else if (state.playing !== before.playing || state.speed !== before.speed) render();
+});
+
+/** Instead of a walk: why (a bad link, a program error, no server). */
+function fail(message) {
+  phase = "error";
+  root.dataset.status = "error";
+  graphMessage.hidden = false;
+  graphMessage.textContent = message;
+  narration.textContent = "";
+  render();
+}
+
+// ---------------------------------------------------------------- keys and messages
+
+// Presentation keys: Space and Shift+Space step like a slide deck's; P plays or pauses.
+const EMBED_KEYS = { ...PLAYER_KEYS, " ": "forward", p: "togglePlay", P: "togglePlay" };
+
+function go(step) {
+  if (walk) playback.actions.seek(step);
+  else pendingStep = Math.max(0, step);
+}
+
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+  if (event.target.matches?.("select")) return; // the speed menu keeps its keys
+  const action = event.key === " " && event.shiftKey ? "back" : EMBED_KEYS[event.key];
+  if (!action) return;
+  event.preventDefault(); // no scroll, no second "click" on a focused button
+  if (!walk) {
+    if (action === "forward" || action === "back") pendingStep += action === "forward" ? 1 : -1;
+    return;
+  }
+  playback.actions[action]();
+});
+
+window.addEventListener("message", (event) => {
+  if (event.source !== window.parent || window.parent === window) return;
+  const { type, delta, step } = event.data ?? {};
+  if (type === "gradwalk:step" && Number.isInteger(delta)) go((walk ? store.get().step : pendingStep) + delta);
+  else if (type === "gradwalk:goto" && Number.isInteger(step)) go(step);
+  else if (type === "gradwalk:play") playback.actions.play();
+  else if (type === "gradwalk:pause") playback.actions.pause();
+  else if (type === "gradwalk:ping") post();
+});
+
+// ---------------------------------------------------------------- start
+
+/** The trace inlined by a standalone export, or null. */
+function inlinedTrace() {
+  const script = document.getElementById("initial-trace");
+  if (!script) return null;
+  try {
+    return JSON.parse(script.textContent);
+  } catch {
+    return null;
+  }
+}
+
+async function start() {
+  if (link.error) return fail(link.error);
+  const { program, output } = store.get();
+  if (!link.state || !program.trim()) {
+    return fail("No walk to show: this embed's link holds no program. Copy the embed code from "
+      + "gradwalk's Share button.");
+  }
+  if (location.protocol === "file:") openFull.hidden = true; // no explorer next to a file
+  let result = inlinedTrace();
+  if (!result) {
+    try {
+      result = await fetchTrace(program, output || null);
+    } catch (error) {
+      const where = error.detail?.line == null ? "" : ` (line ${error.detail.line})`;
+      return fail(`Not traced${where}: ${error.detail?.message ?? error.message}`);
+    }
+  }
+  walk = prepareWalk(result, program);
+  root.dataset.graph = panel.draw(walk);
+  // A slide shows the whole graph when it still reads from the back of the room; a bigger
+  // one is shown around the current step, as in the explorer.
+  if (walk.layout && wholeScale(contentBox(walk.layout), { width: svg.clientWidth, height: svg.clientHeight }) >= WHOLE_MIN) {
+    panel.zoom.fit({ whole: true });
+  }
+  root.dataset.status = "ready";
+  if (window.parent !== window) window.parent.postMessage({ type: "gradwalk:ready", steps: total() }, "*");
+  store.set({ step: Math.min(Math.max(0, pendingStep), total()) }); // past the end: the last
+  render();
+  if (options.autoplay) playback.actions.play();
+}
+
+render();
+start();

@@ -1,0 +1,121 @@
+// The explorer's URL is its state: the fragment mirrors the store (`#s=...`, state.js
+// encodeLink) through history.replaceState, so the address bar is always a link to the walk
+// on screen and stepping adds no history entries. On opening, a short link's state inlined
+// by the server (`<script id="initial-state">`) wins over the fragment; a bad fragment or an
+// unknown short id is said in a message, and nothing typed is lost.
+
+import { checkState, decodeLink, encodeLink, linkState, THEMES } from "./state.js";
+
+/** The JSON in `<script type="application/json" id=...>`: {present, value} (value undefined if bad). */
+function inlined(doc, id) {
+  const script = doc.getElementById(id);
+  if (!script) return { present: false };
+  try {
+    return { present: true, value: JSON.parse(script.textContent) };
+  } catch {
+    return { present: true, value: undefined };
+  }
+}
+
+/**
+ * The state the page opens on: {state (a checked state object, or null), error (a message,
+ * or null)}. Order: the inlined `initial-state` (a short link), the inlined `initial-error`
+ * (an unknown short id: its message), then the fragment of `loc`.
+ */
+export function readLinkState(doc, loc) {
+  const state = inlined(doc, "initial-state");
+  if (state.present) return checkState(state.value);
+  const error = inlined(doc, "initial-error");
+  if (error.present) {
+    const why = typeof error.value?.message === "string" ? error.value.message : "the server could not find it";
+    return { state: null, error: `This short link could not be opened: ${why}.` };
+  }
+  return decodeLink(loc.hash);
+}
+
+/**
+ * The theme and font scale on `root` (as theme.js applyTheme sets them: no data-theme is
+ * "auto"), as store fields.
+ */
+function viewOptionsOf(root) {
+  const theme = root.dataset.theme ?? "auto";
+  const font = Number(root.style.getPropertyValue("--font-scale"));
+  return { ...(THEMES.includes(theme) ? { theme } : {}), ...(font > 0 ? { font } : {}) };
+}
+
+// The store fields whose change rewrites the URL (the rest are drafts, or transient).
+const URL_FIELDS = ["program", "preset", "output", "step", "speed", "theme", "font", "hide_program"];
+const DELAY_MS = 250; // typing rewrites the URL once it pauses: deflating a long text is not free
+
+const KEPT = " What you had typed is kept (see the Example menu).";
+
+/**
+ * Keep the URL in step with `store`. `pendingStep()` is the step a link asked for while its
+ * program is being traced (the URL keeps it meanwhile). `message` shows link problems;
+ * `onLink(state)` opens a link pasted into this tab's address bar. Returns {state() (the
+ * contract's state object of the page now), link() (the fragment link), say(text)}.
+ */
+export function startPermalink({ app, message, store, pendingStep, onLink }) {
+  const shown = () => ({ ...store.get(), step: pendingStep() ?? store.get().step });
+  let written = location.hash.replace(/^#/, "");
+  let timer = null;
+
+  function write() {
+    clearTimeout(timer);
+    timer = null;
+    const fragment = encodeLink(shown());
+    app.dataset.urlStep = String(shown().step); // tests wait on it
+    if (fragment === written) return;
+    written = fragment;
+    // A short link (/s/<id>) that was changed is no longer that link: the state goes to "/".
+    const path = location.pathname.startsWith("/s/") ? "/" : location.pathname;
+    try {
+      history.replaceState(history.state, "", `${path}${location.search}#${fragment}`);
+    } catch {
+      // a URL too long for this browser: the address bar keeps the last state that fitted
+    }
+  }
+
+  store.subscribe((state, before) => {
+    if (URL_FIELDS.every((k) => state[k] === before[k])) return;
+    clearTimeout(timer);
+    // Steps and options at once (the address bar follows the player); typing once it pauses.
+    if (state.program !== before.program) timer = setTimeout(write, DELAY_MS);
+    else write();
+  });
+  window.addEventListener("pagehide", () => timer && write());
+
+  window.addEventListener("hashchange", () => {
+    const hash = location.hash.replace(/^#/, "");
+    if (hash === written) return;
+    written = hash;
+    const { state, error } = decodeLink(hash);
+    if (error) say(error);
+    else if (state) {
+      say(null);
+      onLink(state);
+    }
+  });
+
+  // Theme and font controls that set <html>'s attributes themselves (theme.js applyTheme)
+  // are followed by the store, so the link carries what is on screen.
+  new MutationObserver(() => {
+    const options = viewOptionsOf(document.documentElement);
+    const now = store.get();
+    if (Object.entries(options).some(([k, v]) => now[k] !== v)) store.set(options);
+  }).observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme", "style"] });
+
+  function say(text) {
+    message.hidden = !text;
+    message.querySelector(".text").textContent = text ? text + KEPT : "";
+    app.dataset.linkError = text ? "true" : "false";
+  }
+  message.querySelector("button")?.addEventListener("click", () => say(null));
+
+  return {
+    state: () => linkState(shown()),
+    link: () => `${location.origin}/#${encodeLink(shown())}`,
+    flush: write,
+    say,
+  };
+}

@@ -1,0 +1,112 @@
+"""The standalone HTML export opened from file:// in headless Chromium with the network off:
+it steps like the embed, to the engine's adjoints, and asks for nothing."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from live_server import REPO
+from page_helpers import adjoint, total_steps, wait_step
+
+FANOUT = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
+EMBED_BUNDLE = REPO / "static" / "dist" / "embed.js"
+
+
+@pytest.fixture(scope="module")
+def engine_body() -> dict:
+    from engine.trace.runner import Limits, trace_json
+    return json.loads(trace_json(FANOUT, None, Limits()))
+
+
+@pytest.fixture
+def offline(chromium):
+    """open(path) -> (page, requests): a fresh context with networking off and every
+    http(s) request aborted and recorded."""
+    contexts = []
+
+    def open_file(path):
+        if not EMBED_BUNDLE.exists():
+            pytest.fail("static/dist/embed.js is missing: run `npm run build`")
+        context = chromium.new_context(viewport={"width": 1280, "height": 720})
+        contexts.append(context)
+        context.set_offline(True)
+        requests = []
+
+        def block(route):
+            requests.append(route.request.url)
+            route.abort()
+
+        context.route("http://**/*", block)
+        context.route("https://**/*", block)   # recorded twice (route and request): still not []
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        # Anything but the file itself (a stylesheet, a script, an icon) would be a request.
+        page.on("request", lambda r: r.url != path.as_uri() and requests.append(r.url))
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(path.as_uri())
+        page.wait_for_selector('#embed[data-status="ready"]')
+        return page, requests, errors
+
+    yield open_file
+    for context in contexts:
+        context.close()
+
+
+def cli_export(tmp_path, program: str) -> "pathlib.Path":  # noqa: F821
+    out = tmp_path / "walk.html"
+    r = subprocess.run([sys.executable, "-m", "server.cli", "export", "-", "--format", "html",
+                        "-o", str(out)], input=program, capture_output=True, text=True,
+                       cwd=REPO, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_cli_export_steps_offline_to_the_engines_adjoints(offline, tmp_path, engine_body):
+    page, requests, errors = offline(cli_export(tmp_path, FANOUT))
+    assert total_steps(page) == len(engine_body["events"]) == 16
+    page.locator("#embed").focus()
+    # Step k shows events[:k]: event 12 sends a its first contribution (1.5729), event 13
+    # its second (-0.7864), so a's adjoint is 0.7864 from step 14 on.
+    for _ in range(14):
+        page.keyboard.press("PageDown")
+    wait_step(page, 14)
+    assert adjoint(page, "a") == pytest.approx(0.7864477329659274, abs=1e-12)
+    page.keyboard.press("PageUp")
+    wait_step(page, 13)
+    assert adjoint(page, "a") == pytest.approx(1.5728954659318548, abs=1e-12)
+    page.keyboard.press("End")
+    wait_step(page, 16)
+    for name, grad in engine_body["grads"].items():
+        assert adjoint(page, name) == pytest.approx(grad, abs=1e-12)
+    assert page.locator('#embed[data-phase="done"]').count() == 1
+    assert requests == [] and errors == []
+
+
+def test_opens_at_the_step_of_its_state(offline, tmp_path):
+    from server.export_html import standalone_html
+    from server.settings import Settings
+
+    path = tmp_path / "at14.html"
+    path.write_text(standalone_html(FANOUT, None, Settings(), {"step": 14, "theme": "projector"}),
+                    encoding="utf-8")
+    page, requests, errors = offline(path)
+    wait_step(page, 14)
+    assert adjoint(page, "a") == pytest.approx(0.7864477329659274, abs=1e-12)
+    assert page.evaluate("document.documentElement.dataset.theme") == "projector"
+    assert requests == [] and errors == []
+
+
+def test_a_program_that_would_end_a_script_element(offline, tmp_path):
+    # "</script>" cannot appear in a program (no strings in the language) but a comment can
+    # hold it; the inlined JSON must not end its element early.
+    program = "# </script><script>alert(1)</script> <!--\nx = 2.0\nL = x * x\n"
+    page, requests, errors = offline(cli_export(tmp_path, program))
+    page.locator("#embed").focus()
+    page.keyboard.press("End")
+    wait_step(page, total_steps(page))
+    assert adjoint(page, "x") == pytest.approx(4.0)
+    assert requests == [] and errors == []
