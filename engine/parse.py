@@ -8,17 +8,16 @@ FUNCTIONS. Every IR node keeps the source span it came from.
 from __future__ import annotations
 
 import ast
-import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from engine.errors import ProgramError
-from engine.source import Lines, clip
-from engine.syntax import (BINOPS, FUNCTIONS, MAX_DIMS, MAX_ELEMENTS, MAX_LABEL, MAX_NAME, OPERATORS,
-                           RESERVED, construct, depth, first_bad_char, first_long_number,
-                           is_const_call, is_literal, literal_value, number, primed,
-                           supported_operator)
+from engine.names import name_problem, names_in
+from engine.source import Lines, clip, python_ast
+from engine.syntax import (BINOPS, FUNCTIONS, MAX_CLASS_INDEX, MAX_DIMS, MAX_LABEL, OPERATORS,
+                           RESERVED, construct, depth, is_const_call, is_literal, literal_value,
+                           number, primed, supported_operator)
 
 
 @dataclass
@@ -72,7 +71,7 @@ def parse(text: str) -> Program:
     # step with the page's textarea, which normalizes to \n too.
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = Lines(text)
-    tree = _python_ast(text, lines)
+    tree = python_ast(text, lines)
     builder = _Builder(lines, tree)
     try:
         for stmt in tree.body:
@@ -82,44 +81,6 @@ def parse(text: str) -> Program:
     if not builder.nodes:
         raise ProgramError("empty", "the program assigns nothing: write e.g. `a = 1.0`", 1, 0)
     return Program(builder.nodes, builder.names, builder.leaves, builder.last)
-
-
-# CPython 3.11's ast module keeps its recursion counter in interpreter-wide state, so two threads
-# in ast.parse at once can fail with "SystemError: AST constructor recursion depth mismatch"
-# (seen with the server's worker threads): one parse at a time.
-_AST_LOCK = threading.Lock()
-
-
-def _python_ast(text: str, lines: Lines) -> ast.Module:
-    """Python's own parse of the text (exec mode), its refusals as located ProgramErrors."""
-    try:
-        with _AST_LOCK:
-            return ast.parse(text, mode="exec")
-    except SyntaxError as e:
-        if "digits" in str(e.msg):   # an integer literal of thousands of digits
-            raise ProgramError("bad_argument", "a number has too many digits (more than "
-                               "4,300)", *first_long_number(text)) from None
-        if e.lineno is None:   # e.g. a null byte: locate it ourselves
-            raise ProgramError("syntax", f"syntax error: {e.msg}", *first_bad_char(text)) from None
-        col = max((e.offset or 1) - 1, 0)
-        end_col = (e.end_offset - 1) if e.end_offset and e.end_lineno == e.lineno else None
-        if end_col is not None and end_col < col:
-            end_col = None
-        raise ProgramError("syntax", f"syntax error: {e.msg}", e.lineno, col,
-                           e.end_lineno, end_col) from None
-    except UnicodeError:
-        raise ProgramError("syntax", "the program contains an invalid character (a lone "
-                           "surrogate)", *first_bad_char(text)) from None
-    except (MemoryError, RecursionError):
-        # Python's parser (MemoryError: its stack) or its conversion to `ast` objects
-        # (RecursionError: depth over 3 x sys.getrecursionlimit()) gave up on an expression
-        # a few thousand operators deep, without a location.
-        raise ProgramError(
-            "too_large", "this expression is too long for Python's parser (it takes about "
-            "2,900 operators in a row); split it over several lines", *lines.busiest_line(),
-            hint="e.g. s1 = x + x + ... + x, then s2 = s1 + x + ... + x") from None
-    except ValueError as e:   # null bytes
-        raise ProgramError("syntax", f"cannot parse the program: {e}", *first_bad_char(text))
 
 
 class _Builder:
@@ -148,20 +109,13 @@ class _Builder:
         return ProgramError(kind, message, s.line, s.col, s.end_line, s.end_col, hint=hint)
 
     def identifier(self, name: str, node: ast.AST, span: Span | None = None) -> None:
-        """Refuse a name Python reserves for its machinery (two leading underscores:
-        `__builtins__`, `__import__`, `__class__`) and a name over MAX_NAME characters, at
-        `span` (default: the node's)."""
-        problem = None
-        if name.startswith("__"):
-            kind, problem = "reserved_name", (
-                f"`{clip(name)}` is reserved: names that start with two underscores belong to "
-                "Python's machinery")
-        elif len(name) > MAX_NAME:
-            kind, problem = "name_too_long", (
-                f"the name `{clip(name)}` has {len(name):,} characters; the limit is {MAX_NAME}")
+        """Refuse a reserved or over-long name (engine/names.py) at `span` (default: the
+        node's)."""
+        problem = name_problem(name)
         if problem:
+            kind, message, hint = problem
             s = span or self.span(node)
-            raise ProgramError(kind, problem, s.line, s.col, s.end_line, s.end_col)
+            raise ProgramError(kind, message, s.line, s.col, s.end_line, s.end_col, hint=hint)
 
     def leading_span(self, node: ast.AST, length: int) -> Span:
         """The first `length` characters of a node: the name in `name=value` or `name: type`."""
@@ -180,7 +134,9 @@ class _Builder:
         (in a lambda, an import, `const(...)`), at no cost to a good program."""
         found = []
         for node in ast.walk(stmt):
-            for name, span in _names_in(node, self):
+            for name, place in names_in(node):
+                span = (self.attribute_span(node) if place == "attribute" else
+                        self.leading_span(node, len(name)) if place == "leading" else None)
                 try:
                     self.identifier(name, node, span)
                 except ProgramError as e:
@@ -456,21 +412,3 @@ class _Builder:
         return self.text.clipped(span.line, span.col, span.end_line, span.end_col,
                                  MAX_LABEL) or op
 
-
-def _names_in(node: ast.AST, builder: _Builder):
-    """(identifier, its span or None for the node's own) for each name a node carries."""
-    if isinstance(node, ast.Name):
-        yield node.id, None
-    elif isinstance(node, ast.Attribute):
-        yield node.attr, builder.attribute_span(node)
-    elif isinstance(node, (ast.keyword, ast.arg)) and getattr(node, "arg", None):
-        yield node.arg, builder.leading_span(node, len(node.arg))
-    elif isinstance(node, ast.alias):
-        for part in [*node.name.split("."), node.asname or ""]:
-            if part:
-                yield part, None
-    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        yield node.name, None
-    elif isinstance(node, (ast.Global, ast.Nonlocal)):
-        for name in node.names:
-            yield name, None

@@ -6,8 +6,12 @@ a 2,000,000-character line with thousands of nodes is as cheap to locate as a sh
 """
 from __future__ import annotations
 
+import ast
 import bisect
 import re
+import threading
+
+from engine.errors import ProgramError
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _OPERATOR = re.compile(r"\*\*|[-+*/@~]|\.\s*[A-Za-z_]")
@@ -60,6 +64,8 @@ class Lines:
         """(line, col, end_line, end_col) of the line with the most operators: where to point
         when Python's parser refuses an expression as too deep without saying where."""
         counts = [len(_OPERATOR.findall(t)) if len(t) > 2 else 0 for t in self.lines]
+        if not any(counts):   # a chain of something else (a[0][0]..., f()()...): the longest
+            counts = [len(t) for t in self.lines]
         best = max(range(len(counts)), key=counts.__getitem__)
         text = self.lines[best]
         start = len(text) - len(text.lstrip())
@@ -69,3 +75,60 @@ class Lines:
 def clip(text: str, most: int = 24) -> str:
     """User text quoted in a message or a symbol, at most `most` characters (cut with "…")."""
     return text if len(text) <= most else text[:most - 1] + "…"
+
+
+# CPython 3.11's ast module keeps its recursion counter in interpreter-wide state, so two threads
+# in ast.parse at once can fail with "SystemError: AST constructor recursion depth mismatch"
+# (seen with the server's worker threads): one parse at a time.
+_AST_LOCK = threading.Lock()
+
+
+def python_ast(text: str, lines: Lines) -> ast.Module:
+    """Python's own parse of the text (exec mode), its refusals as located ProgramErrors."""
+    try:
+        with _AST_LOCK:
+            return ast.parse(text, mode="exec")
+    except SyntaxError as e:
+        if "digits" in str(e.msg):   # an integer literal of thousands of digits
+            raise ProgramError("bad_argument", "a number has too many digits (more than "
+                               "4,300)", *first_long_number(text)) from None
+        if e.lineno is None:   # e.g. a null byte: locate it ourselves
+            raise ProgramError("syntax", f"syntax error: {e.msg}", *first_bad_char(text)) from None
+        col = max((e.offset or 1) - 1, 0)
+        end_col = (e.end_offset - 1) if e.end_offset and e.end_lineno == e.lineno else None
+        if end_col is not None and end_col < col:
+            end_col = None
+        raise ProgramError("syntax", f"syntax error: {e.msg}", e.lineno, col,
+                           e.end_lineno, end_col) from None
+    except UnicodeError:
+        raise ProgramError("syntax", "the program contains an invalid character (a lone "
+                           "surrogate)", *first_bad_char(text)) from None
+    except (MemoryError, RecursionError):
+        # Python's parser (MemoryError: its stack) or its conversion to `ast` objects
+        # (RecursionError: depth over 3 x sys.getrecursionlimit()) gave up on an expression
+        # a few thousand operators deep, without a location.
+        raise ProgramError(
+            "too_large", "this expression is too long for Python's parser (it takes about "
+            "2,900 operators in a row); split it over several lines", *lines.busiest_line(),
+            hint="e.g. s1 = x + x + ... + x, then s2 = s1 + x + ... + x") from None
+    except ValueError as e:   # null bytes
+        raise ProgramError("syntax", f"cannot parse the program: {e}", *first_bad_char(text))
+
+
+def first_long_number(text: str) -> tuple[int, int, int, int]:
+    """Line, column and end of the first run of more than 4,300 digits."""
+    for i, line in enumerate(text.split("\n"), 1):
+        m = re.search(r"\d{4301,}", line)
+        if m:
+            return i, m.start(), i, m.end()
+    return 1, 0, 1, 0
+
+
+def first_bad_char(text: str) -> tuple[int, int]:
+    """Line and column of the first character `ast` cannot take (a null byte or a lone UTF-16
+    surrogate), else (1, 0)."""
+    for i, line in enumerate(text.split("\n"), 1):
+        for j, ch in enumerate(line):
+            if ch == "\x00" or "\ud800" <= ch <= "\udfff":
+                return i, j
+    return 1, 0

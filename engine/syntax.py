@@ -4,7 +4,6 @@ program may use, how to name a rejected construct, and where to point when the p
 from __future__ import annotations
 
 import ast
-import re
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
           ast.MatMult: "matmul"}
@@ -36,25 +35,6 @@ CONSTRUCTS = {
     "(assign it to a name)", ast.Raise: "raise", ast.Assert: "assert", ast.Pass: "pass",
     ast.Call: "the result of a call",
 }
-
-
-def first_long_number(text: str) -> tuple[int, int, int, int]:
-    """Line, column and end of the first run of more than 4,300 digits."""
-    for i, line in enumerate(text.split("\n"), 1):
-        m = re.search(r"\d{4301,}", line)
-        if m:
-            return i, m.start(), i, m.end()
-    return 1, 0, 1, 0
-
-
-def first_bad_char(text: str) -> tuple[int, int]:
-    """Line and column of the first character `ast` cannot take (a null byte or a lone UTF-16
-    surrogate), else (1, 0)."""
-    for i, line in enumerate(text.split("\n"), 1):
-        for j, ch in enumerate(line):
-            if ch == "\x00" or "\ud800" <= ch <= "\udfff":
-                return i, j
-    return 1, 0
 
 
 def primed(name: str, k: int) -> str:

@@ -43,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     except OutputClosed:
         _say("cannot write the output: stdout is closed")
         return 4
+    except Exception as e:   # noqa: BLE001 - a bug of ours: one line, not a traceback
+        _say(f"internal error ({type(e).__name__}: {e}); please report it")
+        return 3
 
 
 def _main(argv: list[str] | None) -> int:

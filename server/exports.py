@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from engine.parse import Program
-from engine.trace.table import render_latex, render_markdown
-from server.export_html import assemble, page_state
-from server.settings import Settings
-from server.tracing import trace_body
+if TYPE_CHECKING:   # the CLI imports FORMATS before it knows it will trace (server/cli.py)
+    from engine.parse import Program
+    from server.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -38,6 +37,10 @@ def export(fmt: str, program: str, output: str | None, settings: Settings,
 
     Raises ProgramError, and MissingAsset (html without a built static/dist).
     """
+    from engine.trace.table import render_latex, render_markdown
+    from server.export_html import assemble, page_state
+    from server.tracing import trace_body
+
     body = trace_body(parsed or program, output, settings)
     if fmt == "json":
         return body

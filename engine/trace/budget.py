@@ -46,7 +46,7 @@ def utf8_bytes(text: str) -> int:
 def per_node(tracer, inline: int) -> list[int]:
     """Each node's share of the body (bytes), indexed by node; the tail (output and grads)
     goes to the output node."""
-    nodes, shapes = tracer.program.nodes, [np.shape(v) for v in tracer.values]
+    nodes, shapes = tracer.program.nodes, [getattr(v, "shape", ()) for v in tracer.values]
     requires = tracer.requires
     has_adjoint = [False] * len(nodes)
     has_adjoint[tracer.output] = True
@@ -55,11 +55,10 @@ def per_node(tracer, inline: int) -> list[int]:
         n = nodes[i]
         text = (ascii_bytes(n.label) + ascii_bytes(n.name or "") + ascii_bytes(tracer.formulas[i])
                 + ascii_bytes(tracer.symbols[i]) + 8 * len(shapes[i]))
-        cost[i] += NODE + text + (EDGE + 10) * len(n.inputs) + EVALUATE + value_bytes(
-            shapes[i], inline)
+        out_value = value_bytes(shapes[i], inline)
+        cost[i] += NODE + text + (EDGE + 10) * len(n.inputs) + EVALUATE + out_value
         if not has_adjoint[i] or n.role != "op":
             continue
-        out_value = value_bytes(shapes[i], inline)
         quoted = 3 * utf8_bytes(tracer.formulas[i]) + 3 * utf8_bytes(tracer.symbols[i])
         for j in n.inputs:
             if not requires[j]:

@@ -14,8 +14,8 @@ from anyio.from_thread import check_cancelled
 from fastapi import APIRouter, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from starlette.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from starlette.responses import StreamingResponse
 
 from engine.errors import ProgramError
 from server.deps import SettingsDep, SlotsDep
@@ -34,6 +34,7 @@ class EventStream(StreamingResponse):
     bad request with a 422 before the stream starts.)"""
 
     media_type = "text/event-stream"
+
 
 router = APIRouter(prefix="/api", tags=["trace"])
 MAX_OUTPUT_CHARS = 256   # an output name longer than this is refused (characters)

@@ -310,6 +310,17 @@ themeMenu.addEventListener("change", () => {
 });
 $("#font-smaller").addEventListener("click", () => store.set({ font: nextFont(store.get().font, -1) }));
 $("#font-larger").addEventListener("click", () => store.set({ font: nextFont(store.get().font, +1) }));
+// The "Aa" menu closes on a click elsewhere, and on Escape (back to its button).
+const viewMenu = $("#view-menu");
+document.addEventListener("click", (event) => {
+  if (viewMenu.open && !viewMenu.contains(event.target)) viewMenu.open = false;
+});
+viewMenu.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape" || !viewMenu.open) return;
+  event.preventDefault();
+  viewMenu.open = false;
+  viewMenu.querySelector("summary").focus();
+});
 
 // ---------------------------------------------------------------- links: the URL is the state
 

@@ -4,7 +4,7 @@
 // by the server (`<script id="initial-state">`) wins over the fragment; a bad fragment or an
 // unknown short id is said in a message, and nothing typed is lost.
 
-import { checkState, decodeLink, encodeLink, linkState, THEMES } from "./state.js";
+import { checkState, decodeLink, encodeLink, linkState } from "./state.js";
 
 /** The JSON in `<script type="application/json" id=...>`: {present, value} (value undefined if bad). */
 function inlined(doc, id) {
@@ -31,16 +31,6 @@ export function readLinkState(doc, loc) {
     return { state: null, error: `This short link could not be opened: ${why}.` };
   }
   return decodeLink(loc.hash);
-}
-
-/**
- * The theme and font scale on `root` (as theme.js applyTheme sets them: no data-theme is
- * "auto"), as store fields.
- */
-function viewOptionsOf(root) {
-  const theme = root.dataset.theme ?? "auto";
-  const font = Number(root.style.getPropertyValue("--font-scale"));
-  return { ...(THEMES.includes(theme) ? { theme } : {}), ...(font > 0 ? { font } : {}) };
 }
 
 // The store fields whose change rewrites the URL (the rest are drafts, or transient).
@@ -96,14 +86,6 @@ export function startPermalink({ app, message, store, pendingStep, onLink }) {
       onLink(state);
     }
   });
-
-  // Theme and font controls that set <html>'s attributes themselves (theme.js applyTheme)
-  // are followed by the store, so the link carries what is on screen.
-  new MutationObserver(() => {
-    const options = viewOptionsOf(document.documentElement);
-    const now = store.get();
-    if (Object.entries(options).some(([k, v]) => now[k] !== v)) store.set(options);
-  }).observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme", "style"] });
 
   function say(text) {
     message.hidden = !text;

@@ -177,9 +177,11 @@ export function decodeLink(hash) {
 /**
  * The patch that opens `link` (a checked state object) over `state` (the drafts restored
  * from this machine): the link's program, step and view options win, and no draft is
- * overwritten: an example's own text opens as that example, any other text as its own menu
- * entry (LINKED), while "✎ Your program" and the edited examples keep theirs. `back` is the
- * entry that was shown, which a plain visit later opens on (savedEditor).
+ * overwritten. A text this machine already has opens as its entry: the example the link
+ * names, as it is here (its own text or its edit; a reload of one's own tab), else one's
+ * own program, else an example with exactly that text; any other text opens as its own
+ * menu entry (LINKED), while "✎ Your program" and the edited examples keep theirs. `back`
+ * is the entry that was shown, which a plain visit later opens on (savedEditor).
  */
 export function openLink(state, link, presets) {
   const patch = {};
@@ -189,9 +191,10 @@ export function openLink(state, link, presets) {
   const named = presets.find((p) => p.id === link.preset);
   if (!Object.hasOwn(link, "program") && !named) return patch; // only view options
   const program = Object.hasOwn(link, "program") ? link.program : named.program;
-  const example = (named?.program === program ? named : null) ?? presets.find((p) => p.program === program);
   const back = state.preset === LINKED ? state.back : state.preset;
-  if (example) return { ...patch, program, preset: example.id, back };
+  const entry = [named?.id, CUSTOM].find((id) => id !== undefined && textOf(state, id, presets) === program)
+    ?? presets.find((p) => p.program === program)?.id;
+  if (entry !== undefined) return { ...patch, program, preset: entry, back };
   return { ...patch, program, preset: LINKED, linked: program, back };
 }
 

@@ -1,7 +1,8 @@
 """Screenshots of the explorer for a person to look at (not a test).
 
     python tests/e2e/shoot.py [--url http://127.0.0.1:8123] [--out /tmp/gradwalk-shots]
-                              [--size 1920x1080]
+                              [--size 1920x1080] [--theme auto|light|dark|projector]
+    python tests/e2e/shoot.py --readme      # docs/screenshot.png: the README's picture
 
 Starts the real server (server.main:create_app) on a free port unless --url is given,
 then saves PNGs of a few moments of a few presets at projector size (1920x1080; try
@@ -19,7 +20,7 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from live_server import BROWSER_ARGS, running_server  # noqa: E402
-from page_helpers import chain, paste  # noqa: E402
+from page_helpers import EDITOR, chain, paste  # noqa: E402
 
 # (preset, steps: a number, or "end"), one screenshot each.
 MOMENTS = [
@@ -49,7 +50,34 @@ def save(page, out: pathlib.Path, name: str) -> None:
     print(out / f"{name}.png")
 
 
-def shoot(url: str, out: pathlib.Path, width: int, height: int) -> None:
+def pick_theme(page, theme: str) -> None:
+    """Pick `theme` in the page's "Aa" menu, as a lecturer does (auto: leave it)."""
+    if theme == "auto":
+        return
+    page.click("#view-menu summary")
+    page.select_option("#theme", theme)
+    page.click("#view-menu summary")
+
+
+def readme(url: str, path: pathlib.Path) -> None:
+    """The README's picture: the first example at 1920x1080, at its step 14 (ā += b · ē)."""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=BROWSER_ARGS)
+        page = browser.new_page(viewport={"width": 1920, "height": 1080}, color_scheme="light")
+        page.goto(url)
+        page.wait_for_selector('#app[data-status="ready"]')
+        page.locator("#narration").click()  # the keys to the player
+        for _ in range(14):
+            page.keyboard.press("ArrowRight")
+        page.wait_for_selector('#player[data-step="14"]')
+        page.wait_for_selector('#graph[data-camera="still"]')
+        page.wait_for_timeout(900)  # let the pulse land for the picture
+        page.screenshot(path=str(path))
+        print(path)
+        browser.close()
+
+
+def shoot(url: str, out: pathlib.Path, width: int, height: int, theme: str = "auto") -> None:
     out.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=BROWSER_ARGS)
@@ -57,6 +85,8 @@ def shoot(url: str, out: pathlib.Path, width: int, height: int) -> None:
         page.on("console", lambda m: m.type == "error" and print("console:", m.text))
         page.on("pageerror", lambda e: print("pageerror:", e))
         page.goto(url)
+        page.wait_for_selector('#app[data-status="ready"]')
+        pick_theme(page, theme)
         for preset, steps in MOMENTS:
             page.select_option("#preset", preset)
             page.wait_for_selector(f'#app[data-status="ready"]')
@@ -76,8 +106,9 @@ def shoot(url: str, out: pathlib.Path, width: int, height: int) -> None:
         # The graph alone, as a lecturer shows it once the program has been read.
         page.click("#toggle-program")
         page.select_option("#preset", "seed-sigmoid-net")
-        page.wait_for_function("() => document.querySelector('#app').dataset.status === 'ready'"
-                               " && document.querySelector('#program').value.startsWith('x = 2.0')")
+        page.wait_for_function("sel => document.querySelector('#app').dataset.status === 'ready'"
+                               " && document.querySelector(sel).gradwalkEditor.getText().startsWith('x = 2.0')",
+                               arg=EDITOR)
         page.keyboard.press("End")
         page.locator('g.node[data-name="h1"]').hover()
         page.wait_for_timeout(300)
@@ -88,8 +119,8 @@ def shoot(url: str, out: pathlib.Path, width: int, height: int) -> None:
         page.screenshot(path=str(out / "hover.png"))
         print(out / "hover.png")
         # An error, with the text kept.
-        page.fill("#program", "x = 1.0\ny = x +* 2\n")
-        page.keyboard.press("Control+Enter")
+        paste(page, "x = 1.0\ny = x +* 2\n")
+        page.locator("#program").press("Control+Enter")
         page.wait_for_selector('#app[data-status="error"]')
         page.screenshot(path=str(out / "error.png"))
         print(out / "error.png")
@@ -123,14 +154,15 @@ def shoot(url: str, out: pathlib.Path, width: int, height: int) -> None:
         page.keyboard.press("End")
         save(page, out, "chain-2000")
         # ... then an error: the faded note is the last good trace, and no graph is mentioned.
-        trace_text(page, "")
+        trace_text(page, "x = +* 2\n")
         save(page, out, "chain-2000-then-error")
         # "✎ Your program", still empty: an empty editor with its hint, not a copy.
         page.evaluate("localStorage.clear()")
         page.reload()
         page.wait_for_selector('#app[data-status="ready"]')
+        pick_theme(page, theme)
         page.select_option("#preset", label="✎ Your program")
-        page.wait_for_selector('#app[data-status="error"]')
+        page.wait_for_selector('#app[data-status="empty"]')
         save(page, out, "your-program-empty")
         browser.close()
 
@@ -140,14 +172,23 @@ def main() -> None:
     parser.add_argument("--url")
     parser.add_argument("--out", default="/tmp/gradwalk-shots")
     parser.add_argument("--size", default="1920x1080")
+    parser.add_argument("--theme", default="auto", choices=["auto", "light", "dark", "projector"])
+    parser.add_argument("--readme", action="store_true", help="write docs/screenshot.png and stop")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
     out = pathlib.Path(args.out)
+
+    def run(url: str) -> None:
+        if args.readme:
+            readme(url, pathlib.Path(__file__).resolve().parents[2] / "docs" / "screenshot.png")
+        else:
+            shoot(url, out, width, height, args.theme)
+
     if args.url:
-        shoot(args.url, out, width, height)
+        run(args.url)
     else:
         with running_server() as url:
-            shoot(url, out, width, height)
+            run(url)
 
 
 if __name__ == "__main__":

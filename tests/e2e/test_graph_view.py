@@ -143,6 +143,7 @@ def test_node_text_stays_readable_at_1024x768(open_explorer):
     choose(page, "seed-sigmoid-net")
     page.keyboard.press("End")
     page.wait_for_selector('g.node[data-name="w1"][data-adjoint]')
+    still(page)  # the last step brings the output into view; d3 zooms out a little mid-glide
     sizes = page.locator("g.node .nums text").evaluate_all(
         "els => els.map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)")
     assert len(sizes) > 20

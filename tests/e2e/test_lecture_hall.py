@@ -103,7 +103,7 @@ def test_the_output_is_in_view_at_the_end_with_the_program_hidden(open_page):
 # ---------------------------------------------------------------- 2. 800 px and 150% zoom
 
 # The controls a lecturer needs, each of which must be fully on screen (after scrolling down).
-KEY_CONTROLS = ["#trace", "#toggle-program", "#preset", "#theme", "#font-larger", "#player .speed",
+KEY_CONTROLS = ["#trace", "#toggle-program", "#preset", "#view-menu summary", "#player .speed",
                 "#player button.forward", "#zoom-fit", "#narration", ".legend"]
 
 
@@ -114,7 +114,8 @@ def sideways_overflow(page) -> dict:
       const width = document.documentElement.clientWidth;
       const out = [...document.querySelectorAll('body *')].filter((e) => {
         const r = e.getBoundingClientRect();
-        return r.width > 0 && e.closest('svg, .cm-editor') === null && (r.left < -0.5 || r.right > width + 0.5);
+        return r.width > 0 && e.checkVisibility({visibilityProperty: true}) && e.closest('svg, .cm-editor') === null
+          && (r.left < -0.5 || r.right > width + 0.5);
       }).map((e) => e.id || e.className || e.tagName);
       const clipped = controls.filter((s) => { const e = document.querySelector(s); return e.scrollWidth > e.clientWidth + 1; });
       return {scroll: document.documentElement.scrollWidth - width, out, clipped};
@@ -149,12 +150,22 @@ def test_nothing_is_cut_off_at_800px_and_at_150_percent_zoom(open_page, width, h
     page.wait_for_selector('#app[data-status="error"]')
     assert sideways_overflow(page) == {"scroll": 0, "out": [], "clipped": []}
     assert_on_screen(page, [".program-error", "#reset-example", "#trace"])
-    # Twice the text size still fits the width (the page may grow downwards).
+    # The theme and text size menu opens on screen; twice the text size still fits the
+    # width (the page may grow downwards).
+    page.click("#view-menu summary")
+    assert_on_screen(page, ["#view-menu .view-controls", "#theme", "#font-larger"])
     for _ in range(5):
         page.click("#font-larger")
     assert page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--font-scale')") == "2"
     assert sideways_overflow(page)["scroll"] == 0
-    assert_on_screen(page, ["#trace", "#player .speed", "#narration"])
+    assert_on_screen(page, ["#trace", "#player .speed", "#narration", "#font-smaller"])
+    page.keyboard.press("Escape")  # closes the menu
+    assert page.locator("#view-menu .view-controls").is_hidden()
+    # The other menus of the top bar open on screen too.
+    for menu in page.locator(".topbar details > summary").all():
+        menu.click()
+        assert sideways_overflow(page)["out"] == []
+        menu.click()
     assert [e for e in errors if "status of 422" not in e] == []  # no CSP or script errors
 
 
@@ -186,6 +197,7 @@ def test_themes_follow_the_system_until_picked_and_keep_text_readable(open_page)
     page.locator("#player .scrubber").fill("16")  # the end: every node has a value and a gradient
     wait_step(page, 16)
     seen = {}
+    page.click("#view-menu summary")
     for theme in ["auto", "light", "dark", "projector"]:
         page.select_option("#theme", theme)
         assert page.evaluate("document.activeElement.id") != "theme"  # the keys go back to the player

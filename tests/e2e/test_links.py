@@ -213,10 +213,9 @@ def test_copy_embed_code_gives_an_iframe_with_a_title_and_the_current_options(ex
     page.goto(f"{app_url}/#{fragment({'v': 1, 'program': LINKED, 'step': 7, 'theme': 'projector'})}")
     wait_step(page, 7)
     assert page.evaluate("document.documentElement.dataset.theme") == "projector"
-    # A theme set on the page by other code (the theme menu) is followed by the link, too.
-    page.evaluate("document.documentElement.dataset.theme = 'dark'")
-    page.wait_for_function("() => location.hash && document.querySelector('#app').dataset.urlStep === '7'")
-    page.wait_for_function("() => !location.hash.includes('projector')")  # (compressed: checked below)
+    # A theme picked in the page goes into the link and the embed code, too.
+    page.select_option("#theme", "dark")
+    page.wait_for_function("() => document.documentElement.dataset.theme === 'dark'")
     page.click("#share")
     page.click("#copy-embed")
     code = page.locator("#share-embed").input_value()
@@ -229,3 +228,21 @@ def test_copy_embed_code_gives_an_iframe_with_a_title_and_the_current_options(ex
     assert query == {"step": ["7"], "theme": ["dark"]}
     assert unpack(page.url)["theme"] == "dark"
     assert unpack(src.replace("&amp;", "&"))["program"] == get_program(page)
+
+
+def test_without_short_links_the_button_is_hidden_and_copy_link_still_works(chromium, monkeypatch):
+    from live_server import running_server
+
+    monkeypatch.setenv("GRADWALK_LINKS_ENABLED", "false")  # a stateless deployment
+    with running_server() as url:
+        context, page, errors = open_fresh(chromium, url)
+        try:
+            assert page.locator("#app").get_attribute("data-links-enabled") == "false"
+            page.click("#share")
+            assert page.locator("#copy-link").is_visible()
+            assert page.locator("#copy-short-link").is_hidden()
+            page.click("#copy-link")
+            assert unpack(page.locator("#share-link").input_value())["preset"] == "seed-tanh-fanout"
+            assert errors == []
+        finally:
+            context.close()

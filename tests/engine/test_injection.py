@@ -128,7 +128,7 @@ def test_reserved_names_are_refused_wherever_they_appear(name, where, template, 
     e = info.value
     assert (e.kind, e.line, e.col, e.end_col) == ("reserved_name", text.count("\n"), col,
                                                    col + len(name))
-    assert f"`{name}`" in e.message
+    assert f"`{name}`" in e.message and e.hint
 
 
 @pytest.mark.parametrize("name", ["_", "_x", "x__", "x__y__", "_x__"])

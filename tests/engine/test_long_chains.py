@@ -95,6 +95,11 @@ def test_a_long_chain_on_a_later_line_is_located_there():
     assert (e.kind, e.line, e.col) == ("too_large", 5, 0)
 
 
+def test_a_long_chain_without_operators_is_located_at_its_line():
+    e = refused("x = 2.0\ny = x\nL = x" + "[0]" * 5_000 + "\n")
+    assert (e.kind, e.line, e.col) == ("too_large", 3, 0)
+
+
 def test_a_split_chain_traces():
     half = chain("+", "x", 2_000)
     body = run_trace(f"x = 1.0\ns1 = {half}\ns2 = s1 + {half}\n")

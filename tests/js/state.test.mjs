@@ -281,3 +281,14 @@ test("a link to an example's own text opens that example; a link of view options
   assert.deepEqual(openLink(state, { v: 1, preset: "p1" }, PRESETS), { program: PRESETS[0].program, preset: "p1", back: CUSTOM });
   assert.deepEqual(openLink(state, { v: 1, speed: 8, font: 2 }, PRESETS), { speed: 8, font: 2 });
 });
+
+test("reloading one's own tab (its URL is a link) opens the entry one was on, not a link entry", () => {
+  const state = after(pick(CUSTOM), type(MINE), pick("p1"), type("a = 5.0\n"));
+  // On the edited example: the link names it and carries its edit.
+  assert.deepEqual(openLink(state, { v: 1, preset: "p1", program: "a = 5.0\n", step: 2 }, PRESETS),
+    { step: 2, program: "a = 5.0\n", preset: "p1", back: "p1" });
+  // On one's own program: the link's text is the draft.
+  assert.deepEqual(openLink(state, { v: 1, program: MINE }, PRESETS), { program: MINE, preset: CUSTOM, back: "p1" });
+  // Someone else's edit of p1 is not ours: its own entry, our edit kept.
+  assert.equal(openLink(state, { v: 1, preset: "p1", program: "a = 6.0\n" }, PRESETS).preset, LINKED);
+});

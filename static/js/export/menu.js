@@ -112,7 +112,7 @@ export function createExportMenu(root, getSource = walkOnScreen) {
     if (!source) return;
     const total = String(source.timeline.length);
     for (const f of [from, to]) f.input.max = total;
-    if (!to.input.dataset.touched) {
+    if (!rangeSet) {
       from.input.value = "0";
       to.input.value = String(source.step || source.timeline.length);
     }
@@ -121,7 +121,8 @@ export function createExportMenu(root, getSource = walkOnScreen) {
       items.webm.title = "This browser cannot record WebM video (no MediaRecorder)";
     }
   });
-  to.input.addEventListener("change", () => { to.input.dataset.touched = "1"; });
+  let rangeSet = false; // once the user picks a range it is kept (clamped to each walk)
+  for (const f of [from, to]) f.input.addEventListener("change", () => { rangeSet = true; });
   document.addEventListener("pointerdown", (e) => {
     if (menu.open && !menu.contains(e.target)) menu.open = false;
   });
