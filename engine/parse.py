@@ -64,8 +64,9 @@ def parse(text: str) -> Program:
 
     Nothing here recurses on the program's shape: a left-associative chain
     (`x + x + ... + x`, `a.T.T...`, `- - - a`) is walked with an explicit stack, so its length
-    is bounded only by what Python's own parser accepts (about 2,900 operators in a row on
-    Python 3.11, beyond which the error points at the longest chain).
+    is bounded by the node limit; Python's own `ast` construction, which does recurse, is
+    retried with room for it (engine/source.py). Thousands of `**` or unary signs in a row
+    exceed the parser's own stack: that error points at the busiest line.
     """
     # Python's parser also ends lines at a lone \r; one convention keeps lines and columns in
     # step with the page's textarea, which normalizes to \n too.

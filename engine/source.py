@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+import sys
 import threading
 
 from engine.errors import ProgramError
@@ -87,7 +88,10 @@ def python_ast(text: str, lines: Lines) -> ast.Module:
     """Python's own parse of the text (exec mode), its refusals as located ProgramErrors."""
     try:
         with _AST_LOCK:
-            return ast.parse(text, mode="exec")
+            try:
+                return ast.parse(text, mode="exec")
+            except RecursionError:
+                return _deep_parse(text)
     except SyntaxError as e:
         if "digits" in str(e.msg):   # an integer literal of thousands of digits
             raise ProgramError("bad_argument", "a number has too many digits (more than "
@@ -109,10 +113,47 @@ def python_ast(text: str, lines: Lines) -> ast.Module:
         # a few thousand operators deep, without a location.
         raise ProgramError(
             "too_large", "this expression is too long for Python's parser (it takes about "
-            "2,900 operators in a row); split it over several lines", *lines.busiest_line(),
+            "thousands of `**` or unary signs in a row); split it over several lines", *lines.busiest_line(),
             hint="e.g. s1 = x + x + ... + x, then s2 = s1 + x + ... + x") from None
     except ValueError as e:   # null bytes
         raise ProgramError("syntax", f"cannot parse the program: {e}", *first_bad_char(text))
+
+
+# A left-associative chain `x + x + ... + x` is as deep as it is long, and CPython 3.11 turns
+# its parse into `ast` objects recursively (depth at most 3 x sys.getrecursionlimit()). Such a
+# program is parsed again on a thread of its own with a stack big enough for the longest line
+# the program limit allows (500,000 terms took 7 s and under 256 MB of stack here), with the
+# recursion limit raised only while that one parse runs (callers hold _AST_LOCK).
+_DEEP_STACK_BYTES = 512 * 1024 * 1024
+_DEEP_RECURSION_LIMIT = 1_000_000
+
+
+def _deep_parse(text: str) -> ast.Module:
+    """ast.parse on a big-stack thread. Raises what ast.parse raises (SyntaxError, MemoryError:
+    the parser's own stack, e.g. for thousands of `**` or unary minus in a row)."""
+    result: dict = {}
+
+    def work() -> None:
+        try:
+            result["tree"] = ast.parse(text, mode="exec")
+        except BaseException as e:   # noqa: BLE001 - handed to the calling thread
+            result["error"] = e
+
+    old_limit, old_stack = sys.getrecursionlimit(), threading.stack_size()
+    sys.setrecursionlimit(_DEEP_RECURSION_LIMIT)
+    try:
+        threading.stack_size(_DEEP_STACK_BYTES)   # read when the thread starts
+        worker = threading.Thread(target=work, name="gradwalk-deep-parse")
+        try:
+            worker.start()
+        finally:
+            threading.stack_size(old_stack)
+        worker.join()
+    finally:
+        sys.setrecursionlimit(old_limit)
+    if "error" in result:
+        raise result["error"]
+    return result["tree"]
 
 
 def first_long_number(text: str) -> tuple[int, int, int, int]:

@@ -4,7 +4,8 @@ A body larger than max_body_bytes answers 413 `too_large` (a Content-Length over
 once, without reading a byte; a chunked body as soon as the running count passes it). A body that
 has not fully arrived body_timeout_seconds after the request began answers 408
 `request_timeout`. Both close the connection, so the rest of the body is never read and a client
-that sends half a body cannot hold a connection open.
+that sends half a body cannot hold a connection open; so does any answer given before the body
+was read to its end (a GET with a body, a 404).
 """
 from __future__ import annotations
 
@@ -57,7 +58,8 @@ class BodyLimit:
             response = error_response(413, error_dict("too_large", error.detail, HINTS[413]),
                                       headers=CLOSE)
             return await response(scope, receive, send)
-        await self.app(scope, _Limited(receive, limit, timeout), send)
+        limited = _Limited(receive, limit, timeout)
+        await self.app(scope, limited, _closing_unless_read(scope, limited, send))
 
 
 class _Limited:
@@ -83,6 +85,23 @@ class _Limited:
                 raise BodyTooLarge(self.limit)
             self.complete = not message.get("more_body", False)
         return message
+
+
+def _closing_unless_read(scope: Scope, limited: _Limited, send: Send) -> Send:
+    """`send` that adds `Connection: close` to a response given before the request's body was
+    read to its end (a route that takes no body, an error): the server would otherwise keep
+    the connection open waiting for the rest, which a client may never send."""
+    headers = Headers(scope=scope)
+    has_body = _content_length(scope) > 0 or "chunked" in headers.get("transfer-encoding", "")
+
+    async def send_closing(message: Message) -> None:
+        if message["type"] == "http.response.start" and has_body and not limited.complete:
+            raw = list(message.get("headers", []))
+            if (b"connection", b"close") not in raw:
+                message = {**message, "headers": [*raw, (b"connection", b"close")]}
+        await send(message)
+
+    return send_closing
 
 
 def _content_length(scope: Scope) -> int:

@@ -6,8 +6,9 @@ program is parsed before it takes a trace slot, so a syntax error never waits fo
 """
 from __future__ import annotations
 
+import json
 import logging
-from typing import AsyncIterator
+from typing import AsyncIterator, TypeVar
 
 from anyio import get_cancelled_exc_class
 from anyio.from_thread import check_cancelled
@@ -38,6 +39,7 @@ class EventStream(StreamingResponse):
 
 router = APIRouter(prefix="/api", tags=["trace"])
 MAX_OUTPUT_CHARS = 256   # an output name longer than this is refused (characters)
+M = TypeVar("M", bound=BaseModel)
 
 
 class TraceRequest(BaseModel):
@@ -95,9 +97,26 @@ async def read_request(request: Request, slots: TraceSlots,
         raise UnsupportedBody()
     raw = await request.body()
     try:
-        return await slots.prepare(model.model_validate_json, raw)
+        return await slots.prepare(_validate, model, raw)
     except ValidationError as e:
         raise RequestValidationError(e.errors(include_url=False, include_input=False)) from None
+
+
+def _validate(model: type[M], raw: bytes) -> M:
+    """model from JSON bytes. pydantic's parser refuses a lone surrogate escape (`"\\ud800"`)
+    as invalid JSON with an obscure message; Python's json reads it, so the field validators
+    can say what is wrong (an output that is not a name, a program with an invalid character,
+    with its line and column)."""
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as e:
+        if e.errors()[0]["type"] != "json_invalid":
+            raise
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            raise e from None
+        return model.model_validate(data)
 
 
 class UnsupportedBody(Exception):

@@ -214,6 +214,8 @@ def test_copy_embed_code_gives_an_iframe_with_a_title_and_the_current_options(ex
     wait_step(page, 7)
     assert page.evaluate("document.documentElement.dataset.theme") == "projector"
     # A theme picked in the page goes into the link and the embed code, too.
+    if not page.locator("#theme").is_visible():  # in the "Aa" menu
+        page.locator("details:has(#theme) > summary").click()
     page.select_option("#theme", "dark")
     page.wait_for_function("() => document.documentElement.dataset.theme === 'dark'")
     page.click("#share")
@@ -246,3 +248,16 @@ def test_without_short_links_the_button_is_hidden_and_copy_link_still_works(chro
             assert errors == []
         finally:
             context.close()
+
+
+def test_a_link_pasted_into_the_address_bar_of_an_open_tab_opens(explorer):
+    page = explorer.page
+    page.evaluate("h => { location.hash = h; }", fragment({"v": 1, "program": LINKED, "step": 4}))
+    wait_step(page, 4)
+    page.wait_for_selector('#app[data-status="ready"]')
+    assert get_program(page) == LINKED
+    page.evaluate("() => { location.hash = 's=broken'; }")
+    page.wait_for_selector('#app[data-link-error="true"]')
+    assert "damaged" in page.locator("#link-message").inner_text()
+    assert get_program(page) == LINKED  # what was on screen stays
+    assert explorer.unexpected_errors() == []

@@ -2,9 +2,10 @@
 recursion, with errors at the offending name (issue 6: a 1,000-term sum was refused as "nested
 too deeply", and an unknown name at its end was reported at column 1).
 
-Python 3.11's own parser turns a chain of more than about 2,900 operators into a RecursionError
-(or a MemoryError for `**` and unary runs) while it builds the `ast` objects; that is reported
-as `too_large` at the line with the chain.
+Python 3.11 turns a chain of more than about 2,900 operators into a RecursionError while it
+builds the `ast` objects; the parse is then retried with room to recurse (engine/source.py).
+Its parser's own stack still refuses thousands of `**` or unary signs in a row (MemoryError):
+that is reported as `too_large` at the line with the chain.
 """
 from __future__ import annotations
 
@@ -81,12 +82,23 @@ def test_a_long_chain_of_transposes_traces():
     assert body["grads"]["W"]["data"] == [[1.0, 2.0, 3.0]]
 
 
-@pytest.mark.parametrize("n", [3_000, 10_000, 100_000])
-@pytest.mark.parametrize("op", ["+", "*", "**"])
-def test_a_chain_beyond_pythons_parser_is_a_located_error(op, n):
-    e = refused("x = 2.0\ny = 1.0\nL = " + chain(op, "x", n) + "\nM = y\n")
+@pytest.mark.parametrize("n", [3_000, 10_000])
+@pytest.mark.parametrize("op", ["+", "*"])
+def test_a_chain_beyond_pythons_default_recursion_limit_traces(op, n):
+    # Past ~2,900 operators CPython 3.11 raises RecursionError building the `ast`; the parse is
+    # retried on a big-stack thread (engine/source.py), so the chain traces with exact values.
+    body = run_trace("x = 1.0\ny = 2.0\nL = " + chain(op, "x", n) + " + y\nM = L\n")
+    assert body["output"]["value"] == (n + 2.0 if op == "+" else 3.0)
+    assert body["grads"]["x"] == (n if op == "+" else float(n))
+    assert body["grads"]["y"] == 1.0
+
+
+@pytest.mark.parametrize("n", [3_000, 10_000])
+def test_a_power_chain_beyond_pythons_parser_is_a_located_error(n):
+    # `**` is right-associative: the parser's own stack (MemoryError) gives up, not `ast`.
+    e = refused("x = 2.0\ny = 1.0\nL = " + chain("**", "x", n) + "\nM = y\n")
     assert (e.kind, e.line, e.col, e.end_line) == ("too_large", 3, 0, 3)
-    assert e.end_col == 4 + (len(op) + 3) * (n - 1) + 1
+    assert e.end_col == 4 + 5 * (n - 1) + 1
     assert "split it over several lines" in e.message and e.hint
 
 
@@ -95,9 +107,10 @@ def test_a_long_chain_on_a_later_line_is_located_there():
     assert (e.kind, e.line, e.col) == ("too_large", 5, 0)
 
 
-def test_a_long_chain_without_operators_is_located_at_its_line():
+def test_a_long_chain_without_operators_is_parsed_and_its_construct_located():
+    # 5,000 subscripts in a row parse on the retry; indexing is not in the language (yet).
     e = refused("x = 2.0\ny = x\nL = x" + "[0]" * 5_000 + "\n")
-    assert (e.kind, e.line, e.col) == ("too_large", 3, 0)
+    assert (e.kind, e.line, e.col) == ("unsupported", 3, 4)
 
 
 def test_a_split_chain_traces():

@@ -101,8 +101,7 @@ def test_an_output_that_is_not_an_identifier_is_a_clear_422(client, raw, path):
     r = client.post(path, content=body.encode(), headers=JSON)
     assert r.status_code == 422, r.text
     error = _error(r)
-    assert error["kind"] == "bad_request"
-    assert "output" in error["message"] or "Invalid JSON" in error["message"]
+    assert error["kind"] == "bad_request" and error["message"].startswith("output: ")
 
 
 def test_a_valid_identifier_that_is_not_in_the_program_is_unknown_output(client):
@@ -112,10 +111,13 @@ def test_a_valid_identifier_that_is_not_in_the_program_is_unknown_output(client)
         "output"]["name"] == "a"
 
 
-def test_a_lone_surrogate_in_the_program_is_a_422_not_a_500(client):
-    r = client.post("/api/trace", content=b'{"program": "a = 1.0\\nb\\ud800 = a\\n"}',
-                    headers=JSON)
-    assert r.status_code == 422
+@pytest.mark.parametrize("path", ["/api/trace", "/api/trace/stream"])
+def test_a_lone_surrogate_in_the_program_is_located_not_a_500(client, path):
+    r = client.post(path, content=b'{"program": "a = 1.0\\nb\\ud800 = a\\n"}', headers=JSON)
+    error = _error(r) if path == "/api/trace" else json.loads(r.text.split("data: ", 1)[1])[
+        "error"]
+    assert error["kind"] == "syntax" and "surrogate" in error["message"]
+    assert (error["line"], error["col"]) == (2, 1)
 
 
 # ---- routes and headers ---------------------------------------------------------------------

@@ -141,3 +141,32 @@ def test_a_huge_content_length_is_refused_before_the_body_is_read(tmp_path):
         assert reply.startswith(b"HTTP/1.1 413")
         error = json.loads(reply.split(b"\r\n\r\n", 1)[1])["error"]
         assert error["kind"] == "too_large" and "1,000 bytes" in error["message"]
+
+
+def test_an_answer_given_before_the_body_was_read_closes_the_connection(tmp_path):
+    # /healthz reads no body: the rest of this one may never come, so the connection must not
+    # stay open waiting for it.
+    with served(tmp_path) as server:
+        sock = raw_request(server.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 100",
+                           b"0123456789")
+        reply = read_until_closed(sock)
+        sock.close()
+        assert reply.startswith(b"HTTP/1.1 200") and reply.endswith(b"\r\n\r\nok")
+        assert b"connection: close" in reply.lower()
+        # a request without a body keeps its connection (HTTP/1.1 keep-alive)
+        sock = raw_request(server.port, "GET /healthz HTTP/1.1\r\nHost: x")
+        first = _read_health(sock)
+        assert first.startswith(b"HTTP/1.1 200") and b"connection: close" not in first.lower()
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert _read_health(sock).startswith(b"HTTP/1.1 200")
+        sock.close()
+
+
+def _read_health(sock) -> bytes:
+    """One whole response of /healthz (its body is `ok`)."""
+    data = b""
+    while not data.endswith(b"\r\n\r\nok"):
+        chunk = sock.recv(65536)
+        assert chunk, data
+        data += chunk
+    return data

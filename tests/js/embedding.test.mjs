@@ -1,0 +1,51 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { EMBED_SIZE, embedOptions, embedQuery, embedSnippet, embedTitle } from "../../static/js/embedding.js";
+import { decodeLink } from "../../static/js/state.js";
+
+const PROGRAM = "a = 1.0\nb = tanh(a) * 2.0\nL = b * b\n";
+
+test("embed options: the query string over the fragment's state over the defaults", () => {
+  assert.deepEqual(embedOptions("", null), {
+    autoplay: false, controls: true, narration: true, program: false, step: 0, speed: 2, theme: "auto", font: 1,
+  });
+  const state = { v: 1, program: PROGRAM, step: 4, speed: 8, theme: "dark", font: 1.5 };
+  assert.deepEqual(embedOptions("", state), { ...embedOptions("", null), step: 4, speed: 8, theme: "dark", font: 1.5 });
+  const both = embedOptions("step=9&theme=projector&controls=0&narration=no&program=1&autoplay=true&font=2", state);
+  assert.deepEqual(both, {
+    autoplay: true, controls: false, narration: false, program: true, step: 9, speed: 8, theme: "projector", font: 2,
+  });
+  // Bad values are ignored: the state's (or the default) stays.
+  assert.deepEqual(embedOptions("step=-1&speed=3&theme=pink&font=9&controls=maybe", state),
+    { ...embedOptions("", state) });
+});
+
+test("the embed query has only what differs from an embed's defaults, and reads back", () => {
+  assert.equal(embedQuery({ step: 0, speed: 2, theme: "auto", font: 1, controls: true }), "");
+  const query = embedQuery({ step: 7, theme: "projector", controls: false, program: true });
+  assert.equal(query, "step=7&theme=projector&controls=0&program=1");
+  assert.deepEqual(embedOptions(query, null), { ...embedOptions("", null), step: 7, theme: "projector", controls: false, program: true });
+});
+
+test("the iframe snippet: a title, a size, the options in the query and the walk in the fragment", () => {
+  const state = { program: PROGRAM, preset: "", step: 5, speed: 4, theme: "dark", font: 1, draft: "x", playing: true };
+  const html = embedSnippet(state, "https://gradwalk.example");
+  const match = html.match(/^<iframe src="([^"]+)" title="([^"]+)" width="(\d+)" height="(\d+)"[^>]*><\/iframe>$/);
+  assert.ok(match, html);
+  const [, src, title, width, height] = match;
+  assert.equal(title, "gradwalk: backpropagation of L, step by step");
+  assert.deepEqual([Number(width), Number(height)], [EMBED_SIZE.width, EMBED_SIZE.height]);
+  const url = new URL(src.replaceAll("&amp;", "&"));
+  assert.equal(url.origin + url.pathname, "https://gradwalk.example/embed");
+  assert.equal(url.search, "?step=5&speed=4&theme=dark");
+  assert.deepEqual(decodeLink(url.hash), { state: { v: 1, program: PROGRAM }, error: null });
+  assert.match(embedSnippet(state, "", { program: true, controls: false }), /\?step=5&amp;speed=4&amp;theme=dark&amp;controls=0&amp;program=1#s=/);
+});
+
+test("the title names the output, and a quote in it cannot break the attribute", () => {
+  assert.equal(embedTitle({ program: "x = 1.0\ny = x * x  # square\n" }), "gradwalk: backpropagation of y, step by step");
+  assert.equal(embedTitle({ program: "x = 1.0\n", output: "x" }), "gradwalk: backpropagation of x, step by step");
+  assert.equal(embedTitle({ program: "" }), "gradwalk: backpropagation, step by step");
+  const html = embedSnippet({ program: 'x = 1.0\n"><script>\n' }, "http://h");
+  assert.ok(!html.includes("<script>"));
+});
