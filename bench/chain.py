@@ -1,29 +1,147 @@
-"""Benchmark: trace a chain of N nodes, parsing and JSON included (seconds and µs per node).
+"""The chain `x = x * 1.0001 + 0.001` (four nodes a line: two constants, a mul, an add) in
+gradwalk, micrograd and PyTorch 0-d tensors: the same graph in every engine.
 
-Run: .venv/bin/python bench/chain.py [N]. The target (a later issue) is about 5 µs per node on
-a 100,000-node chain; docs/performance.md records the numbers measured.
+CPU time (time.process_time) per node of the whole job, best of `repeats`:
+- gradwalk: `trace_json(text)` — parse, graph, forward, backward, every event, the JSON body;
+  with `graph=True` also the networkx DAG (`Tracer.graph`, built on first use);
+- micrograd (the PyPI package): build the expression, then `backward()`, garbage collector off;
+- PyTorch: 0-d float64 tensors with requires_grad, then `backward()`, garbage collector off.
+micrograd's backward recurses once per node, so every engine runs on a thread with a big stack.
+Peak memory per node comes from `python -m bench.chain --memory ENGINE N` in a fresh process:
+the peak resident set (ru_maxrss) minus the resident set before the run, over the node count.
+
+    .venv/bin/python -m bench.chain [N]       # the three engines at N nodes (default 100,000)
 """
 from __future__ import annotations
 
+import gc
+import resource
+import subprocess
 import sys
+import threading
 import time
 
-from engine.trace.runner import trace_json
+ENGINES = ("gradwalk", "gradwalk+nx", "micrograd", "torch")
 
 
-def main(n_nodes: int = 100_000, repeats: int = 3) -> None:
-    lines = n_nodes // 2   # each line adds a constant and a mul node
-    text = "x = 1.0\n" + "x = x * 1.00001\n" * lines
-    best = min(_time(text) for _ in range(repeats))
-    nodes = 2 * lines + 1
-    print(f"{nodes} nodes: {best:.2f} s, {best / nodes * 1e6:.1f} µs per node")
+def nodes(n: int) -> int:
+    """The chain's node count for about n nodes: 1 leaf + 4 per line."""
+    return 4 * (n // 4) + 1
 
 
-def _time(text: str) -> float:
-    start = time.perf_counter()
-    trace_json(text)
-    return time.perf_counter() - start
+def text(n: int) -> str:
+    return "x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * (n // 4)
+
+
+def run_gradwalk(n: int, graph: bool = False) -> None:
+    from engine.trace.runner import Tracer, _body, gc_paused, trace_json
+    if not graph:
+        trace_json(text(n))
+        return
+    with gc_paused():
+        tracer = Tracer(text(n))
+        tracer.graph   # noqa: B018 - built on first use
+        _body(tracer)
+
+
+def run_micrograd(n: int) -> float:
+    from micrograd.engine import Value
+    x = x0 = Value(1.0)
+    for _ in range(n // 4):
+        x = x * 1.0001 + 0.001
+    x.backward()
+    return x0.grad
+
+
+def run_torch(n: int) -> float:
+    import torch
+    x = x0 = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
+    for _ in range(n // 4):
+        x = x * 1.0001 + 0.001
+    x.backward()
+    return float(x0.grad)
+
+
+RUN = {"gradwalk": run_gradwalk, "gradwalk+nx": lambda n: run_gradwalk(n, graph=True),
+       "micrograd": run_micrograd, "torch": run_torch}
+
+
+def on_big_stack(fn, *args):
+    """fn(*args) on a thread with a 512 MB stack and a high recursion limit (micrograd's
+    topological sort recurses once per node); returns its result."""
+    result: dict = {}
+
+    def work() -> None:
+        result["value"] = fn(*args)
+
+    old_limit, old_stack = sys.getrecursionlimit(), threading.stack_size()
+    sys.setrecursionlimit(1_000_000)
+    threading.stack_size(512 * 1024 * 1024)
+    try:
+        worker = threading.Thread(target=work)
+        worker.start()
+    finally:
+        threading.stack_size(old_stack)
+    worker.join()
+    sys.setrecursionlimit(old_limit)
+    return result["value"]
+
+
+def cpu_seconds(engine: str, n: int) -> float:
+    """CPU seconds of one run, the collector off for micrograd and torch (gradwalk pauses it
+    itself)."""
+    def timed() -> float:
+        was = gc.isenabled()
+        if engine in ("micrograd", "torch"):
+            gc.disable()
+        start = time.process_time()
+        try:
+            RUN[engine](n)
+            return time.process_time() - start
+        finally:
+            if was:
+                gc.enable()
+            gc.collect()
+    return on_big_stack(timed)
+
+
+def per_node_us(n: int, repeats: int = 3, engines=ENGINES) -> dict[str, float]:
+    """µs of CPU per node for each engine, best of `repeats`, the engines interleaved so a
+    change in the machine's load touches them alike."""
+    best = {e: float("inf") for e in engines}
+    for engine in engines:   # warm imports and caches
+        cpu_seconds(engine, 400)
+    for _ in range(repeats):
+        for engine in engines:
+            best[engine] = min(best[engine], cpu_seconds(engine, n))
+    return {e: best[e] / nodes(n) * 1e6 for e in engines}
+
+
+def peak_bytes_per_node(engine: str, n: int) -> float:
+    """Peak memory per node of one run in a fresh process (bytes)."""
+    out = subprocess.run([sys.executable, "-m", "bench.chain", "--memory", engine, str(n)],
+                         capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
+
+
+def _memory(engine: str, n: int) -> None:
+    RUN[engine](400)   # imports and caches, outside the figure
+    gc.collect()
+    with open("/proc/self/statm") as f:
+        before = int(f.read().split()[1]) * resource.getpagesize()
+    on_big_stack(lambda: (gc.disable(), RUN[engine](n)))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(max(peak - before, 0) / nodes(n))
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == ["--memory"]:
+        _memory(argv[1], int(argv[2]))
+        return
+    n = int(argv[0]) if argv else 100_000
+    for engine, us in per_node_us(n).items():
+        print(f"{engine:12s} {nodes(n):>7,} nodes  {us:6.2f} µs/node")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)
+    main(sys.argv[1:])

@@ -14,37 +14,64 @@ tests/engine/test_memory.py checks it.
 from __future__ import annotations
 
 import heapq
-
-import networkx as nx
+from typing import TYPE_CHECKING, Iterable
 
 from engine.parse import Program
+
+if TYPE_CHECKING:   # networkx is imported when a graph is built (it takes 0.2 s to import)
+    import networkx as nx
 
 
 def node_id(index: int) -> str:
     return f"n{index}"
 
 
-def build_graph(program: Program) -> nx.DiGraph:
+def requires_grad(program: Program) -> list[bool]:
+    """Per node: true for a leaf and for every op with an input that requires it."""
+    requires: list[bool] = []
+    for n in program.nodes:
+        requires.append(n.role == "leaf" or (n.role == "op" and any(requires[i] for i in n.inputs)))
+    return requires
+
+
+def build_graph(program: Program, requires: list[bool] | None = None) -> nx.DiGraph:
     """One node per value, one edge per (input, consumer) pair carrying its argument positions.
 
     A value used twice is one node with two out-edges (fan-out). requires_grad is true for a
-    leaf and for every op with an input that requires it.
+    leaf and for every op with an input that requires it. Built in bulk (add_nodes_from,
+    add_edges_from) from the flat IR: the trace itself does not walk it.
     """
-    g = nx.DiGraph()
-    requires = []
+    import networkx as nx
+
+    if requires is None:
+        requires = requires_grad(program)
+    args: dict[tuple[str, str], list[int]] = {}
     for n in program.nodes:
-        rg = n.role == "leaf" or (n.role == "op" and any(requires[i] for i in n.inputs))
-        requires.append(rg)
-        g.add_node(node_id(n.index), index=n.index, op=n.op, role=n.role, name=n.name,
-                   label=n.label, inputs=[node_id(i) for i in n.inputs], params=n.params,
-                   span=n.span, requires_grad=rg)
+        dst = node_id(n.index)
         for arg, i in enumerate(n.inputs):
-            src, dst = node_id(i), node_id(n.index)
-            if g.has_edge(src, dst):
-                g.succ[src][dst]["args"].append(arg)
-            else:
-                g.add_edge(src, dst, args=[arg])
+            args.setdefault((node_id(i), dst), []).append(arg)
+    g = nx.DiGraph()
+    g.add_nodes_from((node_id(n.index), {
+        "index": n.index, "op": n.op, "role": n.role, "name": n.name, "label": n.label,
+        "inputs": [node_id(i) for i in n.inputs], "params": n.params, "span": n.span,
+        "requires_grad": rg}) for n, rg in zip(program.nodes, requires))
+    g.add_edges_from((src, dst, {"args": a}) for (src, dst), a in args.items())
     return g
+
+
+def creation_order(program: Program) -> list[int] | None:
+    """The creation order 0..n-1 when it is topological (every input made before its
+    consumer, which the parser guarantees), else None.
+
+    It is then also what `topological_order` returns: Kahn's algorithm keyed by creation index
+    takes, at each step, the smallest index not yet taken, whose inputs (all smaller) are all
+    taken, so it takes 0, 1, 2, ... (tests/engine/test_order.py checks it on random programs).
+    """
+    for n in program.nodes:
+        for i in n.inputs:
+            if i >= n.index:
+                return None
+    return list(range(len(program.nodes)))
 
 
 def topological_order(g: nx.DiGraph) -> list[str]:
@@ -69,18 +96,26 @@ def topological_order(g: nx.DiGraph) -> list[str]:
     return order
 
 
-def graph_json(g: nx.DiGraph, order: list[str], computed: dict[str, dict]) -> dict:
+def graph_json(program: Program, order: Iterable[int], ids: list[str], requires: list[bool],
+               shapes: list[list[int]], formulas: list[str], symbols: list[str]) -> dict:
     """The graph as docs/trace-format.md describes it: nodes in topological order, edges.
 
-    computed: node id -> the fields the trace worked out (shape, formula, adjoint symbol).
+    ids, requires, shapes, formulas, symbols: per node index, its id, requires_grad, and the
+    fields the trace worked out (shape, formula, adjoint symbol). Read from the flat IR, not
+    from the networkx graph, so the JSON costs one dict per node and per edge. Each node's
+    `span` is its Span dataclass, which orjson writes as {line, col, end_line, end_col}
+    (json.dumps needs `default=Span.to_dict`).
     """
-    nodes = []
-    for nid in order:
-        a = g.nodes[nid]
-        nodes.append({"id": nid, "index": a["index"], "name": a["name"], "label": a["label"],
-                      "op": a["op"], "role": a["role"], "inputs": a["inputs"],
-                      "params": a["params"], "requires_grad": a["requires_grad"],
-                      "span": a["span"].to_dict(), **computed[nid]})
-    edges = [{"id": f"{s}->{t}#{arg}", "source": s, "target": t, "arg": arg}
-             for t in order for arg, s in enumerate(g.nodes[t]["inputs"])]
+    nodes, edges = [], []
+    ir = program.nodes
+    for i in order:
+        n = ir[i]
+        nid = ids[i]
+        inputs = [ids[k] for k in n.inputs]
+        nodes.append({"id": nid, "index": i, "name": n.name, "label": n.label, "op": n.op,
+                      "role": n.role, "inputs": inputs, "params": n.params,
+                      "requires_grad": requires[i], "span": n.span, "shape": shapes[i],
+                      "formula": formulas[i], "adjoint_symbol": symbols[i]})
+        for arg, src in enumerate(inputs):
+            edges.append({"id": f"{src}->{nid}#{arg}", "source": src, "target": nid, "arg": arg})
     return {"nodes": nodes, "edges": edges}

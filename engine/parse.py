@@ -8,19 +8,27 @@ FUNCTIONS. Every IR node keeps the source span it came from.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
+import orjson
 
 from engine.errors import ProgramError
+from engine.literals import Lifted, lift
 from engine.names import name_problem, names_in
 from engine.source import Lines, clip, python_ast
-from engine.syntax import (BINOPS, FUNCTIONS, MAX_CLASS_INDEX, MAX_DIMS, MAX_LABEL, OPERATORS,
-                           RESERVED, construct, depth, is_const_call, is_literal, literal_value,
+from engine.syntax import (BINOPS, FUNCTIONS, MAX_CLASS_INDEX, MAX_DEPTH, MAX_DIMS, MAX_LABEL,
+                           MAX_STATEMENTS, OPERATORS, RESERVED, construct, depth, is_const_call, is_literal, literal_value,
                            number, primed, supported_operator)
 
 
-@dataclass
+MIN_JSON_LIST = 256   # characters: a shorter list is walked (as cheap, and no JSON call)
+_NOT_JSON_NUMBERS = re.compile(r"[^0-9eE.\-\[\],\s]")
+_NUMBER = (int, float)   # the types of a number literal's value (bool is not one: `type is`)
+
+
+@dataclass(slots=True)
 class Span:
     """Source range: 1-based lines, 0-based character columns, end_col exclusive."""
 
@@ -34,7 +42,7 @@ class Span:
                 "end_col": self.end_col}
 
 
-@dataclass
+@dataclass(slots=True)
 class IRNode:
     """One value of the program: a leaf, a constant or the result of an op."""
 
@@ -59,8 +67,11 @@ class Program:
     last: str                    # the last assigned name
 
 
-def parse(text: str) -> Program:
-    """Parse program text into IR. Raises ProgramError (with line and column) on bad input.
+def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_DEPTH
+          ) -> Program:
+    """Parse program text into IR. Raises ProgramError (with line and column) on bad input,
+    "too_large" for more than `max_statements` statements or an expression nested deeper than
+    `max_depth` (calls, lists and right operands count a level; see _Builder.expression).
 
     Nothing here recurses on the program's shape: a left-associative chain
     (`x + x + ... + x`, `a.T.T...`, `- - - a`) is walked with an explicit stack, so its length
@@ -72,8 +83,16 @@ def parse(text: str) -> Program:
     # step with the page's textarea, which normalizes to \n too.
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = Lines(text)
-    tree = python_ast(text, lines)
-    builder = _Builder(lines, tree)
+    code, lifted = lift(text)   # big list literals read here, not walked (engine/literals.py)
+    tree = python_ast(code, lines)
+    if len(tree.body) > max_statements:
+        s = tree.body[max_statements]
+        raise ProgramError("too_large", f"the program has {len(tree.body):,} statements; the "
+                           f"limit (max_statements) is {max_statements:,}", s.lineno,
+                           lines.char_col(s.lineno, s.col_offset),
+                           hint="trace a shorter program (the setting is "
+                                "GRADWALK_MAX_STATEMENTS)")
+    builder = _Builder(lines, tree, max_depth, lifted)
     try:
         for stmt in tree.body:
             builder.statement(stmt)
@@ -87,8 +106,11 @@ def parse(text: str) -> Program:
 class _Builder:
     """Walks the whitelisted ast and appends IR nodes."""
 
-    def __init__(self, lines: Lines, tree: ast.Module):
+    def __init__(self, lines: Lines, tree: ast.Module, max_depth: int = MAX_DEPTH,
+                 lifted: dict[str, Lifted] | None = None):
         self.text = lines
+        self.lifted = lifted or {}   # placeholder name -> the literal it stands for
+        self.max_depth = max_depth
         self.tree = tree
         self.nodes: list[IRNode] = []
         self.names: dict[str, int] = {}
@@ -98,9 +120,15 @@ class _Builder:
         self.current = (1, 0)
         self.last_line = 0
         self.all_targets: set[str] | None = None
+        self.lists: dict[int, np.ndarray] = {}   # id(ast.List) -> its value (list_literal)
 
     # ---- locations ---------------------------------------------------------------------------
     def span(self, node: ast.AST) -> Span:
+        if self.lifted and type(node) is ast.Name and node.id in self.lifted:
+            p = self.lifted[node.id]   # a literal's own place, not its placeholder's
+            return Span(p.line, p.col, p.end_line, p.end_col)
+        if self.text.ascii:   # byte columns are character columns
+            return Span(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
         return Span(node.lineno, self.text.char_col(node.lineno, node.col_offset),
                     node.end_lineno, self.text.char_col(node.end_lineno, node.end_col_offset))
 
@@ -173,7 +201,7 @@ class _Builder:
         if name in RESERVED:
             raise self.error("unsupported", f"`{name}` is a built-in function and cannot be "
                              "assigned", target)
-        if is_literal(stmt.value) or is_const_call(stmt.value):
+        if self.is_literal(stmt.value) or self.is_const_call(stmt.value):
             self.leaf(name, stmt.value, target)
         else:
             self.names[name] = self.expression(stmt.value, name)
@@ -184,7 +212,7 @@ class _Builder:
         if name in self.names:
             raise self.error("duplicate_leaf", f"`{name}` is already assigned; a leaf is "
                              "declared once", target)
-        is_const = is_const_call(value)
+        is_const = self.is_const_call(value)
         literal = self.literal(value.args[0] if is_const else value)
         role = "const" if is_const else "leaf"
         index = self.add(role, role, [], self.span(value), name, name, literal=literal)
@@ -200,9 +228,12 @@ class _Builder:
         Iterative: `visit` either finishes a node (an index) or names its operands and how to
         combine them; operands are walked from an explicit stack, so a chain of any length is
         fine. Errors come in the same order a left-to-right recursive walk would give them.
+        Each operand is one level deeper than its consumer, except the left operand of a binary
+        operator and the `x` of `x.T`: a chain `x + x + ... + x` is one level however long, and
+        `tanh(tanh(x))`, `a ** (b ** c)`, `x - (y - z)` nest. Deeper than max_depth: too_large.
         """
         done: list[int] = []   # indices of finished operands, a value stack
-        todo: list = [(root, name)]
+        todo: list = [(root, name, 0)]
         while todo:
             item = todo.pop()
             if callable(item[0]):   # (combine, arity): all operands are on `done`
@@ -211,25 +242,36 @@ class _Builder:
                 del done[len(done) - arity:]
                 done.append(combine(operands))
                 continue
-            result = self.visit(*item)
+            node, node_name, level = item
+            if level > self.max_depth:
+                raise self.error("too_large", f"the expression is nested more than "
+                                 f"{self.max_depth} deep (the limit, max_depth)", node,
+                                 hint="name the inner parts on lines of their own")
+            result = self.visit(node, node_name)
             if isinstance(result, int):
                 done.append(result)
                 continue
             operands, combine = result
             todo.append((combine, len(operands)))
-            todo.extend(reversed(operands))
+            chain = isinstance(node, (ast.BinOp, ast.Attribute))
+            for k in range(len(operands) - 1, -1, -1):
+                todo.append((*operands[k], level + (0 if chain and k == 0 else 1)))
         return done[0]
 
     def visit(self, node: ast.expr, name: str | None):
         """An index, or ([(operand, its name), ...], combine(operand indices) -> index)."""
         if isinstance(node, ast.Name):
+            if node.id in self.lifted:
+                return self.constant(node)   # a big list literal (engine/literals.py)
             return self.lookup(node)   # `y = x` makes no new value: y refers to x's node
+        if type(node) is ast.Constant and type(node.value) in _NUMBER:
+            return self.constant(node)   # a plain number: no list or sign to look at
         if isinstance(node, (ast.BinOp, ast.UnaryOp)) and not supported_operator(node.op):
             raise self.error("unsupported", f"the operator {OPERATORS.get(type(node.op), '?')} "
                              "is not supported; the operators are + - * / ** @", node)
         if isinstance(node, ast.UnaryOp):
             return self.unary(node, name)
-        if is_literal(node):
+        if self.is_literal(node):
             return self.constant(node)
         if isinstance(node, ast.BinOp):
             op, span = BINOPS[type(node.op)], self.span(node)
@@ -307,7 +349,7 @@ class _Builder:
             raise self.error("unsupported", f"calling {construct(func)} is not supported", func)
         self.identifier(func.id, func)
         if func.id == "const":
-            if len(node.args) != 1 or node.keywords or not is_literal(node.args[0]):
+            if len(node.args) != 1 or node.keywords or not self.is_literal(node.args[0]):
                 raise self.error("bad_argument", "const takes one literal, as in "
                                  "`const([1.0, 2.0])`", node)
             return self.constant(node.args[0], node)
@@ -377,11 +419,62 @@ class _Builder:
                                   MAX_LABEL) or "const"
         return self.add("const", "const", [], span, None, label=label, literal=self.literal(node))
 
+    def is_literal(self, node: ast.expr) -> bool:
+        """syntax.is_literal, with a big list read from its text instead of walked."""
+        if type(node) is ast.Name:
+            return node.id in self.lifted
+        return self.list_literal(node) is not None or is_literal(node)
+
+    def is_const_call(self, node: ast.expr) -> bool:
+        """syntax.is_const_call, with a big list read from its text instead of walked."""
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "const" and len(node.args) == 1 and not node.keywords
+                and self.is_literal(node.args[0]))
+
+    def list_literal(self, node: ast.expr) -> np.ndarray | None:
+        """A big list of numbers read from its source text by a JSON parser (orjson), or None
+        to walk it node by node as before.
+
+        A 1024 x 1024 weight matrix is a million AST nodes; walking them in Python cost 88% of
+        a tensor trace. A list whose text holds only digits, signs, points, exponents,
+        brackets, commas and blanks is JSON when it parses as JSON, and then means the same
+        numbers: both round a decimal to the nearest float64. Anything else (`1_000`, `.5`,
+        `+1`, a trailing comma, a comment, a ragged or empty list, an integer beyond 64 bits,
+        a non-ASCII program whose columns are bytes) is left to the walk, which also makes
+        its error messages. Remembered per node, so `literal` does not read it twice.
+        """
+        if type(node) is not ast.List or not self.text.ascii:
+            return None
+        if id(node) in self.lists:
+            return self.lists[id(node)]
+        text = self.text.segment(node.lineno, node.col_offset, node.end_lineno,
+                                 node.end_col_offset)
+        if len(text) < MIN_JSON_LIST or _NOT_JSON_NUMBERS.search(text):
+            return None
+        try:
+            value = np.array(orjson.loads(text), dtype=np.float64)
+        except (orjson.JSONDecodeError, ValueError, TypeError, OverflowError):
+            return None
+        if value.ndim == 0 or value.size == 0 or value.ndim > MAX_DIMS:
+            return None
+        self.lists[id(node)] = value
+        return value
+
     def literal(self, node: ast.expr) -> np.ndarray:
         """A number or nested list of numbers as a float64 array.
 
         Ragged lists, lists nested deeper than MAX_DIMS and integers beyond float64 are errors.
         """
+        if id(node) in self.lists:   # read from its text already (list_literal)
+            return self.lists[id(node)]
+        if type(node) is ast.Name and node.id in self.lifted:
+            return self.lifted[node.id].value
+        if type(node) is ast.Constant and type(node.value) in _NUMBER:   # the common case
+            try:
+                return np.array(float(node.value))
+            except OverflowError:
+                raise self.error("bad_argument", "a number is too large for float64 (the "
+                                 "largest is about 1.8e308)", node) from None
         if depth(node) > MAX_DIMS:
             raise self.error("bad_argument", f"a list may be nested at most {MAX_DIMS} deep",
                              node)

@@ -11,6 +11,7 @@ import bisect
 import re
 import sys
 import threading
+import warnings
 
 from engine.errors import ProgramError
 
@@ -23,6 +24,7 @@ class Lines:
 
     def __init__(self, text: str):
         self.lines = text.split("\n")
+        self.ascii = text.isascii()   # then every byte column is a character column
         self._extra: dict[int, tuple[list[int], list[int]]] = {}
 
     def line(self, line: int) -> str:
@@ -50,6 +52,13 @@ class Lines:
                 extra.append(total)
             self._extra[line] = (starts, extra)
         return self._extra[line]
+
+    def segment(self, line: int, col: int, end_line: int, end_col: int) -> str:
+        """The text of a range (1-based lines, 0-based columns of `line` and `end_line`)."""
+        if line == end_line:
+            return self.line(line)[col:end_col]
+        return "\n".join([self.line(line)[col:], *self.lines[line:end_line - 1],
+                          self.line(end_line)[:end_col]])
 
     def clipped(self, line: int, col: int, end_line: int, end_col: int, most: int) -> str | None:
         """The source text of a one-line range, at most `most` characters (cut with "…");
@@ -87,7 +96,12 @@ _AST_LOCK = threading.Lock()
 def python_ast(text: str, lines: Lines) -> ast.Module:
     """Python's own parse of the text (exec mode), its refusals as located ProgramErrors."""
     try:
-        with _AST_LOCK:
+        # Python's compiler warns about some user text (`"\="`, `1if x`): SyntaxWarning and
+        # DeprecationWarning on the server's stderr, once per request. The program's errors are
+        # what we report; its warnings are dropped. (catch_warnings is process-wide: the lock
+        # keeps two parses from restoring each other's filters.)
+        with _AST_LOCK, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             try:
                 return ast.parse(text, mode="exec")
             except RecursionError:

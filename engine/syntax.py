@@ -17,6 +17,8 @@ MAX_DIMS = 32
 MAX_CLASS_INDEX = 2**31   # beyond any tensor: a value of 2**31 elements is refused
 MAX_LABEL = 24    # characters of source text an unnamed intermediate's label shows
 MAX_NAME = 64     # characters in a name (an identifier); a name is repeated in many events
+MAX_STATEMENTS = 120_000   # statements in a program (default of the max_statements setting)
+MAX_DEPTH = 100   # nesting of calls, lists and right operands (default of max_depth)
 
 # what to call a construct in an error message
 CONSTRUCTS = {

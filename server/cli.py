@@ -93,9 +93,15 @@ def _serve(host: str, port: int, workers: int = 1) -> int:
         print("gradwalk: --workers must be at least 1", file=sys.stderr)
         return 2
     print(f"gradwalk: open http://{host}:{port}/", flush=True)
-    uvicorn.run("server.main:create_app", factory=True, host=host, port=port, workers=workers,
-                timeout_graceful_shutdown=get_settings().shutdown_timeout_seconds,
-                log_config=_log_config())
+    options = dict(factory=True, host=host, port=port, workers=workers,
+                   timeout_graceful_shutdown=get_settings().shutdown_timeout_seconds,
+                   log_config=_log_config())
+    if workers > 1:   # on a listener that keeps TCP_NODELAY (server/workers.py)
+        from server.workers import run_workers
+
+        run_workers(uvicorn.Config("server.main:create_app", **options))
+    else:
+        uvicorn.run("server.main:create_app", **options)
     return 0
 
 

@@ -20,6 +20,12 @@ class Settings(BaseSettings):
         only share them and multiply the memory).
     busy_timeout_seconds: how long a request waits for a free slot before a 503 (seconds).
     max_program_chars: the longest program accepted (characters); a 100,000-node chain fits.
+    max_statements: the most statements (lines) a program may have (statements).
+    max_depth: how deeply an expression may nest: calls, lists and right operands count a
+        level, a left-associative chain `x + x + ... + x` stays at one (levels).
+    trace_timeout_seconds: the wall-clock budget of one trace once it has its slot (seconds);
+        a trace past it stops and answers 422 `timeout` (an error event in the stream, exit 1
+        in the CLI).
     max_body_bytes: the largest request body (bytes); the default fits a max_program_chars
         program even with every character JSON-escaped (`\\u00e9`, 6 bytes). Larger: 413.
     body_timeout_seconds: how long a request body may take to arrive (seconds); a body still
@@ -46,6 +52,9 @@ class Settings(BaseSettings):
     max_concurrent_traces: int = 2
     busy_timeout_seconds: float = 10.0
     max_program_chars: int = 2_000_000
+    max_statements: int = 120_000
+    max_depth: int = 100
+    trace_timeout_seconds: float = 20.0
     max_body_bytes: int = 16 * 1024 * 1024
     body_timeout_seconds: float = 30.0
     shutdown_timeout_seconds: float = 5.0

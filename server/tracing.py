@@ -9,11 +9,10 @@ import json
 import logging
 from typing import Callable
 
-from fastapi.sse import format_sse_event
+import orjson
 
 from engine.errors import ProgramError
 from engine.parse import Program, parse
-from engine.trace.events import TRACE_VERSION
 from engine.trace.runner import Limits, Tracer, gc_paused, trace_json
 from server.errors import INTERNAL
 from server.settings import Settings
@@ -31,7 +30,9 @@ def limits(settings: Settings) -> Limits:
     return Limits(inline=settings.max_inline_elements, max_elements=settings.max_elements,
                   max_nodes=settings.max_nodes, max_total_elements=settings.max_total_elements,
                   max_flops=settings.max_flops,
-                  max_response_bytes=settings.max_response_bytes)
+                  max_response_bytes=settings.max_response_bytes,
+                  max_statements=settings.max_statements, max_depth=settings.max_depth,
+                  timeout_seconds=settings.trace_timeout_seconds)
 
 
 def check_size(program: str, settings: Settings) -> None:
@@ -45,7 +46,7 @@ def check_size(program: str, settings: Settings) -> None:
 def parse_program(program: str, settings: Settings) -> Program:
     """The program checked for length and parsed (no trace slot needed). Raises ProgramError."""
     check_size(program, settings)
-    return parse(program)
+    return parse(program, settings.max_statements, settings.max_depth)
 
 
 def trace_body(program: str | Program, output: str | None, settings: Settings) -> bytes:
@@ -69,6 +70,8 @@ def stream_body(program: Program, output: str | None, settings: Settings,
     trace slot while this runs and sends the pieces after releasing it, so no slot ever waits
     on a client.
     """
+    from fastapi.sse import format_sse_event   # here: the CLI does not pay for fastapi
+
     pieces: list[bytes] = []
     pending: list[bytes] = []
     size = 0
@@ -86,11 +89,10 @@ def stream_body(program: Program, output: str | None, settings: Settings,
     try:
         with gc_paused():
             tracer = Tracer(program, output, limits(settings))
-            put("graph", None, json.dumps({"version": TRACE_VERSION,
-                                           "graph": tracer.graph_json()}))
-            for event in tracer.events():
+            put("graph", None, tracer.graph_bytes().decode())
+            for record in tracer.records():   # the events as dicts, serialized once each
                 check()
-                put(event.kind, str(event.seq), event.model_dump_json())
+                put(record["kind"], str(record["seq"]), orjson.dumps(record).decode())
     except ProgramError as e:
         put("error", None, error_json(e.to_dict()))
     except Exception:   # noqa: BLE001 - the stream must end with an event, not a cut
@@ -107,4 +109,6 @@ def error_json(error: dict) -> str:
 
 def error_event(error: dict) -> bytes:
     """One `error` event of the stream."""
+    from fastapi.sse import format_sse_event
+
     return format_sse_event(data_str=error_json(error), event="error")

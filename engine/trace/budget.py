@@ -47,28 +47,33 @@ def per_node(tracer, inline: int) -> list[int]:
     """Each node's share of the body (bytes), indexed by node; the tail (output and grads)
     goes to the output node."""
     nodes, shapes = tracer.program.nodes, [getattr(v, "shape", ()) for v in tracer.values]
-    requires = tracer.requires
+    requires, formulas, symbols = tracer.requires, tracer.formulas, tracer.symbols
     has_adjoint = [False] * len(nodes)
     has_adjoint[tracer.output] = True
     cost = [0] * len(nodes)
+    scalar_value = value_bytes((), inline)
     for i in reversed(tracer.order):
         n = nodes[i]
-        text = (ascii_bytes(n.label) + ascii_bytes(n.name or "") + ascii_bytes(tracer.formulas[i])
-                + ascii_bytes(tracer.symbols[i]) + 8 * len(shapes[i]))
-        out_value = value_bytes(shapes[i], inline)
+        shape = shapes[i]
+        label, name, formula, symbol = n.label, n.name or "", formulas[i], symbols[i]
+        # the common case, all ASCII, without a call per string
+        text = (len(label) + len(name) + len(formula) if (label + name + formula).isascii()
+                else ascii_bytes(label) + ascii_bytes(name) + ascii_bytes(formula))
+        text += ascii_bytes(symbol) + 8 * len(shape)
+        out_value = value_bytes(shape, inline) if shape else scalar_value
         cost[i] += NODE + text + (EDGE + 10) * len(n.inputs) + EVALUATE + out_value
         if not has_adjoint[i] or n.role != "op":
             continue
-        quoted = 3 * utf8_bytes(tracer.formulas[i]) + 3 * utf8_bytes(tracer.symbols[i])
+        quoted = 3 * utf8_bytes(formula) + 3 * utf8_bytes(symbol)
         for j in n.inputs:
             if not requires[j]:
                 continue
             has_adjoint[j] = True
-            in_value = value_bytes(shapes[j], inline)
+            in_value = value_bytes(shapes[j], inline) if shapes[j] else scalar_value
             cost[i] += (ACCUMULATE + 2 * out_value + 3 * in_value + quoted + NARRATION
-                        + 2 * utf8_bytes(tracer.symbols[j]) + utf8_bytes(nodes[j].label))
-            if shapes[j] != shapes[i]:
-                cost[i] += UNBROADCAST + out_value + in_value + 16 * len(shapes[i])
+                        + 2 * utf8_bytes(symbols[j]) + utf8_bytes(nodes[j].label))
+            if shapes[j] != shape:
+                cost[i] += UNBROADCAST + out_value + in_value + 16 * len(shape)
     tail = 2 * sum(value_bytes(shapes[i], None) + ascii_bytes(name) + 4
                    for name, i in tracer.program.leaves.items())
     cost[tracer.output] += tail + value_bytes(shapes[tracer.output], None) * 2 + 200

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-TRACE_VERSION = 1
+from engine.trace.values import TRACE_VERSION  # noqa: F401  (re-exported)
 Value = Union[float, str, dict[str, Any]]
 
 
@@ -74,3 +74,5 @@ class Done(_Event):
 
 Event = Annotated[Union[Evaluate, Seed, Unbroadcast, Accumulate, Done], Field(discriminator="kind")]
 EVENTS = TypeAdapter(list[Event])
+MODELS = {"evaluate": Evaluate, "seed": Seed, "unbroadcast": Unbroadcast,
+          "accumulate": Accumulate, "done": Done}

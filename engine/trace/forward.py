@@ -16,7 +16,11 @@ def evaluate(node: IRNode, values: list, max_elements: int):
     """
     if node.literal is not None:
         return node.literal
-    xs = [values[i] for i in node.inputs]
+    return evaluate_op(node, [values[i] for i in node.inputs], max_elements)
+
+
+def evaluate_op(node: IRNode, xs: list, max_elements: int):
+    """The value of an op node from its input values `xs` (errors as in `evaluate`)."""
     op = get_op(node.op)
     _check_operands(node, op, xs)
     _check_size(node, _predicted_size(node, op, xs), max_elements)   # before numpy allocates
@@ -45,7 +49,7 @@ def _predicted_size(node: IRNode, op, xs: list) -> int:
 def _check_size(node: IRNode, size: int, max_elements: int) -> None:
     if size > max_elements:
         raise _error(node, "too_large", f"{node.label} would hold {size:,} elements; "
-                     f"the limit is {max_elements:,}")
+                     f"the limit (max_elements) is {max_elements:,}")
 
 
 def _check_operands(node: IRNode, op, xs: list) -> None:

@@ -90,8 +90,8 @@ def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str]
         partial = fill(op.vjp_text[arg], labels, params, out=wrap(out_label), g=outbar)
         text = f"{rule}{so} {inbar} += {partial}"
     elif scalar:
-        text = (f"{rule}{so} {inbar} += {wrap(partial)} · {outbar} = "
-                f"{short(local)} · {_signed(g)} = {short(contrib)}")
+        return partial, scalar_edge(rule, so, inbar, outbar, partial, local, g, contrib,
+                                    before, after)
     else:
         text = f"{rule}{so} {inbar} += {wrap(partial)} ⊙ {outbar}"
     if not scalar and np.size(contrib) <= SHOW_ELEMENTS:
@@ -100,8 +100,17 @@ def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str]
         summed = ", ".join(map(str, axes))
         text += f", summed over axis {summed} back to {in_labels[arg]}'s shape {np.shape(contrib)}"
     if before is not None:
-        if scalar:
-            text += f"; {inbar} = {short(before)} + {_signed(contrib)} = {short(after)}"
-        else:
-            text += f"; added to what {inbar} already holds"
+        text += f"; added to what {inbar} already holds"
     return partial, text
+
+
+def scalar_edge(rule: str, so: str, inbar: str, outbar: str, partial: str, local, g, contrib,
+                before, after) -> str:
+    """The narration of a scalar edge from its texts and numbers (no shapes, no axes):
+    "t = tanh(d), so d̄ += (1 - t²) · t̄ = 0.7864 · 2 = 1.5729", with "; ā = 1 + 2 = 3" when
+    the input already held an adjoint (before is not None)."""
+    text = (f"{rule}{so} {inbar} += {wrap(partial)} · {outbar} = "
+            f"{short(local)} · {_signed(g)} = {short(contrib)}")
+    if before is not None:
+        text += f"; {inbar} = {short(before)} + {_signed(contrib)} = {short(after)}"
+    return text

@@ -7,26 +7,30 @@ before the first event is sent.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import itertools
-import json
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
+import orjson
 
 from engine.errors import ProgramError
-from engine.graph import build_graph, graph_json, node_id, topological_order
+from engine.graph import (build_graph, creation_order, graph_json, node_id, requires_grad,
+                          topological_order)
 from engine.ops import get_op
 from engine.ops.broadcast import unbroadcast
 from engine.parse import Program, parse
 from engine.source import clip
-from engine.trace import budget, narrate
-from engine.trace.events import (EVENTS, TRACE_VERSION, Accumulate, Done, Evaluate, Seed,
-                                 Unbroadcast, _Event)
-from engine.trace.forward import evaluate
-from engine.trace.values import encode
+from engine.syntax import MAX_DEPTH, MAX_STATEMENTS
+from engine.trace import budget, narrate, scalar
+from engine.trace.deadline import Deadline
+from engine.trace.forward import evaluate_op
+from engine.trace.values import TRACE_VERSION, encode, number
 
+if TYPE_CHECKING:   # pydantic is imported when typed events are asked for (events())
+    from engine.trace.events import _Event
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,13 @@ class Limits:
     max_response_bytes: the largest body a trace may make (bytes), estimated from the graph
         before anything is serialized (engine/trace/budget.py); a 100,000-node scalar chain
         makes about 70 MB.
+    max_statements: the most statements (lines) a program may have, checked before any node
+        is made (`y = x` makes no node, so the node limit alone would not bound them).
+    max_depth: how deeply an expression may nest: calls, lists, right operands (engine/parse.py);
+        a left-associative chain `x + x + ... + x` stays at one level.
+    timeout_seconds: the wall-clock budget of one trace from the Tracer's construction to its
+        last event (seconds; None: none), checked every 1,024 nodes or edges
+        (engine/trace/deadline.py); past it, ProgramError "timeout".
     """
 
     inline: int = 64
@@ -50,6 +61,9 @@ class Limits:
     max_total_elements: int = 5_000_000
     max_flops: int = 1_000_000_000
     max_response_bytes: int = 100_000_000
+    max_statements: int = MAX_STATEMENTS
+    max_depth: int = MAX_DEPTH
+    timeout_seconds: float | None = None
 
 
 class Tracer:
@@ -60,49 +74,104 @@ class Tracer:
     assigned).
     Raises ProgramError for a bad program, an unknown output name, a shape error or a program
     beyond `limits`.
+
+    The trace runs on the flat IR (a tape: nodes in creation order, which is topological):
+    `records()` yields each event as a plain dict, the form the body and the stream serialize;
+    `events()` is the same sequence as typed pydantic models (engine/trace/events.py). The
+    networkx DAG of the program (`graph`, engine/graph.py) is built in bulk when first asked
+    for; nothing in the trace walks it.
     """
 
     def __init__(self, text: str | Program, output: str | None = None,
                  limits: Limits = Limits()):
-        self.program = text if isinstance(text, Program) else parse(text)
+        self.deadline = Deadline(limits.timeout_seconds)   # from here to the last event
+        self.program = text if isinstance(text, Program) else \
+            parse(text, limits.max_statements, limits.max_depth)
         self.limit = limits.inline
-        if len(self.program.nodes) > limits.max_nodes:
-            raise ProgramError("too_large", f"the program makes {len(self.program.nodes):,} "
-                               f"nodes; the limit is {limits.max_nodes:,}")
+        nodes = self.program.nodes
+        if len(nodes) > limits.max_nodes:
+            raise ProgramError("too_large", f"the program makes {len(nodes):,} "
+                               f"nodes; the limit (max_nodes) is {limits.max_nodes:,}")
         self.output_name = self.program.last if output is None else output
         if self.output_name not in self.program.names:
             raise ProgramError("unknown_output", f"the program has no name "
                                f"`{clip(self.output_name)}` to differentiate")
         self.output = self.program.names[self.output_name]
-        self.output_label = self.program.nodes[self.output].label   # c' when c was reassigned
-        self.graph = build_graph(self.program)
-        self.ids = [node_id(n.index) for n in self.program.nodes]   # made once, used per event
-        self.order = [self.graph.nodes[n]["index"] for n in topological_order(self.graph)]
-        self.values: list = [None] * len(self.program.nodes)
+        self.output_label = nodes[self.output].label   # c' when c was reassigned
+        self.ids = [node_id(i) for i in range(len(nodes))]   # made once, used per event
+        self.requires = requires_grad(self.program)
+        self.order = creation_order(self.program)
+        if self.order is None:   # the parser never makes this; a hand-built Program might
+            self.order = [self.graph.nodes[n]["index"] for n in topological_order(self.graph)]
+        self.values: list = [None] * len(nodes)
         self._forward(limits)
-        self.formulas = [self._formula(n) for n in self.program.nodes]
-        self.symbols = [narrate.bar(n.label, self.output_label) for n in self.program.nodes]
-        self.requires = [rg for _, rg in self.graph.nodes(data="requires_grad")]
+        self.formulas = [self._formula(n) for n in nodes]
+        output_label = self.output_label
+        self.symbols = [narrate.bar(n.label, output_label) for n in nodes]
         self._check_size(limits)
 
+    @functools.cached_property
+    def graph(self):
+        """The program as a networkx.DiGraph (engine/graph.py's schema), built on first use."""
+        return build_graph(self.program, self.requires)
+
     def _forward(self, limits: Limits) -> None:
-        """Every node's value, within the budgets of `limits` (ProgramError "too_large")."""
+        """Every node's value, within the budgets of `limits` (ProgramError "too_large").
+
+        0-d values of + - * / and negation are Python floats (engine/trace/scalar.py); a 0-d
+        literal is kept as a float too. Every other op gets its inputs as the numpy objects it
+        always got (`_inputs`), so its numbers are numpy's.
+        """
         elements = flops = 0
         nodes, values = self.program.nodes, self.values
+        max_total, max_flops = limits.max_total_elements, limits.max_flops
+        fast = scalar.FORWARD
         with np.errstate(all="ignore"):
-            for i in self.order:
+            for i in self.deadline.paced(self.order):
                 node = nodes[i]
-                values[i] = out = evaluate(node, values, limits.max_elements)
-                elements += np.size(out)
-                if node.role == "op":
-                    flops += get_op(node.op).flops(out, *(values[k] for k in node.inputs))
-                if elements > limits.max_total_elements or flops > limits.max_flops:
+                literal = node.literal
+                if literal is not None:
+                    if literal.ndim == 0:
+                        values[i] = float(literal)
+                        elements += 1
+                    else:
+                        values[i] = literal
+                        elements += literal.size
+                    continue
+                out = None
+                if node.op in fast:
+                    xs = [values[k] for k in node.inputs]
+                    if all(type(x) is float or np.ndim(x) == 0 for x in xs):
+                        out = scalar.forward(node.op, [float(x) for x in xs])
+                if out is not None:
+                    elements += 1
+                    flops += 1   # the elementwise ops' FLOPs: one per output element
+                else:
+                    xs = self._inputs(node)
+                    out = evaluate_op(node, xs, limits.max_elements)
+                    elements += np.size(out)
+                    flops += get_op(node.op).flops(out, *xs)
+                values[i] = out
+                if elements > max_total or flops > max_flops:
                     s = node.span
                     raise ProgramError(
                         "too_large", f"the program is too big to trace: by {node.label} its "
                         f"values hold {elements:,} elements and cost {flops:,} FLOPs (limits: "
-                        f"{limits.max_total_elements:,} elements, {limits.max_flops:,} FLOPs)",
+                        f"max_total_elements {max_total:,}, max_flops {max_flops:,})",
                         s.line, s.col, s.end_line, s.end_col)
+
+    def _inputs(self, node) -> list:
+        """A node's input values as the numpy path always had them: a 0-d literal as its 0-d
+        array, a scalar result as a numpy float64 (numpy's `**` on a 0-d array may round
+        differently from C's pow on a scalar, so the kind matters)."""
+        nodes, xs = self.program.nodes, []
+        for k in node.inputs:
+            x = self.values[k]
+            if type(x) is float:
+                literal = nodes[k].literal
+                x = literal if literal is not None else np.float64(x)
+            xs.append(x)
+        return xs
 
     def _check_size(self, limits: Limits) -> None:
         """Refuse a trace whose body would pass max_response_bytes (ProgramError "too_large",
@@ -133,52 +202,108 @@ class Tracer:
         return narrate.formula(get_op(n.op), n.label, labels, n.params, n.name is not None)
 
     def graph_json(self) -> dict:
-        computed = {self.ids[i]: {"shape": list(np.shape(self.values[i])),
-                                 "formula": self.formulas[i],
-                                 "adjoint_symbol": self.symbols[i]}
-                    for i in self.order}
-        return graph_json(self.graph, [self.ids[i] for i in self.order], computed)
+        """{nodes, edges} as docs/trace-format.md describes them, for orjson (a node's `span`
+        is its Span dataclass; `graph_bytes` gives the JSON)."""
+        shapes = [[] if type(v) is float else list(np.shape(v)) for v in self.values]
+        return graph_json(self.program, self.deadline.paced(self.order), self.ids,
+                          self.requires, shapes, self.formulas, self.symbols)
+
+    def graph_bytes(self) -> bytes:
+        """The `graph` event's data as JSON: {"version": 1, "graph": {nodes, edges}}."""
+        return orjson.dumps({"version": TRACE_VERSION, "graph": self.graph_json()})
 
     # ---- events ------------------------------------------------------------------------------
     def events(self) -> Iterator[_Event]:
-        """Forward `evaluate` events, then `seed`, `unbroadcast`/`accumulate`, then `done`."""
-        seq = itertools.count()
-        for i in self.order:
-            yield Evaluate(seq=next(seq), node=self.ids[i], value=encode(self.values[i], self.limit))
+        """The events as typed models (engine/trace/events.py), in the order of `records`."""
+        from engine.trace.events import MODELS
+
+        for record in self.records():
+            yield MODELS[record["kind"]](**record)
+
+    def records(self) -> Iterator[dict]:
+        """Forward `evaluate` events, then `seed`, `unbroadcast`/`accumulate`, then `done`, each
+        a dict with the fields of its model in the model's order (docs/trace-format.md)."""
+        ids, values, limit = self.ids, self.values, self.limit
+        seq = 0
+        for i in self.deadline.paced(self.order):
+            v = values[i]
+            yield {"seq": seq, "kind": "evaluate", "node": ids[i],
+                   "value": v if type(v) is float and v - v == 0.0 else encode(v, limit)}
+            seq += 1
+        seq = itertools.count(seq)
         adjoints = yield from self._backward(seq)
         yield self._done(next(seq), adjoints)
 
-    def _backward(self, seq) -> Iterator[_Event]:
-        nodes, values = self.program.nodes, self.values
+    def _backward(self, seq) -> Iterator[dict]:
+        nodes, values, ids = self.program.nodes, self.values, self.ids
         requires = self.requires
         adjoints: list = [None] * len(nodes)
-        adjoints[self.output] = np.ones_like(values[self.output], dtype=np.float64)
-        yield Seed(seq=next(seq), node=self.ids[self.output],
-                   adjoint=encode(adjoints[self.output], self.limit))
-        for i in reversed(self.order):
+        out = values[self.output]
+        adjoints[self.output] = 1.0 if type(out) is float else \
+            np.ones_like(out, dtype=np.float64)
+        yield {"seq": next(seq), "kind": "seed", "node": ids[self.output],
+               "adjoint": encode(adjoints[self.output], self.limit)}
+        fast = scalar.FORWARD
+        for i in self.deadline.paced(reversed(self.order)):
             node, g = nodes[i], adjoints[i]
             if g is None or node.role != "op":
                 continue
+            is_scalar = type(values[i]) is float and node.op in fast
             for arg, j in enumerate(node.inputs):
-                if requires[j]:
+                if not requires[j]:
+                    continue
+                record = self._scalar_edge(node, arg, j, g, adjoints, seq) if is_scalar \
+                    else None
+                if record is not None:
+                    yield record
+                else:
                     yield from self._edge(node, arg, j, g, adjoints, seq)
         return adjoints
 
-    def _edge(self, node, arg: int, j: int, g, adjoints: list, seq) -> Iterator[_Event]:
+    def _scalar_edge(self, node, arg: int, j: int, g, adjoints: list, seq) -> dict | None:
+        """One backward edge of a scalar + - * / or negation on floats (engine/trace/scalar.py),
+        or None when Python would raise and numpy must answer."""
+        op, values = get_op(node.op), self.values
+        xs = [float(values[k]) for k in node.inputs]
+        local = scalar.local(op.vjp[arg], values[node.index], xs)
+        if local is None:
+            return None
+        g = float(g)
+        contrib = local * g
+        before = adjoints[j]
+        after = contrib if before is None else float(before) + contrib
+        adjoints[j] = after
+        labels = [self.program.nodes[k].label for k in node.inputs]
+        partial = narrate.fill(op.partials[arg], [narrate.wrap(x) for x in labels], node.params,
+                               out=narrate.wrap(node.label))
+        text = narrate.scalar_edge(self.formulas[node.index],
+                                   ", so" if node.name is not None else ":", self.symbols[j],
+                                   self.symbols[node.index], partial, local, g, contrib,
+                                   before, after)
+        return {"seq": next(seq), "kind": "accumulate", "node": self.ids[node.index],
+                "input": self.ids[j], "arg": arg, "upstream": _number(g),
+                "local": _number(local), "partial": partial, "contribution": _number(contrib),
+                "adjoint_before": 0.0 if before is None else _number(before),
+                "adjoint_after": _number(after), "narration": text}
+
+    def _edge(self, node, arg: int, j: int, g, adjoints: list, seq) -> Iterator[dict]:
         """One backward edge: vjp, unbroadcast when needed, then input-bar += contribution."""
         op, limit = get_op(node.op), self.limit
-        xs = [self.values[k] for k in node.inputs]
+        xs = self._inputs(node)
+        out = self.values[node.index]
+        if type(out) is float:
+            out = np.float64(out)
         # errstate is entered per edge: a context held across `yield` breaks when the stream
         # resumes the generator in another thread.
         with np.errstate(all="ignore"):
-            local, raw = _vjp(op, arg, g, self.values[node.index], xs, node.params)
+            local, raw = _vjp(op, arg, g, out, xs, node.params)
             contrib, axes = unbroadcast(raw, np.shape(xs[arg]))
         src, dst = self.ids[j], self.ids[node.index]
         if axes:
-            yield Unbroadcast(seq=next(seq), node=dst, input=src, arg=arg,
-                              from_shape=list(np.shape(raw)), to_shape=list(np.shape(contrib)),
-                              axes=list(axes), before=encode(raw, limit),
-                              after=encode(contrib, limit))
+            yield {"seq": next(seq), "kind": "unbroadcast", "node": dst, "input": src,
+                   "arg": arg, "from_shape": list(np.shape(raw)),
+                   "to_shape": list(np.shape(contrib)), "axes": list(axes),
+                   "before": encode(raw, limit), "after": encode(contrib, limit)}
         before = adjoints[j]
         with np.errstate(all="ignore"):
             after = contrib if before is None else before + contrib
@@ -188,20 +313,27 @@ class Tracer:
             self.formulas[node.index], op, arg, node.label, labels, node.params, local, g,
             contrib, before, after, axes, self.output_label,
             node.name is not None)
-        yield Accumulate(seq=next(seq), node=dst, input=src, arg=arg, upstream=encode(g, limit),
-                         local=None if local is None else encode(local, limit), partial=partial,
-                         contribution=encode(contrib, limit),
-                         adjoint_before=encode(np.zeros_like(contrib) if before is None else before, limit),
-                         adjoint_after=encode(after, limit), narration=text)
+        yield {"seq": next(seq), "kind": "accumulate", "node": dst, "input": src, "arg": arg,
+               "upstream": encode(g, limit),
+               "local": None if local is None else encode(local, limit), "partial": partial,
+               "contribution": encode(contrib, limit),
+               "adjoint_before": encode(np.zeros_like(contrib) if before is None else before,
+                                        limit),
+               "adjoint_after": encode(after, limit), "narration": text}
 
-    def _done(self, seq: int, adjoints: list) -> Done:
+    def _done(self, seq: int, adjoints: list) -> dict:
         grads = {}
         for name, i in self.program.leaves.items():
             adj = adjoints[i] if adjoints[i] is not None else np.zeros_like(self.values[i])
             grads[name] = encode(adj, None)
         output = {"name": self.output_name, "node": self.ids[self.output],
                   "value": encode(self.values[self.output], None)}
-        return Done(seq=seq, output=output, grads=grads)
+        return {"seq": seq, "kind": "done", "output": output, "grads": grads}
+
+
+def _number(x):
+    """A scalar as JSON: the float itself when finite (the common case, without a call)."""
+    return x if type(x) is float and x - x == 0.0 else number(x)
 
 
 def _vjp(op, arg: int, g, out, xs: list, params: dict):
@@ -236,29 +368,53 @@ def gc_paused():
             gc.enable()
 
 
-def trace_json(text: str, output: str | None = None, limits: Limits = Limits()) -> bytes:
+def trace_json(text: str | Program, output: str | None = None,
+               limits: Limits = Limits()) -> bytes:
     """The body of POST /api/trace as JSON bytes: {version, graph, events, output, grads}.
 
-    Raises ProgramError. Events are serialized in one pydantic call, not one by one. The tracer
-    and its events are dropped before the collector is re-enabled, so its first pass has only
-    the body to look at.
+    Raises ProgramError. Events are serialized straight from their records with orjson, a
+    batch at a time (no model per event, no list of every record). The tracer is dropped
+    before the collector is re-enabled, so its first pass has only the body to look at.
     """
     with gc_paused():
         body = _body(Tracer(text, output, limits))
     return body
 
 
+BATCH = 4096   # records serialized per orjson call: few calls, and a bounded list of dicts
+
+
 def _body(tracer: Tracer) -> bytes:
-    events = list(tracer.events())
-    head = json.dumps({"version": TRACE_VERSION, "graph": tracer.graph_json()},
-                      separators=(",", ":"), allow_nan=False)
-    done = events[-1]
-    tail = json.dumps({"output": done.output, "grads": done.grads}, separators=(",", ":"),
-                      allow_nan=False)
-    return b"".join([head[:-1].encode(), b',"events":', EVENTS.dump_json(events), b",",
-                     tail[1:].encode()])
+    parts = [tracer.graph_bytes()[:-1], b',"events":[']
+    batch: list[dict] = []
+    for record in tracer.records():
+        if record["kind"] == "done":
+            break
+        batch.append(record)
+        if len(batch) == BATCH:
+            parts.append(orjson.dumps(batch)[1:-1])
+            parts.append(b",")
+            batch.clear()
+    if batch:
+        parts.append(orjson.dumps(batch)[1:-1])
+        parts.append(b",")
+    output, grads = done_parts(record)
+    parts += [done_json(record["seq"], output, grads), b'],"output":', output, b',"grads":',
+              grads, b"}"]
+    return b"".join(parts)
+
+
+def done_parts(done: dict) -> tuple[bytes, bytes]:
+    """The `done` record's output and grads as JSON, serialized once: the body carries them
+    twice (in the `done` event and at its top level, docs/trace-format.md)."""
+    return orjson.dumps(done["output"]), orjson.dumps(done["grads"])
+
+
+def done_json(seq: int, output: bytes, grads: bytes) -> bytes:
+    """The `done` event as JSON from its parts (done_parts)."""
+    return b'{"seq":%d,"kind":"done","output":%b,"grads":%b}' % (seq, output, grads)
 
 
 def run_trace(text: str, output: str | None = None, limits: Limits = Limits()) -> dict:
     """The body of POST /api/trace as a dict. Raises ProgramError."""
-    return json.loads(trace_json(text, output, limits))
+    return orjson.loads(trace_json(text, output, limits))

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+TRACE_VERSION = 1   # docs/trace-format.md; engine/trace/events.py documents the events
+
 NONFINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from server.deps import SettingsDep
 from server.errors import ErrorResponse, error_dict, error_response
+from server.openapi import errors, page_errors
 from server.presets import presets
 from server.routers.pages import templates
 from server.settings import Settings, get_settings
@@ -114,7 +115,8 @@ LinkStoreDep = Annotated[LinkStore | None, Depends(get_link_store)]
 # ---- the API
 
 @router.post("/api/links", status_code=201, response_model=LinkCreated,
-             responses={200: {"model": LinkCreated, "description": "the link already existed"}})
+             responses={200: {"model": LinkCreated, "description": "the link already existed"},
+                        **errors(400, 404, 409, 413, 422, 503)})
 def create_link(body: LinkRequest, response: Response, store: LinkStoreDep,
                 settings: SettingsDep):
     """Store the state (idempotent: the same state gives the same id) -> {id, url}.
@@ -144,7 +146,8 @@ def create_link(body: LinkRequest, response: Response, store: LinkStoreDep,
     return LinkCreated(id=key, url=f"/s/{key}")
 
 
-@router.get("/api/links/{link_id}", response_model=LinkState)
+@router.get("/api/links/{link_id}", response_model=LinkState,
+            responses=errors(404, 422, 503))
 def read_link(link_id: str, store: LinkStoreDep):
     """{"state": {...}}; 404 not_found for an unknown id; 503 when the database is down."""
     if store is None:
@@ -160,13 +163,15 @@ def read_link(link_id: str, store: LinkStoreDep):
 
 # ---- the pages: the explorer (or the embed) with the state or the error inlined
 
-@router.get("/s/{link_id}", response_class=HTMLResponse)
+@router.get("/s/{link_id}", response_class=HTMLResponse,
+            responses={**page_errors(404, 503), **errors(422)})
 def explorer_at_link(request: Request, link_id: str, store: LinkStoreDep):
     """The explorer with `<script id="initial-state">`; 404/503 with `initial-error`."""
     return _page(request, "explorer.html", link_id, store)
 
 
-@router.get("/embed/s/{link_id}", response_class=HTMLResponse)
+@router.get("/embed/s/{link_id}", response_class=HTMLResponse,
+            responses={**page_errors(404, 503), **errors(422)})
 def embed_at_link(request: Request, link_id: str, store: LinkStoreDep):
     """The embed page with the stored state inlined, like /s/{id}."""
     return _page(request, "embed.html", link_id, store)

@@ -21,6 +21,7 @@ from starlette.responses import StreamingResponse
 from engine.errors import ProgramError
 from server.deps import SettingsDep, SlotsDep
 from server.errors import BUSY, INTERNAL
+from server.openapi import SSE_RESPONSE
 from server.settings import Settings
 from server.slots import TraceSlots
 from server.tracing import (ServerBusy, error_event, parse_program, stream_body,
@@ -141,7 +142,7 @@ async def trace(request: Request, settings: SettingsDep, slots: SlotsDep) -> Res
 
 
 @router.post("/trace/stream", response_class=EventStream, openapi_extra=REQUEST_BODY,
-             responses=STREAM_ERRORS, response_description="Server-Sent Events")
+             responses={200: SSE_RESPONSE, **STREAM_ERRORS})
 async def trace_stream(request: Request, settings: SettingsDep, slots: SlotsDep) -> EventStream:
     """One SSE per event: `graph`, then evaluate ... done; or one `error` (status 200).
 

@@ -293,6 +293,7 @@ toggleProgram.addEventListener("click", () => hideProgram(!store.get().hide_prog
 store.subscribe((state, before) => {
   if (state.hide_program !== before.hide_program) showHidden(state.hide_program);
   if (state.theme !== before.theme || state.font !== before.font) showLook(state);
+  if (state.font !== before.font) zoom.refit(); // the graph's text grows with the page's
 });
 
 // The look for the room: a theme (auto follows the system until one is picked) and A−/A+.

@@ -28,3 +28,18 @@ export function applyTheme(root, { theme = "auto", font = 1 } = {}) {
   const scale = Number.isFinite(font) ? Math.min(FONT_LIMITS.max, Math.max(FONT_LIMITS.min, font)) : 1;
   root.style.setProperty("--font-scale", String(scale));
 }
+
+// A diverging scale for heat maps of signed numbers (a tensor's values or gradients): nine
+// steps, --div-0 (most negative, Okabe-Ito blue) to --div-8 (most positive, vermillion),
+// --div-4 for zero; themes.css defines them per theme.
+export const DIVERGING_STEPS = 9;
+
+/**
+ * The CSS colour of `value` on the diverging scale symmetric about 0 with ends at ±`maxAbs`
+ * (values beyond are clamped; NaN, or maxAbs 0, is the middle): "var(--div-k)".
+ */
+export function divergingColor(value, maxAbs) {
+  const half = (DIVERGING_STEPS - 1) / 2;
+  const t = maxAbs > 0 && Number.isFinite(value / maxAbs) ? Math.max(-1, Math.min(1, value / maxAbs)) : 0;
+  return `var(--div-${Math.round(half + t * half)})`;
+}

@@ -67,10 +67,12 @@ export function wholeTransform(content, view) {
 
 /**
  * The automatic view, keeping `focus` (a box in layout units, or null) in view: the fitted
- * view, panned at its scale when the focus would be off screen.
+ * view, panned at its scale when the focus would be off screen. `textScale` (the page's
+ * font scale) raises the smallest and the largest automatic scale alike, so larger text
+ * is larger in the graph too.
  */
-export function fitAround(content, view, focus) {
-  const t = fitTransform(content, view);
+export function fitAround(content, view, focus, { textScale = 1 } = {}) {
+  const t = fitTransform(content, view, { min: READABLE_SCALE * textScale, max: MAX_FIT_SCALE * textScale });
   return revealTransform(t, focus, view) ?? t;
 }
 

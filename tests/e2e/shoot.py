@@ -158,7 +158,7 @@ def shoot(url: str, out: pathlib.Path, width: int, height: int, theme: str = "au
         save(page, out, "chain-2000-then-error")
         # "✎ Your program", still empty: an empty editor with its hint, not a copy.
         page.evaluate("localStorage.clear()")
-        page.reload()
+        page.goto(url)  # not reload(): the fragment would bring the last program back
         page.wait_for_selector('#app[data-status="ready"]')
         pick_theme(page, theme)
         page.select_option("#preset", label="✎ Your program")

@@ -129,8 +129,8 @@ def assert_on_screen(page, selectors) -> None:
         control.scroll_into_view_if_needed()
         box = control.bounding_box()
         assert box is not None, selector
-        assert box["x"] >= 0 and box["x"] + box["width"] <= viewport[0] + 0.5, (selector, box, viewport)
-        assert box["y"] >= 0 and box["y"] + box["height"] <= viewport[1] + 0.5, (selector, box, viewport)
+        assert box["x"] >= -0.5 and box["x"] + box["width"] <= viewport[0] + 0.5, (selector, box, viewport)
+        assert box["y"] >= -0.5 and box["y"] + box["height"] <= viewport[1] + 0.5, (selector, box, viewport)
 
 
 @pytest.mark.parametrize("width, height, scale", [(800, 700, 1), (1280 / 1.5, 800 / 1.5, 1.5), (1024, 768, 1)])
@@ -263,3 +263,16 @@ def test_each_node_is_reachable_by_tab_with_an_accessible_name(open_page):
     page.locator("#narration").click()
     wait_marked(page, "hover", "a * b")
     assert page.locator("#player").get_attribute("data-step") == "16"  # Enter did not step
+
+
+def test_larger_text_makes_the_graph_text_larger_too(open_page):
+    page = open_page(1024, 768)
+    choose(page, "seed-sigmoid-net")  # too big to fit: shown at the readable scale, 14 px numbers
+    still(page)
+    before = float(page.locator("#graph").get_attribute("data-scale"))
+    assert before == pytest.approx(14 / 18, abs=1e-3)
+    page.click("#view-menu summary")
+    page.click("#font-larger")
+    page.wait_for_function("s => Number(document.querySelector('#graph').dataset.scale) > s * 1.1", arg=before)
+    still(page)
+    assert float(page.locator("#graph").get_attribute("data-scale")) == pytest.approx(before * 1.15, rel=1e-3)

@@ -38,3 +38,15 @@ test("A+ and A− step through the sizes, from any scale, and stop at the ends",
   assert.equal(nextFont(top, +1), top);
   assert.equal(nextFont(FONT_STEPS[0], -1), FONT_STEPS[0]);
 });
+
+test("the diverging scale: blue below zero, the middle at zero, orange above, clamped", async () => {
+  const { divergingColor, DIVERGING_STEPS } = await import("../../static/js/theme.js");
+  assert.equal(DIVERGING_STEPS, 9);
+  assert.equal(divergingColor(0, 2), "var(--div-4)");
+  assert.equal(divergingColor(-2, 2), "var(--div-0)");
+  assert.equal(divergingColor(2, 2), "var(--div-8)");
+  assert.equal(divergingColor(1, 2), "var(--div-6)");
+  assert.equal(divergingColor(-50, 2), "var(--div-0)");
+  assert.equal(divergingColor(Number.NaN, 2), "var(--div-4)");
+  assert.equal(divergingColor(1, 0), "var(--div-4)");
+});

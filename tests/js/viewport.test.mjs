@@ -111,6 +111,14 @@ test("the automatic view keeps the current step in view", () => {
   assert.deepEqual(fitAround(box, view, null), fitTransform(box, view));
 });
 
+test("a larger font scale fits the graph larger, up to the same multiple of the cap", () => {
+  const box = contentBox(LAYOUT);
+  assert.equal(fitAround(box, view, null, { textScale: 1.5 }).k, READABLE_SCALE * 1.5); // too wide: readable x 1.5
+  const small = { x0: 0, y0: 0, x1: 100, y1: 50 };
+  assert.equal(fitAround(small, view, null).k, MAX_FIT_SCALE);
+  assert.equal(fitAround(small, view, null, { textScale: 1.5 }).k, MAX_FIT_SCALE * 1.5);
+});
+
 test("a step's box holds both ends of a backward edge and the callout; a forward step its inputs", () => {
   assert.equal(stepBox(LAYOUT, null), null);
   assert.equal(stepBox(LAYOUT, { kind: "done", grads: {} }), null);

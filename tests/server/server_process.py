@@ -25,12 +25,12 @@ def free_port() -> int:
 class Served:
     """A running `gradwalk serve`: url, port, proc, and its stderr in `log`."""
 
-    def __init__(self, env: dict[str, str], log: pathlib.Path) -> None:
+    def __init__(self, env: dict[str, str], log: pathlib.Path, workers: int = 1) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
         cmd = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1",
-               "--port", str(self.port)]
+               "--port", str(self.port), "--workers", str(workers)]
         with open(log, "ab") as err:
             self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err,
                                          env={**os.environ, **env, "PYTHONUNBUFFERED": "1"})
@@ -53,6 +53,12 @@ class Served:
                 return int(line.split()[1])
         raise RuntimeError("no thread count")
 
+    def rss(self) -> int:
+        """The server process's resident set size (bytes, from /proc/<pid>/statm, in pages).
+        With workers > 1 this is uvicorn's supervisor, not the workers."""
+        pages = int(pathlib.Path(f"/proc/{self.proc.pid}/statm").read_text().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE")
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -64,10 +70,11 @@ class Served:
 
 
 @contextlib.contextmanager
-def served(tmp_path: pathlib.Path, **settings):
-    """A server with GRADWALK_<NAME> settings, e.g. served(tmp_path, max_concurrent_traces=1)."""
+def served(tmp_path: pathlib.Path, workers: int = 1, **settings):
+    """A server with GRADWALK_<NAME> settings, e.g. served(tmp_path, max_concurrent_traces=1),
+    run as `workers` processes (`gradwalk serve --workers`)."""
     env = {f"GRADWALK_{k.upper()}": str(v) for k, v in settings.items()}
-    server = Served(env, tmp_path / "server.log")
+    server = Served(env, tmp_path / "server.log", workers)
     try:
         server.wait_healthy()
         yield server

@@ -106,7 +106,7 @@ def test_stream_ends_with_an_error_event_on_an_internal_error(client, monkeypatc
         raise RuntimeError("boom")
         yield
 
-    monkeypatch.setattr(runner.Tracer, "events", broken)
+    monkeypatch.setattr(runner.Tracer, "records", broken)   # what the stream iterates
     items = _sse(client.post("/api/trace/stream", json={"program": "a = 1.0\n"}).text)
     assert items[0][0] == "graph" and items[-1][0] == "error"
     assert items[-1][2]["error"]["kind"] == "internal"

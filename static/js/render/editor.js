@@ -161,7 +161,11 @@ export function createEditor(root, { onRun, onInput }) {
     },
     /** Replace the whole text as a paste does (undoable, reported through onInput). */
     paste(text) {
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, userEvent: "input.paste" });
+      view.dispatch({
+        changes: { from: 0, to: view.state.doc.length, insert: text },
+        selection: { anchor: text.length }, // the caret after the pasted text
+        userEvent: "input.paste",
+      });
     },
     /**
      * Highlight `span` as `kind` ("step" or "hover") while the editor shows `text`, the

@@ -35,6 +35,8 @@ export function createZoom(root) {
   }
 
   const viewSize = () => ({ width: root.clientWidth, height: root.clientHeight });
+  // The page's font scale (A−/A+, static/js/theme.js): the graph's text grows with it.
+  const textScale = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--font-scale")) || 1;
 
   // data-camera is "moving" while the camera glides, so tests can wait for "still".
   function apply(t, duration = 0) {
@@ -53,7 +55,8 @@ export function createZoom(root) {
   function fit({ whole = false, duration = 0 } = {}) {
     if (!content) return;
     setFitted(whole ? "whole" : "auto");
-    apply(whole ? wholeTransform(content, viewSize()) : fitAround(content, viewSize(), focus), duration);
+    const view = viewSize();
+    apply(whole ? wholeTransform(content, view) : fitAround(content, view, focus, { textScale: textScale() }), duration);
   }
 
   /** Pan at the same scale so the focus is in view, if it is not. */
@@ -97,6 +100,10 @@ export function createZoom(root) {
       delete root.dataset.scale;
     },
     fit,
+    /** Fit again in the same mode (after the font scale changed); the user's own view stays. */
+    refit() {
+      if (content && fitted) fit({ whole: fitted === "whole" });
+    },
     /** Zoom by `factor` about the centre of the view; at once, so quick clicks add up. */
     zoomBy(factor) {
       if (!content) return;

@@ -1,0 +1,135 @@
+"""A tensor MLP, batch 256: gradwalk against numpy by hand and PyTorch CPU, forward + backward.
+
+    X = const(<batch x width literal>)      the inputs (no gradient)
+    W1 = <width x width literal>
+    b1 = <width literal>
+    W2 = <width x 10 literal>
+    h = tanh(X @ W1 + b1)
+    y = h @ W2
+    L = mean(y * y)
+
+The weights are literals in the program text, made from a seeded standard normal (scaled by
+1/sqrt(width)) and written with repr: the language has no random function, so "weights from
+randn" and "weights from literals" are the same program. CPU time per run, best of `repeats`:
+- gradwalk "trace": `Tracer(text)` and every event of `Tracer.events()` (typed models), the
+  issue's measure; "body": `trace_json(text)`, what POST /api/trace does; "parse": parse alone;
+- numpy: the same forward and backward by hand on arrays already in memory;
+- torch: the same on CPU tensors with autograd.
+gradwalk computes in float64 only (its literals are float64); numpy and PyTorch are also
+measured in float32 beside it.
+
+    .venv/bin/python -m bench.mlp [WIDTH ...]
+"""
+from __future__ import annotations
+
+import gc
+import sys
+import time
+
+import numpy as np
+
+BATCH = 256
+CLASSES = 10
+WIDTHS = (64, 256, 1024)
+
+
+def arrays(width: int, dtype=np.float64, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    scale = 1 / np.sqrt(width)
+    return {"X": rng.standard_normal((BATCH, width)).astype(dtype),
+            "W1": (rng.standard_normal((width, width)) * scale).astype(dtype),
+            "b1": (rng.standard_normal(width) * 0.1).astype(dtype),
+            "W2": (rng.standard_normal((width, CLASSES)) * scale).astype(dtype)}
+
+
+def program(width: int) -> str:
+    a = arrays(width)
+    return (f"X = const({a['X'].tolist()!r})\nW1 = {a['W1'].tolist()!r}\n"
+            f"b1 = {a['b1'].tolist()!r}\nW2 = {a['W2'].tolist()!r}\n"
+            "h = tanh(X @ W1 + b1)\ny = h @ W2\nL = mean(y * y)\n")
+
+
+def by_hand(a: dict) -> dict:
+    """Forward and backward in numpy: the gradients of L for W1, b1, W2."""
+    X, W1, b1, W2 = a["X"], a["W1"], a["b1"], a["W2"]
+    z = X @ W1 + b1
+    h = np.tanh(z)
+    y = h @ W2
+    L = np.mean(y * y)
+    gy = 2 * y / y.size
+    gW2 = h.T @ gy
+    gh = gy @ W2.T
+    gz = gh * (1 - h * h)
+    return {"L": L, "W1": X.T @ gz, "b1": gz.sum(axis=0), "W2": gW2}
+
+
+def torch_run(t: dict) -> None:
+    h = (t["X"] @ t["W1"] + t["b1"]).tanh()
+    y = h @ t["W2"]
+    (y * y).mean().backward()
+
+
+def limits():
+    from engine.trace.runner import Limits
+    return Limits(max_elements=2_000_000, max_total_elements=20_000_000,
+                  max_flops=2_000_000_000, max_response_bytes=500_000_000)
+
+
+def best(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        start = time.process_time()
+        fn()
+        times.append(time.process_time() - start)
+    return min(times)
+
+
+def measure(width: int, repeats: int = 3) -> dict[str, float | None]:
+    """CPU seconds of each way at this width (None: not measured)."""
+    from engine.parse import parse
+    from engine.trace.runner import Tracer, trace_json
+
+    text = program(width)
+    result: dict[str, float | None] = {"program_mb": len(text) / 1e6}
+    lim = limits()
+    result["gradwalk parse"] = best(lambda: parse(text), repeats)
+    result["gradwalk trace"] = best(lambda: list(Tracer(text, limits=lim).events()), repeats)
+    result["gradwalk body"] = best(lambda: trace_json(text, limits=lim), repeats)
+    for dtype, name in ((np.float64, "float64"), (np.float32, "float32")):
+        a = arrays(width, dtype)
+        result[f"numpy {name}"] = best(lambda: by_hand(a), max(repeats, 5))
+        result[f"torch {name}"] = _torch(a, repeats)
+    # the engine's gradients are numpy's (a check that the figures compare like with like)
+    body = Tracer(text, limits=lim)
+    done = list(body.records())[-1]
+    want = by_hand(arrays(width))
+    got = np.array(done["grads"]["W1"]["data"])
+    result["max |dW1 - numpy|"] = float(np.max(np.abs(got - want["W1"])))
+    return result
+
+
+def _torch(a: dict, repeats: int) -> float | None:
+    try:
+        import torch
+    except ImportError:
+        return None
+    t = {k: torch.from_numpy(v.copy()).requires_grad_(k != "X") for k, v in a.items()}
+
+    def run() -> None:
+        for v in t.values():
+            v.grad = None
+        torch_run(t)
+    return best(run, max(repeats, 5))
+
+
+def main(argv: list[str]) -> None:
+    for width in [int(w) for w in argv] or WIDTHS:
+        r = measure(width)
+        print(f"width {width}: " + ", ".join(
+            f"{k} {v * 1e3:.1f} ms" if k != "program_mb" and "|" not in k else f"{k} {v:.3g}"
+            for k, v in r.items() if v is not None))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

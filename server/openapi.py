@@ -1,0 +1,45 @@
+"""What the OpenAPI schema declares beyond the models: every error status a route can answer,
+with the one error shape (ErrorBody), the HTML pages' error statuses, and the event stream's
+events. tests/fuzz/test_api_schema.py holds the app to these with schemathesis."""
+from __future__ import annotations
+
+# why a status happens, for the schema's descriptions (docs/trace-format.md, "Errors")
+WHY = {
+    400: "a body Starlette cannot read (not UTF-8, not JSON)",
+    404: "no such link, or short links are turned off",
+    409: "two states with one short id",
+    413: "the body or the state is too large",
+    422: "a malformed request (the field is named)",
+    503: "the link database is down",
+}
+
+
+def errors(*statuses: int) -> dict:
+    """`responses=` for a JSON route: each status answers ErrorBody."""
+    from server.routers.traces import ErrorBody   # here: traces imports SSE_RESPONSE from us
+
+    return {status: {"model": ErrorBody, "description": WHY[status]} for status in statuses}
+
+
+def page_errors(*statuses: int) -> dict:
+    """`responses=` for an HTML page that answers an error status with the page itself (the
+    error inlined as `<script type="application/json" id="initial-error">`)."""
+    return {status: {"description": f"the page, with the error inlined: {WHY[status]}",
+                     "content": {"text/html": {"schema": {"type": "string"}}}}
+            for status in statuses}
+
+
+# One Server-Sent Event as schemathesis and OpenAPI 3.1 read a `text/event-stream` schema (each
+# event; `itemSchema` is 3.2). `data` is the event as JSON (docs/trace-format.md).
+SSE_EVENT = {
+    "type": "object",
+    "required": ["event", "data"],
+    "properties": {
+        "event": {"type": "string", "enum": ["graph", "evaluate", "seed", "unbroadcast",
+                                             "accumulate", "done", "error"]},
+        "data": {"type": "string", "contentMediaType": "application/json"},
+        "id": {"type": "string", "pattern": "^[0-9]+$"},
+    },
+}
+SSE_RESPONSE = {"description": "Server-Sent Events: `graph`, the events, then `done` or `error`",
+                "content": {"text/event-stream": {"schema": SSE_EVENT}}}

@@ -1,0 +1,174 @@
+"""The engine's fast paths give exactly what the slow ones give (issue 6, section 4):
+the scalar path on Python floats against numpy, list literals read as JSON against the AST walk,
+the creation order against networkx's lexicographic topological sort, and the records the body
+serializes against the typed events."""
+from __future__ import annotations
+
+import math
+import random
+
+import networkx as nx
+import numpy as np
+import orjson
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from engine import literals, parse as parse_module
+from engine.graph import build_graph, creation_order, node_id
+from engine.parse import parse
+from engine.trace import scalar
+from engine.trace.runner import Tracer, trace_json
+from helpers import CASES
+from test_random_programs import programs
+
+SCALARS = ("x = 0.7\ny = -1.3\nz = x * y + x / y - (-x) - y * 2.5\nw = tanh(z) * z / 3\n"
+           "L = w * w + sigmoid(z) - exp(x) / y ** 2 + gelu(x, approximate=\"tanh\")\n")
+EDGES = ("x = 0.0\nz = 1e-200\na = 1.0 / x\nb = x / x\nc = 2.0 / z\nd = c / (z * z)\n"
+         "L = a + b + c + d + x * 1e308 * 1e308\n")   # inf, nan, and Python's ZeroDivisionError
+
+
+def no_scalar_path(monkeypatch):
+    monkeypatch.setattr(scalar, "FORWARD", {})
+
+
+# ---- the scalar path ---------------------------------------------------------------------------
+@pytest.mark.parametrize("text", [SCALARS, EDGES, *[c["program"] for c in CASES]])
+def test_the_scalar_path_gives_the_numpy_body_byte_for_byte(text, monkeypatch):
+    fast = trace_json(text)
+    no_scalar_path(monkeypatch)
+    assert fast == trace_json(text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(programs())
+def test_the_scalar_path_matches_numpy_on_random_programs(text):
+    fast = trace_json(text)
+    saved = scalar.FORWARD
+    scalar.FORWARD = {}
+    try:
+        assert fast == trace_json(text)
+    finally:
+        scalar.FORWARD = saved
+
+
+def test_python_float_arithmetic_is_numpys_float64_arithmetic():
+    rng = random.Random(6)
+    pairs = [(rng.uniform(-1e3, 1e3), rng.uniform(-1e3, 1e3)) for _ in range(20_000)]
+    pairs += [(rng.uniform(-1, 1) * 10.0 ** rng.randint(-300, 300),
+               rng.uniform(-1, 1) * 10.0 ** rng.randint(-300, 300)) for _ in range(20_000)]
+    pairs += [(0.0, -0.0), (math.inf, 1.0), (math.inf, -math.inf), (math.nan, 2.0)]
+    xs, ys = np.array(pairs).T
+    with np.errstate(all="ignore"):
+        for op, ufunc in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
+                          ("div", np.divide)]:
+            want = ufunc(xs, ys)
+            got = np.array([scalar.forward(op, [x, y]) for x, y in pairs], dtype=np.float64)
+            assert np.array_equal(got, want, equal_nan=True), op
+            signed = ~np.isnan(want)   # a NaN's sign is not part of the trace ("NaN")
+            assert np.array_equal(np.signbit(got[signed]), np.signbit(want[signed])), op
+    assert scalar.forward("div", [1.0, 0.0]) is None   # numpy answers it (inf)
+
+
+# ---- list literals read as JSON ------------------------------------------------------------
+def walked(monkeypatch):
+    """Every list walked node by node, as before the fast paths."""
+    monkeypatch.setattr(parse_module, "MIN_JSON_LIST", 10**12)
+    monkeypatch.setattr(literals, "MIN_CHARS", 10**12)
+
+
+def big(rows: int, cols: int, seed: int = 0) -> str:
+    return repr(np.random.default_rng(seed).standard_normal((rows, cols)).tolist())
+
+
+LISTS = [
+    f"W = {big(20, 30)}\nx = {big(1, 30, 1)}\nL = sum(tanh(x @ W.T))\n",
+    f"W = const({big(16, 16)})\nv = [1.0] * 2\nu = {big(1, 16)}\nL = sum(u @ W)\n".replace(
+        "v = [1.0] * 2\n", ""),
+    "x = [" + ", ".join(["-0", "-0.0", "1e5", "1E-3", "12345678901234567890", "3"] * 50)
+    + "]\nL = sum(x * x)\n",
+    "x = [\n" + ",\n".join(["  [1.5, 2.5]"] * 200) + "\n]\nL = mean(x)\n",
+    f"X = const({big(8, 20)})\nW = {big(20, 4)}\nL = sum(tanh(X @ W + {big(1, 4, 2)}))\n",
+    f"w = {big(1, 40)}\nL = sum(-{big(1, 40, 3)} * w) + mean(w)\n",
+    "W = [[0.5, -1.5, 2.5, 1e-3],\n" + ",\n".join(["     [1.0, 2.0, 3.0, 4.0]"] * 60)
+    + "]\nv = [1.0, 2.0, 3.0, 4.0]\nL = sum(W @ v)\n",
+]
+REFUSED = [   # not JSON: walked, and the walk answers (a value or its error)
+    "x = [" + ", ".join(["1_000"] * 100) + "]\nL = sum(x)\n",
+    "x = [" + ", ".join([".5"] * 100) + "]\nL = sum(x)\n",
+    "x = [" + ", ".join(["+1"] * 100) + "]\nL = sum(x)\n",
+    "x = [" + ", ".join(["1.0"] * 100) + ",]\nL = sum(x)\n",
+    "x = [" + ", ".join(["[1.0, 2.0]"] * 100) + ", [1.0]]\nL = sum(x)\n",
+    "x = [" + ", ".join(["true"] * 100) + "]\nL = sum(x)\n",
+    "x = [" + ", ".join(["1" + "0" * 30] * 100) + "]\nL = sum(x)\n",
+    "x = [" + ", ".join(["1.0  # c\n"] * 100) + "]\nL = sum(x)\n",
+    f"x = 1.0\ny = x{big(1, 40)}\n",                       # indexing, not a value
+    f"x = {big(1, 40)}\ny = \"{big(1, 40)}\"\n",          # a string
+    f"x = {big(1, 40)}\ny = x + [{big(1, 40)}, 2.0]\n",      # ragged
+    f"x = {big(1, 40)}\ny = unknown + {big(1, 40)}\n",       # the error after a literal
+    f"x = {big(1, 40)}\nx = {big(1, 40)}\n",                  # a leaf assigned twice
+    f"_gw_list_0 = 2.0\nx = {big(1, 40)}\nL = sum(x) * _gw_list_0\n",   # the placeholder's name
+]
+
+
+def outcome(text: str):
+    try:
+        return trace_json(text)
+    except Exception as e:   # noqa: BLE001 - compared as a value
+        return (type(e).__name__, getattr(e, "to_dict", lambda: str(e))())
+
+
+@pytest.mark.parametrize("text", LISTS + REFUSED)
+def test_a_list_read_as_json_traces_as_the_walked_list(text, monkeypatch):
+    fast = outcome(text)
+    walked(monkeypatch)
+    assert fast == outcome(text)
+
+
+def test_json_lists_are_read_without_the_walk(monkeypatch):
+    calls = []
+    real = parse_module.is_literal
+    monkeypatch.setattr(parse_module, "is_literal", lambda n: calls.append(n) or real(n))
+    program = parse(LISTS[0])
+    assert program.nodes[0].literal.shape == (20, 30) and len(calls) < 20
+
+
+def test_a_lifted_literal_keeps_its_place_and_the_text_its_columns():
+    text = f"W = {big(3, 30)}\nL = sum(W)  +  1.0\n"
+    code, lifted = literals.lift(text)
+    assert len(lifted) == 1 and [len(x) for x in code.split("\n")] == \
+        [len(x) for x in text.split("\n")]
+    (p,) = lifted.values()
+    assert (p.line, p.col, p.end_line, p.end_col) == (1, 4, 1, len(text.split("\n")[0]))
+    assert np.array_equal(p.value, np.array(orjson.loads(text[4:p.end_col])))
+
+
+# ---- order -----------------------------------------------------------------------------------
+@settings(max_examples=40, deadline=None)
+@given(programs())
+def test_creation_order_is_networkx_lexicographic_topological_order(text):
+    program = parse(text)
+    g = build_graph(program)
+    want = list(nx.lexicographical_topological_sort(g, key=lambda n: g.nodes[n]["index"]))
+    assert [node_id(i) for i in creation_order(program)] == want
+
+
+def test_the_graph_is_built_on_first_use_and_has_the_schema():
+    tracer = Tracer("a = 2.0\nb = a * a\nc = b + 1\n")
+    assert "graph" not in vars(tracer)
+    g = tracer.graph
+    assert g.succ["n0"]["n1"]["args"] == [0, 1]
+    assert g.nodes["n3"]["requires_grad"] and not g.nodes["n2"]["requires_grad"]
+    assert g.nodes["n1"]["inputs"] == ["n0", "n0"]
+
+
+# ---- records and events ------------------------------------------------------------------------
+@pytest.mark.parametrize("c", CASES, ids=[c["id"] for c in CASES])
+def test_records_are_the_typed_events(c):
+    tracer = Tracer(c["program"])
+    records = list(tracer.records())
+    events = list(Tracer(c["program"]).events())
+    assert [orjson.loads(e.model_dump_json()) for e in events] == \
+        [orjson.loads(orjson.dumps(r)) for r in records]
+    body = orjson.loads(trace_json(c["program"]))
+    assert body["events"] == [orjson.loads(orjson.dumps(r)) for r in records]
+    assert body["events"][-1]["grads"] == body["grads"]
