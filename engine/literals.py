@@ -27,7 +27,6 @@ from engine.syntax import MAX_DIMS
 
 MIN_CHARS = 256   # a shorter list is parsed as before (as cheap, and no JSON call)
 _RUN = re.compile(r"[\[\]0-9eE.\-,\s]+")   # a run of JSON-number characters
-_BRACKET = re.compile(r"[\[\]]")
 _VALUE_BEFORE = set("=(,[+-*/@")   # what may come before a value (blanks skipped)
 
 
@@ -84,15 +83,19 @@ def _placeholder_prefix(text: str) -> str:
 
 def _groups(text: str, start: int, end: int, min_chars: int):
     """(start, end) of each balanced top-level [...] in text[start:end] at least min_chars
-    long."""
+    long. Brackets are found with str.find (a memchr scan), each position scanned once."""
     depth, opened = 0, -1
-    for m in _BRACKET.finditer(text, start, end):
-        i = m.start()
-        if m.group() == "[":
+    next_open, next_close = text.find("[", start, end), text.find("]", start, end)
+    while next_open >= 0 or next_close >= 0:
+        if next_open >= 0 and (next_close < 0 or next_open < next_close):
             if depth == 0:
-                opened = i
+                opened = next_open
             depth += 1
-        elif depth > 0:
+            next_open = text.find("[", next_open + 1, end)
+            continue
+        i = next_close
+        next_close = text.find("]", i + 1, end)
+        if depth > 0:
             depth -= 1
             if depth == 0 and i + 1 - opened >= min_chars:
                 yield opened, i + 1

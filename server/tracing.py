@@ -14,7 +14,6 @@ import orjson
 from engine.errors import ProgramError
 from engine.parse import Program, parse
 from engine.trace.runner import Limits, Tracer, gc_paused, trace_json
-from server.errors import INTERNAL
 from server.settings import Settings
 
 log = logging.getLogger("gradwalk")
@@ -97,6 +96,8 @@ def stream_body(program: Program, output: str | None, settings: Settings,
         put("error", None, error_json(e.to_dict()))
     except Exception:   # noqa: BLE001 - the stream must end with an event, not a cut
         log.exception("unexpected error in the stream")
+        from server.errors import INTERNAL   # here: starlette is not a CLI import
+
         put("error", None, error_json(INTERNAL))
     if pending:
         pieces.append(b"".join(pending))

@@ -69,8 +69,12 @@ export function startPermalink({ app, message, store, pendingStep, onLink }) {
   store.subscribe((state, before) => {
     if (URL_FIELDS.every((k) => state[k] === before[k])) return;
     clearTimeout(timer);
-    // Steps and options at once (the address bar follows the player); typing once it pauses.
-    if (state.program !== before.program) timer = setTimeout(write, DELAY_MS);
+    // Steps, options and a chosen example at once (the address bar follows the player and
+    // the menu, so a reload right after choosing opens that example); typing once it pauses.
+    // A reload within DELAY_MS of a keystroke reopens the text before it; the draft itself is
+    // in localStorage at once, so nothing typed is lost.
+    const typing = state.program !== before.program && state.preset === before.preset;
+    if (typing) timer = setTimeout(write, DELAY_MS);
     else write();
   });
   window.addEventListener("pagehide", () => timer && write());

@@ -315,3 +315,18 @@ def test_typing_after_an_error_never_replaces_program_text(explorer):
     page.wait_for_function("([sel, t]) => document.querySelector(sel).gradwalkEditor.getText() === t",
                            arg=[EDITOR, broken])
     assert explorer.unexpected_errors() == []
+
+
+def test_the_engines_hint_is_shown_under_the_error(explorer):
+    # A reserved name: the engine's error carries a hint (docs/trace-format.md), and the page
+    # shows it on its own line, with the text untouched.
+    page = explorer.page
+    text = "__x = 1.0\nL = __x * 2.0\n"
+    trace(page, text, status="error")
+    box = page.locator(".program-error")
+    hint = box.locator(".error-hint")
+    assert hint.is_visible()
+    assert hint.inner_text().startswith("Hint: ") and len(hint.inner_text()) > 12
+    assert box.get_attribute("data-line") == "1" and box.get_attribute("data-col") == "0"
+    assert get_program(page) == text
+    assert explorer.unexpected_errors() == []

@@ -122,7 +122,9 @@ export function createExportMenu(root, getSource = walkOnScreen) {
     }
   });
   let rangeSet = false; // once the user picks a range it is kept (clamped to each walk)
-  for (const f of [from, to]) f.input.addEventListener("change", () => { rangeSet = true; });
+  // "input", not "change": the menu's toggle event arrives after opening, possibly after the
+  // user (or a test) has already typed a range, and must not overwrite it.
+  for (const f of [from, to]) f.input.addEventListener("input", () => { rangeSet = true; });
   document.addEventListener("pointerdown", (e) => {
     if (menu.open && !menu.contains(e.target)) menu.open = false;
   });

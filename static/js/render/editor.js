@@ -198,6 +198,13 @@ export function createEditor(root, { onRun, onInput }) {
       note.className = "stale-note";
       note.textContent = " (before your edit)";
       errorBox.append(...(said ? [] : [kind, " "]), messageOf(detail), note);
+      // The engine's hint (docs/trace-format.md) says what to do about it, on its own line.
+      if (detail.hint) {
+        const hint = document.createElement("span");
+        hint.className = "error-hint";
+        hint.textContent = `Hint: ${detail.hint}`;
+        errorBox.append(hint);
+      }
       reveal(rangeIn(view.state, "error"), { force: true });
     },
   };
