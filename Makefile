@@ -7,7 +7,7 @@ PIP    := $(PY) -m pip
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: serve test setup setup-test build chromium pytest jstest clean
+.PHONY: serve test setup setup-test build chromium pytest jstest clean bench
 
 serve: setup
 	$(VENV)/bin/gradwalk serve --host $(HOST) --port $(PORT)
@@ -40,6 +40,11 @@ chromium:
 	@command -v chromium >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; fi; }
+
+# Engine speed against micrograd, PyTorch and numpy, side by side; writes docs/performance.md
+bench: setup
+	$(PIP) install --quiet -e ".[bench]"
+	$(PY) -m bench.run
 
 clean:
 	rm -rf $(VENV) node_modules static/dist

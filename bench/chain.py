@@ -8,7 +8,7 @@ CPU time (time.process_time) per node of the whole job, best of `repeats`:
 - PyTorch: 0-d float64 tensors with requires_grad, then `backward()`, garbage collector off.
 micrograd's backward recurses once per node, so every engine runs on a thread with a big stack.
 Peak memory per node comes from `python -m bench.chain --memory ENGINE N` in a fresh process:
-the peak resident set (ru_maxrss) minus the resident set before the run, over the node count.
+the peak resident set (VmHWM) minus the resident set before the run, over the node count.
 
     .venv/bin/python -m bench.chain [N]       # the three engines at N nodes (default 100,000)
 """
@@ -130,8 +130,18 @@ def _memory(engine: str, n: int) -> None:
     with open("/proc/self/statm") as f:
         before = int(f.read().split()[1]) * resource.getpagesize()
     on_big_stack(lambda: (gc.disable(), RUN[engine](n)))
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = _peak_rss()
     print(max(peak - before, 0) / nodes(n))
+
+
+def _peak_rss() -> int:
+    """This process's peak resident set (bytes): VmHWM, which starts afresh at exec (ru_maxrss
+    keeps the parent's peak across fork and exec on Linux)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmHWM in /proc/self/status")
 
 
 def main(argv: list[str]) -> None:

@@ -106,16 +106,28 @@ def graph_json(program: Program, order: Iterable[int], ids: list[str], requires:
     `span` is its Span dataclass, which orjson writes as {line, col, end_line, end_col}
     (json.dumps needs `default=Span.to_dict`).
     """
-    nodes, edges = [], []
+    order = list(order)
+    return {"nodes": graph_nodes(program, order, ids, requires, shapes, formulas, symbols),
+            "edges": graph_edges(program, order, ids)}
+
+
+def graph_nodes(program: Program, order: Iterable[int], ids: list[str], requires: list[bool],
+                shapes: list[list[int]], formulas: list[str], symbols: list[str]) -> list[dict]:
+    """The `nodes` of graph_json for the nodes in `order` (a slice of it gives a slice)."""
     ir = program.nodes
+    return [{"id": ids[i], "index": i, "name": n.name, "label": n.label, "op": n.op,
+             "role": n.role, "inputs": [ids[k] for k in n.inputs], "params": n.params,
+             "requires_grad": requires[i], "span": n.span, "shape": shapes[i],
+             "formula": formulas[i], "adjoint_symbol": symbols[i]}
+            for i, n in ((i, ir[i]) for i in order)]
+
+
+def graph_edges(program: Program, order: Iterable[int], ids: list[str]) -> list[dict]:
+    """The `edges` of graph_json into the nodes in `order`, in argument order."""
+    ir, edges = program.nodes, []
     for i in order:
-        n = ir[i]
         nid = ids[i]
-        inputs = [ids[k] for k in n.inputs]
-        nodes.append({"id": nid, "index": i, "name": n.name, "label": n.label, "op": n.op,
-                      "role": n.role, "inputs": inputs, "params": n.params,
-                      "requires_grad": requires[i], "span": n.span, "shape": shapes[i],
-                      "formula": formulas[i], "adjoint_symbol": symbols[i]})
-        for arg, src in enumerate(inputs):
+        for arg, k in enumerate(ir[i].inputs):
+            src = ids[k]
             edges.append({"id": f"{src}->{nid}#{arg}", "source": src, "target": nid, "arg": arg})
-    return {"nodes": nodes, "edges": edges}
+    return edges

@@ -17,6 +17,7 @@ whole traces). Everything else is left in the text for the usual path and its er
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -26,7 +27,6 @@ import orjson
 from engine.syntax import MAX_DIMS
 
 MIN_CHARS = 256   # a shorter list is parsed as before (as cheap, and no JSON call)
-_RUN = re.compile(r"[\[\]0-9eE.\-,\s]+")   # a run of JSON-number characters
 _VALUE_BEFORE = set("=(,[+-*/@")   # what may come before a value (blanks skipped)
 
 
@@ -49,14 +49,12 @@ def lift(text: str, min_chars: int | None = None) -> tuple[str, dict[str, Lifted
     ASCII: `ast` counts columns in bytes, and the page in characters).
     """
     min_chars = MIN_CHARS if min_chars is None else min_chars
-    if len(text) < min_chars or not text.isascii():
+    if len(text) < min_chars or "[" not in text or not text.isascii():
         return text, {}
     prefix = _placeholder_prefix(text)
     pieces, lifted, last = [], {}, 0
     cursor = [0, 1]   # a position and its line, so lines are counted once over the text
-    for run in _RUN.finditer(text):
-        if run.end() - run.start() < min_chars:
-            continue
+    for run in _runs(min_chars).finditer(text):
         for start, end in _groups(text, run.start(), run.end(), min_chars):
             if not _stands_for_a_value(text, start):
                 continue
@@ -71,6 +69,12 @@ def lift(text: str, min_chars: int | None = None) -> tuple[str, dict[str, Lifted
         return text, {}
     pieces.append(text[last:])
     return "".join(pieces), lifted
+
+
+@functools.lru_cache(maxsize=4)
+def _runs(min_chars: int) -> re.Pattern:
+    """Runs of at least min_chars JSON-number characters."""
+    return re.compile(r"[\[\]0-9eE.\-,\s]{%d,}" % min_chars)
 
 
 def _placeholder_prefix(text: str) -> str:

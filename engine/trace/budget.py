@@ -10,6 +10,8 @@ every leaf's gradient with full data, twice (in `done` and at the top level of t
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 # Bytes of JSON. A float64 is at most 24 characters ("-1.2345678901234567e-300"), plus a comma.
@@ -78,3 +80,38 @@ def per_node(tracer, inline: int) -> list[int]:
                    for name, i in tracer.program.leaves.items())
     cost[tracer.output] += tail + value_bytes(shapes[tracer.output], None) * 2 + 200
     return cost
+
+
+def scalar_bound(tracer) -> int | None:
+    """An upper bound of sum(per_node(tracer, inline)) for a program whose values are all
+    scalars, worked out from sums over the texts (no loop per node in Python); None when a
+    value is a tensor. A body is refused only when per_node's estimate passes the limit, so a
+    bound within the limit lets the trace skip the estimate (engine/trace/runner.py).
+
+    Each of per_node's terms is bounded: a character takes at most 10 bytes escaped
+    (`\\U0001f600`) and 4 in UTF-8; an edge quotes its consumer's formula and symbol (a node
+    has at most `most_graded` in-edges that carry a gradient) and its input's symbol and label
+    (at most the longest). tests/engine/test_fast_paths.py checks it bounds the estimate.
+    """
+    values = tracer.values
+    if not all(type(v) is float or np.ndim(v) == 0 for v in values):
+        return None
+    nodes = tracer.program.nodes
+    labels = [n.label for n in nodes]
+    names = [n.name or "" for n in nodes]
+    formulas, symbols = tracer.formulas, tracer.symbols
+    inputs = list(itertools.chain.from_iterable(n.inputs for n in nodes))
+    graded = sum(map(tracer.requires.__getitem__, inputs))   # edges that may carry a gradient
+    requires = tracer.requires.__getitem__
+    most_graded = max(map(sum, (map(requires, n.inputs) for n in nodes)), default=0)
+    # the texts' bytes, escaped as ascii_bytes counts them and in UTF-8, summed in C
+    escaped = sum(len("".join(t).encode("ascii", "backslashreplace"))
+                  for t in (labels, names, formulas, symbols))
+    quoted = most_graded * 3 * (len("".join(formulas).encode())
+                                + len("".join(symbols).encode()))
+    inputs_text = graded * (2 * max(map(len, map(str.encode, symbols)), default=0)
+                            + max(map(len, map(str.encode, labels)), default=0))
+    leaves = tracer.program.leaves
+    tail = 2 * sum(SCALAR + 10 * len(name) + 4 for name in leaves) + 2 * SCALAR + 200
+    return (len(nodes) * (NODE + EVALUATE + SCALAR) + escaped + len(inputs) * (EDGE + 10)
+            + graded * (ACCUMULATE + 5 * SCALAR + NARRATION) + quoted + inputs_text + tail)

@@ -1,13 +1,15 @@
 """The tracer: parse, build the graph, run the forward values, then yield the events.
 
-The HTTP response, the stream, the CLI and the tests all iterate `Tracer.events()`, so there is
-one code path. Forward values are computed once in the constructor, so a shape error is raised
+The HTTP response, the stream and the CLI all iterate `Tracer.records()` (the events as plain
+dicts, serialized with orjson); `Tracer.events()` gives the same sequence as typed models. One
+code path. Forward values are computed once in the constructor, so a shape error is raised
 before the first event is sent.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import gc
 import itertools
 from dataclasses import dataclass
@@ -17,8 +19,8 @@ import numpy as np
 import orjson
 
 from engine.errors import ProgramError
-from engine.graph import (build_graph, creation_order, graph_json, node_id, requires_grad,
-                          topological_order)
+from engine.graph import (build_graph, creation_order, graph_edges, graph_json, graph_nodes,
+                          node_id, requires_grad, topological_order)
 from engine.ops import get_op
 from engine.ops.broadcast import unbroadcast
 from engine.parse import Program, parse
@@ -106,8 +108,9 @@ class Tracer:
         self.values: list = [None] * len(nodes)
         self._forward(limits)
         self.formulas = [self._formula(n) for n in nodes]
-        output_label = self.output_label
-        self.symbols = [narrate.bar(n.label, output_label) for n in nodes]
+        output_label, bars = self.output_label, {}   # a label's symbol, worked out once
+        self.symbols = [bars.get(n.label) or bars.setdefault(n.label, narrate.bar(n.label,
+                        output_label)) for n in nodes]
         self._check_size(limits)
 
     @functools.cached_property
@@ -176,6 +179,9 @@ class Tracer:
     def _check_size(self, limits: Limits) -> None:
         """Refuse a trace whose body would pass max_response_bytes (ProgramError "too_large",
         at the node where the estimate crosses it), before any event is made."""
+        bound = budget.scalar_bound(self)
+        if bound is not None and bound <= limits.max_response_bytes:
+            return   # within the limit whatever the per-node estimate says
         costs = budget.per_node(self, limits.inline)
         total = sum(costs)
         if total <= limits.max_response_bytes:
@@ -210,7 +216,26 @@ class Tracer:
 
     def graph_bytes(self) -> bytes:
         """The `graph` event's data as JSON: {"version": 1, "graph": {nodes, edges}}."""
-        return orjson.dumps({"version": TRACE_VERSION, "graph": self.graph_json()})
+        return b"".join(self.graph_parts())
+
+    def graph_parts(self) -> Iterator[bytes]:
+        """graph_bytes in pieces, BATCH nodes at a time, so no dict per node of the whole
+        graph, and no second copy of its JSON, is ever held at once."""
+        shapes = [[] if type(v) is float else list(np.shape(v)) for v in self.values]
+        order, program, ids = self.order, self.program, self.ids
+        runs = [order[k:k + BATCH] for k in range(0, len(order), BATCH)]
+        yield b'{"version":%d,"graph":{"nodes":[' % TRACE_VERSION
+        for k, run in enumerate(self.deadline.paced(runs)):
+            yield (b"," if k else b"") + orjson.dumps(graph_nodes(
+                program, run, ids, self.requires, shapes, self.formulas, self.symbols))[1:-1]
+        yield b'],"edges":['
+        comma = b""
+        for run in runs:
+            edges = orjson.dumps(graph_edges(program, run, ids))[1:-1]
+            if edges:   # a run of leaves has none
+                yield comma + edges
+                comma = b","
+        yield b"]}}"
 
     # ---- events ------------------------------------------------------------------------------
     def events(self) -> Iterator[_Event]:
@@ -385,23 +410,31 @@ BATCH = 4096   # records serialized per orjson call: few calls, and a bounded li
 
 
 def _body(tracer: Tracer) -> bytes:
-    parts = [tracer.graph_bytes()[:-1], b',"events":[']
+    """The body, written piece by piece into one growing buffer whose bytes are handed out
+    without a copy (BytesIO.getvalue), so the peak is about one body, not two."""
+    out = io.BytesIO()
+    for piece in tracer.graph_parts():
+        out.write(piece)
+    out.seek(out.tell() - 1)   # drop the graph event's closing brace: the events follow
+    out.truncate()
+    out.write(b',"events":[')
     batch: list[dict] = []
     for record in tracer.records():
         if record["kind"] == "done":
             break
         batch.append(record)
         if len(batch) == BATCH:
-            parts.append(orjson.dumps(batch)[1:-1])
-            parts.append(b",")
+            out.write(orjson.dumps(batch)[1:-1])
+            out.write(b",")
             batch.clear()
     if batch:
-        parts.append(orjson.dumps(batch)[1:-1])
-        parts.append(b",")
+        out.write(orjson.dumps(batch)[1:-1])
+        out.write(b",")
     output, grads = done_parts(record)
-    parts += [done_json(record["seq"], output, grads), b'],"output":', output, b',"grads":',
-              grads, b"}"]
-    return b"".join(parts)
+    for piece in (done_json(record["seq"], output, grads), b'],"output":', output,
+                  b',"grads":', grads, b"}"):
+        out.write(piece)
+    return out.getvalue()
 
 
 def done_parts(done: dict) -> tuple[bytes, bytes]:

@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 from engine import literals, parse as parse_module
 from engine.graph import build_graph, creation_order, node_id
 from engine.parse import parse
-from engine.trace import scalar
+from engine.trace import budget, scalar
 from engine.trace.runner import Tracer, trace_json
 from helpers import CASES
 from test_random_programs import programs
@@ -172,3 +172,21 @@ def test_records_are_the_typed_events(c):
     body = orjson.loads(trace_json(c["program"]))
     assert body["events"] == [orjson.loads(orjson.dumps(r)) for r in records]
     assert body["events"][-1]["grads"] == body["grads"]
+
+
+# ---- the size estimate's shortcut --------------------------------------------------------------
+SCALAR_PROGRAMS = [SCALARS, EDGES, "x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 500,
+                   "a = 0.3\ns = a\n" + "s = s + a * a\n" * 300,
+                   "θ = 0.5\nφ = θ * θ\nψ = tanh(φ + θ)\nL = ψ * ψ\n",
+                   "a = 2.0\nb = a * a * a + a\nc = const(3.0)\nL = b * c - c\n",
+                   "w_first_layer_long_name = 0.1\nL = w_first_layer_long_name * 2\n"]
+
+
+@pytest.mark.parametrize("text", SCALAR_PROGRAMS)
+def test_the_scalar_bound_bounds_the_estimate(text):
+    tracer = Tracer(text)
+    assert budget.scalar_bound(tracer) >= sum(budget.per_node(tracer, 64))
+
+
+def test_the_scalar_bound_leaves_tensors_to_the_estimate():
+    assert budget.scalar_bound(Tracer("x = [1.0, 2.0]\nL = sum(x * x)\n")) is None

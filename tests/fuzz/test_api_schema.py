@@ -45,7 +45,7 @@ def check_error_shape(response) -> None:
 
 
 @schema.parametrize()
-@settings(max_examples=max(1, int(40 * SCALE)), deadline=None,
+@settings(max_examples=max(1, int(100 * SCALE)), deadline=None,
           suppress_health_check=list(HealthCheck))
 def test_the_api_keeps_its_schema(case):
     response = case.call_and_validate(excluded_checks=EXCLUDED)

@@ -120,13 +120,13 @@ def modules(draw) -> str:
     return ast.unparse(module)
 
 
-@bounded(600)
+@bounded(1500)
 @given(modules())
 def test_generated_syntax_trees(text):
     trace_or_refuse(text)
 
 
-@bounded(300)
+@bounded(600)
 @given(expressions)
 def test_generated_expressions_after_leaves(expr):
     text = "a = 1.0\nb = [1.0, 2.0]\nx = [[1.0, 2.0], [3.0, 4.0]]\nW = const(2.0)\nL = " \

@@ -54,7 +54,7 @@ def programs(draw) -> str:
     return "\n".join(lines) + "\n"
 
 
-@bounded(800)
+@bounded(1500)
 @given(programs())
 def test_well_formed_programs(text):
     trace_or_refuse(text)

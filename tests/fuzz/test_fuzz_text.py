@@ -50,7 +50,7 @@ def mutated(draw) -> str:
     return text
 
 
-@bounded(400)
+@bounded(1000)
 @given(st.text(max_size=200))
 @example("\ud800")
 @example("a = 1.0\nb = a\x00\n")
@@ -61,13 +61,13 @@ def test_any_text(text):
     trace_or_refuse(text)
 
 
-@bounded(300)
+@bounded(600)
 @given(st.lists(st.sampled_from(TOKENS), max_size=40).map("".join))
 def test_token_soup(text):
     trace_or_refuse(text)
 
 
-@bounded(500)
+@bounded(1000)
 @given(mutated())
 def test_mutated_seed_programs(text):
     trace_or_refuse(text)
