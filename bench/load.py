@@ -32,7 +32,6 @@ import dataclasses
 import json
 import os
 import pathlib
-import platform
 import statistics
 import sys
 import tempfile
@@ -41,7 +40,8 @@ import time
 import httpx2 as httpx
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "server"))
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "server")]   # also when run as a script
+from bench.machine import describe  # noqa: E402
 from server_process import chain, served  # noqa: E402  (the tests' real-server helper)
 
 SEED = json.loads((REPO / "server" / "presets.json").read_text())[0]
@@ -206,15 +206,9 @@ async def soak(url: str, pid: int, seconds: float, program: str = SOAK_PROGRAM,
 
 
 def machine() -> str:
-    cpu = "?"
-    with contextlib.suppress(OSError):
-        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    load1, load5, _ = os.getloadavg()
-    return (f"{os.cpu_count()} cores ({cpu}), CPython {platform.python_version()}, "
-            f"load average {load1:.1f} (1 min) / {load5:.1f} (5 min) before the run")
+    m = describe()
+    return (f"{m['cores']} cores ({m['cpu']}), {m['python']}, load average {m['load']} "
+            f"(1, 5, 15 min) before the run")
 
 
 def report_load(runs: list[Run], workers: int, where: str) -> None:

@@ -18,15 +18,26 @@ randn" and "weights from literals" are the same program. CPU time per run, best 
 gradwalk computes in float64 only (its literals are float64); numpy and PyTorch are also
 measured in float32 beside it.
 
+Every way runs on one thread (OpenBLAS, OpenMP and PyTorch set to one thread before numpy is
+imported): CPU time counts every thread, and a BLAS thread pool's spinning waits would be
+counted as work; gradwalk's own code is single-threaded too. `measure_in_one_thread` runs a
+fresh process so set up.
+
     .venv/bin/python -m bench.mlp [WIDTH ...]
 """
 from __future__ import annotations
 
 import gc
+import json
+import os
+import subprocess
 import sys
 import time
 
-import numpy as np
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+os.environ.update(ONE_THREAD)   # before numpy is imported (a no-op if it already was)
+
+import numpy as np  # noqa: E402
 
 BATCH = 256
 CLASSES = 10
@@ -114,6 +125,7 @@ def _torch(a: dict, repeats: int) -> float | None:
         import torch
     except ImportError:
         return None
+    torch.set_num_threads(1)
     t = {k: torch.from_numpy(v.copy()).requires_grad_(k != "X") for k, v in a.items()}
 
     def run() -> None:
@@ -123,7 +135,18 @@ def _torch(a: dict, repeats: int) -> float | None:
     return best(run, max(repeats, 5))
 
 
+def measure_in_one_thread(width: int) -> dict[str, float | None]:
+    """`measure(width)` in a fresh process whose BLAS and PyTorch use one thread."""
+    out = subprocess.run([sys.executable, "-m", "bench.mlp", "--json", str(width)],
+                         capture_output=True, text=True, check=True,
+                         env={**os.environ, **ONE_THREAD})
+    return json.loads(out.stdout)
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--json"]:
+        print(json.dumps(measure(int(argv[1]))))
+        return
     for width in [int(w) for w in argv] or WIDTHS:
         r = measure(width)
         print(f"width {width}: " + ", ".join(

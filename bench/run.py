@@ -41,7 +41,7 @@ def run(quick: bool) -> str:
              "gradwalk ≤ 2", " / ".join(f"{mem[e] / 1e3:.2f}" for e in mem)),
         ]
     for width in widths:
-        r = mlp.measure(width)
+        r = mlp.measure_in_one_thread(width)
         numpy64 = r["numpy float64"]
         torch = "n/a" if r["torch float64"] is None else f"{r['torch float64'] * 1e3:.0f}"
         torch32 = "n/a" if r["torch float32"] is None else f"{r['torch float32'] * 1e3:.0f}"
@@ -74,7 +74,8 @@ def _section(m: dict, rows: list[tuple[str, str, str]]) -> str:
              f"Measured {datetime.date.today().isoformat()} by `python -m bench.run` on "
              f"{m['cores']} cores ({m['cpu']}), BLAS {m['blas']}, {m['python']}, numpy "
              f"{m['numpy']}, PyTorch {m['torch']}; load average {m['load']} at the end "
-             "(the machine is shared: CPU time, best of three, engines interleaved).", "",
+             "(the machine is shared: CPU time, best of three, engines interleaved; the MLP on "
+             "one thread in every library).", "",
              "| figure | target | measured |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     return "\n".join(lines + ["", END])

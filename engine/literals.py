@@ -3,10 +3,14 @@
 A 1024 x 1024 weight matrix written as a literal is a million numbers: `ast.parse` makes a
 million AST nodes of it and a walk over them in Python cost 88% of a tensor trace. Here each
 big bracketed run of plain numbers is read with a JSON parser (orjson) into a float64 array and
-replaced, in the text handed to `ast.parse`, by a parenthesized placeholder name of the same
-length (`[[1.0, 2.0], ...]` -> `(_gw_list_0   ...   )`, newlines kept), so every other line
-and column is unchanged. The parser (engine/parse.py) treats a placeholder as the literal it
-stands for, with the literal's own span.
+replaced, in the text handed to `ast.parse`, by a parenthesized placeholder name with the same
+newlines (`[[1.0, 2.0], ...]` -> `(_gw_list_0\n)`), so every line keeps its number. Where text
+follows the literal on its last line, the placeholder is padded with blanks to the literal's
+length, so that text keeps its columns; where none does, the placeholder stays short and the
+parser maps the one position that moved (where the placeholder ends: the end of every node that
+ends with the literal) back to the literal's end (`Lifted.code_end_col`). The parser
+(engine/parse.py) treats a placeholder as the literal it stands for, with the literal's own
+span.
 
 Only a run that JSON and Python read alike is lifted: digits, signs, points, exponents,
 brackets, commas and blanks, at least MIN_CHARS long, balanced, parsed by orjson, rectangular,
@@ -40,6 +44,7 @@ class Lifted:
     col: int
     end_line: int
     end_col: int
+    code_end_col: int   # where the placeholder ends on end_line in the text ast.parse sees
 
 
 def lift(text: str, min_chars: int | None = None) -> tuple[str, dict[str, Lifted]]:
@@ -60,10 +65,19 @@ def lift(text: str, min_chars: int | None = None) -> tuple[str, dict[str, Lifted
                 continue
             value = _read(text[start:end])
             name = f"{prefix}{len(lifted)}"
-            if value is None or not _fits(text, start, end, name):
+            if value is None:
                 continue
-            pieces += [text[last:start], _stand_in(text[start:end], name)]
-            lifted[name] = Lifted(value, *_place(text, start, end, cursor))
+            short = _ends_its_line(text, end)   # nothing after it to keep in its column
+            if not short and not _fits(text, start, end, name):
+                continue
+            line, col, end_line, end_col = _place(text, start, end, cursor)
+            if short:
+                stand_in = "(" + name + "\n" * (end_line - line) + ")"
+                code_end_col = col + len(stand_in) if end_line == line else 1
+            else:
+                stand_in, code_end_col = _stand_in(text[start:end], name), end_col
+            pieces += [text[last:start], stand_in]
+            lifted[name] = Lifted(value, line, col, end_line, end_col, code_end_col)
             last = end
     if not lifted:
         return text, {}
@@ -123,9 +137,15 @@ def _read(source: str) -> np.ndarray | None:
 
 
 def _fits(text: str, start: int, end: int, name: str) -> bool:
-    """The placeholder `(name` fits on the literal's first line."""
+    """The padded placeholder `(name` fits on the literal's first line."""
     first_end = text.find("\n", start, end)
     return (end if first_end < 0 else first_end) - start >= len(name) + 2
+
+
+def _ends_its_line(text: str, end: int) -> bool:
+    """Only blanks follow `end` on its line."""
+    newline = text.find("\n", end)
+    return not text[end:len(text) if newline < 0 else newline].strip()
 
 
 def _stand_in(source: str, name: str) -> str:

@@ -23,7 +23,8 @@ def name_problem(name: str) -> tuple[str, str, str] | None:
     if name.startswith("__"):
         return ("reserved_name", f"`{clip(name)}` is reserved: names that start with two "
                 "underscores belong to Python's machinery",
-                "rename it without the leading underscores")
+                "a value of yours: rename it without the leading underscores; Python's "
+                "machinery (imports, builtins, attributes) is not part of the language")
     if len(name) > MAX_NAME:
         return ("name_too_long", f"the name `{clip(name)}` has {len(name):,} characters; the "
                 f"limit is {MAX_NAME}", "use a shorter name")

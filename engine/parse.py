@@ -19,8 +19,8 @@ from engine.literals import Lifted, lift
 from engine.names import name_problem, names_in
 from engine.source import Lines, clip, python_ast
 from engine.syntax import (BINOPS, FUNCTIONS, MAX_CLASS_INDEX, MAX_DEPTH, MAX_DIMS, MAX_LABEL,
-                           MAX_STATEMENTS, OPERATORS, RESERVED, construct, depth, is_const_call, is_literal, literal_value,
-                           number, primed, supported_operator)
+                           MAX_STATEMENTS, OPERATORS, RESERVED, construct, depth, is_literal,
+                           literal_value, number, primed, supported_operator)
 
 
 MIN_JSON_LIST = 256   # characters: a shorter list is walked (as cheap, and no JSON call)
@@ -110,6 +110,9 @@ class _Builder:
                  lifted: dict[str, Lifted] | None = None):
         self.text = lines
         self.lifted = lifted or {}   # placeholder name -> the literal it stands for
+        # (line, column) where a short placeholder ends -> the column where its literal ends
+        self.moved = {(p.end_line, p.code_end_col): p.end_col for p in self.lifted.values()
+                      if p.code_end_col != p.end_col}
         self.max_depth = max_depth
         self.tree = tree
         self.nodes: list[IRNode] = []
@@ -128,7 +131,10 @@ class _Builder:
             p = self.lifted[node.id]   # a literal's own place, not its placeholder's
             return Span(p.line, p.col, p.end_line, p.end_col)
         if self.text.ascii:   # byte columns are character columns
-            return Span(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+            end_col = node.end_col_offset
+            if self.moved:   # a node that ends with a short placeholder ends with its literal
+                end_col = self.moved.get((node.end_lineno, end_col), end_col)
+            return Span(node.lineno, node.col_offset, node.end_lineno, end_col)
         return Span(node.lineno, self.text.char_col(node.lineno, node.col_offset),
                     node.end_lineno, self.text.char_col(node.end_lineno, node.end_col_offset))
 

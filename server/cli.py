@@ -30,6 +30,16 @@ class OutputClosed(Exception):
     """stdout is closed (exit 4)."""
 
 
+def _name(value: str) -> str:
+    """--output's type: a name of the program. `--output out.md` is a slip for `-o out.md`,
+    said in one line (argparse: exit 2) rather than as an unknown name after tracing."""
+    if not value.isidentifier():
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a name: --output takes the name to differentiate (e.g. L); "
+            "`gradwalk export` writes its file with -o FILE")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
@@ -64,13 +74,14 @@ def _main(argv: list[str] | None) -> int:
                            epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     trace.add_argument("file")
     trace.add_argument("--format", choices=("json", "table"), default="json")
-    trace.add_argument("--output", default=None, help="the name to differentiate")
+    trace.add_argument("--output", default=None, type=_name, help="the name to differentiate")
     export = sub.add_parser("export", help="a file of a program's walk ('-' reads stdin)")
     export.add_argument("file")
     export.add_argument("--format", choices=tuple(FORMATS), required=True,
                         help="html: standalone page; md, tex: backward table; json: trace")
     export.add_argument("-o", dest="out", default="-", help="the file to write (default stdout)")
-    export.add_argument("--output", default=None, help="the name to differentiate")
+    export.add_argument("--output", default=None, type=_name,
+                        help="the name to differentiate (the file to write is -o)")
     args = parser.parse_args(argv)
     if args.command == "serve":
         return _serve(args.host, args.port, args.workers)

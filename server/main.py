@@ -48,6 +48,16 @@ def _where(error: dict) -> str:
     return ".".join(str(p) for p in error.get("loc", ()) if p != "body")
 
 
+def _plain(error: dict) -> str:
+    """A pydantic error's message without the library's wording ("Value error, ...",
+    "JSON decode error" at a position given as a location)."""
+    if error.get("type") == "json_invalid":
+        at = error.get("loc", ())[-1:]
+        return "the body is not valid JSON" + (f" (at character {at[0]})" if at and
+                                                 isinstance(at[0], int) else "")
+    return str(error.get("msg", "invalid request")).removeprefix("Value error, ")
+
+
 def create_app() -> FastAPI:
     # No /docs or /redoc: they load scripts from a CDN that our CSP blocks (the schema stays at
     # /openapi.json). No slash redirects: they echo the Host header into Location.
@@ -71,7 +81,8 @@ def create_app() -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> ErrorResponse:
         first = exc.errors()[0] if exc.errors() else {}
-        where, msg = _where(first), first.get("msg", "invalid request")
+        where = "" if first.get("type") == "json_invalid" else _where(first)
+        msg = _plain(first)
         hint = (f"remove `{where}`: the body takes only the documented fields"
                 if first.get("type") == "extra_forbidden" else None)
         return _error(422, "bad_request", f"{where}: {msg}" if where else msg, hint)

@@ -10,6 +10,7 @@ WHY = {
     409: "two states with one short id",
     413: "the body or the state is too large",
     422: "a malformed request (the field is named)",
+    415: "a body not sent as JSON (Content-Type: application/json)",
     503: "the link database is down",
 }
 

@@ -22,6 +22,7 @@ from server.errors import ErrorResponse, error_dict, error_response
 from server.openapi import errors, page_errors
 from server.presets import presets
 from server.routers.pages import templates
+from server.routers.traces import require_json
 from server.settings import Settings, get_settings
 from server.storage import LinkStore, StorageUnavailable, canonical_json, link_id as state_id
 from server.storage.links import LinkCollision
@@ -115,8 +116,9 @@ LinkStoreDep = Annotated[LinkStore | None, Depends(get_link_store)]
 # ---- the API
 
 @router.post("/api/links", status_code=201, response_model=LinkCreated,
+             dependencies=[Depends(require_json)],
              responses={200: {"model": LinkCreated, "description": "the link already existed"},
-                        **errors(400, 404, 409, 413, 422, 503)})
+                        **errors(400, 404, 409, 413, 415, 422, 503)})
 def create_link(body: LinkRequest, response: Response, store: LinkStoreDep,
                 settings: SettingsDep):
     """Store the state (idempotent: the same state gives the same id) -> {id, url}.

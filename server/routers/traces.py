@@ -120,6 +120,13 @@ def _validate(model: type[M], raw: bytes) -> M:
         return model.model_validate(data)
 
 
+async def require_json(request: Request) -> None:
+    """A dependency for routes that parse their body with FastAPI: a body that is not sent as
+    JSON is 415 (as POST /api/trace answers), not a validation error. Raises UnsupportedBody."""
+    if not _is_json(request.headers.get("content-type", "")):
+        raise UnsupportedBody()
+
+
 class UnsupportedBody(Exception):
     message = "send the body as JSON, with Content-Type: application/json"
 

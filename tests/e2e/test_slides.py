@@ -4,6 +4,8 @@ on its slide to its step by postMessage, forwards and backwards. reveal.js comes
 dev dependency, as the doc tells lecturers to install it)."""
 from __future__ import annotations
 
+import unicodedata
+
 import re
 
 import pytest
@@ -45,17 +47,21 @@ def test_the_decks_fragments_step_the_embed(chromium, app_url, deck_server):  # 
 
         page.keyboard.press("PageDown")  # to the slide with the walk: reveal.js loads its iframe
         wait_embed(0)
-        for step in [7, 8, 12, 16]:  # each click shows a fragment, which steps the walk
+        said = {13: "ā += 1 · d̄ = 1 · 1.5729 = 1.5729", 14: "ā = 1.5729 + (-0.7864) = 0.7864"}
+        for step in [7, 8, 13, 14, 16]:  # each click shows a fragment, which steps the walk
             page.keyboard.press("PageDown")
             wait_embed(step)
+            if step in said:   # the deck's comments name what each fragment shows
+                text = frame.locator("#narration").inner_text()
+                assert unicodedata.normalize("NFC", said[step]) in unicodedata.normalize("NFC", text)
         assert frame.locator("#embed").get_attribute("data-phase") == "done"
-        for step in [12, 8, 7, 0]:  # and back
+        for step in [14, 13, 8, 7, 0]:  # and back
             page.keyboard.press("PageUp")
             wait_embed(step)
         # Leaving the slide and coming back: forwards it starts again at the iframe's start,
         # backwards (every fragment shown) at the last fragment's step, whether reveal.js kept
         # the iframe or reloaded it.
-        for _ in range(4):
+        for _ in range(5):
             page.keyboard.press("PageDown")
         wait_embed(16)
         page.keyboard.press("PageDown")  # "Your turn"

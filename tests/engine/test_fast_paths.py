@@ -11,7 +11,7 @@ import networkx as nx
 import numpy as np
 import orjson
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
 
 from engine import literals, parse as parse_module
 from engine.graph import build_graph, creation_order, node_id
@@ -91,6 +91,13 @@ LISTS = [
     f"w = {big(1, 40)}\nL = sum(-{big(1, 40, 3)} * w) + mean(w)\n",
     "W = [[0.5, -1.5, 2.5, 1e-3],\n" + ",\n".join(["     [1.0, 2.0, 3.0, 4.0]"] * 60)
     + "]\nv = [1.0, 2.0, 3.0, 4.0]\nL = sum(W @ v)\n",
+    "W = [[0.5, -1.5, 2.5, 1e-3],\n" + ",\n".join(["     [1.0, 2.0, 3.0, 4.0]"] * 60)
+    + "]   \nv = [1.0, 2.0, 3.0, 4.0]\nL = sum(W @ v)   \n",
+    f"v = [1.0, 2.0]\nL = sum(v * {big(1, 2)[1:-1]}) + sum(tanh({big(30, 2)}) @ v)\n",
+    f"v = [1.0, 2.0]\nL = sum(tanh([\n{big(30, 2)[1:-1]}\n]) @ v) * 2.0\n",
+    f"v = [1.0, 2.0]\nM = tanh([\n{big(30, 2)[1:-1]}\n]) @ v\nL = sum(M)\n",
+    f"v = [1.0, 2.0]\nM = v * {big(1, 40)}\n",                 # a shape error at a literal
+    f"v = [1.0, 2.0]\nM = v @ [\n{big(30, 3)[1:-1]}\n]\n",   # over several lines
 ]
 REFUSED = [   # not JSON: walked, and the walk answers (a value or its error)
     "x = [" + ", ".join(["1_000"] * 100) + "]\nL = sum(x)\n",
@@ -132,14 +139,19 @@ def test_json_lists_are_read_without_the_walk(monkeypatch):
     assert program.nodes[0].literal.shape == (20, 30) and len(calls) < 20
 
 
-def test_a_lifted_literal_keeps_its_place_and_the_text_its_columns():
-    text = f"W = {big(3, 30)}\nL = sum(W)  +  1.0\n"
+def test_a_lifted_literal_keeps_its_place_and_the_text_its_lines_and_columns():
+    text = f"W = {big(3, 30)}\nV = sum({big(2, 30)})  +  1.0\nU = [\n{big(4, 9)[1:]}\n"
     code, lifted = literals.lift(text)
-    assert len(lifted) == 1 and [len(x) for x in code.split("\n")] == \
-        [len(x) for x in text.split("\n")]
-    (p,) = lifted.values()
-    assert (p.line, p.col, p.end_line, p.end_col) == (1, 4, 1, len(text.split("\n")[0]))
-    assert np.array_equal(p.value, np.array(orjson.loads(text[4:p.end_col])))
+    assert len(lifted) == 3 and code.count("\n") == text.count("\n")
+    lines, code_lines = text.split("\n"), code.split("\n")
+    assert code_lines[0] == "W = (_gw_list_0)"              # nothing follows: short
+    assert len(code_lines[1]) == len(lines[1])              # text follows: padded
+    assert code_lines[1].endswith(")  +  1.0")
+    w, v, u = lifted.values()
+    assert (w.line, w.col, w.end_line, w.end_col) == (1, 4, 1, len(lines[0]))
+    assert (v.line, v.col, v.end_col) == (2, 8, len(lines[1]) - len("  +  1.0") - 1)
+    assert (u.line, u.end_line, u.end_col, u.code_end_col) == (3, 4, len(lines[3]), 1)
+    assert np.array_equal(w.value, np.array(orjson.loads(lines[0][4:])))
 
 
 # ---- order -----------------------------------------------------------------------------------

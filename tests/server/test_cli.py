@@ -171,3 +171,15 @@ def test_help_documents_the_exit_codes():
     assert r.returncode == 0 and "exit codes:" in r.stdout
     for code in ("0", "1", "2", "3", "4", "130"):
         assert any(line.split()[:1] == [code] for line in r.stdout.splitlines()), code
+
+
+def test_output_given_a_file_name_says_to_use_o(tmp_path):
+    # `--output` is the name to differentiate; `--output out.md` is a slip for `-o out.md`.
+    prog = tmp_path / "p.py"
+    prog.write_text("a = 1.0\nL = a * 3.0\n")
+    r = subprocess.run([sys.executable, "-m", "server.cli", "export", str(prog), "--format",
+                        "md", "--output", "out.md"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert "--output takes the name to differentiate" in r.stderr and "-o FILE" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert not (tmp_path / "out.md").exists()

@@ -138,8 +138,9 @@ def test_repeated_traces_keep_the_server_memory_flat(tmp_path):
     # The leak of issue 6 (gc.freeze kept each trace's graph) cost 16 MB per 10,000 nodes: 3 MB
     # per trace of this 2,000-node chain, 50 MB and more between the thirds. Two traces in
     # flight move RSS by ~30 MB, which the medians smooth out: without a leak the growth
-    # measured +0.3 MB (60 s) and SEE_SOAK (300 s); keeping only each POST's parsed program
-    # (about 1 MB each, a deliberate leak tried once) grew it by 12 MB in 60 s on a loaded machine.
+    # measured +0.3 to +0.7 MB (60 s) and +2.4 to +2.8 MB (300 s); keeping each POST's parsed
+    # program (about 1 MB, a deliberate leak tried once) grew it by 12 MB in 60 s on a loaded
+    # machine. See docs/performance.md, "Under load".
     first, last = result.thirds()
     growth = (last - first) / MB
     print(f"soak {seconds:g} s: {dict(result.answers)}; median RSS first third "

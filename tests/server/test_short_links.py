@@ -236,3 +236,31 @@ def test_database_that_cannot_be_opened_is_503(tmp_path, monkeypatch):
         assert page.status_code == 503
         assert inlined(page.text, "initial-error")["kind"] == "unavailable"
         assert c.post("/api/trace", json={"program": "a = 1.0\nL = a * a\n"}).status_code == 200
+
+
+def test_a_body_not_sent_as_json_is_415_and_messages_are_plain(tmp_path, monkeypatch):
+    # As POST /api/trace: form-encoded or text/plain bodies are 415, not a validation error;
+    # and pydantic's own wording ("Value error, ", "JSON decode error") stays out of messages.
+    from fastapi.testclient import TestClient
+
+    from server.main import create_app
+    from server.settings import get_settings
+
+    monkeypatch.setenv("GRADWALK_DATA_DIR", str(tmp_path))
+    get_settings.cache_clear()
+    try:
+        with TestClient(create_app()) as client:
+            for headers in ({"Content-Type": "application/x-www-form-urlencoded"},
+                            {"Content-Type": "text/plain"}):
+                r = client.post("/api/links", content=b'{"state": {"v": 1}}', headers=headers)
+                assert r.status_code == 415 and r.json()["error"]["kind"] == "bad_request"
+            r = client.post("/api/links", json={"state": {"program": "a = 1.0"}})
+            assert r.status_code == 422
+            assert r.json()["error"]["message"] == \
+                'state: the state needs a version "v", an integer >= 1'
+            r = client.post("/api/links", content=b'{"state": {"v": 1}',
+                            headers={"Content-Type": "application/json"})
+            assert r.status_code == 422
+            assert r.json()["error"]["message"].startswith("the body is not valid JSON")
+    finally:
+        get_settings.cache_clear()

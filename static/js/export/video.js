@@ -48,7 +48,11 @@ export async function recordWebm({ svgs, width, height }, seconds, onFrame = () 
     track.requestFrame();
     await sleep(seconds * 1000);
   }
-  track.requestFrame(); // the last frame again, so it lasts its time too
+  // The last frame again, so it lasts its time too: a player ends the video at the last
+  // frame's timestamp, and Chromium drops a requested frame of a canvas not painted since
+  // the previous one, so it is painted anew first.
+  paint(canvas, images.at(-1));
+  track.requestFrame();
   await sleep(100);
   recorder.stop();
   await stopped;
