@@ -15,7 +15,7 @@ span.
 Only a run that JSON and Python read alike is lifted: digits, signs, points, exponents,
 brackets, commas and blanks, at least MIN_CHARS long, balanced, parsed by orjson, rectangular,
 non-empty, at most MAX_DIMS deep, and standing where a value stands (after `=`, `(`, `,`, an
-operator or a bracket, not after a name as in `x[...]`). Both read a decimal as the nearest
+operator or a bracket, not after a name as in `x[...]`; not before `=` or `:` as a target). Both read a decimal as the nearest
 float64, so the values are those the AST walk gives (tests/engine/test_fast_paths.py compares
 whole traces). Everything else is left in the text for the usual path and its error messages.
 """
@@ -32,6 +32,9 @@ from engine.syntax import MAX_DIMS
 
 MIN_CHARS = 256   # a shorter list is parsed as before (as cheap, and no JSON call)
 _VALUE_BEFORE = set("=(,[+-*/@")   # what may come before a value (blanks skipped)
+# what makes a list a target rather than a value: `[...] = `, `[...] += `, `[...]: ` (Python
+# refuses a literal there; a placeholder name it would accept)
+_TARGET_AFTER = re.compile(r"[ \t]*(?:(?:\*\*|//|>>|<<|[-+*/@%&|^])?=(?!=)|:)")
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,7 @@ def lift(text: str, min_chars: int | None = None) -> tuple[str, dict[str, Lifted
     cursor = [0, 1]   # a position and its line, so lines are counted once over the text
     for run in _runs(min_chars).finditer(text):
         for start, end in _groups(text, run.start(), run.end(), min_chars):
-            if not _stands_for_a_value(text, start):
+            if not _stands_for_a_value(text, start) or _TARGET_AFTER.match(text, end):
                 continue
             value = _read(text[start:end])
             name = f"{prefix}{len(lifted)}"

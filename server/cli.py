@@ -129,26 +129,12 @@ def _log_config() -> dict:
 
 # ---- trace and export ----------------------------------------------------------------------
 def _trace(path: str, fmt: str, output: str | None) -> int:
-    from engine.errors import ProgramError
     from server import tracing
-    from server.settings import get_settings
 
-    try:
-        text = _read(path, get_settings().max_program_chars)
-    except InputError as e:
-        _say(f"cannot read {path}: {e}")
-        return 2
-    try:
-        body = tracing.trace_body(text, output, get_settings())
-    except ProgramError as e:
-        _say(_program_error(path, e))
-        if fmt == "json":
-            _write_stdout(json.dumps({"error": e.to_dict()}, separators=(",", ":")).encode()
-                          + b"\n")
-        return 1
-    except Exception as e:   # noqa: BLE001 - a bug of ours: one line, not a traceback
-        _say(f"internal error ({type(e).__name__}: {e}); please report it")
-        return 3
+    code, body = _make(path, lambda text, settings: tracing.trace_body(text, output, settings),
+                       json_errors=fmt == "json")
+    if code:
+        return code
     if fmt == "json":
         _write_stdout(body + b"\n")
     else:
@@ -158,30 +144,58 @@ def _trace(path: str, fmt: str, output: str | None) -> int:
     return 0
 
 
+class _Refused(Exception):
+    """Something other than the program stops the command: said in one line, exit `code`."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code
+
+
+def _make(path: str, make, json_errors: bool = False) -> tuple[int, bytes | None]:
+    """Read the program at `path` and return (0, make(text, settings)), or (exit code, None)
+    having said why in one line: 2 cannot read, 1 program error (also printed as the API's
+    error JSON on stdout when `json_errors`), 3 a bug of ours, or a _Refused's code."""
+    from engine.errors import ProgramError
+    from server.settings import get_settings
+
+    settings = get_settings()
+    try:
+        text = _read(path, settings.max_program_chars)
+    except InputError as e:
+        _say(f"cannot read {path}: {e}")
+        return 2, None
+    try:
+        return 0, make(text, settings)
+    except ProgramError as e:
+        _say(_program_error(path, e))
+        if json_errors:
+            _write_stdout(json.dumps({"error": e.to_dict()}, separators=(",", ":")).encode()
+                          + b"\n")
+        return 1, None
+    except _Refused as e:
+        _say(str(e))
+        return e.code, None
+    except Exception as e:   # noqa: BLE001 - a bug of ours: one line, not a traceback
+        _say(f"internal error ({type(e).__name__}: {e}); please report it")
+        return 3, None
+
+
 def _export(path: str, fmt: str, output: str | None, out: str) -> int:
     """`gradwalk export`: exit 0, 1 (program error), 2 (cannot read, missing asset), 3 (ours),
     4 (cannot write)."""
-    from engine.errors import ProgramError
     from server.export_html import MissingAsset
     from server.exports import export
-    from server.settings import get_settings
 
-    try:
-        text = _read(path, get_settings().max_program_chars)
-    except InputError as e:
-        _say(f"cannot read {path}: {e}")
-        return 2
-    try:
-        data = export(fmt, text, output, get_settings())
-    except ProgramError as e:
-        _say(_program_error(path, e))
-        return 1
-    except MissingAsset as e:
-        _say(str(e))
-        return 2
-    except Exception as e:   # noqa: BLE001 - a bug of ours: one line, not a traceback
-        _say(f"internal error ({type(e).__name__}: {e}); please report it")
-        return 3
+    def make(text: str, settings) -> bytes:
+        try:
+            return export(fmt, text, output, settings)
+        except MissingAsset as e:
+            raise _Refused(str(e), 2) from None
+
+    code, data = _make(path, make)
+    if code:
+        return code
     if fmt == "json":
         data += b"\n"
     if out == "-":

@@ -175,7 +175,9 @@ async function start() {
   root.dataset.graph = panel.draw(walk);
   // A slide shows the whole graph when it still reads from the back of the room; a bigger
   // one is shown around the current step, as in the explorer.
-  if (walk.layout && wholeScale(contentBox(walk.layout), { width: svg.clientWidth, height: svg.clientHeight }) >= WHOLE_MIN) {
+  // Larger text (font=, the projector theme) raises that floor with the automatic view's.
+  const floor = Math.max(WHOLE_MIN * options.font, panel.zoom.limits().themed);
+  if (walk.layout && wholeScale(contentBox(walk.layout), { width: svg.clientWidth, height: svg.clientHeight }) >= floor) {
     panel.zoom.fit({ whole: true });
   }
   root.dataset.status = "ready";

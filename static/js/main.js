@@ -98,6 +98,7 @@ async function trace() {
     editor.showError(null);
     load(result, program);
     setStatus("ready");
+    permalink.flush(); // from the first trace shown on, the address bar links to the walk
   } catch (error) {
     // A bug of the page's, not the server's or the network's: say so.
     fail({ kind: "page", message: `the page could not show this trace (${error.message})` });

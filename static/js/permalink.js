@@ -49,6 +49,9 @@ export function startPermalink({ app, message, store, pendingStep, onLink }) {
   const shown = () => ({ ...store.get(), step: pendingStep() ?? store.get().step });
   let written = location.hash.replace(/^#/, "");
   let timer = null;
+  // A short link (/s/<id>) stays in the address bar while the walk is still its state.
+  const short = location.pathname.startsWith("/s/") ? readLinkState(document, location).state : null;
+  const shortFragment = short ? encodeLink(short) : null;
 
   function write() {
     clearTimeout(timer);
@@ -57,8 +60,10 @@ export function startPermalink({ app, message, store, pendingStep, onLink }) {
     app.dataset.urlStep = String(shown().step); // tests wait on it
     if (fragment === written) return;
     written = fragment;
+    const onShort = location.pathname.startsWith("/s/");
+    if (onShort && fragment === shortFragment) return; // still the short link's walk
     // A short link (/s/<id>) that was changed is no longer that link: the state goes to "/".
-    const path = location.pathname.startsWith("/s/") ? "/" : location.pathname;
+    const path = onShort ? "/" : location.pathname;
     try {
       history.replaceState(history.state, "", `${path}${location.search}#${fragment}`);
     } catch {

@@ -17,6 +17,7 @@ export const MAX_FIT_SCALE = 2;
 // a big graph whole) is the user's choice.
 export const ZOOM_LIMITS = { min: 0.02, max: 4 };
 const MARGIN = 16; // screen px kept around the drawing and around a revealed box
+const EDGE = 4; // screen px a box in view keeps from the edge: a step's node outline is 6 wide
 
 /** `content` as a box {x0, y0, x1, y1}: a box already, or {width, height} from the origin. */
 function asBox(content) {
@@ -60,19 +61,52 @@ export function wholeScale(content, view) {
   return wholeTransform(content, view).k;
 }
 
-/** The view of all of `content`, centred, at whatever scale that takes (up to MAX_FIT_SCALE). */
-export function wholeTransform(content, view) {
-  return fitTransform(content, view, { min: 0 });
+/** The view of all of `content`, centred, at whatever scale that takes (up to `max`). */
+export function wholeTransform(content, view, { max = MAX_FIT_SCALE } = {}) {
+  return fitTransform(content, view, { min: 0, max });
+}
+
+/**
+ * The automatic view's scale limits {min, max, themed (the
+ * theme's floor alone)}. `textScale` (the page's font scale) raises
+ * the smallest and the largest alike, so larger text is larger in the graph too; `minText`
+ * (px, the theme's: the projector's narration size, else 0) is the least on-screen size of
+ * a node's numbers (METRICS.numFont layout px), so the graph reads as large as the narration.
+ */
+export function autoScale({ textScale = 1, minText = 0 } = {}) {
+  const themed = minText / METRICS.numFont; // the theme's own floor (0 unless it asks)
+  const min = Math.max(READABLE_SCALE * textScale, themed);
+  return { min, max: Math.max(min, MAX_FIT_SCALE * textScale), themed };
 }
 
 /**
  * The automatic view, keeping `focus` (a box in layout units, or null) in view: the fitted
- * view, panned at its scale when the focus would be off screen. `textScale` (the page's
- * font scale) raises the smallest and the largest automatic scale alike, so larger text
- * is larger in the graph too.
+ * view, panned at its scale when the focus would be off screen. With no focus (a new
+ * drawing) `home` (the output's box) is brought into view instead: a graph wider than the
+ * view shows its output side, where the walk's result is. Options as autoScale's.
  */
-export function fitAround(content, view, focus, { textScale = 1 } = {}) {
-  const t = fitTransform(content, view, { min: READABLE_SCALE * textScale, max: MAX_FIT_SCALE * textScale });
+export function fitAround(content, view, focus, { textScale = 1, minText = 0, home = null } = {}) {
+  const t = fitTransform(content, view, autoScale({ textScale, minText }));
+  return revealTransform(t, focus ?? home, view) ?? t;
+}
+
+/**
+ * The automatic view after a step, from `now` (the camera's transform, or where its glide
+ * is going): at the automatic scale, each axis along which all of `content` fits is placed
+ * as fitTransform places it (so no node is left cut off at an edge with room to spare); an
+ * axis that does not fit keeps `now`'s position (if the scale is the same); then `focus` is
+ * revealed. Options as autoScale's. Returns a transform {k, x, y}.
+ */
+export function followTransform(now, content, view, focus, options = {}) {
+  const base = fitTransform(content, view, autoScale(options));
+  const box = asBox(content);
+  const same = Math.abs(now.k - base.k) < 1e-9;
+  const fits = (size, length) => base.k * size <= length - 2 * MARGIN;
+  const t = {
+    k: base.k,
+    x: same && !fits(box.x1 - box.x0, view.width) ? now.x : base.x,
+    y: same && !fits(box.y1 - box.y0, view.height) ? now.y : base.y,
+  };
   return revealTransform(t, focus, view) ?? t;
 }
 
@@ -134,7 +168,8 @@ function doneBox(layout, event) {
   const core = boxOf(layout, [event.output?.node]);
   if (!core) return null;
   const leaves = layout.nodes.filter((n) => n.node?.role === "leaf").map((n) => n.id);
-  return { ...union(boxOf(layout, leaves), core), core };
+  // The narration reads out every leaf's gradient: the camera zooms out to show them all.
+  return { ...union(boxOf(layout, leaves), core), core, whole: true };
 }
 
 /**
@@ -147,13 +182,14 @@ function doneBox(layout, event) {
 export function revealTransform(t, box, view) {
   if (!box) return null;
   const room = (size, length) => t.k * size <= length - 2 * MARGIN;
-  if (box.core && !(room(box.x1 - box.x0, view.width) && room(box.y1 - box.y0, view.height))) {
-    return revealTransform(t, box.core, view);
-  }
+  const fitsAll = room(box.x1 - box.x0, view.width) && room(box.y1 - box.y0, view.height);
+  if (box.whole && !fitsAll) return wholeTransform(box, view, { max: t.k }); // zoom out to it
+  if (box.core && !fitsAll) return revealTransform(t, box.core, view);
   const axis = (lo, hi, shift, length) => {
     const start = t.k * lo + shift;
     const end = t.k * hi + shift;
-    if (start >= 0 && end <= length) return shift; // in view: stay
+    // In view, with a little room for the thick outline and glow of a step's node: stay.
+    if (start >= EDGE && end <= length - EDGE) return shift;
     if (!room(hi - lo, length) || start < 0) return MARGIN - t.k * lo; // its start, at the margin
     return length - MARGIN - t.k * hi; // its end, at the margin
   };

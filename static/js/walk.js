@@ -9,7 +9,7 @@ import { clearGraph, drawGraph, showView } from "./render/graph.js";
 import { createZoom } from "./render/zoom.js";
 import { linkState } from "./state.js";
 import { createTimeline } from "./timeline.js";
-import { contentBox, stepBox } from "./viewport.js";
+import { boxOf, contentBox, stepBox } from "./viewport.js";
 
 // ---------------------------------------------------------------- a trace, prepared once
 
@@ -50,7 +50,7 @@ export function createGraphPanel(svg, { message, onHover } = {}) {
       if (message) message.hidden = Boolean(walk.layout);
       if (walk.layout) {
         drawGraph(svg, walk.layout, { outputId: walk.trace.output?.node, onHover });
-        zoom.show(contentBox(walk.layout));
+        zoom.show(contentBox(walk.layout), boxOf(walk.layout, [walk.trace.output?.node]));
         return "drawn";
       }
       clearGraph(svg);

@@ -114,6 +114,14 @@ REFUSED = [   # not JSON: walked, and the walk answers (a value or its error)
     f"x = {big(1, 40)}\ny = unknown + {big(1, 40)}\n",       # the error after a literal
     f"x = {big(1, 40)}\nx = {big(1, 40)}\n",                  # a leaf assigned twice
     f"_gw_list_0 = 2.0\nx = {big(1, 40)}\nL = sum(x) * _gw_list_0\n",   # the placeholder's name
+    f"x = const({big(1, 40)}, 1)\n",                          # const takes one literal
+    f"x = {big(3, 40)}.T\nL = sum({big(3, 40)}, axis=0) + sum({big(40, 3)}.T @ x)\n",
+    f"x = {big(3, 40)} = {big(3, 40)}\n",                      # two targets
+    f"x = 1.0\ny = {big(3, 40)} if x else 2.0\n",             # a construct around a literal
+    f"x = {big(3, 40)}; y = x\n",                              # two statements on its line
+    f"x = 1.0\nx = {big(3, 40)} += 1\n",                       # targets
+    f"x = {big(3, 40)}: int = 3\n",
+    f"x = 1.0\ny = ({big(3, 40)} == x)\n",                     # a comparison is not a target
 ]
 
 

@@ -5,53 +5,21 @@ import contextlib
 import json
 import os
 import pathlib
-import socket
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 import uuid
 
 import pytest
+from server_process import Served, free_port  # noqa: F401 - free_port is re-exported
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 POSTGRES_ENV = "GRADWALK_TEST_POSTGRES_URL"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """`gradwalk serve` in a subprocess, its stderr kept in a file to check for tracebacks."""
-
-    def __init__(self, env: dict[str, str], log: pathlib.Path, workers: int = 1) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = log
-        cmd = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1",
-               "--port", str(self.port), "--workers", str(workers)]
-        with open(log, "ab") as err:
-            self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err,
-                                         env={**os.environ, **env, "PYTHONUNBUFFERED": "1"})
-
-    def wait_healthy(self, timeout: float = 60.0) -> "Server":
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server exited with {self.proc.returncode}: "
-                                   f"{self.log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/healthz", timeout=2) as r:
-                    if r.status == 200:
-                        return self
-            except OSError:
-                pass
-            time.sleep(0.1)   # polling the health check while the process starts
-        raise TimeoutError(f"{self.url}/healthz did not answer in {timeout}s")
+class Server(Served):
+    """`gradwalk serve` in a subprocess (tests/server/server_process.py), with what the link
+    tests add: its log by count, kill -9."""
 
     def wait_log(self, text: str, count: int, timeout: float = 60.0) -> str:
         """The log once it holds `text` `count` times (e.g. every worker's startup line)."""
@@ -66,15 +34,6 @@ class Server:
     def kill9(self) -> None:
         self.proc.kill()    # SIGKILL: no shutdown handler, no flush
         self.proc.wait(timeout=30)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
     def stderr(self) -> str:
         return self.log.read_text(errors="replace")

@@ -35,14 +35,14 @@ class Served:
             self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err,
                                          env={**os.environ, **env, "PYTHONUNBUFFERED": "1"})
 
-    def wait_healthy(self, timeout: float = 60.0) -> None:
+    def wait_healthy(self, timeout: float = 60.0) -> "Served":
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"the server exited: {self.log.read_text()[-2000:]}")
             with contextlib.suppress(OSError):
                 if get(f"{self.url}/healthz", timeout=2)[0] == 200:
-                    return
+                    return self
             time.sleep(0.1)   # polling the health check while the server starts
         raise TimeoutError("the server did not start")
 

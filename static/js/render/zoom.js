@@ -7,7 +7,7 @@
 // data-camera ("moving" during a glide, else "still").
 
 import * as d3 from "d3";
-import { fitAround, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
+import { autoScale, fitAround, followTransform, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
 
 const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
 
@@ -17,6 +17,8 @@ export function createZoom(root) {
   let content = null; // the box of the drawing shown (layout units), or null
   let fitted = "auto"; // "auto" | "whole" | false once the user has panned or zoomed
   let focus = null; // the box the current step needs in view (reveal), or null
+  let home = null; // the output's box: in view on a new drawing
+  let goal = null; // where the camera's glide goes ({k, x, y}), or null after the user moved it
 
   const behavior = d3.zoom()
     .scaleExtent([ZOOM_LIMITS.min, ZOOM_LIMITS.max])
@@ -24,7 +26,10 @@ export function createZoom(root) {
     .on("zoom", (event) => {
       svg.select("g.viewport").attr("transform", event.transform);
       root.dataset.scale = event.transform.k.toFixed(4);
-      if (event.sourceEvent) setFitted(false);
+      if (event.sourceEvent) {
+        goal = null;
+        setFitted(false);
+      }
     });
   svg.call(behavior).on("dblclick.zoom", null);
   root.dataset.camera = "still";
@@ -37,10 +42,15 @@ export function createZoom(root) {
   const viewSize = () => ({ width: root.clientWidth, height: root.clientHeight });
   // The page's font scale (A−/A+, static/js/theme.js): the graph's text grows with it.
   const textScale = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--font-scale")) || 1;
+  // The theme's least on-screen size of a node's numbers (themes.css --graph-text, px): the
+  // projector's is the narration's size.
+  const minText = () => parseFloat(getComputedStyle(root).getPropertyValue("--graph-text")) || 0;
+  const scaling = () => ({ textScale: textScale(), minText: minText() });
 
   // data-camera is "moving" while the camera glides, so tests can wait for "still".
   function apply(t, duration = 0) {
     svg.interrupt("camera");
+    goal = { k: t.k, x: t.x, y: t.y };
     if (!duration) return svg.call(behavior.transform, toD3(t));
     root.dataset.camera = "moving";
     svg.transition("camera").duration(duration)
@@ -56,14 +66,23 @@ export function createZoom(root) {
     if (!content) return;
     setFitted(whole ? "whole" : "auto");
     const view = viewSize();
-    apply(whole ? wholeTransform(content, view) : fitAround(content, view, focus, { textScale: textScale() }), duration);
+    const auto = autoScale(scaling());
+    apply(whole ? wholeTransform(content, view, { max: auto.max }) : fitAround(content, view, focus, { ...scaling(), home }), duration);
   }
 
-  /** Pan at the same scale so the focus is in view, if it is not. */
+  /**
+   * Bring the focus into view. From where a glide is going (not from the middle of it: quick
+   * steps would leave the camera halfway). The automatic view also re-places each axis the
+   * graph fits along (followTransform); the user's own view only pans, at its scale.
+   */
   function follow(duration) {
-    const { k, x, y } = d3.zoomTransform(root);
-    const next = revealTransform({ k, x, y }, focus, viewSize());
-    if (next) apply(next, duration);
+    const { k, x, y } = goal ?? d3.zoomTransform(root);
+    const now = { k, x, y };
+    const next = fitted === "auto"
+      ? followTransform(now, content, viewSize(), focus, scaling())
+      : revealTransform(now, focus, viewSize());
+    const moved = next && (Math.abs(next.k - k) > 1e-6 || Math.abs(next.x - x) > 0.5 || Math.abs(next.y - y) > 0.5);
+    if (moved) apply(next, duration);
   }
 
   // A node reached by Tab comes into view: the browser cannot scroll a camera, and the
@@ -86,10 +105,14 @@ export function createZoom(root) {
   }).observe(root);
 
   return {
-    /** A new drawing of `box` (contentBox): zoom limits for it, and the fitted view. */
-    show(box) {
+    /**
+     * A new drawing of `box` (contentBox): zoom limits for it, and the fitted view, with
+     * `output` (the output node's box, or null) in view.
+     */
+    show(box, output = null) {
       content = box;
       focus = null;
+      home = output;
       const whole = wholeScale(box, viewSize());
       behavior.scaleExtent([Math.min(ZOOM_LIMITS.min, 0.8 * whole), ZOOM_LIMITS.max]);
       fit();
@@ -100,6 +123,8 @@ export function createZoom(root) {
       delete root.dataset.scale;
     },
     fit,
+    /** The automatic view's scale limits now {min, max} (viewport.js autoScale). */
+    limits: () => autoScale(scaling()),
     /** Fit again in the same mode (after the font scale changed); the user's own view stays. */
     refit() {
       if (content && fitted) fit({ whole: fitted === "whole" });
