@@ -50,8 +50,10 @@ export function startPermalink({ app, message, store, pendingStep, onLink }) {
   let written = location.hash.replace(/^#/, "");
   let timer = null;
   // A short link (/s/<id>) stays in the address bar while the walk is still its state.
+  // The example menu's entry (preset) is not compared: the page finds it from the program.
+  const walkOf = (state) => encodeLink({ ...state, preset: undefined });
   const short = location.pathname.startsWith("/s/") ? readLinkState(document, location).state : null;
-  const shortFragment = short ? encodeLink(short) : null;
+  const shortWalk = short ? walkOf(short) : null;
 
   function write() {
     clearTimeout(timer);
@@ -61,7 +63,7 @@ export function startPermalink({ app, message, store, pendingStep, onLink }) {
     if (fragment === written) return;
     written = fragment;
     const onShort = location.pathname.startsWith("/s/");
-    if (onShort && fragment === shortFragment) return; // still the short link's walk
+    if (onShort && walkOf(shown()) === shortWalk) return; // still the short link's walk
     // A short link (/s/<id>) that was changed is no longer that link: the state goes to "/".
     const path = onShort ? "/" : location.pathname;
     try {

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { METRICS } from "../../static/js/layout.js";
 import {
-  boxOf, contentBox, fitAround, fitTransform, MAX_FIT_SCALE, MIN_TEXT_PX, READABLE_SCALE, revealTransform,
+  autoScale, boxOf, contentBox, fitAround, fitTransform, followTransform, MAX_FIT_SCALE, MIN_TEXT_PX, READABLE_SCALE, revealTransform,
   stepBox, wholeScale, wholeTransform,
 } from "../../static/js/viewport.js";
 
@@ -136,7 +136,7 @@ test("a step's box holds both ends of a backward edge and the callout; a forward
   assert.ok(box.core.x0 <= input.x0 && box.core.x1 >= input.x1 && box.core.x1 < ends.x1);
 });
 
-test("the last step keeps the output in view, with the leaves when they fit", () => {
+test("the last step shows the output and the leaves, zooming out when they do not fit", () => {
   const layout = {
     width: 3000, height: 400,
     nodes: [
@@ -149,13 +149,16 @@ test("the last step keeps the output in view, with the leaves when they fit", ()
   const done = { kind: "done", output: { node: "L" }, grads: { x: 1, w: 2 } };
   const box = stepBox(layout, done);
   assert.deepEqual(box.core, boxOf(layout, ["L"]));
-  assert.deepEqual({ ...box, core: null }, { ...boxOf(layout, ["x", "w", "L"]), core: null });
+  assert.deepEqual({ ...box, core: null, whole: null }, { ...boxOf(layout, ["x", "w", "L"]), core: null, whole: null });
   // Panned to the inputs at the readable scale: too wide for the leaves and the output, so
-  // the camera shows the output.
+  // the camera zooms out until both (the narration reads out the leaves' gradients) fit.
   const t = fitTransform(contentBox(layout), view);
   const next = revealTransform(t, box, view);
-  const at = screen(next, { x: 2950, y: 230 });
-  assert.ok(at.x <= view.width && at.y <= view.height && screen(next, { x: 2850, y: 170 }).x >= 0);
+  assert.ok(next.k < t.k);
+  for (const p of [{ x: 2950, y: 230 }, { x: 2850, y: 170 }, { x: 50, y: 120 }, { x: 150, y: 330 }]) {
+    const at = screen(next, p);
+    assert.ok(at.x >= 0 && at.x <= view.width && at.y >= 0 && at.y <= view.height, JSON.stringify([p, at]));
+  }
   assert.equal(stepBox(layout, { kind: "done", output: { node: "gone" }, grads: {} }), null);
 });
 
@@ -191,4 +194,31 @@ test("the tanh fan-out at step 14: the camera pans just enough to show e, a and 
   const forward = revealTransform({ k: 1, x: 0, y: -120 }, stepBox(layout, { kind: "evaluate", node: "e" }), small);
   assert.ok(screen(forward, { x: 0, y: 305 }).y <= small.height);
   assert.ok(screen(forward, { x: 0, y: 105 }).y >= 0);
+});
+
+test("a new drawing wider than the view shows its output side (home)", () => {
+  const box = { x0: 0, y0: 0, x1: 4000, y1: 300 };
+  const home = { x0: 3800, y0: 100, x1: 3950, y1: 180 };
+  const t = fitAround(box, view, null, { home });
+  assert.equal(t.k, READABLE_SCALE);
+  assert.ok(screen(t, { x: 3950, y: 180 }).x <= view.width - 16 + 1e-9);
+  assert.ok(screen(t, { x: 3800, y: 100 }).x >= 0);
+});
+
+test("the theme's least text size raises the automatic scale; the font scale raises both limits", () => {
+  assert.deepEqual(autoScale(), { min: READABLE_SCALE, max: MAX_FIT_SCALE, themed: 0 });
+  const projector = autoScale({ minText: 27 }); // 27 px numbers: 1.5 x the 18 px layout font
+  assert.equal(projector.min, 1.5);
+  assert.equal(projector.themed, 1.5);
+  assert.equal(autoScale({ textScale: 2 }).min, 2 * READABLE_SCALE);
+  assert.equal(autoScale({ textScale: 2, minText: 9 }).max, 2 * MAX_FIT_SCALE);
+});
+
+test("after a step the automatic view re-centres an axis the graph fits along, and keeps a wide one", () => {
+  const box = { x0: 0, y0: 0, x1: 4000, y1: 200 }; // wide, and short enough to fit in height
+  const base = fitTransform(box, view);
+  const now = { k: base.k, x: -1500, y: base.y - 60 }; // a glide left the top row cut off
+  const next = followTransform(now, box, view, null);
+  assert.equal(next.x, -1500);
+  assert.equal(next.y, base.y);
 });

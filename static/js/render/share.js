@@ -69,9 +69,9 @@ export function createSharePanel(app, { state, link, links = true }) {
   const embedRow = el("div", { class: "share-row" });
   embedRow.append(embedField, copyEmbed);
   const hint = el("p", { class: "share-hint" },
-    "The link holds the whole walk (no account, nothing stored). The embed code puts it in a slide: "
-    + "paste it into a slide (any web page or deck that takes HTML); it steps with a clicker (PageDown / PageUp) "
-    + "when clicked, and reveal.js decks can drive it with postMessage (gradwalk's docs/slides.md shows how).");
+    "The link holds the whole walk (no account, nothing stored). To put it in a slide, paste the embed "
+    + "code into the slide (any web page or deck that takes HTML); it steps with a clicker (PageDown / PageUp) "
+    + "once clicked, and reveal.js decks can drive it with postMessage (gradwalk's docs/slides.md shows how).");
   panel.append(close, title, linkRow, embedRow, hint, status);
   app.querySelector("#trace").before(button);
   document.body.append(panel);
