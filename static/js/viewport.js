@@ -183,7 +183,15 @@ export function revealTransform(t, box, view) {
   if (!box) return null;
   const room = (size, length) => t.k * size <= length - 2 * MARGIN;
   const fitsAll = room(box.x1 - box.x0, view.width) && room(box.y1 - box.y0, view.height);
-  if (box.whole && !fitsAll) return wholeTransform(box, view, { max: t.k }); // zoom out to it
+  if (box.whole && !fitsAll) {
+    // Zoom out to show it all, but never below the readable scale (numbers projected at
+    // 9 px help nobody): then the output (its core) is shown at that scale, with the
+    // leaves nearest it; Fit shows everything on request.
+    const all = wholeTransform(box, view, { max: t.k });
+    if (all.k >= Math.min(t.k, READABLE_SCALE)) return all;
+    const k = Math.min(t.k, READABLE_SCALE);
+    return revealTransform({ ...t, k }, box.core, view) ?? { ...t, k };
+  }
   if (box.core && !fitsAll) return revealTransform(t, box.core, view);
   const axis = (lo, hi, shift, length) => {
     const start = t.k * lo + shift;

@@ -96,6 +96,19 @@ def test_the_output_is_in_view_on_load_and_the_leaves_with_it_at_the_end(open_pa
     page.keyboard.press("End")
     wait_step(page, int(page.locator("#player").get_attribute("data-total")))
     still(page)
+    # The sigmoid net is too wide for all its leaves at a readable scale: the camera keeps
+    # the output and the numbers readable (>= 14 px), with the leaves that fit.
+    assert page.evaluate(OUTSIDE, "g.node.output .box") == []
+    sizes = page.locator("g.node .nums text").evaluate_all(
+        "els => els.map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)")
+    assert min(sizes) >= 13.9
+    # The tanh example fits whole at a readable scale: at its end, output and every leaf.
+    choose(page, "seed-tanh-fanout")
+    still(page)
+    leave_editor(page)
+    page.keyboard.press("End")
+    wait_step(page, int(page.locator("#player").get_attribute("data-total")))
+    still(page)
     assert page.evaluate(OUTSIDE, "g.node.output .box, g.node.role-leaf .box") == []
 
 

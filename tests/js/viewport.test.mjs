@@ -136,30 +136,34 @@ test("a step's box holds both ends of a backward edge and the callout; a forward
   assert.ok(box.core.x0 <= input.x0 && box.core.x1 >= input.x1 && box.core.x1 < ends.x1);
 });
 
-test("the last step shows the output and the leaves, zooming out when they do not fit", () => {
-  const layout = {
-    width: 3000, height: 400,
-    nodes: [
-      { id: "x", x: 100, y: 150, width: 100, height: 60, node: { role: "leaf" } },
-      { id: "w", x: 100, y: 300, width: 100, height: 60, node: { role: "leaf" } },
-      { id: "L", x: 2900, y: 200, width: 100, height: 60, node: { role: "op" } },
-    ],
-    edges: [],
-  };
+test("the last step shows the output and the leaves, zooming out only to the readable scale", () => {
+  const leaf = (id, x, y) => ({ id, x, y, width: 100, height: 60, node: { role: "leaf" } });
+  const wide = (width) => ({
+    width, height: 400, edges: [],
+    nodes: [leaf("x", 100, 150), leaf("w", 100, 300),
+      { id: "L", x: width - 100, y: 200, width: 100, height: 60, node: { role: "op" } }],
+  });
   const done = { kind: "done", output: { node: "L" }, grads: { x: 1, w: 2 } };
-  const box = stepBox(layout, done);
-  assert.deepEqual(box.core, boxOf(layout, ["L"]));
-  assert.deepEqual({ ...box, core: null, whole: null }, { ...boxOf(layout, ["x", "w", "L"]), core: null, whole: null });
-  // Panned to the inputs at the readable scale: too wide for the leaves and the output, so
-  // the camera zooms out until both (the narration reads out the leaves' gradients) fit.
-  const t = fitTransform(contentBox(layout), view);
+  const inView = (t, p) => {
+    const at = screen(t, p);
+    return at.x >= 0 && at.x <= view.width && at.y >= 0 && at.y <= view.height;
+  };
+  // A little too wide at 2x: the camera zooms out until the leaves and the output fit.
+  const near = wide(800);
+  const box = stepBox(near, done);
+  assert.deepEqual(box.core, boxOf(near, ["L"]));
+  assert.deepEqual({ ...box, core: null, whole: null }, { ...boxOf(near, ["x", "w", "L"]), core: null, whole: null });
+  const t = { k: 2, x: 0, y: 0 };
   const next = revealTransform(t, box, view);
-  assert.ok(next.k < t.k);
-  for (const p of [{ x: 2950, y: 230 }, { x: 2850, y: 170 }, { x: 50, y: 120 }, { x: 150, y: 330 }]) {
-    const at = screen(next, p);
-    assert.ok(at.x >= 0 && at.x <= view.width && at.y >= 0 && at.y <= view.height, JSON.stringify([p, at]));
-  }
-  assert.equal(stepBox(layout, { kind: "done", output: { node: "gone" }, grads: {} }), null);
+  assert.ok(next.k < t.k && next.k >= READABLE_SCALE);
+  for (const p of [{ x: 750, y: 230 }, { x: 50, y: 120 }, { x: 150, y: 330 }]) assert.ok(inView(next, p), JSON.stringify(p));
+  // Far too wide: never below the readable scale; the output is shown, the far leaves not.
+  const far = wide(3000);
+  const t2 = fitTransform(contentBox(far), view);
+  const next2 = revealTransform(t2, stepBox(far, done), view);
+  assert.ok(next2.k >= READABLE_SCALE - 1e-9);
+  for (const p of [{ x: 2950, y: 230 }, { x: 2850, y: 170 }]) assert.ok(inView(next2, p), JSON.stringify(p));
+  assert.equal(stepBox(far, { kind: "done", output: { node: "gone" }, grads: {} }), null);
 });
 
 test("the tanh fan-out at step 14: the camera pans just enough to show e, a and the callout", () => {
