@@ -14,6 +14,7 @@ import os
 import pathlib
 import socket
 import sys
+import threading
 import time
 
 import uvicorn
@@ -23,6 +24,26 @@ from server_process import chain, post, served, stream_head
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 from bench.load import SEED, load, soak  # noqa: E402
+
+
+def run_async(coro):
+    """asyncio.run on a thread of its own: the browser tests' Playwright (sync API) keeps an
+    event loop running in the main thread for the whole session, and asyncio.run refuses to
+    start inside one."""
+    box: dict = {}
+
+    def work() -> None:
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as e:   # noqa: BLE001 - raised again in the test's thread
+            box["error"] = e
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 TINY = {"program": "a = 1.0\nL = a * a\n"}
 WORKER_IDLE_SECONDS = 10   # anyio's WorkerThread.MAX_IDLE_TIME
@@ -34,7 +55,7 @@ def test_concurrent_traces_and_streams_answer_200_on_one_and_on_two_workers(tmp_
     for workers in (1, 2):
         with served(tmp_path, workers=workers) as server:
             for endpoint in ("trace", "stream"):
-                run = asyncio.run(load(server.url, endpoint, 16, 1.5, body))
+                run = run_async(load(server.url, endpoint, 16, 1.5, body))
                 ok = "200" if endpoint == "trace" else "200 done"
                 assert run.answers[ok] > 16 and run.bad() == {}, (workers, run.answers)
     assert "Traceback" not in (tmp_path / "server.log").read_text()
@@ -45,7 +66,7 @@ def test_workers_listener_keeps_tcp_nodelay_on_accepted_connections():
     config = uvicorn.Config("server.main:create_app", host="127.0.0.1", port=0, workers=2)
     sock = listener(config)
     assert sock.proto == socket.IPPROTO_TCP
-    assert asyncio.run(_accepted_nodelay(sock)) == 1
+    assert run_async(_accepted_nodelay(sock)) == 1
 
 
 async def _accepted_nodelay(sock: socket.socket) -> int:
@@ -112,10 +133,10 @@ def test_200_streams_that_leave_after_the_first_event_give_back_threads_slots_me
     with served(tmp_path, max_concurrent_traces=1, busy_timeout_seconds=120) as server:
         # Warm-up: the same round once, so the allocator's arenas and the thread pool reach
         # the size this load needs before the baseline is read.
-        assert set(asyncio.run(_round(server.port, body, 200))) == {b"event: graph"}
+        assert set(run_async(_round(server.port, body, 200))) == {b"event: graph"}
         threads, rss = _settled_threads(server), server.rss()
 
-        firsts = asyncio.run(_round(server.port, body, 200))
+        firsts = run_async(_round(server.port, body, 200))
         assert firsts.count(b"event: graph") == 200
 
         status, answer = post(f"{server.url}/api/trace", TINY, timeout=60)
@@ -132,7 +153,7 @@ def test_200_streams_that_leave_after_the_first_event_give_back_threads_slots_me
 def test_repeated_traces_keep_the_server_memory_flat(tmp_path):
     seconds = float(os.environ.get("GRADWALK_SOAK_SECONDS", "60"))
     with served(tmp_path) as server:
-        result = asyncio.run(soak(server.url, server.proc.pid, seconds))
+        result = run_async(soak(server.url, server.proc.pid, seconds))
     assert set(result.answers) == {"200", "200 done"}, result.answers
     assert result.answers["200"] >= 3 and result.answers["200 done"] >= 3
     # The leak of issue 6 (gc.freeze kept each trace's graph) cost 16 MB per 10,000 nodes: 3 MB
