@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 
 import pytest
+from webm import webm_times
 from page_helpers import choose, leave_editor, wait_step
 from test_export import download, open_menu, set_range
 from test_lecture_hall import OUTSIDE, still
@@ -159,32 +160,6 @@ def test_copy_buttons_have_titles(open_page):
     for key in ("copy-md", "copy-tex"):
         title = page.locator(f'button[data-export="{key}"]').get_attribute("title")
         assert title and title != "undefined" and "Copy" in title, (key, title)
-
-
-def webm_times(data: bytes) -> list[int]:
-    """The timestamps (ms, TimecodeScale 1 ms as MediaRecorder writes) of a WebM's frames:
-    each Cluster's Timecode (E7) plus its SimpleBlock's (A3) or Block's (A1, in a BlockGroup
-    A0) signed 16-bit offset, found by a flat walk into the Segment, Clusters and groups."""
-    def vint(i: int, keep_marker: bool) -> tuple[int, int]:
-        length = 9 - data[i].bit_length()
-        value = int.from_bytes(data[i:i + length], "big")
-        if not keep_marker:
-            value &= (1 << (7 * length)) - 1
-        return value, i + length
-
-    containers = {0x18538067, 0x1F43B675, 0xA0}  # Segment, Cluster, BlockGroup
-    i, cluster, times = 0, 0, []
-    while i < len(data):
-        ident, i = vint(i, keep_marker=True)
-        size, i = vint(i, keep_marker=False)
-        if ident == 0xE7:
-            cluster = int.from_bytes(data[i:i + size], "big")
-        elif ident in (0xA3, 0xA1):
-            _, j = vint(i, keep_marker=False)  # the track number
-            times.append(cluster + int.from_bytes(data[j:j + 2], "big", signed=True))
-        if ident not in containers:
-            i += size
-    return times
 
 
 def test_the_webm_holds_its_last_step_for_a_full_step(open_page):
