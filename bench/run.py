@@ -54,6 +54,10 @@ def run(quick: bool) -> str:
             (f"MLP 256×{width}: numpy by hand float64 / float32 (ms)", "-",
              f"{numpy64 * 1e3:.1f} / {r['numpy float32'] * 1e3:.1f}"),
             (f"MLP 256×{width}: PyTorch CPU float64 / float32 (ms)", "-", f"{torch} / {torch32}"),
+            (f"MLP 256×{width}: gradwalk Tracer + events() float32 (ms)", "-",
+             f"{r['gradwalk trace float32'] * 1e3:.0f} "
+             f"({r['gradwalk trace float32'] / r['numpy float32']:.1f} × numpy float32)"),
+            *_randn_rows(width, r),
         ]
     s = stream.measure(10_000)
     rows += [
@@ -67,6 +71,29 @@ def run(quick: bool) -> str:
                  f"{c['cli_s'] * 1e3:.0f} (python alone {c['python_s'] * 1e3:.0f}, "
                  f"import numpy {c['numpy_s'] * 1e3:.0f})"))
     return _section(m, rows)
+
+
+def _randn_rows(width: int, r: dict) -> list[tuple[str, str, str]]:
+    """The MLP with weights from randn (bench/mlp.py randn_program), float64 and float32."""
+    def ms(key: str) -> str:
+        return "n/a" if r[key] is None else f"{r[key] * 1e3:.1f}"
+
+    trace = " / ".join(f"{r[f'gradwalk randn trace {d}'] * 1e3:.0f} "
+                       f"({r[f'gradwalk randn trace {d}'] / r[f'numpy randn {d}']:.1f} × numpy)"
+                       for d in ("float64", "float32"))
+    return [
+        (f"MLP 256×{width} randn weights: gradwalk Tracer + events() float64 / float32 (ms)",
+         "≤ 1.2 × numpy at 1024" if width == 1024 else "-", trace),
+        (f"MLP 256×{width} randn weights: numpy by hand float64 / float32 (ms; the draw "
+         "apart)", "-", f"{ms('numpy randn float64')} / {ms('numpy randn float32')} (draw "
+         f"{ms('numpy randn draw float64')} / {ms('numpy randn draw float32')})"),
+        (f"MLP 256×{width} randn weights: PyTorch CPU float64 / float32 (ms)", "-",
+         f"{ms('torch randn float64')} / {ms('torch randn float32')}"),
+        (f"MLP 256×{width}: max relative |dW1 - numpy| literals f64 / f32, randn f64 / f32",
+         "-", " / ".join(f"{r[k]:.1e}" for k in (
+             "max rel dW1 float64", "max rel dW1 float32", "max rel dW1 randn float64",
+             "max rel dW1 randn float32"))),
+    ]
 
 
 def _section(m: dict, rows: list[tuple[str, str, str]]) -> str:

@@ -27,10 +27,14 @@ def node_id(index: int) -> str:
 
 
 def requires_grad(program: Program) -> list[bool]:
-    """Per node: true for a leaf and for every op with an input that requires it."""
+    """Per node: true for a leaf and for every op with an input that requires it, except a
+    comparison (`x > 0`: a mask, not differentiable; engine/ops/shape.py)."""
+    from engine.ops.shape import NOT_DIFFERENTIABLE
+
     requires: list[bool] = []
     for n in program.nodes:
-        requires.append(n.role == "leaf" or (n.role == "op" and any(requires[i] for i in n.inputs)))
+        requires.append(n.role == "leaf" or (n.role == "op" and n.op not in NOT_DIFFERENTIABLE
+                                             and any(requires[i] for i in n.inputs)))
     return requires
 
 
@@ -97,7 +101,8 @@ def topological_order(g: nx.DiGraph) -> list[str]:
 
 
 def graph_json(program: Program, order: Iterable[int], ids: list[str], requires: list[bool],
-               shapes: list[list[int]], formulas: list[str], symbols: list[str]) -> dict:
+               shapes: list[list[int]], formulas: list[str], symbols: list[str],
+               ledgers: list[dict | None]) -> dict:
     """The graph as docs/trace-format.md describes it: nodes in topological order, edges.
 
     ids, requires, shapes, formulas, symbols: per node index, its id, requires_grad, and the
@@ -107,18 +112,21 @@ def graph_json(program: Program, order: Iterable[int], ids: list[str], requires:
     (json.dumps needs `default=Span.to_dict`).
     """
     order = list(order)
-    return {"nodes": graph_nodes(program, order, ids, requires, shapes, formulas, symbols),
+    return {"nodes": graph_nodes(program, order, ids, requires, shapes, formulas, symbols,
+                                 ledgers),
             "edges": graph_edges(program, order, ids)}
 
 
 def graph_nodes(program: Program, order: Iterable[int], ids: list[str], requires: list[bool],
-                shapes: list[list[int]], formulas: list[str], symbols: list[str]) -> list[dict]:
-    """The `nodes` of graph_json for the nodes in `order` (a slice of it gives a slice)."""
+                shapes: list[list[int]], formulas: list[str], symbols: list[str],
+                ledgers: list[dict | None]) -> list[dict]:
+    """The `nodes` of graph_json for the nodes in `order` (a slice of it gives a slice);
+    ledgers: each node's memory and FLOPs figures (engine/trace/ledger.py), None for a leaf."""
     ir = program.nodes
     return [{"id": ids[i], "index": i, "name": n.name, "label": n.label, "op": n.op,
              "role": n.role, "inputs": [ids[k] for k in n.inputs], "params": n.params,
              "requires_grad": requires[i], "span": n.span, "shape": shapes[i],
-             "formula": formulas[i], "adjoint_symbol": symbols[i]}
+             "formula": formulas[i], "adjoint_symbol": symbols[i], "ledger": ledgers[i]}
             for i, n in ((i, ir[i]) for i in order)]
 
 

@@ -3,7 +3,10 @@
 The language: one `name = expression` statement per line; a literal on the right (a number, a
 negative number, a nested list of numbers) declares a leaf that gets a gradient, `const(literal)`
 a leaf that gets none; expressions use + - * / ** @, unary -, `.T`, and the functions in
-FUNCTIONS. Every IR node keeps the source span it came from.
+FUNCTIONS. Tensor syntax (indexing, reshape, transpose, concat, stack, where with a comparison,
+the leaf helpers randn, zeros, ones, eye, arange) is in engine/parse_tensors.py; the dtype
+(`# dtype: float32` on the first line) in engine/dtypes.py. Every IR node keeps the source span
+it came from.
 """
 from __future__ import annotations
 
@@ -14,13 +17,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import orjson
 
+from engine.blocks import Block, block_kind
+from engine.dtypes import DEFAULT, cast, program_dtype, too_large
 from engine.errors import ProgramError
+from engine.labels import print_label
 from engine.literals import Lifted, lift
 from engine.names import name_problem, names_in
+from engine.parse_tensors import TensorSyntax
 from engine.source import Lines, clip, python_ast
+from engine.syntax import HELPERS, MAX_ELEMENTS, MAX_TOTAL_ELEMENTS, STRUCTURE
 from engine.syntax import (BINOPS, FUNCTIONS, MAX_CLASS_INDEX, MAX_DEPTH, MAX_DIMS, MAX_LABEL,
-                           MAX_STATEMENTS, OPERATORS, RESERVED, construct, depth, is_literal,
-                           literal_value, number, primed, supported_operator)
+                           MAX_STATEMENTS, OPERATORS, REQUIRED, RESERVED, SIGNATURES, construct,
+                           depth, is_literal, literal_value, number, primed, supported_operator)
 
 
 MIN_JSON_LIST = 256   # characters: a shorter list is walked (as cheap, and no JSON call)
@@ -65,13 +73,20 @@ class Program:
     names: dict[str, int]        # each name's latest node
     leaves: dict[str, int]       # leaf name -> node
     last: str                    # the last assigned name
+    blocks: list[Block] = field(default_factory=list)   # `with checkpoint():` (engine/blocks.py)
+    dtype: str = DEFAULT         # "float64" or "float32": every value's type (engine/dtypes.py)
 
 
-def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_DEPTH
-          ) -> Program:
+def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_DEPTH, *,
+          dtype: str | None = None, max_elements: int = MAX_ELEMENTS,
+          max_total_elements: int = MAX_TOTAL_ELEMENTS) -> Program:
     """Parse program text into IR. Raises ProgramError (with line and column) on bad input,
     "too_large" for more than `max_statements` statements or an expression nested deeper than
-    `max_depth` (calls, lists and right operands count a level; see _Builder.expression).
+    `max_depth` (calls, lists and right operands count a level; see _Builder.expression), or
+    for leaf helpers (randn, zeros, ...) over max_elements each or max_total_elements together
+    (checked before they are made). dtype: "float64" or "float32" asked by the caller (None:
+    the program's `# dtype:` first line, else float64; engine/dtypes.py); every literal is of
+    the program's dtype.
 
     Nothing here recurses on the program's shape: a left-associative chain
     (`x + x + ... + x`, `a.T.T...`, `- - - a`) is walked with an explicit stack, so its length
@@ -85,14 +100,17 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     lines = Lines(text)
     code, lifted = lift(text)   # big list literals read here, not walked (engine/literals.py)
     tree = python_ast(code, lines)
-    if len(tree.body) > max_statements:
-        s = tree.body[max_statements]
-        raise ProgramError("too_large", f"the program has {len(tree.body):,} statements; the "
+    statements = [s for top in tree.body for s in ([top, *top.body] if type(top) is ast.With
+                                                    else [top])]
+    if len(statements) > max_statements:
+        s = statements[max_statements]
+        raise ProgramError("too_large", f"the program has {len(statements):,} statements; the "
                            f"limit (max_statements) is {max_statements:,}", s.lineno,
                            lines.char_col(s.lineno, s.col_offset),
                            hint="trace a shorter program (the setting is "
                                 "GRADWALK_MAX_STATEMENTS)")
     builder = _Builder(lines, tree, max_depth, lifted)
+    builder.setup_tensors(program_dtype(text, dtype), max_elements, max_total_elements)
     try:
         for stmt in tree.body:
             builder.statement(stmt)
@@ -100,10 +118,11 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
         raise ProgramError("too_large", "expression nested too deeply", *builder.current) from None
     if not builder.nodes:
         raise ProgramError("empty", "the program assigns nothing: write e.g. `a = 1.0`", 1, 0)
-    return Program(builder.nodes, builder.names, builder.leaves, builder.last)
+    return Program(builder.nodes, builder.names, builder.leaves, builder.last, builder.blocks,
+                   builder.dtype)
 
 
-class _Builder:
+class _Builder(TensorSyntax):
     """Walks the whitelisted ast and appends IR nodes."""
 
     def __init__(self, lines: Lines, tree: ast.Module, max_depth: int = MAX_DEPTH,
@@ -124,6 +143,8 @@ class _Builder:
         self.last_line = 0
         self.all_targets: set[str] | None = None
         self.lists: dict[int, np.ndarray] = {}   # id(ast.List) -> its value (list_literal)
+        self.blocks: list[Block] = []
+        self.in_block = False
 
     # ---- locations ---------------------------------------------------------------------------
     def span(self, node: ast.AST) -> Span:
@@ -182,12 +203,30 @@ class _Builder:
     def statement(self, stmt: ast.stmt) -> None:
         """One `name = expression` line; a rejected line reports its first bad name, if any."""
         try:
-            self.assignment(stmt)
+            if isinstance(stmt, ast.With):
+                self.block(stmt)
+            else:
+                self.assignment(stmt)
         except ProgramError:
             bad = self.first_bad_name(stmt)
             if bad is not None:
                 raise bad from None
             raise
+
+    def block(self, stmt: ast.With) -> None:
+        """`with checkpoint():` and its body (engine/blocks.py); blocks do not nest."""
+        self.current = (stmt.lineno, self.text.char_col(stmt.lineno, stmt.col_offset))
+        kind, where, message = block_kind(stmt)
+        if kind is None:
+            raise self.error("unsupported", message, where)
+        if self.in_block:
+            raise self.error("unsupported", "blocks do not nest", stmt)
+        self.last_line = stmt.lineno   # `with checkpoint(): y = x` is two statements on a line
+        first, self.in_block = len(self.nodes), True
+        for inner in stmt.body:
+            self.statement(inner)
+        self.in_block = False
+        self.blocks.append(Block(kind, first, len(self.nodes), self.span(where)))
 
     def assignment(self, stmt: ast.stmt) -> None:
         self.current = (stmt.lineno, self.text.char_col(stmt.lineno, stmt.col_offset))
@@ -219,9 +258,11 @@ class _Builder:
             raise self.error("duplicate_leaf", f"`{name}` is already assigned; a leaf is "
                              "declared once", target)
         is_const = self.is_const_call(value)
-        literal = self.literal(value.args[0] if is_const else value)
+        made = value.args[0] if is_const else value
+        literal = self.literal(made)
         role = "const" if is_const else "leaf"
-        index = self.add(role, role, [], self.span(value), name, name, literal=literal)
+        index = self.add(role, role, [], self.span(value), name, name, literal=literal,
+                         params=self.init(made))
         self.names[name] = index
         if not is_const:
             self.leaves[name] = index
@@ -259,7 +300,7 @@ class _Builder:
                 continue
             operands, combine = result
             todo.append((combine, len(operands)))
-            chain = isinstance(node, (ast.BinOp, ast.Attribute))
+            chain = isinstance(node, (ast.BinOp, ast.Attribute, ast.Subscript))
             for k in range(len(operands) - 1, -1, -1):
                 todo.append((*operands[k], level + (0 if chain and k == 0 else 1)))
         return done[0]
@@ -292,6 +333,13 @@ class _Builder:
             return [(node.value, None)], lambda args: self.add("transpose", "op", args, span, name)
         if isinstance(node, ast.Call):
             return self.call(node, name)
+        if isinstance(node, ast.Subscript):
+            return self.subscript(node, name)
+        if isinstance(node, ast.Compare):
+            if id(node) in self.conditions:
+                return self.compare(node, name)
+            raise self.error("unsupported", "a comparison is supported only as the condition "
+                             "of where, as in where(x > 0, x, 0.1 * x)", node)
         if isinstance(node, ast.List):
             raise self.error("unsupported", "an empty list is not supported" if not node.elts
                              else "a list may hold only numbers or lists of numbers, as in "
@@ -359,9 +407,12 @@ class _Builder:
                 raise self.error("bad_argument", "const takes one literal, as in "
                                  "`const([1.0, 2.0])`", node)
             return self.constant(node.args[0], node)
+        if func.id in STRUCTURE:
+            return self.structure_call(node, func.id, name)
         if func.id not in FUNCTIONS:
-            raise self.error("unsupported", f"unknown function `{func.id}`; the functions are "
-                             + ", ".join(sorted(FUNCTIONS)) + ", const", func)
+            raise self.error("unsupported", f"unknown function `{clip(func.id)}`", func,
+                             hint="the functions are " + ", ".join(
+                                 sorted({*FUNCTIONS, *STRUCTURE, *HELPERS, "const"})))
         op, allowed = FUNCTIONS[func.id]
         args, params = self.arguments(node, func.id, allowed)
         span = self.span(node)
@@ -376,28 +427,94 @@ class _Builder:
             raise self.error("unsupported", "* and ** arguments are not supported", node)
         for kw in node.keywords:
             self.identifier(kw.arg, kw, self.leading_span(kw, len(kw.arg)))
-        if fname == "cross_entropy":
-            if len(args) != 2 or node.keywords:
-                raise self.error("bad_argument", "cross_entropy takes (logits, class_index)", node)
-            params["target"] = self.class_index(args.pop())
-        elif fname in ("sum", "mean") and len(args) == 2:
-            params["axis"] = self.axis(args.pop())
-        if len(args) != 1:
-            raise self.error("bad_argument", f"{fname} takes one value argument, got {len(args)}",
-                             node)
+        values, positional = SIGNATURES.get(fname, (1, ()))
+        if not values <= len(args) <= values + len(positional):
+            raise self.error("bad_argument", _usage(fname, values, positional, allowed,
+                                                    len(args)), node)
+        for key, arg in zip(positional, args[values:]):
+            params[key] = self.parameter(fname, key, arg)
+        args = args[:values]
         for kw in node.keywords:
             if kw.arg not in allowed or kw.arg in params:
-                raise ProgramError("bad_argument", f"{fname} has no parameter `{kw.arg}`",
+                said = "is given twice" if kw.arg in params else f"is not a parameter of {fname}"
+                raise ProgramError("bad_argument", f"`{kw.arg}` {said}; "
+                                   + _usage(fname, values, positional, allowed),
                                    **self.leading_span(kw, len(kw.arg)).to_dict())
-            params[kw.arg] = self.axis(kw.value) if kw.arg == "axis" else self.approximate(kw.value)
+            params[kw.arg] = self.parameter(fname, kw.arg, kw.value)
+        self.complete(fname, params, node)
         return args, params
 
-    def axis(self, node: ast.expr):
+    # ---- parameters (engine/syntax.py: FUNCTIONS, SIGNATURES, REQUIRED) ---------------------
+    def parameter(self, fname: str, key: str, node: ast.expr):
+        """The value of parameter `key` of a call to `fname`; bad_argument at `node` if it is
+        not one the parameter takes."""
+        if key == "axis":
+            return self.axis(node, fname)
+        if key == "keepdims":
+            if not (isinstance(node, ast.Constant) and type(node.value) is bool):
+                raise self.error("bad_argument", "keepdims must be True or False", node)
+            return node.value
+        if key == "approximate":
+            return self.approximate(node)
+        if key == "target":
+            return self.targets(node)
+        if key == "correction":
+            value = number(node)
+            if type(value) is not int or not 0 <= value <= MAX_CLASS_INDEX:
+                raise self.error("bad_argument", "correction must be a non-negative integer "
+                                 "(1: the unbiased variance, torch.var's default; 0: the "
+                                 "population variance)", node)
+            return value
+        if key in ("lo", "hi") and isinstance(node, ast.Constant) and node.value is None:
+            return None
+        value = number(node)   # slope, lo, hi, eps: a number
+        if value is None:
+            raise self.error("bad_argument", f"{key} of {fname} must be a number"
+                             + (" or None" if key in ("lo", "hi") else ""), node)
+        try:   # an integer stays one (clip(x, 0, 1) reads as written) if float64 holds it
+            value = value if type(value) is int and abs(value) < 2**53 else float(value)
+        except OverflowError:
+            raise self.error("bad_argument", f"{key} is too large for float64", node) from None
+        if key == "eps" and not 0 < value < float("inf"):
+            raise self.error("bad_argument", "eps must be a positive number", node)
+        if key == "slope" and not abs(value) < float("inf"):
+            raise self.error("bad_argument", "slope must be a finite number", node)
+        return value
+
+    def complete(self, fname: str, params: dict, node: ast.Call) -> None:
+        """Refuse a call that leaves out a parameter it needs."""
+        for key in REQUIRED.get(fname, ()):
+            if key not in params:
+                raise self.error("bad_argument", f"{fname} takes (logits, targets): a class "
+                                 "index, or a list of class indices for a batch of logits",
+                                 node)
+        if fname == "clip" and params.get("lo") is None and params.get("hi") is None:
+            raise self.error("bad_argument", "clip takes (x, lo, hi) with at least one bound "
+                             "that is not None", node)
+
+    def targets(self, node: ast.expr) -> int | tuple[int, ...]:
+        """cross_entropy's targets: one class index, or a list of them (one per row)."""
+        if isinstance(node, ast.List) and node.elts and all(number(e) is not None
+                                                            for e in node.elts):
+            return tuple(self.class_index(e) for e in node.elts)
+        if type(node) is ast.Name and node.id in self.lifted:   # a long list, read as floats
+            value = self.lifted[node.id].value
+            if value.ndim != 1 or np.any(value != np.floor(value)) or np.any(value < 0) \
+                    or np.any(value > MAX_CLASS_INDEX):
+                raise self.error("bad_argument", "the targets must be a flat list of "
+                                 "non-negative integer class indices", node)
+            return tuple(int(v) for v in value)
+        return self.class_index(node)
+
+    def axis(self, node: ast.expr, fname: str = ""):
         value = number(node)
         if isinstance(node, ast.Constant) and node.value is None:
             return None
         if not isinstance(value, int) or isinstance(value, bool):
-            raise self.error("bad_argument", "axis must be an integer or None", node)
+            hint = {"max": "maximum", "min": "minimum"}.get(fname)
+            raise self.error("bad_argument", "axis must be an integer or None"
+                             + (f"; {fname}(x, axis) reduces one tensor, {hint}(a, b) compares "
+                                "two elementwise" if hint else ""), node)
         if abs(value) > MAX_DIMS:   # no value has more axes; and a 4,000-digit axis stays out
             raise self.error("bad_argument", f"axis must be between -{MAX_DIMS} and {MAX_DIMS}",
                              node)
@@ -411,8 +528,8 @@ class _Builder:
     def class_index(self, node: ast.expr) -> int:
         value = number(node)
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise self.error("bad_argument", "the class index must be a non-negative integer",
-                             node)
+            raise self.error("bad_argument", "the class index must be a non-negative integer "
+                             "(or, for a batch of logits, a list of them)", node)
         if value > MAX_CLASS_INDEX:
             raise self.error("bad_argument", "the class index is larger than any tensor", node)
         return value
@@ -423,13 +540,20 @@ class _Builder:
         span = self.span(outer or node)
         label = self.text.clipped(span.line, span.col, span.end_line, span.end_col,
                                   MAX_LABEL) or "const"
-        return self.add("const", "const", [], span, None, label=label, literal=self.literal(node))
+        return self.add("const", "const", [], span, None, label=label, literal=self.literal(node),
+                        params=self.init(node))
+
+    def init(self, node: ast.expr) -> dict | None:
+        """{"init": "randn(4, 5, seed=0)"} for a value made by a leaf helper, else None."""
+        made = self.inits.get(id(node)) if self.inits else None
+        return None if made is None else {"init": made}
 
     def is_literal(self, node: ast.expr) -> bool:
         """syntax.is_literal, with a big list read from its text instead of walked."""
         if type(node) is ast.Name:
             return node.id in self.lifted
-        return self.list_literal(node) is not None or is_literal(node)
+        return self.list_literal(node) is not None or is_literal(node) or \
+            self.is_helper_call(node)
 
     def is_const_call(self, node: ast.expr) -> bool:
         """syntax.is_const_call, with a big list read from its text instead of walked."""
@@ -467,10 +591,23 @@ class _Builder:
         return value
 
     def literal(self, node: ast.expr) -> np.ndarray:
+        """A number, nested list of numbers or leaf helper call as an array of the program's
+        dtype. A number that does not fit it (1e39 in float32) is an error."""
+        value = self.literal64(node)
+        if self.dtype == DEFAULT:
+            return value
+        out = cast(value, self.dtype)
+        if out is None:
+            raise self.error("bad_argument", too_large(self.dtype), node)
+        return out
+
+    def literal64(self, node: ast.expr) -> np.ndarray:
         """A number or nested list of numbers as a float64 array.
 
         Ragged lists, lists nested deeper than MAX_DIMS and integers beyond float64 are errors.
         """
+        if self.is_helper_call(node):
+            return self.helper(node)
         if id(node) in self.lists:   # read from its text already (list_literal)
             return self.lists[id(node)]
         if type(node) is ast.Name and node.id in self.lifted:
@@ -498,17 +635,32 @@ class _Builder:
     def add(self, op: str, role: str, inputs: list[int], span: Span, name: str | None,
             label: str | None = None, params: dict | None = None, literal=None) -> int:
         if label is None:
-            label = self.label(name, span, op)
+            label = self.label(name, span, op, inputs, params or {})
         index = len(self.nodes)
         self.nodes.append(IRNode(index, op, role, inputs, span, label, name, params or {},
                                  literal))
         return index
 
-    def label(self, name: str | None, span: Span, op: str) -> str:
-        """A name with one prime per earlier assignment, else the source text, clipped to
-        MAX_LABEL characters (so a label costs the same on a line of any length)."""
+    def label(self, name: str | None, span: Span, op: str, inputs: list[int] = (),
+              params: dict | None = None) -> str:
+        """A name with one prime per earlier assignment, else the expression printed from
+        the tree with the parentheses precedence needs (engine/labels.py: `X@W+b` and
+        `X @ W + b` read alike), else its source text; clipped to MAX_LABEL characters (so a
+        label costs the same on a line of any length)."""
         if name is not None:
             return primed(name, self.times_assigned.get(name, 0))
-        return self.text.clipped(span.line, span.col, span.end_line, span.end_col,
-                                 MAX_LABEL) or op
+        printed = print_label(op, [self.nodes[i] for i in inputs], params or {})
+        return printed or self.text.clipped(span.line, span.col, span.end_line, span.end_col,
+                                            MAX_LABEL) or op
 
+
+def _usage(fname: str, values: int, positional: tuple, allowed: tuple, given: int | None = None
+           ) -> str:
+    """How a function is called, for an error: "sum takes 1 value argument, then axis; keyword
+    parameters: axis, keepdims (got 3 arguments)"."""
+    text = f"{fname} takes {values} value argument{'s' if values != 1 else ''}"
+    if positional:
+        text += ", then " + ", ".join(positional)
+    if allowed:
+        text += "; keyword parameters: " + ", ".join(allowed)
+    return text + ("" if given is None else f" (got {given} argument{'s' if given != 1 else ''})")

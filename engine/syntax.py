@@ -12,12 +12,33 @@ FUNCTIONS = {name: (name, ()) for name in
              ("tanh", "sigmoid", "relu", "exp", "log", "sqrt", "abs", "softmax")}
 FUNCTIONS.update(sum=("sum", ("axis",)), mean=("mean", ("axis",)),
                  gelu=("gelu", ("approximate",)), cross_entropy=("cross_entropy", ()))
-RESERVED = set(FUNCTIONS) | {"const"}
+# the rows of engine/ops/{reductions,softmax,minmax,activations,losses,norm}.py
+FUNCTIONS.update({name: (name, ("axis", "keepdims")) for name in ("sum", "mean", "max", "min")})
+FUNCTIONS.update(
+    var=("var", ("axis", "keepdims", "correction")), softmax=("softmax", ("axis",)),
+    log_softmax=("log_softmax", ("axis",)), logsumexp=("logsumexp", ("axis", "keepdims")),
+    cross_entropy=("cross_entropy", ("target",)), mse=("mse", ()), silu=("silu", ()),
+    leaky_relu=("leaky_relu", ("slope",)), maximum=("maximum", ()), minimum=("minimum", ()),
+    clip=("clip", ("lo", "hi")), layer_norm=("layer_norm", ("eps",)))
+# function name -> (how many value arguments come first, the parameters that may follow them
+# by position); (1, ()) when not listed. Every parameter may also be given by keyword.
+SIGNATURES = {name: (1, ("axis",)) for name in
+              ("sum", "mean", "var", "max", "min", "softmax", "log_softmax", "logsumexp")}
+SIGNATURES.update(cross_entropy=(1, ("target",)), leaky_relu=(1, ("slope",)),
+                  clip=(1, ("lo", "hi")), mse=(2, ()), maximum=(2, ()), minimum=(2, ()),
+                  layer_norm=(3, ()))
+REQUIRED = {"cross_entropy": ("target",)}   # parameters a call must give
+# tensor syntax (engine/parse_tensors.py): structure calls and leaf helpers
+STRUCTURE = ("reshape", "transpose", "concat", "stack", "where")
+HELPERS = ("randn", "zeros", "ones", "eye", "arange")
+RESERVED = set(FUNCTIONS) | {"const"} | set(STRUCTURE) | set(HELPERS)
 MAX_DIMS = 32
 MAX_CLASS_INDEX = 2**31   # beyond any tensor: a value of 2**31 elements is refused
 MAX_LABEL = 24    # characters of source text an unnamed intermediate's label shows
 MAX_NAME = 64     # characters in a name (an identifier); a name is repeated in many events
 MAX_STATEMENTS = 120_000   # statements in a program (default of the max_statements setting)
+MAX_ELEMENTS = 1_000_000         # default of max_elements: the largest value (elements)
+MAX_TOTAL_ELEMENTS = 5_000_000   # default of max_total_elements: all values together
 MAX_DEPTH = 100   # nesting of calls, lists and right operands (default of max_depth)
 
 # what to call a construct in an error message

@@ -16,7 +16,8 @@ import sys
 EXIT_CODES = """exit codes:
   0    success
   1    the program was refused (an error with its line and column, or a limit)
-  2    usage error, or the input cannot be read (no such file, not UTF-8, stdin closed)
+  2    usage error (also a GRADWALK_ setting of the wrong type), or the input cannot be read
+       (no such file, not UTF-8, stdin closed)
   3    an internal error of gradwalk (please report it)
   4    the output cannot be written (stdout closed, a broken pipe as in `| head`, -o fails)
   130  interrupted (Ctrl-C)"""
@@ -38,6 +39,15 @@ def _name(value: str) -> str:
             f"{value!r} is not a name: --output takes the name to differentiate (e.g. L); "
             "`gradwalk export` writes its file with -o FILE")
     return value
+
+
+def _json_value(value: str):
+    """--output-grad's type: a JSON number or nested list (checked further by the engine)."""
+    try:
+        return json.loads(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not JSON: give a number or a "
+                                         "list such as '[1, 0, 2]'") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,6 +85,12 @@ def _main(argv: list[str] | None) -> int:
     trace.add_argument("file")
     trace.add_argument("--format", choices=("json", "table"), default="json")
     trace.add_argument("--output", default=None, type=_name, help="the name to differentiate")
+    trace.add_argument("--dtype", choices=("float64", "float32"), default=None,
+                       help="every value's type (default: the program's `# dtype:` first line, "
+                            "else float64)")
+    trace.add_argument("--output-grad", default=None, type=_json_value, metavar="JSON",
+                       help="the output's starting adjoint as JSON, e.g. '[1, 0, 2]' "
+                            "(PyTorch's gradient=; default: ones)")
     export = sub.add_parser("export", help="a file of a program's walk ('-' reads stdin)")
     export.add_argument("file")
     export.add_argument("--format", choices=tuple(FORMATS), required=True,
@@ -87,7 +103,7 @@ def _main(argv: list[str] | None) -> int:
         return _serve(args.host, args.port, args.workers)
     if args.command == "export":
         return _export(args.file, args.format, args.output, args.out)
-    return _trace(args.file, args.format, args.output)
+    return _trace(args.file, args.format, args.output, args.dtype, args.output_grad)
 
 
 # ---- serve ---------------------------------------------------------------------------------
@@ -98,14 +114,19 @@ def _serve(host: str, port: int, workers: int = 1) -> int:
     On SIGTERM, open connections get shutdown_timeout_seconds to finish, then are closed."""
     import uvicorn
 
-    from server.settings import get_settings
+    from server.settings import SettingError, get_settings
 
     if workers < 1:
         print("gradwalk: --workers must be at least 1", file=sys.stderr)
         return 2
+    try:
+        settings = get_settings()
+    except SettingError as e:
+        _say(f"bad setting {e}")
+        return 2
     print(f"gradwalk: open http://{host}:{port}/", flush=True)
     options = dict(factory=True, host=host, port=port, workers=workers,
-                   timeout_graceful_shutdown=get_settings().shutdown_timeout_seconds,
+                   timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
                    log_config=_log_config())
     if workers > 1:   # on a listener that keeps TCP_NODELAY (server/workers.py)
         from server.workers import run_workers
@@ -128,11 +149,12 @@ def _log_config() -> dict:
 
 
 # ---- trace and export ----------------------------------------------------------------------
-def _trace(path: str, fmt: str, output: str | None) -> int:
+def _trace(path: str, fmt: str, output: str | None, dtype: str | None = None,
+           output_grad=None) -> int:
     from server import tracing
 
-    code, body = _make(path, lambda text, settings: tracing.trace_body(text, output, settings),
-                       json_errors=fmt == "json")
+    code, body = _make(path, lambda text, settings: tracing.trace_body(
+        text, output, settings, output_grad, dtype), json_errors=fmt == "json")
     if code:
         return code
     if fmt == "json":
@@ -157,9 +179,13 @@ def _make(path: str, make, json_errors: bool = False) -> tuple[int, bytes | None
     having said why in one line: 2 cannot read, 1 program error (also printed as the API's
     error JSON on stdout when `json_errors`), 3 a bug of ours, or a _Refused's code."""
     from engine.errors import ProgramError
-    from server.settings import get_settings
+    from server.settings import SettingError, get_settings
 
-    settings = get_settings()
+    try:
+        settings = get_settings()
+    except SettingError as e:
+        _say(f"bad setting {e}")
+        return 2, None
     try:
         text = _read(path, settings.max_program_chars)
     except InputError as e:

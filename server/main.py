@@ -12,7 +12,7 @@ from engine.errors import ProgramError
 from server.body import HINTS, BodyLimit
 from server.errors import BUSY, INTERNAL, ErrorResponse, error_dict, error_response
 from server.head import HeadAsGet
-from server.routers import exports, links, pages, traces
+from server.routers import exports, links, nodes, pages, traces
 from server.routers.pages import ROOT
 from server.routers.traces import UnsupportedBody
 from server.settings import get_settings
@@ -69,6 +69,7 @@ def create_app() -> FastAPI:
     app.include_router(traces.router)
     app.include_router(links.router)
     app.include_router(exports.router)
+    app.include_router(nodes.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     app.state.trace_slots = TraceSlots(get_settings().max_concurrent_traces)
     app.add_middleware(BodyLimit)

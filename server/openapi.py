@@ -37,7 +37,7 @@ SSE_EVENT = {
     "required": ["event", "data"],
     "properties": {
         "event": {"type": "string", "enum": ["graph", "evaluate", "seed", "unbroadcast",
-                                             "accumulate", "done", "error"]},
+                                             "accumulate", "recompute", "done", "error"]},
         "data": {"type": "string", "contentMediaType": "application/json"},
         "id": {"type": "string", "pattern": "^[0-9]+$"},
     },

@@ -1,15 +1,25 @@
-"""Settings from the environment (prefix GRADWALK_), with pydantic-settings."""
+"""Settings from the environment (prefix GRADWALK_), read with pydantic-settings.
+
+The fields are declared once, in `Settings`, a plain class. pydantic-settings (about 0.2 s of
+imports, most of `gradwalk trace`'s start) is imported only when a GRADWALK_<FIELD> variable is
+set; without one the settings are the defaults, read straight from the class.
+"""
 from __future__ import annotations
 
-from functools import lru_cache
+import functools
+import os
 from pathlib import Path
 
 from platformdirs import user_data_path
-from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PREFIX = "GRADWALK_"   # environment variables are matched without regard to case
 
 
-class Settings(BaseSettings):
-    """max_inline_elements: tensors up to this many elements carry data in events (elements).
+class Settings:
+    """The settings and their defaults. `Settings()` is the defaults; `Settings(name=value)`
+    overrides some (unknown names raise TypeError); `get_settings()` is this process's.
+
+    max_inline_elements: tensors up to this many elements carry data in events (elements).
     max_elements: the largest value one node may hold (elements).
     max_nodes: the most nodes one program may make (nodes).
     max_total_elements: the sum of all values' sizes (elements); bounds memory.
@@ -41,8 +51,6 @@ class Settings(BaseSettings):
     max_link_state_bytes: the largest short-link state, as canonical UTF-8 JSON (bytes).
     """
 
-    model_config = SettingsConfigDict(env_prefix="GRADWALK_")
-
     max_inline_elements: int = 64
     max_elements: int = 1_000_000
     max_nodes: int = 120_000
@@ -64,11 +72,52 @@ class Settings(BaseSettings):
     links_enabled: bool = True
     max_link_state_bytes: int = 65_536
 
+    def __init__(self, **values) -> None:
+        for name, value in values.items():
+            if name not in Settings.__annotations__:
+                raise TypeError(f"Settings has no field {name!r}")
+            setattr(self, name, value)
+
     def link_database_url(self) -> str:
         """The database_url, or the SQLite file in data_dir when it is empty."""
         return self.database_url or f"sqlite:///{self.data_dir.expanduser() / 'gradwalk.db'}"
 
 
-@lru_cache
+@functools.lru_cache
 def get_settings() -> Settings:
+    """This process's settings, read once: from the environment when a GRADWALK_<FIELD>
+    variable is set (from_environment), else the defaults. Raises SettingError for a variable
+    that is not a value of its field's type."""
+    variables = {PREFIX + field.upper() for field in Settings.__annotations__}
+    if any(name.upper() in variables for name in os.environ):
+        return from_environment()
     return Settings()
+
+
+class SettingError(ValueError):
+    """A GRADWALK_ variable that is not a value of its field's type, said in one line."""
+
+
+def from_environment() -> Settings:
+    """The settings with every GRADWALK_<FIELD> variable of the environment applied, each
+    validated as its field's type (pydantic-settings). Raises SettingError."""
+    from pydantic import ValidationError
+
+    try:
+        return _environment_settings()()
+    except ValidationError as e:
+        first = e.errors(include_url=False)[0]
+        name = PREFIX + str(first["loc"][0]).upper() if first["loc"] else PREFIX + "*"
+        raise SettingError(f"{name}={first.get('input')!r}: {first['msg']}") from None
+
+
+@functools.lru_cache
+def _environment_settings() -> type[Settings]:
+    """Settings as a pydantic-settings class: pydantic reads the fields, their types and
+    defaults from the plain class (a base class's annotations are fields)."""
+    from pydantic_settings import BaseSettings, SettingsConfigDict
+
+    class EnvironmentSettings(BaseSettings, Settings):
+        model_config = SettingsConfigDict(env_prefix=PREFIX)
+
+    return EnvironmentSettings

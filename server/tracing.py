@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Callable
+import time
+from typing import Callable, Iterator
 
 import orjson
 
@@ -18,11 +19,16 @@ from server.settings import Settings
 
 log = logging.getLogger("gradwalk")
 
-CHUNK_BYTES = 64 * 1024   # the stream is sent in pieces of about this size (bytes)
+FLUSH_BYTES = 64 * 1024   # the stream is handed on in pieces of about this size (bytes)
+FLUSH_SECONDS = 0.005     # or of what was made in this long, whichever comes first (seconds)
 
 
 class ServerBusy(Exception):
     """Every trace slot stayed taken for busy_timeout_seconds."""
+
+
+class ClientGone(Exception):
+    """Raised by a stream's `check`: its client went away, so the work stops."""
 
 
 def limits(settings: Settings) -> Limits:
@@ -42,17 +48,22 @@ def check_size(program: str, settings: Settings) -> None:
                            f"GRADWALK_MAX_PROGRAM_CHARS)", hint="trace a shorter program")
 
 
-def parse_program(program: str, settings: Settings) -> Program:
-    """The program checked for length and parsed (no trace slot needed). Raises ProgramError."""
+def parse_program(program: str, settings: Settings, dtype: str | None = None) -> Program:
+    """The program checked for length and parsed (no trace slot needed), in `dtype` (None: its
+    `# dtype:` line, else float64). Raises ProgramError."""
     check_size(program, settings)
-    return parse(program, settings.max_statements, settings.max_depth)
+    return parse(program, settings.max_statements, settings.max_depth, dtype=dtype,
+                 max_elements=settings.max_elements,
+                 max_total_elements=settings.max_total_elements)
 
 
-def trace_body(program: str | Program, output: str | None, settings: Settings) -> bytes:
-    """The JSON body of POST /api/trace. Raises ProgramError."""
+def trace_body(program: str | Program, output: str | None, settings: Settings,
+               output_grad=None, dtype: str | None = None) -> bytes:
+    """The JSON body of POST /api/trace (output_grad, dtype: engine Tracer's). Raises
+    ProgramError."""
     if isinstance(program, str):
         check_size(program, settings)
-    return trace_json(program, output, limits(settings))
+    return trace_json(program, output, limits(settings), output_grad, dtype)
 
 
 def _nothing() -> None:
@@ -60,48 +71,60 @@ def _nothing() -> None:
 
 
 def stream_body(program: Program, output: str | None, settings: Settings,
-                check: Callable[[], None] = _nothing) -> list[bytes]:
-    """The whole event stream as Server-Sent Events, in pieces of about CHUNK_BYTES.
+                put: Callable[[bytes], None], check: Callable[[], None] = _nothing,
+                output_grad=None) -> None:
+    """The event stream as Server-Sent Events, handed to `put` piece by piece as it is made.
 
-    `graph` first, then every event in order. A program error ends the stream with one `error`
-    event; so does a bug of ours (logged), so a stream never just stops. `check` is called
-    between events and may raise to stop the work (the client went away). The caller holds a
-    trace slot while this runs and sends the pieces after releasing it, so no slot ever waits
-    on a client.
+    `graph` first, alone in its piece and as soon as it is made; then every event in order,
+    in pieces of about FLUSH_BYTES, or fewer once FLUSH_SECONDS have passed since the last
+    piece. A program error ends the stream with one `error` event; so does a bug of ours
+    (logged), so a stream never just stops. `check` is called before each event and raises
+    ClientGone to stop the work (the client went away): then nothing more is put. `put` must
+    not block (server/slots.py Feed): the caller holds a trace slot while this runs.
     """
-    from fastapi.sse import format_sse_event   # here: the CLI does not pay for fastapi
-
-    pieces: list[bytes] = []
     pending: list[bytes] = []
-    size = 0
-
-    def put(kind: str, seq: str | None, data: str) -> None:
-        nonlocal size
-        item = format_sse_event(data_str=data, event=kind, id=seq)
-        pending.append(item)
-        size += len(item)
-        if size >= CHUNK_BYTES:
-            pieces.append(b"".join(pending))
-            pending.clear()
-            size = 0
-
+    size, sent, last = 0, 0, time.monotonic()
     try:
         with gc_paused():
-            tracer = Tracer(program, output, limits(settings))
-            put("graph", None, tracer.graph_bytes().decode())
+            check()
+            tracer = Tracer(program, output, limits(settings), output_grad)
+            put(sse_event(b"graph", b"".join(_checked(tracer.graph_parts(), check))))
             for record in tracer.records():   # the events as dicts, serialized once each
                 check()
-                put(record["kind"], str(record["seq"]), orjson.dumps(record).decode())
+                item = sse_event(record["kind"].encode(), orjson.dumps(record), record["seq"])
+                pending.append(item)
+                size += len(item)
+                if size >= FLUSH_BYTES or time.monotonic() - last >= FLUSH_SECONDS:
+                    put(b"".join(pending))
+                    sent += len(pending)
+                    pending.clear()
+                    size, last = 0, time.monotonic()
+    except ClientGone:
+        log.info("stream stopped after %d events: the client went away", sent)
+        return
     except ProgramError as e:
-        put("error", None, error_json(e.to_dict()))
+        pending.append(error_event(e.to_dict()))
     except Exception:   # noqa: BLE001 - the stream must end with an event, not a cut
         log.exception("unexpected error in the stream")
         from server.errors import INTERNAL   # here: starlette is not a CLI import
 
-        put("error", None, error_json(INTERNAL))
+        pending.append(error_event(INTERNAL))
     if pending:
-        pieces.append(b"".join(pending))
-    return pieces
+        put(b"".join(pending))
+
+
+def _checked(parts: Iterator[bytes], check: Callable[[], None]) -> Iterator[bytes]:
+    for part in parts:
+        check()
+        yield part
+
+
+def sse_event(kind: bytes, data: bytes, seq: int | None = None) -> bytes:
+    """One Server-Sent Event: `event: kind`, `data: data`, `id: seq` when given, a blank line.
+    data is one line of JSON (orjson and json.dumps escape every line break in a string);
+    the fields are in the order fastapi.sse.format_sse_event writes them."""
+    tail = b"\n\n" if seq is None else b"\nid: %d\n\n" % seq
+    return b"event: " + kind + b"\ndata: " + data + tail
 
 
 def error_json(error: dict) -> str:
@@ -109,7 +132,6 @@ def error_json(error: dict) -> str:
 
 
 def error_event(error: dict) -> bytes:
-    """One `error` event of the stream."""
-    from fastapi.sse import format_sse_event
-
-    return format_sse_event(data_str=error_json(error), event="error")
+    """One `error` event of the stream (its data escaped to ASCII: a message may quote a lone
+    surrogate of the program, which UTF-8 cannot carry)."""
+    return sse_event(b"error", error_json(error).encode("ascii"))

@@ -1,4 +1,4 @@
-"""Matrix product and transpose.
+"""Matrix product (transpose is in engine/ops/shape.py).
 
 For Y = X W: X-bar = Y-bar W^T and W-bar = X^T Y-bar
 (../shared/seeds/003_70db1bc89ad395af.txt, "Step 3: the backward pass of a matrix multiply").
@@ -30,21 +30,27 @@ def _vjp_w(g, out, x, w):
 
 
 def _matmul_flops(out, x, w):
-    """2 * (elements of the output) * (the contracted length): one multiply and one add each."""
+    """2 * (elements of the output) * (the contracted length): one multiply and one add each;
+    2mkn for (m, k) @ (k, n)."""
     return 2 * int(np.size(out)) * int(np.shape(x)[-1])
 
 
+def _matmul_backward_flops(out, x, w):
+    """Two matmuls of the forward's size, X-bar = Y-bar W^T and W-bar = X^T Y-bar: 4mkn for
+    (m, k) @ (k, n), twice the forward (seed 003, Step 5). The sum over broadcast batch axes
+    is the unbroadcast step's, not counted here."""
+    return 2 * _matmul_flops(out, x, w)
+
+
+# Edges: the rules are products and sums like PyTorch's (mm of the gradient with the other
+# operand), so zeros meeting inf give NaN where PyTorch's do, with nothing selected or clipped
+# (tests/engine/edge_points.py, "matmul").
 register(Op(
     name="matmul", arity=2, symbol="@", forward=np.matmul,
     vjp=(_vjp_x, _vjp_w),
     jvp=lambda dots, out, x, w: np.matmul(dots[0], w) + np.matmul(x, dots[1]),
     text="{0} @ {1}", partials=("{1}ᵀ", "{0}ᵀ"),
     vjp_text=("{g} @ {1}ᵀ", "{0}ᵀ @ {g}"), elementwise=False, flops=_matmul_flops,
+    saves=("in0", "in1"), backward_flops=_matmul_backward_flops,
 ))
-register(Op(
-    name="transpose", arity=1, forward=np.transpose,
-    vjp=(lambda g, out, x: np.transpose(g),),
-    jvp=lambda dots, out, x: np.transpose(dots[0]),
-    text="{0}.T", partials=("transpose",), vjp_text=("{g}ᵀ",), elementwise=False,
-    flops=lambda out, x: 0,
-))
+# transpose (`.T` and `transpose(x, axes)`) is a structure op: engine/ops/shape.py

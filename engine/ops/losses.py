@@ -1,8 +1,16 @@
-"""Fused losses.
+"""Fused losses: cross-entropy from logits, and the mean squared error.
 
-cross_entropy(z, y) = logsumexp(z) - z[y] for 1-D logits z and a class index y; its gradient is
-softmax(z) - onehot({target}), "p minus y" (../shared/seeds/003_70db1bc89ad395af.txt,
-"softmax with cross-entropy").
+cross_entropy(z, y) = logsumexp(z) - z[y] for 1-D logits z (C,) and a class index y; its gradient
+is softmax(z) - onehot(y), "p minus y" (../shared/seeds/003_70db1bc89ad395af.txt, "softmax with
+cross-entropy"). For a batch, logits (N, C) and a list of N class indices, the loss is the mean
+over the batch (torch.nn.functional.cross_entropy's default reduction="mean") and the gradient
+is (p - y) / N. The log-softmax subtracts each row's maximum first, so a huge logit (1e300)
+gives finite numbers; an infinite logit gives NaN, as in PyTorch.
+
+mse(pred, target) = mean((pred - target)^2) over every element (torch.nn.functional.mse_loss,
+reduction="mean"); d/dpred = 2 (pred - target) / n and d/dtarget = -2 (pred - target) / n.
+pred and target must have one shape: PyTorch broadcasts them only with a warning that the result
+is "likely incorrect", so we refuse it (ValueError naming both shapes).
 """
 from __future__ import annotations
 
@@ -11,23 +19,112 @@ import numpy as np
 from engine.ops.registry import Op, register
 
 
+# ---- cross_entropy ----------------------------------------------------------------------------
 def _log_softmax(z):
-    shifted = z - np.max(z)
-    return shifted - np.log(np.sum(np.exp(shifted)))
+    """log softmax along the last axis, its maximum subtracted first."""
+    shifted = z - np.max(z, axis=-1, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+
+
+def _picked(z, target):
+    """The index of each row's target class in z: `target` for 1-D z, else (rows, targets)."""
+    if np.ndim(z) == 1:
+        return target
+    return np.arange(np.shape(z)[0]), np.asarray(target)
+
+
+def _cross_entropy(z, target):
+    picked = _log_softmax(z)[_picked(z, target)]
+    return -picked if np.ndim(z) == 1 else -np.mean(picked)
 
 
 def _p_minus_y(z, target):
+    """(softmax(z) - onehot(target)) / N, N the batch size (1 for 1-D logits)."""
     p = np.exp(_log_softmax(z))
-    p[target] -= 1.0
-    return p
+    p[_picked(z, target)] -= 1.0
+    return p if np.ndim(z) == 1 else p / np.shape(z)[0]
+
+
+def check_targets(shape: tuple, target) -> tuple[str, str] | None:
+    """Why `target` does not fit logits of `shape`, as (error kind, message), or None.
+
+    1-D logits (C,) take one class index; 2-D logits (N, C) take a list of N indices; each
+    index must be below C."""
+    batched = np.ndim(target) > 0
+    if len(shape) != (2 if batched else 1):
+        return "shape", ("cross_entropy takes 1-D logits with a class index, or 2-D logits "
+                         f"(N, C) with a list of N class indices; got logits of shape {shape} "
+                         f"and {'a list of' if batched else 'one'} class ind"
+                         f"{'ices' if batched else 'ex'}")
+    if batched and len(target) != shape[0]:
+        return "shape", (f"cross_entropy: logits of shape {shape} hold {shape[0]} rows but "
+                         f"{len(target)} class indices were given")
+    worst = max(target) if batched else target
+    if worst >= shape[-1]:
+        return "bad_argument", f"class index {worst} is out of range for {shape[-1]} logits"
+    return None
+
+
+def _targets_text(target) -> str:
+    if np.ndim(target) == 0:
+        return str(target)
+    shown = ", ".join(map(str, target[:6]))
+    return f"[{shown}{', …' if len(target) > 6 else ''}]"
+
+
+def _ce_text(z, target=0, **_):
+    return f"cross_entropy({z}, {_targets_text(target)})"
+
+
+def _ce_partial(z, target=0, **_):
+    if np.ndim(target) == 0:
+        return f"softmax({z}) - onehot({target})"
+    return f"(softmax({z}) - onehot({_targets_text(target)})) / {len(target)}"
+
+
+def _ce_vjp_text(z, target=0, g="", **kw):
+    return f"({_ce_partial(z, target)}) · {g}" if np.ndim(target) == 0 else \
+        f"{_ce_partial(z, target)} · {g}"
 
 
 register(Op(
-    name="cross_entropy", arity=1,
-    forward=lambda z, target: -_log_softmax(z)[target],
+    name="cross_entropy", arity=1, forward=_cross_entropy,
     vjp=(lambda g, out, z, target: g * _p_minus_y(z, target),),
     jvp=lambda dots, out, z, target: np.sum(_p_minus_y(z, target) * dots[0]),
-    text="cross_entropy({0}, {target})", partials=("softmax({0}) - onehot({target})",),
-    vjp_text=("(softmax({0}) - onehot({target})) · {g}",), elementwise=False, params=("target",),
+    text=_ce_text, partials=(_ce_partial,), vjp_text=(_ce_vjp_text,), elementwise=False,
+    params=("target",),
+    # forward: max, subtract, exp, sum (n each), a log per row, the pick and mean;
+    # backward: the softmax again (5n), subtract at the targets, scale by g / N (n)
     flops=lambda out, z: 4 * int(np.size(z)),
+    saves=("in0",), backward_flops=lambda out, z: 6 * int(np.size(z)),
+))
+
+
+# ---- mse --------------------------------------------------------------------------------------
+def _same_shape(pred, target):
+    if np.shape(pred) != np.shape(target):
+        raise ValueError(f"mse needs pred and target of one shape, got {np.shape(pred)} and "
+                         f"{np.shape(target)}")
+
+
+def _mse(pred, target):
+    _same_shape(pred, target)
+    d = pred - target
+    return np.mean(d * d)
+
+
+def _mse_grad(g, pred, target):
+    """g · 2 (pred - target) / n."""
+    return (g * (2.0 / np.size(pred))) * (pred - target)
+
+
+register(Op(
+    name="mse", arity=2, forward=_mse,
+    vjp=(lambda g, out, p, t: _mse_grad(g, p, t), lambda g, out, p, t: -_mse_grad(g, p, t)),
+    jvp=lambda dots, out, p, t: 2.0 * np.mean((p - t) * (dots[0] - dots[1])),
+    text="mse({0}, {1})", partials=("2({0} - {1}) / n", "-2({0} - {1}) / n"),
+    vjp_text=("{g} · 2({0} - {1}) / n", "-{g} · 2({0} - {1}) / n"), elementwise=False,
+    # forward: subtract, square, sum (n each), one divide; backward per input: subtract, scale
+    flops=lambda out, p, t: 3 * int(np.size(p)) + 1,
+    saves=("in0", "in1"), backward_flops=lambda out, p, t: 4 * int(np.size(p)),
 ))

@@ -34,6 +34,13 @@ class Op:
     elementwise: the output is an elementwise function of (broadcast) inputs, so the local
         derivative is a value of the output's shape.
     flops(out, *inputs): floating-point operations of the forward rule (FLOPs), for the ledger.
+    saves: the tensors the backward rule keeps from the forward pass (PyTorch's "saved
+        tensors"): "in0", "in1", ... for inputs, "out" for the output; () when the vjp needs
+        nothing but the upstream gradient (add, sub, sum). Each saved tensor is counted once
+        by the ledger however many rules save it (seed 003_70db1bc89ad395af.txt, Step 5).
+    backward_flops(out, *inputs): FLOPs of all the vjps together (every input), for the
+        ledger; None means twice the forward FLOPs (a linear layer's backward costs twice its
+        forward: seed 003, Step 5).
     """
 
     name: str
@@ -48,6 +55,8 @@ class Op:
     elementwise: bool = True
     params: tuple[str, ...] = ()
     flops: Callable[..., int] = field(default=lambda out, *xs: int(np.size(out)))
+    saves: tuple[str, ...] = ()
+    backward_flops: Callable[..., int] | None = None
 
 
 REGISTRY: dict[str, Op] = {}

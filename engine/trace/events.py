@@ -27,11 +27,13 @@ class Evaluate(_Event):
 
 
 class Seed(_Event):
-    """Backward pass starts: the output's adjoint is 1 (ones for a tensor output)."""
+    """Backward pass starts: the output's adjoint is 1 (ones for a tensor output, or the
+    request's output_grad); `narration` says which and why (engine/trace/seed.py)."""
 
     kind: Literal["seed"] = "seed"
     node: str
     adjoint: Value
+    narration: str
 
 
 class Unbroadcast(_Event):
@@ -64,15 +66,27 @@ class Accumulate(_Event):
     narration: str
 
 
+class Recompute(_Event):
+    """Backward pass, checkpointing: a node of a `with checkpoint():` block is evaluated again
+    (its forward value was not kept), before the block's first backward step."""
+
+    kind: Literal["recompute"] = "recompute"
+    node: str
+    value: Value
+    narration: str
+
+
 class Done(_Event):
     """The end: the output value and every leaf's gradient, with full data."""
 
     kind: Literal["done"] = "done"
     output: dict[str, Any]
     grads: dict[str, Value]
+    first_non_finite: dict[str, str] | None = None   # {"node", "phase"}: forward | backward
 
 
-Event = Annotated[Union[Evaluate, Seed, Unbroadcast, Accumulate, Done], Field(discriminator="kind")]
+Event = Annotated[Union[Evaluate, Seed, Unbroadcast, Accumulate, Recompute, Done],
+                  Field(discriminator="kind")]
 EVENTS = TypeAdapter(list[Event])
 MODELS = {"evaluate": Evaluate, "seed": Seed, "unbroadcast": Unbroadcast,
-          "accumulate": Accumulate, "done": Done}
+          "accumulate": Accumulate, "recompute": Recompute, "done": Done}

@@ -5,6 +5,7 @@ import numpy as np
 
 from engine.errors import ProgramError
 from engine.ops import get_op
+from engine.ops.losses import check_targets
 from engine.parse import IRNode
 
 
@@ -31,6 +32,16 @@ def evaluate_op(node: IRNode, xs: list, max_elements: int):
     except MemoryError:
         raise _error(node, "too_large", f"{node.label} does not fit in memory") from None
     _check_size(node, np.size(out), max_elements)
+    return _keep_float32(out, xs)
+
+
+def _keep_float32(out, xs: list):
+    """A float32 program's value stays float32: an op fed only float32 inputs whose rule
+    widened to float64 (a float64 constant inside it) is rounded back (float64 programs never
+    pay more than the check)."""
+    if getattr(out, "dtype", None) == np.float64 and xs and \
+            all(getattr(x, "dtype", None) == np.float32 for x in xs):
+        return out.astype(np.float32)
     return out
 
 
@@ -61,17 +72,15 @@ def _check_operands(node: IRNode, op, xs: list) -> None:
         except ValueError:
             raise _error(node, "shape", f"{node.label}: shapes {np.shape(xs[0])} and "
                          f"{np.shape(xs[1])} cannot be broadcast together") from None
-    if node.op == "cross_entropy":
-        if np.ndim(xs[0]) != 1:
-            raise _error(node, "shape", "cross_entropy takes 1-D logits, got shape "
-                         f"{np.shape(xs[0])}")
-        if node.params["target"] >= np.shape(xs[0])[0]:
-            raise _error(node, "bad_argument", f"class index {node.params['target']} is out of "
-                         f"range for {np.shape(xs[0])[0]} logits")
+    if node.op == "cross_entropy":   # logits (C,) and an index, or (N, C) and N indices
+        problem = check_targets(np.shape(xs[0]), node.params["target"])
+        if problem:
+            raise _error(node, *problem)
     if node.op == "matmul":
         _check_matmul(node, *xs)
     axis = node.params.get("axis")
-    if axis is not None and not -np.ndim(xs[0]) <= axis < np.ndim(xs[0]):
+    # stack's axis may also be the new last one (engine/trace/shapes.py checks it)
+    if axis is not None and node.op != "stack" and not -np.ndim(xs[0]) <= axis < np.ndim(xs[0]):
         raise _error(node, "bad_argument", f"axis {axis} is out of range for shape "
                      f"{np.shape(xs[0])}")
 

@@ -73,13 +73,47 @@ def _signed(x) -> str:
     return f"({s})" if s.startswith("-") else s
 
 
+def shape_text(shape) -> str:
+    """A shape as Python prints it: (4,3), (2,) for a vector, () for a scalar."""
+    shape = tuple(shape)
+    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+_TRANSPOSED = re.compile(r"\((\d+),(\d+)\)ᵀ")
+_WORD = re.compile(r"[A-Za-z]")
+
+
+def shape_rule(op: Op, arg: int, params: dict, shapes, g, local, raw_shape) -> str:
+    """The rule's shapes, " : (4,3) = (4,2) @ (2,3)" (issue 7, §4): the vjp's own text with
+    shapes for labels when it is algebra (matmul, transpose), "(4,2) ⊙ (4,2)" for an
+    elementwise rule; else just the shape of what is sent back. `shapes` is (output shape,
+    [input shapes]); `raw_shape` the shape before any unbroadcast."""
+    lhs = shape_text(raw_shape)
+    if local is not None:   # a 0-d factor is written "scalar": "(3,2) = (3,2) ⊙ scalar"
+        factors = [shape_text(np.shape(v)) if np.ndim(v) else "scalar" for v in (local, g)]
+        return f" : {lhs} = {factors[0]} ⊙ {factors[1]}"
+    template = op.vjp_text[arg] if op.vjp_text else None
+    if shapes is None or not isinstance(template, str) or \
+            _WORD.search(re.sub(r"\{[^}]*\}", "", template)):
+        return f" : {lhs}"
+    out_shape, in_shapes = shapes
+    try:
+        text = template.format(*map(shape_text, in_shapes), **params,
+                               out=shape_text(out_shape), g=shape_text(np.shape(g)))
+    except (KeyError, IndexError, ValueError):
+        return f" : {lhs}"
+    return f" : {lhs} = " + _TRANSPOSED.sub(r"(\2,\1)", text)
+
+
 def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str], params: dict,
                local, g, contrib, before, after, axes=(), output: str = "L",
-               named: bool = True) -> tuple[str, str]:
+               named: bool = True, shapes=None) -> tuple[str, str]:
     """(partial, narration) for one backward edge.
 
     Scalars read "t = tanh(d), so d̄ += (1 - t²) · t̄ = 0.7864 · 2 = 1.5729", with the running sum
-    appended at a fan-out ("; ā = 1.5729 + (-0.7864) = 0.7864").
+    appended at a fan-out ("; ā = 1.5729 + (-0.7864) = 0.7864"). Tensors keep their shapes
+    (shape_rule; `shapes` is (output shape, [input shapes])), and their numbers when there
+    are at most SHOW_ELEMENTS: "X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = (4,2) @ (2,3)".
     """
     labels = _operands(op, in_labels)
     inbar, outbar = bar(in_labels[arg], output), bar(out_label, output)
@@ -94,11 +128,19 @@ def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str]
                                     before, after)
     else:
         text = f"{rule}{so} {inbar} += {wrap(partial)} ⊙ {outbar}"
-    if not scalar and np.size(contrib) <= SHOW_ELEMENTS:
-        text += f" = {compact(contrib)}"
+    if not scalar:
+        raw_shape = np.shape(contrib)   # before an unbroadcast: known for elementwise rules
+        if axes:
+            raw_shape = np.broadcast_shapes(np.shape(local), np.shape(g)) \
+                if local is not None else None
+        if raw_shape is not None:
+            text += shape_rule(op, arg, params, shapes, g, local, raw_shape)
     if axes:
         summed = ", ".join(map(str, axes))
-        text += f", summed over axis {summed} back to {in_labels[arg]}'s shape {np.shape(contrib)}"
+        text += (f", summed over axis {summed} back to {in_labels[arg]}'s shape "
+                 f"{shape_text(np.shape(contrib))}")
+    if not scalar and np.size(contrib) <= SHOW_ELEMENTS:
+        text += f" = {compact(contrib)}"
     if before is not None:
         text += f"; added to what {inbar} already holds"
     return partial, text

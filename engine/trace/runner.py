@@ -26,10 +26,12 @@ from engine.ops.broadcast import unbroadcast
 from engine.parse import Program, parse
 from engine.source import clip
 from engine.syntax import MAX_DEPTH, MAX_STATEMENTS
-from engine.trace import budget, narrate, scalar
+from engine.trace import budget, ledger, narrate, nonfinite, scalar
 from engine.trace.deadline import Deadline
+from engine.trace import seed
 from engine.trace.forward import evaluate_op
-from engine.trace.values import TRACE_VERSION, encode, number
+from engine.trace.shapes import infer_shapes
+from engine.trace.values import TRACE_VERSION, decode_lenient, encode, non_finite, number
 
 if TYPE_CHECKING:   # pydantic is imported when typed events are asked for (events())
     from engine.trace.events import _Event
@@ -73,9 +75,13 @@ class Tracer:
 
     text: the program, or a Program already parsed by engine.parse.parse (the server parses
     before it takes a trace slot); output: the name whose adjoint is seeded (default: the last
-    assigned).
-    Raises ProgramError for a bad program, an unknown output name, a shape error or a program
-    beyond `limits`.
+    assigned); output_grad: the output's starting adjoint (a number or nested list of the
+    output's shape; None: 1, or ones for a tensor output; engine/trace/seed.py); dtype:
+    "float64" or "float32" for a program given as text (None: its `# dtype:` line, else
+    float64; engine/dtypes.py).
+    Raises ProgramError for a bad program, an unknown output name, a shape error (found by a
+    pass over the IR before any value is computed: engine/trace/shapes.py), a bad output_grad
+    or a program beyond `limits`.
 
     The trace runs on the flat IR (a tape: nodes in creation order, which is topological):
     `records()` yields each event as a plain dict, the form the body and the stream serialize;
@@ -85,10 +91,17 @@ class Tracer:
     """
 
     def __init__(self, text: str | Program, output: str | None = None,
-                 limits: Limits = Limits()):
+                 limits: Limits = Limits(), output_grad=None, dtype: str | None = None):
         self.deadline = Deadline(limits.timeout_seconds)   # from here to the last event
         self.program = text if isinstance(text, Program) else \
-            parse(text, limits.max_statements, limits.max_depth)
+            parse(text, limits.max_statements, limits.max_depth, dtype=dtype,
+                  max_elements=limits.max_elements, max_total_elements=limits.max_total_elements)
+        if dtype is not None and dtype != self.program.dtype:
+            raise ProgramError("bad_argument", f"the program was parsed as "
+                               f"{self.program.dtype}, not {dtype}")
+        # Python floats are float64: the scalar path (engine/trace/scalar.py) is for float64
+        # programs only; a float32 program's scalars stay 0-d float32 arrays.
+        self.scalar_path = self.program.dtype == "float64"
         self.limit = limits.inline
         nodes = self.program.nodes
         if len(nodes) > limits.max_nodes:
@@ -105,8 +118,14 @@ class Tracer:
         self.order = creation_order(self.program)
         if self.order is None:   # the parser never makes this; a hand-built Program might
             self.order = [self.graph.nodes[n]["index"] for n in topological_order(self.graph)]
+        # every shape first: a mismatch is refused before any value is computed
+        self.shapes = infer_shapes(self.program, limits.max_elements)
         self.values: list = [None] * len(nodes)
         self._forward(limits)
+        self.output_grad = seed.output_grad(output_grad, self.values[self.output],
+                                            self.program, self.output)
+        self.ledger = ledger.build(self.program, self.values, self.flops, self.requires,
+                                   self.output)
         self.formulas = [self._formula(n) for n in nodes]
         output_label, bars = self.output_label, {}   # a label's symbol, worked out once
         self.symbols = [bars.get(n.label) or bars.setdefault(n.label, narrate.bar(n.label,
@@ -128,32 +147,28 @@ class Tracer:
         elements = flops = 0
         nodes, values = self.program.nodes, self.values
         max_total, max_flops = limits.max_total_elements, limits.max_flops
-        fast = scalar.FORWARD
+        self.flops = costs = [0] * len(nodes)   # each node's forward FLOPs, for the ledger
         with np.errstate(all="ignore"):
             for i in self.deadline.paced(self.order):
                 node = nodes[i]
                 literal = node.literal
                 if literal is not None:
-                    if literal.ndim == 0:
+                    if literal.ndim == 0 and self.scalar_path:
                         values[i] = float(literal)
                         elements += 1
                     else:
                         values[i] = literal
                         elements += literal.size
                     continue
-                out = None
-                if node.op in fast:
-                    xs = [values[k] for k in node.inputs]
-                    if all(type(x) is float or np.ndim(x) == 0 for x in xs):
-                        out = scalar.forward(node.op, [float(x) for x in xs])
-                if out is not None:
+                out = self._evaluate(node, limits.max_elements)
+                if type(out) is float:
                     elements += 1
-                    flops += 1   # the elementwise ops' FLOPs: one per output element
+                    cost = 1   # the elementwise ops' FLOPs: one per output element
                 else:
-                    xs = self._inputs(node)
-                    out = evaluate_op(node, xs, limits.max_elements)
                     elements += np.size(out)
-                    flops += get_op(node.op).flops(out, *xs)
+                    cost = int(get_op(node.op).flops(out, *self._inputs(node)))
+                costs[i] = cost
+                flops += cost
                 values[i] = out
                 if elements > max_total or flops > max_flops:
                     s = node.span
@@ -162,6 +177,18 @@ class Tracer:
                         f"values hold {elements:,} elements and cost {flops:,} FLOPs (limits: "
                         f"max_total_elements {max_total:,}, max_flops {max_flops:,})",
                         s.line, s.col, s.end_line, s.end_col)
+
+    def _evaluate(self, node, max_elements):
+        """An op node's value from its inputs' values: a Python float on the scalar path,
+        else numpy's (evaluate_op checks shapes and `max_elements`)."""
+        values = self.values
+        if node.op in scalar.FORWARD and self.scalar_path:
+            xs = [values[k] for k in node.inputs]
+            if all(type(x) is float or np.ndim(x) == 0 for x in xs):
+                out = scalar.forward(node.op, [float(x) for x in xs])
+                if out is not None:
+                    return out
+        return evaluate_op(node, self._inputs(node), max_elements)   # errstate: the caller's
 
     def _inputs(self, node) -> list:
         """A node's input values as the numpy path always had them: a 0-d literal as its 0-d
@@ -201,6 +228,9 @@ class Tracer:
                  "GRADWALK_MAX_RESPONSE_BYTES)")
 
     def _formula(self, n) -> str:
+        if n.role != "op" and n.name and n.params.get("init"):   # randn(4, 5, seed=0), ...
+            made = n.params["init"]
+            return f"{n.label} = const({made})" if n.role == "const" else f"{n.label} = {made}"
         if n.role != "op":
             return narrate.leaf_formula(n.label, n.literal, n.role == "const") if n.name \
                 else n.label
@@ -208,11 +238,24 @@ class Tracer:
         return narrate.formula(get_op(n.op), n.label, labels, n.params, n.name is not None)
 
     def graph_json(self) -> dict:
-        """{nodes, edges} as docs/trace-format.md describes them, for orjson (a node's `span`
+        """{nodes, edges, blocks} as docs/trace-format.md describes them, for orjson (a node's `span`
         is its Span dataclass; `graph_bytes` gives the JSON)."""
         shapes = [[] if type(v) is float else list(np.shape(v)) for v in self.values]
-        return graph_json(self.program, self.deadline.paced(self.order), self.ids,
-                          self.requires, shapes, self.formulas, self.symbols)
+        return {**graph_json(self.program, self.deadline.paced(self.order), self.ids,
+                             self.requires, shapes, self.formulas, self.symbols,
+                             self.node_ledgers()), "blocks": self.blocks_json()}
+
+    def node_ledgers(self) -> list[dict | None]:
+        """Each node's `ledger` field (docs/trace-format.md): None for leaves and constants."""
+        led, ids, nodes = self.ledger, self.ids, self.program.nodes
+        return [None if n.role != "op" else {
+            "saves": [ids[k] for k in led.saves[i]], "saved_elements": led.saved_elements[i],
+            "saved_bytes": led.saved_bytes[i], "flops_forward": led.flops_forward[i],
+            "flops_backward": led.flops_backward[i],
+            "activation_bytes": led.activation_bytes[i],
+            "released_by": None if led.released_by[i] is None else ids[led.released_by[i]],
+            "recomputed": led.recomputed[i]}
+            for i, n in enumerate(nodes)]
 
     def graph_bytes(self) -> bytes:
         """The `graph` event's data as JSON: {"version": 1, "graph": {nodes, edges}}."""
@@ -223,11 +266,13 @@ class Tracer:
         graph, and no second copy of its JSON, is ever held at once."""
         shapes = [[] if type(v) is float else list(np.shape(v)) for v in self.values]
         order, program, ids = self.order, self.program, self.ids
+        ledgers = self.node_ledgers()
         runs = [order[k:k + BATCH] for k in range(0, len(order), BATCH)]
         yield b'{"version":%d,"graph":{"nodes":[' % TRACE_VERSION
         for k, run in enumerate(self.deadline.paced(runs)):
             yield (b"," if k else b"") + orjson.dumps(graph_nodes(
-                program, run, ids, self.requires, shapes, self.formulas, self.symbols))[1:-1]
+                program, run, ids, self.requires, shapes, self.formulas, self.symbols,
+                ledgers))[1:-1]
         yield b'],"edges":['
         comma = b""
         for run in runs:
@@ -235,7 +280,13 @@ class Tracer:
             if edges:   # a run of leaves has none
                 yield comma + edges
                 comma = b","
-        yield b"]}}"
+        yield b'],"blocks":' + orjson.dumps(self.blocks_json()) + b'},"ledger":' + \
+            orjson.dumps(self.ledger.totals) + b"}"
+
+    def blocks_json(self) -> list[dict]:
+        """The graph's `blocks` (docs/trace-format.md): `with checkpoint():` bodies."""
+        return [{"kind": b.kind, "nodes": self.ids[b.first:b.end], "span": b.span}
+                for b in self.program.blocks]
 
     # ---- events ------------------------------------------------------------------------------
     def events(self) -> Iterator[_Event]:
@@ -250,29 +301,65 @@ class Tracer:
         a dict with the fields of its model in the model's order (docs/trace-format.md)."""
         ids, values, limit = self.ids, self.values, self.limit
         seq = 0
+        self.first_non_finite = None
         for i in self.deadline.paced(self.order):
             v = values[i]
-            yield {"seq": seq, "kind": "evaluate", "node": ids[i],
-                   "value": v if type(v) is float and v - v == 0.0 else encode(v, limit)}
+            value = v if type(v) is float and v - v == 0.0 else encode(v, limit)
+            if type(value) is not float and self.first_non_finite is None and \
+                    non_finite(value):
+                self.first_non_finite = {"node": ids[i], "phase": "forward",
+                                         "why": self._why_forward(i)}
+            yield {"seq": seq, "kind": "evaluate", "node": ids[i], "value": value}
             seq += 1
         seq = itertools.count(seq)
-        adjoints = yield from self._backward(seq)
+        adjoints = yield from self._watch_adjoints(self._backward(seq))
         yield self._done(next(seq), adjoints)
+
+    def _watch_adjoints(self, records: Iterator[dict]):
+        """The backward records passed through, noting in `first_non_finite` the first input
+        whose adjoint stops being finite (phase "backward"); returns what `records` returns."""
+        while True:
+            try:
+                record = next(records)
+            except StopIteration as stop:
+                return stop.value
+            if self.first_non_finite is None and record["kind"] == "accumulate":
+                after = record["adjoint_after"]
+                if type(after) is not float and non_finite(after):
+                    self.first_non_finite = {"node": record["input"], "phase": "backward",
+                                             "why": self._why_backward(record)}
+            yield record
+
+    def _why_forward(self, i: int) -> str:
+        node = self.program.nodes[i]
+        xs = [self.values[k] for k in node.inputs]
+        return nonfinite.forward(node.op, xs, self.values[i])
+
+    def _why_backward(self, record: dict) -> str:
+        node = self.program.nodes[int(record["node"][1:])]
+        return nonfinite.backward(node.op, decode_lenient(record["local"]),
+                                  decode_lenient(record["contribution"]),
+                                  decode_lenient(record["adjoint_after"]))
 
     def _backward(self, seq) -> Iterator[dict]:
         nodes, values, ids = self.program.nodes, self.values, self.ids
         requires = self.requires
         adjoints: list = [None] * len(nodes)
         out = values[self.output]
-        adjoints[self.output] = 1.0 if type(out) is float else \
-            np.ones_like(out, dtype=np.float64)
+        adjoints[self.output] = self.output_grad if self.output_grad is not None else \
+            1.0 if type(out) is float else np.ones_like(out)
         yield {"seq": next(seq), "kind": "seed", "node": ids[self.output],
-               "adjoint": encode(adjoints[self.output], self.limit)}
+               "adjoint": encode(adjoints[self.output], self.limit),
+               "narration": seed.narration(self.output_label, self.symbols[self.output], out,
+                                           self.output_grad is not None)}
         fast = scalar.FORWARD
+        pending = list(self.program.blocks)   # checkpoints not yet recomputed
         for i in self.deadline.paced(reversed(self.order)):
             node, g = nodes[i], adjoints[i]
             if g is None or node.role != "op":
                 continue
+            if pending and requires[i]:
+                yield from self._recompute(i, pending, seq)
             is_scalar = type(values[i]) is float and node.op in fast
             for arg, j in enumerate(node.inputs):
                 if not requires[j]:
@@ -285,6 +372,23 @@ class Tracer:
                     yield from self._edge(node, arg, j, g, adjoints, seq)
         return adjoints
 
+    def _recompute(self, i: int, pending: list, seq) -> Iterator[dict]:
+        """Before the first backward step inside a checkpoint block: its forward again, one
+        `recompute` event per node (torch.utils.checkpoint; the block kept only its inputs)."""
+        for block in [b for b in pending if i in b]:
+            pending.remove(block)
+            for k in range(block.first, block.end):
+                node = self.program.nodes[k]
+                if node.role == "op":
+                    with np.errstate(all="ignore"):
+                        self.values[k] = self._evaluate(node, np.inf)
+                v = self.values[k]
+                yield {"seq": next(seq), "kind": "recompute", "node": self.ids[k],
+                       "value": v if type(v) is float and v - v == 0.0 else
+                       encode(v, self.limit),
+                       "narration": f"checkpoint: recompute {self.formulas[k]} (the forward "
+                                    "pass did not keep it)"}
+
     def _scalar_edge(self, node, arg: int, j: int, g, adjoints: list, seq) -> dict | None:
         """One backward edge of a scalar + - * / or negation on floats (engine/trace/scalar.py),
         or None when Python would raise and numpy must answer."""
@@ -295,6 +399,8 @@ class Tracer:
             return None
         g = float(g)
         contrib = local * g
+        if contrib - contrib != 0.0:   # inf or NaN: the numpy path applies the rule to g (_vjp)
+            return None
         before = adjoints[j]
         after = contrib if before is None else float(before) + contrib
         adjoints[j] = after
@@ -337,7 +443,7 @@ class Tracer:
         partial, text = narrate.accumulate(
             self.formulas[node.index], op, arg, node.label, labels, node.params, local, g,
             contrib, before, after, axes, self.output_label,
-            node.name is not None)
+            node.name is not None, (np.shape(out), [np.shape(x) for x in xs]))
         yield {"seq": next(seq), "kind": "accumulate", "node": dst, "input": src, "arg": arg,
                "upstream": encode(g, limit),
                "local": None if local is None else encode(local, limit), "partial": partial,
@@ -353,7 +459,15 @@ class Tracer:
             grads[name] = encode(adj, None)
         output = {"name": self.output_name, "node": self.ids[self.output],
                   "value": encode(self.values[self.output], None)}
-        return {"seq": seq, "kind": "done", "output": output, "grads": grads}
+        return {"seq": seq, "kind": "done", "output": output, "grads": grads,
+                "first_non_finite": self.first_non_finite}
+
+
+def _finite(x) -> bool:
+    """Whether every element of a vjp's result is finite (a 0-d one without a ufunc call)."""
+    if type(x) is np.float64:
+        return x - x == 0.0
+    return bool(np.isfinite(x).all())
 
 
 def _number(x):
@@ -365,11 +479,16 @@ def _vjp(op, arg: int, g, out, xs: list, params: dict):
     """(local derivative or None, vjp result before unbroadcast) for one argument.
 
     Where the local derivative is elementwise (elementwise ops, scalar outputs), the vjp is that
-    derivative times g, so one call gives both.
+    derivative times g, so one call gives both. Where that product is not finite the rule is
+    applied to g itself: a rule that selects (relu passes an infinite g as 0 where x <= 0,
+    pow's 0 where y = 0) would otherwise give 0 * inf = NaN (issue 7, section 2).
     """
     if op.elementwise or np.ndim(out) == 0:
         local = op.vjp[arg](np.ones_like(out), out, *xs, **params)
-        return local, local * g
+        contrib = local * g
+        if not _finite(contrib):
+            contrib = op.vjp[arg](g, out, *xs, **params)
+        return local, contrib
     return None, op.vjp[arg](g, out, *xs, **params)
 
 
@@ -394,15 +513,16 @@ def gc_paused():
 
 
 def trace_json(text: str | Program, output: str | None = None,
-               limits: Limits = Limits()) -> bytes:
+               limits: Limits = Limits(), output_grad=None, dtype: str | None = None) -> bytes:
     """The body of POST /api/trace as JSON bytes: {version, graph, events, output, grads}.
+    output_grad, dtype: as Tracer's.
 
     Raises ProgramError. Events are serialized straight from their records with orjson, a
     batch at a time (no model per event, no list of every record). The tracer is dropped
     before the collector is re-enabled, so its first pass has only the body to look at.
     """
     with gc_paused():
-        body = _body(Tracer(text, output, limits))
+        body = _body(Tracer(text, output, limits, output_grad, dtype))
     return body
 
 
@@ -431,8 +551,9 @@ def _body(tracer: Tracer) -> bytes:
         out.write(orjson.dumps(batch)[1:-1])
         out.write(b",")
     output, grads = done_parts(record)
-    for piece in (done_json(record["seq"], output, grads), b'],"output":', output,
-                  b',"grads":', grads, b"}"):
+    first = orjson.dumps(record["first_non_finite"])
+    for piece in (done_json(record["seq"], output, grads, first), b'],"output":', output,
+                  b',"grads":', grads, b',"first_non_finite":', first, b"}"):
         out.write(piece)
     return out.getvalue()
 
@@ -443,11 +564,15 @@ def done_parts(done: dict) -> tuple[bytes, bytes]:
     return orjson.dumps(done["output"]), orjson.dumps(done["grads"])
 
 
-def done_json(seq: int, output: bytes, grads: bytes) -> bytes:
-    """The `done` event as JSON from its parts (done_parts)."""
-    return b'{"seq":%d,"kind":"done","output":%b,"grads":%b}' % (seq, output, grads)
+def done_json(seq: int, output: bytes, grads: bytes, first_non_finite: bytes = b"null"
+              ) -> bytes:
+    """The `done` event as JSON from its parts (done_parts, and the first_non_finite
+    record's JSON)."""
+    return b'{"seq":%d,"kind":"done","output":%b,"grads":%b,"first_non_finite":%b}' % (
+        seq, output, grads, first_non_finite)
 
 
-def run_trace(text: str, output: str | None = None, limits: Limits = Limits()) -> dict:
+def run_trace(text: str, output: str | None = None, limits: Limits = Limits(),
+              output_grad=None, dtype: str | None = None) -> dict:
     """The body of POST /api/trace as a dict. Raises ProgramError."""
-    return orjson.loads(trace_json(text, output, limits))
+    return orjson.loads(trace_json(text, output, limits, output_grad, dtype))

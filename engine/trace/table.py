@@ -18,14 +18,29 @@ Row = tuple[str, str, str, str]
 # ---------------------------------------------------------------- the cells, shared
 
 
-def _fmt(value) -> str:
-    """A scalar to 4 decimals; a tensor that carries its data (up to the inline limit) as its
-    numbers, [[17, 23], [-5, -7]]; a bigger one as its shape, [300×200]."""
+INLINE = 64   # elements: the default inline limit (GRADWALK_MAX_INLINE_ELEMENTS)
+
+
+def _fmt(value, limit: int | None = None) -> str:
+    """A scalar to 4 decimals; a tensor that carries its data as its numbers,
+    [[17, 23], [-5, -7]]; one without data (over the inline limit), or with more than `limit`
+    elements, as its shape and summary, [300×200] (min -1, max 2, mean 0.5)."""
     if isinstance(value, dict):
-        if value.get("data") is None:
-            return "[" + "×".join(map(str, value["shape"])) + "]"
+        size = 1
+        for n in value["shape"]:
+            size *= n
+        if value.get("data") is None or (limit is not None and size > limit):
+            return _shape_and_summary(value)
         return _nested(value["data"])
     return short(value)
+
+
+def _shape_and_summary(value: dict) -> str:
+    text = "[" + "×".join(map(str, value["shape"])) + "]"
+    summary = value.get("summary") or {}
+    parts = [f"{k} {short(summary[k])}" for k in ("min", "max", "mean")
+             if summary.get(k) is not None]
+    return f"{text} ({', '.join(parts)})" if parts else text
 
 
 def _nested(data) -> str:
@@ -71,12 +86,14 @@ def rows(body: dict) -> list[Row]:
             for nid, (s, u, g) in cells.items()]
 
 
-def results(body: dict) -> list[str]:
-    """The output's value and the leaves' gradients: "L = 0.9242", "dL/da = 0.7864", ..."""
+def results(body: dict, limit: int = INLINE) -> list[str]:
+    """The output's value and the leaves' gradients: "L = 0.9242", "dL/da = 0.7864", ...;
+    their numbers up to `limit` elements (they always carry full data), else shape and
+    summary, as the events show them."""
     out = body["output"]
     label = next(n["label"] for n in body["graph"]["nodes"] if n["id"] == out["node"])
-    return [f"{label} = {_fmt(out['value'])}",
-            *(f"d{label}/d{name} = {_fmt(g)}" for name, g in body["grads"].items())]
+    return [f"{label} = {_fmt(out['value'], limit)}",
+            *(f"d{label}/d{name} = {_fmt(g, limit)}" for name, g in body["grads"].items())]
 
 
 # ---------------------------------------------------------------- plain text

@@ -32,13 +32,26 @@ def encode(value, limit: int | None = 64):
     """
     if np.ndim(value) == 0:
         return number(value)
-    a = np.asarray(value, dtype=np.float64)
+    dtype = str(np.result_type(value))   # the value's own (float32 programs: float32)
+    a = np.asarray(value, dtype=np.float64)   # summaries and data as float64 numbers
     with np.errstate(all="ignore"):
         summary = {"min": number(a.min()), "max": number(a.max()), "mean": number(a.mean()),
                    "norm": number(np.sqrt(np.sum(a * a)))} if a.size else \
             {"min": None, "max": None, "mean": None, "norm": 0.0}
     data = _data(a) if limit is None or a.size <= limit else None
-    return {"shape": list(a.shape), "dtype": str(a.dtype), "summary": summary, "data": data}
+    return {"shape": list(a.shape), "dtype": dtype, "summary": summary, "data": data}
+
+
+def non_finite(value) -> bool:
+    """True when an encoded value (`encode`) holds a NaN or an infinity: a non-finite scalar is
+    a string, and a tensor's summary min or max is one whenever any element is (NaN
+    propagates through min and max; +inf is the max, -inf the min)."""
+    if isinstance(value, str):
+        return True
+    if isinstance(value, dict):
+        summary = value.get("summary") or {}
+        return isinstance(summary.get("min"), str) or isinstance(summary.get("max"), str)
+    return False
 
 
 def decode(value):
@@ -46,6 +59,18 @@ def decode(value):
     if isinstance(value, dict):
         return np.array(_undo_strings(value["data"]), dtype=np.float64)
     return float(_undo_strings(value))
+
+
+def decode_lenient(value):
+    """`decode`, or None for None and for a tensor that carries no data (over the inline
+    limit): its summary's min and max, which are enough to tell finite from not."""
+    if value is None:
+        return None
+    if isinstance(value, dict) and value.get("data") is None:
+        s = value.get("summary") or {}
+        return np.array(_undo_strings([s.get("min") or 0.0, s.get("max") or 0.0]),
+                        dtype=np.float64)
+    return decode(value)
 
 
 def _undo_strings(x):

@@ -49,10 +49,10 @@ async def export_file(fmt: Literal["html", "md", "tex", "json"], request: Reques
     table, json the trace body. 422 on a program error; 503 when every trace slot stays
     taken, or (html) when the page's scripts are not built."""
     body = await read_request(request, slots, ExportRequest)
-    program = await slots.prepare(parse_program, body.program, settings)
+    program = await slots.prepare(parse_program, body.program, settings, body.dtype)
     try:
         data = await slots.trace(settings.busy_timeout_seconds, export, fmt, body.program,
-                                 body.output, settings, body.state, program)
+                                 body.output, settings, body.state, program, body.output_grad)
     except MissingAsset as e:
         return error_response(503, error_dict("unavailable", str(e), hint="run `npm run build`"))
     return Response(data, media_type=FORMATS[fmt].media_type, headers={

@@ -6,12 +6,11 @@ program is parsed before it takes a trace slot, so a syntax error never waits fo
 """
 from __future__ import annotations
 
+import functools
 import json
 import logging
-from typing import AsyncIterator, TypeVar
+from typing import Any, AsyncIterator, Literal, TypeVar
 
-from anyio import get_cancelled_exc_class
-from anyio.from_thread import check_cancelled
 from fastapi import APIRouter, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
@@ -33,9 +32,19 @@ log = logging.getLogger("gradwalk")
 class EventStream(StreamingResponse):
     """text/event-stream, returned by an ordinary `async def` handler. (FastAPI's own
     EventSourceResponse would make the route a generator endpoint, which could not answer a
-    bad request with a 422 before the stream starts.)"""
+    bad request with a 422 before the stream starts.)
+
+    Its body iterator is closed as soon as the response ends, however it ends: when the client
+    goes while a piece is being sent, the generator is paused at a `yield`, and left to the
+    garbage collector its `finally` (which stops the work) could run much later."""
 
     media_type = "text/event-stream"
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self.body_iterator.aclose()
 
 
 router = APIRouter(prefix="/api", tags=["trace"])
@@ -52,6 +61,13 @@ class TraceRequest(BaseModel):
     output: str | None = Field(default=None, max_length=MAX_OUTPUT_CHARS,
                                description="the name to differentiate (a Python identifier); "
                                            "default: the last assigned name")
+
+    dtype: Literal["float64", "float32"] | None = Field(
+        default=None, description="the floating-point type of every value and gradient; "
+        "default: the program's `# dtype:` first line, else float64 (both given must agree)")
+    output_grad: float | list[Any] | None = Field(
+        default=None, description="the output's starting adjoint, a number or nested list of "
+        "the output's shape (PyTorch's `gradient=`); default: 1, or ones for a tensor output")
 
     @field_validator("output")
     @classmethod
@@ -142,9 +158,9 @@ def _is_json(content_type: str) -> bool:
 async def trace(request: Request, settings: SettingsDep, slots: SlotsDep) -> Response:
     """The graph, every event, the output and the leaves' gradients. 422 on a program error."""
     body = await read_request(request, slots)
-    program = await slots.prepare(parse_program, body.program, settings)
+    program = await slots.prepare(parse_program, body.program, settings, body.dtype)
     data = await slots.trace(settings.busy_timeout_seconds, trace_body, program, body.output,
-                             settings)
+                             settings, body.output_grad)
     return Response(data, media_type="application/json")
 
 
@@ -161,27 +177,29 @@ async def trace_stream(request: Request, settings: SettingsDep, slots: SlotsDep)
 
 async def _events(body: TraceRequest, settings: Settings,
                   slots: TraceSlots) -> AsyncIterator[bytes]:
-    """The stream's bytes. The trace is computed whole inside a slot, the slot is released, and
-    only then is anything sent, so a client that stops reading holds no slot. When the client
-    disconnects, Starlette cancels this task: the work in the thread stops at its next event
-    (check_cancelled) and the pieces are dropped."""
+    """The stream's bytes, sent as they are made. The trace runs in a worker thread holding a
+    slot and writes into a Feed that never waits (server/slots.py); this generator sends from
+    the feed. A client that stops reading holds no slot: the thread finishes into the feed and
+    frees its slot. A client that goes away stops the work: Starlette cancels this generator
+    (or EventStream closes it), `finally` stops the feed, and the thread stops at its next
+    event (server/tracing.py stream_body)."""
     try:
-        program = await slots.prepare(parse_program, body.program, settings)
-        pieces = await slots.trace(settings.busy_timeout_seconds, stream_body, program,
-                                   body.output, settings, check_cancelled)
+        program = await slots.prepare(parse_program, body.program, settings, body.dtype)
+        feed = await slots.produce(settings.busy_timeout_seconds,
+                                   functools.partial(stream_body, output_grad=body.output_grad),
+                                   program, body.output, settings)
     except ProgramError as e:
-        pieces = [error_event(e.to_dict())]
+        yield error_event(e.to_dict())
+        return
     except ServerBusy:
-        pieces = [error_event(BUSY)]
-    except get_cancelled_exc_class():
-        log.info("stream stopped before it was sent: the client went away")
-        raise
+        yield error_event(BUSY)
+        return
     except Exception:   # noqa: BLE001 - the stream must end with an event, not a cut
         log.exception("unexpected error in the stream")
-        pieces = [error_event(INTERNAL)]
+        yield error_event(INTERNAL)
+        return
     try:
-        for i in range(len(pieces)):
-            piece, pieces[i] = pieces[i], b""   # sent pieces are freed as the stream goes
+        async for piece in feed:
             yield piece
     finally:
-        pieces.clear()
+        feed.stop()

@@ -58,3 +58,25 @@ export async function fetchTrace(program, output = null, { signal } = {}) {
   }
   return body;
 }
+
+/**
+ * One node's full value and final adjoint (POST /api/trace/node), for a tensor over the
+ * inline limit: {node, shape, value, adjoint}. Rejects with TraceError as fetchTrace does.
+ */
+export async function fetchNode(program, output, node, { signal } = {}) {
+  let response;
+  try {
+    response = await fetch("/api/trace/node", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify({ program, output, node }),
+      signal,
+    });
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    throw new TraceError({ kind: "network", message: `could not reach the server (${error.message})` });
+  }
+  const body = await response.json().catch(() => null);
+  if (!response.ok) throw new TraceError(errorDetail(response.status, body));
+  return body;
+}

@@ -7,6 +7,7 @@
 
 import dagre from "@dagrejs/dagre";
 import { boxLines, formatShape, sizeOf } from "./format.js";
+import { HEAT, heatSize } from "./heat.js";
 
 // Box metrics in SVG user units; css/app.css uses the same font sizes.
 export const METRICS = {
@@ -27,6 +28,9 @@ export const METRICS = {
   calloutPad: 10, // around the callout's text
   calloutRoom: 40, // extra room above the top row, so a callout fits above a top node
 };
+
+// An edge's shape label: 15px monospace (app.css .edge-shape).
+export const EDGE_LABEL = { char: 9, height: 20 };
 
 // More nodes than this are not drawn: dagre's recursion overflows the stack on long chains
 // (about 4,000 nodes), its time grows fast, and boxes too small to read teach nothing. The
@@ -86,7 +90,9 @@ export function widestLines(graph, events) {
 
 /**
  * A box's size for `node`, and the rows it reserves. `chars` is the widest numbers line it
- * will show (widestLines); without it the box is sized from the shape alone.
+ * will show (widestLines); without it the box is sized from the shape alone. A tensor's
+ * value and grad blocks each keep room on the right for a heat map (heat.js), or for a
+ * shape badge at rank 3 and more: `heat` is its size, `block` a block's height.
  */
 export function boxSize(node, chars) {
   const m = METRICS;
@@ -96,13 +102,23 @@ export function boxSize(node, chars) {
   // A scalar keeps the usual width unless a number needs more; a tensor fits its lines.
   const numbers = chars === undefined ? numberChars(node.shape)
     : scalar ? Math.max(m.numWidth, chars) : chars;
-  const body = m.caption + numbers * m.numChar;
+  const heat = heatSize(node.shape, rows * m.row);
+  const block = Math.max(rows * m.row, heat.height + 2);
+  const body = m.caption + numbers * m.numChar + (heat.width ? HEAT.gap + heat.width : 0);
   const hasGrad = node.role !== "const";
   return {
     width: Math.max(m.minWidth, head, body) + 2 * m.pad,
-    height: m.header + rows * m.row * (hasGrad ? 2 : 1) + (hasGrad ? m.gap : 0) + m.pad,
+    height: m.header + block * (hasGrad ? 2 : 1) + (hasGrad ? m.gap : 0) + m.pad,
     rows,
+    block,
+    heat,
   };
+}
+
+/** The small label an edge carries: its tensor's shape as the narration writes it ("(4,3)",
+ * "(2,)"), or null for a scalar. */
+export function edgeLabel(shape) {
+  return shape && shape.length ? `(${shape.join(",")}${shape.length === 1 ? "," : ""})` : null;
 }
 
 /**
@@ -115,20 +131,34 @@ export function layoutGraph(graph, { chars = {} } = {}) {
   const g = new dagre.graphlib.Graph({ multigraph: true });
   g.setGraph({ rankdir: "LR", nodesep: 28, ranksep: 50, edgesep: 16, marginx: 24, marginy: 24 });
   g.setDefaultEdgeLabel(() => ({}));
-  for (const node of graph.nodes) g.setNode(node.id, boxSize(node, chars[node.id]));
-  // `a * a` gives two edges between one pair of nodes: the edge id keeps them apart.
-  for (const edge of graph.edges) g.setEdge(edge.source, edge.target, {}, edge.id);
+  const shapes = {};
+  for (const node of graph.nodes) {
+    g.setNode(node.id, boxSize(node, chars[node.id]));
+    shapes[node.id] = node.shape;
+  }
+  // `a * a` gives two edges between one pair of nodes: the edge id keeps them apart. A
+  // tensor's edge carries its shape: dagre keeps room for the label between the ranks.
+  for (const edge of graph.edges) {
+    const text = edgeLabel(shapes[edge.source]);
+    const label = text ? { width: text.length * EDGE_LABEL.char + 12, height: EDGE_LABEL.height, labelpos: "c" } : {};
+    g.setEdge(edge.source, edge.target, label, edge.id);
+  }
   dagre.layout(g);
 
   const down = METRICS.calloutRoom;
   const nodes = graph.nodes.map((node) => {
-    const { x, y, width, height, rows } = g.node(node.id);
-    return { id: node.id, node, x, y: y + down, width, height, rows };
+    const { x, y, width, height, rows, block, heat } = g.node(node.id);
+    return { id: node.id, node, x, y: y + down, width, height, rows, block, heat };
   });
-  const edges = graph.edges.map((edge) => ({
-    ...edge,
-    points: g.edge(edge.source, edge.target, edge.id).points.map(({ x, y }) => ({ x, y: y + down })),
-  }));
+  const edges = graph.edges.map((edge) => {
+    const e = g.edge(edge.source, edge.target, edge.id);
+    const text = edgeLabel(shapes[edge.source]);
+    return {
+      ...edge,
+      points: e.points.map(({ x, y }) => ({ x, y: y + down })),
+      label: text ? { text, x: e.x, y: e.y + down } : null,
+    };
+  });
   const { width, height } = g.graph();
   return { nodes, edges, width, height: height + down };
 }

@@ -8,7 +8,9 @@ import { fetchTrace } from "./api.js";
 import { readLinkState, startPermalink } from "./permalink.js";
 import { narrate } from "./narration.js";
 import { createExportMenu } from "./export/menu.js";
+import { createDetailPanel } from "./render/detail.js";
 import { createEditor } from "./render/editor.js";
+import { createLedgerPanel } from "./render/ledger.js";
 import { createPlayer } from "./render/player.js";
 import { createSharePanel } from "./render/share.js";
 import {
@@ -28,6 +30,7 @@ const presetMenu = $("#preset");
 const graphMessage = $("#graph-message");
 const badge = $("#graph-badge");
 const resetButton = $("#reset-example");
+const ledgerPanel = createLedgerPanel($("#ledger"));
 
 // The trace shown, and what is derived from it once per trace.
 let shown = null; // {trace, program, timeline, layout (null when not drawn), nodesById}
@@ -70,6 +73,8 @@ const editor = createEditor($("#editor"), {
 });
 const panel = createGraphPanel(svg, { message: graphMessage, onHover: hover });
 const zoom = panel.zoom;
+// The selected (pinned) node's value, gradient and rules, beside the graph.
+const detail = createDetailPanel(svg.parentNode, { onClose: () => pinned && hover(pinned, { pin: true }) });
 
 // ---------------------------------------------------------------- tracing
 
@@ -112,6 +117,7 @@ function showEmpty() {
   stale = false;
   pinned = null;
   pendingStep = null;
+  detail.hide();
   editor.showError(null);
   clearGraph(svg);
   zoom.clear();
@@ -142,7 +148,9 @@ function load(result, program) {
   shown = prepareWalk(result, program);
   stale = false;
   pinned = null;
+  detail.hide();
   app.dataset.graph = panel.draw(shown);
+  ledgerPanel.draw(result);
   app.dataset.traceLength = String(result.events.length);
   const step = Math.min(pendingStep ?? 0, shown.timeline.length);
   pendingStep = null;
@@ -169,7 +177,9 @@ function render({ animate }) {
   const duration = state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 700;
   panel.show(shown, view, { animate, duration });
   narration.textContent = narrate(view.event, shown.nodesById);
+  if (pinned) detail.show(shown, view, pinned);
   narration.dataset.kind = view.event?.kind ?? "start";
+  ledgerPanel.show(state.step);
   editor.mark("step", stepSpan(shown, view), shown.program);
   player.update({ ...state, total, phase: view.phase });
 }
@@ -218,7 +228,11 @@ document.addEventListener("keydown", (event) => {
 // ---------------------------------------------------------------- editor, examples, saving
 
 function hover(node, { pin = false } = {}) {
-  if (pin) pinned = pinned === node ? null : node;
+  if (pin) {
+    pinned = pinned === node ? null : node;
+    if (pinned && shown && !stale) detail.show(shown, shown.timeline.at(store.get().step), pinned);
+    else detail.hide();
+  }
   editor.mark("hover", (node ?? pinned)?.span ?? null, shown?.program);
 }
 

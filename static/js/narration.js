@@ -39,6 +39,9 @@ const NARRATE = {
   accumulate(ev) {
     return ev.narration;
   },
+  recompute(ev) {
+    return ev.narration; // "checkpoint: recompute h = tanh(x @ W1) (the forward pass did not keep it)"
+  },
   done(ev, nodesById) {
     const grads = gradsText(outputLabel(ev.output, nodesById), ev.grads).join(",  ");
     return grads ? `Done. ${grads}` : "Done.";

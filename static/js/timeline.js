@@ -13,7 +13,9 @@ export function edgeIdOf(event) {
  */
 export function focusOf(event) {
   if (!event) return {};
-  if (event.kind === "evaluate" || event.kind === "seed") return { current: event.node };
+  if (event.kind === "evaluate" || event.kind === "seed" || event.kind === "recompute") {
+    return { current: event.node };
+  }
   if (event.kind === "accumulate" || event.kind === "unbroadcast") {
     return { source: event.node, target: event.input, edge: edgeIdOf(event) };
   }
@@ -58,6 +60,11 @@ const APPLY = {
   unbroadcast(view) {
     // Only narrated: the adjoint changes with the accumulate event that follows.
     view.phase = "backward";
+  },
+  recompute(view, ev) {
+    // A checkpointed value is evaluated again in the backward pass: the same number.
+    view.phase = "backward";
+    view.values[ev.node] = ev.value;
   },
   accumulate(view, ev) {
     view.phase = "backward";

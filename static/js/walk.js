@@ -8,6 +8,7 @@ import { undrawnMessage } from "./narration.js";
 import { clearGraph, drawGraph, showView } from "./render/graph.js";
 import { createZoom } from "./render/zoom.js";
 import { linkState } from "./state.js";
+import { nonFiniteOf } from "./tensors.js";
 import { createTimeline } from "./timeline.js";
 import { boxOf, contentBox, stepBox } from "./viewport.js";
 
@@ -26,6 +27,7 @@ export function prepareWalk(result, program) {
     plan,
     layout: plan.layout,
     nodesById: Object.fromEntries(result.graph.nodes.map((n) => [n.id, n])),
+    nonFinite: nonFiniteOf(result), // {node, phase, why, step} or null
   };
 }
 
@@ -43,6 +45,12 @@ export function stepSpan(walk, view) {
  */
 export function createGraphPanel(svg, { message, onHover } = {}) {
   const zoom = createZoom(svg);
+  // The first non-finite number, named with why, once the walk reaches it (one line).
+  const note = svg.ownerDocument.createElement("p");
+  note.className = "nonfinite-note";
+  note.setAttribute("role", "status");
+  note.hidden = true;
+  svg.parentNode?.append(note);
   return {
     zoom,
     /** Draw `walk` once (or say why not); returns "drawn" or the plan's reason. */
@@ -60,8 +68,15 @@ export function createGraphPanel(svg, { message, onHover } = {}) {
     },
     /** Show `view` (walk.timeline.at(k)) and keep its nodes in view. */
     show(walk, view, { animate = false, duration = 700 } = {}) {
+      const bad = walk.nonFinite;
+      note.hidden = !(bad && view.step >= bad.step);
+      if (!note.hidden) {
+        const what = bad.phase === "forward" ? "value" : "gradient";
+        note.textContent = `⚠ ${walk.nodesById[bad.node]?.label ?? bad.node}: first non-finite ${what}. ${bad.why ?? ""}`;
+        note.dataset.node = bad.node;
+      }
       if (!walk.layout) return;
-      showView(svg, walk.layout, view, { animate, duration });
+      showView(svg, walk.layout, view, { animate, duration, nonFinite: bad });
       zoom.reveal(stepBox(walk.layout, view.event)); // the step's node and its callout
     },
   };

@@ -20,7 +20,8 @@ BAD = [
     ("import os\n", "unsupported", 1, 0, "import"),
     ("a = 1.0\nprint(a)\n", "unsupported", 2, 0, "bare expression"),
     ("a = 1.0\na += 1\n", "unsupported", 2, 0, "augmented"),
-    ("a = 1.0\nb = a[0]\n", "unsupported", 2, 4, "indexing"),
+    ("a = [1.0]\nb = a[a]\n", "unsupported", 2, 6, "integer literal"),   # an index is a literal
+    ("a = 1.0\nb = a[0]\n", "shape", 2, 4, "shape ()"),   # a scalar has no axes to index
     ("a = 1.0\nb = a if a else a\n", "unsupported", 2, 4, "conditional"),
     ("a = 1.0\nb = open(a)\n", "unsupported", 2, 4, "unknown function `open`"),
     ("a = 1.0\nb = a.T.foo\n", "unsupported", 2, 4, ".foo"),

@@ -93,7 +93,11 @@ CORPUS = [
     ('comparison', 'a = 1.0\nb = a < a\n', 'unsupported', 2, 4, 9),
     ('boolean', 'a = 1.0\nb = a and a\n', 'unsupported', 2, 4, 11),
     ('tuple', 'a = 1.0\nb = (a, a)\n', 'unsupported', 2, 4, 10),
-    ('slice', 'a = 1.0\nb = a[::-1]\n', 'unsupported', 2, 4, 11),
+    ('slice of a scalar', 'a = 1.0\nb = a[::-1]\n', 'shape', 2, 4, 11),
+    ('index by a name', 'a = [1.0]\nb = a[a]\n', 'unsupported', 2, 6, 7),
+    ('index by a call', 'a = [1.0]\nb = a[__import__("os")]\n', 'reserved_name', 2, 6, 16),
+    ('index by a string', 'a = [1.0]\nb = a["x"]\n', 'unsupported', 2, 6, 9),
+    ('comparison as a value', 'a = [1.0]\nb = where(a > 0, a, a) + (a > 0)\n', 'unsupported', 2, 26, 31),
     ('deep parentheses', "a = 1.0\nb = " + "(" * 300 + "a" + ")" * 300 + "\n", 'syntax', 2, 204, 204),
     ('long import name', "import " + "m" * 1000 + "\n", 'name_too_long', 1, 7, 1007),
 ]

@@ -14,6 +14,8 @@ from hypothesis.extra import numpy as hnp
 
 from engine.ops import REGISTRY, get_op
 from engine.ops.broadcast import unbroadcast
+import more_cases
+import shape_cases
 
 torch.set_default_dtype(torch.float64)
 
@@ -31,6 +33,10 @@ def _array(draw, shape, lo=-2.0, hi=2.0, away=False):
 @st.composite
 def op_inputs(draw, name):
     """(inputs, params) for op `name`."""
+    if name in shape_cases.CASES:   # structure ops, comparisons, where
+        return draw(shape_cases.CASES[name]())
+    if name in more_cases.STRATEGIES:   # reductions, softmax, losses, min/max, layer_norm
+        return draw(more_cases.STRATEGIES[name]())
     if name in ("add", "sub", "mul", "div", "pow"):
         shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3))
         x, y = (_array(draw, s) for s in shapes.input_shapes)
@@ -113,6 +119,10 @@ def test_jvp_agrees_with_vjp_through_inner_products(name, data):
 
 
 def _torch_forward(name, ts, params):
+    if name in shape_cases.TORCH:
+        return shape_cases.TORCH[name](ts, params)
+    if name in more_cases.STRATEGIES:
+        return more_cases.torch_call(name, ts, params)
     if name == "cross_entropy":
         return F.cross_entropy(ts[0][None], torch.tensor([params["target"]]))
     if name in ("sum", "mean"):

@@ -7,13 +7,13 @@ import ast
 
 from hypothesis import given, strategies as st
 
-from engine.syntax import FUNCTIONS
+from engine.syntax import FUNCTIONS, HELPERS, STRUCTURE
 from oracle import bounded, trace_or_refuse
 
 NAMES = ["a", "b", "x", "L", "W", "y_hat", "const", "__import__", "__builtins__", "__class__",
          "eval", "exec", "open", "os", "np", "self", "_", "ｘ", "ﬁ", "x" * 70, *FUNCTIONS]
 ATTRS = ["T", "__class__", "__globals__", "shape", "sum", "mro", "x" * 70]
-KEYWORDS = ["axis", "approximate", "target", "__x", "dtype", "x" * 70]
+KEYWORDS = ["axis", "approximate", "target", "__x", "dtype", "seed", "x" * 70]
 BINOPS = [ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult,             # the language
           ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd]
 UNARY = [ast.USub, ast.UAdd, ast.Not, ast.Invert]
@@ -32,7 +32,8 @@ def _lists(children):
 
 
 def _calls(children):
-    func = st.one_of(st.sampled_from([*FUNCTIONS, "const", "print", "__import__", "getattr"])
+    func = st.one_of(st.sampled_from([*FUNCTIONS, *STRUCTURE, *HELPERS, "const", "print",
+                                      "__import__", "getattr"])
                      .map(lambda n: ast.Name(n, ast.Load())),
                      children.map(lambda c: ast.Attribute(c, "sum", ast.Load())))
     keywords = st.lists(st.builds(ast.keyword, st.sampled_from(KEYWORDS),
@@ -66,6 +67,25 @@ def _refused(children):
     )
 
 
+def _tensor_syntax(children):
+    """Indexing with int and slice literals (and negative, huge or zero-step ones), and where
+    with a comparison (engine/parse_tensors.py)."""
+    load = ast.Load()
+    ints = st.one_of(st.integers(-3, 3), st.integers(-(2**70), 2**70)).map(ast.Constant)
+    maybe = st.one_of(st.none(), ints)
+    slices = st.builds(ast.Slice, maybe, maybe, maybe)
+    index = st.one_of(ints, slices, st.lists(st.one_of(ints, slices), min_size=1, max_size=3)
+                      .map(lambda items: ast.Tuple(items, load)))
+    compare = st.builds(ast.Compare, children, st.sampled_from(
+        [ast.Gt, ast.GtE, ast.Lt, ast.LtE, ast.Eq, ast.NotEq, ast.Is, ast.In]).map(lambda o: [o()]),
+        st.lists(children, min_size=1, max_size=1))
+    return st.one_of(
+        st.builds(ast.Subscript, children, index, st.just(load)),
+        st.builds(lambda c, a, b: ast.Call(ast.Name("where", load), [c, a, b], []),
+                  compare, children, children),
+    )
+
+
 expressions = st.recursive(
     st.one_of(names, numbers),
     lambda children: st.one_of(
@@ -76,6 +96,7 @@ expressions = st.recursive(
         _calls(children),
         _lists(children),
         _refused(children),
+        _tensor_syntax(children),
     ),
     max_leaves=25,
 )

@@ -6,6 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createTimeline, edgeIdOf, emptyView, focusOf, fold } from "../../static/js/timeline.js";
+import { narrate } from "../../static/js/narration.js";
 
 const trace = JSON.parse(readFileSync(new URL("./fixtures/tanh-fanout.json", import.meta.url)));
 const { events } = trace;
@@ -128,4 +129,18 @@ test("the focus of an event: the node evaluated, or the edge and both its ends",
   assert.deepEqual(focusOf(events[12]), { source: "n4", target: "n0", edge: "n0->n4#1" });
   assert.deepEqual(focusOf(null), {});
   assert.deepEqual(focusOf(events.at(-1)), {}); // done
+});
+
+test("a recompute event (checkpointing) sets the node's value again and focuses it", () => {
+  const events = [
+    { seq: 0, kind: "evaluate", node: "n0", value: 2 },
+    { seq: 1, kind: "evaluate", node: "n1", value: 4 },
+    { seq: 2, kind: "seed", node: "n1", adjoint: 1 },
+    { seq: 3, kind: "recompute", node: "n1", value: 4, narration: "checkpoint: recompute y = x * x" },
+  ];
+  const view = fold(events);
+  assert.equal(view.phase, "backward");
+  assert.equal(view.values.n1, 4);
+  assert.deepEqual(focusOf(events[3]), { current: "n1" });
+  assert.equal(narrate(events[3], {}), "checkpoint: recompute y = x * x");
 });

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import orjson
 import pytest
 from fastapi.testclient import TestClient
 from hypothesis import given, settings, strategies as st
@@ -48,6 +49,52 @@ def test_stream_sends_the_same_events_in_order(client, case_id):
     assert [kind for kind, _, _ in events] == [e["kind"] for e in whole["events"]]
     assert [int(i) for _, i, _ in events] == list(range(len(events)))
     assert events[-1][0] == "done"
+
+
+def test_stream_bytes_are_the_standard_sse_framing(client):
+    # The stream frames each event itself (one line of JSON per `data:`); the bytes are what
+    # fastapi.sse.format_sse_event writes for the same events, field order included.
+    from fastapi.sse import format_sse_event
+
+    program = case("seed-tanh-fanout")["program"]
+    whole = client.post("/api/trace", json={"program": program}).json()
+    raw = client.post("/api/trace/stream", json={"program": program}).content
+    graph_data = raw.split(b"\n", 2)[1].removeprefix(b"data: ").decode()
+    assert json.loads(graph_data)["graph"] == whole["graph"]
+    expected = format_sse_event(data_str=graph_data, event="graph") + b"".join(
+        format_sse_event(data_str=orjson.dumps(e).decode(), event=e["kind"], id=str(e["seq"]))
+        for e in whole["events"])
+    assert raw == expected
+    error = client.post("/api/trace/stream", json={"program": "a = 1.0 +\n"})
+    data = json.dumps({"error": json.loads(error.content.split(b"data: ")[1])["error"]})
+    assert error.content == format_sse_event(data_str=data, event="error")
+
+
+def test_the_stream_is_handed_on_in_pieces_as_it_is_made_and_stops_at_its_check():
+    from server.settings import Settings
+    from server.tracing import ClientGone, parse_program, stream_body
+    from server_process import chain
+
+    program = parse_program(chain(3_000), Settings())
+    pieces: list[bytes] = []
+    stream_body(program, None, Settings(), pieces.append)
+    assert pieces[0].startswith(b"event: graph\n") and pieces[0].count(b"\n\n") == 1
+    assert len(pieces) > 3 and all(piece.endswith(b"\n\n") for piece in pieces)
+    assert pieces[-1].rsplit(b"\n\n", 2)[-2].split(b"\n", 1)[0] == b"event: done"
+    # the client goes after 100 checks (one before the tracer, one per part of the graph,
+    # one per event): nothing more is made, and no error event either
+    checks, stopped = 0, []
+
+    def check() -> None:
+        nonlocal checks
+        checks += 1
+        if checks > 100:
+            raise ClientGone()
+
+    stream_body(program, None, Settings(), stopped.append, check)
+    sent = b"".join(stopped)
+    assert sent.count(b"\n\n") <= 101 and b"event: done" not in sent
+    assert b"event: error" not in sent
 
 
 def test_stream_program_error_is_an_error_event(client):
@@ -187,8 +234,9 @@ def test_inline_element_setting_applies_to_events_not_to_final_grads(client, mon
 
 
 def test_settings_come_from_the_environment(monkeypatch):
-    from server.settings import Settings
+    from server.settings import Settings, from_environment
     monkeypatch.setenv("GRADWALK_MAX_INLINE_ELEMENTS", "7")
-    monkeypatch.setenv("GRADWALK_MAX_CONCURRENT_TRACES", "3")
-    s = Settings()
+    monkeypatch.setenv("gradwalk_max_concurrent_traces", "3")   # names match in any case
+    s = from_environment()
     assert s.max_inline_elements == 7 and s.max_concurrent_traces == 3
+    assert s.max_nodes == Settings().max_nodes == 120_000   # the rest keep their defaults

@@ -183,3 +183,58 @@ def test_output_given_a_file_name_says_to_use_o(tmp_path):
     assert "--output takes the name to differentiate" in r.stderr and "-o FILE" in r.stderr
     assert "Traceback" not in r.stderr
     assert not (tmp_path / "out.md").exists()
+
+
+# ---- settings from the environment, and what the trace path imports -------------------------
+def _env_without_settings() -> dict[str, str]:
+    """This environment without any GRADWALK_ variable (CI sets some for other tests)."""
+    return {k: v for k, v in os.environ.items() if not k.upper().startswith("GRADWALK_")}
+
+
+def test_a_setting_in_the_environment_applies_to_the_cli(tmp_path):
+    path = tmp_path / "p.py"
+    path.write_text("a = 1.0\nb = a * 2.0\nL = b * b\n")   # 5 nodes: a, 2.0, b, L (+1 const)
+    ok = subprocess.run([*CLI, "trace", str(path)], capture_output=True, text=True,
+                        timeout=120, env=_env_without_settings())
+    assert ok.returncode == 0 and json.loads(ok.stdout)["grads"]["a"] == 8.0
+    r = subprocess.run([*CLI, "trace", str(path)], capture_output=True, text=True, timeout=120,
+                       env={**_env_without_settings(), "gradwalk_max_nodes": "3"})
+    assert r.returncode == 1
+    assert "the limit (max_nodes) is 3" in _one_line(r.stderr)
+    assert json.loads(r.stdout)["error"]["kind"] == "too_large"
+
+
+def test_a_setting_of_the_wrong_type_is_one_line_and_exit_2(tmp_path):
+    path = tmp_path / "p.py"
+    path.write_text("a = 1.0\n")
+    for command in (["trace", str(path)], ["serve", "--port", "1"]):
+        r = subprocess.run([*CLI, *command], capture_output=True, text=True, timeout=120,
+                           env={**_env_without_settings(), "GRADWALK_MAX_NODES": "many"})
+        assert r.returncode == 2, command
+        assert _one_line(r.stderr).startswith("gradwalk: bad setting GRADWALK_MAX_NODES='many'")
+
+
+def _imported(env: dict[str, str], path: pathlib.Path) -> set[str]:
+    """The modules `gradwalk trace path` imports (python -X importtime, on stderr)."""
+    r = subprocess.run([sys.executable, "-X", "importtime", *CLI[1:], "trace", str(path)],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return {line.rsplit("|", 1)[1].strip() for line in r.stderr.splitlines()
+            if line.startswith("import time:") and line.count("|") == 2}
+
+
+HEAVY = {"pydantic_settings", "pydantic", "fastapi", "starlette", "networkx", "uvicorn", "anyio"}
+
+
+def test_the_trace_path_imports_no_settings_library_nor_the_web_stack(tmp_path):
+    # The defaults need no pydantic-settings (0.2 s of the CLI's start); the web stack and
+    # networkx are not part of a trace at all.
+    path = tmp_path / "one.py"
+    path.write_text("a = 1.0\n")
+    modules = _imported(_env_without_settings(), path)
+    assert "engine.trace.runner" in modules and "numpy" in modules   # the parse is real
+    assert modules & HEAVY == set()
+    # a GRADWALK_ setting brings pydantic-settings in to read it (and only then)
+    with_setting = _imported({**_env_without_settings(), "GRADWALK_MAX_NODES": "50"}, path)
+    assert "pydantic_settings" in with_setting
+    assert with_setting & (HEAVY - {"pydantic_settings", "pydantic"}) == set()

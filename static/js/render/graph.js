@@ -8,6 +8,7 @@ import * as d3 from "d3";
 import { boxLines, formatValue, fullPrecision } from "../format.js";
 import { calloutSize, METRICS, opTag, placeCallout } from "../layout.js";
 import { calloutOf } from "../narration.js";
+import { heatShell, showHeat } from "./heatmap.js";
 import { focusOf } from "../timeline.js";
 
 const line = d3.line().x((p) => p.x).y((p) => p.y).curve(d3.curveBasis);
@@ -57,13 +58,14 @@ function nodeShell(g) {
   g.append("line").attr("class", "rule")
     .attr("x1", (d) => -d.width / 2).attr("x2", (d) => d.width / 2)
     .attr("y1", (d) => top(d) + m.header).attr("y2", (d) => top(d) + m.header);
-  const blockTop = (d, i) => top(d) + m.header + i * (d.rows * m.row + m.gap);
+  const blockTop = (d, i) => top(d) + m.header + i * ((d.block ?? d.rows * m.row) + m.gap);
   for (const [i, kind] of ["value", "grad"].entries()) {
     const block = g.filter((d) => kind === "value" || d.node.role !== "const")
       .append("g").attr("class", `${kind}-block`)
       .attr("transform", (d) => `translate(${left(d)},${blockTop(d, i)})`);
     block.append("text").attr("class", "caption").attr("y", m.row - 6).text(kind);
     block.append("g").attr("class", "nums");
+    block.call(heatShell);
   }
 }
 
@@ -71,6 +73,14 @@ function edgeShell(g) {
   g.append("path").attr("class", "edge-line")
     .attr("d", (d) => line(d.points))
     .attr("marker-end", "url(#arrow)");
+  // A tensor's edge carries its shape, on a patch of paper so it reads over the line.
+  const label = g.filter((d) => d.label).append("g").attr("class", "edge-shape")
+    .attr("transform", (d) => `translate(${d.label.x},${d.label.y})`)
+    .attr("data-shape", (d) => d.label.text);
+  label.append("rect").attr("x", (d) => -(d.label.text.length * 9 + 10) / 2).attr("y", -10)
+    .attr("width", (d) => d.label.text.length * 9 + 10).attr("height", 20).attr("rx", 4);
+  label.append("text").attr("text-anchor", "middle").attr("dominant-baseline", "central")
+    .text((d) => d.label.text);
 }
 
 /** Remove the picture from the <svg> `root`. */
@@ -198,7 +208,7 @@ function pulse(world, edgeId, duration) {
  * accumulate event sends a pulse along its edge, lasting `duration` ms, and the input's
  * grad shows its old value until the pulse lands. The data-* attributes never wait.
  */
-export function showView(root, layout, view, { animate = false, duration = 600 } = {}) {
+export function showView(root, layout, view, { animate = false, duration = 600, nonFinite = null } = {}) {
   const world = d3.select(root).select("g.world");
   const focus = focusOf(view.event);
   const { values, adjoints } = view;
@@ -218,6 +228,12 @@ export function showView(root, layout, view, { animate = false, duration = 600 }
   showNumbers(nodes.select("g.value-block"), values);
   const before = landing ? { ...adjoints, [landing.input]: landing.adjoint_before } : adjoints;
   showNumbers(nodes.select("g.grad-block"), before);
+  showHeat(nodes.select("g.value-block"), values, "value");
+  showHeat(nodes.select("g.grad-block"), before, "grad");
+  // The first value or adjoint that is not finite (the done event names it), once on screen.
+  const bad = nonFinite && ((nonFinite.phase === "forward" ? values : adjoints)[nonFinite.node] !== undefined)
+    && view.step >= nonFinite.step ? nonFinite.node : null;
+  nodes.classed("non-finite", (d) => d.id === bad);
 
   world.selectAll("g.edge")
     .classed("carried", (d) => Boolean(view.carried[d.id]))
@@ -234,5 +250,9 @@ export function showView(root, layout, view, { animate = false, duration = 600 }
   callout.transition("land").delay(duration).duration(150).style("opacity", 1);
   nodes.filter((d) => d.id === landing.input)
     .transition("land").delay(duration)
-    .on("start", function () { showNumbers(d3.select(this).select("g.grad-block"), adjoints); });
+    .on("start", function () {
+      const block = d3.select(this).select("g.grad-block");
+      showNumbers(block, adjoints);
+      showHeat(block, adjoints, "grad");
+    });
 }

@@ -1,0 +1,72 @@
+"""An unnamed intermediate's label, printed from the parsed tree rather than sliced from the
+source, so `tanh(X@W+b)` and `tanh(X @ W + b)` both read `tanh(X @ W + b)`.
+
+Python's own rules decide the parentheses (the precedence table of the language reference,
+"Operator precedence", as `ast.unparse` applies it): an operand gets them when it binds less
+tightly than its operator needs. The operands' labels are printed already (inputs are made
+before their consumers), so each label costs its own length, however long the chain.
+"""
+from __future__ import annotations
+
+from engine.source import clip
+from engine.syntax import MAX_LABEL
+
+# Binding strength, weakest first (docs.python.org/3/reference/expressions.html#operator-precedence).
+SUM, PRODUCT, UNARY, POWER, ATOM = range(5)
+_BINARY = {"add": ("+", SUM), "sub": ("-", SUM), "mul": ("*", PRODUCT),
+           "div": ("/", PRODUCT), "matmul": ("@", PRODUCT), "pow": ("**", POWER)}
+
+
+def strength(node) -> int:
+    """How tightly a node's label binds: a name or a call is an atom; a negative constant is a
+    unary minus; an unnamed operator result binds as its operator."""
+    if node.name is not None or node.role == "leaf":
+        return ATOM
+    if node.role == "const":
+        return UNARY if node.label.startswith("-") else ATOM
+    if node.op in _BINARY:
+        return _BINARY[node.op][1]
+    return UNARY if node.op == "neg" else ATOM   # calls and x.T are atoms
+
+
+def _paren(node, needed: bool) -> str:
+    return f"({node.label})" if needed else node.label
+
+
+def print_label(op: str, inputs: list, params: dict) -> str | None:
+    """The label of an unnamed `op` over the IR nodes `inputs`, clipped to MAX_LABEL
+    characters; None when the op has no printed form (the caller falls back to the source)."""
+    if op in _BINARY and len(inputs) == 2:
+        symbol, level = _BINARY[op]
+        left, right = inputs
+        if level == POWER:   # right-associative, and -x ** y is -(x ** y)
+            text = f"{_paren(left, strength(left) <= POWER)} ** " \
+                   f"{_paren(right, strength(right) < UNARY)}"
+        else:
+            text = f"{_paren(left, strength(left) < level)} {symbol} " \
+                   f"{_paren(right, strength(right) <= level)}"
+    elif op == "neg" and len(inputs) == 1:
+        text = "-" + _paren(inputs[0], strength(inputs[0]) < UNARY)
+    elif op == "transpose" and len(inputs) == 1 and not params:
+        text = _paren(inputs[0], strength(inputs[0]) < ATOM) + ".T"
+    else:
+        text = _call(op, inputs, params)
+        if text is None:
+            return None
+    return clip(text, MAX_LABEL)
+
+
+def _call(op: str, inputs: list, params: dict) -> str | None:
+    """A function call as the op's row writes it ("tanh({0})", "sum({0}, axis=0)"), with the
+    inputs' labels in; None when the row's text is not a call."""
+    from engine.ops import get_op   # here: the op rows import nothing of the parser
+
+    try:
+        template = get_op(op).text
+        labels = [n.label for n in inputs]
+        text = template(*labels, **params) if callable(template) else \
+            template.format(*labels, **params)
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+    # Only a call: a row's text that is an operator form has its own branch above.
+    return text if text.endswith(")") and "(" in text and "\n" not in text else None

@@ -1,0 +1,48 @@
+"""One node's full value and final adjoint, for the page's detail panel when a tensor is over
+the inline limit (its events carry only a summary: docs/trace-format.md, POST /api/trace/node).
+"""
+from __future__ import annotations
+
+import itertools
+import re
+
+from engine.errors import ProgramError
+from engine.parse import Program
+from engine.source import clip
+from engine.trace.runner import Limits, Tracer
+from engine.trace.values import encode
+
+NODE_ID = re.compile(r"n(0|[1-9][0-9]{0,8})")
+
+
+def node_data(program: str | Program, output: str | None, node: str,
+              limits: Limits = Limits(), output_grad=None) -> dict:
+    """{node, shape, value, adjoint} of `node` (an id "n<index>" of the program's graph) with
+    full data: `value` as in the `evaluate` event, `adjoint` the node's adjoint after the whole
+    backward pass (null when it has none: a constant, or a node the output does not depend
+    on). Each is at most `limits.max_elements` elements, like any value of a trace.
+
+    Raises ProgramError: the program's own errors, and "unknown_node" for an id that is not
+    one of the graph's nodes.
+    """
+    tracer = Tracer(program, output, limits, output_grad)   # the same seed as the trace
+    match = NODE_ID.fullmatch(node)
+    index = int(match.group(1)) if match else -1
+    if not 0 <= index < len(tracer.values):
+        raise ProgramError("unknown_node", f"the graph has no node `{clip(node)}`; its ids are "
+                           f"n0 to n{len(tracer.values) - 1}")
+    adjoints = _final_adjoints(tracer)
+    value, adjoint = tracer.values[index], adjoints[index]
+    return {"node": node, "shape": list(getattr(value, "shape", ())),
+            "value": encode(value, None),
+            "adjoint": None if adjoint is None else encode(adjoint, None)}
+
+
+def _final_adjoints(tracer: Tracer) -> list:
+    """Every node's adjoint after the backward pass (None where there is none)."""
+    backward = tracer._backward(itertools.count())   # the one backward pass there is
+    while True:
+        try:
+            next(backward)
+        except StopIteration as stop:
+            return stop.value

@@ -1,0 +1,85 @@
+"""The backward pass's start: the output's adjoint (the seed) and what its narration says.
+
+A scalar output L is seeded with dL/dL = 1. A tensor output has no single derivative: it is
+seeded with ones, so the gradients are those of sum(y) (PyTorch's
+`y.backward(torch.ones_like(y))`), or with an `output_grad` the caller gives, PyTorch's
+`y.backward(gradient=v)`: the gradients are then those of sum(v ⊙ y), a vector-Jacobian
+product.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.errors import ProgramError
+from engine.parse import Program
+from engine.syntax import MAX_DIMS
+
+
+def output_grad(given, out, program: Program, output: int):
+    """`given` (a number or nested list of numbers; None: none) as an array of the program's
+    dtype and of the output's shape exactly (as PyTorch requires), or None.
+
+    Raises ProgramError "bad_argument" for a ragged, non-numeric, too deep or non-finite
+    output_grad, "shape" when its shape is not the output's (both shapes named; located at
+    the output's node).
+    """
+    if given is None:
+        return None
+    if _depth(given) > MAX_DIMS:
+        raise ProgramError("bad_argument", f"output_grad may be nested at most {MAX_DIMS} deep")
+    if not _numbers_only(given):
+        raise ProgramError("bad_argument", "output_grad must be a number or a nested list of "
+                           "numbers (no strings, booleans or nulls)")
+    try:
+        value = np.array(given, dtype=np.float64)
+    except (ValueError, TypeError, OverflowError):
+        raise ProgramError("bad_argument", "output_grad must be a number or a rectangular "
+                           "nested list of numbers") from None
+    if value.dtype == object or not np.isfinite(value).all():
+        raise ProgramError("bad_argument", "output_grad must hold finite numbers")
+    shape = np.shape(out)
+    if value.shape != shape:
+        node = program.nodes[output]
+        s = node.span
+        raise ProgramError("shape", f"output_grad has shape {value.shape} but the output "
+                           f"{node.label} has shape {shape}; they must be equal",
+                           s.line, s.col, s.end_line, s.end_col)
+    with np.errstate(over="ignore"):
+        value = value.astype(program.dtype)
+    if not np.isfinite(value).all():
+        raise ProgramError("bad_argument", f"output_grad has a number too large for "
+                           f"{program.dtype}")
+    return value
+
+
+def _numbers_only(x) -> bool:
+    """Every leaf of a nested list is an int or a float (not a bool); iterative."""
+    stack = [x]
+    while stack:
+        item = stack.pop()
+        if type(item) is list:
+            stack.extend(item)
+        elif type(item) not in (int, float):
+            return False
+    return True
+
+
+def _depth(x) -> int:
+    depth = 0
+    while isinstance(x, list) and x:
+        depth, x = depth + 1, x[0]
+    return depth
+
+
+def narration(label: str, symbol: str, out, given: bool) -> str:
+    """One line: what the output's adjoint starts as, and why."""
+    if given:
+        return (f"{symbol} starts as the given output_grad v (PyTorch: {label}.backward("
+                f"gradient=v)): the gradients that follow are those of sum(v ⊙ {label})")
+    if np.ndim(out) == 0:
+        return f"{symbol} = ∂{label}/∂{label} = 1: the backward pass starts at the output"
+    shape = "×".join(map(str, np.shape(out)))
+    return (f"{label} is a {shape} tensor, not a number: {symbol} starts as ones (PyTorch: "
+            f"{label}.backward(torch.ones_like({label}))), so the gradients that follow are "
+            f"those of sum({label})")
+

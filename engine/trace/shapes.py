@@ -1,0 +1,191 @@
+"""Shape inference: every node's shape from the literals' shapes, before any value is computed.
+
+The tracer runs this pass over the IR first (engine/trace/runner.py), so a shape mismatch in
+`@`, broadcasting, reshape, transpose, concat, stack, where or indexing is reported, naming
+both shapes, the op, and the node's line and column, before any forward value exists; and a
+node over max_elements is refused before numpy allocates it (ProgramError "too_large").
+
+Rules: the ops in RULES by name; any other elementwise op broadcasts its inputs; any other op
+(a new reduction, say) is run on zeros of its input shapes when they hold at most
+PROBE_ELEMENTS elements (its shape, not its values, is what is learnt), else its shape is left
+unknown (None) and it, and what depends on it, is checked when evaluated
+(engine/trace/forward.py), still before the first event.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.errors import ProgramError
+from engine.ops import REGISTRY, get_op
+from engine.ops.shape import key
+from engine.parse import IRNode, Program
+from engine.trace.forward import evaluate_op
+
+Shape = tuple
+PROBE_ELEMENTS = 65_536
+
+
+def infer_shapes(program: Program, max_elements: int) -> list[Shape | None]:
+    """Each node's shape (None where no rule knows it). Raises ProgramError "shape" or
+    "bad_argument" at the node's span, or "too_large" for a node over max_elements."""
+    elementwise = {name for name, op in REGISTRY.items() if op.elementwise}
+    shapes: list[Shape | None] = [None] * len(program.nodes)
+    for n in program.nodes:
+        literal = n.literal
+        if literal is not None:
+            shapes[n.index] = literal.shape
+            continue
+        ins = [shapes[k] for k in n.inputs]
+        if n.op in elementwise and ins.count(()) == len(ins):
+            shapes[n.index] = ()   # a scalar chain: the common case, at no cost
+            continue
+        if None in ins:
+            continue
+        out = out_shape(n, ins, n.op in elementwise)
+        if out is not None and math.prod(out) > max_elements:
+            raise error(n, "too_large", f"{n.label} would hold {math.prod(out):,} elements "
+                        f"(shape {out}); the limit (max_elements) is {max_elements:,}")
+        shapes[n.index] = out
+    return shapes
+
+
+def out_shape(n: IRNode, ins: list[Shape], elementwise: bool | None = None) -> Shape | None:
+    """The shape of op node `n` given its input shapes (errors as in infer_shapes)."""
+    rule = RULES.get(n.op)
+    if rule is not None:
+        return rule(n, *ins, **n.params)
+    if get_op(n.op).elementwise if elementwise is None else elementwise:
+        return broadcast(n, *ins)
+    return _probe(n, ins)
+
+
+def error(n: IRNode, kind: str, message: str) -> ProgramError:
+    s = n.span
+    return ProgramError(kind, message, s.line, s.col, s.end_line, s.end_col)
+
+
+def _what(n: IRNode) -> str:
+    """The op as the message names it: `@`, `+`, `reshape`."""
+    op = get_op(n.op)
+    return f"`{op.symbol}`" if op.symbol else n.op
+
+
+def broadcast(n: IRNode, *shapes: Shape) -> Shape:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        listed = ", ".join(map(str, shapes[:-1])) + f" and {shapes[-1]}"
+        raise error(n, "shape", f"{n.label}: shapes {listed} cannot be broadcast together for "
+                    f"{_what(n)} (each axis, from the right, must be equal or 1)") from None
+
+
+def _matmul(n: IRNode, x: Shape, w: Shape) -> Shape:
+    if not x or not w:
+        raise error(n, "shape", f"{n.label}: @ needs tensors, not scalars (shapes {x} and "
+                    f"{w}); use * for scalars")
+    inner = w[0] if len(w) == 1 else w[-2]
+    if x[-1] != inner:
+        raise error(n, "shape", f"{n.label}: shapes {x} and {w} do not line up for @: the left "
+                    f"has {x[-1]} columns, the right {inner} rows")
+    try:
+        batch = tuple(np.broadcast_shapes(x[:-2], w[:-2]))
+    except ValueError:
+        raise error(n, "shape", f"{n.label}: the batch shapes {x[:-2]} and {w[:-2]} of {x} @ "
+                    f"{w} cannot be broadcast together") from None
+    return batch + x[-2:-1] + w[-1:] if len(w) > 1 else batch + x[-2:-1]
+
+
+def _transpose(n: IRNode, x: Shape, axes=None) -> Shape:
+    if axes is None:
+        return x[::-1]
+    if len(axes) != len(x):
+        raise error(n, "shape", f"{n.label}: transpose's axes {tuple(axes)} do not fit shape "
+                    f"{x} ({len(x)} axes)")
+    return tuple(x[a] for a in axes)
+
+
+def _reshape(n: IRNode, x: Shape, shape) -> Shape:
+    size, known = math.prod(x), math.prod(s for s in shape if s != -1)
+    if -1 in shape:
+        if known == 0 or size % known:
+            raise error(n, "shape", f"{n.label}: reshape cannot fit shape {x} ({size} elements) "
+                        f"into {tuple(shape)}")
+        return tuple(size // known if s == -1 else s for s in shape)
+    if known != size:
+        raise error(n, "shape", f"{n.label}: reshape cannot turn shape {x} ({size} elements) "
+                    f"into {tuple(shape)} ({known} elements)")
+    return tuple(shape)
+
+
+def _index(n: IRNode, x: Shape, index) -> Shape:
+    if len(index) > len(x):
+        raise error(n, "shape", f"{n.label}: {len(index)} indices for shape {x}, which has "
+                    f"{len(x)} axes")
+    for axis, (k, size) in enumerate(zip(index, x)):
+        if not isinstance(k, list) and not -size <= k < size:
+            raise error(n, "shape", f"{n.label}: index {k} is out of range for axis {axis} of "
+                        f"shape {x} (size {size})")
+    stand_in = np.broadcast_to(np.zeros((), dtype=np.int8), x)   # no memory: strides 0
+    return stand_in[key(index)].shape
+
+
+def _axis(n: IRNode, axis: int, ndim: int, what: str) -> int:
+    if not -ndim <= axis < ndim:
+        raise error(n, "bad_argument", f"{n.label}: axis {axis} is out of range for {what}")
+    return axis % ndim
+
+
+def _concat(n: IRNode, *shapes: Shape, axis: int = 0) -> Shape:
+    first = shapes[0]
+    if not first:
+        raise error(n, "shape", f"{n.label}: concat needs tensors of 1 or more axes, got a "
+                    "scalar; use stack for scalars")
+    ax = _axis(n, axis, len(first), f"shape {first}")
+    for s in shapes[1:]:
+        if len(s) != len(first) or s[:ax] + s[ax + 1:] != first[:ax] + first[ax + 1:]:
+            raise error(n, "shape", f"{n.label}: concat along axis {axis} needs the same sizes "
+                        f"on every other axis, got shapes {first} and {s}")
+    return first[:ax] + (sum(s[ax] for s in shapes),) + first[ax + 1:]
+
+
+def _stack(n: IRNode, *shapes: Shape, axis: int = 0) -> Shape:
+    first = shapes[0]
+    for s in shapes[1:]:
+        if s != first:
+            raise error(n, "shape", f"{n.label}: stack needs tensors of one shape, got shapes "
+                        f"{first} and {s}")
+    ax = _axis(n, axis, len(first) + 1, f"stacking shape {first} (0 to {len(first)})")
+    return first[:ax] + (len(shapes),) + first[ax:]
+
+
+def _reduce(n: IRNode, x: Shape, axis=None, keepdims: bool = False, **_) -> Shape:
+    if axis is None:
+        return tuple(1 for _ in x) if keepdims else ()
+    ax = _axis(n, axis, len(x), f"shape {x}")
+    return x[:ax] + ((1,) if keepdims else ()) + x[ax + 1:]
+
+
+def _probe(n: IRNode, ins: list[Shape]) -> Shape | None:
+    """The shape an op makes from zeros of its input shapes (through evaluate_op, so its
+    checks and messages are the evaluation's); None when they are too big to try."""
+    if sum(math.prod(s) for s in ins) > PROBE_ELEMENTS:
+        return None
+    with np.errstate(all="ignore"):
+        return np.shape(evaluate_op(n, [np.zeros(s) for s in ins], PROBE_ELEMENTS * 16))
+
+
+def _along(n: IRNode, x: Shape, axis: int = -1, **_) -> Shape:
+    """softmax and log_softmax: the input's shape, normalized along an axis it has."""
+    if x:
+        _axis(n, axis, len(x), f"shape {x}")
+    return x
+
+
+RULES = {
+    "matmul": _matmul, "transpose": _transpose, "reshape": _reshape, "index": _index,
+    "concat": _concat, "stack": _stack, "where": broadcast,
+    "sum": _reduce, "mean": _reduce, "var": _reduce,
+    "softmax": _along, "log_softmax": _along,
+}

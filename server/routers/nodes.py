@@ -1,0 +1,50 @@
+"""POST /api/trace/node: one node's full value and adjoint, for the page's detail panel when
+a tensor is over the inline limit (its events carry only a summary). docs/trace-format.md.
+
+Like POST /api/trace (routers/traces.py): the body is read, validated and parsed in worker
+threads, and the trace is run while holding a trace slot, within the same limits.
+"""
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from pydantic import Field
+import orjson
+
+from engine.trace.node_data import node_data
+from server.deps import SettingsDep, SlotsDep
+from server.routers.traces import ERRORS, TraceRequest, read_request
+from server.settings import Settings
+from server.tracing import check_size, limits, parse_program
+
+router = APIRouter(prefix="/api", tags=["trace"])
+
+
+class NodeRequest(TraceRequest):
+    """A trace request and the id of one node of its graph."""
+
+    node: str = Field(pattern=r"^n(0|[1-9][0-9]{0,8})$", max_length=10,
+                      description="a node id of the graph, as `n3`")
+
+
+REQUEST_BODY = {"requestBody": {"required": True, "content": {
+    "application/json": {"schema": NodeRequest.model_json_schema()}}}}
+
+
+def _node_body(program, body: NodeRequest, settings: Settings) -> bytes:
+    if isinstance(program, str):
+        check_size(program, settings)
+    return orjson.dumps(node_data(program, body.output, body.node, limits(settings),
+                                  body.output_grad))
+
+
+@router.post("/trace/node", openapi_extra=REQUEST_BODY, responses=ERRORS,
+             response_description="{node, shape, value, adjoint}, with full data")
+async def trace_node(request: Request, settings: SettingsDep, slots: SlotsDep) -> Response:
+    """The node's value and its adjoint after the backward pass, with all their numbers.
+    422 on a program error or a node id the graph does not have (`unknown_node`)."""
+    body = await read_request(request, slots, NodeRequest)
+    program = await slots.prepare(parse_program, body.program, settings, body.dtype)
+    data = await slots.trace(settings.busy_timeout_seconds, _node_body, program, body,
+                             settings)
+    return Response(data, media_type="application/json")

@@ -1,0 +1,169 @@
+// The detail panel of the selected node (a click, or Enter on a node): its value and its
+// gradient side by side as scrollable tables, coloured like the heat maps; its backward
+// rules with their shapes ("X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = (4,2) @ (2,3)") and, for an
+// unbroadcast step, the axes summed. A tensor over the inline limit travelled as a summary:
+// the panel fetches its numbers (POST /api/trace/node) and says so while it waits.
+// It takes its container; nothing looks up global ids.
+
+import { fetchNode } from "../api.js";
+import { formatNumber, formatShape, isTensor } from "../format.js";
+import { heatCells, heatColor, inkOn, toNumber } from "../heat.js";
+import { opTag } from "../layout.js";
+import { adjointFinalStep, backwardRules, pyShape, tableOf } from "../tensors.js";
+
+const el = (tag, attrs = {}, ...children) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  e.append(...children.filter(Boolean));
+  return e;
+};
+
+/** A value as a table, each number on its heat colour; `kind` "value" or "grad". */
+function valueTable(value, kind) {
+  const t = tableOf(value);
+  if (!t) return null;
+  const { maxAbs } = isTensor(value) ? heatCells(value) : { maxAbs: Math.abs(toNumber(value)) };
+  const table = el("table", { class: `values ${kind}`, "data-kind": kind });
+  if (isTensor(value) && value.shape.length) {
+    table.append(el("thead", {}, el("tr", {}, el("th"), ...t.colHeads.map((h) => el("th", { scope: "col", text: h })))));
+  }
+  const body = el("tbody");
+  t.rows.forEach((row, i) => {
+    const tr = el("tr", {}, isTensor(value) && value.shape.length ? el("th", { scope: "row", text: t.rowHeads[i] }) : null);
+    row.forEach((x, j) => {
+      const v = toNumber(x);
+      const fill = heatColor(v, maxAbs);
+      const td = el("td", { "data-i": t.rowHeads[i], "data-j": j, "data-v": String(v), text: formatNumber(x) });
+      td.style.background = fill;
+      td.style.color = inkOn(fill);
+      tr.append(td);
+    });
+    body.append(tr);
+  });
+  table.append(body);
+  const wrap = el("div", { class: "table-scroll" }, table);
+  if (t.shown < t.total) wrap.append(el("p", { class: "note", text: `the first ${t.shown.toLocaleString()} of ${t.total.toLocaleString()} numbers` }));
+  return wrap;
+}
+
+/**
+ * The panel in `container` (the graph's wrapper). show(walk, view, node) fills it for the
+ * node at that step; hide() closes it; onClose is called when its × is pressed.
+ */
+export function createDetailPanel(container, { onClose } = {}) {
+  const root = el("aside", { class: "detail", id: "detail", "aria-label": "Selected node", "aria-live": "polite" });
+  root.hidden = true;
+  container.append(root);
+  const cache = new Map(); // "program\0output\0node" -> Promise of the full node
+  let token = 0;
+
+  function full(walk, node) {
+    const key = `${walk.program}\u0000${walk.trace.output?.name ?? ""}\u0000${node.id}`;
+    if (!cache.has(key)) {
+      cache.set(key, fetchNode(walk.program, walk.trace.output?.name ?? null, node.id).catch((error) => {
+        cache.delete(key);
+        throw error;
+      }));
+    }
+    return cache.get(key);
+  }
+
+  function column(title, value, kind, note) {
+    const col = el("section", { class: `detail-col ${kind}` }, el("h3", { text: title }));
+    if (value === undefined) col.append(el("p", { class: "note", text: note }));
+    else {
+      const table = valueTable(value, kind);
+      if (table) col.append(table);
+      else col.append(el("p", { class: "note pending-data", text: `${formatShape(value.shape)}: over the inline limit, fetching every number…` }));
+      if (note) col.append(el("p", { class: "note", text: note }));
+    }
+    return col;
+  }
+
+  function rules(walk, view, node) {
+    const list = backwardRules(walk.trace.events, node.id);
+    if (!list.length) return null;
+    const ul = el("ul", { class: "rules" });
+    for (const r of list) {
+      const reached = view.step >= r.step;
+      const li = el("li", { class: reached ? "reached" : "ahead", "data-input": r.input });
+      li.append(el("span", { class: "rule", text: r.narration }));
+      if (r.unbroadcast) {
+        const { axes, from_shape: from, to_shape: to } = r.unbroadcast;
+        li.append(el("span", { class: "unbroadcast", text: ` · summed over axis ${axes.join(", ")}: ${pyShape(from)} → ${pyShape(to)}` }));
+      }
+      if (!reached) li.append(el("span", { class: "note", text: ` (step ${r.step})` }));
+      ul.append(li);
+    }
+    return el("section", { class: "detail-rules" }, el("h3", { text: "Backward rule, with shapes" }), ul);
+  }
+
+  function render(walk, view, node, fetched) {
+    const value = view.values[node.id];
+    const adjoint = view.adjoints[node.id];
+    const finalStep = adjointFinalStep(walk.trace.events, node.id);
+    const final = finalStep !== null && view.step >= finalStep;
+    const bigValue = isTensor(value) && value.data == null;
+    const bigAdjoint = isTensor(adjoint) && adjoint.data == null;
+    const shownValue = bigValue && fetched ? fetched.value : value;
+    let shownAdjoint = adjoint;
+    let adjointNote = null;
+    if (bigAdjoint && fetched && final) shownAdjoint = fetched.adjoint;
+    else if (bigAdjoint) {
+      adjointNote = final ? null : `its summary only until every contribution has arrived (step ${finalStep}): `
+        + `min ${formatNumber(adjoint.summary?.min)}, max ${formatNumber(adjoint.summary?.max)}`;
+      if (!final) shownAdjoint = undefined;
+    }
+    const close = el("button", { type: "button", class: "btn close", "aria-label": "Close the detail panel", text: "×" });
+    close.addEventListener("click", () => onClose?.());
+    const head = el("header", {},
+      el("h2", {}, el("span", { class: "label", text: node.label }), el("span", { class: "tag", text: opTag(node) })),
+      close);
+    const cols = el("div", { class: "detail-cols" },
+      column("Value", shownValue, "value", value === undefined ? "not evaluated yet" : null),
+      node.role === "const" ? null
+        : column("Gradient", shownAdjoint, "grad", adjointNote ?? (adjoint === undefined ? "no gradient yet" : null)));
+    const parts = [head, el("p", { class: "formula", text: node.formula ?? node.label }), cols, rules(walk, view, node)];
+    const bad = walk.nonFinite;
+    if (bad && bad.node === node.id) {
+      parts.push(el("p", { class: "nonfinite-why", text: `First non-finite ${bad.phase === "forward" ? "value" : "gradient"}: ${bad.why}` }));
+    }
+    root.replaceChildren(...parts.filter(Boolean));
+    root.dataset.node = node.id;
+    root.dataset.full = String(Boolean(fetched));
+    root.hidden = false;
+  }
+
+  return {
+    show(walk, view, node) {
+      const mine = ++token;
+      const value = view.values[node.id];
+      const adjoint = view.adjoints[node.id];
+      const big = (isTensor(value) && value.data == null) || (isTensor(adjoint) && adjoint.data == null);
+      render(walk, view, node, null);
+      if (!big) return;
+      root.dataset.fetching = "true";
+      full(walk, node).then((fetched) => {
+        if (mine !== token) return;
+        delete root.dataset.fetching;
+        render(walk, view, node, fetched);
+      }, (error) => {
+        if (mine !== token) return;
+        delete root.dataset.fetching;
+        root.append(el("p", { class: "note error", text: `could not fetch every number: ${error.message}` }));
+      });
+    },
+    hide() {
+      token += 1;
+      root.hidden = true;
+      delete root.dataset.node;
+    },
+    get shown() {
+      return root.hidden ? null : root.dataset.node;
+    },
+  };
+}

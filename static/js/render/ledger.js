@@ -1,0 +1,62 @@
+// The ledger panel: the activation memory the backward pass keeps, drawn across the steps of
+// the walk with the peak marked and a cursor at the current step, and the FLOPs of each pass
+// (seed 003, Step 5). Drawn once per trace; a step only moves the cursor and one line of text.
+
+import { select } from "d3";
+import { formatBytes, formatFlops, ledgerSeries } from "../ledger.js";
+
+const WIDTH = 280;
+const HEIGHT = 64;
+const PAD = 4;
+
+/** The panel in `root` (an element holding an <svg> and <p class="ledger-now">, etc.). */
+export function createLedgerPanel(root) {
+  const svg = select(root.querySelector("svg"))
+    .attr("viewBox", `0 0 ${WIDTH} ${HEIGHT}`)
+    .attr("preserveAspectRatio", "none");
+  const now = root.querySelector(".ledger-now");
+  const totals = root.querySelector(".ledger-totals");
+  let series = null;
+  let x = () => 0;
+
+  function draw(trace) {
+    series = trace.ledger ? ledgerSeries(trace) : null;
+    svg.selectAll("*").remove();
+    // Scalar programs keep a few bytes: the panel is for tensors, where memory is the lesson.
+    root.hidden = !series || !(trace.ledger.peak_activation_bytes > 0) ||
+      trace.graph.nodes.every((n) => n.shape.length === 0);
+    if (root.hidden) return;
+    const n = series.live.length - 1;
+    const top = Math.max(series.peak, 1);
+    x = (k) => PAD + ((WIDTH - 2 * PAD) * k) / Math.max(n, 1);
+    const y = (v) => HEIGHT - PAD - ((HEIGHT - 2 * PAD) * v) / top;
+    const points = series.live.map((v, k) => `${x(k)},${y(v)}`).join(" ");
+    svg.append("polygon").attr("class", "ledger-area")
+      .attr("points", `${x(0)},${y(0)} ${points} ${x(n)},${y(0)}`);
+    svg.append("polyline").attr("class", "ledger-line").attr("points", points);
+    const backward = trace.events.findIndex((e) => e.kind === "seed");
+    if (backward >= 0) {
+      svg.append("line").attr("class", "ledger-phase")
+        .attr("x1", x(backward + 1)).attr("x2", x(backward + 1)).attr("y1", 0).attr("y2", HEIGHT);
+    }
+    svg.append("circle").attr("class", "ledger-peak").attr("r", 3)
+      .attr("cx", x(series.peakStep)).attr("cy", y(series.peak));
+    svg.append("line").attr("class", "ledger-cursor").attr("y1", 0).attr("y2", HEIGHT);
+    const t = trace.ledger;
+    const recompute = t.flops_recompute ? ` + ${formatFlops(t.flops_recompute)} recomputed` : "";
+    totals.textContent =
+      `peak ${formatBytes(series.peak)} · kept by the forward pass ${formatBytes(t.activation_bytes)}` +
+      ` · FLOPs: forward ${formatFlops(t.flops_forward)}, backward ${formatFlops(t.flops_backward)}${recompute}`;
+    root.dataset.peak = String(series.peak);
+  }
+
+  function show(step) {
+    if (!series || root.hidden) return;
+    const k = Math.max(0, Math.min(series.live.length - 1, step));
+    svg.select(".ledger-cursor").attr("x1", x(k)).attr("x2", x(k));
+    now.textContent = `now ${formatBytes(series.live[k])}`;
+    root.dataset.live = String(series.live[k]);
+  }
+
+  return { draw, show };
+}
