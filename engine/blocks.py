@@ -33,11 +33,11 @@ def block_kind(stmt: ast.With) -> tuple[str | None, ast.AST, str]:
         return None, stmt, "one block at a time, as in `with checkpoint():`"
     item = stmt.items[0]
     call = item.context_expr
-    if item.optional_vars is not None:
-        return None, item.optional_vars, "`with checkpoint():` takes no `as` name"
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
             and call.func.id in BLOCK_KINDS):
         return None, call, "the only block is `with checkpoint():`"
+    if item.optional_vars is not None:
+        return None, item.optional_vars, "`with checkpoint():` takes no `as` name"
     if call.args or call.keywords:
         return None, call, f"`{call.func.id}()` takes no arguments"
     return call.func.id, call, ""

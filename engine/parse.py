@@ -420,7 +420,10 @@ class _Builder(TensorSyntax):
             lambda inputs: self.add(op, "op", inputs, span, name, params=params)
 
     def arguments(self, node: ast.Call, fname: str, allowed: tuple[str, ...]):
-        """Split a call's arguments into value inputs and keyword parameters."""
+        """Split a call's arguments into value inputs and parameters: SIGNATURES says how many
+        values come first and which parameters may follow them by position; FUNCTIONS which
+        may be given by keyword. bad_argument (at the call, or at the keyword or argument at
+        fault) for a wrong count, an unknown or repeated parameter, or a bad value."""
         args = list(node.args)
         params: dict = {}
         if any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in node.keywords):

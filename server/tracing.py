@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import Callable, Iterator
+from typing import Callable
 
 import orjson
 
@@ -75,48 +75,61 @@ def stream_body(program: Program, output: str | None, settings: Settings,
                 output_grad=None) -> None:
     """The event stream as Server-Sent Events, handed to `put` piece by piece as it is made.
 
-    `graph` first, alone in its piece and as soon as it is made; then every event in order,
-    in pieces of about FLUSH_BYTES, or fewer once FLUSH_SECONDS have passed since the last
-    piece. A program error ends the stream with one `error` event; so does a bug of ours
-    (logged), so a stream never just stops. `check` is called before each event and raises
-    ClientGone to stop the work (the client went away): then nothing more is put. `put` must
-    not block (server/slots.py Feed): the caller holds a trace slot while this runs.
+    `graph` first, handed on as soon as it is whole (its first parts sooner when it is over
+    FLUSH_BYTES); then every event in order, in pieces of about FLUSH_BYTES, or fewer once
+    FLUSH_SECONDS have passed since the last piece. A program error ends the stream with one
+    `error` event; so does a bug of ours (logged), so a stream never just stops. `check` is
+    called before each event and raises ClientGone to stop the work (the client went away):
+    then nothing more is put. `put` must not block (server/slots.py Feed): the caller holds a
+    trace slot while this runs.
     """
-    pending: list[bytes] = []
-    size, sent, last = 0, 0, time.monotonic()
+    out, made = _Pieces(put), 0
     try:
         with gc_paused():
             check()
             tracer = Tracer(program, output, limits(settings), output_grad)
-            put(sse_event(b"graph", b"".join(_checked(tracer.graph_parts(), check))))
+            head = b"event: graph\ndata: "
+            for part in tracer.graph_parts():   # megabytes for a big program (~500 B a node)
+                check()
+                out.add(head + part)
+                head = b""
+            out.add(b"\n\n")
+            out.flush()   # the first event, at once
             for record in tracer.records():   # the events as dicts, serialized once each
                 check()
-                item = sse_event(record["kind"].encode(), orjson.dumps(record), record["seq"])
-                pending.append(item)
-                size += len(item)
-                if size >= FLUSH_BYTES or time.monotonic() - last >= FLUSH_SECONDS:
-                    put(b"".join(pending))
-                    sent += len(pending)
-                    pending.clear()
-                    size, last = 0, time.monotonic()
+                out.add(sse_event(record["kind"].encode(), orjson.dumps(record), record["seq"]))
+                made += 1
     except ClientGone:
-        log.info("stream stopped after %d events: the client went away", sent)
+        log.info("stream stopped after %d events: the client went away", made)
         return
     except ProgramError as e:
-        pending.append(error_event(e.to_dict()))
+        out.add(error_event(e.to_dict()))
     except Exception:   # noqa: BLE001 - the stream must end with an event, not a cut
         log.exception("unexpected error in the stream")
         from server.errors import INTERNAL   # here: starlette is not a CLI import
 
-        pending.append(error_event(INTERNAL))
-    if pending:
-        put(b"".join(pending))
+        out.add(error_event(INTERNAL))
+    out.flush()
 
 
-def _checked(parts: Iterator[bytes], check: Callable[[], None]) -> Iterator[bytes]:
-    for part in parts:
-        check()
-        yield part
+class _Pieces:
+    """Bytes handed to `put` in pieces of about FLUSH_BYTES, or sooner once FLUSH_SECONDS have
+    passed since the last piece: few pieces for the loop to send, none held back for long."""
+
+    def __init__(self, put: Callable[[bytes], None]) -> None:
+        self.put, self.pending, self.size, self.last = put, [], 0, time.monotonic()
+
+    def add(self, data: bytes) -> None:
+        self.pending.append(data)
+        self.size += len(data)
+        if self.size >= FLUSH_BYTES or time.monotonic() - self.last >= FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.put(b"".join(self.pending))
+            self.pending.clear()
+        self.size, self.last = 0, time.monotonic()
 
 
 def sse_event(kind: bytes, data: bytes, seq: int | None = None) -> bytes:

@@ -31,7 +31,8 @@ def _share(g, out, x, axis=None, keepdims=False):
     o = out if keepdims or axis is None else np.expand_dims(out, axis)
     hit = (x == o) | (np.isnan(x) & np.isnan(o))
     k = np.sum(hit, axis=axis, keepdims=True)
-    share = spread(g, x, axis, keepdims) / np.maximum(k, 1)
+    g = spread(g, x, axis, keepdims)
+    share = g / np.maximum(k, 1).astype(np.result_type(g, x))   # in g's dtype (float32 stays)
     return np.where(hit, share, 0.0)
 
 
@@ -104,6 +105,9 @@ def _inside(x, lo=None, hi=None):
 
 
 def _clip_text(x, lo=None, hi=None, **_):
+    """clip(x, -1, 1); a one-sided clip names its bound: clip(x, lo=0)."""
+    if lo is None or hi is None:
+        return f"clip({x}, lo={lo})" if hi is None else f"clip({x}, hi={hi})"
     return f"clip({x}, {lo}, {hi})"
 
 

@@ -39,9 +39,14 @@ def _reduction_texts(name: str, scale: str):
 
     def vjp_text(x, g="", axis=None, correction=1, **_):
         where = "every element of" if axis is None else f"axis {axis} of"
-        return f"{g}{scale.format(x=x, c=correction)} copied to {where} {x}"
+        return f"{g}{scale.format(x=x, n=_n_minus(correction))} copied to {where} {x}"
 
     return text, vjp_text
+
+
+def _n_minus(correction) -> str:
+    """var's divisor as text: n, n - 1, n - 2, ..."""
+    return "n" if correction == 0 else f"(n - {correction})"
 
 
 def _size(out, x) -> int:
@@ -104,14 +109,13 @@ def _var_jvp(dots, out, x, axis=None, keepdims=False, correction=1):
         x, axis, correction)
 
 
-_VAR_TEXT, _VAR_VJP_TEXT = _reduction_texts(
-    "var", " ⊙ 2({x} - mean({x})) / (n - {c})")
+_VAR_TEXT, _VAR_VJP_TEXT = _reduction_texts("var", " ⊙ 2({x} - mean({x})) / {n}")
 
 register(Op(
     name="var", arity=1, forward=_var, vjp=(_var_vjp,), jvp=_var_jvp,
     text=_VAR_TEXT,
     partials=(lambda x, out="", correction=1, **_:
-              f"2({x} - mean({x})) / (n - {correction})",),
+              f"2({x} - mean({x})) / {_n_minus(correction)}",),
     vjp_text=(_VAR_VJP_TEXT,), elementwise=False, params=("axis", "keepdims", "correction"),
     # forward: the mean (n), x - mean (n), the squares (n), their sum (n), a divide per output
     flops=lambda out, x: 4 * int(np.size(x)) + int(np.size(out)),

@@ -77,11 +77,14 @@ class Recompute(_Event):
 
 
 class Done(_Event):
-    """The end: the output value and every leaf's gradient, with full data."""
+    """The end: the output value and every leaf's gradient, with full data. In the body of
+    POST /api/trace the done event is only {seq, kind}: its results are the body's top-level
+    `output`, `grads` and `first_non_finite`, written once; the stream's done event and
+    Tracer.events() carry them."""
 
     kind: Literal["done"] = "done"
-    output: dict[str, Any]
-    grads: dict[str, Value]
+    output: dict[str, Any] | None = None
+    grads: dict[str, Value] | None = None
     first_non_finite: dict[str, str] | None = None   # {"node", "phase"}: forward | backward
 
 

@@ -140,8 +140,9 @@ class Tracer:
     def _forward(self, limits: Limits) -> None:
         """Every node's value, within the budgets of `limits` (ProgramError "too_large").
 
-        0-d values of + - * / and negation are Python floats (engine/trace/scalar.py); a 0-d
-        literal is kept as a float too. Every other op gets its inputs as the numpy objects it
+        In a float64 program, 0-d values of + - * / and negation are Python floats
+        (engine/trace/scalar.py); a 0-d literal is kept as a float too. A float32 program
+        never takes that path (Python floats are float64): its scalars are 0-d float32 arrays. Every other op gets its inputs as the numpy objects it
         always got (`_inputs`), so its numbers are numpy's.
         """
         elements = flops = 0
@@ -550,29 +551,23 @@ def _body(tracer: Tracer) -> bytes:
     if batch:
         out.write(orjson.dumps(batch)[1:-1])
         out.write(b",")
-    output, grads = done_parts(record)
-    first = orjson.dumps(record["first_non_finite"])
-    for piece in (done_json(record["seq"], output, grads, first), b'],"output":', output,
-                  b',"grads":', grads, b',"first_non_finite":', first, b"}"):
-        out.write(piece)
+    # The done event's results are the body's top-level fields, written once (issue 6): the
+    # stream's done event carries them itself (docs/trace-format.md).
+    out.write(b'{"seq":%d,"kind":"done"}],' % record["seq"])
+    out.write(orjson.dumps({"output": record["output"], "grads": record["grads"],
+                            "first_non_finite": record["first_non_finite"]})[1:])
     return out.getvalue()
-
-
-def done_parts(done: dict) -> tuple[bytes, bytes]:
-    """The `done` record's output and grads as JSON, serialized once: the body carries them
-    twice (in the `done` event and at its top level, docs/trace-format.md)."""
-    return orjson.dumps(done["output"]), orjson.dumps(done["grads"])
-
-
-def done_json(seq: int, output: bytes, grads: bytes, first_non_finite: bytes = b"null"
-              ) -> bytes:
-    """The `done` event as JSON from its parts (done_parts, and the first_non_finite
-    record's JSON)."""
-    return b'{"seq":%d,"kind":"done","output":%b,"grads":%b,"first_non_finite":%b}' % (
-        seq, output, grads, first_non_finite)
 
 
 def run_trace(text: str, output: str | None = None, limits: Limits = Limits(),
               output_grad=None, dtype: str | None = None) -> dict:
     """The body of POST /api/trace as a dict. Raises ProgramError."""
     return orjson.loads(trace_json(text, output, limits, output_grad, dtype))
+
+
+def body_events(body: dict) -> list[dict]:
+    """The events of a POST /api/trace body with the results put back on its `done` event, as
+    the stream sends it (the body writes them once, at its top level: docs/trace-format.md)."""
+    *events, done = body["events"]
+    return [*events, {**done, "output": body["output"], "grads": body["grads"],
+                      "first_non_finite": body["first_non_finite"]}]

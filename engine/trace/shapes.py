@@ -186,6 +186,6 @@ def _along(n: IRNode, x: Shape, axis: int = -1, **_) -> Shape:
 RULES = {
     "matmul": _matmul, "transpose": _transpose, "reshape": _reshape, "index": _index,
     "concat": _concat, "stack": _stack, "where": broadcast,
-    "sum": _reduce, "mean": _reduce, "var": _reduce,
+    "sum": _reduce, "mean": _reduce, "var": _reduce, "max": _reduce, "min": _reduce,
     "softmax": _along, "log_softmax": _along,
 }

@@ -14,7 +14,8 @@ from typing import Any, AsyncIterator, Literal, TypeVar
 from fastapi import APIRouter, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (BaseModel, ConfigDict, Field, StrictFloat, StrictInt, ValidationError,
+                      field_validator)
 from starlette.responses import StreamingResponse
 
 from engine.errors import ProgramError
@@ -65,7 +66,10 @@ class TraceRequest(BaseModel):
     dtype: Literal["float64", "float32"] | None = Field(
         default=None, description="the floating-point type of every value and gradient; "
         "default: the program's `# dtype:` first line, else float64 (both given must agree)")
-    output_grad: float | list[Any] | None = Field(
+    # strict: no numeric strings or booleans; a list's elements are checked by the engine
+    # (engine/trace/seed.py: numbers, rectangular, finite), which keeps the schema free of a
+    # recursive $ref (the request schema is inlined in the OpenAPI document)
+    output_grad: StrictFloat | StrictInt | list[Any] | None = Field(
         default=None, description="the output's starting adjoint, a number or nested list of "
         "the output's shape (PyTorch's `gradient=`); default: 1, or ones for a tensor output")
 
@@ -131,7 +135,7 @@ def _validate(model: type[M], raw: bytes) -> M:
             raise
         try:
             data = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):   # JSON nested too deep for either parser
             raise e from None
         return model.model_validate(data)
 

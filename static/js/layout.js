@@ -32,10 +32,16 @@ export const METRICS = {
 // An edge's shape label: 15px monospace (app.css .edge-shape).
 export const EDGE_LABEL = { char: 9, height: 20 };
 
-// More nodes than this are not drawn: dagre's recursion overflows the stack on long chains
-// (about 4,000 nodes), its time grows fast, and boxes too small to read teach nothing. The
-// trace is still stepped and narrated. 600 nodes is a 300-line chain of `x = x * c`.
-export const MAX_DRAWN_NODES = 600;
+// The layout's cost is predicted before it starts (predictLayout); past this many predicted
+// milliseconds the page does not try, and opens an overview instead. dagre's time grows with
+// the nodes and with every rank a long edge crosses (each crossing is a hidden node), and
+// its recursion overflows the stack on chains of about 4,000 nodes, which this also stops.
+export const LAYOUT_BUDGET_MS = 4000;
+
+// A leaf or constant used by more consumers than this is drawn as a small reference chip
+// beside each consumer, as Netron draws weights, instead of one box with long edges to all.
+export const CHIP_FANOUT = 4;
+export const CHIP = { char: 9, pad: 7, height: 24, gap: 4, maxChars: 10 };
 
 // How an op is written in the box's tag.
 const SYMBOLS = {
@@ -122,14 +128,77 @@ export function edgeLabel(shape) {
 }
 
 /**
+ * The leaves and constants drawn as reference chips: node id -> number of consumers (uses),
+ * for each one used by more than `fanout` edges (CHIP_FANOUT).
+ */
+export function referenceNodes(graph, { fanout = CHIP_FANOUT } = {}) {
+  const uses = {};
+  for (const edge of graph.edges) uses[edge.source] = (uses[edge.source] ?? 0) + 1;
+  const refs = {};
+  for (const node of graph.nodes) {
+    if ((node.role === "leaf" || node.role === "const") && uses[node.id] > fanout) refs[node.id] = uses[node.id];
+  }
+  return refs;
+}
+
+/**
+ * What laying out `graph` will cost, before trying: {nodes, edges, dummies, ms}. Ranks
+ * are placed as late as each node's first consumer allows (as dagre's network simplex
+ * tends to place them), an edge crossing r ranks costs r - 1 hidden nodes (`dummies`),
+ * and edges from `refs` (referenceNodes: drawn as chips) are not laid out. `ms` is fitted
+ * to dagre 3 under Node 22 on this project's programs (chains, fan-ins, shared weights):
+ * ms = 1.2 (nodes + dummies) + nodes² / 1000, within a factor of two (docs/performance.md).
+ * Edge labels (tensor shapes) double the ranks.
+ */
+export function predictLayout(graph, { refs = {} } = {}) {
+  const outs = Object.fromEntries(graph.nodes.map((n) => [n.id, []]));
+  const laid = graph.edges.filter((e) => !(e.source in refs) && e.source in outs && e.target in outs);
+  for (const e of laid) outs[e.source].push(e.target);
+  const rank = {};
+  // Nodes come in creation (topological) order: consumers after their inputs.
+  for (let i = graph.nodes.length - 1; i >= 0; i--) {
+    const id = graph.nodes[i].id;
+    let r = Infinity;
+    for (const c of outs[id]) r = Math.min(r, rank[c] - 1);
+    rank[id] = Number.isFinite(r) ? r : 0;
+  }
+  let dummies = 0;
+  for (const e of laid) dummies += Math.max(0, Math.abs(rank[e.target] - rank[e.source]) - 1);
+  const labelled = graph.nodes.some((n) => n.shape && n.shape.length);
+  if (labelled) dummies = 2 * dummies + laid.length;
+  const nodes = graph.nodes.length;
+  const ms = Math.round(1.2 * (nodes + dummies) + (nodes * nodes) / 1000);
+  return { nodes, edges: laid.length, dummies, ms };
+}
+
+/** The chip for edge `edge` from a reference node labelled `label`: its size. */
+function chipSize(label) {
+  const chars = Math.min([...label].length, CHIP.maxChars);
+  return { width: chars * CHIP.char + 2 * CHIP.pad, height: CHIP.height };
+}
+
+/** A chip's text: the reference node's label, cut to CHIP.maxChars characters. */
+export function chipText(label) {
+  const chars = [...label];
+  return chars.length > CHIP.maxChars ? chars.slice(0, CHIP.maxChars - 1).join("") + "…" : label;
+}
+
+/**
  * Positions for `graph` ({nodes, edges} of the trace): boxes centred at (x, y) and edge
  * polylines from input to consumer, plus the drawing's width and height. `chars` (node id
- * -> characters, from widestLines) sizes the boxes for their numbers. May throw: dagre
- * recurses, see planLayout.
+ * -> characters, from widestLines) sizes the boxes for their numbers. Edges from `refs`
+ * (referenceNodes) are not laid out: each is a chip {id (the edge's), ref, consumer, arg,
+ * label, uses, x, y, width, height} left of its consumer, in `chips`; the reference node
+ * keeps its own box. May throw: dagre recurses, see planLayout.
  */
-export function layoutGraph(graph, { chars = {} } = {}) {
+export function layoutGraph(graph, { chars = {}, refs = {} } = {}) {
+  const byId = Object.fromEntries(graph.nodes.map((n) => [n.id, n]));
+  const chipEdges = graph.edges.filter((e) => e.source in refs);
+  const widest = Math.max(0, ...chipEdges.map((e) => chipSize(chipText(byId[e.source].label)).width));
   const g = new dagre.graphlib.Graph({ multigraph: true });
-  g.setGraph({ rankdir: "LR", nodesep: 28, ranksep: 50, edgesep: 16, marginx: 24, marginy: 24 });
+  // Chips sit between the ranks, left of their consumer: the gap keeps room for the widest.
+  const ranksep = Math.max(50, widest ? widest + 28 : 0);
+  g.setGraph({ rankdir: "LR", nodesep: 28, ranksep, edgesep: 16, marginx: 24, marginy: 24 });
   g.setDefaultEdgeLabel(() => ({}));
   const shapes = {};
   for (const node of graph.nodes) {
@@ -138,7 +207,8 @@ export function layoutGraph(graph, { chars = {} } = {}) {
   }
   // `a * a` gives two edges between one pair of nodes: the edge id keeps them apart. A
   // tensor's edge carries its shape: dagre keeps room for the label between the ranks.
-  for (const edge of graph.edges) {
+  const laid = graph.edges.filter((e) => !(e.source in refs));
+  for (const edge of laid) {
     const text = edgeLabel(shapes[edge.source]);
     const label = text ? { width: text.length * EDGE_LABEL.char + 12, height: EDGE_LABEL.height, labelpos: "c" } : {};
     g.setEdge(edge.source, edge.target, label, edge.id);
@@ -150,7 +220,7 @@ export function layoutGraph(graph, { chars = {} } = {}) {
     const { x, y, width, height, rows, block, heat } = g.node(node.id);
     return { id: node.id, node, x, y: y + down, width, height, rows, block, heat };
   });
-  const edges = graph.edges.map((edge) => {
+  const edges = laid.map((edge) => {
     const e = g.edge(edge.source, edge.target, edge.id);
     const text = edgeLabel(shapes[edge.source]);
     return {
@@ -160,26 +230,88 @@ export function layoutGraph(graph, { chars = {} } = {}) {
     };
   });
   const { width, height } = g.graph();
-  return { nodes, edges, width, height: height + down };
+  const at = Object.fromEntries(nodes.map((n) => [n.id, n]));
+  return { nodes, edges, chips: placeChips(chipEdges, at, byId, refs), width, height: height + down };
+}
+
+/**
+ * Chips left of their consumer, in the gap between the ranks: the first at the bottom of
+ * the box, the next at its top, and so on (the laid-out edges arrive at the box's middle).
+ */
+function placeChips(chipEdges, at, byId, refs) {
+  const count = {};
+  return chipEdges.map((edge) => {
+    const box = at[edge.target];
+    const i = (count[edge.target] = (count[edge.target] ?? -1) + 1);
+    const label = chipText(byId[edge.source].label);
+    const { width, height } = chipSize(label);
+    const row = Math.floor(i / 2);
+    const offset = box.height / 2 - height / 2 - 4 - row * (height + CHIP.gap);
+    return {
+      id: edge.id, ref: edge.source, consumer: edge.target, arg: edge.arg, label, uses: refs[edge.source],
+      x: box.x - box.width / 2 - 10 - width / 2,
+      y: box.y + (i % 2 === 0 ? offset : -offset),
+      width, height,
+    };
+  });
 }
 
 /**
  * The layout of a trace's graph, or why there is none; never throws. Answers
- * {layout} or {layout: null, reason, nodes, max, message}: reason "too_large" when the
- * graph has more than `max` nodes, "layout_failed" when the layout threw (message says how).
- * `engine` is the layout function (layoutGraph; tests pass one that fails).
+ * {layout, refs, cost} or {layout: null, reason, nodes, cost, budget, message}: reason
+ * "too_large" when the predicted cost (predictLayout, with leaves and constants of many
+ * uses as chips) is over `budget` ms, "layout_failed" when the layout threw (message says
+ * how). `engine` is the layout function (layoutGraph; tests pass one that fails).
  */
-export function planLayout(graph, events = [], { max = MAX_DRAWN_NODES, engine = layoutGraph } = {}) {
-  const nodes = graph.nodes.length;
-  if (nodes > max) return { layout: null, reason: "too_large", nodes, max };
+export function planLayout(graph, events = [], { budget = LAYOUT_BUDGET_MS, engine = layoutGraph } = {}) {
+  const { refs, cost, refused } = predictPlan(graph, { budget });
+  if (refused) return refused;
   try {
-    return { layout: engine(graph, { chars: widestLines(graph, events) }) };
+    return { layout: engine(graph, { chars: widestLines(graph, events), refs }), refs, cost };
   } catch (error) {
-    return { layout: null, reason: "layout_failed", nodes, max, message: String(error?.message ?? error) };
+    return failedPlan(graph, cost, budget, error);
   }
 }
 
+/**
+ * The part of planLayout before the layout: {refs, cost}, and `refused` (the plan to show
+ * instead) when the cost is over `budget`. The page's worker (layout-job.js) runs the rest.
+ */
+export function predictPlan(graph, { budget = LAYOUT_BUDGET_MS } = {}) {
+  const refs = referenceNodes(graph);
+  const cost = predictLayout(graph, { refs });
+  const nodes = graph.nodes.length;
+  const refused = cost.ms > budget ? { layout: null, reason: "too_large", nodes, cost, budget } : null;
+  return { refs, cost, refused };
+}
+
+/** The plan of a layout that threw `error` (or ran out of time). */
+export function failedPlan(graph, cost, budget, error) {
+  const message = String(error?.message ?? error);
+  return { layout: null, reason: "layout_failed", nodes: graph.nodes.length, cost, budget, message };
+}
+
 // ---------------------------------------------------------------- callouts
+
+const chipIndex = new WeakMap(); // layout -> edge id -> chip
+
+/** The chip drawn for edge `edgeId` in `layout`, or null (a laid-out edge, or none). */
+export function chipOf(layout, edgeId) {
+  if (!layout?.chips?.length || edgeId === undefined) return null;
+  let index = chipIndex.get(layout);
+  if (!index) chipIndex.set(layout, (index = new Map(layout.chips.map((c) => [c.id, c]))));
+  return index.get(edgeId) ?? null;
+}
+
+/**
+ * Where the `+=` callout of `event` hangs when its edge is drawn as a chip: the chip, so
+ * every contribution to a shared weight is seen arriving beside the consumer that sends
+ * it; null for a laid-out edge (the callout hangs on the input's box).
+ */
+export function calloutAnchor(layout, event) {
+  if (event?.kind !== "accumulate" && event?.kind !== "unbroadcast") return null;
+  return chipOf(layout, `${event.input}->${event.node}#${event.arg}`);
+}
 
 /** The size of a callout showing `lines` (monospace, METRICS.calloutFont, 1.25 apart). */
 export function calloutSize(lines) {
@@ -207,8 +339,8 @@ function rectAt(x, y, { width, height }) {
  * numbers, and stays inside the drawing; else the one that covers least (numbers count ten
  * times more than running past the drawing's edge).
  */
-export function placeCallout(layout, id, size) {
-  const at = layout.nodes.find((n) => n.id === id);
+export function placeCallout(layout, id, size, anchor = null) {
+  const at = anchor ?? layout.nodes.find((n) => n.id === id);
   if (!at) return null;
   const gap = 6;
   const above = at.y - at.height / 2 - gap - size.height / 2;
@@ -218,7 +350,7 @@ export function placeCallout(layout, id, size) {
     for (const shift of [0, -0.25, 0.25, -0.5, 0.5]) candidates.push({ x: at.x + shift * size.width, y });
   }
   candidates.push({ x: at.x, y: at.y - at.height / 2 + METRICS.header / 2 }); // its own header
-  const others = layout.nodes.filter((n) => n !== at).map((n) => rectAt(n.x, n.y, { width: n.width + 8, height: n.height + 8 }));
+  const others = layout.nodes.filter((n) => n !== at && n.id !== id).map((n) => rectAt(n.x, n.y, { width: n.width + 8, height: n.height + 8 }));
   const top = at.y - at.height / 2;
   others.push({ x0: at.x - at.width / 2, x1: at.x + at.width / 2, y0: top + METRICS.header, y1: top + at.height }); // its own numbers
   const margin = 16; // the fitted view keeps this much around the drawing

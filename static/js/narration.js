@@ -89,8 +89,10 @@ export function narrate(event, nodesById) {
  */
 export function undrawnMessage(plan, trace, { maxGrads = 6 } = {}) {
   const n = (x) => x.toLocaleString("en-US");
+  const seconds = (ms) => `${n(Math.max(1, Math.round(ms / 1000)))} s`;
   const why = plan.reason === "too_large"
-    ? `This graph has ${n(plan.nodes)} nodes; the explorer draws at most ${n(plan.max)}.`
+    ? `This graph has ${n(plan.nodes)} nodes; laying it out would take about ${seconds(plan.cost.ms)}, `
+      + `past the page's budget of ${seconds(plan.budget)}, so it opens as an overview.`
     : `The layout of this graph (${n(plan.nodes)} nodes) failed (${plan.message}), so it is not drawn.`;
   const output = trace.output;
   const L = outputLabel(output, Object.fromEntries(trace.graph.nodes.map((d) => [d.id, d])));

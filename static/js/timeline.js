@@ -1,6 +1,7 @@
 // The timeline: what the page shows at step k is a pure fold of events[:k].
 // No DOM and no d3, so `node --test` covers it. Stepping back or scrubbing never undoes
-// anything: it replays from the nearest snapshot (one every `every` events).
+// anything: it replays from the nearest snapshot (one every `every` events); stepping
+// forward applies only the next event.
 
 /** The edge id ("n0->n3#0") an accumulate / unbroadcast event travels along, backwards. */
 export function edgeIdOf(event) {
@@ -92,25 +93,90 @@ export function fold(events) {
   return view;
 }
 
+// The snapshots together hold at most this many entries (values, adjoints, counts, edges):
+// a 100,000-node trace keeps a few dozen copies, not one every 64 events (which grew as the
+// square of the trace and crashed the tab at 30,000 lines).
+export const SNAPSHOT_BUDGET = 2_000_000;
+
+const entries = (view) => Object.keys(view.values).length + Object.keys(view.adjoints).length
+  + Object.keys(view.received).length + Object.keys(view.carried).length;
+
 /**
- * A timeline over `events`: `at(k)` is the view after events[:k] (k clamped to
- * 0..length). Snapshots every `every` events keep `at` cheap for long traces.
+ * A timeline over `events`, which may still grow (the stream appends with `push`):
+ * `at(k)` is the view after events[:k] (k clamped to 0..length), a copy of its own.
+ * Snapshots every `every` events keep `at` cheap: by default every max(64, sqrt(n)) events
+ * of the n known at the start, and twice as far apart whenever they would hold more than
+ * `budget` entries in all. `view(k)` is the same view without the copy, for stepping: it
+ * applies only the events between the last step shown and k when k is ahead (forward
+ * steps cost what the event changes), and it is overwritten by the next call.
  */
-export function createTimeline(events, { every = 64 } = {}) {
-  const snapshots = [emptyView()];
-  const working = emptyView();
-  events.forEach((ev, i) => {
+export function createTimeline(events = [], { every, budget = SNAPSHOT_BUDGET } = {}) {
+  let spacing = every ?? Math.max(64, Math.ceil(Math.sqrt(events.length)));
+  let snapshots = [emptyView()];
+  let held = 0; // entries in snapshots
+  const working = emptyView(); // the fold of every event pushed so far
+  const list = [];
+  let cursor = null; // the live view handed out by view(k)
+
+  function push(ev) {
+    list.push(ev);
     applyEvent(working, ev);
-    if ((i + 1) % every === 0) snapshots.push(copyView(working));
-  });
+    if (list.length % spacing !== 0) return;
+    snapshots.push(copyView(working));
+    held += entries(working);
+    if (every !== undefined || held <= budget) return;
+    // Too many copies: keep every other one, twice as far apart.
+    snapshots = snapshots.filter((_, i) => i % 2 === 0);
+    spacing *= 2;
+    held = snapshots.reduce((sum, v) => sum + entries(v), 0);
+  }
+
+  const clamp = (k) => Math.max(0, Math.min(list.length, Math.trunc(k) || 0));
 
   function at(k) {
-    const step = Math.max(0, Math.min(events.length, Math.trunc(k) || 0));
-    const base = snapshots[Math.floor(step / every)];
+    const step = clamp(k);
+    const base = snapshots[Math.floor(step / spacing)];
     const view = copyView(base);
-    for (let i = base.step; i < step; i++) applyEvent(view, events[i]);
+    for (let i = base.step; i < step; i++) applyEvent(view, list[i]);
     return view;
   }
 
-  return { length: events.length, every, snapshots, at };
+  function view(k) {
+    const step = clamp(k);
+    const near = Math.floor(step / spacing) * spacing; // the snapshot's step
+    if (!cursor || cursor.step > step || cursor.step < near) cursor = at(step);
+    for (let i = cursor.step; i < step; i++) applyEvent(cursor, list[i]);
+    return cursor;
+  }
+
+  /**
+   * What the events between steps `a` and `b` (either order) change: {nodes, edges} (sets
+   * of ids), or null when that is more than `limit` events (then restyle everything).
+   */
+  function touched(a, b, limit = 256) {
+    const [lo, hi] = [clamp(Math.min(a, b)), clamp(Math.max(a, b))];
+    if (hi - lo > limit) return null;
+    const nodes = new Set();
+    const edges = new Set();
+    for (let i = lo; i < hi; i++) {
+      const ev = list[i];
+      if (ev.kind === "accumulate" || ev.kind === "unbroadcast") {
+        nodes.add(ev.input).add(ev.node);
+        edges.add(edgeIdOf(ev));
+      } else if (ev.node !== undefined) nodes.add(ev.node);
+    }
+    return { nodes, edges };
+  }
+
+  events.forEach(push);
+  return {
+    get length() { return list.length; },
+    get every() { return spacing; },
+    get snapshots() { return snapshots; },
+    events: list,
+    push,
+    at,
+    view,
+    touched,
+  };
 }

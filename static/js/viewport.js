@@ -3,7 +3,7 @@
 // covers it. A transform {k, x, y} maps a layout point p to the screen point k * p + (x, y),
 // like d3.zoomTransform.
 
-import { calloutSize, METRICS, placeCallout } from "./layout.js";
+import { calloutAnchor, calloutSize, chipOf, METRICS, placeCallout } from "./layout.js";
 import { calloutOf } from "./narration.js";
 import { focusOf } from "./timeline.js";
 
@@ -29,14 +29,15 @@ function asBox(content) {
  * the empty room the layout keeps above the top row for callouts.
  */
 export function contentBox(layout) {
-  const points = layout.edges.flatMap((e) => e.points);
-  const nodes = boxOf(layout, layout.nodes.map((n) => n.id)) ?? { x0: 0, y0: 0, x1: 0, y1: 0 };
-  return {
-    x0: Math.min(nodes.x0, ...points.map((p) => p.x)),
-    y0: Math.min(nodes.y0, ...points.map((p) => p.y)),
-    x1: Math.max(nodes.x1, ...points.map((p) => p.x)),
-    y1: Math.max(nodes.y1, ...points.map((p) => p.y)),
+  const box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+  const add = (x0, y0, x1, y1) => {
+    box.x0 = Math.min(box.x0, x0); box.y0 = Math.min(box.y0, y0);
+    box.x1 = Math.max(box.x1, x1); box.y1 = Math.max(box.y1, y1);
   };
+  for (const n of layout.nodes) add(n.x - n.width / 2, n.y - n.height / 2, n.x + n.width / 2, n.y + n.height / 2);
+  for (const e of layout.edges) for (const p of e.points) add(p.x, p.y, p.x, p.y);
+  for (const c of layout.chips ?? []) add(c.x - c.width / 2, c.y - c.height / 2, c.x + c.width / 2, c.y + c.height / 2);
+  return Number.isFinite(box.x0) ? box : { x0: 0, y0: 0, x1: 0, y1: 0 };
 }
 
 /**
@@ -112,14 +113,20 @@ export function followTransform(now, content, view, focus, options = {}) {
 
 /** The smallest box holding the layout boxes of `ids` (unknown ids are skipped), or null. */
 export function boxOf(layout, ids) {
-  const nodes = layout.nodes.filter((n) => ids.includes(n.id));
+  const wanted = new Set(ids);
+  const nodes = layout.nodes.filter((n) => wanted.has(n.id));
   if (!nodes.length) return null;
-  return {
-    x0: Math.min(...nodes.map((n) => n.x - n.width / 2)),
-    y0: Math.min(...nodes.map((n) => n.y - n.height / 2)),
-    x1: Math.max(...nodes.map((n) => n.x + n.width / 2)),
-    y1: Math.max(...nodes.map((n) => n.y + n.height / 2)),
-  };
+  const box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+  for (const n of nodes) {
+    box.x0 = Math.min(box.x0, n.x - n.width / 2); box.y0 = Math.min(box.y0, n.y - n.height / 2);
+    box.x1 = Math.max(box.x1, n.x + n.width / 2); box.y1 = Math.max(box.y1, n.y + n.height / 2);
+  }
+  return box;
+}
+
+/** The box of a reference chip (layout.js placeChips). */
+function chipBox(c) {
+  return { x0: c.x - c.width / 2, y0: c.y - c.height / 2, x1: c.x + c.width / 2, y1: c.y + c.height / 2 };
 }
 
 /** The smallest box holding boxes `a` and `b` (either may be null). */
@@ -132,7 +139,7 @@ function union(a, b) {
 function calloutBox(layout, event) {
   const note = calloutOf(event);
   const size = note && calloutSize(note.lines);
-  const at = size && placeCallout(layout, note.id, size);
+  const at = size && placeCallout(layout, note.id, size, calloutAnchor(layout, event));
   return at && {
     x0: at.x - size.width / 2, y0: at.y - size.height / 2, x1: at.x + size.width / 2, y1: at.y + size.height / 2,
   };
@@ -147,9 +154,16 @@ function calloutBox(layout, event) {
  */
 export function stepBox(layout, event) {
   if (event?.kind === "done") return doneBox(layout, event);
-  const { current, source, target } = focusOf(event);
+  const { current, source, target, edge } = focusOf(event);
   if (current === undefined && target === undefined) return null;
   const callout = calloutBox(layout, event);
+  // Along a reference chip the step happens beside the consumer: the chip stands for the
+  // shared node, which may be far away (its box shows the sum all the same).
+  const chip = chipOf(layout, edge);
+  if (chip) {
+    const core = union(chipBox(chip), callout);
+    return { ...union(boxOf(layout, [source]), core), core };
+  }
   const core = union(boxOf(layout, [current ?? target]), callout);
   if (!core) return null;
   const ends = current !== undefined

@@ -3,13 +3,13 @@
 // play loop over the page's store, the player's keys, and the hook exports use to read
 // what is on screen. Everything takes its root elements; nothing looks up global ids.
 
-import { planLayout } from "./layout.js";
+import { planLayout, predictPlan } from "./layout.js";
 import { undrawnMessage } from "./narration.js";
-import { clearGraph, drawGraph, showView } from "./render/graph.js";
+import { clearGraph, drawGraph, showFanout, showView } from "./render/graph.js";
 import { createZoom } from "./render/zoom.js";
 import { linkState } from "./state.js";
 import { nonFiniteOf } from "./tensors.js";
-import { createTimeline } from "./timeline.js";
+import { createTimeline, focusOf } from "./timeline.js";
 import { boxOf, contentBox, stepBox } from "./viewport.js";
 
 // ---------------------------------------------------------------- a trace, prepared once
@@ -20,6 +20,13 @@ import { boxOf, contentBox, stepBox } from "./viewport.js";
  */
 export function prepareWalk(result, program) {
   const plan = planLayout(result.graph, result.events);
+  // The body's done event is {seq, kind}: its results are the body's top-level fields, sent
+  // once (docs/trace-format.md); the timeline's done step shows them.
+  const last = result.events.at(-1);
+  if (last?.kind === "done" && !last.grads) {
+    const { output, grads, first_non_finite: firstNonFinite } = result;
+    result.events[result.events.length - 1] = { ...last, output, grads, first_non_finite: firstNonFinite };
+  }
   return {
     trace: result,
     program,
@@ -29,6 +36,49 @@ export function prepareWalk(result, program) {
     nodesById: Object.fromEntries(result.graph.nodes.map((n) => [n.id, n])),
     nonFinite: nonFiniteOf(result), // {node, phase, why, step} or null
   };
+}
+
+/**
+ * A walk begun from the stream's `graph` event `head` ({version, graph, ledger}) of
+ * `program`: no events yet (addEvent appends them), no layout yet (the page lays it out in
+ * a worker, layout-job.js): `plan` is predictPlan's {refs, cost, refused}; `complete` turns
+ * true with the done event, which also sets the trace's output, grads, first_non_finite.
+ */
+export function beginWalk(head, program, { budget } = {}) {
+  const timeline = createTimeline([]);
+  const trace = { ...head, events: timeline.events, output: null, grads: null, first_non_finite: null };
+  return {
+    trace,
+    program,
+    timeline,
+    plan: predictPlan(head.graph, { budget }),
+    layout: null,
+    nodesById: Object.fromEntries(head.graph.nodes.map((n) => [n.id, n])),
+    nonFinite: null,
+    complete: false,
+  };
+}
+
+/**
+ * The output's node id: the trace's, else (a stream before its done event) the last node
+ * created that feeds nothing, which is the default output, the last name assigned.
+ */
+export function outputOf(walk) {
+  const named = walk.trace.output?.node;
+  if (named) return named;
+  const feeds = new Set(walk.trace.graph.edges.map((e) => e.source));
+  return walk.trace.graph.nodes.findLast((n) => !feeds.has(n.id))?.id ?? null;
+}
+
+/** Append the stream's event `ev` to `walk` (beginWalk's). */
+export function addEvent(walk, ev) {
+  walk.timeline.push(ev);
+  if (ev.kind !== "done") return;
+  walk.trace.output = ev.output ?? null;
+  walk.trace.grads = ev.grads ?? null;
+  walk.trace.first_non_finite = ev.first_non_finite ?? null;
+  walk.nonFinite = nonFiniteOf(walk.trace);
+  walk.complete = true;
 }
 
 /** The span in the program of what `view`'s event is about, or null. */
@@ -41,7 +91,8 @@ export function stepSpan(walk, view) {
 
 /**
  * The graph of a walk in the <svg> `svg`, with its camera; `message` (an element) says why
- * a graph too big to draw is not drawn. `onHover(node | null, {pin})` as in drawGraph.
+ * a graph too big to draw is not drawn, or how far its layout is. `onHover(node | null,
+ * {pin})` as in drawGraph. A step restyles only what changed since the step shown before.
  */
 export function createGraphPanel(svg, { message, onHover } = {}) {
   const zoom = createZoom(svg);
@@ -51,20 +102,60 @@ export function createGraphPanel(svg, { message, onHover } = {}) {
   note.setAttribute("role", "status");
   note.hidden = true;
   svg.parentNode?.append(note);
+  let last = null; // {walk, step, done, focus ids} of the step shown
+  let fanout = null; // the shared node whose chips are shown joined to it
+
+  /** What to restyle going from the step shown to `view`: {nodes, edges}, or null for all. */
+  function changes(walk, view) {
+    const done = view.phase === "done";
+    if (!last || last.walk !== walk || last.done !== done) return null;
+    const changed = walk.timeline.touched(last.step, view.step);
+    if (!changed) return null;
+    const f = focusOf(view.event);
+    for (const id of [...last.ids, f.current, f.source, f.target]) if (id !== undefined) changed.nodes.add(id);
+    if (last.edge !== undefined) changed.edges.add(last.edge);
+    if (f.edge !== undefined) changed.edges.add(f.edge);
+    if (walk.nonFinite) changed.nodes.add(walk.nonFinite.node);
+    return changed;
+  }
+
+  function toggleFanout(walk, chip) {
+    fanout = fanout === chip.ref ? null : chip.ref;
+    showFanout(svg, walk.layout, fanout);
+    if (fanout) zoom.reveal(boxOf(walk.layout, [fanout, chip.consumer]));
+  }
+
   return {
     zoom,
     /** Draw `walk` once (or say why not); returns "drawn" or the plan's reason. */
     draw(walk) {
+      last = null;
+      fanout = null;
       if (message) message.hidden = Boolean(walk.layout);
       if (walk.layout) {
-        drawGraph(svg, walk.layout, { outputId: walk.trace.output?.node, onHover });
-        zoom.show(contentBox(walk.layout), boxOf(walk.layout, [walk.trace.output?.node]));
+        const output = outputOf(walk);
+        drawGraph(svg, walk.layout, { outputId: output, onHover, onChip: (chip) => toggleFanout(walk, chip) });
+        zoom.show(contentBox(walk.layout), boxOf(walk.layout, [output]));
         return "drawn";
       }
       clearGraph(svg);
       zoom.clear();
       if (message) message.textContent = undrawnMessage(walk.plan, walk.trace);
       return walk.plan.reason;
+    },
+    /** The done event named the output (a graph drawn while the stream arrived guessed it). */
+    markOutput(walk) {
+      const id = outputOf(walk);
+      for (const g of svg.querySelectorAll("g.node")) g.classList.toggle("output", g.dataset.node === id);
+    },
+    /** No drawing yet: `text` says why (the layout is running, the stream is arriving). */
+    wait(text) {
+      last = null;
+      clearGraph(svg);
+      zoom.clear();
+      if (!message) return;
+      message.hidden = false;
+      message.textContent = text;
     },
     /** Show `view` (walk.timeline.at(k)) and keep its nodes in view. */
     show(walk, view, { animate = false, duration = 700 } = {}) {
@@ -76,7 +167,10 @@ export function createGraphPanel(svg, { message, onHover } = {}) {
         note.dataset.node = bad.node;
       }
       if (!walk.layout) return;
-      showView(svg, walk.layout, view, { animate, duration, nonFinite: bad });
+      const changed = changes(walk, view);
+      showView(svg, walk.layout, view, { animate, duration, nonFinite: bad, changed });
+      const f = focusOf(view.event);
+      last = { walk, step: view.step, done: view.phase === "done", ids: [f.current, f.source, f.target], edge: f.edge };
       zoom.reveal(stepBox(walk.layout, view.event)); // the step's node and its callout
     },
   };

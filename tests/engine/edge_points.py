@@ -219,5 +219,6 @@ for _name, _sym, _fn in [("greater", ">", torch.gt), ("greater_equal", ">=", tor
     edge(_name, f"y = where(x {_sym} t, x, t)", {"x": _X, "t": _T},
          lambda x, t, fn=_fn: torch.where(fn(x, t), x, t))
 
-# the session-6 rows of softmax, losses, min/max, norms (kept apart: tests/engine/edge_points_more.py)
+# the session-6 rows of softmax, losses, min/max and norms, kept apart in
+# tests/engine/edge_points_more.py
 import edge_points_more  # noqa: E402,F401  (adds its rows to EDGES)

@@ -63,7 +63,7 @@ CORPUS = [
     ('class decorator', '@property\nclass C:\n    pass\n', 'unsupported', 1, 1, 9),
     # keyword arguments to ops
     ('unknown keyword', 'a = 1.0\nb = tanh(a, out=a)\n', 'bad_argument', 2, 12, 15),
-    ('keepdims', 'a = [1.0]\nb = sum(a, axis=0, keepdims=True)\n', 'bad_argument', 2, 19, 27),
+    ('keepdims', 'a = [1.0]\nb = softmax(a, axis=0, keepdims=True)\n', 'bad_argument', 2, 23, 31),
     ('axis not a number', 'a = [1.0]\nb = sum(a, axis=a)\n', 'bad_argument', 2, 16, 17),
     ('const keyword', 'a = 1.0\nb = const(1.0, dtype=1)\n', 'bad_argument', 2, 4, 23),
     ('two arguments', 'a = 1.0\nb = tanh(a, a)\n', 'bad_argument', 2, 4, 14),
@@ -75,7 +75,7 @@ CORPUS = [
     # other statements, constants and expressions
     ('class', 'class C:\n    pass\n', 'unsupported', 1, 0, 8),
     ('def', 'def f():\n    return 1\n', 'unsupported', 1, 0, 12),
-    ('with', 'a = 1.0\nwith open("x") as f:\n    pass\n', 'unsupported', 2, 0, 8),
+    ('with', 'a = 1.0\nwith open("x") as f:\n    pass\n', 'unsupported', 2, 5, 14),
     ('for', 'a = 1.0\nfor i in [1]:\n    a = a\n', 'unsupported', 2, 0, 9),
     ('global', 'a = 1.0\nglobal a\n', 'unsupported', 2, 0, 8),
     ('del', 'a = 1.0\ndel a\n', 'unsupported', 2, 0, 5),
@@ -97,6 +97,10 @@ CORPUS = [
     ('index by a name', 'a = [1.0]\nb = a[a]\n', 'unsupported', 2, 6, 7),
     ('index by a call', 'a = [1.0]\nb = a[__import__("os")]\n', 'reserved_name', 2, 6, 16),
     ('index by a string', 'a = [1.0]\nb = a["x"]\n', 'unsupported', 2, 6, 9),
+    ('dunder seed', 'W = randn(2, seed=__import__("os"))\n', 'reserved_name', 1, 18, 28),
+    ('randn of a name', 'a = 2\nW = randn(a, seed=0)\n', 'bad_argument', 2, 10, 11),
+    ('dunder in where', 'a = [1.0]\nb = where(a > __class__, a, a)\n', 'reserved_name', 2, 14, 23),
+    ('method on a slice', 'a = [1.0]\nb = a[0:1].__len__()\n', 'reserved_name', 2, 11, 18),
     ('comparison as a value', 'a = [1.0]\nb = where(a > 0, a, a) + (a > 0)\n', 'unsupported', 2, 26, 31),
     ('deep parentheses', "a = 1.0\nb = " + "(" * 300 + "a" + ")" * 300 + "\n", 'syntax', 2, 204, 204),
     ('long import name', "import " + "m" * 1000 + "\n", 'name_too_long', 1, 7, 1007),

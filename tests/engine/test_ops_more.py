@@ -14,10 +14,13 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from hypothesis import given, settings, strategies as st
 
 from engine.errors import ProgramError
+from engine.numeric import central_differences
 from engine.ops import get_op
 from engine.ops.broadcast import unbroadcast
+from engine.parse import parse
 from engine.trace import narrate
 from engine.trace.runner import Tracer
 from engine.trace.values import decode
@@ -280,3 +283,66 @@ def test_no_intermediate_overflows_where_the_result_is_finite(name, xs, params):
         out = op.forward(*xs, **params)
         grads = [op.vjp[i](np.ones_like(out), out, *xs, **params) for i in range(len(xs))]
     assert all(np.isfinite(g).all() for g in grads)
+
+
+# ---- random tensor programs built of the smooth rows, against central differences ------------
+def _matrix(draw, shape) -> str:
+    size = int(np.prod(shape))
+    values = draw(st.lists(st.floats(-1.5, 1.5, allow_nan=False), min_size=size, max_size=size))
+    return repr(np.reshape(values, shape).tolist())
+
+
+@st.composite
+def tensor_programs(draw):
+    """X (N, D) through an optional layer_norm and activation, a linear layer Z = h @ W + b,
+    and one of the losses or reductions; every leaf is a tensor that gets a gradient."""
+    n, d, c = draw(st.integers(1, 3)), draw(st.integers(2, 4)), draw(st.integers(2, 4))
+    lines = [f"X = {_matrix(draw, (n, d))}", f"W = {_matrix(draw, (d, c))}",
+             f"b = {_matrix(draw, (c,))}", f"w = {_matrix(draw, (d,))}",
+             f"beta = {_matrix(draw, (d,))}"]
+    h = "X"
+    if draw(st.booleans()):
+        lines.append(f"h = layer_norm({h}, w, beta)")
+        h = "h"
+    act = draw(st.sampled_from(["silu", "softmax", "log_softmax", "tanh", None]))
+    if act:
+        lines.append(f"a = {act}({h})")
+        h = "a"
+    lines.append(f"Z = {h} @ W + b")
+    ax = draw(st.sampled_from([0, 1, -1]))
+    targets = [draw(st.integers(0, c - 1)) for _ in range(n)]
+    lines.append(draw(st.sampled_from([
+        f"L = cross_entropy(Z, {targets})",
+        f"L = sum(log_softmax(Z, axis={ax}) * Z)",
+        f"L = mean(logsumexp(Z, axis={ax}))",
+        f"L = sum(var(Z, axis={ax}, keepdims=True)) + mean(Z)",
+        f"L = mse(Z, const({_matrix(draw, (n, c))}))",
+        f"L = sum(softmax(Z, axis={ax}) * const({_matrix(draw, (n, c))}))",
+        "L = sum(mean(Z * Z, axis=1) + var(Z, axis=1, correction=0))",
+    ])))
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=40, deadline=None)
+@given(tensor_programs())
+def test_random_tensor_programs_match_central_differences(text):
+    tracer = Tracer(text)
+    done = list(tracer.records())[-1]
+    program = parse(text)
+    for name, want in central_differences(program, program.names["L"]).items():
+        np.testing.assert_allclose(decode(done["grads"][name]), want, rtol=1e-5, atol=1e-6,
+                                   err_msg=f"{name} in\n{text}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_float32_stays_float32(case):
+    """A float32 program (`# dtype: float32`) keeps float32 through every rule: no float64
+    constant or integer count promotes a value, a vjp or a jvp."""
+    op = get_op(case.op)
+    xs = [x.astype(np.float32) for x in inputs(case, 6)]
+    out = op.forward(*xs, **case.params)
+    g = np.ones_like(out, dtype=np.float32)
+    assert np.result_type(out) == np.float32
+    for got in [op.vjp[i](g, out, *xs, **case.params) for i in range(op.arity)]:
+        assert np.result_type(got) == np.float32
+    assert np.result_type(op.jvp(xs, out, *xs, **case.params)) == np.float32

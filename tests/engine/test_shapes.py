@@ -274,3 +274,30 @@ def test_scalars_through_stack_where_and_indexing():
            lambda t: (torch.stack([t["a"], t["b"] * t["a"]]) ** 2).sum()
            + t["x"][0] * torch.where(t["a"] > 1.0, t["a"], t["b"])
            + torch.cat([t["x"], torch.stack([t["a"], t["b"] * t["a"]])])[3])
+
+
+SHAPE_PROGRAMS = [
+    "x = randn(3, 4, seed=0)\na = max(x, axis=1)\nb = min(x, axis=0, keepdims=True)\n"
+    "c = sum(x, axis=-1, keepdims=True)\nd = var(x, axis=0)\ne = logsumexp(x)\n"
+    "f = softmax(x, axis=0)\ng = log_softmax(x)\nh = mean(x)\n"
+    "L = sum(a) + sum(b) + sum(c) + sum(d) + sum(e) + sum(f) + sum(g) + h\n",
+    "x = randn(2, 3, 4, seed=1)\nw = randn(4, 5, seed=2)\ny = x @ w\n"
+    "z = transpose(y, (2, 0, 1))[1:, 0]\nv = w[0] @ w.T\n"
+    "L = sum(concat([z, z], axis=1)) + sum(stack([z, z], axis=-1)) + sum(v)\n",
+    "x = arange(6)\nm = reshape(x, 2, 3)\nk = where(m >= 2.0, m, zeros(2, 1))\n"
+    "L = cross_entropy(k[0], 1) + sum(k[:, ::-1] * eye(2, 3))\n",
+]
+
+
+@pytest.mark.parametrize("program", SHAPE_PROGRAMS)
+def test_the_shape_pass_agrees_with_every_value(program):
+    tracer = Tracer(program)
+    assert None not in tracer.shapes
+    for node, shape, value in zip(tracer.program.nodes, tracer.shapes, tracer.values):
+        assert tuple(shape) == np.shape(value), node.label
+
+
+def test_the_shape_pass_agrees_on_the_seed_cases(seed_case):
+    tracer = Tracer(seed_case["program"])
+    for node, shape, value in zip(tracer.program.nodes, tracer.shapes, tracer.values):
+        assert shape is None or tuple(shape) == np.shape(value), node.label

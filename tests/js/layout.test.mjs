@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  boxSize, calloutSize, layoutGraph, MAX_DRAWN_NODES, opTag, placeCallout, planLayout, valueRows,
+  boxSize, calloutSize, calloutAnchor, chipOf, layoutGraph, LAYOUT_BUDGET_MS, opTag, predictLayout, referenceNodes, placeCallout, planLayout, valueRows,
   widestLines,
 } from "../../static/js/layout.js";
 import { calloutOf } from "../../static/js/narration.js";
@@ -69,11 +69,65 @@ function chainGraph(lines) {
   return { nodes, edges };
 }
 
-test("a graph over the cap is not laid out, and planLayout says so instead of throwing", () => {
+test("a graph predicted to take past the budget is not laid out, and planLayout says so instead of throwing", () => {
   const graph = chainGraph(2000); // 3,999 nodes: dagre would overflow the stack
-  assert.equal(MAX_DRAWN_NODES, 600);
   const plan = planLayout(graph, []);
-  assert.deepEqual(plan, { layout: null, reason: "too_large", nodes: 3999, max: 600 });
+  assert.equal(plan.layout, null);
+  assert.equal(plan.reason, "too_large");
+  assert.equal(plan.nodes, 3999);
+  assert.equal(plan.budget, LAYOUT_BUDGET_MS);
+  assert.ok(plan.cost.ms > LAYOUT_BUDGET_MS, JSON.stringify(plan.cost));
+});
+
+/** `x = 1.5`, `L = x * 1 + x * 2 + ... + x * n`: x feeds n products, summed in a chain. */
+function fanInGraph(n) {
+  const nodes = [{ id: "x", label: "x", op: "leaf", role: "leaf", shape: [] }];
+  const edges = [];
+  let sum = null;
+  for (let i = 1; i <= n; i++) {
+    nodes.push({ id: `c${i}`, label: String(i), op: "const", role: "const", shape: [] });
+    nodes.push({ id: `m${i}`, label: `x * ${i}`, op: "mul", role: "op", shape: [] });
+    edges.push({ id: `x->m${i}#0`, source: "x", target: `m${i}`, arg: 0 });
+    edges.push({ id: `c${i}->m${i}#1`, source: `c${i}`, target: `m${i}`, arg: 1 });
+    if (sum) {
+      nodes.push({ id: `s${i}`, label: `+${i}`, op: "add", role: "op", shape: [] });
+      edges.push({ id: `${sum}->s${i}#0`, source: sum, target: `s${i}`, arg: 0 });
+      edges.push({ id: `m${i}->s${i}#1`, source: `m${i}`, target: `s${i}`, arg: 1 });
+      sum = `s${i}`;
+    } else sum = `m${i}`;
+  }
+  return { nodes, edges };
+}
+
+test("the cost counts the ranks long edges cross, not only the nodes", () => {
+  const fan = fanInGraph(50); // 150 nodes; x's edges reach across up to 50 ranks
+  const withLongEdges = predictLayout(fan);
+  const chain = predictLayout(chainGraph(75)); // about as many nodes, no long edge
+  assert.equal(chain.dummies, 0);
+  assert.ok(withLongEdges.dummies > 1000, JSON.stringify(withLongEdges));
+  assert.ok(withLongEdges.ms > 5 * chain.ms);
+});
+
+test("a leaf used by many consumers becomes reference chips, and the long edges go", () => {
+  const fan = fanInGraph(50);
+  const refs = referenceNodes(fan);
+  assert.deepEqual(refs, { x: 50 }); // the constants have one use each
+  assert.equal(predictLayout(fan, { refs }).dummies, 0);
+  const plan = planLayout(fan, []);
+  assert.ok(plan.layout, plan.message);
+  const { layout } = plan;
+  assert.equal(layout.chips.length, 50);
+  assert.equal(layout.edges.length, fan.edges.length - 50); // no laid-out edge from x
+  const chip = chipOf(layout, "x->m7#0");
+  assert.deepEqual([chip.ref, chip.consumer, chip.uses, chip.label], ["x", "m7", 50, "x"]);
+  const consumer = layout.nodes.find((n) => n.id === "m7");
+  assert.ok(chip.x + chip.width / 2 < consumer.x - consumer.width / 2, "left of its consumer");
+  assert.ok(Math.abs(chip.y - consumer.y) < consumer.height / 2, "beside it");
+  // The += of x's adjoint hangs on the chip of the edge it arrives along.
+  const ev = { kind: "accumulate", node: "m7", input: "x", arg: 0 };
+  assert.equal(calloutAnchor(layout, ev), chip);
+  assert.equal(calloutAnchor(layout, { ...ev, input: "c7", arg: 1 }), null);
+  assert.ok(referenceNodes(fan, { fanout: 50 }).x === undefined); // the threshold is "more than"
 });
 
 test("a layout that throws becomes a reason, with the error's message", () => {
@@ -85,7 +139,7 @@ test("a layout that throws becomes a reason, with the error's message", () => {
   assert.equal(plan.nodes, trace.graph.nodes.length);
 });
 
-test("a chain just under the cap lays out", () => {
+test("a 600-node chain is under the budget and lays out", () => {
   const plan = planLayout(chainGraph(300), []); // 599 nodes
   assert.ok(plan.layout, plan.message);
   assert.equal(plan.layout.nodes.length, 599);

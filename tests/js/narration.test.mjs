@@ -47,13 +47,14 @@ test("the += callout uses the numbers of the engine's narration", () => {
   assert.equal(calloutOf(trace.events[3]), null); // evaluate: no callout
 });
 
-test("a graph not drawn: how big, the cap, and the results all the same", () => {
-  const plan = { layout: null, reason: "too_large", nodes: 3999, max: 600 };
+test("a graph not drawn: how big, its predicted layout time, and the results all the same", () => {
+  const plan = { layout: null, reason: "too_large", nodes: 3999, cost: { ms: 20_788 }, budget: 4000 };
   const chain = { output: { name: "x", node: "n3998", value: 1.2212684181660085 },
     grads: { x: 1.2212684181660085 }, events: new Array(6000),
     graph: { nodes: [{ id: "n3998", label: "x⁽¹⁹⁹⁹⁾" }] } };
   assert.equal(undrawnMessage(plan, chain),
-    "This graph has 3,999 nodes; the explorer draws at most 600. " +
+    "This graph has 3,999 nodes; laying it out would take about 21 s, past the page's budget of 4 s, "
+    + "so it opens as an overview. " +
     "The trace was computed: output x⁽¹⁹⁹⁹⁾ = 1.2213; dx⁽¹⁹⁹⁹⁾/dx = 1.2213. " +
     "The player and the narration below still step through all 6,000 events.");
   const failed = undrawnMessage({ ...plan, reason: "layout_failed", message: "Maximum call stack size exceeded" }, trace);

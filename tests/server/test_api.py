@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from hypothesis import given, settings, strategies as st
 
 from helpers import CASES, assert_intermediates, assert_matches_case, case
+from engine.trace.runner import body_events
 from server.main import create_app
 
 
@@ -21,7 +22,8 @@ def test_trace_seed_case(client, seed_case):
     r = client.post("/api/trace", json={"program": seed_case["program"], "output": None})
     assert r.status_code == 200
     body = r.json()
-    assert set(body) == {"version", "graph", "events", "output", "grads"}
+    assert set(body) == {"version", "graph", "ledger", "events", "output", "grads",
+                         "first_non_finite"}
     assert_matches_case(body, seed_case)
     assert_intermediates(body, seed_case)
 
@@ -45,7 +47,7 @@ def test_stream_sends_the_same_events_in_order(client, case_id):
     items = _sse(r.text)
     assert items[0][0] == "graph" and items[0][2]["graph"] == whole["graph"]
     events = items[1:]
-    assert [data for _, _, data in events] == whole["events"]
+    assert [data for _, _, data in events] == body_events(whole)   # results on done
     assert [kind for kind, _, _ in events] == [e["kind"] for e in whole["events"]]
     assert [int(i) for _, i, _ in events] == list(range(len(events)))
     assert events[-1][0] == "done"
@@ -57,14 +59,13 @@ def test_stream_bytes_are_the_standard_sse_framing(client):
     from fastapi.sse import format_sse_event
 
     program = case("seed-tanh-fanout")["program"]
-    whole = client.post("/api/trace", json={"program": program}).json()
     raw = client.post("/api/trace/stream", json={"program": program}).content
+    events = [data for _, _, data in _sse(raw.decode())[1:]]
     graph_data = raw.split(b"\n", 2)[1].removeprefix(b"data: ").decode()
-    assert json.loads(graph_data)["graph"] == whole["graph"]
     expected = format_sse_event(data_str=graph_data, event="graph") + b"".join(
         format_sse_event(data_str=orjson.dumps(e).decode(), event=e["kind"], id=str(e["seq"]))
-        for e in whole["events"])
-    assert raw == expected
+        for e in events)
+    assert len(events) == 16 and raw == expected
     error = client.post("/api/trace/stream", json={"program": "a = 1.0 +\n"})
     data = json.dumps({"error": json.loads(error.content.split(b"data: ")[1])["error"]})
     assert error.content == format_sse_event(data_str=data, event="error")
@@ -78,9 +79,16 @@ def test_the_stream_is_handed_on_in_pieces_as_it_is_made_and_stops_at_its_check(
     program = parse_program(chain(3_000), Settings())
     pieces: list[bytes] = []
     stream_body(program, None, Settings(), pieces.append)
-    assert pieces[0].startswith(b"event: graph\n") and pieces[0].count(b"\n\n") == 1
-    assert len(pieces) > 3 and all(piece.endswith(b"\n\n") for piece in pieces)
-    assert pieces[-1].rsplit(b"\n\n", 2)[-2].split(b"\n", 1)[0] == b"event: done"
+    # the graph event first, in parts as its JSON is made, then the events in pieces of whole
+    # events; the last is `done`
+    assert pieces[0].startswith(b"event: graph\ndata: {")
+    ends = [i for i, piece in enumerate(pieces) if piece.endswith(b"\n\n")]
+    graph = b"".join(pieces[:ends[0] + 1])
+    assert graph.count(b"\n") == 3 and json.loads(graph.split(b"data: ")[1])["graph"]["nodes"]
+    events = pieces[ends[0] + 1:]
+    assert len(events) > 3 and all(piece.endswith(b"\n\n") for piece in events)
+    assert events[0].startswith(b"event: evaluate\n")
+    assert events[-1].rsplit(b"\n\n", 2)[-2].split(b"\n", 1)[0] == b"event: done"
     # the client goes after 100 checks (one before the tracer, one per part of the graph,
     # one per event): nothing more is made, and no error event either
     checks, stopped = 0, []

@@ -9,6 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from engine.trace.values import decode
+from engine.trace.runner import body_events
 from server.cli import main as cli_main
 from server.main import create_app
 
@@ -59,7 +60,7 @@ def test_stream_takes_the_same_fields(client):
     r = client.post("/api/trace/stream", json=request)
     assert r.status_code == 200
     items = _sse(r.text)
-    assert [data for _, data in items[1:]] == whole["events"]
+    assert [data for _, data in items[1:]] == body_events(whole)
     assert items[-1][1]["grads"]["x"]["dtype"] == "float32"
 
 
@@ -115,3 +116,14 @@ def test_cli_dtype_and_output_grad(tmp_path, capsys):
     assert body["grads"]["x"]["dtype"] == "float32" and body["grads"]["x"]["data"][1] == 0.0
     assert cli_main(["trace", str(path), "--output-grad", "[1, 0]"]) == 1
     assert "output_grad has shape (2,)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("depth,kind", [(33, "bad_argument"), (300, "bad_argument"),
+                                        (20_000, "bad_request")])
+def test_deeply_nested_json_is_a_422_not_a_500(client, depth, kind):
+    """Deeper than a tensor may be (the engine says so), and deeper than pydantic's JSON
+    parser and Python's json module go (the body is not valid JSON to them)."""
+    raw = ('{"program": "x = [1.0]\\ny = x * x\\n", "output_grad": '
+           + "[" * depth + "1" + "]" * depth + "}").encode()
+    r = client.post("/api/trace", content=raw, headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["error"]["kind"] == kind, r.json()

@@ -3,10 +3,13 @@
 // attributes, a pulse along the edge the gradient just travelled) and never moves a box.
 // Both take the root <svg> and their data, so the same code can run in an embed. The
 // drawing sits in `g.viewport`, which render/zoom.js pans and scales.
+// A step restyles only what it changes (`changed`, from the timeline): at 1,000 nodes a
+// step touches a handful of elements, not every box. Leaves and constants with many uses
+// are drawn as reference chips beside their consumers (layout.js referenceNodes).
 
 import * as d3 from "d3";
 import { boxLines, formatValue, fullPrecision } from "../format.js";
-import { calloutSize, METRICS, opTag, placeCallout } from "../layout.js";
+import { calloutAnchor, calloutSize, chipOf, METRICS, opTag, placeCallout } from "../layout.js";
 import { calloutOf } from "../narration.js";
 import { heatShell, showHeat } from "./heatmap.js";
 import { focusOf } from "../timeline.js";
@@ -83,16 +86,51 @@ function edgeShell(g) {
     .text((d) => d.label.text);
 }
 
+// root <svg> -> {nodes, edges, chips: Map id -> element, refs: Map ref id -> chip elements}
+const indexes = new WeakMap();
+
 /** Remove the picture from the <svg> `root`. */
 export function clearGraph(root) {
   d3.select(root).selectAll("*").interrupt().remove();
+  indexes.delete(root);
+  delete root.dataset.fanout;
+}
+
+/** A reference chip: the shared node's name in a small box, and a stub to its consumer. */
+function chipShell(g) {
+  g.append("line").attr("class", "chip-stub")
+    .attr("x1", (d) => d.width / 2).attr("x2", (d) => d.width / 2 + 10).attr("y1", 0).attr("y2", 0);
+  g.append("rect").attr("class", "chip-box")
+    .attr("x", (d) => -d.width / 2).attr("y", (d) => -d.height / 2)
+    .attr("width", (d) => d.width).attr("height", (d) => d.height).attr("rx", 6);
+  g.append("text").attr("class", "chip-label")
+    .attr("text-anchor", "middle").attr("dominant-baseline", "central")
+    .text((d) => d.label);
+  g.append("title").text((d) => `${d.label}: shared by ${d.uses} uses; click to show them all`);
+}
+
+function indexOf(root) {
+  let index = indexes.get(root);
+  if (index) return index;
+  const map = (selector, key) => new Map([...root.querySelectorAll(selector)].map((e) => [e.getAttribute(key), e]));
+  const chips = map("g.chip", "data-edge");
+  const refs = new Map();
+  for (const chip of chips.values()) {
+    const ref = chip.getAttribute("data-ref");
+    if (!refs.has(ref)) refs.set(ref, []);
+    refs.get(ref).push(chip);
+  }
+  index = { nodes: map("g.node", "data-node"), edges: map("g.edge", "data-edge"), chips, refs };
+  indexes.set(root, index);
+  return index;
 }
 
 /**
  * Build the picture of `layout` in the <svg> `root`, replacing whatever it showed. The
  * drawing is in layout units inside `g.viewport`; the camera (render/zoom.js) places it.
+ * `onChip(chip)` is called when a reference chip is clicked.
  */
-export function drawGraph(root, layout, { outputId, onHover } = {}) {
+export function drawGraph(root, layout, { outputId, onHover, onChip } = {}) {
   clearGraph(root);
   // A group of focusable nodes (role "img" would hide them from assistive technology).
   const svg = d3.select(root).attr("role", "group");
@@ -127,8 +165,53 @@ export function drawGraph(root, layout, { outputId, onHover } = {}) {
       onHover?.(d.node, { pin: true });
     });
 
+  // Reference chips: a shared leaf's or constant's edge, drawn beside its consumer.
+  world.append("g").attr("class", "chips")
+    .selectAll("g.chip")
+    .data(layout.chips ?? [], (d) => d.id)
+    .join((enter) => enter.append("g").call(chipShell))
+    .attr("class", "chip")
+    .attr("data-edge", (d) => d.id)
+    .attr("data-ref", (d) => d.ref)
+    .attr("data-consumer", (d) => d.consumer)
+    .attr("data-uses", (d) => d.uses)
+    .attr("transform", (d) => `translate(${d.x},${d.y})`)
+    .on("click", (event, d) => {
+      event.stopPropagation();
+      onChip?.(d);
+    });
+  const shared = new Set((layout.chips ?? []).map((c) => c.ref));
+  world.selectAll("g.node").filter((d) => shared.has(d.id))
+    .classed("shared", true)
+    .attr("data-uses", (d) => layout.chips.find((c) => c.ref === d.id).uses)
+    .append("text").attr("class", "uses")
+    .attr("x", (d) => d.width / 2).attr("y", (d) => d.height / 2 + 20).attr("text-anchor", "end")
+    .text(function (d) { return `used ${this.parentNode.dataset.uses}× (chips)`; });
+
+  world.append("g").attr("class", "fanout");
   world.append("g").attr("class", "callouts");
   world.append("g").attr("class", "pulses");
+  indexes.delete(root);
+}
+
+/**
+ * Show (or, with `ref` null, hide) the fan-out of a shared node `ref`: a dashed line from
+ * its box to each of its chips, the node and its chips highlighted; the svg's data-fanout
+ * names it.
+ */
+export function showFanout(root, layout, ref) {
+  const world = d3.select(root).select("g.world");
+  const chips = ref ? (layout.chips ?? []).filter((c) => c.ref === ref) : [];
+  const from = ref ? layout.nodes.find((n) => n.id === ref) : null;
+  if (ref && from) root.dataset.fanout = ref;
+  else delete root.dataset.fanout;
+  world.selectAll("g.chip").classed("fanout", (d) => d.ref === ref);
+  world.selectAll("g.node.shared").classed("fanout", (d) => d.id === ref);
+  world.select("g.fanout").selectAll("line")
+    .data(from ? chips : [], (d) => d.id)
+    .join("line")
+    .attr("x1", from ? from.x + from.width / 2 : 0).attr("y1", from ? from.y : 0)
+    .attr("x2", (d) => d.x - d.width / 2).attr("y2", (d) => d.y);
 }
 
 // ---------------------------------------------------------------- one step of the timeline
@@ -156,8 +239,9 @@ function showNumbers(block, values) {
 
 function showCallout(world, layout, event) {
   const note = calloutOf(event);
-  const at = note && placeCallout(layout, note.id, calloutSize(note.lines));
-  const data = at ? [{ ...note, ...at }] : [];
+  const size = note && calloutSize(note.lines);
+  const at = note && placeCallout(layout, note.id, size, calloutAnchor(layout, event));
+  const data = at ? [{ ...note, ...at, size }] : [];
   const callout = world.select("g.callouts").selectAll("g.callout")
     .data(data, (d) => d.id)
     .join((enter) => {
@@ -177,18 +261,16 @@ function showCallout(world, layout, event) {
     .attr("y", (_, i, all) => (i - (all.length - 1) / 2) * lineHeight)
     .attr("dominant-baseline", "central")
     .text((s) => s);
-  // Size the frame to the text the browser actually drew.
-  callout.each(function () {
-    const box = this.querySelector("text").getBBox();
-    d3.select(this).select("rect")
-      .attr("x", box.x - METRICS.calloutPad).attr("y", box.y - 4)
-      .attr("width", box.width + 2 * METRICS.calloutPad).attr("height", box.height + 8);
-  });
+  // The frame is sized from the text's characters (monospace), never measured: measuring
+  // (getBBox) would make the browser lay out the whole drawing on every step.
+  callout.select("rect")
+    .attr("x", (d) => -d.size.width / 2).attr("y", (d) => -d.size.height / 2)
+    .attr("width", (d) => d.size.width).attr("height", (d) => d.size.height);
 }
 
 /** A dot that travels along `edgeId` from the consumer back to the input. */
-function pulse(world, edgeId, duration) {
-  const path = world.select(`g.edge[data-edge="${CSS.escape(edgeId)}"] path.edge-line`).node();
+function pulse(world, index, edgeId, duration) {
+  const path = index.edges.get(edgeId)?.querySelector("path.edge-line");
   if (!path) return;
   const length = path.getTotalLength();
   const at = (t) => path.getPointAtLength(length * (1 - t));
@@ -207,24 +289,31 @@ function pulse(world, edgeId, duration) {
  * Show `view` (a timeline view) on a graph drawn by drawGraph. With `animate` the current
  * accumulate event sends a pulse along its edge, lasting `duration` ms, and the input's
  * grad shows its old value until the pulse lands. The data-* attributes never wait.
+ * `changed` ({nodes, edges}: sets of ids, from timeline.touched plus the focus of the step
+ * shown before) restyles only those; null restyles everything. The svg's data-restyled
+ * says how many nodes and edges the step restyled.
  */
-export function showView(root, layout, view, { animate = false, duration = 600, nonFinite = null } = {}) {
+export function showView(root, layout, view, { animate = false, duration = 600, nonFinite = null, changed = null } = {}) {
   const world = d3.select(root).select("g.world");
+  const index = indexOf(root);
   const focus = focusOf(view.event);
   const { values, adjoints } = view;
   const landing = animate && view.event?.kind === "accumulate" ? view.event : null;
-  world.selectAll("g.node, g.callout").interrupt("land");
+  const pick = (map, ids) => d3.selectAll([...ids].map((id) => map.get(id)).filter(Boolean));
+  world.selectAll("g.callout").interrupt("land");
+  if (changed) pick(index.nodes, changed.nodes).interrupt("land");
+  else world.selectAll("g.node").interrupt("land");
 
-  const nodes = world.selectAll("g.node")
+  const nodes = (changed ? pick(index.nodes, changed.nodes) : world.selectAll("g.node"))
     .classed("pending", (d) => !(d.id in values))
     .classed("has-grad", (d) => d.id in adjoints)
     .classed("current", (d) => d.id === focus.current)
     .classed("source", (d) => d.id === focus.source)
     .classed("target", (d) => d.id === focus.target)
-    .classed("final", view.phase === "done")
     .attr("data-value", (d) => fullPrecision(values[d.id]))
     .attr("data-adjoint", (d) => fullPrecision(adjoints[d.id]))
     .attr("aria-label", (d) => nodeName(d.node, values[d.id], adjoints[d.id]));
+  if (!changed) nodes.classed("final", view.phase === "done");
   showNumbers(nodes.select("g.value-block"), values);
   const before = landing ? { ...adjoints, [landing.input]: landing.adjoint_before } : adjoints;
   showNumbers(nodes.select("g.grad-block"), before);
@@ -235,17 +324,22 @@ export function showView(root, layout, view, { animate = false, duration = 600, 
     && view.step >= nonFinite.step ? nonFinite.node : null;
   nodes.classed("non-finite", (d) => d.id === bad);
 
-  world.selectAll("g.edge")
+  const edgeIds = changed ? changed.edges : null;
+  const edges = (edgeIds ? pick(index.edges, edgeIds) : world.selectAll("g.edge"))
     .classed("carried", (d) => Boolean(view.carried[d.id]))
-    .classed("active", (d) => d.id === focus.edge)
-    .select("path.edge-line")
+    .classed("active", (d) => d.id === focus.edge);
+  edges.select("path.edge-line")
     .attr("marker-start", (d) => (view.carried[d.id] ? "url(#arrow-grad)" : null));
+  (edgeIds ? pick(index.chips, edgeIds) : world.selectAll("g.chip"))
+    .classed("carried", (d) => Boolean(view.carried[d.id]))
+    .classed("active", (d) => d.id === focus.edge);
+  root.dataset.restyled = String(nodes.size() + edges.size());
 
   showCallout(world, layout, view.event);
   // d3.interrupt (not selection.interrupt) also makes the bundler keep d3-transition.
   world.select("g.pulses").selectAll("*").each(function () { d3.interrupt(this); }).remove();
   if (!landing) return;
-  pulse(world, focus.edge, duration);
+  if (!chipOf(layout, focus.edge)) pulse(world, index, focus.edge, duration);
   const callout = world.select("g.callouts").selectAll("g.callout").style("opacity", 0);
   callout.transition("land").delay(duration).duration(150).style("opacity", 1);
   nodes.filter((d) => d.id === landing.input)
