@@ -14,6 +14,7 @@ import orjson
 
 from engine.errors import ProgramError
 from engine.parse import Program, parse
+from engine.trace.options import DEFAULT, Options
 from engine.trace.runner import Limits, Tracer, gc_paused, trace_json
 from server.settings import Settings
 
@@ -58,12 +59,13 @@ def parse_program(program: str, settings: Settings, dtype: str | None = None) ->
 
 
 def trace_body(program: str | Program, output: str | None, settings: Settings,
-               output_grad=None, dtype: str | None = None) -> bytes:
-    """The JSON body of POST /api/trace (output_grad, dtype: engine Tracer's). Raises
+               output_grad=None, dtype: str | None = None, options: Options = DEFAULT
+               ) -> bytes:
+    """The JSON body of POST /api/trace (output_grad, dtype, options: engine Tracer's). Raises
     ProgramError."""
     if isinstance(program, str):
         check_size(program, settings)
-    return trace_json(program, output, limits(settings), output_grad, dtype)
+    return trace_json(program, output, limits(settings), output_grad, dtype, options)
 
 
 def _nothing() -> None:
@@ -72,7 +74,7 @@ def _nothing() -> None:
 
 def stream_body(program: Program, output: str | None, settings: Settings,
                 put: Callable[[bytes], None], check: Callable[[], None] = _nothing,
-                output_grad=None) -> None:
+                output_grad=None, options: Options = DEFAULT) -> None:
     """The event stream as Server-Sent Events, handed to `put` piece by piece as it is made.
 
     `graph` first, handed on as soon as it is whole (its first parts sooner when it is over
@@ -87,9 +89,9 @@ def stream_body(program: Program, output: str | None, settings: Settings,
     try:
         with gc_paused():
             check()
-            tracer = Tracer(program, output, limits(settings), output_grad)
+            tracer = Tracer(program, output, limits(settings), output_grad, options=options)
             head = b"event: graph\ndata: "
-            for part in tracer.graph_parts():   # megabytes for a big program (~500 B a node)
+            for part in tracer.graph_parts():   # megabytes for a big program (~450 B a node)
                 check()
                 out.add(head + part)
                 head = b""

@@ -1,5 +1,11 @@
-"""The forward pass: every node's value, in topological order."""
+"""The forward pass: every node's value, in topological order.
+
+Shapes are checked by the rules of engine/trace/shapes.py (the tracer runs them over the whole
+program first; here they guard a single evaluation, as numeric.py's central differences do).
+"""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -7,6 +13,7 @@ from engine.errors import ProgramError
 from engine.ops import get_op
 from engine.ops.losses import check_targets
 from engine.parse import IRNode
+from engine.trace import shapes
 
 
 def evaluate(node: IRNode, values: list, max_elements: int):
@@ -23,8 +30,10 @@ def evaluate(node: IRNode, values: list, max_elements: int):
 def evaluate_op(node: IRNode, xs: list, max_elements: int):
     """The value of an op node from its input values `xs` (errors as in `evaluate`)."""
     op = get_op(node.op)
-    _check_operands(node, op, xs)
-    _check_size(node, _predicted_size(node, op, xs), max_elements)   # before numpy allocates
+    _check_operands(node, xs)
+    shape = shapes.known_shape(node, [np.shape(x) for x in xs])   # None: no rule for it
+    if shape is not None:   # before numpy allocates
+        _check_size(node, math.prod(shape), max_elements)
     try:
         out = op.forward(*xs, **node.params)
     except (ValueError, IndexError, TypeError) as e:
@@ -45,59 +54,24 @@ def _keep_float32(out, xs: list):
     return out
 
 
-def _predicted_size(node: IRNode, op, xs: list) -> int:
-    """Elements of the output, known from the shapes alone for the ops that can grow them
-    (broadcasting and @); 0 where the output is no bigger than an input."""
-    if op.elementwise and len(xs) == 2:
-        return int(np.prod(np.broadcast_shapes(np.shape(xs[0]), np.shape(xs[1]))))
-    if node.op == "matmul":
-        x, w = np.shape(xs[0]), np.shape(xs[1])
-        batch = np.broadcast_shapes(x[:-2], w[:-2])
-        return int(np.prod(batch + x[-2:-1] + w[-1:]))
-    return 0
-
-
 def _check_size(node: IRNode, size: int, max_elements: int) -> None:
     if size > max_elements:
         raise _error(node, "too_large", f"{node.label} would hold {size:,} elements; "
                      f"the limit (max_elements) is {max_elements:,}")
 
 
-def _check_operands(node: IRNode, op, xs: list) -> None:
-    """Catch what numpy would accept silently but the op does not mean, and say in words what
-    numpy would say in gufunc signatures."""
-    if op.elementwise and len(xs) == 2:
-        try:
-            np.broadcast_shapes(np.shape(xs[0]), np.shape(xs[1]))
-        except ValueError:
-            raise _error(node, "shape", f"{node.label}: shapes {np.shape(xs[0])} and "
-                         f"{np.shape(xs[1])} cannot be broadcast together") from None
+def _check_operands(node: IRNode, xs: list) -> None:
+    """Catch what numpy would accept silently but the op does not mean (class indices, axes;
+    the shapes are engine/trace/shapes.py's)."""
     if node.op == "cross_entropy":   # logits (C,) and an index, or (N, C) and N indices
         problem = check_targets(np.shape(xs[0]), node.params["target"])
         if problem:
             raise _error(node, *problem)
-    if node.op == "matmul":
-        _check_matmul(node, *xs)
     axis = node.params.get("axis")
     # stack's axis may also be the new last one (engine/trace/shapes.py checks it)
     if axis is not None and node.op != "stack" and not -np.ndim(xs[0]) <= axis < np.ndim(xs[0]):
         raise _error(node, "bad_argument", f"axis {axis} is out of range for shape "
                      f"{np.shape(xs[0])}")
-
-
-def _check_matmul(node: IRNode, x, w) -> None:
-    if 0 in (np.ndim(x), np.ndim(w)):
-        raise _error(node, "shape", "@ needs tensors, not scalars; use * for scalars")
-    inner_w = np.shape(w)[0] if np.ndim(w) == 1 else np.shape(w)[-2]
-    if np.shape(x)[-1] != inner_w:
-        raise _error(node, "shape", f"{node.label}: shapes {np.shape(x)} and {np.shape(w)} do "
-                     f"not line up for @: the left has {np.shape(x)[-1]} columns, the right "
-                     f"{inner_w} rows")
-    try:
-        np.broadcast_shapes(np.shape(x)[:-2], np.shape(w)[:-2])
-    except ValueError:
-        raise _error(node, "shape", f"{node.label}: the batch shapes {np.shape(x)[:-2]} and "
-                     f"{np.shape(w)[:-2]} cannot be broadcast together") from None
 
 
 def _error(node: IRNode, kind: str, message: str) -> ProgramError:

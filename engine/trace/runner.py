@@ -30,8 +30,10 @@ from engine.trace import budget, ledger, narrate, nonfinite, scalar
 from engine.trace.deadline import Deadline
 from engine.trace import seed
 from engine.trace.forward import evaluate_op
+from engine.trace.options import DEFAULT, Options
 from engine.trace.shapes import infer_shapes
-from engine.trace.values import TRACE_VERSION, decode_lenient, encode, non_finite, number
+from engine.trace.values import (TRACE_VERSION, Encoder, decode_lenient, encode, non_finite,
+                                 number)
 
 if TYPE_CHECKING:   # pydantic is imported when typed events are asked for (events())
     from engine.trace.events import _Event
@@ -91,7 +93,9 @@ class Tracer:
     """
 
     def __init__(self, text: str | Program, output: str | None = None,
-                 limits: Limits = Limits(), output_grad=None, dtype: str | None = None):
+                 limits: Limits = Limits(), output_grad=None, dtype: str | None = None,
+                 options: Options = DEFAULT):
+        self.options = options   # mode, tangents, vector, check, bugs (engine/trace/options.py)
         self.deadline = Deadline(limits.timeout_seconds)   # from here to the last event
         self.program = text if isinstance(text, Program) else \
             parse(text, limits.max_statements, limits.max_depth, dtype=dtype,
@@ -103,6 +107,7 @@ class Tracer:
         # programs only; a float32 program's scalars stay 0-d float32 arrays.
         self.scalar_path = self.program.dtype == "float64"
         self.limit = limits.inline
+        self.encode = Encoder()   # values.encode, each big tensor summarized once
         nodes = self.program.nodes
         if len(nodes) > limits.max_nodes:
             raise ProgramError("too_large", f"the program makes {len(nodes):,} "
@@ -305,7 +310,7 @@ class Tracer:
         self.first_non_finite = None
         for i in self.deadline.paced(self.order):
             v = values[i]
-            value = v if type(v) is float and v - v == 0.0 else encode(v, limit)
+            value = v if type(v) is float and v - v == 0.0 else self.encode(v, limit)
             if type(value) is not float and self.first_non_finite is None and \
                     non_finite(value):
                 self.first_non_finite = {"node": ids[i], "phase": "forward",
@@ -350,7 +355,7 @@ class Tracer:
         adjoints[self.output] = self.output_grad if self.output_grad is not None else \
             1.0 if type(out) is float else np.ones_like(out)
         yield {"seq": next(seq), "kind": "seed", "node": ids[self.output],
-               "adjoint": encode(adjoints[self.output], self.limit),
+               "adjoint": self.encode(adjoints[self.output], self.limit),
                "narration": seed.narration(self.output_label, self.symbols[self.output], out,
                                            self.output_grad is not None)}
         fast = scalar.FORWARD
@@ -420,7 +425,7 @@ class Tracer:
 
     def _edge(self, node, arg: int, j: int, g, adjoints: list, seq) -> Iterator[dict]:
         """One backward edge: vjp, unbroadcast when needed, then input-bar += contribution."""
-        op, limit = get_op(node.op), self.limit
+        op, limit, encode = get_op(node.op), self.limit, self.encode
         xs = self._inputs(node)
         out = self.values[node.index]
         if type(out) is float:
@@ -449,15 +454,15 @@ class Tracer:
                "upstream": encode(g, limit),
                "local": None if local is None else encode(local, limit), "partial": partial,
                "contribution": encode(contrib, limit),
-               "adjoint_before": encode(np.zeros_like(contrib) if before is None else before,
-                                        limit),
+               "adjoint_before": encode.zeros(contrib, limit) if before is None else
+               encode(before, limit),
                "adjoint_after": encode(after, limit), "narration": text}
 
     def _done(self, seq: int, adjoints: list) -> dict:
         grads = {}
         for name, i in self.program.leaves.items():
             adj = adjoints[i] if adjoints[i] is not None else np.zeros_like(self.values[i])
-            grads[name] = encode(adj, None)
+            grads[name] = self.encode(adj, None)
         output = {"name": self.output_name, "node": self.ids[self.output],
                   "value": encode(self.values[self.output], None)}
         return {"seq": seq, "kind": "done", "output": output, "grads": grads,
@@ -514,16 +519,17 @@ def gc_paused():
 
 
 def trace_json(text: str | Program, output: str | None = None,
-               limits: Limits = Limits(), output_grad=None, dtype: str | None = None) -> bytes:
+               limits: Limits = Limits(), output_grad=None, dtype: str | None = None,
+               options: Options = DEFAULT) -> bytes:
     """The body of POST /api/trace as JSON bytes: {version, graph, events, output, grads}.
-    output_grad, dtype: as Tracer's.
+    output_grad, dtype, options: as Tracer's.
 
     Raises ProgramError. Events are serialized straight from their records with orjson, a
     batch at a time (no model per event, no list of every record). The tracer is dropped
     before the collector is re-enabled, so its first pass has only the body to look at.
     """
     with gc_paused():
-        body = _body(Tracer(text, output, limits, output_grad, dtype))
+        body = _body(Tracer(text, output, limits, output_grad, dtype, options))
     return body
 
 
@@ -560,9 +566,9 @@ def _body(tracer: Tracer) -> bytes:
 
 
 def run_trace(text: str, output: str | None = None, limits: Limits = Limits(),
-              output_grad=None, dtype: str | None = None) -> dict:
+              output_grad=None, dtype: str | None = None, options: Options = DEFAULT) -> dict:
     """The body of POST /api/trace as a dict. Raises ProgramError."""
-    return orjson.loads(trace_json(text, output, limits, output_grad, dtype))
+    return orjson.loads(trace_json(text, output, limits, output_grad, dtype, options))
 
 
 def body_events(body: dict) -> list[dict]:

@@ -21,7 +21,6 @@ from engine.errors import ProgramError
 from engine.ops import REGISTRY, get_op
 from engine.ops.shape import key
 from engine.parse import IRNode, Program
-from engine.trace.forward import evaluate_op
 
 Shape = tuple
 PROBE_ELEMENTS = 65_536
@@ -43,7 +42,7 @@ def infer_shapes(program: Program, max_elements: int) -> list[Shape | None]:
             continue
         if None in ins:
             continue
-        out = out_shape(n, ins, n.op in elementwise)
+        out = out_shape(n, ins)
         if out is not None and math.prod(out) > max_elements:
             raise error(n, "too_large", f"{n.label} would hold {math.prod(out):,} elements "
                         f"(shape {out}); the limit (max_elements) is {max_elements:,}")
@@ -51,14 +50,22 @@ def infer_shapes(program: Program, max_elements: int) -> list[Shape | None]:
     return shapes
 
 
-def out_shape(n: IRNode, ins: list[Shape], elementwise: bool | None = None) -> Shape | None:
-    """The shape of op node `n` given its input shapes (errors as in infer_shapes)."""
-    rule = RULES.get(n.op)
-    if rule is not None:
-        return rule(n, *ins, **n.params)
-    if get_op(n.op).elementwise if elementwise is None else elementwise:
-        return broadcast(n, *ins)
-    return _probe(n, ins)
+def out_shape(n: IRNode, ins: list[Shape]) -> Shape | None:
+    """The shape of op node `n` given its input shapes: by a rule, else by a probe on zeros
+    (None when the inputs are too big to try); errors as in infer_shapes."""
+    shape = known_shape(n, ins)
+    return _probe(n, ins) if shape is None else shape
+
+
+def known_shape(n: IRNode, ins: list[Shape]) -> Shape | None:
+    """The shape op node `n` makes from input shapes `ins` by a rule (RULES, or broadcasting
+    for an elementwise op), None for an op without one; errors as in infer_shapes. Used by
+    engine/trace/forward.py before it computes a value."""
+    if n.op in RULES:
+        return RULES[n.op](n, *ins, **n.params)
+    if get_op(n.op).elementwise:
+        return broadcast(n, *ins) if len(ins) > 1 else ins[0]
+    return None
 
 
 def error(n: IRNode, kind: str, message: str) -> ProgramError:
@@ -170,6 +177,8 @@ def _reduce(n: IRNode, x: Shape, axis=None, keepdims: bool = False, **_) -> Shap
 def _probe(n: IRNode, ins: list[Shape]) -> Shape | None:
     """The shape an op makes from zeros of its input shapes (through evaluate_op, so its
     checks and messages are the evaluation's); None when they are too big to try."""
+    from engine.trace.forward import evaluate_op   # here: forward.py uses this module
+
     if sum(math.prod(s) for s in ins) > PROBE_ELEMENTS:
         return None
     with np.errstate(all="ignore"):

@@ -42,6 +42,41 @@ def encode(value, limit: int | None = 64):
     return {"shape": list(a.shape), "dtype": dtype, "summary": summary, "data": data}
 
 
+class Encoder:
+    """`encode` that remembers the last few big tensors it encoded: an edge's upstream gradient
+    is the adjoint the previous edge left, and a node's adjoint goes into several events, so a
+    tensor of a million elements is summarized once, not five times. Only tensors of at least
+    `threshold` elements are kept (the same object, so an id is never reused while held), and
+    at most `size` of them: memory stays within a few of the trace's own values."""
+
+    def __init__(self, size: int = 16, threshold: int = 4096):
+        self.recent: dict = {}
+        self.size, self.threshold = size, threshold
+
+    def __call__(self, value, limit: int | None = 64):
+        if type(value) is not np.ndarray or value.size < self.threshold:
+            return encode(value, limit)
+        key = (id(value), limit)
+        hit = self.recent.pop(key, None)
+        if hit is None or hit[0] is not value:
+            hit = (value, encode(value, limit))
+        self.recent[key] = hit   # most recent last
+        if len(self.recent) > self.size:
+            del self.recent[next(iter(self.recent))]
+        return hit[1]
+
+    def zeros(self, like, limit: int | None = 64):
+        """encode(np.zeros_like(like), limit) without making the zeros: an adjoint before its
+        first contribution."""
+        a = np.asarray(like)
+        if a.ndim == 0:
+            return 0.0
+        data = np.zeros(a.shape).tolist() if limit is None or a.size <= limit else None
+        zero = 0.0 if a.size else None
+        return {"shape": list(a.shape), "dtype": str(a.dtype),
+                "summary": {"min": zero, "max": zero, "mean": zero, "norm": 0.0}, "data": data}
+
+
 def non_finite(value) -> bool:
     """True when an encoded value (`encode`) holds a NaN or an infinity: a non-finite scalar is
     a string, and a tensor's summary min or max is one whenever any element is (NaN

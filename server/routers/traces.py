@@ -14,11 +14,12 @@ from typing import Any, AsyncIterator, Literal, TypeVar
 from fastapi import APIRouter, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from pydantic import (BaseModel, ConfigDict, Field, StrictFloat, StrictInt, ValidationError,
-                      field_validator)
+from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt,
+                      ValidationError, field_validator)
 from starlette.responses import StreamingResponse
 
 from engine.errors import ProgramError
+from engine.trace.options import Options
 from server.deps import SettingsDep, SlotsDep
 from server.errors import BUSY, INTERNAL
 from server.openapi import SSE_RESPONSE
@@ -72,6 +73,28 @@ class TraceRequest(BaseModel):
     output_grad: StrictFloat | StrictInt | list[Any] | None = Field(
         default=None, description="the output's starting adjoint, a number or nested list of "
         "the output's shape (PyTorch's `gradient=`); default: 1, or ones for a tensor output")
+
+    # Issue 9 (engine/trace/options.py): the walk's mode and its inputs, the gradient check,
+    # the bug lab. Tangent and vector entries are checked by the engine (shape, finite).
+    mode: Literal["reverse", "forward", "hvp"] = Field(
+        default="reverse", description="reverse (the backward pass), forward (tangents carried "
+        "forward: a Jacobian-vector product) or hvp (a Hessian-vector product)")
+    tangents: dict[str, StrictFloat | StrictInt | list[Any]] | None = Field(
+        default=None, description="forward mode: {leaf: tangent}; default 1 on the first leaf, "
+        "0 elsewhere")
+    vector: dict[str, StrictFloat | StrictInt | list[Any]] | None = Field(
+        default=None, description="hvp mode: {leaf: vector entry}; leaves not named get 0")
+    check: StrictBool = Field(default=False, description="add the gradient check (central "
+                              "differences) to the result")
+    eps: StrictFloat | None = Field(default=None, gt=0, le=1, description="the gradient "
+                                    "check's step h; default: the engine's")
+    bugs: list[str] = Field(default_factory=list, max_length=8, description="the bug lab's "
+                            "switches, by name")
+
+    def options(self) -> Options:
+        """The engine's view of the issue-9 fields."""
+        return Options(mode=self.mode, tangents=self.tangents, vector=self.vector,
+                       check=self.check, eps=self.eps, bugs=tuple(self.bugs))
 
     @field_validator("output")
     @classmethod
@@ -164,7 +187,7 @@ async def trace(request: Request, settings: SettingsDep, slots: SlotsDep) -> Res
     body = await read_request(request, slots)
     program = await slots.prepare(parse_program, body.program, settings, body.dtype)
     data = await slots.trace(settings.busy_timeout_seconds, trace_body, program, body.output,
-                             settings, body.output_grad)
+                             settings, body.output_grad, None, body.options())
     return Response(data, media_type="application/json")
 
 
@@ -190,7 +213,8 @@ async def _events(body: TraceRequest, settings: Settings,
     try:
         program = await slots.prepare(parse_program, body.program, settings, body.dtype)
         feed = await slots.produce(settings.busy_timeout_seconds,
-                                   functools.partial(stream_body, output_grad=body.output_grad),
+                                   functools.partial(stream_body, output_grad=body.output_grad,
+                                                     options=body.options()),
                                    program, body.output, settings)
     except ProgramError as e:
         yield error_event(e.to_dict())

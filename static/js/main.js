@@ -4,7 +4,8 @@
 // events[:step]. The URL fragment mirrors the store (permalink.js), and a link's state
 // wins over the drafts saved on this machine without overwriting them.
 
-import { fetchTrace } from "./api.js";
+import { startLayout } from "./layout-job.js";
+import { streamTrace } from "./stream.js";
 import { readLinkState, startPermalink } from "./permalink.js";
 import { narrate } from "./narration.js";
 import { createExportMenu } from "./export/menu.js";
@@ -19,7 +20,9 @@ import {
 } from "./state.js";
 import { clearGraph } from "./render/graph.js";
 import { applyTheme, nextFont } from "./theme.js";
-import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, provideWalk, stepSpan } from "./walk.js";
+import {
+  addEvent, beginWalk, bigProgram, createGraphPanel, createPlayback, PLAYER_KEYS, provideWalk, stepSpan,
+} from "./walk.js";
 
 const $ = (selector) => document.querySelector(selector);
 const presets = JSON.parse($("#presets").textContent);
@@ -36,6 +39,9 @@ const ledgerPanel = createLedgerPanel($("#ledger"));
 let shown = null; // {trace, program, timeline, layout (null when not drawn), nodesById}
 let stale = false; // a trace failed after `shown`: it is the last good trace, not stepped
 let inFlight = null; // AbortController of the pending request
+let layoutJob = null; // the worker laying out `shown`'s graph ({cancel}), or null
+let layoutTimer = null; // waits a moment after the graph event, for the numbers to size boxes
+let lastGood = null; // the walk shown before the pending request: an error shows it again
 let pinned = null; // a node clicked in the graph keeps its span highlighted
 
 const NOT_TRACED = "Not traced: see the message next to the program.";
@@ -71,7 +77,7 @@ const editor = createEditor($("#editor"), {
   onRun: () => trace(),
   onInput: (program) => store.set(editProgram(store.get(), program, presets)),
 });
-const panel = createGraphPanel(svg, { message: graphMessage, onHover: hover });
+const panel = createGraphPanel(svg, { message: graphMessage, onHover: hover, pinSize: true });
 const zoom = panel.zoom;
 // The selected (pinned) node's value, gradient and rules, beside the graph.
 const detail = createDetailPanel(svg.parentNode, { onClose: () => pinned && hover(pinned, { pin: true }) });
@@ -82,37 +88,165 @@ function setStatus(status) {
   app.dataset.status = status; // loading | ready | error: tests and CSS read it
 }
 
+// The stream is read as it arrives (POST /api/trace/stream): the graph is laid out in a
+// worker while the events come in, and the player can step what has arrived. A new Trace
+// aborts the request and terminates the worker.
+
+/** Stop the pending request and layout, if any. */
+function cancelWork() {
+  inFlight?.abort();
+  inFlight = null;
+  if (layoutJob) {
+    layoutJob.cancel(); // terminates the worker
+    app.dataset.layoutsCancelled = String(Number(app.dataset.layoutsCancelled ?? 0) + 1);
+  }
+  layoutJob = null;
+  clearTimeout(layoutTimer);
+  layoutTimer = null;
+}
+
 async function trace() {
   const program = editor.getText();
   // The editor reports edits once a frame: the text traced is the text in the store.
   if (program !== store.get().program) store.set(editProgram(store.get(), program, presets));
   store.set({ playing: false });
-  inFlight?.abort();
+  cancelWork();
   if (!program.trim()) return showEmpty();
   const request = (inFlight = new AbortController());
+  if (shown?.complete) lastGood = shown;
   setStatus("loading");
-  let result;
+  let walk = null;
+  let frame = 0; // one page update a frame while events arrive
   try {
-    result = await fetchTrace(program, store.get().output || null, { signal: request.signal });
+    await streamTrace(program, store.get().output || null, {
+      signal: request.signal,
+      onGraph: (head) => begin((walk = beginWalk(head, program)), request),
+      onEvent: (ev) => {
+        addEvent(walk, ev);
+        frame ||= requestAnimationFrame(() => { frame = 0; if (request === inFlight) arrived(walk); });
+      },
+    });
   } catch (error) {
     if (request !== inFlight || error.name === "AbortError") return;
+    layoutJob?.cancel();
+    clearTimeout(layoutTimer);
+    if (walk) forget(walk); // the half-read trace goes; the last good one shows again
     return fail(error.detail ?? { kind: "page", message: String(error.message ?? error) });
   }
   if (request !== inFlight) return;
   try {
-    editor.showError(null);
-    load(result, program);
-    setStatus("ready");
-    permalink.flush(); // from the first trace shown on, the address bar links to the walk
+    finish(walk);
   } catch (error) {
     // A bug of the page's, not the server's or the network's: say so.
     fail({ kind: "page", message: `the page could not show this trace (${error.message})` });
   }
 }
 
+/** The graph event arrived: show the new walk (its step 0) and start its layout. */
+function begin(walk, request) {
+  editor.showError(null);
+  shown = walk;
+  stale = false;
+  pinned = null;
+  detail.hide();
+  ledgerPanel.draw({ ...walk.trace, ledger: null }); // drawn once every event is in
+  app.dataset.traceLength = "0";
+  app.dataset.stream = "events";
+  if (walk.plan.reason) app.dataset.graph = panel.draw(walk); // too big: the overview
+  else {
+    app.dataset.graph = "pending";
+    panel.wait(`Laying out ${walk.trace.graph.nodes.length.toLocaleString("en-US")} nodes…`);
+    // Boxes are sized for their numbers: a small trace is all in within a moment.
+    layoutTimer = setTimeout(() => request === inFlight && layOut(walk), 100);
+  }
+  setStatus("streaming"); // loading | streaming | ready | error | empty | waiting
+  store.set({ step: 0, playing: false });
+  render({ animate: false });
+}
+
+/** Lay out `walk`'s graph in the worker, showing the estimated progress. */
+function layOut(walk) {
+  clearTimeout(layoutTimer);
+  layoutTimer = null;
+  if (layoutJob || walk.layout || walk.plan.reason) return;
+  const nodes = walk.trace.graph.nodes.length.toLocaleString("en-US");
+  app.dataset.layout = "running";
+  layoutJob = startLayout(walk.trace.graph, walk.timeline.events, {
+    ...walk.plan,
+    onProgress: (done) => {
+      graphMessage.dataset.progress = done.toFixed(2);
+      panel.wait(`Laying out ${nodes} nodes… about ${Math.round(100 * done)}% (estimated)`);
+    },
+    onDone: async (plan) => {
+      layoutJob = null;
+      if (shown !== walk) return;
+      walk.plan = plan;
+      app.dataset.layout = plan.layout ? "done" : plan.reason;
+      delete graphMessage.dataset.progress;
+      app.dataset.graph = "drawing";
+      walk.layout = plan.layout;
+      const drawn = await panel.drawGradually(walk, { cancelled: () => shown !== walk });
+      if (!drawn || shown !== walk) return;
+      app.dataset.graph = drawn;
+      if (walk.complete) panel.markOutput(walk);
+      render({ animate: false });
+      settle(walk);
+    },
+  });
+}
+
+/** Events arrived (at most once a frame): the player's length and the step shown. */
+function arrived(walk) {
+  app.dataset.traceLength = String(walk.timeline.length);
+  render({ animate: false });
+}
+
+/** The done event arrived: the results, the ledger, the link's step. */
+function finish(walk) {
+  app.dataset.stream = "done";
+  app.dataset.traceLength = String(walk.timeline.length);
+  ledgerPanel.draw(walk.trace);
+  if (walk.layout && !walk.drawing) panel.markOutput(walk);
+  else if (walk.plan.reason) app.dataset.graph = panel.draw(walk); // the message, with the results
+  else layOut(walk); // the numbers are all in: lay out now
+  const step = Math.min(pendingStep ?? store.get().step, walk.timeline.length);
+  pendingStep = null;
+  store.set({ step });
+  render({ animate: false });
+  settle(walk);
+}
+
+/** Ready once every event is in and the graph is drawn (or said why not). */
+function settle(walk) {
+  if (shown !== walk || !walk.complete || !((walk.layout && !walk.drawing) || walk.plan.reason)) return;
+  inFlight = null;
+  setStatus("ready");
+  permalink.flush(); // from the first trace shown on, the address bar links to the walk
+}
+
+/** An error ended the stream of `walk`: show the last good walk again, or none. */
+function forget(walk) {
+  if (shown !== walk) return;
+  if (lastGood) return restore(lastGood);
+  shown = null;
+  clearGraph(svg);
+  zoom.clear();
+  graphMessage.hidden = true;
+  app.dataset.graph = "empty";
+}
+
+/** Show `walk` (a complete walk shown before) again. */
+function restore(walk) {
+  shown = walk;
+  app.dataset.graph = panel.draw(walk);
+  ledgerPanel.draw(walk.trace);
+  app.dataset.traceLength = String(walk.timeline.length);
+  store.set({ step: Math.min(store.get().step, walk.timeline.length) });
+}
+
 /** Nothing typed yet: the editor shows its hint; nothing is traced, and nothing is wrong. */
 function showEmpty() {
-  inFlight = null;
+  cancelWork();
   shown = null;
   stale = false;
   pinned = null;
@@ -140,25 +274,17 @@ function fail(detail) {
   render({ animate: false });
 }
 
-/**
- * Show a new trace: layout once, draw once (or say why not), start at step 0, or at the
- * step a link asked for (a step past the end shows the last).
- */
-function load(result, program) {
-  shown = prepareWalk(result, program);
-  stale = false;
-  pinned = null;
-  detail.hide();
-  app.dataset.graph = panel.draw(shown);
-  ledgerPanel.draw(result);
-  app.dataset.traceLength = String(result.events.length);
-  const step = Math.min(pendingStep ?? 0, shown.timeline.length);
-  pendingStep = null;
-  store.set({ step, playing: false });
-  render({ animate: false });
-}
-
 // ---------------------------------------------------------------- showing a step
+
+// The editor's step mark is set only when it moves: each mark makes the editor measure
+// (and scroll) itself, which is not free at every step of a 1,000-node walk.
+let stepMark = null;
+function markStep(span, program) {
+  const key = span ? `${span.line}:${span.col}:${span.end_line}:${span.end_col}` : "";
+  if (stepMark && stepMark.key === key && stepMark.program === program) return;
+  stepMark = { key, program };
+  editor.mark("step", span, program);
+}
 
 function render({ animate }) {
   const state = store.get();
@@ -168,11 +294,11 @@ function render({ animate }) {
     const lastGood = shown ? (shown.layout ? LAST_GOOD : LAST_GOOD_UNDRAWN) : "";
     narration.textContent = stale ? NOT_TRACED + lastGood : app.dataset.status === "empty" ? EMPTY : "";
     narration.dataset.kind = stale ? "stale" : "start";
-    editor.mark("step", null);
+    markStep(null, null);
     player.update({ ...state, total, phase: stale ? "error" : "start", disabled: stale });
     return;
   }
-  const view = shown.timeline.at(state.step);
+  const view = shown.timeline.view(state.step); // live: applies only the events since the last step
   // A pulse fits inside one step while playing; stepping by hand it can take its time.
   const duration = state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 700;
   panel.show(shown, view, { animate, duration });
@@ -180,7 +306,7 @@ function render({ animate }) {
   if (pinned) detail.show(shown, view, pinned);
   narration.dataset.kind = view.event?.kind ?? "start";
   ledgerPanel.show(state.step);
-  editor.mark("step", stepSpan(shown, view), shown.program);
+  markStep(stepSpan(shown, view), shown.program);
   player.update({ ...state, total, phase: view.phase });
 }
 
@@ -371,4 +497,13 @@ showHidden(store.get().hide_program);
 showLook(store.get());
 editor.setText(store.get().program);
 render({ animate: false });
-trace(); // an empty saved text shows the editor's hint
+// A big program is not traced on its own when the page opens (a 50,000-line draft once
+// crashed the tab on every reload): the page waits for Trace, and says so.
+const opening = bigProgram(store.get().program);
+if (opening) {
+  setStatus("waiting");
+  graphMessage.hidden = false;
+  graphMessage.textContent = `This program is big (${opening}), so it was not traced when the page opened. `
+    + "Press Trace (Ctrl+Enter) to trace it.";
+  narration.textContent = "Waiting for Trace.";
+} else trace(); // an empty saved text shows the editor's hint

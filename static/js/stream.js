@@ -23,9 +23,9 @@ async function refused(response) {
  * `onGraph(head)` and `onEvent(event)` as above; `onChunk()` after each piece read (the
  * page draws, or yields, between pieces). Resolves with the done event; rejects with a
  * TraceError (an `error` event, a stream that ended without done, a refused request) or
- * with the AbortError of the request's signal.
+ * with the AbortError of the request's signal. Reading yields to the page every `slice` ms.
  */
-export async function readTraceStream(response, { onGraph, onEvent, onChunk } = {}) {
+export async function readTraceStream(response, { onGraph, onEvent, onChunk, slice = 30 } = {}) {
   if (!response.ok) throw await refused(response);
   let done = null;
   let failure = null;
@@ -55,12 +55,19 @@ export async function readTraceStream(response, { onGraph, onEvent, onChunk } = 
   });
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
+  // Pieces already received are read without leaving the task (read() answers at once): a
+  // big trace would be one long task. Past `slice` ms the reader lets the page have a turn.
+  let since = performance.now();
   try {
     while (!done && !failure) {
       const { value, done: ended } = await reader.read();
       if (ended) break;
       parser.feed(decoder.decode(value, { stream: true }));
       onChunk?.();
+      if (performance.now() - since > slice) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        since = performance.now();
+      }
     }
   } finally {
     if (done || failure) reader.cancel().catch(() => {});

@@ -104,38 +104,55 @@ const entries = (view) => Object.keys(view.values).length + Object.keys(view.adj
 /**
  * A timeline over `events`, which may still grow (the stream appends with `push`):
  * `at(k)` is the view after events[:k] (k clamped to 0..length), a copy of its own.
- * Snapshots every `every` events keep `at` cheap: by default every max(64, sqrt(n)) events
- * of the n known at the start, and twice as far apart whenever they would hold more than
- * `budget` entries in all. `view(k)` is the same view without the copy, for stepping: it
+ * Snapshots keep `at` cheap: one every `every` events when `every` is given; by default
+ * one once max(64, length / `divisor`) events have passed since the last, so copying them
+ * costs about `divisor` times the trace's length in all (a copy every 64 events grew as
+ * the square of the trace and crashed the tab at 30,000 lines), and seeking replays at
+ * most 1 / divisor of it. Past `budget` entries in all, every other snapshot goes and
+ * the divisor halves. `view(k)` is the same view without the copy, for stepping: it
  * applies only the events between the last step shown and k when k is ahead (forward
  * steps cost what the event changes), and it is overwritten by the next call.
  */
-export function createTimeline(events = [], { every, budget = SNAPSHOT_BUDGET } = {}) {
-  let spacing = every ?? Math.max(64, Math.ceil(Math.sqrt(events.length)));
+export function createTimeline(events = [], { every, budget = SNAPSHOT_BUDGET, divisor = 16 } = {}) {
   let snapshots = [emptyView()];
   let held = 0; // entries in snapshots
   const working = emptyView(); // the fold of every event pushed so far
   const list = [];
   let cursor = null; // the live view handed out by view(k)
 
+  const due = () => list.length - snapshots.at(-1).step
+    >= (every ?? Math.max(64, Math.floor(list.length / divisor)));
+
   function push(ev) {
     list.push(ev);
     applyEvent(working, ev);
-    if (list.length % spacing !== 0) return;
+    if (!due()) return;
     snapshots.push(copyView(working));
     held += entries(working);
-    if (every !== undefined || held <= budget) return;
-    // Too many copies: keep every other one, twice as far apart.
+    if (every !== undefined || held <= budget || snapshots.length < 3) return;
+    // Too many copies: keep every other one (the first always), further apart from now on.
     snapshots = snapshots.filter((_, i) => i % 2 === 0);
-    spacing *= 2;
+    divisor = Math.max(1, divisor / 2);
     held = snapshots.reduce((sum, v) => sum + entries(v), 0);
   }
 
   const clamp = (k) => Math.max(0, Math.min(list.length, Math.trunc(k) || 0));
 
+  /** The last snapshot at or before `step` (binary search: their steps increase). */
+  function snapshotBefore(step) {
+    let lo = 0;
+    let hi = snapshots.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (snapshots[mid].step <= step) lo = mid;
+      else hi = mid - 1;
+    }
+    return snapshots[lo];
+  }
+
   function at(k) {
     const step = clamp(k);
-    const base = snapshots[Math.floor(step / spacing)];
+    const base = snapshotBefore(step);
     const view = copyView(base);
     for (let i = base.step; i < step; i++) applyEvent(view, list[i]);
     return view;
@@ -143,7 +160,7 @@ export function createTimeline(events = [], { every, budget = SNAPSHOT_BUDGET } 
 
   function view(k) {
     const step = clamp(k);
-    const near = Math.floor(step / spacing) * spacing; // the snapshot's step
+    const near = snapshotBefore(step).step;
     if (!cursor || cursor.step > step || cursor.step < near) cursor = at(step);
     for (let i = cursor.step; i < step; i++) applyEvent(cursor, list[i]);
     return cursor;
@@ -171,7 +188,6 @@ export function createTimeline(events = [], { every, budget = SNAPSHOT_BUDGET } 
   events.forEach(push);
   return {
     get length() { return list.length; },
-    get every() { return spacing; },
     get snapshots() { return snapshots; },
     events: list,
     push,

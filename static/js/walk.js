@@ -3,9 +3,9 @@
 // play loop over the page's store, the player's keys, and the hook exports use to read
 // what is on screen. Everything takes its root elements; nothing looks up global ids.
 
-import { planLayout, predictPlan } from "./layout.js";
+import { LAYOUT_BUDGET_MS, planLayout, predictPlan } from "./layout.js";
 import { undrawnMessage } from "./narration.js";
-import { clearGraph, drawGraph, showFanout, showView } from "./render/graph.js";
+import { clearGraph, drawGraph, drawGraphGradually, showFanout, showView } from "./render/graph.js";
 import { createZoom } from "./render/zoom.js";
 import { linkState } from "./state.js";
 import { nonFiniteOf } from "./tensors.js";
@@ -41,17 +41,19 @@ export function prepareWalk(result, program) {
 /**
  * A walk begun from the stream's `graph` event `head` ({version, graph, ledger}) of
  * `program`: no events yet (addEvent appends them), no layout yet (the page lays it out in
- * a worker, layout-job.js): `plan` is predictPlan's {refs, cost, refused}; `complete` turns
+ * a worker, layout-job.js): `plan` is {refs, cost, budget} for it, or planLayout's refusal
+ * ({reason: "too_large", ...}) when it is predicted to cost too much; `complete` turns
  * true with the done event, which also sets the trace's output, grads, first_non_finite.
  */
-export function beginWalk(head, program, { budget } = {}) {
+export function beginWalk(head, program, { budget = LAYOUT_BUDGET_MS } = {}) {
   const timeline = createTimeline([]);
+  const { refs, cost, refused } = predictPlan(head.graph, { budget });
   const trace = { ...head, events: timeline.events, output: null, grads: null, first_non_finite: null };
   return {
     trace,
     program,
     timeline,
-    plan: predictPlan(head.graph, { budget }),
+    plan: refused ?? { refs, cost, budget }, // a reason once it is known not to be drawn
     layout: null,
     nodesById: Object.fromEntries(head.graph.nodes.map((n) => [n.id, n])),
     nonFinite: null,
@@ -81,6 +83,20 @@ export function addEvent(walk, ev) {
   walk.complete = true;
 }
 
+// A program this big is not traced on its own when the page opens with it (a saved draft,
+// a link): only when Trace is pressed.
+export const BIG_PROGRAM = { lines: 2000, chars: 200_000 };
+
+/** "52,000 lines" / "310 KB" when `text` is over BIG_PROGRAM, else null. */
+export function bigProgram(text, limits = BIG_PROGRAM) {
+  let lines = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines += 1;
+  if (text.endsWith("\n")) lines -= 1;
+  if (lines > limits.lines) return `${lines.toLocaleString("en-US")} lines`;
+  if (text.length > limits.chars) return `${Math.round(text.length / 1000).toLocaleString("en-US")} KB`;
+  return null;
+}
+
 /** The span in the program of what `view`'s event is about, or null. */
 export function stepSpan(walk, view) {
   const id = view.event?.node ?? view.event?.output?.node;
@@ -92,10 +108,11 @@ export function stepSpan(walk, view) {
 /**
  * The graph of a walk in the <svg> `svg`, with its camera; `message` (an element) says why
  * a graph too big to draw is not drawn, or how far its layout is. `onHover(node | null,
- * {pin})` as in drawGraph. A step restyles only what changed since the step shown before.
+ * {pin})` as in drawGraph; `pinSize` as render/zoom.js createZoom's. A step restyles only
+ * what changed since the step shown before.
  */
-export function createGraphPanel(svg, { message, onHover } = {}) {
-  const zoom = createZoom(svg);
+export function createGraphPanel(svg, { message, onHover, pinSize = false } = {}) {
+  const zoom = createZoom(svg, { pinSize });
   // The first non-finite number, named with why, once the walk reaches it (one line).
   const note = svg.ownerDocument.createElement("p");
   note.className = "nonfinite-note";
@@ -143,6 +160,34 @@ export function createGraphPanel(svg, { message, onHover } = {}) {
       if (message) message.textContent = undrawnMessage(walk.plan, walk.trace);
       return walk.plan.reason;
     },
+    /**
+     * draw(walk) a part a frame for a big graph (render/graph.js drawGraphGradually), saying
+     * so in the message meanwhile. Resolves with draw's answer, or null when `cancelled()`
+     * turned true on the way.
+     */
+    async drawGradually(walk, { cancelled = () => false, batch = 80 } = {}) {
+      if (!walk.layout || walk.layout.nodes.length <= batch) return this.draw(walk);
+      last = null;
+      fanout = null;
+      if (message) {
+        message.hidden = false;
+        message.textContent = `Drawing ${walk.layout.nodes.length.toLocaleString("en-US")} nodes…`;
+      }
+      const output = outputOf(walk);
+      walk.drawing = true; // show() waits for the whole drawing
+      const drawn = await drawGraphGradually(svg, walk.layout, {
+        outputId: output, onHover, onChip: (chip) => toggleFanout(walk, chip),
+      }, {
+        batch, cancelled, pause: nextFrame,
+        // The camera first: text is laid out once, at the scale it is seen at.
+        onStart: () => zoom.show(contentBox(walk.layout), boxOf(walk.layout, [output])),
+      });
+      walk.drawing = false;
+      if (!drawn) return null;
+      last = null;
+      if (message) message.hidden = true;
+      return "drawn";
+    },
     /** The done event named the output (a graph drawn while the stream arrived guessed it). */
     markOutput(walk) {
       const id = outputOf(walk);
@@ -166,7 +211,7 @@ export function createGraphPanel(svg, { message, onHover } = {}) {
         note.textContent = `⚠ ${walk.nodesById[bad.node]?.label ?? bad.node}: first non-finite ${what}. ${bad.why ?? ""}`;
         note.dataset.node = bad.node;
       }
-      if (!walk.layout) return;
+      if (!walk.layout || walk.drawing) return;
       const changed = changes(walk, view);
       showView(svg, walk.layout, view, { animate, duration, nonFinite: bad, changed });
       const f = focusOf(view.event);
@@ -174,6 +219,11 @@ export function createGraphPanel(svg, { message, onHover } = {}) {
       zoom.reveal(stepBox(walk.layout, view.event)); // the step's node and its callout
     },
   };
+}
+
+/** A promise kept after the next frame has been drawn. */
+function nextFrame() {
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 }
 
 // ---------------------------------------------------------------- the play loop

@@ -87,7 +87,8 @@ def _compare(draw):
 @st.composite
 def _where(draw):
     shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=3, max_dims=3, max_side=3))
-    cond = draw(hnp.arrays(np.float64, shapes.input_shapes[0], elements=st.sampled_from([0.0, 1.0])))
+    cond = draw(hnp.arrays(np.float64, shapes.input_shapes[0],
+                           elements=st.sampled_from([0.0, 1.0])))
     return [cond, *(_array(draw, s) for s in shapes.input_shapes[1:])], {}
 
 

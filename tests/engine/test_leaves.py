@@ -119,8 +119,9 @@ MLP = ("X = const(randn(5, 4, seed=0))\nW1 = randn(4, 6, seed=1)\nb1 = randn(6, 
 
 
 def _torch_mlp(dtype):
-    rng = lambda s, shape: torch.tensor(np.random.default_rng(s).standard_normal(shape),  # noqa: E731
-                                        dtype=torch.float64).to(dtype)
+    def rng(seed, shape):
+        return torch.tensor(np.random.default_rng(seed).standard_normal(shape)).to(dtype)
+
     X = rng(0, (5, 4))
     t = {k: rng(s, shape).requires_grad_() for k, s, shape in
          (("W1", 1, (4, 6)), ("b1", 2, (6,)), ("W2", 3, (6, 3)))}

@@ -144,3 +144,63 @@ test("a recompute event (checkpointing) sets the node's value again and focuses 
   assert.deepEqual(focusOf(events[3]), { current: "n1" });
   assert.equal(narrate(events[3], {}), "checkpoint: recompute y = x * x");
 });
+
+// ---------------------------------------------------------------- big and streamed traces (issue 8)
+
+/** n accumulate events into n different inputs: the state grows with every event. */
+function spread(n) {
+  return Array.from({ length: n }, (_, i) => ({
+    kind: "accumulate", seq: i, node: `n${i + 1}`, input: `n${i}`, arg: 0,
+    contribution: 1, adjoint_before: 0, adjoint_after: i,
+  }));
+}
+
+test("a streamed timeline (events pushed one by one) folds like the whole list", () => {
+  const streamed = createTimeline([]);
+  events.forEach((ev, i) => {
+    streamed.push(ev);
+    assert.equal(streamed.length, i + 1);
+    assert.deepEqual(streamed.at(i + 1), fold(events.slice(0, i + 1)));
+  });
+  assert.equal(streamed.events.length, events.length);
+});
+
+test("snapshots grow further apart with the trace: few copies, each seek right", () => {
+  const long = spread(20_000);
+  const timeline = createTimeline(long);
+  // One every 64 events would be 312 copies of a state of up to 60,000 entries.
+  assert.ok(timeline.snapshots.length < 80, String(timeline.snapshots.length));
+  for (const k of [0, 1, 63, 64, 1000, 12_345, 19_999, 20_000]) {
+    assert.deepEqual(timeline.at(k), fold(long.slice(0, k)), `k=${k}`);
+  }
+});
+
+test("past the budget every other snapshot goes, and the views stay right", () => {
+  const long = spread(5000);
+  const timeline = createTimeline(long, { budget: 20_000 });
+  const held = timeline.snapshots.reduce((sum, v) => sum + Object.keys(v.adjoints).length * 3, 0);
+  assert.ok(held <= 2 * 20_000, String(held));
+  assert.equal(timeline.snapshots[0].step, 0);
+  for (const k of [0, 2500, 4999, 5000]) assert.deepEqual(timeline.at(k), fold(long.slice(0, k)));
+});
+
+test("view(k) steps forward by applying only the next events, and matches at(k) anywhere", () => {
+  const long = spread(3000);
+  const timeline = createTimeline(long);
+  const first = timeline.view(10);
+  const next = timeline.view(11);
+  assert.equal(next, first); // the same live object, one event further on
+  assert.equal(next.step, 11);
+  for (const k of [11, 500, 499, 2999, 3000, 0, 7, 2000]) {
+    assert.deepEqual({ ...timeline.view(k) }, timeline.at(k), `k=${k}`);
+  }
+});
+
+test("touched names the nodes and edges the events between two steps change", () => {
+  const timeline = createTimeline(events);
+  const { nodes, edges } = timeline.touched(13, 14); // events[13]: an accumulate into a
+  assert.deepEqual([...edges], [edgeIdOf(events[13])]);
+  assert.deepEqual(new Set(nodes), new Set([events[13].input, events[13].node]));
+  assert.deepEqual(timeline.touched(14, 13), timeline.touched(13, 14));
+  assert.equal(timeline.touched(0, events.length, 3), null); // more than the limit: restyle all
+});

@@ -88,11 +88,15 @@ function edgeShell(g) {
 
 // root <svg> -> {nodes, edges, chips: Map id -> element, refs: Map ref id -> chip elements}
 const indexes = new WeakMap();
+// root <svg> -> the restyle going on a part a frame (restyleInParts), if any.
+const restyling = new WeakMap();
 
 /** Remove the picture from the <svg> `root`. */
 export function clearGraph(root) {
   d3.select(root).selectAll("*").interrupt().remove();
   indexes.delete(root);
+  restyling.get(root)?.stop();
+  restyling.delete(root);
   delete root.dataset.fanout;
 }
 
@@ -130,46 +134,83 @@ function indexOf(root) {
  * drawing is in layout units inside `g.viewport`; the camera (render/zoom.js) places it.
  * `onChip(chip)` is called when a reference chip is clicked.
  */
-export function drawGraph(root, layout, { outputId, onHover, onChip } = {}) {
+export function drawGraph(root, layout, options = {}) {
+  const draw = beginDrawing(root, layout, options);
+  draw.edges(layout.edges);
+  draw.nodes(layout.nodes);
+  draw.chips(layout.chips ?? []);
+  draw.end();
+}
+
+/**
+ * drawGraph a part at a time: at most `batch` elements, then `pause()` (a promise: the
+ * page waits for the next frame), so a big drawing never makes one long task of the
+ * browser's style and layout work. Stops (resolves false) when `cancelled()` turns true.
+ * `onStart()` is called once the empty drawing (g.viewport) is there.
+ */
+export async function drawGraphGradually(root, layout, options = {}, { batch = 80, pause, cancelled = () => false, onStart } = {}) {
+  const draw = beginDrawing(root, layout, options);
+  onStart?.(); // e.g. place the camera now: a later change of scale lays out every text again
+  const parts = [[draw.edges, layout.edges], [draw.nodes, layout.nodes], [draw.chips, layout.chips ?? []]];
+  for (const [fn, list] of parts) {
+    // An edge is one path: more of them fit in a batch than of node boxes.
+    const size = fn === draw.nodes ? batch : 4 * batch;
+    for (let i = 0; i < list.length; i += size) {
+      fn(list.slice(i, i + size));
+      await pause();
+      if (cancelled()) return false;
+    }
+  }
+  draw.end();
+  return true;
+}
+
+/** The empty drawing, and functions that add edges, nodes and chips to it, then end it. */
+function beginDrawing(root, layout, { outputId, onHover, onChip } = {}) {
   clearGraph(root);
   // A group of focusable nodes (role "img" would hide them from assistive technology).
   const svg = d3.select(root).attr("role", "group");
   defs(svg);
   const world = svg.append("g").attr("class", "viewport")
     .append("g").attr("class", "world");
+  const layers = Object.fromEntries(["edges", "nodes", "chips", "fanout", "callouts", "pulses"]
+    .map((name) => [name, world.append("g").attr("class", name)]));
+  const uses = new Map((layout.chips ?? []).map((c) => [c.ref, c.uses]));
 
-  world.append("g").attr("class", "edges")
-    .selectAll("g.edge")
-    .data(layout.edges, (d) => d.id)
-    .join((enter) => enter.append("g").attr("class", "edge").attr("data-edge", (d) => d.id).call(edgeShell));
+  const edges = (list) => layers.edges.selectAll(null).data(list).enter()
+    .append("g").attr("class", "edge").attr("data-edge", (d) => d.id).call(edgeShell);
 
-  world.append("g").attr("class", "nodes")
-    .selectAll("g.node")
-    .data(layout.nodes, (d) => d.id)
-    .join((enter) => enter.append("g").call(nodeShell))
-    .attr("class", (d) => `node role-${d.node.role}${d.id === outputId ? " output" : ""}`)
-    .attr("data-node", (d) => d.id)
-    .attr("data-name", (d) => d.node.label)
-    .attr("transform", (d) => `translate(${d.x},${d.y})`)
-    // Every node is reachable by Tab, named by its formula and numbers (showView), and
-    // Enter pins it as a click does.
-    .attr("tabindex", 0)
-    .attr("role", "button")
-    .attr("aria-label", (d) => nodeName(d.node, undefined, undefined))
-    .on("mouseenter focus", (_, d) => onHover?.(d.node))
-    .on("mouseleave blur", () => onHover?.(null))
-    .on("click", (_, d) => onHover?.(d.node, { pin: true }))
-    .on("keydown", (event, d) => {
-      if (event.key !== "Enter") return;
-      event.preventDefault();
-      onHover?.(d.node, { pin: true });
-    });
+  const nodes = (list) => {
+    const g = layers.nodes.selectAll(null).data(list).enter().append("g").call(nodeShell)
+      .attr("class", (d) => `node role-${d.node.role}${d.id === outputId ? " output" : ""}`)
+      .attr("data-node", (d) => d.id)
+      .attr("data-name", (d) => d.node.label)
+      .attr("transform", (d) => `translate(${d.x},${d.y})`)
+      // Every node is reachable by Tab, named by its formula and numbers (showView), and
+      // Enter pins it as a click does.
+      .attr("tabindex", 0)
+      .attr("role", "button")
+      .attr("aria-label", (d) => nodeName(d.node, undefined, undefined))
+      .on("mouseenter focus", (_, d) => onHover?.(d.node))
+      .on("mouseleave blur", () => onHover?.(null))
+      .on("click", (_, d) => onHover?.(d.node, { pin: true }))
+      .on("keydown", (event, d) => {
+        if (event.key !== "Enter") return;
+        event.preventDefault();
+        onHover?.(d.node, { pin: true });
+      });
+    // A shared leaf or constant (drawn as chips beside its consumers) says how often.
+    g.filter((d) => uses.has(d.id))
+      .classed("shared", true)
+      .attr("data-uses", (d) => uses.get(d.id))
+      .append("text").attr("class", "uses")
+      .attr("x", (d) => d.width / 2).attr("y", (d) => d.height / 2 + 20).attr("text-anchor", "end")
+      .text((d) => `used ${uses.get(d.id)}× (chips)`);
+  };
 
   // Reference chips: a shared leaf's or constant's edge, drawn beside its consumer.
-  world.append("g").attr("class", "chips")
-    .selectAll("g.chip")
-    .data(layout.chips ?? [], (d) => d.id)
-    .join((enter) => enter.append("g").call(chipShell))
+  const chips = (list) => layers.chips.selectAll(null).data(list).enter()
+    .append("g").call(chipShell)
     .attr("class", "chip")
     .attr("data-edge", (d) => d.id)
     .attr("data-ref", (d) => d.ref)
@@ -180,18 +221,8 @@ export function drawGraph(root, layout, { outputId, onHover, onChip } = {}) {
       event.stopPropagation();
       onChip?.(d);
     });
-  const shared = new Set((layout.chips ?? []).map((c) => c.ref));
-  world.selectAll("g.node").filter((d) => shared.has(d.id))
-    .classed("shared", true)
-    .attr("data-uses", (d) => layout.chips.find((c) => c.ref === d.id).uses)
-    .append("text").attr("class", "uses")
-    .attr("x", (d) => d.width / 2).attr("y", (d) => d.height / 2 + 20).attr("text-anchor", "end")
-    .text(function (d) { return `used ${this.parentNode.dataset.uses}× (chips)`; });
 
-  world.append("g").attr("class", "fanout");
-  world.append("g").attr("class", "callouts");
-  world.append("g").attr("class", "pulses");
-  indexes.delete(root);
+  return { edges, nodes, chips, end: () => indexes.delete(root) };
 }
 
 /**
@@ -286,6 +317,55 @@ function pulse(world, index, edgeId, duration) {
 }
 
 /**
+ * No CSS transitions in the drawing for the next `frames` frames (data-jump, app.css): a
+ * jump that fades hundreds of boxes at once makes each a layer of its own to composite.
+ */
+function stillFor(root, frames) {
+  root.dataset.jump = "true";
+  let left = frames;
+  const tick = () => {
+    if (--left > 0) return requestAnimationFrame(tick);
+    delete root.dataset.jump;
+  };
+  requestAnimationFrame(tick);
+}
+
+// A jump (End, the scrubber) restyles every node: a few hundred boxes a frame, the step's
+// own first, so no frame's style and layout work makes a long task. root -> {stop}.
+export const RESTYLE_PART = 120;
+
+/**
+ * Restyle `nodes` (a selection) with `restyle(selection)`: at once when they are few, else
+ * RESTYLE_PART a frame, those in `first` (ids) first. Returns the part restyled at once.
+ * The svg's data-restyling is "true" until the last part is done.
+ */
+function restyleInParts(root, nodes, restyle, first, step) {
+  if (nodes.size() <= RESTYLE_PART) {
+    restyle(nodes);
+    return nodes;
+  }
+  restyling.get(root)?.stop(); // the same step drawn whole again: this job replaces it
+  const list = nodes.nodes().sort((a, b) => first.has(b.__data__.id) - first.has(a.__data__.id));
+  const now = d3.selectAll(list.slice(0, RESTYLE_PART));
+  restyle(now);
+  const job = { stopped: false, step, stop() { this.stopped = true; } };
+  restyling.set(root, job);
+  root.dataset.restyling = "true";
+  let at = RESTYLE_PART;
+  const next = () => {
+    if (job.stopped) return;
+    stillFor(root, 2);
+    restyle(d3.selectAll(list.slice(at, at + RESTYLE_PART)));
+    at += RESTYLE_PART;
+    if (at < list.length) return requestAnimationFrame(next);
+    restyling.delete(root);
+    root.dataset.restyling = "false";
+  };
+  requestAnimationFrame(next);
+  return now;
+}
+
+/**
  * Show `view` (a timeline view) on a graph drawn by drawGraph. With `animate` the current
  * accumulate event sends a pulse along its edge, lasting `duration` ms, and the input's
  * grad shows its old value until the pulse lands. The data-* attributes never wait.
@@ -300,29 +380,41 @@ export function showView(root, layout, view, { animate = false, duration = 600, 
   const { values, adjoints } = view;
   const landing = animate && view.event?.kind === "accumulate" ? view.event : null;
   const pick = (map, ids) => d3.selectAll([...ids].map((id) => map.get(id)).filter(Boolean));
+  // A restyle still going on (a jump, a part a frame) is taken over: all of it again.
+  const going = restyling.get(root);
+  if (going && going.step !== view.step) {
+    going.stop();
+    restyling.delete(root);
+    changed = null;
+  }
   world.selectAll("g.callout").interrupt("land");
   if (changed) pick(index.nodes, changed.nodes).interrupt("land");
   else world.selectAll("g.node").interrupt("land");
 
-  const nodes = (changed ? pick(index.nodes, changed.nodes) : world.selectAll("g.node"))
-    .classed("pending", (d) => !(d.id in values))
-    .classed("has-grad", (d) => d.id in adjoints)
-    .classed("current", (d) => d.id === focus.current)
-    .classed("source", (d) => d.id === focus.source)
-    .classed("target", (d) => d.id === focus.target)
-    .attr("data-value", (d) => fullPrecision(values[d.id]))
-    .attr("data-adjoint", (d) => fullPrecision(adjoints[d.id]))
-    .attr("aria-label", (d) => nodeName(d.node, values[d.id], adjoints[d.id]));
-  if (!changed) nodes.classed("final", view.phase === "done");
-  showNumbers(nodes.select("g.value-block"), values);
-  const before = landing ? { ...adjoints, [landing.input]: landing.adjoint_before } : adjoints;
-  showNumbers(nodes.select("g.grad-block"), before);
-  showHeat(nodes.select("g.value-block"), values, "value");
-  showHeat(nodes.select("g.grad-block"), before, "grad");
   // The first value or adjoint that is not finite (the done event names it), once on screen.
   const bad = nonFinite && ((nonFinite.phase === "forward" ? values : adjoints)[nonFinite.node] !== undefined)
     && view.step >= nonFinite.step ? nonFinite.node : null;
-  nodes.classed("non-finite", (d) => d.id === bad);
+  const before = landing ? { ...adjoints, [landing.input]: landing.adjoint_before } : adjoints;
+  const restyle = (nodes) => {
+    nodes
+      .classed("pending", (d) => !(d.id in values))
+      .classed("has-grad", (d) => d.id in adjoints)
+      .classed("current", (d) => d.id === focus.current)
+      .classed("source", (d) => d.id === focus.source)
+      .classed("target", (d) => d.id === focus.target)
+      .classed("non-finite", (d) => d.id === bad)
+      .attr("data-value", (d) => fullPrecision(values[d.id]))
+      .attr("data-adjoint", (d) => fullPrecision(adjoints[d.id]))
+      .attr("aria-label", (d) => nodeName(d.node, values[d.id], adjoints[d.id]));
+    if (!changed) nodes.classed("final", view.phase === "done");
+    showNumbers(nodes.select("g.value-block"), values);
+    showNumbers(nodes.select("g.grad-block"), before);
+    showHeat(nodes.select("g.value-block"), values, "value");
+    showHeat(nodes.select("g.grad-block"), before, "grad");
+  };
+  const all = changed ? pick(index.nodes, changed.nodes) : world.selectAll("g.node");
+  if (!changed) stillFor(root, 2);
+  const nodes = restyleInParts(root, all, restyle, new Set([focus.current, focus.source, focus.target]), view.step);
 
   const edgeIds = changed ? changed.edges : null;
   const edges = (edgeIds ? pick(index.edges, edgeIds) : world.selectAll("g.edge"))
@@ -333,7 +425,7 @@ export function showView(root, layout, view, { animate = false, duration = 600, 
   (edgeIds ? pick(index.chips, edgeIds) : world.selectAll("g.chip"))
     .classed("carried", (d) => Boolean(view.carried[d.id]))
     .classed("active", (d) => d.id === focus.edge);
-  root.dataset.restyled = String(nodes.size() + edges.size());
+  root.dataset.restyled = String(all.size() + edges.size());
 
   showCallout(world, layout, view.event);
   // d3.interrupt (not selection.interrupt) also makes the bundler keep d3-transition.

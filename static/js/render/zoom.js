@@ -11,8 +11,13 @@ import { autoScale, fitAround, followTransform, revealTransform, wholeScale, who
 
 const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
 
-/** The camera of `root` (an <svg> whose drawing sits in g.viewport). */
-export function createZoom(root) {
+/**
+ * The camera of `root` (an <svg> whose drawing sits in g.viewport). With `pinSize` the svg
+ * is given its parent's size in pixels (kept up to date): an svg sized in percent is laid
+ * out again, with all of its text, whenever anything beside it changes (the narration, the
+ * step counter): 60 ms a step at 300 nodes. The parent must not take its size from the svg.
+ */
+export function createZoom(root, { pinSize = false } = {}) {
   const svg = d3.select(root);
   let content = null; // the box of the drawing shown (layout units), or null
   let fitted = "auto"; // "auto" | "whole" | false once the user has panned or zoomed
@@ -21,6 +26,12 @@ export function createZoom(root) {
   let goal = null; // where the camera's glide goes ({k, x, y}), or null after the user moved it
 
   const behavior = d3.zoom()
+    // The svg's size as kept below: d3's default reads it from the DOM (a forced layout).
+    .extent(() => { const { width, height } = viewSize(); return [[0, 0], [width, height]]; })
+    // Glides pan in a straight line: d3's default (interpolateZoom) zooms out and back in on
+    // the way, and every change of scale makes the browser lay out all of the graph's text
+    // again, each frame (40 ms a frame at 300 nodes); a pan at one scale costs nothing.
+    .interpolate(d3.interpolate)
     .scaleExtent([ZOOM_LIMITS.min, ZOOM_LIMITS.max])
     .clickDistance(4) // a click on a node that wobbles a little is still a click
     .on("zoom", (event) => {
@@ -39,13 +50,20 @@ export function createZoom(root) {
     root.dataset.fitted = String(value);
   }
 
-  const viewSize = () => ({ width: root.clientWidth, height: root.clientHeight });
+  // The svg's size, kept by the ResizeObserver below: reading clientWidth at every step
+  // would make the browser lay out the whole drawing there and then (a forced layout).
+  let size = null;
+  const viewSize = () => (size ??= { width: root.clientWidth, height: root.clientHeight });
   // The page's font scale (A−/A+, static/js/theme.js): the graph's text grows with it.
   const textScale = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--font-scale")) || 1;
   // The theme's least on-screen size of a node's numbers (themes.css --graph-text, px): the
   // projector's is the narration's size.
   const minText = () => parseFloat(getComputedStyle(root).getPropertyValue("--graph-text")) || 0;
-  const scaling = () => ({ textScale: textScale(), minText: minText() });
+  // Read once per look: getComputedStyle at every step would make the browser recompute
+  // styles there and then. The theme and text size are set on <html> (theme.js).
+  let look = null;
+  const scaling = () => (look ??= { textScale: textScale(), minText: minText() });
+  new MutationObserver(() => { look = null; }).observe(document.documentElement, { attributes: true });
 
   // data-camera is "moving" while the camera glides, so tests can wait for "still".
   function apply(t, duration = 0) {
@@ -98,11 +116,18 @@ export function createZoom(root) {
 
   // The svg changes size with the window and with "Hide program": refit in the same mode,
   // or keep the user's own view; either way the current step stays on screen.
+  const frame = pinSize ? root.parentNode : null;
   new ResizeObserver(() => {
+    if (frame) {
+      root.style.width = `${frame.clientWidth}px`;
+      root.style.height = `${frame.clientHeight}px`;
+      size = { width: frame.clientWidth, height: frame.clientHeight };
+    } else size = { width: root.clientWidth, height: root.clientHeight }; // laid out already: no cost
+    look = null;
     if (!content || root.clientWidth === 0) return;
     if (fitted) fit({ whole: fitted === "whole" });
     else follow(0);
-  }).observe(root);
+  }).observe(frame ?? root);
 
   return {
     /**
