@@ -11,6 +11,8 @@
 import { createParser } from "eventsource-parser";
 import { TraceError } from "./api.js";
 
+const PART = 32 * 1024; // characters of the stream parsed at once
+
 /** The server's error body of a refused request (422, 413, 415, 408) as a TraceError. */
 async function refused(response) {
   const body = await response.json().catch(() => null);
@@ -62,11 +64,15 @@ export async function readTraceStream(response, { onGraph, onEvent, onChunk, sli
     while (!done && !failure) {
       const { value, done: ended } = await reader.read();
       if (ended) break;
-      parser.feed(decoder.decode(value, { stream: true }));
-      onChunk?.();
-      if (performance.now() - since > slice) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        since = performance.now();
+      const text = decoder.decode(value, { stream: true });
+      // A piece may hold megabytes: fed a part at a time, with a turn for the page between.
+      for (let at = 0; at < text.length && !done && !failure; at += PART) {
+        parser.feed(text.slice(at, at + PART));
+        onChunk?.();
+        if (performance.now() - since > slice) {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          since = performance.now();
+        }
       }
     }
   } finally {

@@ -1,0 +1,202 @@
+"""The backward pass recorded as a program of its own (PyTorch's `create_graph=True`).
+
+`backward_program(program, output)` returns a NEW engine.parse.Program (the IR the parser
+makes) whose nodes compute the forward values AND the adjoints: the forward nodes are copied
+(same indices), then for each op node in reverse creation order each vjp is written with
+registry ops (engine/trace/vjp_rules.py: `x̄ += ȳ * y` for `*`, `(1 - t * t) * t̄` for tanh)
+and the contributions to one input are added up into its adjoint node, labelled `ā` or
+`∂L/∂(w1 * x)` (engine/trace/narrate.py `bar`). Tracing that program like any other steps the
+backward pass as a forward computation; differentiating it again gives second derivatives
+(engine/trace/hvp.py: Hessian-vector products, the Hessian).
+
+An op whose vjp is not written with registry ops (gelu, layer_norm, indexing) is refused with
+ProgramError "unsupported" at its node, naming the op.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.errors import ProgramError
+from engine.labels import print_label
+from engine.parse import IRNode, Program, Span
+from engine.trace import narrate
+from engine.trace.shapes import infer_shapes, out_shape
+from engine.trace.vjp_rules import RULES
+
+
+@dataclass
+class BackwardProgram:
+    """program: the forward nodes (indices kept) followed by the adjoint nodes.
+    grads: each leaf's name -> the node holding its gradient dL/dleaf.
+    seed: the node holding the output's starting adjoint (L̄ = 1, ones, or output_grad).
+    shapes: every node's shape (tuples).
+    """
+
+    program: Program
+    grads: dict[str, int]
+    seed: int
+    shapes: list[tuple]
+
+
+def backward_program(program: Program, output: str, output_grad=None,
+                     max_elements: int = 1_000_000) -> BackwardProgram:
+    """The program with its backward pass appended as nodes (see the module's docstring).
+
+    output: the name whose adjoint is seeded; output_grad: the seed's value (None: 1, or ones
+    of the output's shape). Raises ProgramError "unsupported" for an op with no rule in
+    engine/trace/vjp_rules.py, at that op's span, and the shape errors of infer_shapes.
+    """
+    b = Builder(program, max_elements)
+    out = program.names[output]
+    out_label = program.nodes[out].label
+    seed_value = np.ones(b.shapes[out]) if output_grad is None else output_grad
+    seed = b.const(seed_value, program.nodes[out].span, narrate.bar(out_label, out_label))
+    contributions: dict[int, list[int]] = {out: [seed]}
+    adjoint: dict[int, int] = {}
+    from engine.graph import requires_grad
+    requires = requires_grad(program)
+    for i in range(len(program.nodes) - 1, -1, -1):
+        node = program.nodes[i]
+        if node.role != "op" or i not in contributions or not requires[i]:
+            continue
+        g = adjoint[i] = b.total(i, contributions.pop(i), out_label)
+        rule = RULES.get(node.op)
+        if rule is None:
+            s = node.span
+            raise ProgramError("unsupported", f"the second derivative of {node.op} is not "
+                               f"available: its backward rule is not written as a graph "
+                               f"(engine/trace/vjp_rules.py), so {node.label} cannot be "
+                               f"differentiated twice", s.line, s.col, s.end_line, s.end_col,
+                               hint="use reverse or forward mode for this program")
+        for arg, j in enumerate(node.inputs):
+            if not requires[j]:
+                continue
+            c = rule(b.at(node), arg, g)
+            if c is not None:
+                contributions.setdefault(j, []).append(b.sum_to(c, b.shapes[j], node.span))
+    grads = {}
+    for name, i in program.leaves.items():
+        if i in contributions:
+            grads[name] = b.total(i, contributions.pop(i), out_label)
+        else:   # the output does not depend on this leaf: its gradient is zeros
+            grads[name] = b.const(np.zeros(b.shapes[i]), program.nodes[i].span,
+                                  narrate.bar(program.nodes[i].label, out_label))
+    new = Program(b.nodes, b.names, dict(program.leaves), program.last, [], program.dtype)
+    return BackwardProgram(new, grads, seed, b.shapes)
+
+
+class Builder:
+    """Appends IR nodes to a copy of a program's nodes, knowing every node's shape."""
+
+    def __init__(self, program: Program, max_elements: int):
+        self.nodes = [dataclasses.replace(n) for n in program.nodes]
+        self.names = dict(program.names)
+        self.dtype = np.dtype(program.dtype)
+        self.max_elements = max_elements
+        self.shapes = [tuple(s) if s is not None else None
+                       for s in infer_shapes(program, max_elements)]
+        self.span = program.nodes[-1].span
+        self.node: IRNode | None = None   # the forward node whose vjp is being written
+
+    # ---- making nodes ------------------------------------------------------------------------
+    def at(self, node: IRNode) -> "Builder":
+        """This builder, writing the vjp of `node` (new nodes take its span)."""
+        self.node, self.span = node, node.span
+        return self
+
+    def op(self, op: str, inputs: list[int], params: dict | None = None,
+           label: str | None = None, span: Span | None = None) -> int:
+        """A new op node over `inputs` (its label printed as the parser prints one, or
+        `label`, which also names it); returns its index."""
+        params = dict(params or {})
+        ins = [self.nodes[k] for k in inputs]
+        printed = label or print_label(op, ins, params) or op
+        n = IRNode(len(self.nodes), op, "op", list(inputs), span or self.span, printed,
+                   label, params)
+        shape = out_shape(n, [self.shapes[k] for k in inputs])
+        if shape is None or math.prod(shape) > self.max_elements:
+            s = n.span
+            raise ProgramError("too_large", f"the backward pass of {printed} is too big to "
+                               f"record as a graph", s.line, s.col, s.end_line, s.end_col)
+        self.nodes.append(n)
+        self.shapes.append(tuple(shape))
+        if label is not None:
+            self.names[label] = n.index
+        return n.index
+
+    def const(self, value, span: Span | None = None, label: str | None = None) -> int:
+        """A constant node (no gradient) holding `value` in the program's dtype."""
+        literal = np.array(value, dtype=self.dtype)
+        if label is None:
+            label = f"{float(literal):g}" if literal.ndim == 0 else \
+                "ones(" + ", ".join(map(str, literal.shape)) + ")"
+        n = IRNode(len(self.nodes), "const", "const", [], span or self.span, label, None, {},
+                   literal)
+        self.nodes.append(n)
+        self.shapes.append(literal.shape)
+        return n.index
+
+    def num(self, x: float) -> int:
+        return self.const(x)
+
+    # ---- helpers for the rules ---------------------------------------------------------------
+    def x(self, arg: int) -> int:
+        """The index of the current node's input `arg`."""
+        return self.node.inputs[arg]
+
+    @property
+    def out(self) -> int:
+        return self.node.index
+
+    def keep(self, g: int, axis, keepdims: bool, x: int) -> int:
+        """A reduction's upstream gradient `g` with the reduced axis put back with size 1, so
+        it broadcasts against the input `x` (numpy's expand_dims)."""
+        if axis is None or keepdims or not self.shapes[x]:
+            return g
+        shape = list(self.shapes[x])
+        shape[axis] = 1
+        return self.op("reshape", [g], {"shape": shape})
+
+    def spread(self, g: int, axis, keepdims: bool, x: int) -> int:
+        """`g` copied over the axis a reduction of `x` took away: x's shape."""
+        kept = self.keep(g, axis, keepdims, x)
+        if self.shapes[kept] == self.shapes[x]:
+            return kept
+        return self.op("mul", [self.const(np.ones(self.shapes[x])), kept])
+
+    def sum_to(self, c: int, shape: tuple, span: Span) -> int:
+        """A contribution summed back to an input's own shape (the unbroadcast step, written
+        with sum and reshape): over the leading axes broadcasting added, then over the axes
+        where the input has size 1."""
+        have = self.shapes[c]
+        if have == tuple(shape):
+            return c
+        if not shape:
+            return self.op("sum", [c], span=span)
+        for _ in range(len(have) - len(shape)):
+            c = self.op("sum", [c], {"axis": 0}, span=span)
+        for axis, size in enumerate(shape):
+            if size == 1 and self.shapes[c][axis] != 1:
+                c = self.op("sum", [c], {"axis": axis, "keepdims": True}, span=span)
+        return c
+
+    def total(self, i: int, parts: list[int], out_label: str) -> int:
+        """Node i's adjoint: its contributions added up, the last sum labelled `ī` (a single
+        contribution made for it is labelled itself; one shared with another node, such as
+        the upstream gradient an add passes on, is that node)."""
+        symbol = narrate.bar(self.nodes[i].label, out_label)
+        if len(parts) == 1:
+            only = self.nodes[parts[0]]
+            if only.name is None and only.role == "op":
+                only.label = only.name = symbol
+                self.names[symbol] = only.index
+            return parts[0]
+        acc = parts[0]
+        for k, part in enumerate(parts[1:], 2):
+            acc = self.op("add", [acc, part], label=symbol if k == len(parts) else None,
+                          span=self.nodes[i].span)
+        return acc
