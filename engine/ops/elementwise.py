@@ -77,6 +77,7 @@ register(Op(
     jvp=lambda dots, out, x, y: dots[0] * y + x * dots[1],      # product rule
     text="{0} * {1}", partials=("{1}", "{0}"),
     saves=("in0", "in1"), backward_flops=_per_element(2),
+    saves_for=(("in1",), ("in0",)),   # x̄ = ȳ·y needs y; ȳ·x needs x
 ))
 # d(x/y)/dy = -(x / y) / y = -out / y, as PyTorch (div_tensor_other_backward): x / y^2 would
 # overflow for |y| > 1e154 where the derivative is finite (x = y = 1e200: -1e-200). out is
@@ -87,6 +88,7 @@ register(Op(
     jvp=lambda dots, out, x, y: dots[0] / y - dots[1] * (out / y),
     text="{0} / {1}", partials=("1/{1}", "-{0}/{1}^2"),
     saves=("in1", "out"), backward_flops=_per_element(4),
+    saves_for=(("in1",), ("in1", "out")),   # ȳ/y; -ȳ·out/y
 ))
 
 
@@ -133,6 +135,7 @@ register(Op(
     text="{0} ** {1}", partials=(_pow_partial, "{out} * log({0})"),
     saves=("in0", "in1", "out"),
     backward_flops=_per_element(7),   # y * x^(y-1) * g: 4; out * log(x) * g: 3
+    saves_for=(("in0", "in1"), ("in0", "out")),
 ))
 register(Op(
     name="neg", arity=1, symbol="-", forward=np.negative,

@@ -52,5 +52,6 @@ register(Op(
     text="{0} @ {1}", partials=("{1}ᵀ", "{0}ᵀ"),
     vjp_text=("{g} @ {1}ᵀ", "{0}ᵀ @ {g}"), elementwise=False, flops=_matmul_flops,
     saves=("in0", "in1"), backward_flops=_matmul_backward_flops,
+    saves_for=(("in1",), ("in0",)),   # X̄ = Ḡ Wᵀ needs W; W̄ = Xᵀ Ḡ needs X
 ))
 # transpose (`.T` and `transpose(x, axes)`) is a structure op: engine/ops/shape.py

@@ -41,6 +41,10 @@ class Op:
     backward_flops(out, *inputs): FLOPs of all the vjps together (every input), for the
         ledger; None means twice the forward FLOPs (a linear layer's backward costs twice its
         forward: seed 003, Step 5).
+    saves_for: per input, the tensors that input's vjp needs (PyTorch saves `other` for
+        `self * other` only when `self` requires grad); the ledger keeps the union over the
+        inputs that require grad, and counts each such input's vjp as an equal share of
+        backward_flops. () when every vjp needs all of `saves`.
     """
 
     name: str
@@ -57,6 +61,7 @@ class Op:
     flops: Callable[..., int] = field(default=lambda out, *xs: int(np.size(out)))
     saves: tuple[str, ...] = ()
     backward_flops: Callable[..., int] | None = None
+    saves_for: tuple[tuple[str, ...], ...] = ()
 
 
 REGISTRY: dict[str, Op] = {}
@@ -75,6 +80,9 @@ def register(op: Op) -> Op:
         raise ValueError(f"op {op.name!r}: needs one vjp and one partial per argument")
     if op.vjp_text and len(op.vjp_text) != op.arity:
         raise ValueError(f"op {op.name!r}: needs one vjp_text per argument")
+    if op.saves_for and (len(op.saves_for) != op.arity
+                         or not set().union(*op.saves_for) <= set(op.saves)):
+        raise ValueError(f"op {op.name!r}: saves_for needs one entry per argument, within saves")
     texts = [t for t in (op.text, *op.partials, *op.vjp_text) if isinstance(t, str)]
     used = {int(i) for t in texts for i in _PLACEHOLDER.findall(t)}
     if any(i >= op.arity for i in used):

@@ -15,7 +15,10 @@ pass must keep"):
   index among those whose backward step runs); the peak is the most bytes live at once;
 - FLOPs: the forward rule's `flops`, and the vjps' `backward_flops` (twice the forward when a
   row does not say) for each node whose backward step runs (it requires grad and receives an
-  adjoint from the output).
+  adjoint from the output);
+- a row with `saves_for` (mul, div, pow, matmul) keeps only what the vjps of its inputs that
+  require grad need, as PyTorch does (`h * 2.0` keeps 2.0, not h), and each of those vjps
+  costs an equal share of the row's backward FLOPs.
 
 Reference figures (tests/engine/test_ledger.py): a Linear-GELU-Linear MLP h -> 4h -> h on s
 tokens, its input made by an earlier op, keeps 9*s*h activation numbers.
@@ -100,11 +103,16 @@ def build(program, values: list, flops: list[int], requires: list[bool], output:
         row = rows.get(node.op)
         if row is None:   # the op and its saved slots: -1 for the output, k for input k
             op = get_op(node.op)
-            row = rows[node.op] = (op, [-1 if s == "out" else int(s[2:]) for s in op.saves])
-        op, slots = row
+            row = rows[node.op] = (op, _slots(op.saves), [_slots(f) for f in op.saves_for])
+        op, slots, per_input = row
         ins = node.inputs
+        share = 1.0
+        if per_input:   # only the vjps of the inputs that require grad run, and keep tensors
+            needed = [a for a, k in enumerate(ins) if requires[k]]
+            slots = {s for a in needed for s in per_input[a]}
+            share = len(needed) / len(ins)
         if runs[i]:
-            f_bwd[i] = _backward_flops(op, values, i, ins, flops, scalar_costs)
+            f_bwd[i] = round(share * _backward_flops(op, values, i, ins, flops, scalar_costs))
         if slots:
             kept = tuple(sorted({i if s < 0 else ins[s] for s in slots}))
             saves[i] = kept
@@ -146,6 +154,11 @@ def build(program, values: list, flops: list[int], requires: list[bool], output:
             saved_el[i] += sizes[k][0]
             saved_b[i] += sizes[k][1]
     return Ledger(saves, saved_el, saved_b, flops, f_bwd, act, released, recomputed, totals)
+
+
+def _slots(names) -> list[int]:
+    """Saved-tensor names as slots: -1 for the output ("out"), k for input k ("ink")."""
+    return [-1 if s == "out" else int(s[2:]) for s in names]
 
 
 def _backward_flops(op, values: list, i: int, ins: list[int], flops: list[int],

@@ -118,7 +118,7 @@ def test_two_checkpointed_layers_lower_the_peak():
 
 @pytest.mark.parametrize("text,message,col", [
     ("x = 1.0\nwith checkpoint() as c:\n    y = x\n", "no `as` name", 21),
-    ("x = 1.0\nwith open(x):\n    y = x\n", "the only block is", 5),
+    ("x = 1.0\nwith open(x):\n    y = x\n", "the only blocks are", 5),
     ("x = 1.0\nwith checkpoint(2):\n    y = x\n", "takes no arguments", 5),
     ("x = 1.0\nwith checkpoint():\n    with checkpoint():\n        y = x * 2\n",
      "blocks do not nest", 4),
@@ -162,3 +162,17 @@ def test_the_pages_fold_finds_the_engines_peak(checkpoint, tmp_path):
     assert page["peak"] == body["ledger"]["peak_activation_bytes"]
     assert page["n"] == len(body["events"]) + 1
     assert page["last"] == 0   # every activation freed by the end of the backward pass
+
+
+@pytest.mark.parametrize("line,kept,flops_backward", [
+    ("L = sum(h * 2.0)", 0, 1 * 32),          # x̄ = ȳ·2 needs only the constant 2.0
+    ("L = sum(h / 2.0)", 0, 2 * 32),          # ȳ / 2 needs only the divisor
+    ("L = sum(h ** 2.0)", 32, round(3.5 * 32)),   # 2·h needs h (PyTorch saves self)
+    ("L = sum(h * h)", 32, 2 * 32),           # both vjps: h once, however often it is saved
+])
+def test_a_rule_keeps_only_what_the_inputs_that_need_a_gradient_need(line, kept, flops_backward):
+    # As PyTorch's autograd: `self * other` saves `other` only when `self` requires grad.
+    body = run_trace(f"X = randn(4, 8, seed=0)\nh = X * 3.0\n{line}\n")
+    assert body["ledger"]["activation_elements"] == kept
+    last_op = [n for n in body["graph"]["nodes"] if n["op"] in ("mul", "div", "pow")][-1]
+    assert last_op["ledger"]["flops_backward"] == flops_backward
