@@ -28,13 +28,19 @@ def node_id(index: int) -> str:
 
 def requires_grad(program: Program) -> list[bool]:
     """Per node: true for a leaf and for every op with an input that requires it, except a
-    comparison (`x > 0`: a mask, not differentiable; engine/ops/shape.py)."""
+    comparison (`x > 0`: a mask, not differentiable; engine/ops/shape.py), `detach(x)` /
+    `stop_gradient(x)` (engine/ops/cut.py) and an op made inside `with no_grad():` (PyTorch:
+    its result does not require grad; engine/blocks.py)."""
+    from engine.ops.cut import CUTS
     from engine.ops.shape import NOT_DIFFERENTIABLE
 
+    skip = NOT_DIFFERENTIABLE | CUTS
+    off = {i for b in program.no_grad for i in range(b.first, b.end)}
     requires: list[bool] = []
     for n in program.nodes:
-        requires.append(n.role == "leaf" or (n.role == "op" and n.op not in NOT_DIFFERENTIABLE
-                                             and any(requires[i] for i in n.inputs)))
+        requires.append(n.role == "leaf" or (n.role == "op" and n.op not in skip
+                                             and any(requires[i] for i in n.inputs)
+                                             and (not off or n.index not in off)))
     return requires
 
 

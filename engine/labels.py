@@ -8,6 +8,9 @@ before their consumers), so each label costs its own length, however long the ch
 """
 from __future__ import annotations
 
+import ast
+import functools
+
 from engine.source import clip
 from engine.syntax import MAX_LABEL
 
@@ -27,6 +30,53 @@ def strength(node) -> int:
     if node.op in _BINARY:
         return _BINARY[node.op][1]
     return UNARY if node.op == "neg" else ATOM   # calls and x.T are atoms
+
+
+_TEXT_BINARY = {ast.Add: SUM, ast.Sub: SUM, ast.Mult: PRODUCT, ast.Div: PRODUCT,
+                ast.MatMult: PRODUCT, ast.FloorDiv: PRODUCT, ast.Mod: PRODUCT, ast.Pow: POWER}
+
+
+def text_strength(text: str) -> int:
+    """How tightly a printed label binds, read back from its text (the narration has only the
+    labels): `-a` is a unary minus, `x @ W + b` a sum, `K.T` and `sum(x, axis=0)` atoms. Text
+    that is not Python (a clipped label ending in …, math like 1 - t²) counts as an atom when
+    it has no space, else as the weakest (a sum), so it is parenthesized."""
+    if " " not in text:   # printed operators have spaces around them: a name, a call, -a
+        return UNARY if text[:1] in "-+~" else ATOM
+    return _parsed_strength(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_strength(text: str) -> int:
+    try:
+        tree = ast.parse(text.replace("'", "_"), mode="eval").body
+    except (SyntaxError, ValueError):
+        return SUM if " " in text else ATOM
+    if isinstance(tree, ast.BinOp):
+        return _TEXT_BINARY.get(type(tree.op), SUM)
+    if isinstance(tree, ast.UnaryOp):
+        return UNARY if not isinstance(tree.op, ast.Not) else SUM
+    if isinstance(tree, (ast.Compare, ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr)):
+        return SUM
+    return ATOM
+
+
+def operand_text(op: str, arg: int, label: str) -> str:
+    """Operand `arg` of operator `op` ("add", "pow", "neg", ...) with the parentheses
+    precedence needs, from its label's text: the same rules as print_label, so a formula
+    reads `x @ W1 + b1` as the node's label does; a call's argument is left as it is."""
+    s = text_strength(label)
+    if op in _BINARY:
+        level = _BINARY[op][1]
+        if level == POWER:
+            needed = s <= POWER if arg == 0 else s < UNARY
+        else:
+            needed = s < level if arg == 0 else s <= level
+    elif op == "neg":
+        needed = s < UNARY
+    else:
+        needed = False
+    return f"({label})" if needed else label
 
 
 def _paren(node, needed: bool) -> str:

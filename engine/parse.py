@@ -25,12 +25,15 @@ from engine.literals import Lifted, lift
 from engine.names import name_problem, names_in
 from engine.parse_tensors import TensorSyntax
 from engine.source import Lines, clip, python_ast
+from engine.second_order import SecondOrder, read as second_order_header
+from engine.switches import program_bugs
 from engine.syntax import HELPERS, MAX_ELEMENTS, MAX_TOTAL_ELEMENTS, STRUCTURE
 from engine.syntax import (BINOPS, FUNCTIONS, MAX_CLASS_INDEX, MAX_DEPTH, MAX_DIMS, MAX_LABEL,
                            MAX_STATEMENTS, OPERATORS, REQUIRED, RESERVED, SIGNATURES, construct,
                            depth, is_literal, literal_value, number, primed, supported_operator)
 
 
+_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 MIN_JSON_LIST = 256   # characters: a shorter list is walked (as cheap, and no JSON call)
 _NOT_JSON_NUMBERS = re.compile(r"[^0-9eE.\-\[\],\s]")
 _NUMBER = (int, float)   # the types of a number literal's value (bool is not one: `type is`)
@@ -75,6 +78,24 @@ class Program:
     last: str                    # the last assigned name
     blocks: list[Block] = field(default_factory=list)   # `with checkpoint():` (engine/blocks.py)
     dtype: str = DEFAULT         # "float64" or "float32": every value's type (engine/dtypes.py)
+    # the bug lab (issue 9; engine/switches.py, engine/trace/bugs.py): the `# bugs:` header's
+    # switches, the `with no_grad():` blocks, and the in-place updates (`x += ...`)
+    bugs: tuple[str, ...] = ()
+    no_grad: list[Block] = field(default_factory=list)
+    inplace: list[InPlace] = field(default_factory=list)
+    # `# hvp:` / `# hessian:` header (issue 9; engine/second_order.py), None without one
+    second_order: SecondOrder | None = None
+    bugs_span: Span | None = None   # the `# bugs:` comment (errors about a switch point at it)
+
+
+@dataclass(slots=True)
+class InPlace:
+    """`x += e` (or -=, *=, /=): node `node` is the update of node `target`, whose tensor it
+    overwrites (PyTorch's in-place ops bump the tensor's version counter); span: the line."""
+
+    node: int
+    target: int
+    span: Span
 
 
 def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_DEPTH, *,
@@ -111,6 +132,8 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
                                 "GRADWALK_MAX_STATEMENTS)")
     builder = _Builder(lines, tree, max_depth, lifted)
     builder.setup_tensors(program_dtype(text, dtype), max_elements, max_total_elements)
+    bugs, bugs_at = program_bugs(text, tree.body[0].lineno if tree.body else None)
+    second = second_order_header(text, tree.body[0].lineno if tree.body else None)
     try:
         for stmt in tree.body:
             builder.statement(stmt)
@@ -119,7 +142,8 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     if not builder.nodes:
         raise ProgramError("empty", "the program assigns nothing: write e.g. `a = 1.0`", 1, 0)
     return Program(builder.nodes, builder.names, builder.leaves, builder.last, builder.blocks,
-                   builder.dtype)
+                   builder.dtype, bugs, builder.no_grad, builder.inplace, second,
+                   bugs_span=bugs_at and Span(bugs_at[0], 0, bugs_at[0], bugs_at[1]))
 
 
 class _Builder(TensorSyntax):
@@ -144,6 +168,8 @@ class _Builder(TensorSyntax):
         self.all_targets: set[str] | None = None
         self.lists: dict[int, np.ndarray] = {}   # id(ast.List) -> its value (list_literal)
         self.blocks: list[Block] = []
+        self.no_grad: list[Block] = []
+        self.inplace: list[InPlace] = []
         self.in_block = False
 
     # ---- locations ---------------------------------------------------------------------------
@@ -214,7 +240,8 @@ class _Builder(TensorSyntax):
             raise
 
     def block(self, stmt: ast.With) -> None:
-        """`with checkpoint():` and its body (engine/blocks.py); blocks do not nest."""
+        """`with checkpoint():` or `with no_grad():` and its body (engine/blocks.py); blocks do
+        not nest."""
         self.current = (stmt.lineno, self.text.char_col(stmt.lineno, stmt.col_offset))
         kind, where, message = block_kind(stmt)
         if kind is None:
@@ -226,13 +253,16 @@ class _Builder(TensorSyntax):
         for inner in stmt.body:
             self.statement(inner)
         self.in_block = False
-        self.blocks.append(Block(kind, first, len(self.nodes), self.span(where)))
+        (self.no_grad if kind == "no_grad" else self.blocks).append(
+            Block(kind, first, len(self.nodes), self.span(where)))
 
     def assignment(self, stmt: ast.stmt) -> None:
         self.current = (stmt.lineno, self.text.char_col(stmt.lineno, stmt.col_offset))
         if stmt.lineno == self.last_line:
             raise self.error("unsupported", "one statement per line, please", stmt)
         self.last_line = stmt.end_lineno
+        if isinstance(stmt, ast.AugAssign):
+            return self.inplace_update(stmt)
         if not isinstance(stmt, ast.Assign):
             decorators = getattr(stmt, "decorator_list", None)   # point at the first line
             raise self.error("unsupported", f"{construct(stmt)} is not supported; "
@@ -252,6 +282,37 @@ class _Builder(TensorSyntax):
             self.names[name] = self.expression(stmt.value, name)
         self.times_assigned[name] = self.times_assigned.get(name, 0) + 1
         self.last = name
+
+    def inplace_update(self, stmt: ast.AugAssign) -> None:
+        """`x += e` (-=, *=, /=): an in-place update, PyTorch's `x.add_(e)`. It makes the node
+        `x op e` that `x` names from here on, and records that it overwrites x's tensor (its
+        version goes up: engine/trace/bugs.py checks the rules that saved it). Refused on a
+        leaf that requires grad, with PyTorch's words."""
+        op = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}.get(type(stmt.op))
+        target = stmt.target
+        if op is None:
+            raise self.error("unsupported", "the in-place updates are += -= *= /=", stmt)
+        if not isinstance(target, ast.Name):
+            raise self.error("unsupported", "an in-place update takes a name, as in "
+                             "`x += 1.0`", target)
+        self.identifier(target.id, target)
+        if target.id in RESERVED:
+            raise self.error("unsupported", f"`{target.id}` is a built-in function and cannot "
+                             "be assigned", target)
+        old = self.lookup(ast.copy_location(ast.Name(target.id, ast.Load()), target))
+        if self.nodes[old].role == "leaf":
+            raise self.error("inplace", "a leaf Variable that requires grad is being used in "
+                             "an in-place operation.", stmt,
+                             hint=f"write `{target.id}2 = {target.id} {_SYMBOL[op]} ...`: "
+                                  "a new tensor")
+        update = ast.copy_location(ast.BinOp(
+            ast.copy_location(ast.Name(target.id, ast.Load()), target), stmt.op, stmt.value),
+            stmt)
+        index = self.expression(update, target.id)
+        self.inplace.append(InPlace(index, old, self.span(stmt)))
+        self.names[target.id] = index
+        self.times_assigned[target.id] = self.times_assigned.get(target.id, 0) + 1
+        self.last = target.id
 
     def leaf(self, name: str, value: ast.expr, target: ast.Name) -> None:
         if name in self.names:

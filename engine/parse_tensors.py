@@ -167,10 +167,14 @@ class TensorSyntax:
         out = []
         for a in args:
             value = number(a)
-            low = -1 if minus_one else 0
-            if not isinstance(value, int) or value < low or value > MAX_INDEX:
-                raise self.error("bad_argument", f"{fname} takes integer sizes"
-                                 + (" (one may be -1)" if minus_one else " (0 or more)"), a)
+            # axes count from 0; sizes from 1: a 0-size tensor is refused everywhere
+            # (engine/trace/shapes.py), so a 0 here gets the same words
+            ok = isinstance(value, int) and value <= MAX_INDEX and (
+                value >= 0 if fname == "transpose" else value >= 1 or (minus_one and value == -1))
+            if not ok:
+                raise self.error("bad_argument", f"{fname} takes integer axes (0 or more)"
+                                 if fname == "transpose" else f"{fname} takes integer sizes of "
+                                 "1 or more" + (" (one may be -1)" if minus_one else ""), a)
             out.append(value)
         return out
 

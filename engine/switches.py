@@ -60,15 +60,17 @@ def _ordered(names) -> tuple[str, ...]:
     return chosen
 
 
-def program_bugs(text: str, first_statement_line: int | None) -> tuple[str, ...]:
-    """The switches a program's `# bugs: a, b` comment names (none without one).
+def program_bugs(text: str, first_statement_line: int | None
+                 ) -> tuple[tuple[str, ...], tuple[int, int] | None]:
+    """(the switches a program's `# bugs: a, b` comment names, (the comment's line, its
+    length in characters)): ((), None) without one.
 
     The comment must come before the first statement (the program's header, with the
     `# dtype:` line). Raises ProgramError "bad_argument", located at the comment's value, for
     an unknown switch, a comment after the first statement, or an empty list.
     """
     if "bugs" not in text:
-        return ()
+        return (), None
     names: list[str] = []
     for found in _DIRECTIVE.finditer(text):
         line = text.count("\n", 0, found.start()) + 1
@@ -91,10 +93,11 @@ def program_bugs(text: str, first_statement_line: int | None) -> tuple[str, ...]
                                    end_line=line, end_col=start + max(len(item), 1))
             names.append(item)
     if not names:
-        return ()
-    s = text.count("\n", 0, _DIRECTIVE.search(text).start()) + 1
+        return (), None
+    first = _DIRECTIVE.search(text)
+    s, length = text.count("\n", 0, first.start()) + 1, first.end() - first.start()
     try:
-        return _ordered(names)
+        return _ordered(names), (s, length)
     except ProgramError as e:
-        e.line, e.col, e.end_line, e.end_col = s, 0, s, len(text.split("\n")[s - 1])
+        e.line, e.col, e.end_line, e.end_col = s, 0, s, length
         raise

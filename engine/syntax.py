@@ -20,6 +20,8 @@ FUNCTIONS.update(
     cross_entropy=("cross_entropy", ("target",)), mse=("mse", ()), silu=("silu", ()),
     leaky_relu=("leaky_relu", ("slope",)), maximum=("maximum", ()), minimum=("minimum", ()),
     clip=("clip", ("lo", "hi")), layer_norm=("layer_norm", ("eps",)))
+# engine/ops/cut.py: the value of x with no gradient back through it (the bug lab, issue 9)
+FUNCTIONS.update(detach=("detach", ()), stop_gradient=("stop_gradient", ()))
 # function name -> (how many value arguments come first, the parameters that may follow them
 # by position); (1, ()) when not listed. Every parameter may also be given by keyword.
 SIGNATURES = {name: (1, ("axis",)) for name in

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import sys
+import warnings
 
 EXIT_CODES = """exit codes:
   0    success
@@ -50,7 +51,57 @@ def _json_value(value: str):
                                          "list such as '[1, 0, 2]'") from None
 
 
+def _json_object(value: str) -> dict:
+    """--tangents' and --vector's type: a JSON object {leaf: number or nested list}."""
+    data = _json_value(value)
+    if not isinstance(data, dict):
+        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a JSON object: give "
+                                         "{leaf: value}, e.g. '{\"a\": 1}'")
+    return data
+
+
+def _step(value: str) -> float:
+    """--eps's type: a number with 0 < h <= 1 (the request's eps)."""
+    try:
+        h = float(value)
+    except ValueError:
+        h = float("nan")
+    if not 0 < h <= 1:
+        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a step: give a number with "
+                                         "0 < H <= 1, e.g. 1e-6")
+    return h
+
+
+def _mode_flags(trace) -> None:
+    """Issue 9's request fields as flags (docs/trace-format.md, "Request fields")."""
+    trace.add_argument("--mode", choices=("reverse", "forward", "hvp"), default="reverse",
+                       help="reverse (the backward pass, default), forward (tangents carried "
+                            "forward: a Jacobian-vector product) or hvp")
+    trace.add_argument("--tangents", default=None, type=_json_object, metavar="JSON",
+                       help="forward mode: {leaf: tangent} as JSON, e.g. '{\"a\": 1}' "
+                            "(default: 1 on the first leaf's first element, 0 elsewhere)")
+    trace.add_argument("--vector", default=None, type=_json_object, metavar="JSON",
+                       help="hvp mode: {leaf: vector entry} as JSON (leaves not named get 0)")
+    trace.add_argument("--check", action="store_true",
+                       help="add the gradient check (central differences) to the result")
+    trace.add_argument("--eps", default=None, type=_step, metavar="H",
+                       help="the gradient check's step scale (default 1e-6)")
+    trace.add_argument("--bug", dest="bugs", action="append", default=[], metavar="NAME",
+                       help="a bug-lab switch (repeatable): overwrite, wrong_order, "
+                            "no_zero_grad, zero_grad, inplace (engine/switches.py)")
+
+
+def _options(args):
+    from engine.trace.options import Options
+
+    return Options(mode=args.mode, tangents=args.tangents, vector=args.vector,
+                   check=args.check, eps=args.eps, bugs=tuple(args.bugs))
+
+
 def main(argv: list[str] | None = None) -> int:
+    # a value numpy warns about (overflow, 0/0) is reported by the trace itself
+    # (first_non_finite, the error's message); stderr carries gradwalk's one line only
+    warnings.simplefilter("ignore", RuntimeWarning)
     try:
         return _main(argv)
     except KeyboardInterrupt:
@@ -91,6 +142,7 @@ def _main(argv: list[str] | None) -> int:
     trace.add_argument("--output-grad", default=None, type=_json_value, metavar="JSON",
                        help="the output's starting adjoint as JSON, e.g. '[1, 0, 2]' "
                             "(PyTorch's gradient=; default: ones)")
+    _mode_flags(trace)
     export = sub.add_parser("export", help="a file of a program's walk ('-' reads stdin)")
     export.add_argument("file")
     export.add_argument("--format", choices=tuple(FORMATS), required=True,
@@ -103,7 +155,8 @@ def _main(argv: list[str] | None) -> int:
         return _serve(args.host, args.port, args.workers)
     if args.command == "export":
         return _export(args.file, args.format, args.output, args.out)
-    return _trace(args.file, args.format, args.output, args.dtype, args.output_grad)
+    return _trace(args.file, args.format, args.output, args.dtype, args.output_grad,
+                  _options(args))
 
 
 # ---- serve ---------------------------------------------------------------------------------
@@ -150,11 +203,13 @@ def _log_config() -> dict:
 
 # ---- trace and export ----------------------------------------------------------------------
 def _trace(path: str, fmt: str, output: str | None, dtype: str | None = None,
-           output_grad=None) -> int:
+           output_grad=None, options=None) -> int:
     from server import tracing
+    from engine.trace.options import DEFAULT
 
     code, body = _make(path, lambda text, settings: tracing.trace_body(
-        text, output, settings, output_grad, dtype), json_errors=fmt == "json")
+        text, output, settings, output_grad, dtype, options or DEFAULT),
+        json_errors=fmt == "json")
     if code:
         return code
     if fmt == "json":
@@ -162,7 +217,15 @@ def _trace(path: str, fmt: str, output: str | None, dtype: str | None = None,
     else:
         from engine.trace.table import render_table
 
-        _write_stdout(render_table(json.loads(body)).encode())
+        data = json.loads(body)
+        if options is not None and options.mode == "forward":   # tangents, no backward table
+            from engine.trace.forward_text import render_table
+        text = render_table(data)
+        if "gradcheck" in data:
+            from engine.trace import gradcheck
+
+            text += gradcheck.render_table(data["gradcheck"])
+        _write_stdout(text.encode())
     return 0
 
 

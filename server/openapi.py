@@ -37,7 +37,8 @@ SSE_EVENT = {
     "required": ["event", "data"],
     "properties": {
         "event": {"type": "string", "enum": ["graph", "evaluate", "seed", "unbroadcast",
-                                             "accumulate", "recompute", "done", "error"]},
+                                             "accumulate", "recompute", "tangent", "done",
+                                             "error"]},
         "data": {"type": "string", "contentMediaType": "application/json"},
         "id": {"type": "string", "pattern": "^[0-9]+$"},
     },

@@ -3,3 +3,4 @@ from engine.ops.registry import REGISTRY, Op, get_op  # noqa: F401
 from engine.ops import elementwise, reductions, linalg, losses  # noqa: F401  (register rows)
 from engine.ops import softmax, activations, minmax, norm  # noqa: F401  (session 6 rows)
 from engine.ops import shape  # noqa: F401  (structure ops, comparisons, where)
+from engine.ops import cut  # noqa: F401  (detach, stop_gradient: the bug lab)

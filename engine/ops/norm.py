@@ -68,8 +68,13 @@ register(Op(
          lambda g, out, x, weight, bias, eps=EPS: g),
     jvp=_jvp, text=_text,
     partials=("diag({1}) r (I - (1 1ᵀ + x̂ x̂ᵀ) / D)", "x̂", "1"),
-    vjp_text=("r ⊙ (ĝ - mean(ĝ) - x̂ ⊙ mean(ĝ ⊙ x̂)), ĝ = {g} ⊙ {1}",
-              "{g} ⊙ x̂, summed over the rows", "{g}, summed over the rows"),
+    # r and x̂ are defined in the text: the narration is read on its own
+    vjp_text=("r ⊙ (ĝ - mean(ĝ) - x̂ ⊙ mean(ĝ ⊙ x̂)), where ĝ = {g} ⊙ {1}, x̂ = (x - mean(x)) · r "
+              "is the normalized input x = {0} and r = 1/√(var(x) + eps) (var with "
+              "correction=0), each over the last axis",
+              "{g} ⊙ x̂, summed over the rows, where x̂ = (x - mean(x)) / √(var(x) + eps) is "
+              "the normalized input x = {0}, over the last axis",
+              "{g}, summed over the rows"),
     elementwise=False, params=("eps",),
     # forward: mean, subtract, square, mean, multiply by r, weight, add bias (7n)
     flops=lambda out, x, w, b: 7 * int(np.size(x)),

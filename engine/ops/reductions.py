@@ -8,7 +8,9 @@ axis (`spread`), so its result has x's shape.
 var follows torch.var's default, Bessel's correction (correction=1, the unbiased estimate:
 sum((x - mean)^2) / (n - 1)); var(x, correction=0) is the population variance (numpy's default
 ddof=0). Its gradient is 2 (x - mean) / (n - correction) (e.g. Bishop, PRML, eq. 1.56 ff.);
-with n - correction <= 0 the value and the gradient are NaN or inf, as in PyTorch.
+n - correction <= 0 (var of one element, or correction=6 over 6) is refused before any value
+is computed (engine/trace/shapes.py, ProgramError "bad_argument"), where PyTorch would give inf
+or NaN; _dof stays a guard for a direct call.
 """
 from __future__ import annotations
 

@@ -60,8 +60,8 @@ def _transpose_text(x, axes=None, **_):
 
 
 def _transpose_vjp_text(x, g="", axes=None, **_):
-    if axes is None:
-        return f"{g}ᵀ"
+    if axes is None:   # (∂L/∂S)ᵀ: the ᵀ is of the whole adjoint
+        return f"({g})ᵀ" if g.startswith("∂") else f"{g}ᵀ"
     return f"transpose({g}, {_shape_text(_inverse(axes))})"
 
 

@@ -9,7 +9,7 @@ and the contributions to one input are added up into its adjoint node, labelled 
 backward pass as a forward computation; differentiating it again gives second derivatives
 (engine/trace/hvp.py: Hessian-vector products, the Hessian).
 
-An op whose vjp is not written with registry ops (gelu, layer_norm, indexing) is refused with
+An op whose vjp is not written with registry ops (gelu, indexing) is refused with
 ProgramError "unsupported" at its node, naming the op.
 """
 from __future__ import annotations
@@ -23,6 +23,7 @@ import numpy as np
 from engine.errors import ProgramError
 from engine.labels import print_label
 from engine.parse import IRNode, Program, Span
+from engine.source import clip
 from engine.trace import narrate
 from engine.trace.shapes import infer_shapes, out_shape
 from engine.trace.vjp_rules import RULES
@@ -40,17 +41,21 @@ class BackwardProgram:
     grads: dict[str, int]
     seed: int
     shapes: list[tuple]
+    builder: "Builder"   # to append more nodes (engine/trace/hvp.py appends v and s)
 
 
 def backward_program(program: Program, output: str, output_grad=None,
-                     max_elements: int = 1_000_000) -> BackwardProgram:
+                     max_elements: int = 1_000_000, builder: "Builder | None" = None,
+                     deadline=None) -> BackwardProgram:
     """The program with its backward pass appended as nodes (see the module's docstring).
 
     output: the name whose adjoint is seeded; output_grad: the seed's value (None: 1, or ones
-    of the output's shape). Raises ProgramError "unsupported" for an op with no rule in
-    engine/trace/vjp_rules.py, at that op's span, and the shape errors of infer_shapes.
+    of the output's shape); builder: a Builder of `program` made already (its shapes);
+    deadline: engine/trace/deadline.py's, checked as the nodes are made. Raises ProgramError
+    "unsupported" for an op with no rule in engine/trace/vjp_rules.py, at that op's span,
+    "too_large" past the builder's max_nodes, and the shape errors of infer_shapes.
     """
-    b = Builder(program, max_elements)
+    b = builder or Builder(program, max_elements)
     out = program.names[output]
     out_label = program.nodes[out].label
     seed_value = np.ones(b.shapes[out]) if output_grad is None else output_grad
@@ -59,7 +64,8 @@ def backward_program(program: Program, output: str, output_grad=None,
     adjoint: dict[int, int] = {}
     from engine.graph import requires_grad
     requires = requires_grad(program)
-    for i in range(len(program.nodes) - 1, -1, -1):
+    steps = range(len(program.nodes) - 1, -1, -1)
+    for i in (deadline.paced(steps) if deadline is not None else steps):
         node = program.nodes[i]
         if node.role != "op" or i not in contributions or not requires[i]:
             continue
@@ -85,22 +91,27 @@ def backward_program(program: Program, output: str, output_grad=None,
         else:   # the output does not depend on this leaf: its gradient is zeros
             grads[name] = b.const(np.zeros(b.shapes[i]), program.nodes[i].span,
                                   narrate.bar(program.nodes[i].label, out_label))
-    new = Program(b.nodes, b.names, dict(program.leaves), program.last, [], program.dtype)
-    return BackwardProgram(new, grads, seed, b.shapes)
+    # checkpoint blocks are dropped (every value is kept); no_grad blocks stay: what they
+    # made has no gradient in the backward graph either
+    new = Program(list(b.nodes), dict(b.names), dict(program.leaves), program.last, [],
+                  program.dtype, no_grad=list(program.no_grad))
+    return BackwardProgram(new, grads, seed, list(b.shapes), b)
 
 
 class Builder:
     """Appends IR nodes to a copy of a program's nodes, knowing every node's shape."""
 
-    def __init__(self, program: Program, max_elements: int):
+    def __init__(self, program: Program, max_elements: int, max_nodes: int | None = None):
         self.nodes = [dataclasses.replace(n) for n in program.nodes]
         self.names = dict(program.names)
         self.dtype = np.dtype(program.dtype)
         self.max_elements = max_elements
+        self.max_nodes = max_nodes
         self.shapes = [tuple(s) if s is not None else None
                        for s in infer_shapes(program, max_elements)]
         self.span = program.nodes[-1].span
         self.node: IRNode | None = None   # the forward node whose vjp is being written
+        self.memo: dict = {}   # nodes a rule shares between its arguments (layer_norm's x̂)
 
     # ---- making nodes ------------------------------------------------------------------------
     def at(self, node: IRNode) -> "Builder":
@@ -122,8 +133,7 @@ class Builder:
             s = n.span
             raise ProgramError("too_large", f"the backward pass of {printed} is too big to "
                                f"record as a graph", s.line, s.col, s.end_line, s.end_col)
-        self.nodes.append(n)
-        self.shapes.append(tuple(shape))
+        self._append(n, tuple(shape))
         if label is not None:
             self.names[label] = n.index
         return n.index
@@ -136,9 +146,18 @@ class Builder:
                 "ones(" + ", ".join(map(str, literal.shape)) + ")"
         n = IRNode(len(self.nodes), "const", "const", [], span or self.span, label, None, {},
                    literal)
-        self.nodes.append(n)
-        self.shapes.append(literal.shape)
+        self._append(n, literal.shape)
         return n.index
+
+    def _append(self, n: IRNode, shape: tuple) -> None:
+        if self.max_nodes is not None and len(self.nodes) >= self.max_nodes:
+            s = n.span
+            raise ProgramError("too_large", f"the backward pass recorded as a graph makes more "
+                               f"than {self.max_nodes:,} nodes (the limit, max_nodes), by "
+                               f"{clip(n.label)}", s.line, s.col, s.end_line, s.end_col,
+                               hint="use reverse or forward mode, or a shorter program")
+        self.nodes.append(n)
+        self.shapes.append(shape)
 
     def num(self, x: float) -> int:
         return self.const(x)

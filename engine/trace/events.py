@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer
 
 from engine.trace.values import TRACE_VERSION  # noqa: F401  (re-exported)
 Value = Union[float, str, dict[str, Any]]
@@ -16,6 +16,13 @@ Value = Union[float, str, dict[str, Any]]
 class _Event(BaseModel):
     model_config = ConfigDict(frozen=True)
     seq: int
+
+    @model_serializer(mode="wrap")
+    def _as_recorded(self, handler):
+        """The event as its record has it: an optional field left out of the record (the bug
+        lab's `bug` and `reset`, a mode's results) is left out of the dump too, not null."""
+        data = handler(self)
+        return {k: v for k, v in data.items() if v is not None or k in self.model_fields_set}
 
 
 class Evaluate(_Event):
@@ -34,6 +41,10 @@ class Seed(_Event):
     node: str
     adjoint: Value
     narration: str
+    # the bug lab (engine/trace/bugs.py), only on the seed of a second backward pass:
+    # the nodes whose adjoint starts again from nothing, and the switch that shaped it
+    reset: list[str] | None = None
+    bug: str | None = None
 
 
 class Unbroadcast(_Event):
@@ -64,6 +75,7 @@ class Accumulate(_Event):
     adjoint_before: Value
     adjoint_after: Value
     narration: str
+    bug: str | None = None   # the bug lab's switch that changed this edge (engine/trace/bugs.py)
 
 
 class Recompute(_Event):
@@ -73,6 +85,19 @@ class Recompute(_Event):
     kind: Literal["recompute"] = "recompute"
     node: str
     value: Value
+    narration: str
+
+
+class Tangent(_Event):
+    """Forward mode (engine/trace/forward_mode.py): `node` holds the dual number
+    `value + tangent·ε`; `rule` is its jvp rule (`ė = ȧ·b + a·ḃ`), `narration` the rule with
+    its numbers."""
+
+    kind: Literal["tangent"] = "tangent"
+    node: str
+    value: Value
+    tangent: Value
+    rule: str
     narration: str
 
 
@@ -86,10 +111,21 @@ class Done(_Event):
     output: dict[str, Any] | None = None
     grads: dict[str, Value] | None = None
     first_non_finite: dict[str, str] | None = None   # {"node", "phase"}: forward | backward
+    # issue 9 (docs/trace-format.md): forward mode's results, the gradient check's
+    jvp: Value | None = None
+    passes: dict[str, Any] | None = None
+    all_forward: dict[str, Any] | None = None
+    gradcheck: dict[str, dict[str, Any]] | None = None
+    bugs: list[str] | None = None   # the bug lab's switches that were on
+    # second order (engine/trace/hvp.py): H v two ways, the Hessian, power iteration
+    hvp: dict[str, Value] | None = None
+    hvp_forward_over_reverse: dict[str, Value] | None = None
+    hessian: dict[str, Any] | None = None
+    eigen: dict[str, Any] | None = None
 
 
-Event = Annotated[Union[Evaluate, Seed, Unbroadcast, Accumulate, Recompute, Done],
+Event = Annotated[Union[Evaluate, Seed, Unbroadcast, Accumulate, Recompute, Tangent, Done],
                   Field(discriminator="kind")]
 EVENTS = TypeAdapter(list[Event])
 MODELS = {"evaluate": Evaluate, "seed": Seed, "unbroadcast": Unbroadcast,
-          "accumulate": Accumulate, "recompute": Recompute, "done": Done}
+          "accumulate": Accumulate, "recompute": Recompute, "tangent": Tangent, "done": Done}

@@ -41,6 +41,7 @@ def evaluate_op(node: IRNode, xs: list, max_elements: int):
     except MemoryError:
         raise _error(node, "too_large", f"{node.label} does not fit in memory") from None
     _check_size(node, np.size(out), max_elements)
+    shapes.refuse_empty(node, np.shape(out))   # an op no shape rule knew (engine/trace/shapes.py)
     return _keep_float32(out, xs)
 
 

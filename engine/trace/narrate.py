@@ -5,6 +5,7 @@ import re
 
 import numpy as np
 
+from engine.labels import ATOM, operand_text, text_strength
 from engine.ops.registry import Op
 from engine.source import clip
 from engine.syntax import MAX_LABEL
@@ -14,8 +15,14 @@ MACRON = "\u0304"
 
 
 def wrap(label: str) -> str:
-    """Parenthesize a label that is an expression, so it reads right inside a formula."""
-    return f"({label})" if " " in label else label
+    """Parenthesize a label that is not an atom (a name, a call, an index, x.T), so it reads
+    right inside a formula: `∂L/∂(-a)`, `∂L/∂(a * b)`, but `∂L/∂sum(x, axis=0)`."""
+    return f"({label})" if text_strength(label) < ATOM else label
+
+
+def group(text: str) -> str:
+    """Parenthesize a partial that has spaces (a sum, a product) before `· ȳ` or `⊙ ȳ`."""
+    return f"({text})" if " " in text else text
 
 
 _SHORT_NAME = re.compile(r"^[^\W\d_][\d'⁰¹²³⁴⁵⁶⁷⁸⁹⁽⁾]*$")
@@ -50,11 +57,31 @@ def fill(template, labels: list[str], params: dict, **names) -> str:
     function called the same way, for texts that depend on values (axis=None or not)."""
     if callable(template):
         return template(*labels, **names, **params)
-    return template.format(*labels, **names, **params)
+    # {1}ᵀ of a label K.T reads (K.T)ᵀ, not K.Tᵀ; {g}ᵀ of ∂L/∂S reads (∂L/∂S)ᵀ
+    template = _POSTFIX_T.sub(r"{t_\1}ᵀ", template)
+    given = dict(enumerate(labels)) | names
+    transposed = {f"t_{k}": _transposed(x) for k, x in given.items() if isinstance(x, str)}
+    return template.format(*labels, **names, **params, **transposed)
+
+
+_POSTFIX_T = re.compile(r"\{(\d+|g|out)\}ᵀ")
+
+
+def _transposed(text: str) -> str:
+    """A label or adjoint symbol before a postfix ᵀ, parenthesized when ᵀ would bind to
+    only a part of it (K.T, ∂L/∂S)."""
+    return f"({text})" if text.endswith(".T") or text.startswith("∂") else text
 
 
 def _operands(op: Op, labels: list[str]) -> list[str]:
-    """Operator ops need parentheses around expression labels; function calls have their own."""
+    """Operator ops need parentheses around labels that bind less tightly than they do
+    (x @ W1 + b1, a * (b + c)); function calls have their own."""
+    return [operand_text(op.name, i, x) for i, x in enumerate(labels)] if op.symbol \
+        else list(labels)
+
+
+def _math_operands(op: Op, labels: list[str]) -> list[str]:
+    """Labels inside a rule's math (1/y, {1}ᵀ, -{0}/{1}^2): any non-atom is parenthesized."""
     return [wrap(x) for x in labels] if op.symbol else list(labels)
 
 
@@ -107,16 +134,17 @@ def shape_rule(op: Op, arg: int, params: dict, shapes, g, local, raw_shape) -> s
 
 def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str], params: dict,
                local, g, contrib, before, after, axes=(), output: str = "L",
-               named: bool = True, shapes=None) -> tuple[str, str]:
-    """(partial, narration) for one backward edge.
+               named: bool = True, shapes=None, symbols=None) -> tuple[str, str]:
+    """(partial, narration) for one backward edge. symbols: (input's, node's) adjoint symbols
+    when they are not `bar` of the labels (hvp mode's ∂s/∂a: engine/trace/hvp.py).
 
     Scalars read "t = tanh(d), so d̄ += (1 - t²) · t̄ = 0.7864 · 2 = 1.5729", with the running sum
     appended at a fan-out ("; ā = 1.5729 + (-0.7864) = 0.7864"). Tensors keep their shapes
     (shape_rule; `shapes` is (output shape, [input shapes])), and their numbers when there
     are at most SHOW_ELEMENTS: "X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = (4,2) @ (2,3)".
     """
-    labels = _operands(op, in_labels)
-    inbar, outbar = bar(in_labels[arg], output), bar(out_label, output)
+    labels = _math_operands(op, in_labels)
+    inbar, outbar = symbols or (bar(in_labels[arg], output), bar(out_label, output))
     partial = fill(op.partials[arg], labels, params, out=wrap(out_label))
     so = ", so" if named else ":"
     scalar = np.ndim(contrib) == 0 and np.ndim(g) == 0
@@ -127,7 +155,7 @@ def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str]
         return partial, scalar_edge(rule, so, inbar, outbar, partial, local, g, contrib,
                                     before, after)
     else:
-        text = f"{rule}{so} {inbar} += {wrap(partial)} ⊙ {outbar}"
+        text = f"{rule}{so} {inbar} += {group(partial)} ⊙ {outbar}"
     if not scalar:
         raw_shape = np.shape(contrib)   # before an unbroadcast: known for elementwise rules
         if axes:
@@ -151,7 +179,7 @@ def scalar_edge(rule: str, so: str, inbar: str, outbar: str, partial: str, local
     """The narration of a scalar edge from its texts and numbers (no shapes, no axes):
     "t = tanh(d), so d̄ += (1 - t²) · t̄ = 0.7864 · 2 = 1.5729", with "; ā = 1 + 2 = 3" when
     the input already held an adjoint (before is not None)."""
-    text = (f"{rule}{so} {inbar} += {wrap(partial)} · {outbar} = "
+    text = (f"{rule}{so} {inbar} += {group(partial)} · {outbar} = "
             f"{short(local)} · {_signed(g)} = {short(contrib)}")
     if before is not None:
         text += f"; {inbar} = {short(before)} + {_signed(contrib)} = {short(after)}"

@@ -9,6 +9,7 @@ import re
 from engine.errors import ProgramError
 from engine.parse import Program
 from engine.source import clip
+from engine.trace.options import DEFAULT, Options
 from engine.trace.runner import Limits, Tracer
 from engine.trace.values import encode
 
@@ -16,16 +17,18 @@ NODE_ID = re.compile(r"n(0|[1-9][0-9]{0,8})")
 
 
 def node_data(program: str | Program, output: str | None, node: str,
-              limits: Limits = Limits(), output_grad=None) -> dict:
+              limits: Limits = Limits(), output_grad=None, options: Options = DEFAULT) -> dict:
     """{node, shape, value, adjoint} of `node` (an id "n<index>" of the program's graph) with
     full data: `value` as in the `evaluate` event, `adjoint` the node's adjoint after the whole
     backward pass (null when it has none: a constant, or a node the output does not depend
     on). Each is at most `limits.max_elements` elements, like any value of a trace.
 
     Raises ProgramError: the program's own errors, and "unknown_node" for an id that is not
-    one of the graph's nodes.
+    one of the graph's nodes. options: the trace's mode and its inputs (engine/trace/
+    options.py); in hvp mode the ids are the backward graph's.
     """
-    tracer = Tracer(program, output, limits, output_grad)   # the same seed as the trace
+    # the same seed and mode as the trace (hvp mode's graph is the backward graph's)
+    tracer = Tracer(program, output, limits, output_grad, options=options)
     match = NODE_ID.fullmatch(node)
     index = int(match.group(1)) if match else -1
     if not 0 <= index < len(tracer.values):

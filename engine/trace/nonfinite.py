@@ -10,11 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-# Where the usual slopes blow up, said next to the backward explanation.
-SLOPES = {"sqrt": ": √x' = 1/(2√x) is infinite at x = 0",
-          "log": ": log' = 1/x is infinite at x = 0",
-          "div": ": the slope 1/y is infinite at y = 0",
-          "pow": ": x^(p-1) is infinite at x = 0 when p < 1"}
 OVERFLOW = "overflow: a number passed float64's largest (about 1.8e308)"
 
 
@@ -47,16 +42,54 @@ def forward(op: str, xs: list, out) -> str:
     return OVERFLOW
 
 
-def backward(op: str, local, contribution, after) -> str:
+def backward(op: str, local, contribution, after, arg: int = 0, xs: list | None = None) -> str:
     """Why an adjoint stopped being finite on a backward edge through `op`: its local
-    derivative (None when not elementwise), what the edge sent, and the sum."""
+    derivative (None when not elementwise), what the edge sent, and the sum; `arg` is the
+    input's position and `xs` the op's input values (finite: the forward pass was)."""
     def bad(v):
         return v is not None and not np.all(np.isfinite(np.asarray(v, dtype=np.float64)))
 
     if bad(local):
-        return f"the slope of {op} is infinite or undefined here" + SLOPES.get(op, "")
+        return _slope(op, arg, xs or []) or f"the slope of {op} is infinite or undefined here"
     if bad(contribution):
         if _any(np.isnan(np.asarray(contribution, dtype=np.float64))):
             return "the gradient sent back is NaN (0 × Infinity, or an undefined slope)"
         return "overflow: the gradient sent back passed float64's largest (about 1.8e308)"
     return "overflow when adding the contributions (+=) to the adjoint"
+
+
+def _slope(op: str, arg: int, xs: list) -> str | None:
+    """Where the local derivative of the usual ops blows up, by the inputs' values: a pole
+    (log at 0), a domain (ln a for a < 0 in ∂(a^b)/∂b, as PyTorch also gives NaN), or
+    overflow at an input that is small but not 0 (log(1e-320), 1/1e-200); None for others."""
+    if not xs:
+        return None
+    pole = f"the slope of {op} is infinite here: "
+    with np.errstate(all="ignore"):
+        x = np.asarray(xs[0], dtype=np.float64)
+        y = np.asarray(xs[1], dtype=np.float64) if len(xs) > 1 else None
+        if op == "pow" and arg == 1:
+            if _any(x < 0):
+                return ("the slope of a ** b in b, a^b · ln a, is undefined for a < 0 (ln of a "
+                        "negative number is NaN; PyTorch gives NaN too)")
+            return pole + "a^b · ln a is infinite at a = 0 (ln 0 = -∞)"
+        if op == "pow":
+            if _any((x == 0) & (y < 1)):
+                return pole + "p·x^(p-1) is infinite at x = 0 when p < 1"
+            return _overflow(op, "p·x^(p-1)", "x", x)
+        if op in ("log", "sqrt"):
+            slope = "log' = 1/x" if op == "log" else "√x' = 1/(2√x)"
+            return pole + f"{slope} is infinite at x = 0" if _any(x == 0) else \
+                _overflow(op, slope, "x", x)
+        if op == "div" and y is not None:
+            slope = "1/y" if arg == 0 else "-x/y²"
+            return pole + f"{slope} is infinite at y = 0" if _any(y == 0) else \
+                _overflow(op, slope, "y", y)
+    return None
+
+
+def _overflow(op: str, slope: str, name: str, v) -> str:
+    """The overflow of a slope at a small, non-zero input (its smallest magnitude named)."""
+    small = float(np.min(np.abs(v)))
+    return (f"overflow, not a division by zero: the slope of {op}, {slope}, passed float64's "
+            f"largest (about 1.8e308) at {name} = {small:.3g}, which is small but not 0")

@@ -103,6 +103,17 @@ class Tracer:
         if dtype is not None and dtype != self.program.dtype:
             raise ProgramError("bad_argument", f"the program was parsed as "
                                f"{self.program.dtype}, not {dtype}")
+        # issue 9, second order (engine/trace/hvp.py): hvp mode traces the backward pass
+        # recorded as a graph; `# hessian:` adds results. None when neither is asked.
+        self.second = None
+        if options.mode == "hvp" or self.program.second_order is not None:
+            from engine.trace import hvp
+            self.second = hvp.prepare(self.program, output, output_grad, options,
+                                      limits.max_elements, limits.max_nodes, self.deadline)
+            if self.second is not None:
+                self.program, output, output_grad, options = self.second.traced(output_grad,
+                                                                                options)
+                self.options = options
         # Python floats are float64: the scalar path (engine/trace/scalar.py) is for float64
         # programs only; a float32 program's scalars stay 0-d float32 arrays.
         self.scalar_path = self.program.dtype == "float64"
@@ -136,6 +147,16 @@ class Tracer:
         self.symbols = [bars.get(n.label) or bars.setdefault(n.label, narrate.bar(n.label,
                         output_label)) for n in nodes]
         self._check_size(limits)
+        self.lab = None   # the bug lab's walk (engine/trace/bugs.py), when a switch is on
+        if options.bugs or self.program.bugs or self.program.inplace:
+            from engine.trace import bugs
+            self.lab = bugs.setup(self, limits)
+        if self.options.mode == "hvp":   # ∂s/∂a: the backward graph's own ā is a node
+            self.symbols = self.second.symbols(self)
+        if options.mode == "forward" or options.check:   # issue 9: bad tangents, or passes
+            from engine.trace import forward_mode, gradcheck   # over their limits, are refused
+            forward_mode.prepare(self)                         # before the first event
+            gradcheck.prepare(self)
 
     @functools.cached_property
     def graph(self):
@@ -290,9 +311,11 @@ class Tracer:
             orjson.dumps(self.ledger.totals) + b"}"
 
     def blocks_json(self) -> list[dict]:
-        """The graph's `blocks` (docs/trace-format.md): `with checkpoint():` bodies."""
+        """The graph's `blocks` (docs/trace-format.md): `with checkpoint():` and
+        `with no_grad():` bodies, in the program's order."""
+        blocks = sorted([*self.program.blocks, *self.program.no_grad], key=lambda b: b.first)
         return [{"kind": b.kind, "nodes": self.ids[b.first:b.end], "span": b.span}
-                for b in self.program.blocks]
+                for b in blocks]
 
     # ---- events ------------------------------------------------------------------------------
     def events(self) -> Iterator[_Event]:
@@ -305,6 +328,14 @@ class Tracer:
     def records(self) -> Iterator[dict]:
         """Forward `evaluate` events, then `seed`, `unbroadcast`/`accumulate`, then `done`, each
         a dict with the fields of its model in the model's order (docs/trace-format.md)."""
+        if self.options.mode == "forward":   # tangents carried forward (forward_mode.py)
+            from engine.trace import forward_mode
+            yield from forward_mode.records(self)
+            return
+        if self.options.mode == "hvp":   # forward and reverse over the backward graph
+            from engine.trace import hvp
+            yield from hvp.records(self)
+            return
         ids, values, limit = self.ids, self.values, self.limit
         seq = 0
         self.first_non_finite = None
@@ -345,9 +376,12 @@ class Tracer:
         node = self.program.nodes[int(record["node"][1:])]
         return nonfinite.backward(node.op, decode_lenient(record["local"]),
                                   decode_lenient(record["contribution"]),
-                                  decode_lenient(record["adjoint_after"]))
+                                  decode_lenient(record["adjoint_after"]), record.get("arg", 0),
+                                  [self.values[k] for k in node.inputs])
 
     def _backward(self, seq) -> Iterator[dict]:
+        if self.lab is not None:   # a bug switch is on: the bug lab walks (bugs.py)
+            return (yield from self.lab.backward(seq))
         nodes, values, ids = self.program.nodes, self.values, self.ids
         requires = self.requires
         adjoints: list = [None] * len(nodes)
@@ -449,7 +483,8 @@ class Tracer:
         partial, text = narrate.accumulate(
             self.formulas[node.index], op, arg, node.label, labels, node.params, local, g,
             contrib, before, after, axes, self.output_label,
-            node.name is not None, (np.shape(out), [np.shape(x) for x in xs]))
+            node.name is not None, (np.shape(out), [np.shape(x) for x in xs]),
+            (self.symbols[j], self.symbols[node.index]))
         yield {"seq": next(seq), "kind": "accumulate", "node": dst, "input": src, "arg": arg,
                "upstream": encode(g, limit),
                "local": None if local is None else encode(local, limit), "partial": partial,
@@ -465,8 +500,17 @@ class Tracer:
             grads[name] = self.encode(adj, None)
         output = {"name": self.output_name, "node": self.ids[self.output],
                   "value": encode(self.values[self.output], None)}
-        return {"seq": seq, "kind": "done", "output": output, "grads": grads,
+        done = {"seq": seq, "kind": "done", "output": output, "grads": grads,
                 "first_non_finite": self.first_non_finite}
+        if self.options.check:   # central differences against these adjoints (gradcheck.py)
+            from engine.trace import gradcheck
+            done["gradcheck"] = gradcheck.check(self, adjoints)
+        if self.lab is not None:   # the bug lab's switches (engine/trace/bugs.py)
+            done["bugs"] = list(self.lab.on)
+        if self.second is not None:   # hvp, hessian, eigen (engine/trace/hvp.py)
+            from engine.trace import hvp
+            done.update(hvp.results(self, adjoints))
+        return done
 
 
 def _finite(x) -> bool:
@@ -560,8 +604,9 @@ def _body(tracer: Tracer) -> bytes:
     # The done event's results are the body's top-level fields, written once (issue 6): the
     # stream's done event carries them itself (docs/trace-format.md).
     out.write(b'{"seq":%d,"kind":"done"}],' % record["seq"])
-    out.write(orjson.dumps({"output": record["output"], "grads": record["grads"],
-                            "first_non_finite": record["first_non_finite"]})[1:])
+    # Every result of the done event (output, grads, first_non_finite, and a mode's or the
+    # gradient check's: jvp, gradcheck, ...) becomes a top-level field.
+    out.write(orjson.dumps({k: v for k, v in record.items() if k not in ("seq", "kind")})[1:])
     return out.getvalue()
 
 
@@ -575,5 +620,5 @@ def body_events(body: dict) -> list[dict]:
     """The events of a POST /api/trace body with the results put back on its `done` event, as
     the stream sends it (the body writes them once, at its top level: docs/trace-format.md)."""
     *events, done = body["events"]
-    return [*events, {**done, "output": body["output"], "grads": body["grads"],
-                      "first_non_finite": body["first_non_finite"]}]
+    results = {k: v for k, v in body.items() if k not in ("version", "graph", "ledger", "events")}
+    return [*events, {**done, **results}]

@@ -78,7 +78,7 @@ def narration(label: str, symbol: str, out, given: bool) -> str:
                 f"gradient=v)): the gradients that follow are those of sum(v ⊙ {label})")
     if np.ndim(out) == 0:
         return f"{symbol} = ∂{label}/∂{label} = 1: the backward pass starts at the output"
-    shape = "×".join(map(str, np.shape(out)))
+    shape = np.shape(out)   # as Python prints it: (2,), (4, 3)
     return (f"{label} is a {shape} tensor, not a number: {symbol} starts as ones (PyTorch: "
             f"{label}.backward(torch.ones_like({label}))), so the gradients that follow are "
             f"those of sum({label})")

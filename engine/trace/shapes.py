@@ -2,8 +2,9 @@
 
 The tracer runs this pass over the IR first (engine/trace/runner.py), so a shape mismatch in
 `@`, broadcasting, reshape, transpose, concat, stack, where or indexing is reported, naming
-both shapes, the op, and the node's line and column, before any forward value exists; and a
-node over max_elements is refused before numpy allocates it (ProgramError "too_large").
+both shapes, the op, and the node's line and column, before any forward value exists; a
+node over max_elements is refused before numpy allocates it (ProgramError "too_large"), and
+a node with no elements (an empty slice) is refused as "shape" (refuse_empty).
 
 Rules: the ops in RULES by name; any other elementwise op broadcasts its inputs; any other op
 (a new reduction, say) is run on zeros of its input shapes when they hold at most
@@ -43,6 +44,8 @@ def infer_shapes(program: Program, max_elements: int) -> list[Shape | None]:
         if None in ins:
             continue
         out = out_shape(n, ins)
+        if out is not None:
+            refuse_empty(n, out)
         if out is not None and math.prod(out) > max_elements:
             raise error(n, "too_large", f"{n.label} would hold {math.prod(out):,} elements "
                         f"(shape {out}); the limit (max_elements) is {max_elements:,}")
@@ -66,6 +69,17 @@ def known_shape(n: IRNode, ins: list[Shape]) -> Shape | None:
     if get_op(n.op).elementwise:
         return broadcast(n, *ins) if len(ins) > 1 else ins[0]
     return None
+
+
+def refuse_empty(n: IRNode, shape: Shape) -> None:
+    """Raise ProgramError "shape" when op node `n` would make a value with no elements
+    (`x[0:0]`, `x[-1:-3]`): every value has 1 or more elements, as the leaf helpers require,
+    so no op (a mean, mse, var, softmax) ever divides by a zero size or reduces nothing."""
+    if 0 in shape:
+        raise error(n, "shape", f"{n.label} would have shape {shape}, with no elements; "
+                    f"every value needs 1 or more elements (check the slice's bounds)"
+                    if n.op == "index" else f"{n.label} would have shape {shape}, with no "
+                    "elements; every value needs 1 or more elements")
 
 
 def error(n: IRNode, kind: str, message: str) -> ProgramError:
@@ -174,6 +188,19 @@ def _reduce(n: IRNode, x: Shape, axis=None, keepdims: bool = False, **_) -> Shap
     return x[:ax] + ((1,) if keepdims else ()) + x[ax + 1:]
 
 
+def _var(n: IRNode, x: Shape, axis=None, keepdims: bool = False, correction=1) -> Shape:
+    """var's shape; refuses n - correction <= 0 (ProgramError "bad_argument"), where the
+    variance divides by zero or a negative count (PyTorch gives inf or NaN; gradwalk refuses)."""
+    out = _reduce(n, x, axis, keepdims)
+    count = math.prod(x) if axis is None else x[axis % len(x)]
+    if count - correction <= 0:
+        raise error(n, "bad_argument", f"{n.label}: var over {count} element"
+                    f"{'s' if count != 1 else ''} with correction={correction} divides by "
+                    f"n - correction = {count - correction}; give a correction below {count} "
+                    "(correction=0 is the population variance)")
+    return out
+
+
 def _probe(n: IRNode, ins: list[Shape]) -> Shape | None:
     """The shape an op makes from zeros of its input shapes (through evaluate_op, so its
     checks and messages are the evaluation's); None when they are too big to try."""
@@ -195,6 +222,6 @@ def _along(n: IRNode, x: Shape, axis: int = -1, **_) -> Shape:
 RULES = {
     "matmul": _matmul, "transpose": _transpose, "reshape": _reshape, "index": _index,
     "concat": _concat, "stack": _stack, "where": broadcast,
-    "sum": _reduce, "mean": _reduce, "var": _reduce, "max": _reduce, "min": _reduce,
+    "sum": _reduce, "mean": _reduce, "var": _var, "max": _reduce, "min": _reduce,
     "softmax": _along, "log_softmax": _along,
 }

@@ -35,7 +35,7 @@ def _node_body(program, body: NodeRequest, settings: Settings) -> bytes:
     if isinstance(program, str):
         check_size(program, settings)
     return orjson.dumps(node_data(program, body.output, body.node, limits(settings),
-                                  body.output_grad))
+                                  body.output_grad, body.options()))
 
 
 @router.post("/trace/node", openapi_extra=REQUEST_BODY, responses=ERRORS,

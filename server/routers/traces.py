@@ -83,13 +83,16 @@ class TraceRequest(BaseModel):
         default=None, description="forward mode: {leaf: tangent}; default 1 on the first leaf, "
         "0 elsewhere")
     vector: dict[str, StrictFloat | StrictInt | list[Any]] | None = Field(
-        default=None, description="hvp mode: {leaf: vector entry}; leaves not named get 0")
+        default=None, description="hvp mode: {leaf: vector entry}; leaves not named get 0; "
+        "default 1 on the first leaf's first element, 0 elsewhere")
     check: StrictBool = Field(default=False, description="add the gradient check (central "
                               "differences) to the result")
     eps: StrictFloat | None = Field(default=None, gt=0, le=1, description="the gradient "
                                     "check's step h; default: the engine's")
     bugs: list[str] = Field(default_factory=list, max_length=8, description="the bug lab's "
-                            "switches, by name")
+                            "switches, by name: overwrite, wrong_order, no_zero_grad, "
+                            "zero_grad, inplace (docs/trace-format.md, \"The bug lab\"); "
+                            "merged with the program's `# bugs:` line")
 
     def options(self) -> Options:
         """The engine's view of the issue-9 fields."""

@@ -38,6 +38,10 @@ export const EDGE_LABEL = { char: 9, height: 20 };
 // its recursion overflows the stack on chains of about 4,000 nodes, which this also stops.
 export const LAYOUT_BUDGET_MS = 4000;
 
+// dagre recurses once per rank along a path: a worker's stack (smaller than the page's)
+// overflows at about 950 ranks. A deeper graph is not tried; it opens as an overview.
+export const MAX_LAYOUT_DEPTH = 800;
+
 // A leaf or constant used by more consumers than this is drawn as a small reference chip
 // beside each consumer, as Netron draws weights, instead of one box with long edges to all.
 export const CHIP_FANOUT = 4;
@@ -142,13 +146,13 @@ export function referenceNodes(graph, { fanout = CHIP_FANOUT } = {}) {
 }
 
 /**
- * What laying out `graph` will cost, before trying: {nodes, edges, dummies, ms}. Ranks
+ * What laying out `graph` will cost, before trying: {nodes, edges, dummies, depth, ms}. Ranks
  * are placed as late as each node's first consumer allows (as dagre's network simplex
  * tends to place them), an edge crossing r ranks costs r - 1 hidden nodes (`dummies`),
  * and edges from `refs` (referenceNodes: drawn as chips) are not laid out. `ms` is fitted
  * to dagre 3 under Node 22 on this project's programs (chains, fan-ins, shared weights):
  * ms = 1.2 (nodes + dummies) + nodes² / 1000, within a factor of two (docs/performance.md).
- * Edge labels (tensor shapes) double the ranks.
+ * Edge labels (tensor shapes) double the ranks. `depth` is the number of ranks.
  */
 export function predictLayout(graph, { refs = {} } = {}) {
   const outs = Object.fromEntries(graph.nodes.map((n) => [n.id, []]));
@@ -164,11 +168,13 @@ export function predictLayout(graph, { refs = {} } = {}) {
   }
   let dummies = 0;
   for (const e of laid) dummies += Math.max(0, Math.abs(rank[e.target] - rank[e.source]) - 1);
+  const ranks = Object.values(rank);
+  const depth = ranks.length ? 1 + Math.max(...ranks) - Math.min(...ranks) : 0;
   const labelled = graph.nodes.some((n) => n.shape && n.shape.length);
   if (labelled) dummies = 2 * dummies + laid.length;
   const nodes = graph.nodes.length;
   const ms = Math.round(1.2 * (nodes + dummies) + (nodes * nodes) / 1000);
-  return { nodes, edges: laid.length, dummies, ms };
+  return { nodes, edges: laid.length, dummies, depth, ms };
 }
 
 /** The chip for edge `edge` from a reference node labelled `label`: its size. */
@@ -260,8 +266,9 @@ function placeChips(chipEdges, at, byId, refs) {
  * The layout of a trace's graph, or why there is none; never throws. Answers
  * {layout, refs, cost} or {layout: null, reason, nodes, cost, budget, message}: reason
  * "too_large" when the predicted cost (predictLayout, with leaves and constants of many
- * uses as chips) is over `budget` ms, "layout_failed" when the layout threw (message says
- * how). `engine` is the layout function (layoutGraph; tests pass one that fails).
+ * uses as chips) is over `budget` ms, "too_deep" when it has more than MAX_LAYOUT_DEPTH
+ * ranks (dagre's recursion), "layout_failed" when the layout threw (message says how).
+ * `engine` is the layout function (layoutGraph; tests pass one that fails).
  */
 export function planLayout(graph, events = [], { budget = LAYOUT_BUDGET_MS, engine = layoutGraph } = {}) {
   const { refs, cost, refused } = predictPlan(graph, { budget });
@@ -281,7 +288,8 @@ export function predictPlan(graph, { budget = LAYOUT_BUDGET_MS } = {}) {
   const refs = referenceNodes(graph);
   const cost = predictLayout(graph, { refs });
   const nodes = graph.nodes.length;
-  const refused = cost.ms > budget ? { layout: null, reason: "too_large", nodes, cost, budget } : null;
+  const reason = cost.ms > budget ? "too_large" : cost.depth > MAX_LAYOUT_DEPTH ? "too_deep" : null;
+  const refused = reason ? { layout: null, reason, nodes, cost, budget, maxDepth: MAX_LAYOUT_DEPTH } : null;
   return { refs, cost, refused };
 }
 

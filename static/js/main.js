@@ -8,10 +8,13 @@ import { startLayout } from "./layout-job.js";
 import { streamTrace } from "./stream.js";
 import { readLinkState, startPermalink } from "./permalink.js";
 import { narrate } from "./narration.js";
+import { bugBadgeText } from "./bugs.js";
 import { createExportMenu } from "./export/menu.js";
 import { createDetailPanel } from "./render/detail.js";
 import { createEditor } from "./render/editor.js";
 import { createLedgerPanel } from "./render/ledger.js";
+import { createModesPanel } from "./render/modes.js";
+import { createSecondOrderPanel } from "./render/hessian.js";
 import { createPlayer } from "./render/player.js";
 import { createSharePanel } from "./render/share.js";
 import {
@@ -32,8 +35,10 @@ const narration = $("#narration");
 const presetMenu = $("#preset");
 const graphMessage = $("#graph-message");
 const badge = $("#graph-badge");
+const bugBadge = $("#bug-badge"); // "bug lab: overwrite" while a `# bugs:` program is shown
 const resetButton = $("#reset-example");
 const ledgerPanel = createLedgerPanel($("#ledger"));
+const secondPanel = createSecondOrderPanel($("#second-order")); // H v, Hessian (issue 9)
 
 // The trace shown, and what is derived from it once per trace.
 let shown = null; // {trace, program, timeline, layout (null when not drawn), nodesById}
@@ -81,6 +86,11 @@ const panel = createGraphPanel(svg, { message: graphMessage, onHover: hover, pin
 const zoom = panel.zoom;
 // The selected (pinned) node's value, gradient and rules, beside the graph.
 const detail = createDetailPanel(svg.parentNode, { onClose: () => pinned && hover(pinned, { pin: true }) });
+// Reverse / forward mode, all n forward passes, the gradient check (issue 9).
+const modes = createModesPanel($("#editor .side"), {
+  onModeChange: () => trace(),
+  request: () => ({ program: shown?.program ?? editor.getText(), output: store.get().output || null }),
+});
 
 // ---------------------------------------------------------------- tracing
 
@@ -119,6 +129,7 @@ async function trace() {
   let frame = 0; // one page update a frame while events arrive
   try {
     await streamTrace(program, store.get().output || null, {
+      fields: modes.fields(), // forward mode's (issue 9); none in reverse mode
       signal: request.signal,
       onGraph: (head) => begin((walk = beginWalk(head, program)), request),
       onEvent: (ev) => {
@@ -150,6 +161,8 @@ function begin(walk, request) {
   pinned = null;
   detail.hide();
   ledgerPanel.draw({ ...walk.trace, ledger: null }); // drawn once every event is in
+  modes.begin(walk);
+  secondPanel.draw(null);
   app.dataset.traceLength = "0";
   app.dataset.stream = "events";
   if (walk.plan.reason) app.dataset.graph = panel.draw(walk); // too big: the overview
@@ -206,6 +219,7 @@ function finish(walk) {
   app.dataset.stream = "done";
   app.dataset.traceLength = String(walk.timeline.length);
   ledgerPanel.draw(walk.trace);
+  secondPanel.draw(walk.trace);
   if (walk.layout && !walk.drawing) panel.markOutput(walk);
   else if (walk.plan.reason) app.dataset.graph = panel.draw(walk); // the message, with the results
   else layOut(walk); // the numbers are all in: lay out now
@@ -240,6 +254,7 @@ function restore(walk) {
   shown = walk;
   app.dataset.graph = panel.draw(walk);
   ledgerPanel.draw(walk.trace);
+  secondPanel.draw(walk.trace);
   app.dataset.traceLength = String(walk.timeline.length);
   store.set({ step: Math.min(store.get().step, walk.timeline.length) });
 }
@@ -290,6 +305,8 @@ function render({ animate }) {
   const state = store.get();
   const total = shown ? shown.timeline.length : 0;
   badge.hidden = !(stale && shown);
+  bugBadge.textContent = shown ? bugBadgeText(shown.program) : "";
+  bugBadge.hidden = !bugBadge.textContent;
   if (!shown || stale) {
     const lastGood = shown ? (shown.layout ? LAST_GOOD : LAST_GOOD_UNDRAWN) : "";
     narration.textContent = stale ? NOT_TRACED + lastGood : app.dataset.status === "empty" ? EMPTY : "";
@@ -302,9 +319,12 @@ function render({ animate }) {
   // A pulse fits inside one step while playing; stepping by hand it can take its time.
   const duration = state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 700;
   panel.show(shown, view, { animate, duration });
+  modes.show(shown, view, svg); // forward mode: each box's tangent
   narration.textContent = narrate(view.event, shown.nodesById);
   if (pinned) detail.show(shown, view, pinned);
   narration.dataset.kind = view.event?.kind ?? "start";
+  if (view.event?.bug) narration.dataset.bug = view.event.bug; // a bug-lab switch changed it
+  else delete narration.dataset.bug;
   ledgerPanel.show(state.step);
   markStep(stepSpan(shown, view), shown.program);
   player.update({ ...state, total, phase: view.phase });
@@ -386,6 +406,7 @@ presetMenu.addEventListener("change", () => {
   const patch = choosePreset(store.get(), presetMenu.value, presets);
   presetMenu.blur(); // the arrow keys go back to the player
   if (!("program" in patch)) return showMenu(store.get());
+  modes.choosePreset(presets.find((p) => p.id === presetMenu.value)); // a preset may set the mode
   showProgram(patch);
 });
 

@@ -23,6 +23,7 @@ const NARRATE = {
     return `${node.formula} = ${value}`; // "e = a * b = -0.5", "w1 * x = 1"
   },
   seed(ev, nodesById) {
+    if (ev.reset) return ev.narration; // the bug lab's second pass: the engine says why
     const L = labelOf(nodesById, ev.node);
     const symbol = nodesById[ev.node]?.adjoint_symbol ?? `∂${L}/∂${L}`;
     const one = isTensor(ev.adjoint) ? `ones(${formatShape(ev.adjoint.shape)})` : "1";
@@ -39,10 +40,18 @@ const NARRATE = {
   accumulate(ev) {
     return ev.narration;
   },
+  tangent(ev) {
+    return ev.narration; // forward mode: "e = a * b, so ė = ȧ·b + a·ḃ = ... ; e = -0.5 - 0.5ε"
+  },
   recompute(ev) {
     return ev.narration; // "checkpoint: recompute h = tanh(x @ W1) (the forward pass did not keep it)"
   },
   done(ev, nodesById) {
+    if (ev.jvp !== undefined) { // forward mode: the output's tangent, then reverse mode's gradients
+      const L = outputLabel(ev.output, nodesById);
+      const grads = gradsText(L, ev.grads).join(",  ");
+      return `Done. The tangent of ${L} (the Jacobian-vector product) = ${formatValue(ev.jvp)}. Reverse mode: ${grads}`;
+    }
     const grads = gradsText(outputLabel(ev.output, nodesById), ev.grads).join(",  ");
     return grads ? `Done. ${grads}` : "Done.";
   },
@@ -61,13 +70,18 @@ function gradsText(L, grads) {
 /**
  * The short note shown next to the node that `event` changes ({id, lines}), or null:
  * ["+= 1.5729", "(0 → 1.5729)"] for an accumulate event, the summed axes for an unbroadcast.
- * Two short lines keep it narrower than a box, so it stays in its node's column.
+ * Two short lines keep it narrower than a box, so it stays in its node's column; a tensor's
+ * summaries take three ("+= 4×4 · min …", "was 4×4 · …", "now 4×4 · …").
  */
 export function calloutOf(event) {
   if (event?.kind === "accumulate") {
     const before = formatValue(event.adjoint_before);
     const after = formatValue(event.adjoint_after);
-    return { id: event.input, lines: [`+= ${formatValue(event.contribution)}`, `(${before} → ${after})`] };
+    const change = `(${before} → ${after})`;
+    // A tensor's summaries side by side made a note as wide as three boxes (it covered its
+    // neighbours): then the old and the new adjoint each get a line.
+    const lines = change.length <= 32 ? [change] : [`was ${before}`, `now ${after}`];
+    return { id: event.input, lines: [`+= ${formatValue(event.contribution)}`, ...lines] };
   }
   if (event?.kind === "unbroadcast") {
     const shapes = `${formatShape(event.from_shape)} → ${formatShape(event.to_shape)}`;
@@ -93,7 +107,10 @@ export function undrawnMessage(plan, trace, { maxGrads = 6 } = {}) {
   const why = plan.reason === "too_large"
     ? `This graph has ${n(plan.nodes)} nodes; laying it out would take about ${seconds(plan.cost.ms)}, `
       + `past the page's budget of ${seconds(plan.budget)}, so it opens as an overview.`
-    : `The layout of this graph (${n(plan.nodes)} nodes) failed (${plan.message}), so it is not drawn.`;
+    : plan.reason === "too_deep"
+      ? `This graph has ${n(plan.nodes)} nodes in ${n(plan.cost.depth)} ranks; the layout handles at most `
+        + `${n(plan.maxDepth)} ranks, so it opens as an overview.`
+      : `The layout of this graph (${n(plan.nodes)} nodes) failed (${plan.message}), so it is not drawn.`;
   const output = trace.output;
   const L = outputLabel(output, Object.fromEntries(trace.graph.nodes.map((d) => [d.id, d])));
   const grads = gradsText(L, trace.grads);

@@ -29,6 +29,11 @@ async function refused(response) {
  */
 export async function readTraceStream(response, { onGraph, onEvent, onChunk, slice = 30 } = {}) {
   if (!response.ok) throw await refused(response);
+  const type = response.headers.get("Content-Type") ?? "";
+  if (!type.startsWith("text/event-stream")) {
+    // A proxy's HTML page, say: an answer, but not a trace.
+    throw new TraceError({ kind: "bad_response", message: `the server answered ${response.status} without a trace stream` });
+  }
   let done = null;
   let failure = null;
   let sawGraph = false;
@@ -84,16 +89,17 @@ export async function readTraceStream(response, { onGraph, onEvent, onChunk, sli
 }
 
 /**
- * Stream the trace of `program` (POST /api/trace/stream). Handlers as readTraceStream's.
+ * Stream the trace of `program` (POST /api/trace/stream); `fields` are more request fields
+ * (forward mode's `mode` and `tangents`). Handlers as readTraceStream's.
  * Rejects with TraceError (kind "network" when there was no answer at all) or AbortError.
  */
-export async function streamTrace(program, output = null, { signal, ...handlers } = {}) {
+export async function streamTrace(program, output = null, { signal, fields = {}, ...handlers } = {}) {
   let response;
   try {
     response = await fetch("/api/trace/stream", {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-      body: JSON.stringify({ program, output }),
+      body: JSON.stringify({ program, output, ...fields }), // fields: mode, tangents, ... (issue 9)
       signal,
     });
   } catch (error) {

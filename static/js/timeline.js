@@ -14,7 +14,8 @@ export function edgeIdOf(event) {
  */
 export function focusOf(event) {
   if (!event) return {};
-  if (event.kind === "evaluate" || event.kind === "seed" || event.kind === "recompute") {
+  if (event.kind === "evaluate" || event.kind === "seed" || event.kind === "recompute"
+      || event.kind === "tangent") {
     return { current: event.node };
   }
   if (event.kind === "accumulate" || event.kind === "unbroadcast") {
@@ -31,6 +32,7 @@ export function emptyView() {
     event: null, // the event that made this step (events[step - 1])
     values: {}, // node id -> value, once evaluated
     adjoints: {}, // node id -> adjoint, once it has one
+    tangents: {}, // node id -> tangent (forward mode: value + tangent·ε)
     received: {}, // node id -> how many accumulate contributions it has had
     carried: {}, // edge id -> true once a gradient flowed back along it
     grads: null, // leaf name -> gradient, from the done event
@@ -43,6 +45,7 @@ function copyView(view) {
     ...view,
     values: { ...view.values },
     adjoints: { ...view.adjoints },
+    tangents: { ...view.tangents },
     received: { ...view.received },
     carried: { ...view.carried },
   };
@@ -56,6 +59,11 @@ const APPLY = {
   },
   seed(view, ev) {
     view.phase = "backward";
+    // The bug lab's second backward pass: these adjoints start again from nothing.
+    for (const id of ev.reset ?? []) {
+      delete view.adjoints[id];
+      delete view.received[id];
+    }
     view.adjoints[ev.node] = ev.adjoint;
   },
   unbroadcast(view) {
@@ -66,6 +74,12 @@ const APPLY = {
     // A checkpointed value is evaluated again in the backward pass: the same number.
     view.phase = "backward";
     view.values[ev.node] = ev.value;
+  },
+  tangent(view, ev) {
+    // Forward mode: the value and its tangent arrive together (a dual number).
+    view.phase = "forward";
+    view.values[ev.node] = ev.value;
+    view.tangents[ev.node] = ev.tangent;
   },
   accumulate(view, ev) {
     view.phase = "backward";
@@ -99,6 +113,7 @@ export function fold(events) {
 export const SNAPSHOT_BUDGET = 2_000_000;
 
 const entries = (view) => Object.keys(view.values).length + Object.keys(view.adjoints).length
+  + Object.keys(view.tangents).length
   + Object.keys(view.received).length + Object.keys(view.carried).length;
 
 /**
@@ -181,6 +196,7 @@ export function createTimeline(events = [], { every, budget = SNAPSHOT_BUDGET, d
         nodes.add(ev.input).add(ev.node);
         edges.add(edgeIdOf(ev));
       } else if (ev.node !== undefined) nodes.add(ev.node);
+      for (const id of ev.reset ?? []) nodes.add(id); // the bug lab's second pass
     }
     return { nodes, edges };
   }

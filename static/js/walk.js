@@ -79,6 +79,9 @@ export function addEvent(walk, ev) {
   walk.trace.output = ev.output ?? null;
   walk.trace.grads = ev.grads ?? null;
   walk.trace.first_non_finite = ev.first_non_finite ?? null;
+  // a mode's results (issue 9: hvp, hessian, eigen, jvp, ...) travel on the done event too
+  const { seq, kind, ...results } = ev;
+  Object.assign(walk.trace, results);
   walk.nonFinite = nonFiniteOf(walk.trace);
   walk.complete = true;
 }
@@ -152,7 +155,7 @@ export function createGraphPanel(svg, { message, onHover, pinSize = false } = {}
       if (walk.layout) {
         const output = outputOf(walk);
         drawGraph(svg, walk.layout, { outputId: output, onHover, onChip: (chip) => toggleFanout(walk, chip) });
-        zoom.show(contentBox(walk.layout), boxOf(walk.layout, [output]));
+        zoom.show(contentBox(walk.layout), boxOf(walk.layout, [output]), { glide: glideFor(walk.layout) });
         return "drawn";
       }
       clearGraph(svg);
@@ -180,7 +183,7 @@ export function createGraphPanel(svg, { message, onHover, pinSize = false } = {}
       }, {
         batch, cancelled, pause: nextFrame,
         // The camera first: text is laid out once, at the scale it is seen at.
-        onStart: () => zoom.show(contentBox(walk.layout), boxOf(walk.layout, [output])),
+        onStart: () => zoom.show(contentBox(walk.layout), boxOf(walk.layout, [output]), { glide: glideFor(walk.layout) }),
       });
       walk.drawing = false;
       if (!drawn) return null;
@@ -208,7 +211,8 @@ export function createGraphPanel(svg, { message, onHover, pinSize = false } = {}
       note.hidden = !(bad && view.step >= bad.step);
       if (!note.hidden) {
         const what = bad.phase === "forward" ? "value" : "gradient";
-        note.textContent = `⚠ ${walk.nodesById[bad.node]?.label ?? bad.node}: first non-finite ${what}. ${bad.why ?? ""}`;
+        const why = bad.why ? bad.why[0].toUpperCase() + bad.why.slice(1) : "";   // a new sentence
+        note.textContent = `⚠ ${walk.nodesById[bad.node]?.label ?? bad.node}: first non-finite ${what}. ${why}`;
         note.dataset.node = bad.node;
       }
       if (!walk.layout || walk.drawing) return;
@@ -220,6 +224,11 @@ export function createGraphPanel(svg, { message, onHover, pinSize = false } = {}
     },
   };
 }
+
+// Past this many boxes the camera jumps to a step instead of gliding: each frame of a glide
+// repaints the whole drawing (about 50 ms a frame at 1,000 nodes).
+export const GLIDE_MAX_NODES = 300;
+const glideFor = (layout) => (layout.nodes.length > GLIDE_MAX_NODES ? 0 : 300);
 
 /** A promise kept after the next frame has been drawn. */
 function nextFrame() {

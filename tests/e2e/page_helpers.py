@@ -90,7 +90,7 @@ def choose(page, preset: str | None = None, *, label: str | None = None, status:
         menu.select_option(label=label)
     page.wait_for_function("([v, s]) => document.querySelector('#preset').value === v"
                            " && (s ? document.querySelector('#app').dataset.status === s"
-                           " : document.querySelector('#app').dataset.status !== 'loading')",
+                           " : !['loading', 'streaming'].includes(document.querySelector('#app').dataset.status))",
                            arg=[menu.input_value(), status])
 
 

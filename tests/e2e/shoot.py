@@ -40,7 +40,7 @@ MOMENTS = [
 def trace_text(page, text: str) -> None:
     paste(page, text)
     page.keyboard.press("Control+Enter")
-    page.wait_for_function("() => document.querySelector('#app').dataset.status !== 'loading'")
+    page.wait_for_function("() => !['loading', 'streaming'].includes(document.querySelector('#app').dataset.status)")
     page.keyboard.press("Escape")
 
 
@@ -133,13 +133,13 @@ def shoot(url: str, out: pathlib.Path, width: int, height: int, theme: str = "au
         page.keyboard.press("ArrowRight")
         save(page, out, "your-program")
         # An error that is not in the text (line and col null).
-        page.route("**/api/trace", lambda route: route.fulfill(
+        page.route("**/api/trace/stream", lambda route: route.fulfill(
             status=422, content_type="application/json",
             body='{"error": {"kind": "unknown_output", "message": "no value named out",'
                  ' "line": null, "col": null}}'))
         trace_text(page, "w = 3.0\nL = w * w\n")
         save(page, out, "error-without-line")
-        page.unroute("**/api/trace")
+        page.unroute("**/api/trace/stream")
         # A medium graph: readable, panned to follow the step; then zoomed out.
         trace_text(page, chain(40))
         for _ in range(30):

@@ -35,7 +35,7 @@ NONFINITE = "x = [1.0, -2.0, 4.0]\ny = log(x)\nL = sum(y * x)\n"
 def trace_text(page, text: str) -> None:
     paste(page, text)
     page.click("#trace")
-    page.wait_for_function("() => document.querySelector('#app').dataset.status !== 'loading'")
+    page.wait_for_function("() => !['loading', 'streaming'].includes(document.querySelector('#app').dataset.status)")
     page.locator("#graph").click(position={"x": 2, "y": 2})  # the keys to the player
 
 

@@ -57,7 +57,8 @@ def test_a_graph_too_big_to_draw_says_so_and_still_steps(explorer):
     message = page.locator("#graph-message")
     assert message.is_visible()
     text = message.inner_text()
-    assert "This graph has 3,999 nodes; the explorer draws at most 600." in text
+    assert "This graph has 3,999 nodes; laying it out would take about" in text
+    assert "past the page's budget of 4 s, so it opens as an overview." in text
     assert "output x⁽¹⁹⁹⁹⁾ = 1.2213" in text and "dx⁽¹⁹⁹⁹⁾/dx = 1.2213" in text
     assert page.locator("g.node").count() == 0
     assert page.locator(".program-error").is_hidden()
@@ -83,16 +84,17 @@ def test_a_graph_too_big_to_draw_says_so_and_still_steps(explorer):
 def test_only_a_request_that_got_no_answer_is_a_network_error(explorer):
     page = explorer.page
     box = page.locator(".program-error")
-    page.route("**/api/trace", lambda route: route.abort())
+    # The explorer reads the stream (the embed keeps POST /api/trace).
+    page.route("**/api/trace/stream", lambda route: route.abort())
     trace(page, "a = 2.0\nL = a * a\n", status="error")
     assert box.inner_text().lower().startswith("network could not reach the server")
-    page.unroute("**/api/trace")
+    page.unroute("**/api/trace/stream")
 
-    page.route("**/api/trace", lambda route: route.fulfill(status=200, content_type="text/html", body="<html>hi</html>"))
+    page.route("**/api/trace/stream", lambda route: route.fulfill(status=200, content_type="text/html", body="<html>hi</html>"))
     trace(page, "a = 3.0\nL = a * a\n", status="error")
     assert "network" not in box.inner_text().lower()
     assert box.inner_text().lower().startswith("bad response")
-    page.unroute("**/api/trace")
+    page.unroute("**/api/trace/stream")
     # The aborted request is logged by Chrome; nothing else went wrong.
     assert [e for e in explorer.unexpected_errors() if "Failed to load resource" not in e] == []
 

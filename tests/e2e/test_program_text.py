@@ -155,7 +155,7 @@ def test_an_edit_hides_highlights_computed_on_the_old_text(explorer):
 
 def test_an_error_without_a_line_shows_no_line(explorer):
     page = explorer.page
-    page.route("**/api/trace", lambda route: route.fulfill(
+    page.route("**/api/trace/stream", lambda route: route.fulfill(
         status=422, content_type="application/json",
         body='{"error": {"kind": "unknown_output", "message": "no value named out", "line": null, "col": null}}'))
     trace(page, MINE, status="error")
@@ -164,7 +164,7 @@ def test_an_error_without_a_line_shows_no_line(explorer):
     assert "line" not in box.inner_text().lower() and "null" not in box.inner_text().lower()
     assert box.get_attribute("data-line") == ""
     assert marked(page, "error") is None
-    page.unroute("**/api/trace")
+    page.unroute("**/api/trace/stream")
     assert explorer.unexpected_errors() == []
 
 

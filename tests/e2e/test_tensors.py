@@ -4,7 +4,7 @@ full numbers fetched for a value over the inline limit) and the first non-finite
 from __future__ import annotations
 
 import pytest
-from page_helpers import leave_editor, node, trace
+from page_helpers import choose, leave_editor, node, step_forward, trace
 
 LINEAR = ("X = [[1.0, -2.0, 0.5], [0.3, 0.8, -1.2], [-0.7, 0.1, 2.0], [1.5, -0.4, 0.2]]\n"
           "W = [[0.5, -0.3], [0.2, 0.8], [-0.6, 0.4]]\nb = [0.1, -0.2]\n"
@@ -115,11 +115,91 @@ def test_first_non_finite_is_highlighted_with_why(explorer):
     page.keyboard.press("ArrowRight")   # y = log(x) evaluated
     page.wait_for_selector('#player[data-step="2"]')
     assert "non-finite" in node(page, "y").get_attribute("class")
-    assert note.inner_text() == "⚠ y: first non-finite value. log of a negative number (NaN)"
+    # a new sentence after the full stop: capitalised
+    assert note.inner_text() == "⚠ y: first non-finite value. Log of a negative number (NaN)"
     nan = node(page, "y").locator("g.value-block rect.cell.nonfinite")
     assert nan.count() == 1 and nan.get_attribute("data-v") == "NaN"
     page.keyboard.press("Home")
     page.wait_for_selector('#player[data-step="0"]')
     assert note.is_hidden()
     assert "non-finite" not in node(page, "y").get_attribute("class")
+    assert explorer.unexpected_errors() == []
+
+
+MISMATCH = "X = randn(4, 3, seed=0)\nW = randn(2, 3, seed=1)\nY = X @ W\nL = sum(Y)\n"
+
+
+def test_a_failed_trace_fades_the_detail_panel_and_hides_the_ledger(explorer):
+    # review of issue 7: the panel and the ledger stayed as they were, with the last good data
+    page = explorer.page
+    choose(page, "ledger-mlp")
+    leave_editor(page)
+    page.keyboard.press("End")
+    ledger = page.locator("#ledger")
+    assert ledger.is_visible()
+    node(page, "L").click()
+    panel = page.locator("#detail")
+    panel.wait_for(state="visible")
+    opacity = "els => els.map(e => getComputedStyle(e).opacity)"
+    assert set(panel.locator(":scope > *").evaluate_all(opacity)) == {"1"}
+    trace(page, MISMATCH, status="error")
+    assert set(panel.locator(":scope > *").evaluate_all(opacity)) == {"0.4"}
+    assert ledger.is_hidden()
+    trace(page, LINEAR)
+    assert ledger.is_visible()   # the new trace has its own ledger
+    assert explorer.unexpected_errors() == []
+
+
+def test_escape_closes_the_detail_panel_but_not_from_the_editor(explorer):
+    page = explorer.page
+    trace(page, LINEAR)
+    leave_editor(page)
+    page.keyboard.press("End")
+    node(page, "X @ W").click()
+    panel = page.locator("#detail")
+    panel.wait_for(state="visible")
+    page.locator("#program").focus()
+    page.keyboard.press("Escape")     # leaves the editor only
+    assert panel.is_visible()
+    page.keyboard.press("Escape")     # now closes the panel, as its × does
+    panel.wait_for(state="hidden")
+    node(page, "X @ W").click()       # the node was unpinned: one click shows it again
+    panel.wait_for(state="visible")
+    assert explorer.unexpected_errors() == []
+
+
+def test_an_empty_slice_is_a_located_shape_error_on_the_page(explorer):
+    # review of issue 7: HTTP 500, then "Cannot convert undefined or null to object"
+    page = explorer.page
+    trace(page, "x = randn(2, 3, seed=0)\ny = x[0:0]\nL = mse(y, y)\n", status="error")
+    error = page.locator(".program-error")
+    assert "Line 2, column 5" in error.inner_text() and "shape (0, 3)" in error.inner_text()
+    assert explorer.unexpected_errors() == []
+
+
+def _graph_height(page) -> float:
+    return page.locator(".graph-wrap").bounding_box()["height"]
+
+
+def test_at_1024x768_the_graph_keeps_320_px_and_the_player_one_row(open_explorer):
+    # review of issue 7: the player wrapped (Speed clipped at the bottom) and the side panel
+    # pushed the graph down to ~280 px, ~200 px with an error shown
+    explorer = open_explorer(1024, 768)
+    page = explorer.page
+    choose(page, "attention-head")
+    leave_editor(page)
+    step_forward(page, 3)
+    assert page.locator("#editor").is_visible()
+    assert _graph_height(page) >= 320
+    boxes = {s: page.locator(s).bounding_box() for s in
+             ("#player .btn.reset", "#player .counter", "#player .speed", "#zoom-fit")}
+    tops = [b["y"] for b in boxes.values()]
+    assert max(tops) - min(tops) < 12, boxes          # one row
+    speed = boxes["#player .speed"]
+    assert speed["y"] + speed["height"] <= 768 and speed["x"] + speed["width"] <= 1024
+    assert page.locator("#player .speed").get_attribute("aria-label") == "Speed"
+    trace(page, MISMATCH, status="error")
+    assert page.locator(".program-error").is_visible()
+    assert _graph_height(page) >= 320
+    assert page.evaluate("document.documentElement.scrollHeight") <= 768
     assert explorer.unexpected_errors() == []

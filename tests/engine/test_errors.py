@@ -19,7 +19,8 @@ BAD = [
     ("a = 1.0\nb = a +* 2\n", "syntax", 2, 7, "syntax"),
     ("import os\n", "unsupported", 1, 0, "import"),
     ("a = 1.0\nprint(a)\n", "unsupported", 2, 0, "bare expression"),
-    ("a = 1.0\na += 1\n", "unsupported", 2, 0, "augmented"),
+    ("a = 1.0\na += 1\n", "inplace", 2, 0, "leaf Variable"),   # PyTorch's words (the bug lab)
+    ("a = 1.0\nb = a * 2\nb **= 2\n", "unsupported", 3, 0, "+= -= *= /="),
     ("a = [1.0]\nb = a[a]\n", "unsupported", 2, 6, "integer literal"),   # an index is a literal
     ("a = 1.0\nb = a[0]\n", "shape", 2, 4, "shape ()"),   # a scalar has no axes to index
     ("a = 1.0\nb = a if a else a\n", "unsupported", 2, 4, "conditional"),

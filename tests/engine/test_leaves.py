@@ -69,7 +69,7 @@ def test_helper_values(call, want):
     ("W = randn(2, 3, seed=2**70)\n", "bad_argument", 21, "seed must be an integer"),
     ("W = randn(2, 3, seed=18446744073709551616)\n", "bad_argument", 21, "2**64 - 1"),
     ("W = randn(2, 3, seed=0, mean=1)\n", "bad_argument", 24, "no parameter `mean`"),
-    ("W = zeros(2, 0)\n", "bad_argument", 4, "1 or more"),
+    ("W = zeros(2, 0)\n", "bad_argument", 13, "1 or more"),   # at the size
     ("W = zeros(2.5)\n", "bad_argument", 10, "integer sizes"),
     ("W = zeros()\n", "bad_argument", 4, "1 or more"),
     ("W = ones(2, seed=1)\n", "bad_argument", 12, "no parameter `seed`"),
@@ -213,3 +213,34 @@ def test_float32_big_literal_is_float32():
     body = run_trace(f"# dtype: float32\nx = {values.tolist()!r}\nL = sum(x * x)\n")
     np.testing.assert_array_equal(decode(body["grads"]["x"]),
                                   2 * values.astype(np.float32))
+
+
+@pytest.mark.parametrize("program, col", [
+    ("W = randn(0, 3, seed=0)\n", 10), ("W = randn(-1, 3, seed=0)\n", 10),
+    ("W = ones(3, -2)\n", 12), ("W = eye(0)\n", 8),
+])
+def test_a_size_below_1_gets_one_message(program, col):
+    # review of issue 7: randn(-1, 3) said "(0 or more)" while randn(0, 3) said "1 or more"
+    with pytest.raises(ProgramError) as info:
+        run_trace(program)
+    e = info.value
+    assert (e.kind, e.line, e.col) == ("bad_argument", 1, col)
+    assert e.message.endswith("takes integer sizes of 1 or more"), e.message
+
+
+def test_reshape_and_transpose_say_what_they_take():
+    with pytest.raises(ProgramError, match=r"reshape takes integer sizes of 1 or more \(one "
+                       r"may be -1\)"):
+        run_trace("x = [[1.0, 2.0]]\nL = sum(reshape(x, (0, -1)))\n")
+    with pytest.raises(ProgramError, match=r"transpose takes integer axes \(0 or more\)"):
+        run_trace("x = [[1.0, 2.0]]\nL = sum(transpose(x, (1, -1)))\n")
+
+
+@pytest.mark.parametrize("first", ["# DTYPE: float32", "# dtype: Float32", "#Dtype:FLOAT32"])
+def test_the_dtype_comment_is_read_in_any_case(first):
+    # review of issue 7: `# DTYPE: float32` was silently ignored and the program ran float64
+    body = run_trace(f"{first}\na = 0.1\nL = a * 3.0\n")
+    assert body["grads"]["a"] == 3.0
+    assert decode(body["output"]["value"]) == float(np.float32(0.1) * np.float32(3.0))
+    with pytest.raises(ProgramError, match="unknown dtype `Float16`"):
+        Tracer("# DTYPE: Float16\na = 1.0\n")

@@ -135,3 +135,75 @@ def test_node_data_gives_full_numbers_over_the_inline_limit():
     with pytest.raises(ProgramError) as e:
         node_data(text, None, "n99", small)
     assert e.value.kind == "unknown_node"
+
+
+@pytest.mark.parametrize("program, node, words, not_words", [
+    # the NaN comes from ln(a), a < 0, in ∂(a ** b)/∂b (PyTorch's NaN too), not from x = 0
+    ("a = -2.0\nb = 3.0\nL = a ** b\n", "n1", "a^b · ln a, is undefined for a < 0", "x = 0"),
+    ("a = [-2.0, 2.0]\nb = [2.0, 0.5]\nL = sum(a ** b)\n", "n1", "undefined for a < 0",
+     "x = 0"),
+    # overflow at a tiny input that is not 0
+    ("a = 1e-320\nL = log(a)\n", "n0", "overflow, not a division by zero", "infinite at x = 0"),
+    ("a = 1e-200\nL = 1.0 / a\n", "n0", "at y = 1e-200, which is small but not 0",
+     "infinite at y = 0"),
+    # the poles are still named as poles
+    ("a = 0.0\nb = 0.5\nL = a ** b\n", "n0", "infinite at x = 0 when p < 1", "overflow"),
+    ("x = [1.0, 0.0, 4.0]\nL = sum(sqrt(x))\n", "n0", "√x' = 1/(2√x) is infinite at x = 0",
+     "overflow"),
+])
+def test_the_non_finite_explanation_fits_the_inputs(program, node, words, not_words):
+    first = run_trace(program)["first_non_finite"]
+    assert (first["node"], first["phase"]) == (node, "backward")
+    assert words in first["why"] and not_words not in first["why"], first["why"]
+
+
+def accumulations(text: str) -> list[str]:
+    return narrations(run_trace(text))
+
+
+def test_a_unary_minus_keeps_its_parentheses_in_adjoint_symbols():
+    text = accumulations("a = 1.0\nb = 2.0\nc = 3.0\nL = b - -a / (b / c)\n")
+    assert any(t.startswith("-a / (b / c): ∂L/∂(-a) += ") for t in text), text
+    assert not any("∂L/∂-a" in t for t in text), text
+    assert "-a: a\u0304 += -1 · ∂L/∂(-a) = -1 · (-1.5) = 1.5" in text
+
+
+def test_the_transpose_of_k_t_is_written_with_parentheses():
+    text = accumulations("Q = [[1.0, 2.0]]\nK = [[1.0, 0.5], [2.0, 1.0]]\nS = Q @ K.T\n"
+                         "L = sum(S)\n")
+    q = next(t for t in text if "Q̄ +=" in t)
+    assert "Q̄ += S̄ @ (K.T)ᵀ : (1,2) = (1,2) @ (2,2)" in q, q
+    assert "K.Tᵀ" not in " ".join(text)
+
+
+def test_formulas_have_only_the_parentheses_precedence_needs():
+    body = run_trace("x = [[1.0, 2.0]]\nW1 = [[1.0], [2.0]]\nb1 = [0.5]\n"
+                     "h = x @ W1 + b1\na = 2.0\nb = 3.0\nc = 4.0\nu = (a + b) * c\n"
+                     "v = a - (b - c)\nw = -a ** b\nL = sum(h) + u + v + w\n")
+    formulas = [n["formula"] for n in body["graph"]["nodes"]]
+    assert "h = x @ W1 + b1" in formulas
+    assert "u = (a + b) * c" in formulas and "v = a - (b - c)" in formulas
+    assert "w = -a ** b" in formulas
+    assert "sum(h) + u + v + w" in " ".join(formulas)   # left-associative: no parentheses
+    assert not any("(x @ W1)" in f for f in formulas)
+    assert any(t.startswith("h = x @ W1 + b1, so ") for t in narrations(body))
+
+
+def test_a_tensor_output_seed_names_its_shape_as_python_prints_it():
+    body = run_trace("x = [1.0, 2.0]\ny = x * 3.0\n")
+    seed = next(e for e in body["events"] if e["kind"] == "seed")
+    assert seed["narration"].startswith("y is a (2,) tensor, not a number"), seed["narration"]
+    body = run_trace("x = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]\ny = x * 3.0\n")
+    seed = next(e for e in body["events"] if e["kind"] == "seed")
+    assert seed["narration"].startswith("y is a (3, 2) tensor, not a number")
+
+
+def test_layer_norm_defines_r_and_x_hat_in_its_rule():
+    body = run_trace("x = [[1.0, 2.0, 4.0]]\nw = [1.0, 0.5, 2.0]\nb = [0.0, 0.1, 0.2]\n"
+                     "L = sum(layer_norm(x, w, b))\n")
+    text = narrations(body)
+    x = next(t for t in text if "x̄ +=" in t)
+    assert "x̂ = (x - mean(x)) · r is the normalized input x = x" in x, x
+    assert "r = 1/√(var(x) + eps)" in x
+    w = next(t for t in text if "w̄ +=" in t)
+    assert "where x̂ = (x - mean(x)) / √(var(x) + eps)" in w, w

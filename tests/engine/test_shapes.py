@@ -301,3 +301,49 @@ def test_the_shape_pass_agrees_on_the_seed_cases(seed_case):
     tracer = Tracer(seed_case["program"])
     for node, shape, value in zip(tracer.program.nodes, tracer.shapes, tracer.values):
         assert shape is None or tuple(shape) == np.shape(value), node.label
+
+
+@pytest.mark.parametrize("program, line, col, shape", [
+    ("x = randn(2, 3, seed=0)\ny = x[0:0]\nL = mse(y, y)\n", 2, 4, "(0, 3)"),
+    ("x = randn(2, 3, seed=0)\nL = sum(x[0:1, 5:9])\n", 2, 8, "(1, 0)"),
+    ("x = randn(2, 3, seed=0)\nL = max(x[-1:-3])\n", 2, 8, "(0, 3)"),
+    ("x = randn(2, 3, seed=0)\nL = mean(x[:, 3:]) + var(x)\n", 2, 9, "(2, 0)"),
+    ("x = [1.0, 2.0]\nL = logsumexp(x[2:]) * softmax(x)[0]\n", 2, 14, "(0,)"),
+])
+def test_an_empty_value_is_refused_before_any_value(monkeypatch, program, line, col, shape):
+    # review of issue 7: an empty slice went on to a ZeroDivisionError (HTTP 500) in mse,
+    # NaN means, numpy's text from max/softmax and a page that could not lay out
+    monkeypatch.setattr(runner, "evaluate_op", None)   # never reached: the shape pass refuses
+    with pytest.raises(ProgramError) as info:
+        Tracer(program)
+    e = info.value
+    assert (e.kind, e.line, e.col) == ("shape", line, col), e
+    assert f"shape {shape}, with no elements" in e.message, e.message
+
+
+@pytest.mark.parametrize("program, words", [
+    ("x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]\nL = var(x, correction=6)\n",
+     "var over 6 elements with correction=6 divides by n - correction = 0"),
+    ("x = [[1.0, 2.0, 3.0]]\nL = sum(var(x, axis=0))\n",
+     "var over 1 element with correction=1"),
+    ("x = [1.0, 2.0]\nL = var(x, correction=5)\n", "n - correction = -3"),
+])
+def test_var_with_no_degrees_of_freedom_is_refused(program, words):
+    # PyTorch gives inf or NaN here; gradwalk refuses it up front (engine/ops/reductions.py)
+    with pytest.raises(ProgramError) as info:
+        Tracer(program)
+    e = info.value
+    assert (e.kind, e.line) == ("bad_argument", 2) and e.col is not None, e
+    assert words in e.message, e.message
+    assert run_trace("x = [1.0, 2.0]\nL = var(x, correction=1)\n")["output"]["value"] == 0.5
+
+
+def test_no_op_meets_a_zero_size_when_the_shape_pass_cannot_probe(monkeypatch):
+    # an op without a shape rule over inputs too big to probe is checked when evaluated
+    from engine.trace import shapes
+    monkeypatch.setattr(shapes, "PROBE_ELEMENTS", 0)
+    monkeypatch.setattr(shapes, "RULES", {k: v for k, v in shapes.RULES.items() if k != "index"})
+    with pytest.raises(ProgramError) as info:
+        Tracer("x = randn(2, 3, seed=0)\nL = sum(x[1:1])\n")
+    assert (info.value.kind, info.value.line, info.value.col) == ("shape", 2, 8)
+    assert "with no elements" in info.value.message

@@ -76,7 +76,7 @@ def test_tensors_print_their_numbers_up_to_the_inline_limit():
 
 def test_a_slope_of_ones_is_written_once():
     b = body("seed-bias-broadcast")
-    adds = dict((r[0], r) for r in rows(b))["(X @ W) + b"]
+    adds = dict((r[0], r) for r in rows(b))["X @ W + b"]
     assert adds[1] == "1 for (X @ W), 1 for b"
     assert adds[3].endswith("dL/db += [0.0044, 0.143]")
 

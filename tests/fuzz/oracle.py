@@ -15,7 +15,7 @@ LIMITS = Limits(max_nodes=2_000, max_elements=10_000, max_total_elements=100_000
                 max_flops=1_000_000, max_response_bytes=5_000_000, timeout_seconds=10)
 KINDS = {"syntax", "unsupported", "unknown_name", "used_before_assignment", "duplicate_leaf",
          "bad_argument", "shape", "unknown_output", "too_large", "timeout", "empty",
-         "reserved_name", "name_too_long"}   # docs/trace-format.md, "Errors"
+         "reserved_name", "name_too_long", "inplace"}   # docs/trace-format.md, "Errors"
 
 # Bounded for CI (2 cores, the whole fuzz suite in about 3 minutes); GRADWALK_FUZZ_SCALE
 # scales every fuzzer up for a longer run by hand.

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  boxSize, calloutSize, calloutAnchor, chipOf, layoutGraph, LAYOUT_BUDGET_MS, opTag, predictLayout, referenceNodes, placeCallout, planLayout, valueRows,
+  boxSize, calloutSize, calloutAnchor, chipOf, layoutGraph, LAYOUT_BUDGET_MS, MAX_LAYOUT_DEPTH, opTag, predictLayout, referenceNodes, placeCallout, planLayout, valueRows,
   widestLines,
 } from "../../static/js/layout.js";
 import { calloutOf } from "../../static/js/narration.js";
@@ -77,6 +77,21 @@ test("a graph predicted to take past the budget is not laid out, and planLayout 
   assert.equal(plan.nodes, 3999);
   assert.equal(plan.budget, LAYOUT_BUDGET_MS);
   assert.ok(plan.cost.ms > LAYOUT_BUDGET_MS, JSON.stringify(plan.cost));
+});
+
+test("a graph deeper than dagre's recursion can go in a worker is not tried", () => {
+  const nodes = [];
+  const edges = [];
+  for (let i = 0; i < 1000; i++) {  // cheap (no long edge), but 1,000 ranks deep
+    nodes.push({ id: `n${i}`, label: `x${i}`, op: "tanh", role: i ? "op" : "leaf", shape: [] });
+    if (i) edges.push({ id: `n${i - 1}->n${i}#0`, source: `n${i - 1}`, target: `n${i}`, arg: 0 });
+  }
+  const plan = planLayout({ nodes, edges }, []);
+  assert.equal(plan.cost.depth, 1000);
+  assert.ok(plan.cost.ms < LAYOUT_BUDGET_MS);
+  assert.equal(plan.reason, "too_deep");
+  assert.equal(plan.maxDepth, MAX_LAYOUT_DEPTH);
+  assert.equal(planLayout(chainGraph(300), []).cost.depth, 300); // x and its constant share ranks
 });
 
 /** `x = 1.5`, `L = x * 1 + x * 2 + ... + x * n`: x feeds n products, summed in a chain. */

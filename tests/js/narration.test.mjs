@@ -47,6 +47,19 @@ test("the += callout uses the numbers of the engine's narration", () => {
   assert.equal(calloutOf(trace.events[3]), null); // evaluate: no callout
 });
 
+test("a tensor's += callout puts the old and the new adjoint on lines of their own", () => {
+  // review of issue 7: "(4×4 · min 0 · … → 4×4 · min -6.4433 · …)" on one line was as wide
+  // as three boxes and covered the attention head's "2.0" node
+  const summary = (min, max, mean) => ({ shape: [4, 4], dtype: "float64", data: null, summary: { min, max, mean, norm: 1 } });
+  const note = calloutOf({ kind: "accumulate", input: "n5", contribution: summary(-6.4433, 9.4543, 0.0854),
+    adjoint_before: summary(0, 0, 0), adjoint_after: summary(-6.4433, 9.4543, 0.0854) });
+  assert.equal(note.lines.length, 3);
+  assert.match(note.lines[0], /^\+= 4×4 · min -6.4433/);
+  assert.match(note.lines[1], /^was 4×4 · min 0/);
+  assert.match(note.lines[2], /^now 4×4 · min -6.4433/);
+  assert.ok(Math.max(...note.lines.map((l) => l.length)) <= 50, note.lines);
+});
+
 test("a graph not drawn: how big, its predicted layout time, and the results all the same", () => {
   const plan = { layout: null, reason: "too_large", nodes: 3999, cost: { ms: 20_788 }, budget: 4000 };
   const chain = { output: { name: "x", node: "n3998", value: 1.2212684181660085 },
@@ -57,6 +70,9 @@ test("a graph not drawn: how big, its predicted layout time, and the results all
     + "so it opens as an overview. " +
     "The trace was computed: output x⁽¹⁹⁹⁹⁾ = 1.2213; dx⁽¹⁹⁹⁹⁾/dx = 1.2213. " +
     "The player and the narration below still step through all 6,000 events.");
+  const deep = undrawnMessage({ ...plan, reason: "too_deep", cost: { depth: 2000 }, maxDepth: 800 }, chain);
+  assert.ok(deep.startsWith("This graph has 3,999 nodes in 2,000 ranks; the layout handles at most 800 ranks, "
+    + "so it opens as an overview. The trace was computed"), deep);
   const failed = undrawnMessage({ ...plan, reason: "layout_failed", message: "Maximum call stack size exceeded" }, trace);
   assert.match(failed, /^The layout of this graph \(3,999 nodes\) failed \(Maximum call stack size exceeded\)/);
   assert.match(failed, /output L = 0\.9242; dL\/da = 0\.7864, dL\/db = 1\.5729, dL\/dc = 0\.4621\./);

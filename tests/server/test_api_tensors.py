@@ -70,6 +70,9 @@ def test_stream_takes_the_same_fields(client):
     ({"program": "# dtype: float32\n" + PROGRAM, "dtype": "float64"}, "bad_argument", 1, 9),
     ({"program": "# dtype: half\n" + PROGRAM}, "bad_argument", 1, 9),
     ({"program": "a = [1.0]\nb = reshape(a, 2)\n"}, "shape", 2, 4),
+    # review of issue 7: an empty slice reached mse's division by its size (HTTP 500)
+    ({"program": "x = randn(2, 3, seed=0)\ny = x[0:0]\nL = mse(y, y)\n"}, "shape", 2, 4),
+    ({"program": "x = [1.0, 2.0]\nL = var(x, correction=2)\n"}, "bad_argument", 2, 4),
 ])
 def test_program_errors_are_located_422(client, request_body, kind, line, col):
     r = client.post("/api/trace", json=request_body)

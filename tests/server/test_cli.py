@@ -238,3 +238,16 @@ def test_the_trace_path_imports_no_settings_library_nor_the_web_stack(tmp_path):
     with_setting = _imported({**_env_without_settings(), "GRADWALK_MAX_NODES": "50"}, path)
     assert "pydantic_settings" in with_setting
     assert with_setting & (HEAVY - {"pydantic_settings", "pydantic"}) == set()
+
+
+@pytest.mark.parametrize("program", [
+    "x = randn(2, 3, seed=0)\ny = x[0:0]\nL = mse(y, y)\n",
+    "x = randn(2, 3, seed=0)\nL = mean(x[:, 3:]) + var(x[0:0])\n",
+])
+def test_an_empty_slice_is_one_line_on_stderr_and_no_numpy_warning(program):
+    # review of issue 7: numpy's RuntimeWarnings, then an internal error (exit 3)
+    r = gradwalk("trace", "-", stdin=program)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.count("\n") == 1 and "RuntimeWarning" not in r.stderr, r.stderr
+    assert r.stderr.startswith("gradwalk: -: line 2, column "), r.stderr
+    assert "with no elements" in r.stderr

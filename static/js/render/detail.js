@@ -60,6 +60,18 @@ export function createDetailPanel(container, { onClose } = {}) {
   container.append(root);
   const cache = new Map(); // "program\0output\0node" -> Promise of the full node
   let token = 0;
+  const close = () => {
+    onClose?.(); // the page unpins the node (and hides the panel)
+    if (!root.hidden) api.hide();
+  };
+  // Esc closes the panel, as its × does, unless the editor, a field or a menu has the focus:
+  // there Esc leaves it first (render/editor.js; main.js), which prevents the default.
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || root.hidden || event.defaultPrevented) return;
+    if (event.target.closest?.(".cm-editor, textarea, select, input:not([type=range]), [contenteditable=true], details[open], [popover]")) return;
+    event.preventDefault();
+    close();
+  });
 
   function full(walk, node) {
     const key = `${walk.program}\u0000${walk.trace.output?.name ?? ""}\u0000${node.id}`;
@@ -118,11 +130,11 @@ export function createDetailPanel(container, { onClose } = {}) {
         + `min ${formatNumber(adjoint.summary?.min)}, max ${formatNumber(adjoint.summary?.max)}`;
       if (!final) shownAdjoint = undefined;
     }
-    const close = el("button", { type: "button", class: "btn close", "aria-label": "Close the detail panel", text: "×" });
-    close.addEventListener("click", () => onClose?.());
+    const closeButton = el("button", { type: "button", class: "btn close", "aria-label": "Close the detail panel (Esc)", text: "×" });
+    closeButton.addEventListener("click", close);
     const head = el("header", {},
       el("h2", {}, el("span", { class: "label", text: node.label }), el("span", { class: "tag", text: opTag(node) })),
-      close);
+      closeButton);
     const cols = el("div", { class: "detail-cols" },
       column("Value", shownValue, "value", value === undefined ? "not evaluated yet" : null),
       node.role === "const" ? null
@@ -138,7 +150,7 @@ export function createDetailPanel(container, { onClose } = {}) {
     root.hidden = false;
   }
 
-  return {
+  const api = {
     show(walk, view, node) {
       const mine = ++token;
       const value = view.values[node.id];
@@ -166,4 +178,5 @@ export function createDetailPanel(container, { onClose } = {}) {
       return root.hidden ? null : root.dataset.node;
     },
   };
+  return api;
 }

@@ -14,6 +14,8 @@ import { calloutOf } from "../narration.js";
 import { heatShell, showHeat } from "./heatmap.js";
 import { focusOf } from "../timeline.js";
 
+const CUT_OPS = new Set(["detach", "stop_gradient"]); // engine/ops/cut.py
+
 const line = d3.line().x((p) => p.x).y((p) => p.y).curve(d3.curveBasis);
 
 // ---------------------------------------------------------------- drawing, once per graph
@@ -173,12 +175,15 @@ function beginDrawing(root, layout, { outputId, onHover, onChip } = {}) {
   defs(svg);
   const world = svg.append("g").attr("class", "viewport")
     .append("g").attr("class", "world");
-  const layers = Object.fromEntries(["edges", "nodes", "chips", "fanout", "callouts", "pulses"]
+  const layers = Object.fromEntries(["edges", "nodes", "chips", "fanout-lines", "callouts", "pulses"]
     .map((name) => [name, world.append("g").attr("class", name)]));
   const uses = new Map((layout.chips ?? []).map((c) => [c.ref, c.uses]));
 
+  // An edge into detach(x) / stop_gradient(x) is cut: no gradient crosses it (the bug lab).
+  const cuts = new Set(layout.nodes.filter((n) => CUT_OPS.has(n.node.op)).map((n) => n.id));
   const edges = (list) => layers.edges.selectAll(null).data(list).enter()
-    .append("g").attr("class", "edge").attr("data-edge", (d) => d.id).call(edgeShell);
+    .append("g").attr("class", "edge").attr("data-edge", (d) => d.id)
+    .classed("cut", (d) => cuts.has(d.target)).call(edgeShell);
 
   const nodes = (list) => {
     const g = layers.nodes.selectAll(null).data(list).enter().append("g").call(nodeShell)
@@ -238,7 +243,7 @@ export function showFanout(root, layout, ref) {
   else delete root.dataset.fanout;
   world.selectAll("g.chip").classed("fanout", (d) => d.ref === ref);
   world.selectAll("g.node.shared").classed("fanout", (d) => d.id === ref);
-  world.select("g.fanout").selectAll("line")
+  world.select("g.fanout-lines").selectAll("line")
     .data(from ? chips : [], (d) => d.id)
     .join("line")
     .attr("x1", from ? from.x + from.width / 2 : 0).attr("y1", from ? from.y : 0)
@@ -378,7 +383,8 @@ export function showView(root, layout, view, { animate = false, duration = 600, 
   const index = indexOf(root);
   const focus = focusOf(view.event);
   const { values, adjoints } = view;
-  const landing = animate && view.event?.kind === "accumulate" ? view.event : null;
+  // Along a chip the contribution has no edge to travel: it lands at once, on the chip.
+  const landing = animate && view.event?.kind === "accumulate" && !chipOf(layout, focus.edge) ? view.event : null;
   const pick = (map, ids) => d3.selectAll([...ids].map((id) => map.get(id)).filter(Boolean));
   // A restyle still going on (a jump, a part a frame) is taken over: all of it again.
   const going = restyling.get(root);
@@ -431,7 +437,7 @@ export function showView(root, layout, view, { animate = false, duration = 600, 
   // d3.interrupt (not selection.interrupt) also makes the bundler keep d3-transition.
   world.select("g.pulses").selectAll("*").each(function () { d3.interrupt(this); }).remove();
   if (!landing) return;
-  if (!chipOf(layout, focus.edge)) pulse(world, index, focus.edge, duration);
+  pulse(world, index, focus.edge, duration);
   const callout = world.select("g.callouts").selectAll("g.callout").style("opacity", 0);
   callout.transition("land").delay(duration).duration(150).style("opacity", 1);
   nodes.filter((d) => d.id === landing.input)

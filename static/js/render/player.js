@@ -40,8 +40,8 @@ export function createPlayer(root, actions, { tools = null } = {}) {
   const phase = el("span", { class: "phase" });
   const speed = el("select", { class: "speed", "aria-label": "Speed" });
   for (const s of SPEEDS) speed.append(el("option", { value: String(s) }, `${s} steps/s`));
-  const speedLabel = el("label", { class: "speed-label" }, "Speed ");
-  speedLabel.append(speed);
+  const speedLabel = el("label", { class: "speed-label" });
+  speedLabel.append(el("span", { class: "speed-word" }, "Speed "), speed); // the word hides at 1024 px (app.css)
   root.append(bar, scrubber, counter, phase, ...(tools ? [tools] : []), speedLabel);
 
   buttons.reset.addEventListener("click", () => actions.reset());

@@ -24,6 +24,9 @@ export function createZoom(root, { pinSize = false } = {}) {
   let focus = null; // the box the current step needs in view (reveal), or null
   let home = null; // the output's box: in view on a new drawing
   let goal = null; // where the camera's glide goes ({k, x, y}), or null after the user moved it
+  // How long the camera glides to follow a step (ms). Every frame of a glide repaints the
+  // whole drawing (the transform of everything changes): a big graph's camera jumps.
+  let glide = 300;
 
   const behavior = d3.zoom()
     // The svg's size as kept below: d3's default reads it from the DOM (a forced layout).
@@ -132,9 +135,11 @@ export function createZoom(root, { pinSize = false } = {}) {
   return {
     /**
      * A new drawing of `box` (contentBox): zoom limits for it, and the fitted view, with
-     * `output` (the output node's box, or null) in view.
+     * `output` (the output node's box, or null) in view. `glide`: how long the camera
+     * takes to follow a step, ms (0: it jumps).
      */
-    show(box, output = null) {
+    show(box, output = null, { glide: ms = 300 } = {}) {
+      glide = ms;
       content = box;
       focus = null;
       home = output;
@@ -164,7 +169,7 @@ export function createZoom(root, { pinSize = false } = {}) {
     /** Pan (at the same scale) so `box` (layout units) is in view, now and after a resize. */
     reveal(box) {
       focus = box;
-      if (content) follow(300);
+      if (content) follow(glide);
     },
   };
 }

@@ -1,0 +1,179 @@
+"""The explorer page with big graphs (issue 8, section 4), in headless Debian Chromium.
+
+    .venv/bin/python -m bench.page            # writes its section of docs/performance.md
+
+Starts the server (tests/e2e/live_server.py) and, for a chain, a one-line fan-in and a program
+with shared weights of about 200, 1,000 and 5,000 nodes, measures the time from the Trace click
+to the first drawn graph (or to the overview, for a graph predicted to cost past the layout
+budget) and the longest main-thread task meanwhile ('longtask' entries); then the time of one
+step at 1,000 nodes (the page's own work, and until the next frame is drawn) and the frames per
+second while the backward pass plays at 500 nodes. Wall-clock figures on a shared machine: read
+them as orders of magnitude; the tests assert only counts and the absence of long tasks.
+"""
+from __future__ import annotations
+
+import pathlib
+import re
+import shutil
+import statistics
+import sys
+
+from playwright.sync_api import sync_playwright
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "e2e"))
+
+from live_server import BROWSER_ARGS, running_server  # noqa: E402
+from page_helpers import leave_editor, paste, wait_step  # noqa: E402
+from test_big_graphs import WATCH_TASKS, chain, fan_in, shared_weights  # noqa: E402
+
+from bench import machine  # noqa: E402
+
+DOC = REPO / "docs" / "performance.md"
+BEGIN = "<!-- BEGIN bench.page (generated: .venv/bin/python -m bench.page) -->"
+END = "<!-- END bench.page -->"
+NEXT_FRAME = "() => new Promise((r) => requestAnimationFrame(() => setTimeout(r)))"
+
+PROGRAMS = {  # name -> size -> program (nodes in brackets)
+    "chain": {200: chain(100), 1000: chain(500), 5000: chain(2500)},  # 199, 999, 4,999
+    "fan-in": {200: fan_in(67), 1000: fan_in(333), 5000: fan_in(1667)},  # 201, 999, 5,001
+    "shared weights": {200: shared_weights(200), 1000: shared_weights(1000), 5000: shared_weights(5000)},
+}
+
+
+def open_trace(page, program: str) -> dict:
+    """Trace `program`; {ms: Trace to first drawing, graph, nodes, longest: task ms}."""
+    paste(page, program)
+    page.evaluate(NEXT_FRAME)
+    page.evaluate(NEXT_FRAME)
+    start = page.evaluate("performance.now()")
+    page.locator("#trace").click()
+    page.wait_for_function("() => ['drawn', 'too_large', 'too_deep', 'layout_failed'].includes(document.querySelector('#app').dataset.graph)"
+                           " && document.querySelector('#app').dataset.status !== 'loading'")
+    drawn = page.evaluate("performance.now()") - start
+    page.wait_for_selector('#app[data-status="ready"]')
+    page.evaluate(NEXT_FRAME)
+    longest = page.evaluate("(t0) => Math.max(0, ...window.__tasks.filter((t) => t.start >= t0).map((t) => t.duration))", start)
+    graph = page.locator("#app").get_attribute("data-graph")
+    nodes = page.evaluate("() => document.querySelectorAll('g.node').length")
+    return {"ms": drawn, "graph": graph, "nodes": nodes, "longest": longest}
+
+
+STEP = """async (n) => {
+  const key = () => document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));
+  const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r)));
+  const js = [], framed = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    key();
+    js.push(performance.now() - t0);
+    await frame();
+    framed.push(performance.now() - t0);
+  }
+  return {js, framed};
+}"""
+
+FPS = """async (ms) => {
+  const gaps = [];
+  let last = performance.now();
+  const end = last + ms;
+  await new Promise((done) => {
+    const tick = (t) => { gaps.push(t - last); last = t; if (t < end) requestAnimationFrame(tick); else done(); };
+    requestAnimationFrame(tick);
+  });
+  return gaps;
+}"""
+
+
+def stepping(page) -> dict:
+    """Median and 95th percentile of a step at the open graph, forward and backward."""
+    leave_editor(page)
+    out = {}
+    for phase, at in (("forward", 10), ("backward", None)):
+        if at is None:
+            total = int(page.locator("#player").get_attribute("data-total"))
+            at = total // 2 + 10
+        page.locator("#player .scrubber").fill(str(at))
+        wait_step(page, at)
+        page.evaluate(NEXT_FRAME)
+        page.wait_for_function("() => document.querySelector('#graph').dataset.restyling !== 'true'")
+        r = page.evaluate(STEP, 40)
+        out[phase] = {k: (statistics.median(v), sorted(v)[int(0.95 * len(v)) - 1]) for k, v in r.items()}
+    return out
+
+
+def playing(page) -> dict:
+    """Frames per second while the backward pass plays at the top speed."""
+    leave_editor(page)
+    total = int(page.locator("#player").get_attribute("data-total"))
+    page.locator("#player .scrubber").fill(str(total // 2 + 5))
+    page.locator("#player .speed").select_option("16")
+    leave_editor(page)
+    page.keyboard.press(" ")
+    gaps = page.evaluate(FPS, 4000)
+    page.keyboard.press(" ")
+    return {"fps": 1000 * len(gaps) / sum(gaps), "worst": max(gaps)}
+
+
+def run() -> str:
+    m = machine.describe()
+    rows = []
+    with running_server() as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=BROWSER_ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        context.add_init_script(WATCH_TASKS)
+        page = context.new_page()
+        page.set_default_timeout(120_000)
+        page.goto(url)
+        page.wait_for_selector('#app[data-status="ready"]')
+        for name, sizes in PROGRAMS.items():
+            for size, program in sizes.items():
+                r = open_trace(page, program)
+                what = f"{r['nodes']:,} boxes" if r["graph"] == "drawn" else f"overview: {r['graph']}"
+                rows.append(f"| {name}, ~{size:,} nodes | {r['ms'] / 1000:.2f} s ({what}) | {r['longest']:.0f} ms |")
+        open_trace(page, chain(500))  # 999 nodes
+        steps = stepping(page)
+        open_trace(page, chain(250))  # 499 nodes
+        play = playing(page)
+        browser.close()
+    fmt = lambda pair: f"{pair[0]:.1f} / {pair[1]:.1f}"  # noqa: E731
+    lines = [
+        BEGIN,
+        f"Measured {page_date()} on {m['cores']} cores ({m['cpu']}), load {m['load']}, headless "
+        "Debian Chromium at 1280x800, by `.venv/bin/python -m bench.page`.",
+        "",
+        "| program | Trace → first drawing (target: 1,000 nodes ≤ 1.5 s, 5,000 ≤ 3 s) | longest task (≤ 200 ms) |",
+        "|---|---|---|",
+        *rows,
+        "",
+        "| one step at 999 nodes (chain), ms: median / 95th percentile | the page's work | until the next frame |",
+        "|---|---|---|",
+        f"| forward (evaluate) | {fmt(steps['forward']['js'])} | {fmt(steps['forward']['framed'])} |",
+        f"| backward (accumulate, with its pulse) | {fmt(steps['backward']['js'])} | {fmt(steps['backward']['framed'])} |",
+        "",
+        f"Playing the backward pass at 16 steps/s at 499 nodes: {play['fps']:.0f} frames per second "
+        f"(target ≥ 50), the longest frame {play['worst']:.0f} ms.",
+        END,
+    ]
+    return "\n".join(lines)
+
+
+def page_date() -> str:
+    import datetime
+    return datetime.date.today().isoformat()
+
+
+def write(section: str) -> None:
+    text = DOC.read_text()
+    if BEGIN in text:
+        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: section, text, flags=re.S)
+    else:
+        text = text.rstrip("\n") + "\n\n## The page with big graphs\n\n" + section + "\n"
+    DOC.write_text(text)
+
+
+if __name__ == "__main__":
+    out = run()
+    print(out)
+    if "--print" not in sys.argv:
+        write(out)

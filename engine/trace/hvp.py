@@ -1,0 +1,377 @@
+"""Second derivatives from the backward pass recorded as a graph (engine/trace/backward_graph.py):
+Hessian-vector products two ways, the full Hessian, and its largest eigenvalue.
+
+For a scalar L(x) with gradient g(x) = ∇L, the Hessian-vector product is H v = ∇⟨g(x), v⟩
+(Pearlmutter, "Fast exact multiplication by the Hessian", Neural Computation 1994; PyTorch's
+torch.autograd.functional.hvp). The backward pass, recorded as a program, computes g(x) from x
+with registry ops, so it can be differentiated like any program:
+
+- reverse-over-reverse: append s = ⟨g, v⟩ = Σ v_x ⊙ x̄ (v as constants) and run the normal
+  reverse walk from s: each leaf's adjoint ∂s/∂x is (H v)_x. Its events are the normal `seed`
+  and `accumulate` events, on the backward graph.
+- forward-over-reverse: carry tangents through the backward graph (engine/trace/
+  forward_mode.py, the ops' jvp rows), the leaves' tangents being v: each adjoint node x̄'s
+  tangent is (H v)_x. Its events are forward mode's `tangent` events (value and tangent).
+hvp mode (options.mode == "hvp", or a program's `# hvp:` header: engine/second_order.py)
+traces the program [backward graph; v; s]: `tangent` events in creation order (forward over
+reverse), then `seed` at s and `accumulate` events (reverse over reverse), then `done` with
+`hvp` (reverse over reverse) and `hvp_forward_over_reverse`; both equal H v.
+
+The full Hessian (`# hessian: full`, at most MAX_HESSIAN_INPUTS scalar inputs) is one
+forward-over-reverse pass per scalar input, a column each; its largest eigenvalue in magnitude
+(`# hessian: power_iteration N`) is N steps of power iteration, v ← H v / ‖H v‖, each one
+forward-over-reverse pass, with the Rayleigh quotient vᵀ H v of each step as the estimate.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from engine.errors import ProgramError
+from engine.parse import Program
+from engine.source import clip
+from engine.trace import forward_mode, forward_text, narrate, seed
+from engine.trace.backward_graph import BackwardProgram, Builder, backward_program
+from engine.trace.options import Options
+from engine.trace.values import encode, non_finite, number
+
+MAX_HESSIAN_INPUTS = 50
+"""The full Hessian is for programs whose leaves hold at most this many elements together
+(one pass over the backward graph per element; a 50 × 50 heat map)."""
+POWER_SEED = 0   # power iteration starts from a seeded random unit vector (numpy's default_rng)
+
+
+@dataclass
+class Plan:
+    """What a trace does beyond the reverse walk of its program.
+
+    program: what the Tracer traces (hvp mode: the backward graph, the v constants and s;
+    otherwise the program itself); output: the name to seed; backward: the backward graph;
+    vector: {leaf name: v} in hvp mode, else None; full, power_iteration: the header's asks.
+    """
+
+    program: Program
+    output: str | None
+    backward: BackwardProgram
+    vector: dict[str, object] | None
+    full: bool = False
+    power_iteration: int = 0
+    forward_result: dict | None = None   # hvp by forward over reverse, set by records()
+
+    def symbols(self, tracer) -> list[str]:
+        """The reverse walk's adjoint symbols over the backward graph: ∂s/∂a, ∂s/∂ā, never a
+        bar (the graph's nodes ā, t̄ are the first-order adjoints); s's own is s̄."""
+        out = [f"∂{self.output}/∂{narrate.wrap(n.label)}" for n in tracer.program.nodes]
+        out[tracer.output] = narrate.bar(self.output, self.output)
+        return out
+
+    def traced(self, output_grad, options: Options):
+        """(program, output, output_grad, options) for the Tracer."""
+        if self.vector is None:
+            return self.program, self.output, output_grad, options
+        shown = {k: v if type(v) is float else v.tolist() for k, v in self.vector.items()}
+        return self.program, self.output, None, dataclasses.replace(
+            options, mode="hvp", vector=shown, tangents=shown)
+
+
+def prepare(program: Program, output: str | None, output_grad, options: Options,
+            max_elements: int, max_nodes: int | None = None, deadline=None) -> Plan | None:
+    """The plan for `options` and the program's `# hvp:` / `# hessian:` header, or None when
+    neither asks for second derivatives.
+
+    Raises ProgramError: "unknown_output"; "bad_argument" naming `vector` and the leaf for a
+    vector entry for a name that is not a leaf, not numbers, of another shape than the leaf
+    or not finite; "too_large" for the full Hessian of more than MAX_HESSIAN_INPUTS scalar
+    inputs; "unsupported" for an op whose second derivative is not available
+    (backward_graph.py); the output_grad errors of engine/trace/seed.py.
+    """
+    header = program.second_order
+    mode, vector = options.mode, options.vector
+    if header is not None and header.vector is not None and vector is None and \
+            mode in ("reverse", "hvp"):
+        mode, vector = "hvp", header.vector
+    full = bool(header and header.full)
+    steps = header.power_iteration if header else 0
+    if mode != "hvp" and not full and not steps:
+        return None
+    name = program.last if output is None else output
+    if name not in program.names:
+        raise ProgramError("unknown_output", f"the program has no name `{clip(name)}` to "
+                           "differentiate")
+    b = Builder(program, max_elements, max_nodes)   # shapes first: the vector is checked
+    out = program.names[name]
+    start = seed.output_grad(output_grad, np.zeros(b.shapes[out]), program, out)
+    if full:
+        _check_size(program, b.shapes)
+    if mode == "hvp" and not program.leaves:
+        raise ProgramError("bad_argument", "hvp mode differentiates by the leaves, and the "
+                           "program has none (a literal assigned to a name is a leaf; "
+                           "const(...) is not)")
+    values = None if mode != "hvp" else \
+        _vector(program, b.shapes, _first_element(program, b.shapes) if vector is None
+                else vector)
+    back = backward_program(program, name, start, max_elements, b, deadline)
+    if mode != "hvp":
+        return Plan(program, output, back, None, full, steps)
+    with_s, s_name = _with_inner_product(program, back, values)
+    return Plan(with_s, s_name, back, values, full, steps)
+
+
+def _check_size(program: Program, shapes: list) -> None:
+    n = sum(int(np.prod(shapes[i])) for i in program.leaves.values())
+    if n > MAX_HESSIAN_INPUTS:
+        raise ProgramError("too_large", f"the full Hessian is for programs with at most "
+                           f"{MAX_HESSIAN_INPUTS} scalar inputs (the leaves' elements "
+                           f"together); this one has {n:,}",
+                           hint="use `# hessian: power_iteration N` or hvp mode (a "
+                                "Hessian-vector product), which need no n×n matrix")
+
+
+def _first_element(program: Program, shapes: list) -> dict:
+    """The default vector: 1 on the first leaf's first element, 0 elsewhere, so H v is the
+    Hessian's first column (as forward mode's default tangent gives the Jacobian's)."""
+    if not program.leaves:
+        return {}
+    name, i = next(iter(program.leaves.items()))
+    one = np.zeros(shapes[i])
+    one.flat[0] = 1.0
+    return {name: one.tolist()}
+
+
+def _vector(program: Program, shapes: list, given) -> dict[str, object]:
+    """{leaf name: v} for every leaf (0 where not named), each of its leaf's shape, in the
+    program's dtype (a float for a float64 scalar leaf). Errors name `vector` and the leaf."""
+    if not isinstance(given, dict):
+        raise ProgramError("bad_argument", "vector must be an object {leaf: value}")
+    leaves = program.leaves
+    for key in given:
+        if key not in leaves:
+            known = ", ".join(clip(n) for n in leaves) or "none"
+            raise ProgramError("bad_argument", f"vector names `{clip(str(key))}`, which is not "
+                               f"a leaf of the program (its leaves: {known})")
+    return {name: _entry(program, name, shapes[i], given[name]) if name in given else
+            _unnamed(program, shapes[i]) for name, i in leaves.items()}
+
+
+def _unnamed(program: Program, shape: tuple):
+    """A leaf the vector does not name: 0 (zeros of its shape)."""
+    if not shape and program.dtype == "float64":
+        return 0.0
+    return np.zeros(shape, dtype=program.dtype)
+
+
+def _entry(program: Program, name: str, shape: tuple, given):
+    s = program.nodes[program.leaves[name]].span
+    where = (s.line, s.col, s.end_line, s.end_col)
+    field = f"vector[`{clip(name)}`]"
+    if seed._depth(given) > 32 or not seed._numbers_only(given):
+        raise ProgramError("bad_argument", f"{field} must be a number or a nested list of "
+                           "numbers", *where)
+    try:
+        value = np.array(given, dtype=np.float64)
+    except (ValueError, TypeError, OverflowError):
+        raise ProgramError("bad_argument", f"{field} must be a number or a rectangular nested "
+                           "list of numbers", *where) from None
+    if value.shape != tuple(shape):
+        raise ProgramError("bad_argument", f"{field} has shape {value.shape} but the leaf "
+                           f"{clip(name)} has shape {tuple(shape)}; they must be equal", *where)
+    with np.errstate(over="ignore"):
+        value = value.astype(program.dtype)
+    if not np.isfinite(value).all():
+        raise ProgramError("bad_argument", f"{field} must hold finite numbers (of "
+                           f"{program.dtype})", *where)
+    return float(value) if value.ndim == 0 and program.dtype == "float64" else value
+
+
+def _with_inner_product(program: Program, back: BackwardProgram, vector: dict
+                        ) -> tuple[Program, str]:
+    """The backward graph with s = Σ sum(v_x ⊙ x̄) appended (v_x constants; leaves whose v is
+    0 are left out unless every one is), and s's name."""
+    b = back.builder
+    nonzero = [n for n in program.leaves if np.any(vector[n] != 0)] or list(program.leaves)
+    terms = []
+    s_name = "s" if "s" not in program.names else "s_hvp"
+    for k, name in enumerate(nonzero):
+        leaf = program.nodes[program.leaves[name]]
+        b.span = leaf.span
+        v = b.const(vector[name], leaf.span, f"v_{name}")
+        b.nodes[v].name = f"v_{name}"
+        last = k == len(nonzero) - 1 and len(nonzero) == 1
+        grad = back.grads[name]
+        if b.shapes[grad] == ():
+            terms.append(b.op("mul", [v, grad], label=s_name if last else None))
+        else:
+            terms.append(b.op("sum", [b.op("mul", [v, grad])], label=s_name if last else None))
+    b.span = program.nodes[program.names[program.last]].span
+    acc = terms[0]
+    for k, term in enumerate(terms[1:], 2):
+        acc = b.op("add", [acc, term], label=s_name if k == len(terms) else None)
+    new = Program(b.nodes, b.names, dict(program.leaves), s_name, [], program.dtype,
+                  no_grad=list(back.program.no_grad))
+    return new, s_name
+
+
+# ---- the walk ----------------------------------------------------------------------------------
+def records(tracer) -> Iterator[dict]:
+    """hvp mode's events: `tangent` events over the backward graph in creation order (forward
+    over reverse: the leaves' tangents are v), then the reverse walk from s (`seed`,
+    `accumulate`: reverse over reverse), then `done`."""
+    plan = tracer.second
+    program, ids, values, limit = tracer.program, tracer.ids, tracer.values, tracer.limit
+    given = {program.leaves[n]: v for n, v in plan.vector.items()}
+    tangents: list = [None] * len(values)
+    tracer.first_non_finite = None
+    seq = 0
+    for i in tracer.deadline.paced(tracer.order):
+        t = tangents[i] = forward_mode.tangent_of(tracer, i, tangents, given)
+        v = values[i]
+        value = _encode(tracer, v, limit)
+        tangent = _encode(tracer, _zeros(v) if t is None else t, limit)
+        if tracer.first_non_finite is None:
+            _watch(tracer, i, value, tangent)
+        rule, text = forward_text.narration(tracer, i, tangents, given)
+        yield {"seq": seq, "kind": "tangent", "node": ids[i], "value": value,
+               "tangent": tangent, "rule": rule, "narration": text}
+        seq += 1
+    plan.forward_result = _at_grads(tracer, plan, tangents)
+    seq = itertools.count(seq)
+    adjoints = yield from tracer._watch_adjoints(tracer._backward(seq))
+    yield tracer._done(next(seq), adjoints)
+
+
+def _zeros(value):
+    return 0.0 if type(value) is float else np.zeros_like(value)
+
+
+def _encode(tracer, v, limit):
+    return v if type(v) is float and v - v == 0.0 else tracer.encode(v, limit)
+
+
+def _watch(tracer, i: int, value, tangent) -> None:
+    """The walk's first non-finite number: a value (phase "forward") or a tangent ("tangent",
+    as forward mode reports it)."""
+    for phase, x in (("forward", value), ("tangent", tangent)):
+        if type(x) is not float and non_finite(x):
+            label = clip(tracer.program.nodes[i].label)
+            why = tracer._why_forward(i) if phase == "forward" else \
+                f"the tangent of {label} is not finite: its jvp rule has no finite value here"
+            tracer.first_non_finite = {"node": tracer.ids[i], "phase": phase, "why": why}
+            return
+
+
+def _at_grads(tracer, plan: Plan, per_node: list) -> dict:
+    """{leaf: the entry of `per_node` at its adjoint node x̄ (zeros where None)}, encoded."""
+    out = {}
+    for name, g in plan.backward.grads.items():
+        t = per_node[g]
+        out[name] = encode(_zeros(tracer.values[g]) if t is None else t, None)
+    return out
+
+
+def results(tracer, adjoints: list) -> dict:
+    """The done event's second-order fields: `hvp` and `hvp_forward_over_reverse` in hvp mode,
+    `hessian` and `eigen` when the header asks for them."""
+    plan: Plan = tracer.second
+    done = {}
+    if plan.vector is not None:
+        done["hvp"] = {name: encode(adjoints[i] if adjoints[i] is not None else
+                                    _zeros(tracer.values[i]), None)
+                       for name, i in tracer.program.leaves.items()}
+        forward = plan.forward_result
+        if forward is None:   # the events were not walked (events() of another caller)
+            forward = _at_grads(tracer, plan, forward_mode.carry(tracer, _given(tracer)))
+        done["hvp_forward_over_reverse"] = forward
+    if plan.full or plan.power_iteration:
+        inner = _inner(tracer)
+        if plan.full:
+            done["hessian"] = hessian(inner, plan)
+        if plan.power_iteration:
+            done["eigen"] = power_iteration(inner, plan, plan.power_iteration)
+    return done
+
+
+def _given(tracer) -> dict:
+    plan = tracer.second
+    return {tracer.program.leaves[n]: v for n, v in plan.vector.items()}
+
+
+def _inner(tracer):
+    """A tracer whose program holds the backward graph (the trace itself in hvp mode)."""
+    plan: Plan = tracer.second
+    if plan.vector is not None:
+        return tracer
+    from engine.trace.runner import Limits, Tracer
+    # the backward graph was built within the trace's limits; its passes run on the trace's
+    # clock (each carry checks the deadline every 1,024 nodes)
+    inner = Tracer(plan.backward.program, plan.backward.program.last,
+                   Limits(max_nodes=10 ** 9, max_flops=10 ** 12, max_response_bytes=10 ** 12,
+                          max_total_elements=10 ** 9))
+    inner.deadline = tracer.deadline
+    return inner
+
+
+# ---- matrices ----------------------------------------------------------------------------------
+def _hvp(inner, plan: Plan, direction: np.ndarray) -> np.ndarray:
+    """H v for a flat v over the leaves' elements (leaf order), by forward over reverse."""
+    given, start = {}, 0
+    for name, i in inner.program.leaves.items():
+        like = inner.values[i]
+        size = int(np.size(like))
+        part = direction[start:start + size]
+        start += size
+        given[i] = float(part[0]) if type(like) is float else \
+            part.reshape(np.shape(like)).astype(np.result_type(like))
+    tangents = forward_mode.carry(inner, given)
+    parts = []
+    for name, i in inner.program.leaves.items():
+        t = tangents[plan.backward.grads[name]]
+        parts.append(np.zeros(int(np.size(inner.values[i]))) if t is None else
+                     np.ravel(np.asarray(t, dtype=np.float64)))
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def element_names(inner) -> list[str]:
+    """Each scalar input's name: `a`, `W[0,1]`."""
+    names = []
+    for name, i in inner.program.leaves.items():
+        shape = np.shape(inner.values[i])
+        if not shape:
+            names.append(name)
+        else:
+            names.extend(f"{name}[{','.join(map(str, ix))}]" for ix in np.ndindex(*shape))
+    return names
+
+
+def hessian(inner, plan: Plan) -> dict:
+    """{"leaves": each scalar input's name, "matrix": H (n × n, H[r][c] = ∂²L/∂x_r∂x_c),
+    "passes": n} by one forward-over-reverse pass per scalar input (a column each)."""
+    names = element_names(inner)
+    n = len(names)
+    columns = [_hvp(inner, plan, np.eye(n)[k]) for k in range(n)]
+    matrix = np.stack(columns, axis=1) if columns else np.zeros((0, 0))
+    return {"leaves": names, "matrix": [[number(x) for x in row] for row in matrix.tolist()],
+            "passes": n}
+
+
+def power_iteration(inner, plan: Plan, steps: int) -> dict:
+    """The largest-magnitude eigenvalue of H by power iteration: v ← H v / ‖H v‖ from a
+    seeded random unit vector, `estimates` the Rayleigh quotient vᵀ H v at each step
+    (Golub & Van Loan, Matrix Computations, 4th ed., §8.2.1). Stops early when H v = 0."""
+    names = element_names(inner)
+    v = np.random.default_rng(POWER_SEED).standard_normal(len(names))
+    v /= np.linalg.norm(v) or 1.0
+    estimates = []
+    for _ in range(steps):
+        w = _hvp(inner, plan, v)
+        estimates.append(float(v @ w))
+        norm = float(np.linalg.norm(w))
+        if not norm > 0 or not np.isfinite(norm):
+            break
+        v = w / norm
+    return {"steps": len(estimates), "estimates": [number(x) for x in estimates],
+            "value": number(estimates[-1]) if estimates else 0.0,
+            "vector": {name: number(x) for name, x in zip(names, v.tolist())}}

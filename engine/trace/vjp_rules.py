@@ -1,0 +1,346 @@
+"""Each op's vjp written with registry ops, for the backward pass recorded as a graph
+(engine/trace/backward_graph.py).
+
+A rule is `rule(b, arg, g) -> node index | None`: b is the Builder positioned at the forward
+node (b.x(k) its input k, b.out its output, b.op/b.const/b.num make nodes), g the node of the
+upstream gradient ȳ; it returns the node of the vjp for input `arg` (before the unbroadcast
+step, which the builder adds), or None when it is 0. The formulas are the registry's
+(engine/ops/*.py), written as products and sums so that they can be differentiated again;
+they agree with the numpy rules wherever the function is smooth. Where a numpy rule selects
+(relu, abs, where, maximum, clip), the rule selects with `where` and a comparison, which has
+no gradient: the second derivative there is 0, as PyTorch's double backward gives.
+
+Ops without a rule here (gelu: its slope needs erf, which no row computes; index: a
+scatter) are refused by backward_program.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.ops.reductions import count
+
+
+def _mul(b, g, x):
+    return b.op("mul", [g, x])
+
+
+def _add(b, arg, g):
+    return g
+
+
+def _sub(b, arg, g):
+    return g if arg == 0 else b.op("neg", [g])
+
+
+def _times(b, arg, g):
+    """x̄ += ȳ * y, ȳ += ȳ * x (the product rule's two halves)."""
+    return _mul(b, g, b.x(1 - arg))
+
+
+def _div(b, arg, g):
+    """x̄ += ȳ / y; ȳ += -(ȳ * (out / y)) (PyTorch's div backward)."""
+    if arg == 0:
+        return b.op("div", [g, b.x(1)])
+    return b.op("neg", [_mul(b, g, b.op("div", [b.out, b.x(1)]))])
+
+
+def _pow(b, arg, g):
+    """x̄ += ȳ * (k * x ** (k - 1)) with a constant exponent k worked out (2 * x for k = 2);
+    ȳ += ȳ * (out * log(x)) for the exponent."""
+    x, y = b.x(0), b.x(1)
+    if arg == 1:
+        return _mul(b, g, b.op("mul", [b.out, b.op("log", [x])]))
+    k = b.nodes[y].literal
+    if k is not None and k.ndim == 0 and b.nodes[y].role == "const":
+        k = float(k)
+        if k == 0:
+            return None
+        if k == 1:
+            return g
+        power = x if k == 2 else b.op("pow", [x, b.num(k - 1)])
+        return _mul(b, g, b.op("mul", [b.num(k), power]))
+    minus = b.op("sub", [y, b.num(1.0)])
+    return _mul(b, g, b.op("mul", [y, b.op("pow", [x, minus])]))
+
+
+def _neg(b, arg, g):
+    return b.op("neg", [g])
+
+
+def _tanh(b, arg, g):
+    """(1 - t * t) * t̄."""
+    t = b.out
+    return _mul(b, g, b.op("sub", [b.num(1.0), b.op("mul", [t, t])]))
+
+
+def _sigmoid(b, arg, g):
+    """σ (1 - σ) ȳ."""
+    s = b.out
+    return _mul(b, g, b.op("mul", [s, b.op("sub", [b.num(1.0), s])]))
+
+
+def _where_positive(b, x, g, other):
+    """where(x > 0, g, other): a selection (the mask has no gradient)."""
+    mask = b.op("greater", [x, b.num(0.0)])
+    return b.op("where", [mask, g, other])
+
+
+def _relu(b, arg, g):
+    return _where_positive(b, b.out, g, b.num(0.0))
+
+
+def _leaky_relu(b, arg, g):
+    slope = b.node.params.get("slope", 0.01)
+    return _where_positive(b, b.x(0), g, b.op("mul", [b.num(slope), g]))
+
+
+def _abs(b, arg, g):
+    """sign(x) ȳ as a selection: ȳ where x > 0, -ȳ where x < 0, 0 at 0."""
+    x = b.x(0)
+    below = b.op("where", [b.op("less", [x, b.num(0.0)]), b.op("neg", [g]), b.num(0.0)])
+    return _where_positive(b, x, g, below)
+
+
+def _exp(b, arg, g):
+    return _mul(b, g, b.out)
+
+
+def _log(b, arg, g):
+    return b.op("div", [g, b.x(0)])
+
+
+def _sqrt(b, arg, g):
+    return b.op("div", [g, b.op("mul", [b.num(2.0), b.out])])
+
+
+def _silu(b, arg, g):
+    """σ(x) (1 + x (1 - σ(x))) ȳ."""
+    x = b.x(0)
+    s = b.op("sigmoid", [x])
+    inner = b.op("add", [b.num(1.0), b.op("mul", [x, b.op("sub", [b.num(1.0), s])])])
+    return _mul(b, g, b.op("mul", [s, inner]))
+
+
+def _reduce_args(b):
+    p = b.node.params
+    return p.get("axis"), bool(p.get("keepdims", False))
+
+
+def _sum(b, arg, g):
+    axis, keepdims = _reduce_args(b)
+    return b.spread(g, axis, keepdims, b.x(0))
+
+
+def _mean(b, arg, g):
+    axis, keepdims = _reduce_args(b)
+    n = count(_zeros(b, b.x(0)), axis)
+    return b.spread(b.op("div", [g, b.num(float(n))]), axis, keepdims, b.x(0))
+
+
+def _zeros(b, i):
+    """Something of node i's shape for count() (only its shape is read)."""
+    return np.broadcast_to(0.0, b.shapes[i])
+
+
+def _var(b, arg, g):
+    """2 (x - mean(x)) / (n - correction) ȳ, ȳ copied over the reduced axis."""
+    axis, keepdims = _reduce_args(b)
+    x = b.x(0)
+    n = count(_zeros(b, x), axis) - b.node.params.get("correction", 1)
+    mean = b.op("mean", [x], {"axis": axis, "keepdims": True})
+    centred = b.op("sub", [x, mean])
+    scaled = b.op("mul", [b.num(2.0 / n if n else math.inf), centred])
+    return _mul(b, b.keep(g, axis, keepdims, x), scaled)
+
+
+def _extreme(b, arg, g):
+    """ȳ / k at the k elements equal to the max (min), 0 elsewhere."""
+    axis, keepdims = _reduce_args(b)
+    x = b.x(0)
+    hit = b.op("equal", [x, b.keep(b.out, axis, keepdims, x)])
+    k = b.op("sum", [hit], {"axis": axis, "keepdims": True})
+    return _mul(b, b.keep(g, axis, keepdims, x), b.op("div", [hit, k]))
+
+
+def _pair(loses: str):
+    """maximum/minimum: ȳ where this side wins, ȳ/2 on a tie, 0 where it loses."""
+    def rule(b, arg, g):
+        mine, other = b.x(arg), b.x(1 - arg)
+        half = b.op("mul", [b.num(0.5), g])
+        tie = b.op("where", [b.op("equal", [mine, other]), half, g])
+        return b.op("where", [b.op(loses, [mine, other]), b.num(0.0), tie])
+    return rule
+
+
+def _clip(b, arg, g):
+    x, p = b.x(0), b.node.params
+    masks = ([b.op("greater_equal", [x, b.num(p["lo"])])] if p.get("lo") is not None else []) + \
+            ([b.op("less_equal", [x, b.num(p["hi"])])] if p.get("hi") is not None else [])
+    if not masks:
+        return g
+    inside = masks[0] if len(masks) == 1 else b.op("mul", masks)
+    return b.op("where", [inside, g, b.num(0.0)])
+
+
+def _matmul(b, arg, g):
+    """X̄ = Ȳ Wᵀ, W̄ = Xᵀ Ȳ (1-D operands as numpy's matmul treats them)."""
+    x, w = b.x(0), b.x(1)
+    nx, nw = len(b.shapes[x]), len(b.shapes[w])
+    if nx == 1 and nw == 1:
+        return _mul(b, g, w if arg == 0 else x)
+    if arg == 0:
+        if nw == 1:   # (..., m) = (..., m, k) @ (k,): X̄ = outer(ȳ, w)
+            return b.op("mul", [_column(b, g), _row(b, w)])
+        if nx == 1:   # (n,) = (k,) @ (k, n): x̄ = W ȳ
+            return b.op("matmul", [w, g])
+        return b.op("matmul", [g, _swap(b, w)])
+    if nx == 1:       # W̄ = outer(x, ȳ)
+        return b.op("mul", [_column(b, x), _row(b, g)])
+    if nw == 1:       # w̄ = Xᵀ ȳ
+        return b.op("matmul", [_swap(b, x), g])
+    return b.op("matmul", [_swap(b, x), g])
+
+
+def _swap(b, i):
+    """The last two axes of node i swapped (Wᵀ)."""
+    n = len(b.shapes[i])
+    if n == 2:
+        return b.op("transpose", [i])
+    axes = list(range(n - 2)) + [n - 1, n - 2]
+    return b.op("transpose", [i], {"axes": axes})
+
+
+def _column(b, i):
+    return b.op("reshape", [i], {"shape": [*b.shapes[i], 1]})
+
+
+def _row(b, i):
+    shape = b.shapes[i]
+    return b.op("reshape", [i], {"shape": [*shape[:-1], 1, shape[-1]]})
+
+
+def _transpose(b, arg, g):
+    axes = b.node.params.get("axes")
+    if axes is None:
+        return b.op("transpose", [g])
+    return b.op("transpose", [g], {"axes": [int(a) for a in np.argsort(axes)]})
+
+
+def _reshape(b, arg, g):
+    return b.op("reshape", [g], {"shape": list(b.shapes[b.x(0)])})
+
+
+def _piece(stack: bool):
+    """concat/stack: input `arg`'s part of ȳ, taken back out by indexing."""
+    def rule(b, arg, g):
+        axis = b.node.params.get("axis", 0)
+        ndim = len(b.shapes[b.out])
+        axis = axis % ndim
+        if stack:
+            where = arg
+        else:
+            start = sum(b.shapes[b.x(k)][axis] for k in range(arg))
+            where = [start, start + b.shapes[b.x(arg)][axis], None]
+        index = [[None, None, None]] * axis + [where]
+        return b.op("index", [g], {"index": index})
+    return rule
+
+
+def _where(b, arg, g):
+    if arg == 0:
+        return None
+    cond = b.x(0)
+    return b.op("where", [cond, g, b.num(0.0)] if arg == 1 else [cond, b.num(0.0), g])
+
+
+def _softmax(b, arg, g):
+    """out ⊙ (ȳ - sum(ȳ ⊙ out))."""
+    axis, p = b.node.params.get("axis", -1), b.out
+    inner = b.op("sum", [b.op("mul", [g, p])], {"axis": axis, "keepdims": True})
+    return b.op("mul", [p, b.op("sub", [g, inner])])
+
+
+def _log_softmax(b, arg, g):
+    """ȳ - exp(out) ⊙ sum(ȳ)."""
+    axis = b.node.params.get("axis", -1)
+    total = b.op("sum", [g], {"axis": axis, "keepdims": True})
+    return b.op("sub", [g, b.op("mul", [b.op("exp", [b.out]), total])])
+
+
+def _logsumexp(b, arg, g):
+    """softmax(x) ⊙ ȳ copied over the axis."""
+    p = b.node.params
+    axis, keepdims = p.get("axis", -1), bool(p.get("keepdims", False))
+    x = b.x(0)
+    return b.op("mul", [b.op("softmax", [x], {"axis": axis}), b.keep(g, axis, keepdims, x)])
+
+
+def _cross_entropy(b, arg, g):
+    """(softmax(z) - y) ȳ / N, y the one-hot targets."""
+    z = b.x(0)
+    shape = b.shapes[z]
+    target = b.node.params.get("target", 0)
+    onehot = np.zeros(shape)
+    if len(shape) == 1:
+        onehot[int(target)] = 1.0
+        n = 1
+    else:
+        onehot[np.arange(shape[0]), np.asarray(target, dtype=int)] = 1.0
+        n = shape[0]
+    y = b.const(onehot, label="onehot")
+    diff = b.op("sub", [b.op("softmax", [z], {"axis": -1}), y])
+    scale = g if n == 1 else b.op("div", [g, b.num(float(n))])
+    return b.op("mul", [diff, scale])
+
+
+def _mse(b, arg, g):
+    """±2 (pred - target) / n ȳ."""
+    pred, target = b.x(0), b.x(1)
+    n = max(math.prod(b.shapes[pred]), 1)
+    d = b.op("sub", [pred, target] if arg == 0 else [target, pred])
+    return _mul(b, g, b.op("mul", [b.num(2.0 / n), d]))
+
+
+def _normalized(b):
+    """(x̂, r) of the current layer_norm node as nodes, made once per node: r = 1 / sqrt(
+    mean((x - mean(x))²) + eps), x̂ = (x - mean(x)) r, over the last axis (engine/ops/norm.py)."""
+    key = ("layer_norm", b.out)
+    if key not in b.memo:
+        x = b.x(0)
+        eps = b.node.params.get("eps", 1e-5)
+        last = {"axis": -1, "keepdims": True}
+        d = b.op("sub", [x, b.op("mean", [x], last)])
+        var = b.op("mean", [b.op("mul", [d, d])], last)
+        r = b.op("div", [b.num(1.0), b.op("sqrt", [b.op("add", [var, b.num(eps)])])])
+        b.memo[key] = (b.op("mul", [d, r]), r)
+    return b.memo[key]
+
+
+def _layer_norm(b, arg, g):
+    """x̄ = r (ĝ - mean(ĝ) - x̂ mean(ĝ x̂)) with ĝ = ȳ w; w̄ = ȳ x̂; b̄ = ȳ (summed over the
+    rows by the unbroadcast step)."""
+    if arg == 2:
+        return g
+    x_hat, r = _normalized(b)
+    if arg == 1:
+        return b.op("mul", [g, x_hat])
+    last = {"axis": -1, "keepdims": True}
+    g_hat = b.op("mul", [g, b.x(1)])
+    centred = b.op("sub", [g_hat, b.op("mean", [g_hat], last)])
+    along = b.op("mul", [x_hat, b.op("mean", [b.op("mul", [g_hat, x_hat])], last)])
+    return b.op("mul", [r, b.op("sub", [centred, along])])
+
+
+RULES = {
+    "add": _add, "sub": _sub, "mul": _times, "div": _div, "pow": _pow, "neg": _neg,
+    "tanh": _tanh, "sigmoid": _sigmoid, "relu": _relu, "exp": _exp, "log": _log,
+    "sqrt": _sqrt, "abs": _abs, "silu": _silu, "leaky_relu": _leaky_relu,
+    "sum": _sum, "mean": _mean, "var": _var, "max": _extreme, "min": _extreme,
+    "maximum": _pair("less"), "minimum": _pair("greater"), "clip": _clip,
+    "matmul": _matmul, "transpose": _transpose, "reshape": _reshape,
+    "concat": _piece(False), "stack": _piece(True), "where": _where,
+    "softmax": _softmax, "log_softmax": _log_softmax, "logsumexp": _logsumexp,
+    "cross_entropy": _cross_entropy, "mse": _mse, "layer_norm": _layer_norm,
+}

@@ -1,0 +1,222 @@
+// The mode panel beside the program (issue 9, sections 1 and 3): Reverse / Forward, the leaf
+// whose tangent is 1 in forward mode, "Run all n forward passes" (a count and a bar against
+// reverse mode's passes, not n animations), and the gradient check (each leaf's absolute and
+// relative error, ok or flagged, with the step h shown and changeable). In forward mode the
+// graph's boxes show each node's dual number: its value and, below it, `+ ṫε`
+// (data-tangent on each g.node). Takes its root element; no global ids.
+
+import { boxLines, fullPrecision } from "../format.js";
+import { METRICS } from "../layout.js";
+import {
+  allForwardSummary, gradcheckRows, leavesOf, modeFields, parseEps, tangentLine,
+} from "../modes.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/** Elements by tag with attributes and children. */
+function el(doc, tag, attrs = {}, ...children) {
+  const e = doc.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "text") e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  e.append(...children);
+  return e;
+}
+
+/**
+ * The panel, appended to `root` (the program's side column). `onModeChange()` re-traces
+ * with the new fields (`fields()`); `request()` -> {program, output} of the walk shown, for
+ * the panel's own requests (POST /api/trace).
+ */
+export function createModesPanel(root, { onModeChange, request }) {
+  const doc = root.ownerDocument;
+  const section = el(doc, "section", { id: "modes", class: "modes", "aria-label": "Mode and checks", "data-mode": "reverse" });
+  const mode = el(doc, "select", { id: "mode", "aria-label": "Mode" },
+    new Option("Reverse mode (backward pass)", "reverse"), new Option("Forward mode (tangents, dual numbers)", "forward"));
+  const leaf = el(doc, "select", { id: "tangent-leaf", "aria-label": "The input whose tangent is 1" });
+  const leafLabel = el(doc, "label", { class: "tangent-leaf", hidden: "" }, "Tangent 1 on ", leaf);
+  const allButton = el(doc, "button", { id: "run-all-forward", type: "button", class: "btn" }, "Run all forward passes");
+  const bars = el(doc, "div", { class: "passes", hidden: "" });
+  const allText = el(doc, "p", { class: "passes-text", role: "status" });
+  const eps = el(doc, "input", { id: "gradcheck-eps", type: "text", value: "1e-6", size: "7", inputmode: "decimal", "aria-label": "Step h" });
+  const checkButton = el(doc, "button", { id: "run-gradcheck", type: "button", class: "btn" }, "Check gradients");
+  const table = el(doc, "table", { id: "gradcheck-table", class: "gradcheck-table", hidden: "" });
+  const checkText = el(doc, "p", { class: "gradcheck-text", role: "status" });
+  // One line while closed, so the side column (and the graph below) keeps its size.
+  const checks = el(doc, "details", { id: "checks", class: "checks" },
+    el(doc, "summary", { text: "Forward passes · gradient check" }),
+    el(doc, "div", { class: "all-forward", "data-status": "idle" }, allButton, bars, allText),
+    el(doc, "div", { class: "gradcheck", "data-status": "idle" },
+      el(doc, "div", { class: "gradcheck-row" }, checkButton, el(doc, "label", {}, "step h ", eps)), table, checkText));
+  section.append(el(doc, "div", { class: "mode-row" }, mode, leafLabel, checks));
+  root.append(section);
+
+  let leaves = [];
+  const chosen = () => leaves.find((l) => l.name === leaf.value) ?? leaves[0] ?? null;
+
+  mode.addEventListener("change", () => {
+    section.dataset.mode = mode.value;
+    leafLabel.hidden = mode.value !== "forward";
+    mode.blur();
+    onModeChange();
+  });
+  leaf.addEventListener("change", () => {
+    leaf.blur();
+    if (mode.value === "forward") onModeChange();
+  });
+
+  /** POST /api/trace with the walk's program and `fields`; the body, or throws {message}. */
+  async function post(fields) {
+    const response = await fetch("/api/trace", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify({ ...request(), ...fields }),
+    });
+    const body = await response.json().catch(() => null);
+    if (!response.ok) throw new Error(body?.error?.message ?? `the server answered ${response.status}`);
+    return body;
+  }
+
+  const allBox = allButton.parentNode;
+  allButton.addEventListener("click", async () => {
+    allBox.dataset.status = "running";
+    allText.textContent = "Running every forward pass…";
+    try {
+      const s = allForwardSummary(await post({ mode: "forward" }));
+      bars.replaceChildren(bar(doc, "forward", `Forward: ${s.passes} passes`, s.widths.forward),
+        bar(doc, "reverse", `Reverse: ${s.reverse} pass${s.reverse === 1 ? "" : "es"}`, s.widths.reverse));
+      bars.hidden = false;
+      allText.textContent = s.text;
+      allBox.dataset.passes = String(s.passes);
+      allBox.dataset.reversePasses = String(s.reverse);
+      allBox.dataset.agree = String(s.agree);
+      allBox.dataset.status = "done";
+    } catch (error) {
+      bars.hidden = true;
+      allText.textContent = error.message;
+      allBox.dataset.status = "error";
+    }
+  });
+
+  const checkBox = checkButton.parentNode.parentNode;
+  checkButton.addEventListener("click", async () => {
+    const h = parseEps(eps.value);
+    if (h === null) {
+      checkBox.dataset.status = "error";
+      checkText.textContent = "The step h must be a number with 0 < h ≤ 1, e.g. 1e-6.";
+      return;
+    }
+    checkBox.dataset.status = "running";
+    checkText.textContent = "Comparing every leaf's gradient with central differences…";
+    try {
+      const rows = gradcheckRows((await post({ check: true, eps: h })).gradcheck);
+      table.replaceChildren(el(doc, "tr", {}, ...["leaf", "abs error", "rel error", ""].map((t) => el(doc, "th", { text: t }))),
+        ...rows.map((r) => el(doc, "tr", { "data-leaf": r.leaf, "data-ok": String(r.ok), class: r.ok ? "ok" : "flag" },
+          el(doc, "td", { text: r.leaf }), el(doc, "td", { text: r.abs }), el(doc, "td", { text: r.rel }),
+          el(doc, "td", { text: r.ok ? "✓ ok" : "✗ differs" }))));
+      table.hidden = false;
+      const bad = rows.filter((r) => !r.ok).length;
+      checkText.textContent = `Central differences with h = ${eps.value.trim()}: `
+        + (bad ? `${bad} of ${rows.length} leaves disagree with the backward pass.` : `every leaf agrees (|a − n| ≤ 1e-5 + 1e-3·|n|).`);
+      checkBox.dataset.eps = String(h);
+      checkBox.dataset.status = "done";
+    } catch (error) {
+      table.hidden = true;
+      checkText.textContent = error.message;
+      checkBox.dataset.status = "error";
+    }
+  });
+
+  let requested = "reverse";
+  const walkModes = new WeakMap(); // walk -> the mode it was traced in
+  let shownWalk = null;
+  let drawn = new Map(); // node id -> the tangent text shown in its box
+
+  return {
+    /** The trace request's fields for the mode chosen ({} in reverse mode). */
+    fields: () => {
+      requested = mode.value; // the mode of the walk whose graph comes next (begin)
+      return modeFields(mode.value, mode.value === "forward" ? chosen() : null);
+    },
+    /** A preset with a `mode` (forward-dual) switches to it, before it is traced. */
+    choosePreset(preset) {
+      if (!preset?.mode || preset.mode === mode.value) return;
+      mode.value = preset.mode;
+      section.dataset.mode = mode.value;
+      leafLabel.hidden = mode.value !== "forward";
+    },
+    /** A new walk's graph arrived: the leaves to choose from, and the n of the button. */
+    begin(walk) {
+      walkModes.set(walk, requested);
+      leaves = leavesOf(walk.trace.graph);
+      const keep = leaf.value;
+      leaf.replaceChildren(...leaves.map((l) => new Option(l.shape.length ? `${l.name}[${l.shape.map(() => 0).join(", ")}]` : l.name, l.name)));
+      if (leaves.some((l) => l.name === keep)) leaf.value = keep;
+      const n = leaves.reduce((sum, l) => sum + l.size, 0);
+      allButton.textContent = `Run all ${n} forward passes`;
+      for (const box of [allBox, checkBox]) box.dataset.status = "idle";
+      bars.hidden = true;
+      table.hidden = true;
+      allText.textContent = "";
+      checkText.textContent = "";
+    },
+    /** After the graph shows `view`: each box's tangent (forward mode), data-tangent. */
+    show(walk, view, svg) {
+      const forward = walkModes.get(walk) === "forward";
+      const now = forward ? "forward" : "reverse";
+      // a new walk, or the same one drawn again (a new <svg> content): start over
+      if (walk !== shownWalk || svg.dataset.mode !== now || !svg.querySelector("g.node[data-mode-shown]")) {
+        shownWalk = walk;
+        drawn = new Map();
+      }
+      svg.dataset.mode = now;
+      // Reverse mode never touches the boxes.
+      if (!forward) return;
+      const tangents = view.tangents ?? {};
+      for (const g of svg.querySelectorAll("g.node")) {
+        const id = g.dataset.node;
+        const t = tangents[id];
+        const text = t === undefined ? null : fullPrecision(t);
+        if (drawn.get(id) === text) continue;
+        drawn.set(id, text);
+        if (text === null) g.removeAttribute("data-tangent");
+        else g.setAttribute("data-tangent", text);
+        g.setAttribute("data-mode-shown", "forward");
+        showTangent(g, t);
+      }
+    },
+  };
+}
+
+/** One bar of the passes chart: a label and a filled width. */
+function bar(doc, kind, label, width) {
+  const fill = el(doc, "span", { class: "fill", style: `width: ${width.toFixed(1)}%` });
+  return el(doc, "div", { class: `bar ${kind}`, "data-kind": kind }, el(doc, "span", { class: "label", text: label }),
+    el(doc, "span", { class: "track" }, fill));
+}
+
+/** The tangent in a node box's second block (its gradient's place, unused in forward mode). */
+function showTangent(g, tangent) {
+  const block = g.querySelector("g.grad-block");
+  if (!block) return; // a constant's box has no second block: its tangent is 0
+  let group = block.querySelector("g.tangent-nums");
+  if (!group) {
+    group = g.ownerDocument.createElementNS(SVG, "g");
+    group.setAttribute("class", "tangent-nums");
+    block.append(group);
+  }
+  const caption = block.querySelector("text.caption");
+  if (caption) caption.textContent = "ε";
+  const rows = g.__data__?.rows ?? 1;
+  const one = tangentLine(tangent);
+  const lines = tangent === undefined ? [] : one !== null ? [one] : boxLines(tangent, rows, METRICS.maxInlineElements);
+  group.replaceChildren(...lines.map((s, i) => {
+    const t = g.ownerDocument.createElementNS(SVG, "text");
+    t.setAttribute("x", METRICS.caption);
+    t.setAttribute("y", METRICS.row - 6 + i * METRICS.row);
+    t.textContent = s;
+    return t;
+  }));
+}
+

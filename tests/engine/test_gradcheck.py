@@ -1,0 +1,157 @@
+"""The gradient check (issue 9, section 3): every leaf's adjoint against central differences,
+ok on correct programs, flagging a wrong rule and the bug lab's wrong gradients, its step
+changeable, its cost bounded."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+import torch_program
+from engine.errors import ProgramError
+from engine.ops.registry import REGISTRY
+from engine.trace import gradcheck
+from engine.trace.options import Options
+from engine.trace.runner import Tracer, run_trace
+from engine.trace.values import decode
+from server.presets import presets
+
+PRESETS = {p["id"]: p["program"] for p in presets()}
+GOOD = [k for k in PRESETS if not k.startswith("bug-")] + ["bug-zero-grad"]
+CHECK = Options(check=True)
+
+
+@pytest.mark.parametrize("name", GOOD)
+def test_every_preset_passes_the_check(name):
+    body = run_trace(PRESETS[name], options=CHECK)
+    check = body["gradcheck"]
+    assert set(check) == set(body["grads"])
+    for leaf, row in check.items():
+        assert row["ok"] is True, (leaf, row["max_abs_error"], row["max_rel_error"])
+        assert row["max_abs_error"] <= 1e-5
+        assert row["eps"] == 1e-6 and row["atol"] == 1e-5 and row["rtol"] == 1e-3
+        np.testing.assert_array_equal(decode(row["analytic"]), decode(body["grads"][leaf]))
+        np.testing.assert_allclose(decode(row["numeric"]), decode(body["grads"][leaf]),
+                                   rtol=1e-4, atol=1e-6)
+
+
+def test_the_numbers_of_the_first_example():
+    check = run_trace(PRESETS["seed-tanh-fanout"], options=CHECK)["gradcheck"]
+    assert check["a"]["numeric"] == pytest.approx(0.7864477329659274, abs=1e-9)
+    assert check["b"]["numeric"] == pytest.approx(1.5728954659318548, abs=1e-9)
+    assert 0 < check["a"]["max_abs_error"] < 1e-9   # O(h²) truncation plus rounding
+
+
+def test_a_wrong_vjp_is_flagged(monkeypatch):
+    tanh = REGISTRY["tanh"]
+    wrong = lambda g, out, x: g * (1.0 - out)   # noqa: E731 - forgot to square t
+    monkeypatch.setitem(REGISTRY, "tanh", dataclasses.replace(tanh, vjp=(wrong,)))
+    body = run_trace(PRESETS["seed-tanh-fanout"], options=CHECK)
+    check = body["gradcheck"]
+    assert check["a"]["ok"] is False and check["b"]["ok"] is False
+    assert check["c"]["ok"] is True   # c's gradient does not pass through tanh
+    th = math.tanh(0.5)
+    assert check["a"]["analytic"] == pytest.approx((1 - th) * 2 * 0.5, abs=1e-12)
+    assert check["a"]["numeric"] == pytest.approx((1 - th * th) * 2 * 0.5, abs=1e-8)
+    assert check["a"]["max_abs_error"] == pytest.approx(abs((1 - th) - (1 - th * th)), abs=1e-8)
+
+
+@pytest.mark.parametrize("name, wrong", [
+    ("bug-overwrite", {"a"}), ("bug-wrong-order", {"a", "b"}),
+    ("bug-no-zero-grad", {"a", "b", "c"}), ("bug-detach", {"a", "b"}),
+])
+def test_the_bug_labs_wrong_gradients_are_flagged(name, wrong):
+    if name not in PRESETS:
+        pytest.skip("the bug lab's presets are not in")
+    check = run_trace(PRESETS[name], options=CHECK)["gradcheck"]
+    assert {leaf for leaf, row in check.items() if not row["ok"]} == wrong
+
+
+def test_tensor_elements_each_checked_against_torch():
+    text = "X = [[1.0, -2.0], [0.5, 3.0]]\nw = [0.3, -0.7]\nL = sum(sigmoid(X @ w) ** 2)\n"
+    check = run_trace(text, options=CHECK)["gradcheck"]
+    jac = torch_program.jacobian(text)[0]
+    np.testing.assert_allclose(np.ravel(decode(check["X"]["numeric"])), jac[:4], atol=1e-8)
+    np.testing.assert_allclose(decode(check["w"]["numeric"]), jac[4:], atol=1e-8)
+    assert check["X"]["ok"] and check["w"]["ok"]
+
+
+def test_one_wrong_element_of_a_tensor_is_caught(monkeypatch):
+    mul = REGISTRY["mul"]
+    # the first element's gradient is off by 1: a rule that is almost right
+    def wrong(g, out, x, y):
+        r = np.array(g * y, dtype=np.float64)
+        r.flat[0] += 1.0
+        return r
+    monkeypatch.setitem(REGISTRY, "mul", dataclasses.replace(mul, vjp=(wrong, mul.vjp[1])))
+    check = run_trace("x = [1.0, 2.0, 3.0]\ny = const([4.0, 5.0, 6.0])\nL = sum(x * y)\n",
+                      options=CHECK)["gradcheck"]
+    assert check["x"]["ok"] is False
+    assert check["x"]["max_abs_error"] == pytest.approx(1.0, abs=1e-6)
+    assert decode(check["x"]["numeric"]) == pytest.approx([4.0, 5.0, 6.0], abs=1e-6)
+
+
+def test_the_step_is_shown_and_can_be_changed():
+    a = run_trace(PRESETS["seed-tanh-fanout"], options=Options(check=True, eps=1e-3))
+    row = a["gradcheck"]["a"]
+    assert row["eps"] == 1e-3 and row["ok"] is True
+    # central differences: the error grows as h² (about 1e-7 at h = 1e-3, not 1e-11)
+    assert 1e-9 < row["max_abs_error"] < 1e-5
+
+
+def test_a_kink_is_flagged_not_hidden():
+    """relu at 0: the rule says 0 (PyTorch's), the central difference (1 - 0) / 2 = 0.5."""
+    check = run_trace("x = 0.0\nL = relu(x)\n", options=CHECK)["gradcheck"]
+    assert check["x"]["analytic"] == 0.0 and check["x"]["numeric"] == pytest.approx(0.5)
+    assert check["x"]["ok"] is False
+
+
+def test_a_tensor_output_is_checked_through_its_seed():
+    text = "x = [1.0, -2.0]\ny = x * x\n"
+    check = run_trace(text, output_grad=[3.0, 0.5], options=CHECK)["gradcheck"]
+    assert decode(check["x"]["numeric"]) == pytest.approx([6.0, -2.0], abs=1e-6)
+    assert check["x"]["ok"]
+
+
+def test_float32_programs_are_checked_in_float64():
+    body = run_trace("# dtype: float32\n" + PRESETS["seed-bias-broadcast"], options=CHECK)
+    assert all(row["ok"] for row in body["gradcheck"].values())
+
+
+def test_forward_mode_also_checks_the_reverse_gradient():
+    body = run_trace(PRESETS["seed-tanh-fanout"], options=Options(mode="forward", check=True))
+    assert all(row["ok"] for row in body["gradcheck"].values())
+
+
+def test_too_many_elements_are_refused_naming_the_limit():
+    with pytest.raises(ProgramError) as e:
+        Tracer("W = randn(50, 50, seed=0)\nL = sum(W * W)\n", options=CHECK)
+    assert e.value.kind == "too_large"
+    assert "2,500" in str(e.value) and "2,000 elements" in str(e.value)
+
+
+def test_too_much_work_is_refused():
+    text = "x = randn(500, seed=0)\n" + "".join(f"y{k} = tanh(x)\n" for k in range(1500))
+    with pytest.raises(ProgramError) as e:
+        Tracer(text, options=CHECK)
+    assert e.value.kind == "too_large" and "1,000,000 passes × op nodes" in str(e.value)
+
+
+@pytest.mark.parametrize("eps", [0.0, -1e-6, 2.0, math.nan, math.inf])
+def test_a_bad_step_is_bad_argument(eps):
+    with pytest.raises(ProgramError) as e:
+        Tracer(PRESETS["seed-tanh-fanout"], options=Options(check=True, eps=eps))
+    assert e.value.kind == "bad_argument" and "eps" in str(e.value)
+
+
+def test_the_module_constants_are_torch_gradchecks_defaults():
+    import inspect
+
+    import torch
+
+    defaults = inspect.signature(torch.autograd.gradcheck).parameters
+    assert gradcheck.EPS == defaults["eps"].default
+    assert gradcheck.ATOL == defaults["atol"].default
+    assert gradcheck.RTOL == defaults["rtol"].default
