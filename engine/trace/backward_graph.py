@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import ProgramError
+from engine.graph import requires_grad
 from engine.labels import print_label
 from engine.parse import IRNode, Program, Span
 from engine.source import clip
@@ -60,16 +61,14 @@ def backward_program(program: Program, output: str, output_grad=None,
     out_label = program.nodes[out].label
     seed_value = np.ones(b.shapes[out]) if output_grad is None else output_grad
     seed = b.const(seed_value, program.nodes[out].span, narrate.bar(out_label, out_label))
-    contributions: dict[int, list[int]] = {out: [seed]}
-    adjoint: dict[int, int] = {}
-    from engine.graph import requires_grad
+    contributions: dict[int, list[int]] = {out: [seed]}   # node -> its adjoint's parts
     requires = requires_grad(program)
     steps = range(len(program.nodes) - 1, -1, -1)
     for i in (deadline.paced(steps) if deadline is not None else steps):
         node = program.nodes[i]
         if node.role != "op" or i not in contributions or not requires[i]:
             continue
-        g = adjoint[i] = b.total(i, contributions.pop(i), out_label)
+        g = b.total(i, contributions.pop(i), out_label)   # ī, all its parts are in
         rule = RULES.get(node.op)
         if rule is None:
             s = node.span

@@ -14,6 +14,7 @@ import { createDetailPanel } from "./render/detail.js";
 import { createEditor } from "./render/editor.js";
 import { createLedgerPanel } from "./render/ledger.js";
 import { createModesPanel } from "./render/modes.js";
+import { createNavigator } from "./render/navigate.js";
 import { createSecondOrderPanel } from "./render/hessian.js";
 import { createPlayer } from "./render/player.js";
 import { createSharePanel } from "./render/share.js";
@@ -86,6 +87,8 @@ const panel = createGraphPanel(svg, { message: graphMessage, onHover: hover, pin
 const zoom = panel.zoom;
 // The selected (pinned) node's value, gradient and rules, beside the graph.
 const detail = createDetailPanel(svg.parentNode, { onClose: () => pinned && hover(pinned, { pin: true }) });
+// Search (Ctrl+F, /), trace inputs / consumers of the pinned node, the minimap (issue 8).
+const nav = createNavigator(svg.parentNode, { svg, zoom, walk: () => shown });
 // Reverse / forward mode, all n forward passes, the gradient check (issue 9).
 const modes = createModesPanel($("#editor .side"), {
   onModeChange: () => trace(),
@@ -160,6 +163,7 @@ function begin(walk, request) {
   stale = false;
   pinned = null;
   detail.hide();
+  nav.select(null);
   ledgerPanel.draw({ ...walk.trace, ledger: null }); // drawn once every event is in
   modes.begin(walk);
   secondPanel.draw(null);
@@ -378,6 +382,7 @@ function hover(node, { pin = false } = {}) {
     pinned = pinned === node ? null : node;
     if (pinned && shown && !stale) detail.show(shown, shown.timeline.at(store.get().step), pinned);
     else detail.hide();
+    nav.select(pinned);
   }
   editor.mark("hover", (node ?? pinned)?.span ?? null, shown?.program);
 }

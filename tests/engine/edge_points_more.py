@@ -154,12 +154,13 @@ edge("mean", "y = mean(x)", {"x": [1e308, 1e308]}, torch.mean)
 edge("mean", "y = mean(x, axis=-1)", {"x": [[INF, 0.0], [TINY, -0.0]]},
      lambda x: torch.mean(x, -1))
 edge("mean", "y = mean(x)", {"x": [HUGE, -HUGE, 1.0]}, torch.mean, smooth=True)
-edge("var", "y = var(x)", {"x": [2.0]}, torch.var)
+# var of one element (n - correction = 0) is refused before any value, where PyTorch gives NaN
+# (tests/engine/test_shapes.py, test_var_with_no_degrees_of_freedom_is_refused)
 edge("var", "y = var(x, correction=0)", {"x": [2.0]}, lambda x: torch.var(x, correction=0))
 edge("var", "y = var(x)", {"x": [1e200, -1e200]}, torch.var)
 edge("var", "y = var(x)", {"x": [3.0, 3.0, 3.0]}, torch.var)
 edge("var", "y = var(x)", {"x": [INF, 0.0]}, torch.var)
-edge("var", "y = var(x, axis=-1, correction=2)\nL = sum(y)", {"x": [[1.0, 2.0], [3.0, 3.0]]},
+edge("var", "y = var(x, axis=-1, correction=2)\nL = sum(y)", {"x": [[1.0, 2.0, 4.0], [3.0, 3.0, 3.0]]},
      lambda x: torch.var(x, -1, correction=2).sum())
 edge("var", "y = var(x, axis=0, keepdims=True)\nL = sum(y)", {"x": [[1e-200, 1.0], [0.0, 3.0]]},
      lambda x: torch.var(x, 0, keepdim=True).sum(), smooth=True)
@@ -184,3 +185,12 @@ edge("layer_norm", _LN, {"x": [[1.0, -1.0, 0.5], [0.0, 0.0, 1e-3]], "w": _W, "b"
 edge("layer_norm", "y = layer_norm(x, w, b)", {"x": [[0.0, 0.0], [1.0, 3.0]], "w": [INF, 0.0],
                                                "b": [0.0, HUGE]},
      lambda x, w, b: F.layer_norm(x, (2,), w, b))
+
+# ---- detach, stop_gradient (the bug lab: engine/ops/cut.py) -----------------------------------
+# Never smooth: the gradient through a cut is not the derivative central differences see; the
+# programs are not the op alone (its result does not require grad in PyTorch: nothing to run).
+for _cut in ("detach", "stop_gradient"):
+    edge(_cut, f"y = {_cut}(x) * x", {"x": [0.0, -0.0, 2.0, -3.0]}, lambda x: x.detach() * x)
+    edge(_cut, f"y = {_cut}(x) * x", {"x": [INF, HUGE, TINY, 1e-310]}, lambda x: x.detach() * x)
+    edge(_cut, f"y = exp({_cut}(x)) + x", {"x": [800.0, -INF]},
+         lambda x: torch.exp(x.detach()) + x)

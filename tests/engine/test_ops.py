@@ -13,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from engine.ops import REGISTRY, get_op
+from engine.ops.cut import CUTS
 from engine.ops.broadcast import unbroadcast
 import more_cases
 import shape_cases
@@ -95,9 +96,12 @@ def _numeric_vjp(op, g, xs, params, eps=1e-6):
 
 
 OPS = sorted(REGISTRY)
+# detach / stop_gradient send nothing back on purpose (engine/ops/cut.py): their vjp is not the
+# derivative of their forward rule (the identity); test_cuts_send_nothing_back covers them.
+DIFFERENTIATED = [name for name in OPS if name not in CUTS]
 
 
-@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("name", DIFFERENTIATED)
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_vjp_matches_central_differences(name, data):
@@ -139,7 +143,7 @@ def _torch_forward(name, ts, params):
     return table[name](*ts)
 
 
-@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("name", DIFFERENTIATED)
 @settings(max_examples=20, deadline=None)
 @given(data=st.data())
 def test_forward_and_vjp_match_pytorch_float64(name, data):
@@ -150,6 +154,22 @@ def test_forward_and_vjp_match_pytorch_float64(name, data):
     (t_out * torch.tensor(g)).sum().backward()
     for got, t in zip(_vjps(op, g, xs, params), ts):
         np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(CUTS))
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_cuts_send_nothing_back(name, data):
+    """detach(x) is x, as torch.detach is; its result does not require grad in PyTorch, and
+    its vjp and jvp are zeros (JAX's stop_gradient)."""
+    op, xs, params, out, g = _draw_case(data, name)
+    t = torch.tensor(np.asarray(xs[0]), requires_grad=True)
+    t_out = torch.detach(t)
+    assert not t_out.requires_grad
+    np.testing.assert_array_equal(out, t_out.numpy())
+    assert np.shape(out) == np.shape(xs[0]) and out is not xs[0]
+    np.testing.assert_array_equal(_vjps(op, g, xs, params)[0], np.zeros_like(xs[0]))
+    np.testing.assert_array_equal(op.jvp([g], out, *xs), np.zeros_like(out))
 
 
 def test_unbroadcast_reports_summed_axes():

@@ -315,7 +315,8 @@ def tensor_programs(draw):
         f"L = cross_entropy(Z, {targets})",
         f"L = sum(log_softmax(Z, axis={ax}) * Z)",
         f"L = mean(logsumexp(Z, axis={ax}))",
-        f"L = sum(var(Z, axis={ax}, keepdims=True)) + mean(Z)",
+        # one row (n = 1) has no degrees of freedom down axis 0: refused, so correction=0
+        f"L = sum(var(Z, axis={ax}, keepdims=True, correction={int(n > 1 or ax != 0)})) + mean(Z)",
         f"L = mse(Z, const({_matrix(draw, (n, c))}))",
         f"L = sum(softmax(Z, axis={ax}) * const({_matrix(draw, (n, c))}))",
         "L = sum(mean(Z * Z, axis=1) + var(Z, axis=1, correction=0))",

@@ -44,6 +44,8 @@ export function createZoom(root, { pinSize = false } = {}) {
         goal = null;
         setFitted(false);
       }
+      // The minimap (render/navigate.js) follows the camera.
+      root.dispatchEvent(new CustomEvent("camera", { detail: event.transform }));
     });
   svg.call(behavior).on("dblclick.zoom", null);
   root.dataset.camera = "still";
@@ -151,6 +153,7 @@ export function createZoom(root, { pinSize = false } = {}) {
     clear() {
       content = null;
       delete root.dataset.scale;
+      root.dispatchEvent(new CustomEvent("camera", { detail: null }));
     },
     fit,
     /** The automatic view's scale limits now {min, max} (viewport.js autoScale). */
@@ -165,6 +168,18 @@ export function createZoom(root, { pinSize = false } = {}) {
       setFitted(false);
       svg.interrupt("camera");
       svg.call(behavior.scaleBy, factor);
+    },
+    /** The camera now {k, x, y} and the svg's size {width, height} (px). */
+    transform: () => { const { k, x, y } = d3.zoomTransform(root); return { k, x, y }; },
+    viewSize,
+    /**
+     * Move the camera to `t` ({k, x, y}; navigate.js: search, the minimap) over `duration`
+     * ms: the user's own view from then on, as after a pan.
+     */
+    moveTo(t, duration = 0) {
+      if (!content) return;
+      setFitted(false);
+      apply(t, duration);
     },
     /** Pan (at the same scale) so `box` (layout units) is in view, now and after a resize. */
     reveal(box) {

@@ -1,0 +1,300 @@
+// Finding one's way in a big graph (issue 8, section 2): search by name (Ctrl+F or `/`),
+// "trace inputs" / "trace consumers" of the selected node, and a minimap with the
+// camera's view. The walking is ../graphwalk.js's, the minimap's arithmetic ../minimap.js's;
+// the camera is render/zoom.js's (it reports each move as a `camera` event on the svg).
+// It takes its container; nothing looks up global ids.
+
+import { searchNodes, traceFrom } from "../graphwalk.js";
+import { allVisible, centreOn, fromMap, mapTransform, onMap, visibleBox } from "../minimap.js";
+import { contentBox } from "../viewport.js";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const MAP = { width: 200, height: 130 }; // the minimap's size, px
+const GLIDE_MAX_NODES = 300; // as walk.js: past this the camera jumps, each frame repaints all
+const TRACE_CLASS = { inputs: "traced-input", consumers: "traced-consumer" };
+
+const el = (tag, attrs = {}, text = "") => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text) e.textContent = text;
+  return e;
+};
+const svgEl = (tag, attrs = {}) => {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+};
+const inField = (target) => Boolean(target.closest?.(".cm-editor, textarea, select, input:not([type=range]), [contenteditable=true]"));
+
+/**
+ * The navigation tools over the graph in `container` (the graph's wrapper): `svg` is the
+ * graph's <svg>, `zoom` its camera (render/zoom.js), `walk()` the walk shown (or null),
+ * whose `layout` is null when the graph is not drawn (the overview). select(node | null)
+ * tells it the selected (pinned) node.
+ */
+export function createNavigator(container, { svg, zoom, walk }) {
+  let drawing = null; // the g.viewport the state below belongs to
+  let selected = null; // the pinned node (graph JSON)
+  let traced = null; // {id, direction} while a trace is shown
+  let hit = null; // the id of the node search went to
+
+  const layout = () => (drawing && svg.contains(drawing) ? walk()?.layout ?? null : null);
+  const duration = () => ((layout()?.nodes.length ?? 0) > GLIDE_MAX_NODES ? 0 : 250);
+  const nodeEl = (id) => svg.querySelector(`g.node[data-node="${CSS.escape(id)}"]`);
+
+  // ---------------------------------------------------------------- search
+
+  const search = el("div", { class: "graph-search", role: "search" });
+  search.hidden = true;
+  const input = el("input", {
+    type: "search", id: "graph-search-input", "aria-label": "Find a node by name or label",
+    placeholder: "Find a node by name…", autocomplete: "off", spellcheck: "false",
+  });
+  const results = el("ul", { class: "graph-search-results", role: "listbox", "aria-label": "Matching nodes" });
+  const note = el("p", { class: "graph-search-note", role: "status" });
+  search.append(input, note, results);
+  let matches = [];
+  let active = 0;
+
+  function list() {
+    const shownLayout = layout();
+    matches = [];
+    active = 0;
+    results.replaceChildren();
+    if (!shownLayout) {
+      note.textContent = walk() ? "The graph is not drawn (it is too big): there is nothing to search on screen." : "Nothing is drawn yet.";
+      note.dataset.kind = "undrawn";
+      return;
+    }
+    const drawn = new Set(shownLayout.nodes.map((n) => n.id));
+    matches = searchNodes(walk().trace.graph.nodes.filter((n) => drawn.has(n.id)), input.value);
+    note.dataset.kind = matches.length ? "found" : "none";
+    note.textContent = !input.value.trim() ? "Type a name; Enter goes to it, Esc closes."
+      : matches.length ? `${matches.length}${matches.length === 20 ? "+" : ""} found: Enter goes to the highlighted one.` : "No node has that name.";
+    matches.forEach(({ node }, i) => {
+      const li = el("li", { role: "option", "data-node": node.id, "aria-selected": String(i === active) });
+      li.append(el("span", { class: "name" }, node.label ?? node.name ?? node.id),
+        el("span", { class: "formula" }, node.formula && node.formula !== node.label ? node.formula : node.op ?? ""));
+      li.addEventListener("mousedown", (event) => event.preventDefault()); // keep the input's focus
+      li.addEventListener("click", () => { active = i; go(); });
+      results.append(li);
+    });
+  }
+
+  function mark(i) {
+    active = i;
+    for (const [k, li] of [...results.children].entries()) li.setAttribute("aria-selected", String(k === i));
+    results.children[i]?.scrollIntoView({ block: "nearest" });
+  }
+
+  /** Centre the camera on the active match and highlight it. */
+  function go() {
+    const shownLayout = layout();
+    const match = matches[active];
+    if (!shownLayout || !match) return;
+    const box = shownLayout.nodes.find((n) => n.id === match.node.id);
+    if (!box) return;
+    highlight(match.node.id);
+    const k = Math.max(zoom.transform().k, zoom.limits().min); // readable, or closer
+    zoom.moveTo(centreOn({ x: box.x, y: box.y }, k, zoom.viewSize()), duration());
+    if (matches.length > 1) mark((active + 1) % matches.length); // Enter again: the next one
+  }
+
+  function highlight(id) {
+    for (const g of svg.querySelectorAll("g.node.search-hit")) {
+      g.classList.remove("search-hit");
+      g.removeAttribute("data-search-hit");
+    }
+    hit = id;
+    const g = id && nodeEl(id);
+    if (g) {
+      g.classList.add("search-hit");
+      g.setAttribute("data-search-hit", "true");
+      svg.dataset.searchHit = id;
+    } else delete svg.dataset.searchHit;
+  }
+
+  function openSearch() {
+    search.hidden = false;
+    list();
+    input.focus();
+    input.select();
+  }
+
+  function closeSearch() {
+    search.hidden = true;
+    if (search.contains(document.activeElement)) svg.focus?.();
+  }
+
+  input.addEventListener("input", list);
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      closeSearch();
+    } else if (event.key === "Enter") {
+      event.preventDefault();
+      go();
+    } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      if (matches.length) mark((active + (event.key === "ArrowDown" ? 1 : matches.length - 1)) % matches.length);
+    }
+  });
+
+  // ---------------------------------------------------------------- trace inputs / consumers
+
+  const tools = el("div", { class: "graph-trace", role: "group", "aria-label": "Trace the selected node" });
+  tools.hidden = true;
+  const label = el("span", { class: "graph-trace-node" });
+  const buttons = {
+    inputs: el("button", { type: "button", class: "btn", id: "trace-inputs", "aria-pressed": "false", title: "Highlight everything the selected node depends on (Esc clears)" }, "Trace inputs"),
+    consumers: el("button", { type: "button", class: "btn", id: "trace-consumers", "aria-pressed": "false", title: "Highlight everything the selected node feeds (Esc clears)" }, "Trace consumers"),
+  };
+  tools.append(label, buttons.inputs, buttons.consumers);
+  for (const [direction, button] of Object.entries(buttons)) {
+    button.addEventListener("click", () => toggleTrace(direction));
+  }
+
+  function toggleTrace(direction) {
+    if (!selected || (traced && traced.id === selected.id && traced.direction === direction)) return clearTrace();
+    const w = walk();
+    if (!w || !layout()) return;
+    clearTrace();
+    const found = traceFrom(w.trace.graph.nodes, w.trace.graph.edges, selected.id, direction);
+    const cls = TRACE_CLASS[direction];
+    for (const id of found.nodes) nodeEl(id)?.classList.add(cls);
+    nodeEl(selected.id)?.classList.add("traced-root");
+    for (const g of svg.querySelectorAll("g.edge[data-edge], g.chip[data-edge]")) {
+      if (found.edges.has(g.dataset.edge)) g.classList.add(cls);
+    }
+    traced = { id: selected.id, direction };
+    svg.dataset.traced = direction;
+    svg.dataset.tracedCount = String(found.nodes.size);
+    buttons[direction].setAttribute("aria-pressed", "true");
+  }
+
+  function clearTrace() {
+    traced = null;
+    for (const cls of [...Object.values(TRACE_CLASS), "traced-root"]) {
+      for (const g of svg.querySelectorAll(`.${cls}`)) g.classList.remove(cls);
+    }
+    delete svg.dataset.traced;
+    delete svg.dataset.tracedCount;
+    for (const b of Object.values(buttons)) b.setAttribute("aria-pressed", "false");
+  }
+
+  function showTools() {
+    tools.hidden = !(selected && layout());
+    label.textContent = selected ? `${selected.label ?? selected.name ?? selected.id}:` : "";
+  }
+
+  // ---------------------------------------------------------------- the minimap
+
+  const mapWrap = el("div", { class: "minimap" });
+  mapWrap.hidden = true;
+  const map = svgEl("svg", { width: MAP.width, height: MAP.height, viewBox: `0 0 ${MAP.width} ${MAP.height}`, role: "img", "aria-label": "Minimap: click or drag to move the camera" });
+  const mapNodes = svgEl("g", { class: "minimap-nodes" });
+  const mapView = svgEl("rect", { class: "minimap-view" });
+  map.append(svgEl("rect", { class: "minimap-ground", width: MAP.width, height: MAP.height }), mapNodes, mapView);
+  mapWrap.append(map);
+  let mapFor = null; // {layout, content, t (mapTransform)}
+
+  function buildMap(shownLayout) {
+    const content = contentBox(shownLayout);
+    const t = mapTransform(content, MAP);
+    const frag = document.createDocumentFragment();
+    for (const n of shownLayout.nodes) {
+      const r = onMap(t, { x0: n.x - n.width / 2, y0: n.y - n.height / 2, x1: n.x + n.width / 2, y1: n.y + n.height / 2 });
+      frag.append(svgEl("rect", {
+        x: r.x.toFixed(1), y: r.y.toFixed(1), width: Math.max(r.width, 1).toFixed(1), height: Math.max(r.height, 1).toFixed(1),
+        "data-node": n.id,
+      }));
+    }
+    mapNodes.replaceChildren(frag);
+    mapFor = { layout: shownLayout, content, t };
+  }
+
+  function showMap(transform) {
+    const shownLayout = layout();
+    if (!shownLayout || !transform) {
+      mapWrap.hidden = true;
+      return;
+    }
+    if (mapFor?.layout !== shownLayout) buildMap(shownLayout);
+    const view = zoom.viewSize();
+    if (allVisible(transform, view, mapFor.content)) {
+      mapWrap.hidden = true;
+      return;
+    }
+    const r = onMap(mapFor.t, visibleBox(transform, view));
+    mapView.setAttribute("x", r.x.toFixed(1));
+    mapView.setAttribute("y", r.y.toFixed(1));
+    mapView.setAttribute("width", r.width.toFixed(1));
+    mapView.setAttribute("height", r.height.toFixed(1));
+    mapWrap.hidden = false;
+  }
+
+  function moveFromMap(event, glide) {
+    if (!mapFor) return;
+    const box = map.getBoundingClientRect();
+    const p = fromMap(mapFor.t, { x: (event.clientX - box.left) * (MAP.width / box.width), y: (event.clientY - box.top) * (MAP.height / box.height) });
+    zoom.moveTo(centreOn(p, zoom.transform().k, zoom.viewSize()), glide);
+  }
+  map.addEventListener("pointerdown", (event) => {
+    event.preventDefault();
+    map.setPointerCapture?.(event.pointerId);
+    moveFromMap(event, duration());
+  });
+  map.addEventListener("pointermove", (event) => {
+    if (event.buttons & 1 && map.hasPointerCapture?.(event.pointerId)) moveFromMap(event, 0);
+  });
+
+  // ---------------------------------------------------------------- the drawing changes
+
+  svg.addEventListener("camera", (event) => {
+    const now = svg.querySelector("g.viewport");
+    if (now !== drawing) {
+      // A new drawing: what was highlighted is gone with the old one.
+      drawing = now;
+      traced = null;
+      hit = null;
+      mapFor = null;
+      clearTrace();
+      delete svg.dataset.searchHit;
+      showTools();
+      if (!search.hidden) list();
+    }
+    showMap(event.detail);
+  });
+
+  // Ctrl+F or `/` opens the search (not inside the editor, whose keys are its own); Esc
+  // clears a trace before the detail panel closes (capture: before its listener).
+  document.addEventListener("keydown", (event) => {
+    const ctrlF = (event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "f";
+    const slash = event.key === "/" && !event.ctrlKey && !event.metaKey && !event.altKey;
+    if (ctrlF && !event.target.closest?.(".cm-editor")) {
+      event.preventDefault();
+      openSearch();
+    } else if (slash && !inField(event.target)) {
+      event.preventDefault();
+      openSearch();
+    } else if (event.key === "Escape" && traced && !inField(event.target)) {
+      event.preventDefault();
+      event.stopPropagation();
+      clearTrace();
+    }
+  }, true);
+
+  container.append(tools, search, mapWrap);
+
+  return {
+    /** The pinned node (graph JSON) or null: the trace buttons are for it. */
+    select(node) {
+      selected = node ?? null;
+      if (traced && traced.id !== selected?.id) clearTrace();
+      showTools();
+    },
+    openSearch,
+    closeSearch,
+    get hit() { return hit; },
+  };
+}

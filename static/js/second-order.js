@@ -1,0 +1,62 @@
+// Second order on the page (issue 9; docs/trace-format.md, "Second order"): what the panel
+// (render/hessian.js) shows of a trace's `hvp`, `hessian` and `eigen` results. No DOM, so
+// `node --test` covers it.
+
+import { heatCells } from "./heat.js";
+import { formatNumber, formatValue } from "./format.js";
+
+/** Whether a trace (its body, or a walk's trace once done) has anything for the panel. */
+export function hasSecondOrder(trace) {
+  return Boolean(trace && (trace.hvp || trace.hessian || trace.eigen));
+}
+
+/**
+ * H v per leaf: [{leaf, value, reverse, forward, agree}], `value` the reverse-over-reverse
+ * Value, `reverse` and `forward` as the page prints them (forward "" when absent), `agree`
+ * when both print the same.
+ */
+export function hvpRows(trace) {
+  const forward = trace.hvp_forward_over_reverse ?? {};
+  return Object.entries(trace.hvp ?? {}).map(([leaf, value]) => {
+    const reverse = formatValue(value);
+    const other = leaf in forward ? formatValue(forward[leaf]) : "";
+    return { leaf, value, reverse, forward: other, agree: reverse === other };
+  });
+}
+
+/**
+ * The Hessian's heat map: {n, cells: [{i, j, v}], maxAbs, cell} for a map `side` px wide
+ * (cell: one cell's side), cells coloured by heat.js's scale like the nodes' heat maps.
+ */
+export function hessianMap(hessian, side) {
+  const n = hessian.leaves.length;
+  const { cells, maxAbs } = heatCells({ shape: [n, n], data: hessian.matrix, summary: null });
+  return { n, cells, maxAbs, cell: n ? side / n : side };
+}
+
+/** The title of one cell: "∂²L/∂a∂b = 0.8460". */
+export function cellTitle(hessian, c) {
+  return `∂²L/∂${hessian.leaves[c.i]}∂${hessian.leaves[c.j]} = ${formatNumber(c.v)}`;
+}
+
+/** The line under the eigenvalue's chart. */
+export function eigenText(eigen) {
+  const steps = eigen.steps === 1 ? "1 step" : `${eigen.steps} steps`;
+  return `largest Hessian eigenvalue ≈ ${formatNumber(eigen.value)} after ${steps} of power iteration (v ← Hv / ‖Hv‖)`;
+}
+
+/**
+ * The estimates as an SVG polyline's points in a box of {width, height, pad}: x by step,
+ * y scaled between the smallest and largest finite estimate (a non-finite one at the
+ * bottom); null with fewer than two finite estimates.
+ */
+export function sparkPoints(estimates, { width, height, pad }) {
+  const values = estimates.map((x) => (typeof x === "number" ? x : Number.NaN));
+  const finite = values.filter(Number.isFinite);
+  if (finite.length < 2) return null;
+  const lo = Math.min(...finite);
+  const hi = Math.max(...finite);
+  const x = (k) => pad + ((width - 2 * pad) * k) / (values.length - 1);
+  const y = (v) => height - pad - ((height - 2 * pad) * (v - lo)) / (hi - lo || 1);
+  return values.map((v, k) => `${x(k)},${y(Number.isFinite(v) ? v : lo)}`).join(" ");
+}
