@@ -21,7 +21,9 @@ field turns them on) changes the walk in one way, and every event it changes car
 - inplace: an engine without a version counter. `x += e` (engine/parse.py) overwrites x's
   tensor; a rule that saved x before reads the new value and gives a silently wrong
   gradient. Without the switch the engine refuses the program as PyTorch's backward() does
-  (`check_versions`), with PyTorch's words.
+  (`stale_saves`, `version_error`), with PyTorch's words.
+
+An event two switches changed carries the last one's name in `bug` and both narrations.
 
 Cost: the correct walk is untouched (engine/trace/runner.py calls into this module only when
 a switch is on or the program has an in-place update), so no per-edge cost without a bug.

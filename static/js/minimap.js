@@ -14,6 +14,17 @@ export function mapTransform(content, size, { pad = 4 } = {}) {
   return { k, x: (size.width - k * w) / 2 - k * content.x0, y: (size.height - k * h) / 2 - k * content.y0 };
 }
 
+/**
+ * The minimap's size (px, {width, height}) for `content` (a box): its shape, within `max`
+ * and no side under `min`, so a long chain gets a long thin map rather than a mostly empty box.
+ */
+export function mapSize(content, { max = { width: 200, height: 130 }, min = 28 } = {}) {
+  const w = Math.max(content.x1 - content.x0, 1);
+  const h = Math.max(content.y1 - content.y0, 1);
+  const k = Math.min(max.width / w, max.height / h);
+  return { width: Math.round(Math.max(min, k * w)), height: Math.round(Math.max(min, k * h)) };
+}
+
 /** The part of the layout (a box, layout units) the camera `t` shows in `view` ({width, height}, px). */
 export function visibleBox(t, view) {
   return { x0: -t.x / t.k, y0: -t.y / t.k, x1: (view.width - t.x) / t.k, y1: (view.height - t.y) / t.k };

@@ -28,3 +28,12 @@ test("a second pass's seed clears the adjoints it resets (the bug lab's two pass
   assert.equal(view.adjoints.n0, 3); // a leaf keeps its .grad (no zero_grad)
   assert.equal(view.adjoints.n2, 1);
 });
+
+import { narrate } from "../../static/js/narration.js";
+
+test("a second pass's seed is narrated by the engine's words", () => {
+  const nodesById = { n2: { id: "n2", label: "L", adjoint_symbol: "L̄" } };
+  const text = "BUG no_zero_grad: a second backward pass without zero_grad(): ...";
+  assert.equal(narrate({ kind: "seed", node: "n2", adjoint: 1, reset: [], narration: text }, nodesById), text);
+  assert.match(narrate({ kind: "seed", node: "n2", adjoint: 1, narration: "ignored" }, nodesById), /^L̄ = 1/);
+});

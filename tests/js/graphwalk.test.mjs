@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { ancestors, consumersOf, descendants, searchNodes, traceFrom } from "../../static/js/graphwalk.js";
-import { allVisible, centreOn, fromMap, mapTransform, onMap, visibleBox } from "../../static/js/minimap.js";
+import { allVisible, centreOn, fromMap, mapSize, mapTransform, onMap, visibleBox } from "../../static/js/minimap.js";
 
 // The first preset: a = 1, b = -0.5, c = 2, e = a * b, d = e + a, t = tanh(d), L = t * c.
 const { graph } = JSON.parse(readFileSync(new URL("./fixtures/tanh-fanout.json", import.meta.url)));
@@ -74,4 +74,11 @@ test("the view rectangle follows the camera; all visible hides the map", () => {
   assert.equal(allVisible({ k: 0.5, x: 0, y: 0 }, view, { x0: 0, y0: 0, x1: 1000, y1: 500 }), true);
   const c = centreOn({ x: 300, y: 200 }, 2, view);
   assert.deepEqual(c, { k: 2, x: -200, y: -200 });
+});
+
+test("the minimap takes the drawing's shape, within its largest size and never thinner than min", () => {
+  const max = { width: 200, height: 130 };
+  assert.deepEqual(mapSize({ x0: 0, y0: 0, x1: 20000, y1: 100 }, { max, min: 28 }), { width: 200, height: 28 });
+  assert.deepEqual(mapSize({ x0: 0, y0: 0, x1: 100, y1: 1000 }, { max, min: 28 }), { width: 28, height: 130 });
+  assert.deepEqual(mapSize({ x0: 0, y0: 0, x1: 400, y1: 200 }, { max, min: 28 }), { width: 200, height: 100 });
 });

@@ -22,9 +22,9 @@ export function createLedgerPanel(root) {
   function draw(trace) {
     series = trace.ledger ? ledgerSeries(trace) : null;
     svg.selectAll("*").remove();
-    // Scalar programs keep a few bytes: the panel is for tensors, where memory is the lesson.
-    root.hidden = !series || !(trace.ledger.peak_activation_bytes > 0) ||
-      trace.graph.nodes.every((n) => n.shape.length === 0);
+    // Scalar programs keep a few bytes: the panel is for tensors, where memory is the lesson
+    // (also when nothing is kept: a program whose rules keep only leaves and constants).
+    root.hidden = !series || trace.graph.nodes.every((n) => n.shape.length === 0);
     if (root.hidden) return;
     const n = series.live.length - 1;
     const top = Math.max(series.peak, 1);

@@ -5,11 +5,11 @@
 // It takes its container; nothing looks up global ids.
 
 import { searchNodes, traceFrom } from "../graphwalk.js";
-import { allVisible, centreOn, fromMap, mapTransform, onMap, visibleBox } from "../minimap.js";
+import { allVisible, centreOn, fromMap, mapSize, mapTransform, onMap, visibleBox } from "../minimap.js";
 import { contentBox } from "../viewport.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
-const MAP = { width: 200, height: 130 }; // the minimap's size, px
+const MAP = { width: 200, height: 130 }; // the minimap's largest size, px
 const GLIDE_MAX_NODES = 300; // as walk.js: past this the camera jumps, each frame repaints all
 const TRACE_CLASS = { inputs: "traced-input", consumers: "traced-consumer" };
 
@@ -61,6 +61,7 @@ export function createNavigator(container, { svg, zoom, walk }) {
     matches = [];
     active = 0;
     results.replaceChildren();
+    results.hidden = false;
     if (!shownLayout) {
       note.textContent = walk() ? "The graph is not drawn (it is too big): there is nothing to search on screen." : "Nothing is drawn yet.";
       note.dataset.kind = "undrawn";
@@ -95,6 +96,8 @@ export function createNavigator(container, { svg, zoom, walk }) {
     const box = shownLayout.nodes.find((n) => n.id === match.node.id);
     if (!box) return;
     highlight(match.node.id);
+    results.hidden = true; // the list would cover the node; typing or ↑/↓ shows it again
+    note.textContent = `${match.node.label ?? match.node.id}: ${active + 1} of ${matches.length}${matches.length === 20 ? "+" : ""}. Enter: the next one.`;
     const k = Math.max(zoom.transform().k, zoom.limits().min); // readable, or closer
     zoom.moveTo(centreOn({ x: box.x, y: box.y }, k, zoom.viewSize()), duration());
     if (matches.length > 1) mark((active + 1) % matches.length); // Enter again: the next one
@@ -136,6 +139,7 @@ export function createNavigator(container, { svg, zoom, walk }) {
       go();
     } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
+      results.hidden = false;
       if (matches.length) mark((active + (event.key === "ArrowDown" ? 1 : matches.length - 1)) % matches.length);
     }
   });
@@ -191,26 +195,32 @@ export function createNavigator(container, { svg, zoom, walk }) {
 
   const mapWrap = el("div", { class: "minimap" });
   mapWrap.hidden = true;
-  const map = svgEl("svg", { width: MAP.width, height: MAP.height, viewBox: `0 0 ${MAP.width} ${MAP.height}`, role: "img", "aria-label": "Minimap: click or drag to move the camera" });
-  const mapNodes = svgEl("g", { class: "minimap-nodes" });
+  const map = svgEl("svg", { role: "img", "aria-label": "Minimap: click or drag to move the camera" });
+  const ground = svgEl("rect", { class: "minimap-ground" });
+  const mapNodes = svgEl("path", { class: "minimap-nodes" });
   const mapView = svgEl("rect", { class: "minimap-view" });
-  map.append(svgEl("rect", { class: "minimap-ground", width: MAP.width, height: MAP.height }), mapNodes, mapView);
+  map.append(ground, mapNodes, mapView);
   mapWrap.append(map);
   let mapFor = null; // {layout, content, t (mapTransform)}
 
   function buildMap(shownLayout) {
     const content = contentBox(shownLayout);
-    const t = mapTransform(content, MAP);
-    const frag = document.createDocumentFragment();
+    const size = mapSize(content, { max: MAP });
+    for (const e of [map, ground]) {
+      e.setAttribute("width", size.width);
+      e.setAttribute("height", size.height);
+    }
+    const t = mapTransform(content, size);
+    // One path of tiny rectangles, not one element per node: 10,000 of them would be a
+    // long task to create and to style.
+    let d = "";
     for (const n of shownLayout.nodes) {
       const r = onMap(t, { x0: n.x - n.width / 2, y0: n.y - n.height / 2, x1: n.x + n.width / 2, y1: n.y + n.height / 2 });
-      frag.append(svgEl("rect", {
-        x: r.x.toFixed(1), y: r.y.toFixed(1), width: Math.max(r.width, 1).toFixed(1), height: Math.max(r.height, 1).toFixed(1),
-        "data-node": n.id,
-      }));
+      d += `M${r.x.toFixed(1)} ${r.y.toFixed(1)}h${Math.max(r.width, 1).toFixed(1)}v${Math.max(r.height, 1).toFixed(1)}h${(-Math.max(r.width, 1)).toFixed(1)}z`;
     }
-    mapNodes.replaceChildren(frag);
-    mapFor = { layout: shownLayout, content, t };
+    mapNodes.setAttribute("d", d);
+    mapNodes.setAttribute("data-count", String(shownLayout.nodes.length));
+    mapFor = { layout: shownLayout, content, t, size };
   }
 
   function showMap(transform) {
@@ -236,7 +246,8 @@ export function createNavigator(container, { svg, zoom, walk }) {
   function moveFromMap(event, glide) {
     if (!mapFor) return;
     const box = map.getBoundingClientRect();
-    const p = fromMap(mapFor.t, { x: (event.clientX - box.left) * (MAP.width / box.width), y: (event.clientY - box.top) * (MAP.height / box.height) });
+    const { size } = mapFor;
+    const p = fromMap(mapFor.t, { x: (event.clientX - box.left) * (size.width / box.width), y: (event.clientY - box.top) * (size.height / box.height) });
     zoom.moveTo(centreOn(p, zoom.transform().k, zoom.viewSize()), glide);
   }
   map.addEventListener("pointerdown", (event) => {
