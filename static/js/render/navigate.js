@@ -48,7 +48,7 @@ export function createNavigator(container, { svg, zoom, walk }) {
   search.hidden = true;
   const input = el("input", {
     type: "search", id: "graph-search-input", "aria-label": "Find a node by name or label",
-    placeholder: "Find a node by name…", autocomplete: "off", spellcheck: "false",
+    placeholder: "Find a node by name (/ or Ctrl+F)…", autocomplete: "off", spellcheck: "false",
   });
   const results = el("ul", { class: "graph-search-results", role: "listbox", "aria-label": "Matching nodes" });
   const note = el("p", { class: "graph-search-note", role: "status" });
