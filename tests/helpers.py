@@ -54,3 +54,12 @@ def assert_intermediates(body: dict, case: dict) -> None:
         assert set(got) == set(parts), got
         for key, want in parts.items():
             np.testing.assert_allclose(got[key], want, rtol=0, atol=case["tol"], err_msg=key)
+
+
+def sse_events(text: str) -> list[tuple[str, dict]]:
+    """A text/event-stream body as (event, data) pairs, the data parsed as JSON."""
+    out = []
+    for block in text.strip().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.split("\n") if ": " in line)
+        out.append((fields.get("event"), json.loads(fields["data"])))
+    return out

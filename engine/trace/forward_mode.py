@@ -78,29 +78,8 @@ def seeds(tracer) -> tuple[dict[int, object], str]:
 
 
 def _tangent(tracer, name: str, i: int, given):
-    """One leaf's tangent, checked: numbers only, the leaf's shape, finite."""
-    program = tracer.program
-    node = program.nodes[i]
-    s = node.span
-    where = (s.line, s.col, s.end_line, s.end_col)
-    field = f"tangents[`{clip(name)}`]"
-    if seed._depth(given) > 32 or not seed._numbers_only(given):
-        raise ProgramError("bad_argument", f"{field} must be a number or a nested list of "
-                           "numbers", *where)
-    try:
-        value = np.array(given, dtype=np.float64)
-    except (ValueError, TypeError, OverflowError):
-        raise ProgramError("bad_argument", f"{field} must be a number or a rectangular nested "
-                           "list of numbers", *where) from None
-    shape = np.shape(tracer.values[i])
-    if value.shape != shape:
-        raise ProgramError("bad_argument", f"{field} has shape {value.shape} but the leaf "
-                           f"{clip(name)} has shape {shape}; they must be equal", *where)
-    with np.errstate(over="ignore"):
-        value = value.astype(program.dtype)
-    if not np.isfinite(value).all():
-        raise ProgramError("bad_argument", f"{field} must hold finite numbers "
-                           f"(of {program.dtype})", *where)
+    """One leaf's tangent, checked (seed.leaf_entry): numbers only, the leaf's shape, finite."""
+    value = seed.leaf_entry(tracer.program, "tangents", name, np.shape(tracer.values[i]), given)
     return float(value) if type(tracer.values[i]) is float else value
 
 

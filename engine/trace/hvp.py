@@ -153,8 +153,8 @@ def _vector(program: Program, shapes: list, given) -> dict[str, object]:
             known = ", ".join(clip(n) for n in leaves) or "none"
             raise ProgramError("bad_argument", f"vector names `{clip(str(key))}`, which is not "
                                f"a leaf of the program (its leaves: {known})")
-    return {name: _entry(program, name, shapes[i], given[name]) if name in given else
-            _unnamed(program, shapes[i]) for name, i in leaves.items()}
+    return {name: seed.leaf_entry(program, "vector", name, shapes[i], given[name])
+            if name in given else _unnamed(program, shapes[i]) for name, i in leaves.items()}
 
 
 def _unnamed(program: Program, shape: tuple):
@@ -162,29 +162,6 @@ def _unnamed(program: Program, shape: tuple):
     if not shape and program.dtype == "float64":
         return 0.0
     return np.zeros(shape, dtype=program.dtype)
-
-
-def _entry(program: Program, name: str, shape: tuple, given):
-    s = program.nodes[program.leaves[name]].span
-    where = (s.line, s.col, s.end_line, s.end_col)
-    field = f"vector[`{clip(name)}`]"
-    if seed._depth(given) > 32 or not seed._numbers_only(given):
-        raise ProgramError("bad_argument", f"{field} must be a number or a nested list of "
-                           "numbers", *where)
-    try:
-        value = np.array(given, dtype=np.float64)
-    except (ValueError, TypeError, OverflowError):
-        raise ProgramError("bad_argument", f"{field} must be a number or a rectangular nested "
-                           "list of numbers", *where) from None
-    if value.shape != tuple(shape):
-        raise ProgramError("bad_argument", f"{field} has shape {value.shape} but the leaf "
-                           f"{clip(name)} has shape {tuple(shape)}; they must be equal", *where)
-    with np.errstate(over="ignore"):
-        value = value.astype(program.dtype)
-    if not np.isfinite(value).all():
-        raise ProgramError("bad_argument", f"{field} must hold finite numbers (of "
-                           f"{program.dtype})", *where)
-    return float(value) if value.ndim == 0 and program.dtype == "float64" else value
 
 
 def _with_inner_product(program: Program, back: BackwardProgram, vector: dict

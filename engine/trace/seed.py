@@ -52,6 +52,34 @@ def output_grad(given, out, program: Program, output: int):
     return value
 
 
+def leaf_entry(program: Program, field: str, name: str, shape: tuple, given):
+    """A per-leaf request value (forward mode's `tangents[leaf]`, hvp's `vector[leaf]`) checked
+    and cast to the program's dtype: numbers only, the leaf's shape, finite; a float for a 0-d
+    float64 leaf. Raises ProgramError("bad_argument") naming `field[leaf]`, at the leaf."""
+    from engine.source import clip
+
+    s = program.nodes[program.leaves[name]].span
+    where = (s.line, s.col, s.end_line, s.end_col)
+    field = f"{field}[`{clip(name)}`]"
+    if _depth(given) > 32 or not _numbers_only(given):
+        raise ProgramError("bad_argument", f"{field} must be a number or a nested list of "
+                           "numbers", *where)
+    try:
+        value = np.array(given, dtype=np.float64)
+    except (ValueError, TypeError, OverflowError):
+        raise ProgramError("bad_argument", f"{field} must be a number or a rectangular nested "
+                           "list of numbers", *where) from None
+    if value.shape != tuple(shape):
+        raise ProgramError("bad_argument", f"{field} has shape {value.shape} but the leaf "
+                           f"{clip(name)} has shape {tuple(shape)}; they must be equal", *where)
+    with np.errstate(over="ignore"):
+        value = value.astype(program.dtype)
+    if not np.isfinite(value).all():
+        raise ProgramError("bad_argument", f"{field} must hold finite numbers (of "
+                           f"{program.dtype})", *where)
+    return float(value) if value.ndim == 0 and program.dtype == "float64" else value
+
+
 def _numbers_only(x) -> bool:
     """Every leaf of a nested list is an int or a float (not a bool); iterative."""
     stack = [x]

@@ -91,6 +91,7 @@ const detail = createDetailPanel(svg.parentNode, { onClose: () => pinned && hove
 const nav = createNavigator(svg.parentNode, { svg, zoom, walk: () => shown });
 // Reverse / forward mode, all n forward passes, the gradient check (issue 9).
 const modes = createModesPanel($("#editor .side"), {
+  store, // its mode and tangent leaf are link fields
   onModeChange: () => trace(),
   request: () => ({ program: shown?.program ?? editor.getText(), output: store.get().output || null }),
 });
@@ -134,8 +135,13 @@ async function trace() {
     await streamTrace(program, store.get().output || null, {
       fields: modes.fields(), // forward mode's (issue 9); none in reverse mode
       signal: request.signal,
-      onGraph: (head) => begin((walk = beginWalk(head, program)), request),
+      onGraph: (head) => {
+        // a link's tangent leaf, whose shape came only now: trace again with it (once)
+        if (modes.retrace(head.graph)) return void trace();
+        begin((walk = beginWalk(head, program)), request);
+      },
       onEvent: (ev) => {
+        if (request !== inFlight) return; // traced again (retrace): the rest is not read
         addEvent(walk, ev);
         frame ||= requestAnimationFrame(() => { frame = 0; if (request === inFlight) arrived(walk); });
       },

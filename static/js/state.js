@@ -1,7 +1,7 @@
 // The page state: one object, kept in one store, so that it can go into the URL.
 // No DOM: `FIELDS` is the typed table of what a link carries. `linkState` gives the
 // contract's state object ({v, program, output, preset, step, speed, theme, font,
-// hide_program}; see /work/notes/contract.md and docs/slides.md); `encodeLink` /
+// hide_program, mode, tangent}; see /work/notes/contract.md and docs/slides.md); `encodeLink` /
 // `decodeLink` put it in the fragment as `#s=<base64url(deflate-raw(JSON))>`, and still
 // read the older uncompressed `#program=...&step=...` form (`encodeState` / `decodeState`).
 // `playing` is transient and never serialized.
@@ -27,6 +27,7 @@ export const LINKED = "(link)"; // the `preset` (and menu value) of a link's pro
 export const LINKED_LABEL = "↪ Program from the link";
 export const EDITED_MARK = "(edited)"; // after an edited example's title in the menu
 export const VERSION = 1; // the `v` of the state object; a link with a larger one is refused
+export const MODES = ["reverse", "forward"]; // the walk's mode (render/modes.js's #mode)
 
 // Each type reads a field from a query string (`parse`: string -> value or undefined) and
 // checks one from JSON (`check`: value -> bool).
@@ -58,6 +59,10 @@ export const FIELDS = {
   theme: { type: oneOf(THEMES), default: "auto" },
   font: { type: scale, default: 1 },
   hide_program: { type: bool, default: false },
+  // The walk's mode, and in forward mode the leaf whose tangent is 1 ("" = the first leaf).
+  // Older links have neither: they open in reverse mode (openLink).
+  mode: { type: oneOf(MODES), default: "reverse" },
+  tangent: { type: text, default: "" },
 };
 
 export function defaultState() {
@@ -181,12 +186,19 @@ export function decodeLink(hash) {
  * names, as it is here (its own text or its edit; a reload of one's own tab), else one's
  * own program, else an example with exactly that text; any other text opens as its own
  * menu entry (LINKED), while "✎ Your program" and the edited examples keep theirs. `back`
- * is the entry that was shown, which a plain visit later opens on (savedEditor).
+ * is the entry that was shown, which a plain visit later opens on (savedEditor). `mode` and
+ * `tangent` are patched to the link's (else their defaults) where they differ from `state`.
  */
 export function openLink(state, link, presets) {
   const patch = {};
   for (const name of ["output", "step", "speed", "theme", "font", "hide_program"]) {
     if (Object.hasOwn(link, name)) patch[name] = link[name];
+  }
+  // The walk's mode and tangent leaf are the link's, their defaults when it has none (an
+  // older link opens in reverse mode, also in a tab that was in forward mode).
+  for (const name of ["mode", "tangent"]) {
+    const value = Object.hasOwn(link, name) ? link[name] : FIELDS[name].default;
+    if (value !== state[name]) patch[name] = value;
   }
   const named = presets.find((p) => p.id === link.preset);
   if (!Object.hasOwn(link, "program") && !named) return patch; // only view options

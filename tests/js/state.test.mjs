@@ -5,7 +5,7 @@ import { deflateSync, strToU8 } from "fflate";
 import {
   canReset, checkState, choosePreset, createStore, CUSTOM, CUSTOM_LABEL, decodeLink, decodeState, defaultState,
   editProgram, EDITED_MARK, encodeLink, encodeState, FIELDS, LINK_ERRORS, LINKED, LINKED_LABEL, linkState, menuFor,
-  openLink, presetFor, resetExample, restoredEditor, savedEditor, SPEEDS, THEMES, VERSION,
+  MODES, openLink, presetFor, resetExample, restoredEditor, savedEditor, SPEEDS, THEMES, VERSION,
 } from "../../static/js/state.js";
 
 const PRESETS = [
@@ -17,7 +17,7 @@ const MINE = "w = 3.0\nL = w * w * w\n";
 test("the default state", () => {
   assert.deepEqual(defaultState(), {
     playing: false, draft: "", edits: {}, linked: null, back: "", preset: "", program: "", output: "", step: 0,
-    speed: 2, theme: "auto", font: 1, hide_program: false,
+    speed: 2, theme: "auto", font: 1, hide_program: false, mode: "reverse", tangent: "",
   });
 });
 
@@ -170,6 +170,8 @@ const anyState = fc.record({
   theme: fc.constantFrom(...THEMES),
   font: fc.oneof(fc.constantFrom(1, 1.25, 1.5, 2), fc.double({ min: 0.5, max: 3, noNaN: true })),
   hide_program: fc.boolean(),
+  mode: fc.constantFrom(...MODES),
+  tangent: fc.oneof(fc.constant(""), fc.string({ unit: "grapheme", maxLength: 12 })),
 }, { requiredKeys: ["program"] });
 
 /** The state a link stands for: every field, defaults filled in. */
@@ -291,4 +293,43 @@ test("reloading one's own tab (its URL is a link) opens the entry one was on, no
   assert.deepEqual(openLink(state, { v: 1, program: MINE }, PRESETS), { program: MINE, preset: CUSTOM, back: "p1" });
   // Someone else's edit of p1 is not ours: its own entry, our edit kept.
   assert.equal(openLink(state, { v: 1, preset: "p1", program: "a = 6.0\n" }, PRESETS).preset, LINKED);
+});
+
+test("forward mode and its tangent leaf go into the link and come back", () => {
+  assert.deepEqual(MODES, ["reverse", "forward"]);
+  const state = { ...defaultState(), program: MINE, step: 4, mode: "forward", tangent: "w" };
+  assert.deepEqual(linkState(state), { v: 1, program: MINE, step: 4, mode: "forward", tangent: "w" });
+  const { state: back, error } = decodeLink(`#${encodeLink(state)}`);
+  assert.equal(error, null);
+  assert.deepEqual(back, { v: 1, program: MINE, step: 4, mode: "forward", tangent: "w" });
+  // the older query form too
+  assert.deepEqual(decodeLink(`#${encodeState(state)}`).state, { v: 1, program: MINE, step: 4, mode: "forward", tangent: "w" });
+  // opened over a fresh page: forward mode on leaf w, at step 4
+  assert.deepEqual(openLink(defaultState(), back, PRESETS),
+    { step: 4, mode: "forward", tangent: "w", program: MINE, preset: LINKED, linked: MINE, back: CUSTOM });
+  // reverse mode, the default, is not written
+  assert.deepEqual(linkState({ ...state, mode: "reverse", tangent: "" }), { v: 1, program: MINE, step: 4 });
+});
+
+test("a bad mode is dropped: the link opens in reverse mode", () => {
+  assert.deepEqual(checkState({ v: 1, program: MINE, mode: "hvp", tangent: 3 }), { state: { v: 1, program: MINE }, error: null });
+  assert.deepEqual(decodeState("mode=sideways&tangent=w"), { tangent: "w" });
+  assert.deepEqual(checkState({ v: 1, mode: "forward", tangent: "" }), { state: { v: 1, mode: "forward", tangent: "" }, error: null });
+});
+
+test("an older link (no mode, no tangent) opens in reverse mode, also in a tab in forward mode", () => {
+  const old = packed({ v: 1, program: MINE, step: 2 }); // as links were written before the fields
+  const { state: link } = decodeLink(old);
+  assert.deepEqual(link, { v: 1, program: MINE, step: 2 });
+  const fresh = { ...defaultState(), ...openLink(defaultState(), link, PRESETS) };
+  assert.equal(fresh.mode, "reverse");
+  assert.equal(fresh.tangent, "");
+  const inForward = { ...defaultState(), mode: "forward", tangent: "w" };
+  const patch = openLink(inForward, link, PRESETS);
+  assert.equal(patch.mode, "reverse");
+  assert.equal(patch.tangent, "");
+  assert.equal({ ...inForward, ...openLink(inForward, decodeLink("#step=3").state, PRESETS) }.mode, "reverse");
+  // a link in forward mode over a tab already there patches nothing of the mode
+  const same = openLink(inForward, { v: 1, program: MINE, mode: "forward", tangent: "w" }, PRESETS);
+  assert.equal(Object.hasOwn(same, "mode") || Object.hasOwn(same, "tangent"), false);
 });

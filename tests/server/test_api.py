@@ -5,17 +5,10 @@ import json
 
 import orjson
 import pytest
-from fastapi.testclient import TestClient
 from hypothesis import given, settings, strategies as st
 
 from helpers import CASES, assert_intermediates, assert_matches_case, case
 from engine.trace.runner import body_events
-from server.main import create_app
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(), raise_server_exceptions=False)
 
 
 def test_trace_seed_case(client, seed_case):

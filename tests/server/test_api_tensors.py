@@ -6,27 +6,13 @@ import json
 
 import numpy as np
 import pytest
-from fastapi.testclient import TestClient
 
 from engine.trace.values import decode
 from engine.trace.runner import body_events
 from server.cli import main as cli_main
-from server.main import create_app
+from helpers import sse_events
 
 PROGRAM = "x = [1.0, 2.0, 3.0]\ny = tanh(x) * x\n"
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(), raise_server_exceptions=False)
-
-
-def _sse(text: str) -> list[tuple[str, dict]]:
-    out = []
-    for block in text.strip().split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.split("\n") if ": " in line)
-        out.append((fields.get("event"), json.loads(fields["data"])))
-    return out
 
 
 def test_dtype_float32_makes_every_tensor_float32(client):
@@ -59,7 +45,7 @@ def test_stream_takes_the_same_fields(client):
     whole = client.post("/api/trace", json=request).json()
     r = client.post("/api/trace/stream", json=request)
     assert r.status_code == 200
-    items = _sse(r.text)
+    items = sse_events(r.text)
     assert [data for _, data in items[1:]] == body_events(whole)
     assert items[-1][1]["grads"]["x"]["dtype"] == "float32"
 
@@ -80,7 +66,7 @@ def test_program_errors_are_located_422(client, request_body, kind, line, col):
     error = r.json()["error"]
     assert (error["kind"], error["line"], error["col"]) == (kind, line, col), error
     stream = client.post("/api/trace/stream", json=request_body)
-    (event, data), = _sse(stream.text)
+    (event, data), = sse_events(stream.text)
     assert event == "error" and data["error"]["kind"] == kind
 
 

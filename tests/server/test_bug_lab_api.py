@@ -8,28 +8,13 @@ import subprocess
 import sys
 
 import pytest
-from fastapi.testclient import TestClient
 
 from engine.trace.runner import body_events
-from helpers import case
-from server.main import create_app
+from helpers import case, sse_events
 from server.presets import presets
 
 FIRST = case("seed-tanh-fanout")["program"]
 PRESETS = {p["id"]: p["program"] for p in presets()}
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(), raise_server_exceptions=False)
-
-
-def _sse(text: str) -> list[tuple[str, dict]]:
-    out = []
-    for block in text.strip().split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.split("\n") if ": " in line)
-        out.append((fields.get("event"), json.loads(fields["data"])))
-    return out
 
 
 def test_the_bugs_field_turns_a_switch_on(client):
@@ -52,7 +37,7 @@ def test_the_program_line_keeps_the_bug_without_the_field(client):
 def test_the_stream_sends_the_same_bug_events(client):
     request = {"program": FIRST, "bugs": ["no_zero_grad"], "check": True}
     whole = client.post("/api/trace", json=request).json()
-    items = _sse(client.post("/api/trace/stream", json=request).text)
+    items = sse_events(client.post("/api/trace/stream", json=request).text)
     assert [data for _, data in items[1:]] == body_events(whole)
     done = items[-1][1]
     assert done["bugs"] == ["no_zero_grad"] and done["gradcheck"]["a"]["ok"] is False
@@ -83,7 +68,7 @@ def test_an_inplace_update_of_a_saved_tensor_is_422_at_its_line(client):
     error = r.json()["error"]
     assert error["kind"] == "inplace" and (error["line"], error["col"]) == (7, 0)
     assert "is at version 1; expected version 0 instead." in error["message"]
-    items = _sse(client.post("/api/trace/stream", json={"program": text}).text)
+    items = sse_events(client.post("/api/trace/stream", json={"program": text}).text)
     assert items[-1][0] == "error" and items[-1][1]["error"]["kind"] == "inplace"
 
 

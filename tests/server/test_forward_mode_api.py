@@ -7,26 +7,11 @@ import subprocess
 import sys
 
 import pytest
-from fastapi.testclient import TestClient
 
 from engine.trace.runner import body_events
-from helpers import case
-from server.main import create_app
+from helpers import case, sse_events
 
 FIRST = case("seed-tanh-fanout")["program"]
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(), raise_server_exceptions=False)
-
-
-def _sse(text: str) -> list[tuple[str, dict]]:
-    out = []
-    for block in text.strip().split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.split("\n") if ": " in line)
-        out.append((fields.get("event"), json.loads(fields["data"])))
-    return out
 
 
 def test_forward_mode_body(client):
@@ -51,7 +36,7 @@ def test_default_tangents_run_all_forward_passes(client):
 def test_the_stream_sends_the_same_events_with_the_results_on_done(client):
     request = {"program": FIRST, "mode": "forward", "check": True}
     whole = client.post("/api/trace", json=request).json()
-    items = _sse(client.post("/api/trace/stream", json=request).text)
+    items = sse_events(client.post("/api/trace/stream", json=request).text)
     assert items[0][0] == "graph"
     assert [data for _, data in items[1:]] == body_events(whole)
     done = items[-1][1]
@@ -81,7 +66,7 @@ def test_bad_tangents_are_422_bad_argument(client, request_, words):
 
 
 def test_bad_tangents_in_the_stream_are_an_error_event_before_any_event(client):
-    items = _sse(client.post("/api/trace/stream", json={
+    items = sse_events(client.post("/api/trace/stream", json={
         "program": FIRST, "mode": "forward", "tangents": {"zz": 1}}).text)
     assert [kind for kind, _ in items] == ["error"]
     assert items[0][1]["error"]["kind"] == "bad_argument"

@@ -7,19 +7,12 @@ import json
 import logging
 
 import pytest
-from fastapi.testclient import TestClient
 
-from server.main import create_app
 from server.settings import get_settings
 
 PROGRAM = "a = 1.0\nL = a * a\n"
 JSON = {"content-type": "application/json"}
 ERROR_KEYS = {"kind", "message", "line", "col", "end_line", "end_col", "hint"}
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(), raise_server_exceptions=False)
 
 
 def _error(r) -> dict:

@@ -8,28 +8,13 @@ import subprocess
 import sys
 
 import pytest
-from fastapi.testclient import TestClient
 
 from engine.trace.runner import body_events
-from helpers import case
-from server.main import create_app
+from helpers import case, sse_events
 from server.presets import presets
 
 FIRST = case("seed-tanh-fanout")["program"]
 HV = {"a": 0.05958575158234014, "b": 0.11917150316468028, "c": 0.7864477329659274}   # v=(1,.5,0)
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(), raise_server_exceptions=False)
-
-
-def _sse(text: str) -> list[tuple[str, dict]]:
-    out = []
-    for block in text.strip().split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.split("\n") if ": " in line)
-        out.append((fields.get("event"), json.loads(fields["data"])))
-    return out
 
 
 def test_hvp_body(client):
@@ -48,7 +33,7 @@ def test_hvp_body(client):
 def test_the_stream_sends_the_same_events_with_hvp_on_done(client):
     request = {"program": FIRST, "mode": "hvp", "vector": {"a": 1, "b": 0.5}}
     whole = client.post("/api/trace", json=request).json()
-    items = _sse(client.post("/api/trace/stream", json=request).text)
+    items = sse_events(client.post("/api/trace/stream", json=request).text)
     assert items[0][0] == "graph" and items[0][1]["graph"]["nodes"] == whole["graph"]["nodes"]
     assert [data for _, data in items[1:]] == body_events(whole)
     assert items[-1][1]["hvp"] == whole["hvp"]
@@ -86,7 +71,7 @@ def test_errors_of_second_order(client):
     assert r.status_code == 422
     error = r.json()["error"]
     assert error["kind"] == "unsupported" and "gelu" in error["message"] and error["line"] == 2
-    stream = _sse(client.post("/api/trace/stream", json={
+    stream = sse_events(client.post("/api/trace/stream", json={
         "program": "z = [1.0, 2.0]\nL = sum(gelu(z))\n", "mode": "hvp"}).text)
     assert stream == [("error", {"error": error})]
 

@@ -2,19 +2,12 @@
 from __future__ import annotations
 
 import pytest
-from fastapi.testclient import TestClient
 
-from server.main import create_app
 from server.settings import get_settings
 
 BIG = ("X = [" + ", ".join("[" + ", ".join(f"{(i * 10 + j) % 7 - 3}.0" for j in range(10)) + "]"
                           for i in range(10)) + "]\nL = sum(tanh(X * 0.1))\n")
 KEYS = {"kind", "message", "line", "col", "end_line", "end_col", "hint"}
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(), raise_server_exceptions=False)
 
 
 def test_full_value_and_adjoint_of_a_tensor_over_the_inline_limit(client):

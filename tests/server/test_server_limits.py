@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from engine.trace import deadline as deadline_module
-from server.main import create_app
+from helpers import sse_events
 from server.settings import Settings, get_settings
 from server.tracing import limits
 
@@ -33,19 +33,6 @@ LIMITS = [
     ("trace_timeout_seconds", 0, SMALL, "timeout", "trace_timeout_seconds", None),
 ]
 IDS = [row[0] for row in LIMITS]
-
-
-@pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(), raise_server_exceptions=False)
-
-
-def _sse(text: str) -> list[tuple[str, dict]]:
-    out = []
-    for block in text.strip().split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.split("\n") if ": " in line)
-        out.append((fields.get("event"), json.loads(fields["data"])))
-    return out
 
 
 def _check(error: dict, kind: str, named: str, where) -> None:
@@ -73,7 +60,7 @@ def test_each_limit_ends_the_stream_with_the_same_error(client, monkeypatch, set
     monkeypatch.setattr(get_settings(), setting, value)
     r = client.post("/api/trace/stream", json={"program": program})
     assert r.status_code == 200
-    items = _sse(r.text)
+    items = sse_events(r.text)
     assert items[-1][0] == "error" and all(k != "done" for k, _ in items)
     _check(items[-1][1]["error"], kind, named, where)
 
@@ -105,7 +92,7 @@ def test_the_default_budget_stops_a_long_trace_and_the_server_goes_on(client, mo
     assert r.status_code == 422 and r.json()["error"]["kind"] == "timeout"
     assert "20 s" in r.json()["error"]["message"]
     r = client.post("/api/trace/stream", json={"program": long})
-    assert _sse(r.text)[-1][1]["error"]["kind"] == "timeout"
+    assert sse_events(r.text)[-1][1]["error"]["kind"] == "timeout"
     assert client.post("/api/trace", json={"program": SMALL}).status_code == 200
     assert app_slots_free(client)
 

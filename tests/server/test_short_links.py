@@ -104,6 +104,25 @@ def test_unknown_fields_of_the_state_are_kept_verbatim(client):
     assert client.get(f"/api/links/{key}").json() == {"state": state}
 
 
+def test_forward_mode_and_its_tangent_leaf_are_stored_and_inlined(client, db_url):
+    # The page's mode fields (static/js/state.js FIELDS: mode, tangent) are state fields
+    # like any other: hashed in the canonical text, stored, given back, inlined in /s/<id>.
+    state = {**STATE, "mode": "forward", "tangent": "a"}
+    first = client.post("/api/links", json={"state": state})
+    assert first.status_code == 201
+    canonical = ('{"font":1.5,"hide_program":true,"mode":"forward","output":"b","program":'
+                 '"a = 1.0\\nb = tanh(a * 2.0)\\n","speed":2,"step":3,"tangent":"a",'
+                 '"theme":"projector","v":1}')
+    key = first.json()["id"]
+    assert key == expected_id(canonical)
+    assert (key, canonical) in rows(db_url)
+    assert client.get(f"/api/links/{key}").json() == {"state": state}
+    assert inlined(client.get(f"/s/{key}").text, "initial-state") == state
+    # the same walk in reverse mode is another link
+    other = client.post("/api/links", json={"state": {**state, "mode": "reverse"}}).json()["id"]
+    assert other != key
+
+
 # ---- errors
 
 @pytest.mark.parametrize("link_id", ["AAAAAAAAAAAAAAAA", "nope", "x" * 500, "a.b"])

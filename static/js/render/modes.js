@@ -3,7 +3,9 @@
 // reverse mode's passes, not n animations), and the gradient check (each leaf's absolute and
 // relative error, ok or flagged, with the step h shown and changeable). In forward mode the
 // graph's boxes show each node's dual number: its value and, below it, `+ ṫε`
-// (data-tangent on each g.node). Takes its root element; no global ids.
+// (data-tangent on each g.node). Takes its root element; no global ids. The mode and the
+// tangent's leaf live in the page's store (`mode`, `tangent`: state.js FIELDS), so a link
+// carries them: the selects show the store, and a change goes into it.
 
 import { boxLines, fullPrecision } from "../format.js";
 import { METRICS } from "../layout.js";
@@ -25,11 +27,12 @@ function el(doc, tag, attrs = {}, ...children) {
 }
 
 /**
- * The panel, appended to `root` (the program's side column). `onModeChange()` re-traces
- * with the new fields (`fields()`); `request()` -> {program, output} of the walk shown, for
- * the panel's own requests (POST /api/trace).
+ * The panel, appended to `root` (the program's side column). `store` holds `mode` and
+ * `tangent` (state.js); `onModeChange()` re-traces with the new fields (`fields()`);
+ * `request()` -> {program, output} of the walk shown, for the panel's own requests
+ * (POST /api/trace).
  */
-export function createModesPanel(root, { onModeChange, request }) {
+export function createModesPanel(root, { store, onModeChange, request }) {
   const doc = root.ownerDocument;
   const section = el(doc, "section", { id: "modes", class: "modes", "aria-label": "Mode and checks", "data-mode": "reverse" });
   const mode = el(doc, "select", { id: "mode", "aria-label": "Mode" },
@@ -53,17 +56,33 @@ export function createModesPanel(root, { onModeChange, request }) {
   root.append(section);
 
   let leaves = [];
-  const chosen = () => leaves.find((l) => l.name === leaf.value) ?? leaves[0] ?? null;
+  // The leaf the store names, else the first ("" or a name the program no longer has).
+  const chosen = () => leaves.find((l) => l.name === store.get().tangent) ?? leaves[0] ?? null;
+  const forward = () => store.get().mode === "forward";
+
+  /** The selects show the store's mode and tangent leaf. */
+  function showState() {
+    const { mode: now } = store.get();
+    mode.value = now;
+    section.dataset.mode = now;
+    leafLabel.hidden = now !== "forward";
+    const pick = chosen();
+    if (pick) leaf.value = pick.name;
+  }
+  store.subscribe((state, before) => {
+    if (state.mode !== before.mode || state.tangent !== before.tangent) showState();
+  });
+  showState();
 
   mode.addEventListener("change", () => {
-    section.dataset.mode = mode.value;
-    leafLabel.hidden = mode.value !== "forward";
     mode.blur();
+    store.set({ mode: mode.value });
     onModeChange();
   });
   leaf.addEventListener("change", () => {
     leaf.blur();
-    if (mode.value === "forward") onModeChange();
+    store.set({ tangent: leaf.value });
+    if (forward()) onModeChange();
   });
 
   /** POST /api/trace with the walk's program and `fields`; the body, or throws {message}. */
@@ -129,6 +148,7 @@ export function createModesPanel(root, { onModeChange, request }) {
   });
 
   let requested = "reverse";
+  let sentLeaf = null; // the leaf whose tangent the last request set (null: the server's first)
   const walkModes = new WeakMap(); // walk -> the mode it was traced in
   let shownWalk = null;
   let drawn = new Map(); // node id -> the tangent text shown in its box
@@ -136,23 +156,37 @@ export function createModesPanel(root, { onModeChange, request }) {
   return {
     /** The trace request's fields for the mode chosen ({} in reverse mode). */
     fields: () => {
-      requested = mode.value; // the mode of the walk whose graph comes next (begin)
-      return modeFields(mode.value, mode.value === "forward" ? chosen() : null);
+      requested = store.get().mode; // the mode of the walk whose graph comes next (begin)
+      // No leaf named: the server's default, the first leaf. A named leaf is sent with its
+      // shape, known once a graph of the program came; until then it is not sent (retrace).
+      const want = store.get().tangent;
+      sentLeaf = requested === "forward" && want ? leaves.find((l) => l.name === want) ?? null : null;
+      return modeFields(requested, sentLeaf);
+    },
+    /**
+     * True when the walk whose `graph` just came was traced with another leaf's tangent than
+     * the store names (a link's leaf, before the program's leaves were known): trace again.
+     * The next request knows the leaves, so it is asked once.
+     */
+    retrace(graph) {
+      const want = store.get().tangent;
+      if (requested !== "forward" || !want || sentLeaf?.name === want) return false;
+      const now = leavesOf(graph);
+      // the server's default was the first leaf: the one wanted, or none of them
+      if (now[0]?.name === want || !now.some((l) => l.name === want)) return false;
+      leaves = now;
+      return true;
     },
     /** A preset with a `mode` (forward-dual) switches to it, before it is traced. */
     choosePreset(preset) {
-      if (!preset?.mode || preset.mode === mode.value) return;
-      mode.value = preset.mode;
-      section.dataset.mode = mode.value;
-      leafLabel.hidden = mode.value !== "forward";
+      if (preset?.mode && preset.mode !== store.get().mode) store.set({ mode: preset.mode });
     },
     /** A new walk's graph arrived: the leaves to choose from, and the n of the button. */
     begin(walk) {
       walkModes.set(walk, requested);
       leaves = leavesOf(walk.trace.graph);
-      const keep = leaf.value;
       leaf.replaceChildren(...leaves.map((l) => new Option(l.shape.length ? `${l.name}[${l.shape.map(() => 0).join(", ")}]` : l.name, l.name)));
-      if (leaves.some((l) => l.name === keep)) leaf.value = keep;
+      showState();
       const n = leaves.reduce((sum, l) => sum + l.size, 0);
       allButton.textContent = `Run all ${n} forward passes`;
       for (const box of [allBox, checkBox]) box.dataset.status = "idle";
