@@ -3,8 +3,13 @@ mode selector, the dual numbers in the boxes (data-tangent), the narration of ea
 the "all forward passes" button and the gradient check panel; reverse mode unchanged."""
 from __future__ import annotations
 
+import base64
+import json
 import math
+import re
 import unicodedata
+import urllib.parse
+import zlib
 
 import pytest
 from page_helpers import adjoint, leave_editor, node, total_steps, wait_step
@@ -152,3 +157,106 @@ def test_the_dual_numbers_preset_opens_in_forward_mode(explorer):
     wait_step(page, 8)
     assert _tangent(page, "L") == pytest.approx(DL_DA, abs=1e-12)
     assert explorer.unexpected_errors() == []
+
+
+# ---- links: the mode and the tangent's leaf are part of the walk's state (state.js FIELDS)
+
+def _unpack(url: str) -> dict:
+    """The state object in a link's `#s=` fragment (base64url of raw deflate of JSON)."""
+    packed = urllib.parse.parse_qs(urllib.parse.urlsplit(url).fragment)["s"][0]
+    return json.loads(zlib.decompress(base64.urlsafe_b64decode(packed + "=" * (-len(packed) % 4)), -15))
+
+
+def _pack(state: dict) -> str:
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    raw = packer.compress(json.dumps(state).encode()) + packer.flush()
+    return "s=" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _tangents(page) -> dict[str, str | None]:
+    """name -> data-tangent of every node drawn (None where no tangent is shown)."""
+    return dict(page.locator("g.node").evaluate_all(
+        "els => els.map(e => [e.dataset.name, e.getAttribute('data-tangent')])"))
+
+
+def _open_fresh(chromium, url: str):
+    """`url` in a new browser context (an empty profile), once the page is ready."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_selector('#app[data-status="ready"]')
+    return context, page, errors
+
+
+def _reopens_the_same(chromium, url: str, step: int, expected: dict) -> None:
+    context, fresh, errors = _open_fresh(chromium, url)
+    try:
+        wait_step(fresh, step)
+        assert fresh.locator("#mode").input_value() == "forward"
+        assert fresh.locator("#modes").get_attribute("data-mode") == "forward"
+        assert fresh.locator("#tangent-leaf").input_value() == "b"
+        assert fresh.locator("#tangent-leaf").is_visible()
+        assert fresh.locator("#player").get_attribute("data-total") == "8"
+        assert _tangents(fresh) == expected   # the same dual numbers, to the last digit
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_a_forward_walk_on_a_leaf_reopens_from_its_link_in_forward_mode_at_step_k(explorer, chromium):
+    page = explorer.page
+    _forward(page, leaf="b")
+    for step in range(1, 6):
+        page.keyboard.press("ArrowRight")
+        wait_step(page, step)
+    page.wait_for_selector('#app[data-url-step="5"]')
+    state = _unpack(page.url)
+    assert (state["mode"], state["tangent"], state["step"]) == ("forward", "b", 5)
+    expected = _tangents(page)
+    # ȧ = 0, ḃ = 1, ċ = 0, ė = a·ḃ = 1 (a = 1), ḋ = ė + ċ = 1: shown through step 5; t, L not yet
+    assert float(expected["b"]) == 1.0 and float(expected["a"]) == 0.0
+    assert float(expected["e"]) == pytest.approx(1.0, abs=1e-12)
+    assert float(expected["d"]) == pytest.approx(1.0, abs=1e-12)
+    assert expected["t"] is None and expected["L"] is None
+    _reopens_the_same(chromium, page.url, 5, expected)
+    assert explorer.unexpected_errors() == []
+
+
+def test_a_forward_walk_reopens_from_its_short_link(explorer, chromium):
+    page = explorer.page
+    _forward(page, leaf="b")
+    for step in range(1, 4):
+        page.keyboard.press("ArrowRight")
+        wait_step(page, step)
+    page.wait_for_selector('#app[data-url-step="3"]')
+    page.click("#share")
+    page.click("#copy-short-link")
+    page.wait_for_function("() => document.querySelector('#share-panel').dataset.shortLink")
+    short = page.locator("#share-panel").get_attribute("data-short-link")
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/s/[A-Za-z0-9_-]{16}", short), short
+    _reopens_the_same(chromium, short, 3, _tangents(page))
+
+
+def test_an_older_link_without_a_mode_opens_in_reverse_mode(explorer, chromium):
+    page = explorer.page
+    _forward(page, leaf="b")   # this tab's mode must not leak into the link's walk
+    url = f"{page.evaluate('location.origin')}/#" + _pack(
+        {"v": 1, "program": "a = 0.5\nb = -2.0\nL = a * b\n", "step": 3})
+    context, fresh, errors = _open_fresh(chromium, url)
+    try:
+        wait_step(fresh, 3)
+        assert fresh.locator("#mode").input_value() == "reverse"
+        assert fresh.locator("#tangent-leaf").is_hidden()
+        assert fresh.locator("g.node[data-tangent]").count() == 0
+        assert "mode" not in _unpack(fresh.url) and errors == []
+    finally:
+        context.close()
+    # pasted into the forward-mode tab's address bar, the same link switches it to reverse
+    page.evaluate("h => { location.hash = h; }", url.split("#", 1)[1])
+    page.wait_for_function("() => document.querySelector('#mode').value === 'reverse'")
+    page.wait_for_selector('#app[data-status="ready"]')
+    wait_step(page, 3)
+    assert page.locator("g.node[data-tangent]").count() == 0
