@@ -93,8 +93,6 @@ def prepare(tracer) -> None:
     if tracer.options.mode != "forward":
         return
     seeds(tracer)
-    if tracer.options.tangents is None:
-        _check_cost(tracer, _inputs_size(tracer))
 
 
 # ---- carrying tangents -----------------------------------------------------------------------
@@ -221,12 +219,16 @@ def all_forward(tracer, adjoints: list) -> dict:
     far both are from reverse mode (the trace's adjoints; J a row per reverse pass, m of them
     when m ≤ MAX_PASSES).
 
-    Raises ProgramError "too_large" beyond MAX_PASSES scalar inputs or MAX_PASS_FLOPS.
+    Beyond MAX_PASSES scalar inputs or MAX_PASS_FLOPS: {"passes": n, "skipped": why}, and
+    the trace's own forward pass (the default tangent) answers as usual.
     """
     program, values = tracer.program, tracer.values
     leaves = list(program.leaves.items())
     n = _inputs_size(tracer)
-    _check_cost(tracer, n)
+    try:
+        _check_cost(tracer, n)
+    except ProgramError as e:   # the one pass asked for still answers; the extra says why not
+        return {"passes": n, "skipped": e.message}
     out = values[tracer.output]
     m = int(np.size(out))
     columns = []

@@ -51,6 +51,7 @@ export function tangentLine(tangent) {
  */
 export function allForwardSummary(body) {
   const all = body.all_forward;
+  if (all?.skipped) throw new Error(all.skipped); // over the passes' limits: say why
   const jac = all.jacobian;
   const reverse = jac.reverse_passes;
   const most = Math.max(all.passes, reverse, 1);
