@@ -1,6 +1,7 @@
 """Teaching text: each node's forward rule and each backward edge's rule with its numbers."""
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -46,9 +47,12 @@ def leaf_formula(label: str, literal: np.ndarray, const: bool) -> str:
     return f"{label} = const({value})" if const else f"{label} = {value}"
 
 
-def formula(op: Op, out_label: str, in_labels: list[str], params: dict, named: bool) -> str:
-    """The forward rule with labels, e.g. "t = tanh(d)"; just the right side when unnamed."""
-    rhs = fill(op.text, _operands(op, in_labels), params)
+def formula(op: Op, out_label: str, in_labels: list[str], params: dict, named: bool,
+            strengths: list[int] | None = None) -> str:
+    """The forward rule with labels, e.g. "t = tanh(d)"; just the right side when unnamed.
+    strengths: how tightly each input's label binds (engine/labels.py strength), when known
+    from the IR; else read back from the labels' text."""
+    rhs = fill(op.text, _operands(op, in_labels, strengths), params)
     return f"{out_label} = {rhs}" if named else rhs
 
 
@@ -57,8 +61,9 @@ def fill(template, labels: list[str], params: dict, **names) -> str:
     function called the same way, for texts that depend on values (axis=None or not)."""
     if callable(template):
         return template(*labels, **names, **params)
-    # {1}ᵀ of a label K.T reads (K.T)ᵀ, not K.Tᵀ; {g}ᵀ of ∂L/∂S reads (∂L/∂S)ᵀ
-    template = _POSTFIX_T.sub(r"{t_\1}ᵀ", template)
+    template = _with_transposes(template)
+    if "{t_" not in template:   # most rules: no transposed label (a fill per scalar edge)
+        return template.format(*labels, **names, **params)
     given = dict(enumerate(labels)) | names
     transposed = {f"t_{k}": _transposed(x) for k, x in given.items() if isinstance(x, str)}
     return template.format(*labels, **names, **params, **transposed)
@@ -67,17 +72,26 @@ def fill(template, labels: list[str], params: dict, **names) -> str:
 _POSTFIX_T = re.compile(r"\{(\d+|g|out)\}ᵀ")
 
 
+@functools.lru_cache(maxsize=512)
+def _with_transposes(template: str) -> str:
+    """{1}ᵀ of a label K.T reads (K.T)ᵀ, not K.Tᵀ; {g}ᵀ of ∂L/∂S reads (∂L/∂S)ᵀ: the template
+    with such places marked {t_1}ᵀ (worked out once per template)."""
+    return _POSTFIX_T.sub(r"{t_\1}ᵀ", template)
+
+
 def _transposed(text: str) -> str:
     """A label or adjoint symbol before a postfix ᵀ, parenthesized when ᵀ would bind to
     only a part of it (K.T, ∂L/∂S)."""
     return f"({text})" if text.endswith(".T") or text.startswith("∂") else text
 
 
-def _operands(op: Op, labels: list[str]) -> list[str]:
+def _operands(op: Op, labels: list[str], strengths: list[int] | None = None) -> list[str]:
     """Operator ops need parentheses around labels that bind less tightly than they do
     (x @ W1 + b1, a * (b + c)); function calls have their own."""
-    return [operand_text(op.name, i, x) for i, x in enumerate(labels)] if op.symbol \
-        else list(labels)
+    if not op.symbol:
+        return list(labels)
+    return [operand_text(op.name, i, x, None if strengths is None else strengths[i])
+            for i, x in enumerate(labels)]
 
 
 def _math_operands(op: Op, labels: list[str]) -> list[str]:

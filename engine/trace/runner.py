@@ -21,6 +21,7 @@ import orjson
 from engine.errors import ProgramError
 from engine.graph import (build_graph, creation_order, graph_edges, graph_json, graph_nodes,
                           node_id, requires_grad, topological_order)
+from engine.labels import ATOM, strength
 from engine.ops import get_op
 from engine.ops.broadcast import unbroadcast
 from engine.parse import Program, parse
@@ -261,8 +262,9 @@ class Tracer:
         if n.role != "op":
             return narrate.leaf_formula(n.label, n.literal, n.role == "const") if n.name \
                 else n.label
-        labels = [self.program.nodes[i].label for i in n.inputs]
-        return narrate.formula(get_op(n.op), n.label, labels, n.params, n.name is not None)
+        inputs = [self.program.nodes[i] for i in n.inputs]
+        return narrate.formula(get_op(n.op), n.label, [x.label for x in inputs], n.params,
+                               n.name is not None, [strength(x) for x in inputs])
 
     def graph_json(self) -> dict:
         """{nodes, edges, blocks} as docs/trace-format.md describes them, for orjson (a node's `span`
@@ -444,9 +446,9 @@ class Tracer:
         before = adjoints[j]
         after = contrib if before is None else float(before) + contrib
         adjoints[j] = after
-        labels = [self.program.nodes[k].label for k in node.inputs]
-        partial = narrate.fill(op.partials[arg], [narrate.wrap(x) for x in labels], node.params,
-                               out=narrate.wrap(node.label))
+        nodes = self.program.nodes
+        partial = narrate.fill(op.partials[arg], [_wrapped(nodes[k]) for k in node.inputs],
+                               node.params, out=_wrapped(node))
         text = narrate.scalar_edge(self.formulas[node.index],
                                    ", so" if node.name is not None else ":", self.symbols[j],
                                    self.symbols[node.index], partial, local, g, contrib,
@@ -518,6 +520,12 @@ def _finite(x) -> bool:
     if type(x) is np.float64:
         return x - x == 0.0
     return bool(np.isfinite(x).all())
+
+
+def _wrapped(node) -> str:
+    """narrate.wrap of a node's label, from the IR (labels.strength) rather than by reading the
+    label's text back: a label in the rule's math, parenthesized unless it is an atom."""
+    return node.label if strength(node) == ATOM else f"({node.label})"
 
 
 def _number(x):
