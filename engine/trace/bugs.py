@@ -396,7 +396,8 @@ class Lab:
             record["narration"] = (
                 f"BUG overwrite: {sym} = {show(after)} replaces the {show(before)} it held "
                 f"(from {lost}): `=` where `+=` belongs, so that contribution is lost "
-                f"({sym} += would give {show(correct)}). " + record["narration"])
+                f"({sym} += would give {show(correct)}). " +
+                record["narration"].replace(f"{sym} += ", f"{sym} = ", 1))
         if previous is not None and "no_zero_grad" in self.on and j in self.leaves and \
                 previous[j] is not None and self.sources.get(j) is None:
             record["bug"] = record.get("bug", "no_zero_grad")

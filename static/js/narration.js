@@ -74,6 +74,11 @@ function gradsText(L, grads) {
  * summaries take three ("+= 4×4 · min …", "was 4×4 · …", "now 4×4 · …").
  */
 export function calloutOf(event) {
+  if (event?.kind === "accumulate" && event.bug === "overwrite") {
+    // The bug lab's `=` where `+=` belongs: the adjoint is replaced, its old value lost.
+    const before = formatValue(event.adjoint_before);
+    return { id: event.input, lines: [`= ${formatValue(event.contribution)}`, `(${before} lost)`] };
+  }
   if (event?.kind === "accumulate") {
     const before = formatValue(event.adjoint_before);
     const after = formatValue(event.adjoint_after);

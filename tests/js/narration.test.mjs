@@ -80,3 +80,8 @@ test("a graph not drawn: how big, its predicted layout time, and the results all
   const grads = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`w${i}`, i]));
   assert.match(undrawnMessage(plan, { ...chain, grads }), /dx⁽¹⁹⁹⁹⁾\/dw5 = 5, and 4 more\./);
 });
+
+test("the bug lab's overwrite shows `=` and the value it lost, not `+=`", () => {
+  const event = { kind: "accumulate", bug: "overwrite", input: "n0", contribution: -0.786, adjoint_before: 1.573, adjoint_after: -0.786 };
+  assert.deepEqual(calloutOf(event), { id: "n0", lines: ["= -0.786", "(1.573 lost)"] });
+});
