@@ -42,18 +42,18 @@ def _name(value: str) -> str:
     return value
 
 
-def _json_value(value: str):
+def _json_value(value: str, example: str = "a number or a list such as '[1, 0, 2]'"):
     """--output-grad's type: a JSON number or nested list (checked further by the engine)."""
     try:
         return json.loads(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not JSON: give a number or a "
-                                         "list such as '[1, 0, 2]'") from None
+        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not JSON: give {example}") \
+            from None
 
 
 def _json_object(value: str) -> dict:
     """--tangents' and --vector's type: a JSON object {leaf: number or nested list}."""
-    data = _json_value(value)
+    data = _json_value(value, "an object {leaf: value}, e.g. '{\"a\": 1}'")
     if not isinstance(data, dict):
         raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a JSON object: give "
                                          "{leaf: value}, e.g. '{\"a\": 1}'")

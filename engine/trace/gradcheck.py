@@ -30,6 +30,7 @@ import numpy as np
 
 from engine.errors import ProgramError
 from engine.ops import get_op
+from engine.source import clip
 from engine.trace.values import encode
 
 EPS = 1e-6          # the step h's scale (torch.autograd.gradcheck's eps)
@@ -58,8 +59,16 @@ def prepare(tracer) -> None:
     Tracer's constructor). Raises ProgramError "too_large" naming the limit."""
     if not tracer.options.check:
         return
-    step(tracer)
+    eps = step(tracer)
     leaves = tracer.program.leaves
+    for name, i in leaves.items():   # a step below rounding would blame a right gradient
+        x = np.asarray(tracer.values[i], dtype=np.float64)
+        h = eps * np.maximum(1.0, np.abs(x))
+        if np.any(x + h == x):
+            raise ProgramError(
+                "bad_argument", f"eps = {eps:g} is below float64's rounding at the leaf "
+                f"{clip(name)}: x + h rounds to x, so a central difference would be 0",
+                hint="use eps of 1e-10 or more (the default is 1e-6)")
     elements = sum(int(np.size(tracer.values[i])) for i in leaves.values())
     passes = 2 * elements
     # bounds, not counts: every pass may reach every op node (counting each leaf's downstream

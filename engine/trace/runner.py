@@ -97,6 +97,7 @@ class Tracer:
                  limits: Limits = Limits(), output_grad=None, dtype: str | None = None,
                  options: Options = DEFAULT):
         self.options = options   # mode, tangents, vector, check, bugs (engine/trace/options.py)
+        options_apply(options)
         self.deadline = Deadline(limits.timeout_seconds)   # from here to the last event
         self.program = text if isinstance(text, Program) else \
             parse(text, limits.max_statements, limits.max_depth, dtype=dtype,
@@ -520,6 +521,24 @@ def _finite(x) -> bool:
     if type(x) is np.float64:
         return x - x == 0.0
     return bool(np.isfinite(x).all())
+
+
+def options_apply(options: Options) -> None:
+    """Refuse a request field its mode does not use (a field silently ignored would hide a
+    mistake): `tangents` outside forward mode, `vector` in forward mode, `eps` without
+    `check`. Raises ProgramError("bad_argument") naming the field."""
+    unused = [(options.tangents is not None and options.mode != "forward",
+               "tangents", "forward mode (mode: \"forward\")"),
+              (options.vector is not None and options.mode == "forward",
+               "vector", "Hessian-vector products (mode: \"hvp\")"),
+              (options.eps is not None and not options.check,
+               "eps", "the gradient check (check: true)")]
+    for wrong, field, where in unused:
+        if wrong:
+            raise ProgramError("bad_argument", f"`{field}` applies to {where} only; this "
+                               f"request is in {options.mode} mode" +
+                               (" without the check" if field == "eps" else ""),
+                               hint=f"remove `{field}`, or ask for {where}")
 
 
 def _wrapped(node) -> str:

@@ -155,3 +155,24 @@ def test_the_module_constants_are_torch_gradchecks_defaults():
     assert gradcheck.EPS == defaults["eps"].default
     assert gradcheck.ATOL == defaults["atol"].default
     assert gradcheck.RTOL == defaults["rtol"].default
+
+
+def test_a_step_below_rounding_is_refused_not_blamed_on_the_gradient():
+    # eps = 1e-300: a + h == a, so every central difference would be 0 and every leaf would
+    # "disagree" (review finding); the request is refused, naming eps and the leaf.
+    with pytest.raises(ProgramError) as e:
+        run_trace("a = 1.0\nb = -0.5\nL = a * b\n", options=Options(check=True, eps=1e-300))
+    assert e.value.kind == "bad_argument" and "eps = 1e-300" in e.value.message
+    assert "leaf a" in e.value.message
+
+
+@pytest.mark.parametrize("options,field", [
+    (Options(tangents={"a": 1.0}), "tangents"),
+    (Options(mode="hvp", tangents={"a": 1.0}), "tangents"),
+    (Options(mode="forward", vector={"a": 1.0}), "vector"),
+    (Options(eps=1e-3), "eps"),
+])
+def test_a_field_its_mode_does_not_use_is_refused_by_name(options, field):
+    with pytest.raises(ProgramError) as e:
+        run_trace("a = 1.0\nb = -0.5\nL = a * b\n", options=options)
+    assert e.value.kind == "bad_argument" and e.value.message.startswith(f"`{field}` applies")

@@ -113,7 +113,7 @@ def test_cli_bad_tangents_exit_1_with_the_error_json():
 
 @pytest.mark.parametrize("args, words", [
     (["--tangents", "[1, 2]"], "not a JSON object"),
-    (["--tangents", "{a: 1}"], "is not JSON"),
+    (["--tangents", "{a: 1}"], "is not JSON: give an object {leaf: value}"),
     (["--eps", "0"], "not a step"),
     (["--eps", "abc"], "not a step"),
     (["--mode", "sideways"], "invalid choice"),
