@@ -5,7 +5,8 @@ CPU time (time.process_time) per node of the whole job, best of `repeats`:
 - gradwalk: `trace_json(text)` — parse, graph, forward, backward, every event, the JSON body;
   with `graph=True` also the networkx DAG (`Tracer.graph`, built on first use);
 - micrograd (the PyPI package): build the expression, then `backward()`, garbage collector off;
-- PyTorch: 0-d float64 tensors with requires_grad, then `backward()`, garbage collector off.
+- PyTorch: 0-d float64 tensors with requires_grad, then `backward()`, garbage collector off;
+- ast.parse: Python's parser alone on the same text, the floor under gradwalk's parse.
 micrograd's backward recurses once per node, so every engine runs on a thread with a big stack.
 Peak memory per node comes from `python -m bench.chain --memory ENGINE N` in a fresh process:
 the peak resident set (VmHWM) minus the resident set before the run, over the node count.
@@ -21,7 +22,7 @@ import sys
 import threading
 import time
 
-ENGINES = ("gradwalk", "gradwalk+nx", "micrograd", "torch")
+ENGINES = ("gradwalk", "gradwalk+nx", "micrograd", "torch", "ast.parse")
 
 
 def nodes(n: int) -> int:
@@ -62,7 +63,14 @@ def run_torch(n: int) -> float:
     return float(x0.grad)
 
 
-RUN = {"gradwalk": run_gradwalk, "gradwalk+nx": lambda n: run_gradwalk(n, graph=True),
+def run_ast_parse(n: int) -> None:
+    """Only Python's own parser on the program text (`ast.parse`): the floor of any engine that
+    reads the program with `ast`, as gradwalk must (never eval)."""
+    import ast
+    ast.parse(text(n))
+
+
+RUN = {"ast.parse": run_ast_parse, "gradwalk": run_gradwalk, "gradwalk+nx": lambda n: run_gradwalk(n, graph=True),
        "micrograd": run_micrograd, "torch": run_torch}
 
 

@@ -37,6 +37,8 @@ def run(quick: bool) -> str:
              f"{us['gradwalk+nx']:.1f} ({us['gradwalk+nx'] / us['micrograd']:.1f} × micrograd)"),
             (f"chain {n:,}: micrograd, GC off (µs/node)", "-", f"{us['micrograd']:.2f}"),
             (f"chain {n:,}: PyTorch 0-d float64, GC off (µs/node)", "-", f"{us['torch']:.2f}"),
+            (f"chain {n:,}: ast.parse of the text alone (µs/node)", "-",
+             f"{us['ast.parse']:.2f} ({us['ast.parse'] / us['micrograd']:.1f} × micrograd)"),
             (f"chain {n:,}: peak memory gradwalk / micrograd / torch (KB/node)",
              "gradwalk ≤ 2", " / ".join(f"{mem[e] / 1e3:.2f}" for e in mem)),
         ]

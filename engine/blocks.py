@@ -1,7 +1,10 @@
 """`with` blocks of a program: `with checkpoint():` marks the statements whose saved tensors the
 backward pass does not keep (it recomputes them), as torch.utils.checkpoint does;
 `with no_grad():` marks statements that record no graph (torch.no_grad): their values are
-computed, but they do not require grad, so no gradient flows back through them.
+computed, but they do not require grad, so no gradient flows back through them;
+`with group("layer1"):` only names its statements, for the page (a box that collapses, as
+TensorBoard's name scopes do: engine/groups.py). Groups may nest, and may hold or sit inside a
+checkpoint or no_grad block; checkpoint and no_grad blocks do not nest in each other.
 
 A block is a run of IR nodes in creation order (`first` up to `end`, exclusive). The parser
 (engine/parse.py) reads the `with` line here and builds the body's statements as usual.
@@ -9,40 +12,84 @@ A block is a run of IR nodes in creation order (`first` up to `end`, exclusive).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-BLOCK_KINDS = ("checkpoint", "no_grad")   # `with group(...)` may join them
+BLOCK_KINDS = ("checkpoint", "no_grad", "group")
+MAX_GROUP_NAME = 64   # characters of a group's name
 
 
 @dataclass(slots=True)
 class Block:
-    """One `with` block: kind ("checkpoint" or "no_grad"), the nodes [first, end) its body made, its span
-    (the `with` line)."""
+    """One `with` block: kind ("checkpoint", "no_grad" or "group"), the nodes [first, end) its
+    body made, its span (the `with` line's call); a group's name; `body`: its statements and
+    inner blocks in program order (Statement or Block) and `extent` the span of the whole
+    `with` statement, for engine/groups.py."""
 
     kind: str
     first: int
     end: int
     span: object   # engine.parse.Span
+    name: str = ""
+    body: list = field(default_factory=list)
+    extent: object = None   # engine.parse.Span
 
     def __contains__(self, index: int) -> bool:
         return self.first <= index < self.end
 
 
+@dataclass(slots=True)
+class Statement:
+    """One assignment: the nodes [first, end) it made (none for `y = x`), the name it assigns,
+    its span (the whole statement)."""
+
+    first: int
+    end: int
+    name: str
+    span: object   # engine.parse.Span
+
+
 def block_kind(stmt: ast.With) -> tuple[str | None, ast.AST, str]:
-    """(kind, node to point at, message): kind None and a message when the `with` line is not
-    one of the supported forms (`with checkpoint():`, `with no_grad():`)."""
+    """(kind, node to point at, text): kind None and text the message when the `with` line is
+    not one of the supported forms (`with checkpoint():`, `with no_grad():`,
+    `with group("name"):`); for a group, text is its name ("" for the other kinds)."""
     if len(stmt.items) != 1:
         return None, stmt, "one block at a time, as in `with checkpoint():`"
     item = stmt.items[0]
     call = item.context_expr
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
             and call.func.id in BLOCK_KINDS):
-        return None, call, "the only blocks are `with checkpoint():` and `with no_grad():`"
+        return None, call, ("the only blocks are `with checkpoint():`, `with no_grad():` and "
+                            '`with group("name"):`')
+    kind = call.func.id
     if item.optional_vars is not None:
-        return None, item.optional_vars, f"`with {call.func.id}():` takes no `as` name"
+        return None, item.optional_vars, (f"`with {kind}(...):` takes no `as` name" if
+                                          kind == "group" else
+                                          f"`with {kind}():` takes no `as` name")
+    if kind == "group":
+        return group_name(call)
     if call.args or call.keywords:
-        return None, call, f"`{call.func.id}()` takes no arguments"
-    return call.func.id, call, ""
+        return None, call, f"`{kind}()` takes no arguments"
+    return kind, call, ""
+
+
+def group_name(call: ast.Call) -> tuple[str | None, ast.AST, str]:
+    """("group", call, name) for `group("layer1")`: one string literal, non-empty, at most
+    MAX_GROUP_NAME printable characters; else (None, node at fault, message)."""
+    usage = 'group takes one name in quotes, as in `with group("layer1"):`'
+    if call.keywords:
+        return None, call.keywords[0], usage
+    if len(call.args) != 1:
+        return None, call.args[1] if len(call.args) > 1 else call, usage
+    arg = call.args[0]
+    if not (type(arg) is ast.Constant and type(arg.value) is str):
+        what = ("an f-string" if type(arg) is ast.JoinedStr else
+                "a name" if type(arg) is ast.Name else "not a string")
+        return None, arg, f"{usage} ({what} is not a name in quotes)"
+    name = arg.value
+    if not name or len(name) > MAX_GROUP_NAME or not name.isprintable():
+        return None, arg, (f"a group's name is 1 to {MAX_GROUP_NAME} printable characters "
+                           "(no line breaks or tabs)")
+    return "group", call, name
 
 
 def block_inputs(nodes, block: Block) -> list[int]:

@@ -46,8 +46,30 @@ def text_strength(text: str) -> int:
     return _parsed_strength(text)
 
 
+def enclosed(text: str) -> bool:
+    """Whether the whole text is one parenthesized group, `(1 - t * t)` (not `(a) * (b)`):
+    it binds as an atom, and parentheses around it again would be doubled. A label clipped
+    with … (engine/source.py clip) lost its closing parentheses: … closes all but the
+    outermost, so `(1 / sqrt(mean((x…)` is one group."""
+    if text[:1] != "(" or text[-1:] != ")":
+        return False
+    depth = 0
+    for k, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == "…" and depth > 1:
+            depth = 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and k < len(text) - 1:
+                return False
+    return depth == 0
+
+
 @functools.lru_cache(maxsize=4096)
 def _parsed_strength(text: str) -> int:
+    if enclosed(text):
+        return ATOM
     try:
         tree = ast.parse(text.replace("'", "_"), mode="eval").body
     except (SyntaxError, ValueError):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import orjson
 
-from engine.blocks import Block, block_kind
+from engine.blocks import Block, Statement, block_kind
 from engine.dtypes import DEFAULT, cast, program_dtype, too_large
 from engine.errors import ProgramError
 from engine.labels import print_label
@@ -86,6 +86,10 @@ class Program:
     # `# hvp:` / `# hessian:` header (issue 9; engine/second_order.py), None without one
     second_order: SecondOrder | None = None
     bugs_span: Span | None = None   # the `# bugs:` comment (errors about a switch point at it)
+    # the statements and `with` blocks in program order, nested as written (Statement, Block:
+    # engine/blocks.py), and the program's lines: what engine/groups.py reads
+    body: list = field(default_factory=list)
+    lines: Lines | None = None
 
 
 @dataclass(slots=True)
@@ -121,8 +125,7 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     lines = Lines(text)
     code, lifted = lift(text)   # big list literals read here, not walked (engine/literals.py)
     tree = python_ast(code, lines)
-    statements = [s for top in tree.body for s in ([top, *top.body] if type(top) is ast.With
-                                                    else [top])]
+    statements = _statements(tree)
     if len(statements) > max_statements:
         s = statements[max_statements]
         raise ProgramError("too_large", f"the program has {len(statements):,} statements; the "
@@ -143,7 +146,20 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
         raise ProgramError("empty", "the program assigns nothing: write e.g. `a = 1.0`", 1, 0)
     return Program(builder.nodes, builder.names, builder.leaves, builder.last, builder.blocks,
                    builder.dtype, bugs, builder.no_grad, builder.inplace, second,
-                   bugs_span=bugs_at and Span(bugs_at[0], 0, bugs_at[0], bugs_at[1]))
+                   bugs_span=bugs_at and Span(bugs_at[0], 0, bugs_at[0], bugs_at[1]),
+                   body=builder.body, lines=lines)
+
+
+def _statements(tree: ast.Module) -> list[ast.stmt]:
+    """Every statement, `with` lines and the statements of their bodies (nested blocks too),
+    in program order; walked with a stack (Python's parser bounds the nesting anyway)."""
+    out, todo = [], list(reversed(tree.body))
+    while todo:
+        stmt = todo.pop()
+        out.append(stmt)
+        if type(stmt) is ast.With:
+            todo.extend(reversed(stmt.body))
+    return out
 
 
 class _Builder(TensorSyntax):
@@ -170,7 +186,8 @@ class _Builder(TensorSyntax):
         self.blocks: list[Block] = []
         self.no_grad: list[Block] = []
         self.inplace: list[InPlace] = []
-        self.in_block = False
+        self.in_block = False   # inside a checkpoint or no_grad block (they do not nest)
+        self.body: list = []   # the statements and blocks of the body being read
 
     # ---- locations ---------------------------------------------------------------------------
     def span(self, node: ast.AST) -> Span:
@@ -240,23 +257,39 @@ class _Builder(TensorSyntax):
             raise
 
     def block(self, stmt: ast.With) -> None:
-        """`with checkpoint():` or `with no_grad():` and its body (engine/blocks.py); blocks do
-        not nest."""
+        """`with checkpoint():`, `with no_grad():` or `with group("name"):` and its body
+        (engine/blocks.py). Groups nest in anything and anything in them; a checkpoint or
+        no_grad block inside another is refused."""
         self.current = (stmt.lineno, self.text.char_col(stmt.lineno, stmt.col_offset))
-        kind, where, message = block_kind(stmt)
-        if kind is None:
-            raise self.error("unsupported", message, where)
-        if self.in_block:
-            raise self.error("unsupported", "blocks do not nest", stmt)
+        kind, where, text = block_kind(stmt)
+        if kind is None:   # group's argument is at fault: bad_argument, as for a function's
+            call, bound = stmt.items[0].context_expr, stmt.items[0].optional_vars
+            raise self.error("bad_argument" if bound is None and type(call) is ast.Call and
+                             type(call.func) is ast.Name and call.func.id == "group"
+                             else "unsupported", text, where)
+        if self.in_block and kind != "group":
+            raise self.error("unsupported", "checkpoint and no_grad blocks do not nest in each "
+                             "other (a `with group(...):` may go anywhere)", stmt)
         self.last_line = stmt.lineno   # `with checkpoint(): y = x` is two statements on a line
-        first, self.in_block = len(self.nodes), True
+        outer, outer_body = self.in_block, self.body
+        block = Block(kind, len(self.nodes), 0, self.span(where), text, extent=self.span(stmt))
+        self.in_block, self.body = outer or kind != "group", block.body
         for inner in stmt.body:
             self.statement(inner)
-        self.in_block = False
-        (self.no_grad if kind == "no_grad" else self.blocks).append(
-            Block(kind, first, len(self.nodes), self.span(where)))
+        self.in_block, self.body = outer, outer_body
+        block.end = len(self.nodes)
+        outer_body.append(block)
+        if kind != "group":
+            (self.no_grad if kind == "no_grad" else self.blocks).append(block)
 
     def assignment(self, stmt: ast.stmt) -> None:
+        """One statement, recorded in the body being read (engine/groups.py) with the nodes it
+        made."""
+        first = len(self.nodes)
+        self.assign(stmt)
+        self.body.append(Statement(first, len(self.nodes), self.last, self.span(stmt)))
+
+    def assign(self, stmt: ast.stmt) -> None:
         self.current = (stmt.lineno, self.text.char_col(stmt.lineno, stmt.col_offset))
         if stmt.lineno == self.last_line:
             raise self.error("unsupported", "one statement per line, please", stmt)
@@ -450,7 +483,7 @@ class _Builder(TensorSyntax):
     def _targets(self) -> set[str]:
         """Every name the program assigns (computed on the first unknown name)."""
         if self.all_targets is None:
-            self.all_targets = {t.id for s in self.tree.body if isinstance(s, ast.Assign)
+            self.all_targets = {t.id for s in _statements(self.tree) if isinstance(s, ast.Assign)
                                 for t in s.targets if isinstance(t, ast.Name)}
         return self.all_targets
 

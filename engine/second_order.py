@@ -30,11 +30,13 @@ _POWER = re.compile(r"^power_iteration(?:[ \t]+(?P<n>\S+))?$")
 class SecondOrder:
     """vector: the `# hvp:` vector ({leaf: number or nested list}) or None.
     full: the full Hessian is asked for. power_iteration: the number of power-iteration steps
-    (0: none)."""
+    (0: none). vector_where: the `# hvp:` value's place {line, col, end_line, end_col}, for
+    an error about it."""
 
     vector: dict | None = None
     full: bool = False
     power_iteration: int = 0
+    vector_where: dict | None = None
 
 
 def read(text: str, first_statement_line: int | None) -> SecondOrder | None:
@@ -46,7 +48,7 @@ def read(text: str, first_statement_line: int | None) -> SecondOrder | None:
     """
     if "hvp" not in text and "hessian" not in text:
         return None
-    vector, full, steps, found_any = None, False, 0, False
+    vector, full, steps, found_any, vector_where = None, False, 0, False, None
     for found in _HEADER.finditer(text):
         found_any = True
         line = text.count("\n", 0, found.start()) + 1
@@ -58,7 +60,7 @@ def read(text: str, first_statement_line: int | None) -> SecondOrder | None:
             raise ProgramError("bad_argument", f"a `# {key}:` comment must come before the "
                                "program's first statement", **where)
         if key == "hvp":
-            vector = _vector(value, where)
+            vector, vector_where = _vector(value, where), where
             continue
         for item in (v.strip() for v in value.split(",")):
             if item == "full":
@@ -69,7 +71,7 @@ def read(text: str, first_statement_line: int | None) -> SecondOrder | None:
                 raise ProgramError("bad_argument", f"`# hessian:` takes `full` or "
                                    f"`power_iteration N`, not `{item[:24]}`", **where)
             steps = _steps(match.group("n"), where)
-    return SecondOrder(vector, full, steps) if found_any else None
+    return SecondOrder(vector, full, steps, vector_where) if found_any else None
 
 
 def _vector(value: str, where: dict) -> dict:

@@ -21,7 +21,10 @@ EXIT_CODES = """exit codes:
        (no such file, not UTF-8, stdin closed)
   3    an internal error of gradwalk (please report it)
   4    the output cannot be written (stdout closed, a broken pipe as in `| head`, -o fails)
+  5    `trace --check`: the trace was written, and the gradient check disagrees at some leaf
+       (0 when every leaf agrees)
   130  interrupted (Ctrl-C)"""
+CHECK_DISAGREES = 5
 
 
 class InputError(Exception):
@@ -83,7 +86,8 @@ def _mode_flags(trace) -> None:
     trace.add_argument("--vector", default=None, type=_json_object, metavar="JSON",
                        help="hvp mode: {leaf: vector entry} as JSON (leaves not named get 0)")
     trace.add_argument("--check", action="store_true",
-                       help="add the gradient check (central differences) to the result")
+                       help="add the gradient check (central differences) to the result; "
+                            "exit 5 when some leaf disagrees (the result is written first)")
     trace.add_argument("--eps", default=None, type=_step, metavar="H",
                        help="the gradient check's step scale (default 1e-6)")
     trace.add_argument("--bug", dest="bugs", action="append", default=[], metavar="NAME",
@@ -214,19 +218,37 @@ def _trace(path: str, fmt: str, output: str | None, dtype: str | None = None,
         return code
     if fmt == "json":
         _write_stdout(body + b"\n")
+        data = json.loads(body) if options is not None and options.check else {}
     else:
-        from engine.trace.table import render_table
-
         data = json.loads(body)
-        if options is not None and options.mode == "forward":   # tangents, no backward table
-            from engine.trace.forward_text import render_table
-        text = render_table(data)
-        if "gradcheck" in data:
-            from engine.trace import gradcheck
-
-            text += gradcheck.render_table(data["gradcheck"])
-        _write_stdout(text.encode())
+        _write_stdout(_table(data, options).encode())
+    if any(not row["ok"] for row in data.get("gradcheck", {}).values()):
+        return CHECK_DISAGREES   # the body was written: the exit code tells a script
     return 0
+
+
+def _table(data: dict, options) -> str:
+    """`--format table`: the bug lab's switches first (the numbers are wrong on purpose),
+    the walk's table (forward mode: the tangents; hvp: (H v)_a), the gradient check, then
+    each warning as a line."""
+    from engine.trace.table import render_table
+
+    if options is not None and options.mode == "forward":   # tangents, no backward table
+        from engine.trace.forward_text import render_table
+    elif "hvp" in data:   # hvp mode, or a `# hvp:` line
+        from engine.trace.hvp import render_table
+    text = render_table(data)
+    if data.get("bugs"):
+        text = (f"BUG LAB: switches on: {', '.join(data['bugs'])}; these gradients are wrong on "
+                "purpose\n\n" + text)
+    if "gradcheck" in data:
+        from engine.trace import gradcheck
+
+        text += gradcheck.render_table(data["gradcheck"])
+    if data.get("warnings"):
+        text += "\n" + "".join(f"warning ({w['kind']}): {w['message']}\n"
+                               for w in data["warnings"])
+    return text
 
 
 class _Refused(Exception):

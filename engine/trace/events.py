@@ -76,6 +76,9 @@ class Accumulate(_Event):
     adjoint_after: Value
     narration: str
     bug: str | None = None   # the bug lab's switch that changed this edge (engine/trace/bugs.py)
+    # the node's inputs whose path is cut (detach, no_grad: engine/trace/cuts.py), on the
+    # first accumulate event of a node that reads one; its narration says so
+    cut: list[str] | None = None
 
 
 class Recompute(_Event):
@@ -122,6 +125,9 @@ class Done(_Event):
     hvp_forward_over_reverse: dict[str, Value] | None = None
     hessian: dict[str, Any] | None = None
     eigen: dict[str, Any] | None = None
+    # what the numbers are not (engine/trace/warn.py); narration says it, only with warnings
+    warnings: list[dict[str, Any]] | None = None
+    narration: str | None = None
 
 
 Event = Annotated[Union[Evaluate, Seed, Unbroadcast, Accumulate, Recompute, Tangent, Done],

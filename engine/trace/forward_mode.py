@@ -30,7 +30,7 @@ import numpy as np
 from engine.errors import ProgramError
 from engine.ops import get_op
 from engine.source import clip
-from engine.trace import seed
+from engine.trace import kinks, seed
 from engine.trace.forward_text import narration
 from engine.trace.values import encode, non_finite
 
@@ -154,6 +154,8 @@ def records(tracer) -> Iterator[dict]:
         if tracer.first_non_finite is None:
             _watch(tracer, i, value, tangent)
         rule, text = narration(tracer, i, tangents, given)
+        if t is not None and tracer.program.nodes[i].op in kinks.TABLE:
+            text += _kink(tracer, i)
         yield {"seq": seq, "kind": "tangent", "node": ids[i], "value": value,
                "tangent": tangent, "rule": rule, "narration": text}
         seq += 1
@@ -167,6 +169,20 @@ def records(tracer) -> Iterator[dict]:
     if tracer.options.tangents is None:
         done["all_forward"] = all_forward(tracer, adjoints)
     yield done
+
+
+def _kink(tracer, i: int) -> str:
+    """At a point where node i's op has no derivative: a "non_differentiable" warning naming
+    `tangents` (engine/trace/kinks.py) and the words for its event; else ""."""
+    node = tracer.program.nodes[i]
+    out = tracer.values[i]
+    count = kinks.at(node.op, out, tracer._inputs(node), node.params)
+    if not count:
+        return ""
+    message = kinks.forward_message(node.op, node, tracer.formulas[i], count,
+                                    int(np.size(out)))
+    tracer.warnings.add("non_differentiable", message, tracer.ids[i], "tangents", node.span)
+    return kinks.event_note(node.op, node)
 
 
 def _encode(tracer, v, limit):

@@ -45,7 +45,11 @@ def narration(tracer, i: int, tangents: list, given: dict) -> tuple[str, str]:
     if node.role == "leaf":
         return _leaf_narration(label, symbol, v, t, i in given, tracer.options.tangents)
     if t is None:
-        return f"{symbol} = 0", (f"{tracer.formulas[i]}: no leaf reaches it, so {symbol} = 0"
+        cuts = getattr(tracer, "cuts", None)
+        # hvp mode: the cuts are the program's as written, whose nodes keep their indices
+        why = cuts.why_no_tangent(i) if cuts is not None and i < len(cuts.severed) and \
+            cuts.severed[i] else "no leaf reaches it"
+        return f"{symbol} = 0", (f"{tracer.formulas[i]}: {why}, so {symbol} = 0"
                                  + (f"; {label} = {dual(v, 0.0)}" if scalar else ""))
     rule, numbers = _terms(tracer, node, tangents)
     so = ", so" if node.name is not None else ":"
@@ -113,9 +117,8 @@ def _terms(tracer, node, tangents) -> tuple[str, str | None]:
         if scalar and numbers is not None:
             with np.errstate(all="ignore"):
                 local = op.vjp[arg](np.float64(1.0), np.float64(out), *xs, **node.params)
-            t = tangents[k]
-            numbers.append(_term(_paren(t), _paren(local), arg == 0 and len(node.inputs) > 1,
-                                 "·", partial))
+            numbers.append(_number_term(tangents[k], local, partial,
+                                        arg == 0 and len(node.inputs) > 1))
     return _join(texts) or "0", _join(numbers) if scalar and numbers else None
 
 
@@ -132,6 +135,16 @@ def _term(d: str, partial: str, tangent_first: bool, times: str, shape: str | No
     if tangent_first:
         return f"{d}{times}{narrate.wrap(partial)}"
     return f"{narrate.wrap(partial)}{times}{d}"
+
+
+def _number_term(t, local, partial: str, tangent_first: bool) -> str:
+    """A term with its numbers, in the form of its rule: `ȧ/(2 * L)` reads `1/0` (the
+    tangent over the denominator, 1/local), not `Infinity·1`; else as _term."""
+    if partial.startswith("1/"):
+        with np.errstate(all="ignore"):
+            denominator = 1.0 / np.float64(local)
+        return f"{_paren(t)}/{_paren(denominator)}"
+    return _term(_paren(t), _paren(local), tangent_first, "·", partial)
 
 
 def _paren(x) -> str:

@@ -31,6 +31,7 @@ import numpy as np
 from engine.errors import ProgramError
 from engine.ops import get_op
 from engine.source import clip
+from engine.trace import kinks
 from engine.trace.values import encode
 
 EPS = 1e-6          # the step h's scale (torch.autograd.gradcheck's eps)
@@ -94,20 +95,55 @@ def check(tracer, adjoints: list) -> dict:
     v = np.ones(np.shape(out)) if tracer.output_grad is None else \
         np.asarray(tracer.output_grad, dtype=np.float64)
     result = {}
+    feeds = None   # the nodes the output depends on, worked out at the first disagreement
     for name, i in tracer.program.leaves.items():
-        numeric = _numeric(tracer, base, i, v, eps)
+        nodes = _downstream(tracer, i)
+        numeric = _numeric(tracer, base, i, v, eps, nodes)
         adj = adjoints[i]
         analytic = np.zeros(np.shape(base[i])) if adj is None else \
             np.asarray(adj, dtype=np.float64)
-        result[name] = _compare(numeric, analytic, eps)
+        result[name] = entry = _compare(numeric, analytic, eps)
+        if not entry["ok"]:
+            feeds = feeds if feeds is not None else _feeds_output(tracer)
+            _explain(tracer, name, entry, [j for j in nodes if feeds[j]])
     return result
 
 
-def _numeric(tracer, base: list, i: int, v: np.ndarray, eps: float) -> np.ndarray:
-    """The central difference of f = Σ v ⊙ y with respect to each element of leaf i."""
+def _feeds_output(tracer) -> list[bool]:
+    """Per node: the output depends on it (or is it)."""
+    nodes = tracer.program.nodes
+    feeds = [False] * len(nodes)
+    feeds[tracer.output] = True
+    for j in reversed(tracer.order):
+        if feeds[j]:
+            for k in nodes[j].inputs:
+                feeds[k] = True
+    return feeds
+
+
+def _explain(tracer, name: str, entry: dict, path: list[int]) -> None:
+    """A disagreement at a kink on the way from the leaf to the output is said to be one:
+    the entry gains `kink` (why a central difference differs there) and the trace a
+    "non_differentiable" warning naming `check` (engine/trace/kinks.py). Still not ok."""
+    program = tracer.program
+    for j in path:
+        node = program.nodes[j]
+        if node.op in kinks.TABLE and kinks.at(node.op, tracer.values[j],
+                                               tracer._inputs(node), node.params):
+            entry["kink"] = reason = kinks.check_reason(node.op, node)
+            tracer.warnings.add(
+                "non_differentiable", f"The gradient check of {clip(name)} disagrees at a "
+                f"point where an op has no derivative, not because of a wrong gradient: "
+                f"{reason}", tracer.ids[j], "check", node.span)
+            return
+
+
+def _numeric(tracer, base: list, i: int, v: np.ndarray, eps: float,
+             nodes: list[int]) -> np.ndarray:
+    """The central difference of f = Σ v ⊙ y with respect to each element of leaf i (nodes:
+    the op nodes downstream of it, _downstream)."""
     x = np.array(base[i], dtype=np.float64)
     grad = np.zeros_like(x)
-    nodes = _downstream(tracer, i)
     if tracer.output not in nodes and tracer.output != i:
         return grad   # the output does not depend on this leaf
     for k in tracer.deadline.paced(list(np.ndindex(x.shape))):
@@ -170,10 +206,11 @@ def _scalar(x: np.ndarray):
 
 def render_table(gradcheck: dict) -> str:
     """The check as lines for `gradwalk trace --check --format table`: each leaf's errors and
-    ok or DIFFERS."""
+    ok or DIFFERS (with the reason when it is a kink)."""
     lines = ["", "gradient check (central differences):"]
     for leaf, row in gradcheck.items():
-        verdict = "ok" if row["ok"] else "DIFFERS"
+        verdict = "ok" if row["ok"] else "DIFFERS" + (f" at a kink: {row['kink']}"
+                                                      if row.get("kink") else "")
         lines.append(f"  {leaf}: max abs error {_e(row['max_abs_error'])}, max rel error "
                      f"{_e(row['max_rel_error'])}, h = {row['eps']:g}: {verdict}")
     return "\n".join(lines) + "\n"

@@ -61,11 +61,15 @@ class Plan:
     full: bool = False
     power_iteration: int = 0
     forward_result: dict | None = None   # hvp by forward over reverse, set by records()
+    origin: tuple | None = None   # hvp mode: (the program as written, its output's node)
 
     def symbols(self, tracer) -> list[str]:
-        """The reverse walk's adjoint symbols over the backward graph: ∂s/∂a, ∂s/∂ā, never a
-        bar (the graph's nodes ā, t̄ are the first-order adjoints); s's own is s̄."""
+        """The reverse walk's adjoint symbols over the backward graph: ∂s/∂ā, ∂s/∂t, never a
+        bar (the graph's nodes ā, t̄ are the first-order adjoints); a leaf's is `(H v)_a`,
+        what its adjoint ∂s/∂a is; s's own is s̄."""
         out = [f"∂{self.output}/∂{narrate.wrap(n.label)}" for n in tracer.program.nodes]
+        for name, i in tracer.program.leaves.items():
+            out[i] = hv_symbol(name)
         out[tracer.output] = narrate.bar(self.output, self.output)
         return out
 
@@ -91,9 +95,10 @@ def prepare(program: Program, output: str | None, output_grad, options: Options,
     """
     header = program.second_order
     mode, vector = options.mode, options.vector
-    if header is not None and header.vector is not None and vector is None and \
-            mode in ("reverse", "hvp"):
-        mode, vector = "hvp", header.vector
+    if header is not None and header.vector is not None:
+        _header_fits(mode, vector, header)
+        if vector is None:   # the request is in reverse or hvp mode (forward: refused)
+            mode, vector = "hvp", header.vector
     full = bool(header and header.full)
     steps = header.power_iteration if header else 0
     if mode != "hvp" and not full and not steps:
@@ -114,11 +119,40 @@ def prepare(program: Program, output: str | None, output_grad, options: Options,
     values = None if mode != "hvp" else \
         _vector(program, b.shapes, _first_element(program, b.shapes) if vector is None
                 else vector)
+    if values is not None and header is not None and header.vector is not None and \
+            vector is not header.vector:
+        _same_vectors(values, _vector(program, b.shapes, header.vector), header)
     back = backward_program(program, name, start, max_elements, b, deadline)
     if mode != "hvp":
         return Plan(program, output, back, None, full, steps)
     with_s, s_name = _with_inner_product(program, back, values)
-    return Plan(with_s, s_name, back, values, full, steps)
+    return Plan(with_s, s_name, back, values, full, steps, origin=(program, out))
+
+
+def _header_fits(mode: str, vector, header) -> None:
+    """A `# hvp:` line is never ignored: in forward mode it is refused, located at the line
+    ("bad_argument"); with a request `vector` in hvp mode the two must be equal (checked by
+    _same_vectors once both are read)."""
+    if mode == "forward":
+        raise ProgramError(
+            "bad_argument", "the `# hvp:` line asks for a Hessian-vector product, which is "
+            "mode hvp; this request is in forward mode", **(header.vector_where or {}),
+            hint="trace in hvp mode (or the default reverse mode, which the line turns into "
+                 "hvp), or remove the `# hvp:` line for forward mode")
+
+
+def _same_vectors(given: dict, line: dict, header) -> None:
+    """Refuse a request `vector` that differs from the program's `# hvp:` line ("bad_argument"
+    naming both, at the line): neither silently wins."""
+    for name, v in given.items():
+        if not np.array_equal(np.asarray(v), np.asarray(line[name])):
+            where = header.vector_where or {}
+            at = f" (line {where['line']})" if where else ""
+            raise ProgramError(
+                "bad_argument", f"`vector` and the program's `# hvp:` line{at} give different "
+                f"vectors (they differ at the leaf {clip(name)}); give one of them, or make "
+                "them equal", **where,
+                hint="remove `vector` from the request to use the line's, or edit the line")
 
 
 def _check_size(program: Program, shapes: list) -> None:
@@ -200,6 +234,7 @@ def records(tracer) -> Iterator[dict]:
     plan = tracer.second
     program, ids, values, limit = tracer.program, tracer.ids, tracer.values, tracer.limit
     given = {program.leaves[n]: v for n, v in plan.vector.items()}
+    at_grads = {g: hv_symbol(name) for name, g in plan.backward.grads.items()}
     tangents: list = [None] * len(values)
     tracer.first_non_finite = None
     seq = 0
@@ -211,6 +246,8 @@ def records(tracer) -> Iterator[dict]:
         if tracer.first_non_finite is None:
             _watch(tracer, i, value, tangent)
         rule, text = forward_text.narration(tracer, i, tangents, given)
+        if i in at_grads:   # an adjoint node's tangent is H v's entry (forward over reverse)
+            text += f"; {forward_text.dot(program.nodes[i].label)} is {at_grads[i]}"
         yield {"seq": seq, "kind": "tangent", "node": ids[i], "value": value,
                "tangent": tangent, "rule": rule, "narration": text}
         seq += 1
@@ -222,6 +259,28 @@ def records(tracer) -> Iterator[dict]:
 
 def _zeros(value):
     return 0.0 if type(value) is float else np.zeros_like(value)
+
+
+def hv_symbol(leaf: str) -> str:
+    """How narration and tables write leaf `leaf`'s entry of H v: `(H v)_a`."""
+    return f"(H v)_{clip(leaf)}"
+
+
+def render_table(body: dict) -> str:
+    """`gradwalk trace --mode hvp --format table`: the reverse-over-reverse walk's table
+    (engine/trace/table.py), then s and each leaf's (H v)_a both ways, not as ds/da."""
+    from engine.trace import table
+
+    text = table.render_table(body)
+    tail = "\n".join(table.results(body)) + "\n"
+    head = text[:-len(tail)] if text.endswith(tail) else text + "\n"
+    out = body["output"]
+    lines = [f"{out['name']} = ⟨∇L, v⟩ = {table._fmt(out['value'])}"]
+    other = body.get("hvp_forward_over_reverse", {})
+    for name, value in body.get("hvp", {}).items():
+        both = f" (forward over reverse: {table._fmt(other[name])})" if name in other else ""
+        lines.append(f"{hv_symbol(name)} = ∂{out['name']}/∂{name} = {table._fmt(value)}{both}")
+    return head + "\n".join(lines) + "\n"
 
 
 def _encode(tracer, v, limit):

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from engine.labels import ATOM, operand_text, text_strength
+from engine.labels import ATOM, enclosed, operand_text, text_strength
 from engine.ops.registry import Op
 from engine.source import clip
 from engine.syntax import MAX_LABEL
@@ -22,8 +22,9 @@ def wrap(label: str) -> str:
 
 
 def group(text: str) -> str:
-    """Parenthesize a partial that has spaces (a sum, a product) before `· ȳ` or `⊙ ȳ`."""
-    return f"({text})" if " " in text else text
+    """Parenthesize a partial that has spaces (a sum, a product) before `· ȳ` or `⊙ ȳ`, unless
+    it is one parenthesized group already (labels.enclosed)."""
+    return f"({text})" if " " in text and not enclosed(text) else text
 
 
 _SHORT_NAME = re.compile(r"^[^\W\d_][\d'⁰¹²³⁴⁵⁶⁷⁸⁹⁽⁾]*$")

@@ -21,18 +21,21 @@ import orjson
 from engine.errors import ProgramError
 from engine.graph import (build_graph, creation_order, graph_edges, graph_json, graph_nodes,
                           node_id, requires_grad, topological_order)
+from engine.groups import groups
 from engine.labels import ATOM, strength
 from engine.ops import get_op
 from engine.ops.broadcast import unbroadcast
 from engine.parse import Program, parse
 from engine.source import clip
 from engine.syntax import MAX_DEPTH, MAX_STATEMENTS
-from engine.trace import budget, ledger, narrate, nonfinite, scalar
+from engine.trace import budget, ledger, narrate, nonfinite, scalar, warn
+from engine.trace import cuts as cut_paths
 from engine.trace.deadline import Deadline
 from engine.trace import seed
 from engine.trace.forward import evaluate_op
 from engine.trace.options import DEFAULT, Options
 from engine.trace.shapes import infer_shapes
+from engine.trace.warn import Warnings
 from engine.trace.values import (TRACE_VERSION, Encoder, decode_lenient, encode, non_finite,
                                  number)
 
@@ -155,10 +158,24 @@ class Tracer:
             self.lab = bugs.setup(self, limits)
         if self.options.mode == "hvp":   # ∂s/∂a: the backward graph's own ā is a node
             self.symbols = self.second.symbols(self)
+        # what the numbers are not (engine/trace/warn.py): cut paths now, kinks as found
+        self.warnings = Warnings()
+        self.cuts = self._cuts()
         if options.mode == "forward" or options.check:   # issue 9: bad tangents, or passes
             from engine.trace import forward_mode, gradcheck   # over their limits, are refused
             forward_mode.prepare(self)                         # before the first event
             gradcheck.prepare(self)
+
+    def _cuts(self):
+        """The program's cut paths (engine/trace/cuts.py), warned about; None without any. In
+        hvp mode they are the program's before its backward pass was recorded."""
+        program, output = self.program, self.output
+        if self.second is not None and self.second.origin is not None:
+            program, output = self.second.origin
+        found = cut_paths.find(program, output, self.requires, self.formulas)
+        if found is not None:
+            found.warn(self.warnings, self.ids, program.nodes[output].label)
+        return found
 
     @functools.cached_property
     def graph(self):
@@ -268,12 +285,13 @@ class Tracer:
                                n.name is not None, [strength(x) for x in inputs])
 
     def graph_json(self) -> dict:
-        """{nodes, edges, blocks} as docs/trace-format.md describes them, for orjson (a node's `span`
-        is its Span dataclass; `graph_bytes` gives the JSON)."""
+        """{nodes, edges, blocks, groups} as docs/trace-format.md describes them, for orjson (a
+        node's or group's `span` is its Span dataclass; `graph_bytes` gives the JSON)."""
         shapes = [[] if type(v) is float else list(np.shape(v)) for v in self.values]
         return {**graph_json(self.program, self.deadline.paced(self.order), self.ids,
                              self.requires, shapes, self.formulas, self.symbols,
-                             self.node_ledgers()), "blocks": self.blocks_json()}
+                             self.node_ledgers()), "blocks": self.blocks_json(),
+                "groups": groups(self.program)}
 
     def node_ledgers(self) -> list[dict | None]:
         """Each node's `ledger` field (docs/trace-format.md): None for leaves and constants."""
@@ -310,7 +328,8 @@ class Tracer:
             if edges:   # a run of leaves has none
                 yield comma + edges
                 comma = b","
-        yield b'],"blocks":' + orjson.dumps(self.blocks_json()) + b'},"ledger":' + \
+        yield b'],"blocks":' + orjson.dumps(self.blocks_json()) + b',"groups":' + \
+            orjson.dumps(groups(self.program)) + b'},"ledger":' + \
             orjson.dumps(self.ledger.totals) + b"}"
 
     def blocks_json(self) -> list[dict]:
@@ -352,7 +371,10 @@ class Tracer:
             yield {"seq": seq, "kind": "evaluate", "node": ids[i], "value": value}
             seq += 1
         seq = itertools.count(seq)
-        adjoints = yield from self._watch_adjoints(self._backward(seq))
+        backward = self._backward(seq)
+        if self.cuts is not None and self.cuts.program is self.program:   # say where it's cut
+            backward = self.cuts.narrate(backward, self.ids)
+        adjoints = yield from self._watch_adjoints(backward)
         yield self._done(next(seq), adjoints)
 
     def _watch_adjoints(self, records: Iterator[dict]):
@@ -513,6 +535,9 @@ class Tracer:
         if self.second is not None:   # hvp, hessian, eigen (engine/trace/hvp.py)
             from engine.trace import hvp
             done.update(hvp.results(self, adjoints))
+        if self.warnings:   # engine/trace/warn.py: said by the done event's narration too
+            done["warnings"] = self.warnings.listed()
+            done["narration"] = warn.narration(done["warnings"])
         return done
 
 
@@ -525,11 +550,11 @@ def _finite(x) -> bool:
 
 def options_apply(options: Options) -> None:
     """Refuse a request field its mode does not use (a field silently ignored would hide a
-    mistake): `tangents` outside forward mode, `vector` in forward mode, `eps` without
+    mistake): `tangents` outside forward mode, `vector` outside hvp mode, `eps` without
     `check`. Raises ProgramError("bad_argument") naming the field."""
     unused = [(options.tangents is not None and options.mode != "forward",
                "tangents", "forward mode (mode: \"forward\")"),
-              (options.vector is not None and options.mode == "forward",
+              (options.vector is not None and options.mode != "hvp",
                "vector", "Hessian-vector products (mode: \"hvp\")"),
               (options.eps is not None and not options.check,
                "eps", "the gradient check (check: true)")]
@@ -630,10 +655,13 @@ def _body(tracer: Tracer) -> bytes:
         out.write(b",")
     # The done event's results are the body's top-level fields, written once (issue 6): the
     # stream's done event carries them itself (docs/trace-format.md).
-    out.write(b'{"seq":%d,"kind":"done"}],' % record["seq"])
+    # Its narration (when the trace has warnings: engine/trace/warn.py) stays on it.
+    out.write(orjson.dumps({k: record[k] for k in ("seq", "kind", "narration")
+                            if k in record}) + b"],")
     # Every result of the done event (output, grads, first_non_finite, and a mode's or the
-    # gradient check's: jvp, gradcheck, ...) becomes a top-level field.
-    out.write(orjson.dumps({k: v for k, v in record.items() if k not in ("seq", "kind")})[1:])
+    # gradient check's: jvp, gradcheck, warnings, ...) becomes a top-level field.
+    out.write(orjson.dumps({k: v for k, v in record.items()
+                            if k not in ("seq", "kind", "narration")})[1:])
     return out.getvalue()
 
 

@@ -26,6 +26,10 @@ export function startLayout(graph, events, { refs, cost, budget, onProgress, onD
     if (plan.layout) {
       const byId = Object.fromEntries(graph.nodes.map((n) => [n.id, n]));
       for (const n of plan.layout.nodes) n.node = byId[n.id];
+      // A grouped graph (groups.js viewGraph): which box stands for a hidden node, and
+      // which drawn edge for an edge inside or into a box.
+      plan.layout.rep = graph.rep ?? null;
+      plan.layout.alias = graph.alias ?? null;
       plan.layout.ms = Math.round(performance.now() - started);
     }
     onDone(plan);
@@ -54,7 +58,8 @@ export function startLayout(graph, events, { refs, cost, budget, onProgress, onD
       event.preventDefault();
       finish(failedPlan(graph, cost, budget, event.message || "the layout worker failed"));
     };
-    worker.postMessage({ graph: { nodes: graph.nodes, edges: graph.edges }, chars, refs });
+    const { nodes, edges, clusters, frameOf } = graph;
+    worker.postMessage({ graph: { nodes, edges, clusters, frameOf }, chars, refs });
   } else {
     // No worker (an old browser, a page from file://): lay out after this task.
     setTimeout(() => {

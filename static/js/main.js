@@ -18,6 +18,7 @@ import { createNavigator } from "./render/navigate.js";
 import { createSecondOrderPanel } from "./render/hessian.js";
 import { createPlayer } from "./render/player.js";
 import { createSharePanel } from "./render/share.js";
+import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
 import {
   canReset, choosePreset, createStore, editProgram, menuFor, openLink, resetExample, restoredEditor, SAVED_KEY,
   savedEditor,
@@ -25,7 +26,8 @@ import {
 import { clearGraph } from "./render/graph.js";
 import { applyTheme, nextFont } from "./theme.js";
 import {
-  addEvent, beginWalk, bigProgram, createGraphPanel, createPlayback, PLAYER_KEYS, provideWalk, stepSpan,
+  addEvent, beginWalk, bigProgram, createGraphPanel, createPlayback, PLAYER_KEYS, provideWalk, revealInGroups, setGroup,
+  stepSpan,
 } from "./walk.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -39,7 +41,8 @@ const badge = $("#graph-badge");
 const bugBadge = $("#bug-badge"); // "bug lab: overwrite" while a `# bugs:` program is shown
 const resetButton = $("#reset-example");
 const ledgerPanel = createLedgerPanel($("#ledger"));
-const secondPanel = createSecondOrderPanel($("#second-order")); // H v, Hessian (issue 9)
+// H v, Hessian (issue 9); its "Enlarge" dialog also opens from over the graph while the program is hidden.
+const secondPanel = createSecondOrderPanel($("#second-order"), { stage: svg.parentNode });
 
 // The trace shown, and what is derived from it once per trace.
 let shown = null; // {trace, program, timeline, layout (null when not drawn), nodesById}
@@ -83,18 +86,22 @@ const editor = createEditor($("#editor"), {
   onRun: () => trace(),
   onInput: (program) => store.set(editProgram(store.get(), program, presets)),
 });
-const panel = createGraphPanel(svg, { message: graphMessage, onHover: hover, pinSize: true });
+const panel = createGraphPanel(svg, { message: graphMessage, onHover: hover, onGroup: regroup, pinSize: true });
 const zoom = panel.zoom;
 // The selected (pinned) node's value, gradient and rules, beside the graph.
 const detail = createDetailPanel(svg.parentNode, { onClose: () => pinned && hover(pinned, { pin: true }) });
 // Search (Ctrl+F, /), trace inputs / consumers of the pinned node, the minimap (issue 8).
-const nav = createNavigator(svg.parentNode, { svg, zoom, walk: () => shown });
+const nav = createNavigator(svg.parentNode, { svg, zoom, walk: () => shown, reveal: showNode });
 // Reverse / forward mode, all n forward passes, the gradient check (issue 9).
 const modes = createModesPanel($("#editor .side"), {
   store, // its mode and tangent leaf are link fields
   onModeChange: () => trace(),
   request: () => ({ program: shown?.program ?? editor.getText(), output: store.get().output || null }),
 });
+
+// The trace's warnings under the narration (a click shows the place in the program), and
+// the nodes a no_grad block made / the edges detach cuts, marked in the graph (issue 9).
+const warnings = createWarningStrip(narration, { onSelect: (w, walk) => editor.select(w, walk?.program) });
 
 // ---------------------------------------------------------------- tracing
 
@@ -138,7 +145,7 @@ async function trace() {
       onGraph: (head) => {
         // a link's tangent leaf, whose shape came only now: trace again with it (once)
         if (modes.retrace(head.graph)) return void trace();
-        begin((walk = beginWalk(head, program)), request);
+        begin((walk = beginWalk(head, program, { groupAbove: store.get().group_above })), request);
       },
       onEvent: (ev) => {
         if (request !== inFlight) return; // traced again (retrace): the rest is not read
@@ -194,7 +201,7 @@ function layOut(walk) {
   if (layoutJob || walk.layout || walk.plan.reason) return;
   const nodes = walk.trace.graph.nodes.length.toLocaleString("en-US");
   app.dataset.layout = "running";
-  layoutJob = startLayout(walk.trace.graph, walk.timeline.events, {
+  layoutJob = startLayout(walk.view ?? walk.trace.graph, walk.timeline.events, {
     ...walk.plan,
     onProgress: (done) => {
       graphMessage.dataset.progress = done.toFixed(2);
@@ -208,14 +215,49 @@ function layOut(walk) {
       delete graphMessage.dataset.progress;
       app.dataset.graph = "drawing";
       walk.layout = plan.layout;
-      const drawn = await panel.drawGradually(walk, { cancelled: () => shown !== walk });
+      const drawn = await panel.drawGradually(walk, { cancelled: () => shown !== walk || walk.layout !== plan.layout });
       if (!drawn || shown !== walk) return;
       app.dataset.graph = drawn;
       if (walk.complete) panel.markOutput(walk);
       render({ animate: false });
       settle(walk);
+      walk.whenDrawn?.(true); // a search waiting for the group it opened
+      walk.whenDrawn = null;
     },
   });
+}
+
+// ---------------------------------------------------------------- groups (issue 8, section 2)
+
+/** A collapsed group's box was clicked (`open`), or an open group's collapse control. */
+function regroup(gid, open) {
+  const walk = shown;
+  if (!walk || stale) return;
+  const done = setGroup(walk, gid, open);
+  if (done === true) relayOut(walk);
+  else if (done) narration.textContent = `This group holds too many nodes to lay out at once (${done.replace("_", " ")}): it stays collapsed.`;
+}
+
+/** The groups of `walk` changed: lay it out again (the old drawing stays until then). */
+function relayOut(walk) {
+  layoutJob?.cancel();
+  layoutJob = null;
+  app.dataset.graph = "pending";
+  if (walk.plan.reason) app.dataset.graph = panel.draw(walk); // still too big: the overview
+  else layOut(walk);
+}
+
+/**
+ * Search went to node `id`: open the groups hiding it. Resolves true once it is drawn
+ * (at once when it is shown already), false when it cannot be.
+ */
+function showNode(id) {
+  const walk = shown;
+  if (!walk || stale) return Promise.resolve(false);
+  if (!revealInGroups(walk, id)) return Promise.resolve(Boolean(walk.layout));
+  const drawn = new Promise((resolve) => { walk.whenDrawn = resolve; });
+  relayOut(walk);
+  return walk.plan.reason ? Promise.resolve(false) : drawn;
 }
 
 /** Events arrived (at most once a frame): the player's length and the step shown. */
@@ -322,6 +364,7 @@ function render({ animate }) {
     narration.textContent = stale ? NOT_TRACED + lastGood : app.dataset.status === "empty" ? EMPTY : "";
     narration.dataset.kind = stale ? "stale" : "start";
     markStep(null, null);
+    warnings.show(null, null);
     player.update({ ...state, total, phase: stale ? "error" : "start", disabled: stale });
     return;
   }
@@ -330,6 +373,9 @@ function render({ animate }) {
   const duration = state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 700;
   panel.show(shown, view, { animate, duration });
   modes.show(shown, view, svg); // forward mode: each box's tangent
+  markUnrecorded(shown, svg);
+  nav.refresh(); // the minimap moves off this step's callouts
+  warnings.show(shown, view);
   narration.textContent = narrate(view.event, shown.nodesById);
   if (pinned) detail.show(shown, view, pinned);
   narration.dataset.kind = view.event?.kind ?? "start";
@@ -484,6 +530,18 @@ themeMenu.addEventListener("change", () => {
 });
 $("#font-smaller").addEventListener("click", () => store.set({ font: nextFont(store.get().font, -1) }));
 $("#font-larger").addEventListener("click", () => store.set({ font: nextFont(store.get().font, +1) }));
+// Above this many nodes a graph opens with its groups collapsed: a new value traces again.
+const groupAbove = $("#group-above");
+groupAbove.value = String(store.get().group_above);
+groupAbove.addEventListener("change", () => {
+  const value = Number(groupAbove.value);
+  if (!Number.isSafeInteger(value) || value < 0) return void (groupAbove.value = String(store.get().group_above));
+  store.set({ group_above: value });
+  if (shown) trace();
+});
+store.subscribe((state, before) => {
+  if (state.group_above !== before.group_above) groupAbove.value = String(state.group_above);
+});
 // The "Aa" menu closes on a click elsewhere, and on Escape (back to its button).
 const viewMenu = $("#view-menu");
 document.addEventListener("click", (event) => {

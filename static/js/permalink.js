@@ -34,7 +34,7 @@ export function readLinkState(doc, loc) {
 }
 
 // The store fields whose change rewrites the URL (the rest are drafts, or transient).
-const URL_FIELDS = ["program", "preset", "output", "step", "speed", "theme", "font", "hide_program", "mode", "tangent"];
+const URL_FIELDS = ["program", "preset", "output", "step", "speed", "theme", "font", "hide_program", "mode", "tangent", "group_above"];
 const DELAY_MS = 250; // typing rewrites the URL once it pauses: deflating a long text is not free
 
 const KEPT = " What you had typed is kept (see the Example menu).";

@@ -60,3 +60,26 @@ export function sparkPoints(estimates, { width, height, pad }) {
   const y = (v) => height - pad - ((height - 2 * pad) * (v - lo)) / (hi - lo || 1);
   return values.map((v, k) => `${x(k)},${y(Number.isFinite(v) ? v : lo)}`).join(" ");
 }
+
+/**
+ * A cell's number in the enlarged map, at most 5 characters: 2 significant digits ("0.85",
+ * "-0.35", "12"), 1 under 0.1 ("-0.08") or as a power of ten ("1e3", "4e-3"); "0" for 0 and
+ * the non-finite as "NaN", "∞", "-∞".
+ */
+export function cellText(v) {
+  if (Number.isNaN(v)) return "NaN";
+  if (!Number.isFinite(v)) return v > 0 ? "∞" : "-∞";
+  if (v === 0) return "0";
+  const a = Math.abs(v);
+  if (a >= 100 || a < 0.01) return v.toExponential(0).replace("e+", "e");
+  return String(Number(v.toPrecision(a < 0.1 ? 1 : 2))); // "-0.08", not "-0.077": 5 characters
+}
+
+/** The legend's three ticks: [{at, value, text}] at 0, ½ and 1 of the bar: -maxAbs, 0, +maxAbs. */
+export function legendStops(maxAbs) {
+  return [
+    { at: 0, value: -maxAbs, text: formatNumber(-maxAbs) },
+    { at: 0.5, value: 0, text: "0" },
+    { at: 1, value: maxAbs, text: formatNumber(maxAbs) },
+  ];
+}

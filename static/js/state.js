@@ -1,7 +1,7 @@
 // The page state: one object, kept in one store, so that it can go into the URL.
 // No DOM: `FIELDS` is the typed table of what a link carries. `linkState` gives the
 // contract's state object ({v, program, output, preset, step, speed, theme, font,
-// hide_program, mode, tangent}; see /work/notes/contract.md and docs/slides.md); `encodeLink` /
+// hide_program, mode, tangent, ..., group_above}; see /work/notes/contract.md and docs/slides.md); `encodeLink` /
 // `decodeLink` put it in the fragment as `#s=<base64url(deflate-raw(JSON))>`, and still
 // read the older uncompressed `#program=...&step=...` form (`encodeState` / `decodeState`).
 // `playing` is transient and never serialized.
@@ -28,6 +28,7 @@ export const LINKED_LABEL = "↪ Program from the link";
 export const EDITED_MARK = "(edited)"; // after an edited example's title in the menu
 export const VERSION = 1; // the `v` of the state object; a link with a larger one is refused
 export const MODES = ["reverse", "forward"]; // the walk's mode (render/modes.js's #mode)
+export const DIRECTIONS = ["element", "random"]; // a tensor leaf's tangent (modes.js)
 
 // Each type reads a field from a query string (`parse`: string -> value or undefined) and
 // checks one from JSON (`check`: value -> bool).
@@ -63,6 +64,13 @@ export const FIELDS = {
   // Older links have neither: they open in reverse mode (openLink).
   mode: { type: oneOf(MODES), default: "reverse" },
   tangent: { type: text, default: "" },
+  // A tensor leaf's tangent direction (modes.js tangentFor): one element (its flat index,
+  // row-major) or a seeded standard-normal vector.
+  tangent_direction: { type: oneOf(DIRECTIONS), default: "element" },
+  tangent_element: { type: int, default: 0 },
+  tangent_seed: { type: int, default: 1 },
+  // Above this many nodes the graph opens with its groups collapsed (groups.js GROUP_ABOVE).
+  group_above: { type: int, default: 400 },
 };
 
 export function defaultState() {
@@ -186,17 +194,18 @@ export function decodeLink(hash) {
  * names, as it is here (its own text or its edit; a reload of one's own tab), else one's
  * own program, else an example with exactly that text; any other text opens as its own
  * menu entry (LINKED), while "✎ Your program" and the edited examples keep theirs. `back`
- * is the entry that was shown, which a plain visit later opens on (savedEditor). `mode` and
- * `tangent` are patched to the link's (else their defaults) where they differ from `state`.
+ * is the entry that was shown, which a plain visit later opens on (savedEditor). `mode`,
+ * `tangent` and the tangent's direction (`tangent_direction`, `tangent_element`,
+ * `tangent_seed`) are patched to the link's (else their defaults) where they differ from `state`.
  */
 export function openLink(state, link, presets) {
   const patch = {};
-  for (const name of ["output", "step", "speed", "theme", "font", "hide_program"]) {
+  for (const name of ["output", "step", "speed", "theme", "font", "hide_program", "group_above"]) {
     if (Object.hasOwn(link, name)) patch[name] = link[name];
   }
   // The walk's mode and tangent leaf are the link's, their defaults when it has none (an
   // older link opens in reverse mode, also in a tab that was in forward mode).
-  for (const name of ["mode", "tangent"]) {
+  for (const name of ["mode", "tangent", "tangent_direction", "tangent_element", "tangent_seed"]) {
     const value = Object.hasOwn(link, name) ? link[name] : FIELDS[name].default;
     if (value !== state[name]) patch[name] = value;
   }

@@ -3,6 +3,9 @@
 // play loop over the page's store, the player's keys, and the hook exports use to read
 // what is on screen. Everything takes its root elements; nothing looks up global ids.
 
+import {
+  ancestorsOf, closeGroup, createGroupState, GROUP_ABOVE, groupedGraph, groupsOfNode, openGroup, revealNode,
+} from "./groups.js";
 import { LAYOUT_BUDGET_MS, planLayout, predictPlan } from "./layout.js";
 import { undrawnMessage } from "./narration.js";
 import { clearGraph, drawGraph, drawGraphGradually, showFanout, showView } from "./render/graph.js";
@@ -44,21 +47,81 @@ export function prepareWalk(result, program) {
  * a worker, layout-job.js): `plan` is {refs, cost, budget} for it, or planLayout's refusal
  * ({reason: "too_large", ...}) when it is predicted to cost too much; `complete` turns
  * true with the done event, which also sets the trace's output, grads, first_non_finite.
+ * A graph with `groups` over `groupAbove` nodes opens with groups collapsed (groups.js):
+ * `groups` is their state and `view` the graph the layout sees (boxes for collapsed groups).
  */
-export function beginWalk(head, program, { budget = LAYOUT_BUDGET_MS } = {}) {
+export function beginWalk(head, program, { budget = LAYOUT_BUDGET_MS, groupAbove = GROUP_ABOVE } = {}) {
   const timeline = createTimeline([]);
-  const { refs, cost, refused } = predictPlan(head.graph, { budget });
   const trace = { ...head, events: timeline.events, output: null, grads: null, first_non_finite: null };
-  return {
+  const walk = {
     trace,
     program,
     timeline,
-    plan: refused ?? { refs, cost, budget }, // a reason once it is known not to be drawn
+    plan: null,
     layout: null,
     nodesById: Object.fromEntries(head.graph.nodes.map((n) => [n.id, n])),
     nonFinite: null,
     complete: false,
+    groups: createGroupState(head.graph, { above: groupAbove }),
+    view: head.graph,
   };
+  replan(walk, { budget });
+  return walk;
+}
+
+/**
+ * The graph the layout sees for `walk`'s groups as they are now, and its plan: {refs, cost,
+ * budget}, or planLayout's refusal ({reason: "too_large", ...}; a reason once it is known
+ * not to be drawn). Called again after a group opens or closes; the walk's layout goes.
+ */
+export function replan(walk, { budget = walk.plan?.budget ?? LAYOUT_BUDGET_MS } = {}) {
+  walk.view = walk.groups ? groupedGraph(walk.trace.graph, walk.groups) : walk.trace.graph;
+  const { refs, cost, refused } = predictPlan(walk.view, { budget });
+  if (refused) refused.nodes = walk.trace.graph.nodes.length;
+  walk.plan = refused ?? { refs, cost, budget };
+  walk.layout = null;
+  return walk.plan;
+}
+
+/**
+ * Open (`open` true) or collapse group `gid` of `walk` and plan the new layout (replan);
+ * the camera will open on the group (`walk.home`). False when nothing changed; "too_large"
+ * (or the plan's other reason) when what it would show is too big to lay out: then nothing
+ * changed either (a group of 6,000 nodes stays a box rather than become an overview).
+ */
+export function setGroup(walk, gid, open) {
+  const state = walk.groups;
+  if (!state?.tree.groups.has(gid) || state.collapsed.has(gid) === !open) return false;
+  const before = { collapsed: new Set(state.collapsed), opened: new Set(state.opened), view: walk.view, plan: walk.plan, layout: walk.layout };
+  if (open) {
+    openGroup(state.tree, state.collapsed, gid);
+    state.opened.add(gid);
+  } else {
+    closeGroup(state.tree, state.collapsed, gid);
+    state.opened.delete(gid);
+  }
+  const plan = replan(walk);
+  if (plan.reason) {
+    Object.assign(state, { collapsed: before.collapsed, opened: before.opened });
+    Object.assign(walk, { view: before.view, plan: before.plan, layout: before.layout });
+    return plan.reason;
+  }
+  const inside = (n) => (n.group ? [n.group, ...ancestorsOf(state.tree, n.group)] : groupsOfNode(state.tree, n.id)).includes(gid);
+  walk.home = open ? walk.view.nodes.filter(inside).map((n) => n.id) : [gid];
+  return true;
+}
+
+/**
+ * Open every collapsed group of `walk` holding node `id` (search goes there) and plan the
+ * new layout, the camera on the node; false when it is shown already.
+ */
+export function revealInGroups(walk, id) {
+  const state = walk.groups;
+  if (!state || !revealNode(state.tree, state.collapsed, id).length) return false;
+  for (const g of groupsOfNode(state.tree, id)) if (!state.collapsed.has(g)) state.opened.add(g);
+  replan(walk);
+  walk.home = [id];
+  return true;
 }
 
 /**
@@ -114,7 +177,7 @@ export function stepSpan(walk, view) {
  * {pin})` as in drawGraph; `pinSize` as render/zoom.js createZoom's. A step restyles only
  * what changed since the step shown before.
  */
-export function createGraphPanel(svg, { message, onHover, pinSize = false } = {}) {
+export function createGraphPanel(svg, { message, onHover, onGroup, pinSize = false } = {}) {
   const zoom = createZoom(svg, { pinSize });
   // The first non-finite number, named with why, once the walk reaches it (one line).
   const note = svg.ownerDocument.createElement("p");
@@ -151,11 +214,12 @@ export function createGraphPanel(svg, { message, onHover, pinSize = false } = {}
     draw(walk) {
       last = null;
       fanout = null;
+      markGroups(svg, walk);
       if (message) message.hidden = Boolean(walk.layout);
       if (walk.layout) {
         const output = outputOf(walk);
-        drawGraph(svg, walk.layout, { outputId: output, onHover, onChip: (chip) => toggleFanout(walk, chip) });
-        zoom.show(contentBox(walk.layout), boxOf(walk.layout, [output]), { glide: glideFor(walk.layout) });
+        drawGraph(svg, walk.layout, { outputId: output, onHover, onGroup, onChip: (chip) => toggleFanout(walk, chip) });
+        zoom.show(contentBox(walk.layout), homeBox(walk, output), { glide: glideFor(walk.layout) });
         return "drawn";
       }
       clearGraph(svg);
@@ -177,13 +241,14 @@ export function createGraphPanel(svg, { message, onHover, pinSize = false } = {}
         message.textContent = `Drawing ${walk.layout.nodes.length.toLocaleString("en-US")} nodes…`;
       }
       const output = outputOf(walk);
+      markGroups(svg, walk);
       walk.drawing = true; // show() waits for the whole drawing
       const drawn = await drawGraphGradually(svg, walk.layout, {
-        outputId: output, onHover, onChip: (chip) => toggleFanout(walk, chip),
+        outputId: output, onHover, onGroup, onChip: (chip) => toggleFanout(walk, chip),
       }, {
         batch, cancelled, pause: nextFrame,
         // The camera first: text is laid out once, at the scale it is seen at.
-        onStart: () => zoom.show(contentBox(walk.layout), boxOf(walk.layout, [output]), { glide: glideFor(walk.layout) }),
+        onStart: () => zoom.show(contentBox(walk.layout), homeBox(walk, output), { glide: glideFor(walk.layout) }),
       });
       walk.drawing = false;
       if (!drawn) return null;
@@ -220,9 +285,36 @@ export function createGraphPanel(svg, { message, onHover, pinSize = false } = {}
       showView(svg, walk.layout, view, { animate, duration, nonFinite: bad, changed });
       const f = focusOf(view.event);
       last = { walk, step: view.step, done: view.phase === "done", ids: [f.current, f.source, f.target], edge: f.edge };
-      zoom.reveal(stepBox(walk.layout, view.event)); // the step's node and its callout
+      // the step's node and its callout; inside a collapsed group, its box (render/graph.js
+      // hangs the callout there too)
+      zoom.reveal(stepBox(walk.layout, inBoxes(walk.layout, view.event)));
     },
   };
+}
+
+/**
+ * The svg's data-groups: "overview" past MAX_DRAWN_NODES (groups only), "collapsed" when
+ * the graph opened with groups collapsed, "open" when it has groups shown open, "none".
+ */
+function markGroups(svg, walk) {
+  const g = walk.groups;
+  svg.dataset.groups = !g ? "none" : g.overview ? "overview" : g.grouped ? "collapsed" : "open";
+}
+
+/**
+ * Where the camera opens on a drawing of `walk`: `walk.home` (ids: a group just opened, a
+ * node search went to) when set, else the output (or the box holding it).
+ */
+function homeBox(walk, output) {
+  const ids = walk.home ?? [walk.layout.rep?.get(output) ?? output];
+  return boxOf(walk.layout, ids) ?? boxOf(walk.layout, [output]);
+}
+
+/** `event` with its node and input as drawn: a node in a collapsed group is its group's box. */
+function inBoxes(layout, event) {
+  const rep = layout.rep;
+  if (!rep?.size || !event || !(rep.has(event.node) || rep.has(event.input))) return event;
+  return { ...event, node: rep.get(event.node) ?? event.node, input: rep.get(event.input) ?? event.input };
 }
 
 // Past this many boxes the camera jumps to a step instead of gliding: each frame of a glide

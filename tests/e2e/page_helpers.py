@@ -27,6 +27,16 @@ def leave_editor(page) -> None:
     assert page.evaluate("document.activeElement.id") != "program"
 
 
+def set_group_above(page, nodes: int) -> None:
+    """The page option (the "Aa" menu): graphs of more than `nodes` nodes open with their
+    groups collapsed (static/js/groups.js); over a graph's size it is drawn node by node."""
+    page.locator("#view-menu summary").click()
+    page.locator("#group-above").fill(str(nodes))
+    page.locator("#group-above").dispatch_event("change")  # traces the program shown again
+    page.locator("#view-menu summary").click()
+    page.wait_for_selector('#app:is([data-status="ready"], [data-status="empty"])')
+
+
 def chain(lines: int) -> str:
     """`x = 1.0` then `x = x * 1.0001`: 2 * lines - 1 nodes in one long row."""
     return "x = 1.0\n" + "x = x * 1.0001\n" * (lines - 1)

@@ -4,7 +4,7 @@ them."""
 from __future__ import annotations
 
 import pytest
-from page_helpers import chain, choose, leave_editor, node, step_forward, trace, wait_step
+from page_helpers import chain, choose, leave_editor, node, set_group_above, step_forward, trace, wait_step
 
 READABLE_SCALE = 14 / 18  # static/js/viewport.js: node numbers (18 px) at 14 px at least
 
@@ -52,6 +52,9 @@ def overlap(a: dict, b: dict) -> bool:
 
 def test_a_graph_too_big_to_draw_says_so_and_still_steps(explorer):
     page = explorer.page
+    # A chain opens with its repeated lines collapsed (tests/e2e/test_groups_page.py); with
+    # the page option over its size it is laid out node by node, which is too big.
+    set_group_above(page, 10_000)
     trace(page, chain(2000))  # 3,999 nodes: dagre used to overflow the stack here
     page.wait_for_selector('#app[data-graph="too_large"]')
     message = page.locator("#graph-message")
@@ -347,6 +350,7 @@ def test_the_zoom_buttons_cover_no_node(open_explorer, size, preset, steps):
 
 def test_an_error_after_a_graph_too_big_to_draw_mentions_no_graph(explorer):
     page = explorer.page
+    set_group_above(page, 10_000)  # the chain is drawn node by node: too big (not collapsed)
     trace(page, chain(2000))
     page.wait_for_selector('#app[data-graph="too_large"]')
     trace(page, "x = 1.0\ny = x +* 2\n", status="error")

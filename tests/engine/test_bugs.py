@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from engine.errors import ProgramError
+from engine.trace import narrate
 from engine.trace.options import Options
 from engine.trace.runner import Tracer, run_trace
 from server.presets import presets
@@ -422,3 +423,97 @@ def test_no_zero_grad_on_a_leaf_output_doubles_it_as_pytorch():
     body = _bugged("L = 1.0\n", "no_zero_grad")
     assert body["grads"]["L"] == float(L.grad) == 2.0
     assert [e["adjoint"] for e in body["events"] if e["kind"] == "seed"] == [1.0, 2.0]
+
+
+# ---- cut paths said where the walk meets them, and warned about (review finding) ------------
+def _uncut_in_torch():
+    """The first preset's gradients in PyTorch without the cut: the function's derivatives."""
+    (a, b, c), e, d, L = _first_in_torch()
+    return dict(zip("abc", (float(g) for g in torch.autograd.grad(L, (a, b, c)))))
+
+
+@pytest.mark.parametrize("preset,kind", [("bug-detach", "detach"), ("bug-no-grad", "no_grad")])
+def test_a_cut_is_narrated_where_the_walk_meets_it_and_warned_about(preset, kind):
+    body = run_trace(PRESETS[preset])
+    nodes = {n["id"]: n for n in body["graph"]["nodes"]}
+    e = next(n for n in nodes.values() if n["name"] == "e")
+    d = next(n for n in nodes.values() if n["name"] == "d")
+    # the first accumulate event of d, the consumer of the cut value e, says so
+    first_of_d = next(ev for ev in body["events"] if ev["kind"] == "accumulate"
+                      and ev["node"] == d["id"])
+    assert first_of_d["cut"] == [e["id"]]
+    said = first_of_d["narration"]
+    assert said.startswith("d = e + a, so ā += 1 · d̄ = 1 · 1.5729 = 1.5729. ".replace(
+        "ā", narrate.bar("a", "L")).replace("d̄", narrate.bar("d", "L")))
+    if kind == "detach":
+        assert "e = detach(a * b) cuts the path here: no gradient flows back through e to " \
+               "a * b, so a, b get nothing through it" in said
+    else:
+        assert "e = a * b was computed under no_grad() (line 6, col 9): no graph was " \
+               "recorded, so no gradient flows back through e, and a, b get nothing " \
+               "through it" in said
+    assert sum("cut" in ev for ev in body["events"]) == 1
+    # one warning, at e, and the numbers it warns about really differ from the derivatives
+    (warning,) = body["warnings"]
+    assert warning["kind"] == "cut" and warning["node"] == e["id"] and warning["field"] is None
+    assert {k: warning[k] for k in ("line", "col", "end_line", "end_col")} == e["span"]
+    assert "so they are not the derivatives of L" in warning["message"]
+    assert "the gradients of a, b miss what flows through e" in warning["message"]
+    uncut = _uncut_in_torch()
+    assert body["grads"]["a"] != pytest.approx(uncut["a"], abs=1e-3)
+    assert body["grads"]["b"] != pytest.approx(uncut["b"], abs=1e-3)
+    assert body["grads"]["c"] == pytest.approx(uncut["c"], abs=1e-15)   # c is not cut off
+    done = body["events"][-1]
+    assert done["narration"].startswith("Done, with a warning: a path to the output is cut, "
+                                        "so these gradients are not the function's "
+                                        "derivatives. ")
+    assert warning["message"] in done["narration"]
+
+
+def test_no_grad_nodes_are_marked_recorded_false_and_no_others():
+    body = run_trace(PRESETS["bug-no-grad"])
+    marked = [n["name"] for n in body["graph"]["nodes"] if "recorded" in n]
+    assert marked == ["e"] and body["graph"]["nodes"][3]["recorded"] is False
+    for preset in ("bug-detach", "seed-tanh-fanout"):
+        assert not [n for n in run_trace(PRESETS[preset])["graph"]["nodes"] if "recorded" in n]
+
+
+def test_a_cut_output_is_said_at_the_seed_and_every_gradient_is_0():
+    body = run_trace("x = 2.0\nL = detach(x) * 2\n")
+    x = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+    assert not (x.detach() * 2).requires_grad   # PyTorch: nothing to call backward() on
+    assert body["grads"] == {"x": 0.0}
+    seed = next(ev for ev in body["events"] if ev["kind"] == "seed")
+    assert seed["narration"].endswith("But the output itself is cut off: it reaches the inputs "
+                                      "only through detach(x) (line 2, col 5), where the path "
+                                      "is cut, so no gradient flows back from it and every "
+                                      "gradient is 0")
+    assert [w["node"] for w in body["warnings"]] == ["n1"]
+
+
+def test_a_cut_the_output_does_not_depend_on_gives_no_warning():
+    body = run_trace("x = 2.0\nz = detach(x)\nL = x * 2\n")
+    assert "warnings" not in body and "narration" not in body["events"][-1]
+    assert not any("cut" in ev for ev in body["events"])
+
+
+def test_a_value_downstream_of_a_cut_names_the_cut():
+    text = "x = 2.0\nw = 3.0\nt = tanh(stop_gradient(x * w))\nL = t * w\n"
+    body = run_trace(text)
+    x, w = (torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (2.0, 3.0))
+    (torch.tanh((x * w).detach()) * w).backward()
+    assert body["grads"] == {"x": 0.0, "w": pytest.approx(float(w.grad), abs=1e-15)}
+    (first,) = [ev for ev in body["events"] if "cut" in ev]
+    assert first["cut"] == ["n4"]   # t
+    assert first["narration"].endswith("t reaches the inputs only through stop_gradient(x * w) "
+                                       "(line 3, col 10), where the path is cut: no gradient "
+                                       "flows back through t, so x, w get nothing through it")
+
+
+def test_cut_warnings_also_in_forward_mode_with_the_reason_for_a_zero_tangent():
+    body = run_trace(PRESETS["bug-no-grad"], options=Options(mode="forward"))
+    assert [w["kind"] for w in body["warnings"]] == ["cut"]
+    e = next(ev for ev in body["events"] if ev["node"] == "n3")
+    assert e["tangent"] == 0.0
+    assert "computed under no_grad(), which records no graph and carries no tangent" in \
+        e["narration"]

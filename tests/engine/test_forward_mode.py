@@ -193,12 +193,14 @@ KINKS = {
 
 
 @pytest.mark.parametrize("name", list(KINKS))
-def test_non_differentiable_points_follow_torch_func_jvp(name):
+def test_non_differentiable_points_follow_torch_func_jvp_and_say_so(name):
+    """PyTorch's number is kept; a kink is warned about (review finding; issue 9 §6)."""
     text, tangents = KINKS[name]
     body = _forward(text, {k: np.asarray(v) for k, v in tangents.items()})
     _, want = torch_program.jvp(text, {k: np.asarray(v) for k, v in tangents.items()})
     np.testing.assert_allclose(decode(body["jvp"]), want, rtol=1e-12, atol=1e-12,
                                equal_nan=True)
+    _assert_kink_warning(name, body)
 
 
 def test_a_non_finite_tangent_is_named_first_non_finite():
@@ -258,3 +260,52 @@ def test_forward_mode_of_the_first_preset_matches_golden():
         GOLDEN.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n",
                           encoding="utf-8")
     assert body == json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+
+# ---- a kink is said, naming `tangents` (review finding; issue 9 §6) --------------------------
+KINK_WARNED = {   # case -> (op, node id, line, col, elements at the kink / all)
+    "relu-at-0": ("relu", "n1", 2, 4, None), "abs-at-0": ("abs", "n1", 2, 4, None),
+    "sqrt-at-0": ("sqrt", "n1", 2, 4, None), "sqrt-at-0-zero-tangent": ("sqrt", "n2", 3, 4, None),
+    "maximum-tie": ("maximum", "n2", 3, 4, None), "clip-at-bound": ("clip", "n1", 2, 8, (2, 3)),
+    "max-tie": ("max", "n1", 2, 4, None),
+}
+
+
+def _assert_kink_warning(name: str, body: dict) -> None:
+    """The warning of KINKS[name]: kind, field `tangents`, node, place, words; none for a
+    case that is not a kink."""
+    if name not in KINK_WARNED:   # 0 ** 0 and log at 0 are not kinks (a limit, a pole)
+        assert "warnings" not in body
+        return
+    op, node, line, col, part = KINK_WARNED[name]
+    (warning,) = body["warnings"]
+    assert (warning["kind"], warning["field"], warning["node"]) == \
+        ("non_differentiable", "tangents", node)
+    span = next(n["span"] for n in body["graph"]["nodes"] if n["id"] == node)
+    assert (warning["line"], warning["col"]) == (line, col)
+    assert {k: warning[k] for k in ("line", "col", "end_line", "end_col")} == span
+    message = warning["message"]
+    assert message.startswith(f"{op} is not differentiable ")
+    assert f"(line {line}, col {col + 1})" in message
+    assert "the tangent follows PyTorch's convention (" in message
+    if part:
+        assert f"at {part[0]} of its {part[1]} elements" in message
+    event = next(e for e in body["events"] if e["node"] == node and e["kind"] == "tangent")
+    assert f"; {op} is not differentiable " in event["narration"]
+    done = body_events(body)[-1]
+    assert done["warnings"] == body["warnings"] and message in done["narration"]
+
+
+def test_the_relu_warning_word_for_word():
+    body = _forward("a = 0.0\nL = relu(a)\n")
+    assert body["warnings"][0]["message"] == (
+        "relu is not differentiable at 0: in L = relu(a) (line 2, col 5) its input is 0; the "
+        "tangent follows PyTorch's convention (slope 0)")
+    assert body["jvp"] == 0.0
+
+
+def test_no_warning_away_from_a_kink_and_none_in_reverse_mode():
+    assert "warnings" not in _forward("a = 0.5\nL = relu(a) + abs(a) + sqrt(a)\n")
+    assert "warnings" not in run_trace("a = 0.0\nL = relu(a)\n")
+    # the stream's done event (body_events) has no warnings either
+    assert "warnings" not in body_events(_forward(FIRST))[-1]

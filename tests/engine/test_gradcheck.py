@@ -176,3 +176,54 @@ def test_a_field_its_mode_does_not_use_is_refused_by_name(options, field):
     with pytest.raises(ProgramError) as e:
         run_trace("a = 1.0\nb = -0.5\nL = a * b\n", options=options)
     assert e.value.kind == "bad_argument" and e.value.message.startswith(f"`{field}` applies")
+
+
+# ---- a disagreement at a kink is explained, not blamed on the engine (review finding) --------
+def test_a_kink_disagreement_says_why():
+    import torch
+
+    a = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
+    torch.relu(a).backward()
+    body = run_trace("a = 0.0\nL = relu(a)\n", options=CHECK)
+    row = body["gradcheck"]["a"]
+    assert row["analytic"] == float(a.grad) == 0.0 and row["numeric"] == pytest.approx(0.5)
+    assert row["ok"] is False   # still a disagreement...
+    assert row["kink"] == ("relu at 0 (line 2): central differences average the one-sided "
+                           "slopes 0 and 1, and the engine takes PyTorch's slope 0")
+    (warning,) = body["warnings"]   # ...explained, at the node
+    assert (warning["kind"], warning["field"], warning["node"]) == \
+        ("non_differentiable", "check", "n1")
+    assert (warning["line"], warning["col"], warning["end_line"], warning["end_col"]) == \
+        (2, 4, 2, 11)
+    assert warning["message"].startswith("The gradient check of a disagrees at a point where "
+                                         "an op has no derivative, not because of a wrong "
+                                         "gradient: relu at 0 (line 2)")
+
+
+def test_clip_at_its_bound_and_sqrt_at_0_are_explained():
+    body = run_trace("x = 1.0\nL = clip(x, -1, 1)\n", options=CHECK)
+    row = body["gradcheck"]["x"]
+    assert (row["analytic"], row["numeric"]) == (1.0, pytest.approx(0.5))
+    assert row["kink"].startswith("clip at its bounds (line 2): central differences average "
+                                  "the one-sided slopes 0 and 1")
+    body = run_trace("x = 0.0\nL = sqrt(x)\n", options=CHECK)
+    row = body["gradcheck"]["x"]
+    assert row["analytic"] == "Infinity" and row["numeric"] == "NaN" and not row["ok"]
+    assert row["kink"].startswith("sqrt at 0 (line 2): the slope is infinite there")
+
+
+def test_a_kink_on_another_leafs_path_is_not_blamed():
+    """Only a kink on the way from the leaf to the output explains its disagreement; a wrong
+    gradient elsewhere (the bug lab's) stays unexplained."""
+    body = run_trace(PRESETS["bug-overwrite"], options=CHECK)
+    assert not body["gradcheck"]["a"]["ok"] and "kink" not in body["gradcheck"]["a"]
+    assert "warnings" not in body
+    body = run_trace("a = 0.0\nb = 2.0\nL = relu(a) + b * b\n", options=CHECK)
+    assert body["gradcheck"]["b"]["ok"] and "kink" not in body["gradcheck"]["b"]
+    assert "kink" in body["gradcheck"]["a"]
+
+
+def test_a_tie_that_agrees_is_not_warned_about():
+    """maximum(x, y) at x = y: the rule's ½ and the central difference's ½ agree."""
+    body = run_trace("x = 1.0\ny = 1.0\nL = maximum(x, y)\n", options=CHECK)
+    assert all(row["ok"] for row in body["gradcheck"].values()) and "warnings" not in body

@@ -9,7 +9,9 @@ no rule of the engine is shared with the oracle.
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +21,7 @@ from hypothesis import given, settings, strategies as st
 
 from engine.errors import ProgramError
 from engine.parse import parse
+from engine.trace import forward_text, narrate
 from engine.trace.backward_graph import backward_program
 from engine.trace.options import Options
 from engine.trace.runner import Tracer, run_trace
@@ -88,7 +91,8 @@ def test_hvp_events_step_both_ways():
                    and e["node"] == abar["id"])
     assert tangent["tangent"] == pytest.approx(body["hvp"]["a"], abs=1e-15)
     assert tangent["value"] == pytest.approx(0.7864477329659274, abs=1e-15)   # ā itself
-    assert abar["adjoint_symbol"] == "∂s/∂ā" and nodes[0]["adjoint_symbol"] == "∂s/∂a"
+    # a leaf's adjoint in the reverse walk over the backward graph is its entry of H v
+    assert abar["adjoint_symbol"] == "∂s/∂ā" and nodes[0]["adjoint_symbol"] == "(H v)_a"
     assert body["output"]["name"] == "s"
     # H v for v = (1, 0.5, 0) by hand from torch: rows of the Hessian
     assert body["hvp"]["c"] == pytest.approx(0.3932238664829637 + 0.5 * 0.7864477329659274)
@@ -164,12 +168,20 @@ def test_power_iteration_preset_matches_eigvalsh():
         pytest.approx(largest, rel=1e-6)
 
 
-def test_hvp_header_makes_hvp_mode_and_request_wins():
+def test_hvp_header_makes_hvp_mode_and_a_request_vector_must_equal_it():
+    """Neither the `# hvp:` line nor a request `vector` silently wins (review finding): a
+    different vector is refused naming both, at the line; an equal one is accepted."""
     text = '# hvp: {"a": 1.0, "b": 0.5}\n' + PRESETS["seed-tanh-fanout"]
     body = run_trace(text)
     assert body["hvp"]["a"] == pytest.approx(0.05958575158234014, abs=1e-15)
-    other = run_trace(text, options=Options(mode="hvp", vector={"c": 1.0}))
-    assert other["hvp"]["a"] == pytest.approx(0.3932238664829637, abs=1e-15)
+    with pytest.raises(ProgramError) as e:
+        run_trace(text, options=Options(mode="hvp", vector={"c": 1.0}))
+    assert e.value.kind == "bad_argument"
+    assert "`vector` and the program's `# hvp:` line (line 1) give different vectors" in \
+        e.value.message and "leaf a" in e.value.message
+    assert (e.value.line, e.value.col, e.value.end_line, e.value.end_col) == (1, 7, 1, 27)
+    same = run_trace(text, options=Options(mode="hvp", vector={"a": 1, "b": 0.5, "c": 0}))
+    assert same["hvp"] == body["hvp"]
 
 
 def test_hvp_golden():
@@ -348,3 +360,90 @@ def test_random_programs_hvp_equal_torch(text):
         scale = max(1.0, float(np.max(np.abs(want[name]), initial=0.0)))
         for got in (body["hvp"][name], body["hvp_forward_over_reverse"][name]):
             assert np.allclose(decode(got), want[name], rtol=1e-9, atol=1e-9 * scale), text
+
+
+# ---- review findings: the `# hvp:` line never ignored, labels, parentheses --------------------
+def test_an_hvp_line_in_forward_mode_is_refused_at_the_line():
+    text = '# hvp: {"a": 1.0}\n' + PRESETS["seed-tanh-fanout"]
+    with pytest.raises(ProgramError) as e:
+        run_trace(text, options=Options(mode="forward"))
+    assert e.value.kind == "bad_argument"
+    assert "the `# hvp:` line asks for a Hessian-vector product, which is mode hvp; this " \
+           "request is in forward mode" == e.value.message
+    assert (e.value.line, e.value.col, e.value.end_line, e.value.end_col) == (1, 7, 1, 17)
+
+
+def test_a_vector_in_reverse_mode_is_refused_not_ignored():
+    with pytest.raises(ProgramError) as e:
+        run_trace(PRESETS["seed-tanh-fanout"], options=Options(vector={"a": 1.0}))
+    assert e.value.kind == "bad_argument"
+    assert e.value.message.startswith("`vector` applies to Hessian-vector products")
+    assert "reverse mode" in e.value.message
+
+
+# ((1 - t * t)): one group parenthesized twice (a clipped label's … may leave its own open)
+_DOUBLED = re.compile(r"\(\(([^()…]*)\)\)")
+
+
+@pytest.mark.parametrize("preset", HVP_PRESETS)
+def test_no_rule_is_parenthesized_twice(preset):
+    body = run_trace(PRESETS[preset], options=Options(mode="hvp"))
+    texts = [e[k] for e in body["events"] for k in ("narration", "rule", "partial") if k in e]
+    assert texts and not [t for t in texts if _DOUBLED.search(t)]
+
+
+def test_the_tanh_rule_reads_with_single_parentheses():
+    body = run_trace(PRESETS["seed-tanh-fanout"],
+                     options=Options(mode="hvp", vector={"a": 1.0, "b": 0.5}))
+    texts = [e["narration"] for e in body["events"] if "narration" in e]
+    assert any("d(d̄) = d(t̄)·(1 - t * t) + t̄·d(1 - t * t) = 0·0.7864 + 2·(-0.7269)" in t
+               for t in texts)
+    assert any("∂s/∂t̄ += (1 - t * t) · ∂s/∂d̄ = 0.7864 · 1 = 0.7864" in t for t in texts)
+
+
+def test_hvp_leaves_are_labelled_h_v_with_torchs_numbers():
+    text = PRESETS["seed-tanh-fanout"]
+    vector = {"a": np.float64(1.0), "b": np.float64(0.5), "c": np.float64(0.0)}
+    want = _torch_hvp(text, vector)
+    body = run_trace(text, options=Options(mode="hvp", vector={"a": 1.0, "b": 0.5}))
+    into_a = [e for e in body["events"] if e["kind"] == "accumulate" and e["input"] == "n0"]
+    last = into_a[-1]["narration"]
+    assert "(H v)_a += " in last and last.endswith(f"(H v)_a = -0.6673 + 0.7269 = 0.0596")
+    assert into_a[-1]["adjoint_after"] == pytest.approx(float(want["a"]), abs=1e-12)
+    a_bar = narrate.bar("a", "L")   # ā with a combining macron, as the engine writes it
+    abar = next(n["id"] for n in body["graph"]["nodes"] if n["name"] == a_bar)
+    tangent = next(e for e in body["events"] if e["kind"] == "tangent" and e["node"] == abar)
+    assert tangent["narration"].endswith(f"; d({a_bar}) is (H v)_a")
+    assert tangent["tangent"] == pytest.approx(float(want["a"]), abs=1e-12)
+    said = " ".join(e.get("narration", "") for e in body["events"])
+    assert not re.search("∂s/∂a(?!\u0304)", said)   # ∂s/∂ā (the adjoint node's) stays
+
+
+def test_sqrt_at_0_prints_its_rule_in_its_own_form_and_torchs_infinity():
+    import torch_program
+
+    text = "a = 0.0\nL = sqrt(a)\n"
+    body = run_trace(text, options=Options(mode="forward"))
+    step = body["events"][1]["narration"]
+    dot_l, dot_a = forward_text.dot("L"), forward_text.dot("a")
+    assert step.startswith(f"L = sqrt(a), so {dot_l} = {dot_a}/(2 * L) = 1/0 = Infinity; "
+                           "L = 0 + Infinityε")
+    assert "Infinity·1" not in step
+    _, want = torch_program.jvp(text, {"a": np.float64(1.0)})
+    assert decode(body["jvp"]) == float(want) == math.inf
+
+
+def test_a_cut_is_warned_about_in_hvp_mode_too():
+    """H v of a program with detach is torch's (the cut kept) and says the path is cut."""
+    text = PRESETS["bug-detach"]
+    vector = {"a": np.float64(1.0), "b": np.float64(0.5), "c": np.float64(0.0)}
+    a, b, c = (torch.tensor(v, dtype=torch.float64) for v in (1.0, -0.5, 2.0))
+    _, want = torch.autograd.functional.hvp(
+        lambda a, b, c: torch.tanh((a * b).detach() + a) * c, (a, b, c),
+        tuple(torch.tensor(vector[n]) for n in "abc"))
+    body = run_trace(text, options=Options(mode="hvp", vector={"a": 1.0, "b": 0.5}))
+    for name, w in zip("abc", want):
+        assert body["hvp"][name] == pytest.approx(float(w), abs=1e-12)
+    assert [(w["kind"], w["node"]) for w in body["warnings"]] == [("cut", "n4")]
+    e = next(ev for ev in body["events"] if ev.get("node") == "n4" and ev["kind"] == "tangent")
+    assert "the path is cut here" in e["narration"]

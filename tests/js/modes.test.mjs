@@ -6,7 +6,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  allForwardSummary, dualText, formatError, gradcheckRows, leavesOf, modeFields, oneHot, parseEps, tangentLine,
+  allForwardSummary, dualText, elementName, formatError, forwardFields, gradcheckRows, leavesOf, modeFields,
+  multiIndex, nest, normalVector, oneHot, parseEps, tangentFor, tangentLine, unitTangent,
 } from "../../static/js/modes.js";
 import { createTimeline, focusOf } from "../../static/js/timeline.js";
 import { narrate } from "../../static/js/narration.js";
@@ -20,6 +21,50 @@ test("reverse mode adds no request field; forward mode a one-hot tangent on the 
     { mode: "forward", tangents: { W: [[1, 0], [0, 0]] } });
   assert.deepEqual(modeFields("forward", null), { mode: "forward" });
   assert.deepEqual(oneHot([3]), [1, 0, 0]);
+});
+
+test("an element of a tensor leaf: its multi-index, name and unit tangent (row-major)", () => {
+  assert.deepEqual(multiIndex(5, [2, 3]), [1, 2]);
+  assert.deepEqual(multiIndex(3, [2, 3]), [1, 0]);
+  assert.deepEqual(multiIndex(7, [2, 2, 2]), [1, 1, 1]);
+  assert.equal(elementName("W", [2, 3], 5), "W[1, 2]");
+  assert.equal(elementName("a", [], 0), "a");
+  assert.deepEqual(unitTangent([2, 3], 4), [[0, 0, 0], [0, 1, 0]]);
+  assert.deepEqual(nest([1, 2, 3, 4, 5, 6], [3, 2]), [[1, 2], [3, 4], [5, 6]]);
+  assert.equal(nest([4], []), 4);
+});
+
+test("a random tangent is standard normal, the same for the same seed, another for another", () => {
+  const a = normalVector(4000, 3);
+  assert.deepEqual(a, normalVector(4000, 3));
+  assert.notDeepEqual(normalVector(6, 4), a.slice(0, 6));
+  const mean = a.reduce((s, x) => s + x, 0) / a.length;
+  const variance = a.reduce((s, x) => s + (x - mean) ** 2, 0) / a.length;
+  assert.ok(Math.abs(mean) < 0.06, `mean ${mean}`); // 4 standard errors of 1/√4000
+  assert.ok(Math.abs(variance - 1) < 0.1, `variance ${variance}`);
+  const W = { name: "W", shape: [2, 3], size: 6 };
+  assert.deepEqual(tangentFor(W, { direction: "random", seed: 3 }), nest(a.slice(0, 6), [2, 3]));
+});
+
+test("the forward request: the default direction is the engine's, any other is sent", () => {
+  const leaves = [{ name: "a", shape: [], size: 1 }, { name: "W", shape: [2, 3], size: 6 }];
+  const state = { mode: "forward", tangent: "", tangent_direction: "element", tangent_element: 0, tangent_seed: 1 };
+  assert.deepEqual(forwardFields({ ...state, mode: "reverse" }, leaves), {});
+  assert.deepEqual(forwardFields(state, leaves), { mode: "forward" });
+  assert.deepEqual(forwardFields({ ...state, tangent: "a" }, leaves), { mode: "forward" }); // = the first leaf's first element
+  assert.deepEqual(forwardFields({ ...state, tangent: "W", tangent_element: 5 }, []), { mode: "forward" }); // leaves not known yet
+  assert.deepEqual(forwardFields({ ...state, tangent: "W", tangent_element: 5 }, leaves),
+    { mode: "forward", tangents: { W: [[0, 0, 0], [0, 0, 1]] } });
+  assert.deepEqual(forwardFields({ ...state, tangent: "W", tangent_element: 60 }, leaves), // out of range: element 0
+    { mode: "forward", tangents: { W: [[1, 0, 0], [0, 0, 0]] } });
+  const random = forwardFields({ ...state, tangent: "W", tangent_direction: "random", tangent_seed: 2 }, leaves);
+  assert.deepEqual(random.tangents.W, nest(normalVector(6, 2), [2, 3]));
+  // a scalar leaf's tangent is 1, whatever the direction says; an unknown leaf is the default
+  assert.deepEqual(forwardFields({ ...state, tangent: "a", tangent_direction: "random" }, leaves), { mode: "forward" });
+  assert.deepEqual(forwardFields({ ...state, tangent: "zz", tangent_element: 2 }, [leaves[1]]), { mode: "forward" });
+  // "" is the first leaf, in the direction chosen
+  assert.deepEqual(forwardFields({ ...state, tangent_element: 2 }, [leaves[1], leaves[0]]),
+    { mode: "forward", tangents: { W: [[0, 0, 1], [0, 0, 0]] } });
 });
 
 test("the leaves come from the graph, with their sizes", () => {

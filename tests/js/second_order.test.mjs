@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  cellTitle, eigenText, hasSecondOrder, hessianMap, hvpRows, sparkPoints,
+  cellText, cellTitle, eigenText, hasSecondOrder, hessianMap, hvpRows, legendStops, sparkPoints,
 } from "../../static/js/second-order.js";
 import { createTimeline } from "../../static/js/timeline.js";
 import { addEvent, beginWalk } from "../../static/js/walk.js";
@@ -81,4 +81,11 @@ test("a walk keeps the done event's second-order results", () => {
   assert.deepEqual(walk.trace.hessian, HESSIAN);
   assert.equal(walk.trace.seq, undefined);
   assert.equal(walk.trace.kind, undefined);
+});
+
+test("the enlarged map's cell numbers fit 5 characters; the legend runs -max|H|, 0, +max|H|", () => {
+  assert.deepEqual([0.846, -0.3499, 12.3, -0.0772, 0.073, 99.6, 1234, 0.004, 0, NaN, -Infinity].map(cellText),
+    ["0.85", "-0.35", "12", "-0.08", "0.07", "100", "1e3", "4e-3", "0", "NaN", "-∞"]);
+  for (const v of [-0.0999, -1.2345, -12.5, -0.0123, 123456]) assert.ok(cellText(v).length <= 5, cellText(v));
+  assert.deepEqual(legendStops(2.72372).map((s) => [s.at, s.value, s.text]), [[0, -2.72372, "-2.7237"], [0.5, 0, "0"], [1, 2.72372, "2.7237"]]);
 });

@@ -18,6 +18,7 @@ test("the default state", () => {
   assert.deepEqual(defaultState(), {
     playing: false, draft: "", edits: {}, linked: null, back: "", preset: "", program: "", output: "", step: 0,
     speed: 2, theme: "auto", font: 1, hide_program: false, mode: "reverse", tangent: "",
+    tangent_direction: "element", tangent_element: 0, tangent_seed: 1, group_above: 400,
   });
 });
 
@@ -172,6 +173,10 @@ const anyState = fc.record({
   hide_program: fc.boolean(),
   mode: fc.constantFrom(...MODES),
   tangent: fc.oneof(fc.constant(""), fc.string({ unit: "grapheme", maxLength: 12 })),
+  tangent_direction: fc.constantFrom("element", "random"),
+  tangent_element: fc.nat({ max: 2 ** 40 }),
+  tangent_seed: fc.nat({ max: 2 ** 40 }),
+  group_above: fc.nat({ max: 2 ** 40 }),
 }, { requiredKeys: ["program"] });
 
 /** The state a link stands for: every field, defaults filled in. */
@@ -309,6 +314,21 @@ test("forward mode and its tangent leaf go into the link and come back", () => {
     { step: 4, mode: "forward", tangent: "w", program: MINE, preset: LINKED, linked: MINE, back: CUSTOM });
   // reverse mode, the default, is not written
   assert.deepEqual(linkState({ ...state, mode: "reverse", tangent: "" }), { v: 1, program: MINE, step: 4 });
+});
+
+test("a tensor leaf's tangent direction goes into the link and comes back", () => {
+  const state = { ...defaultState(), program: MINE, mode: "forward", tangent: "W", tangent_direction: "random", tangent_seed: 7 };
+  const { state: back } = decodeLink(`#${encodeLink(state)}`);
+  assert.deepEqual(back, { v: 1, program: MINE, mode: "forward", tangent: "W", tangent_direction: "random", tangent_seed: 7 });
+  const element = { ...state, tangent_direction: "element", tangent_element: 5 };
+  assert.deepEqual(decodeLink(`#${encodeLink(element)}`).state,
+    { v: 1, program: MINE, mode: "forward", tangent: "W", tangent_element: 5, tangent_seed: 7 });
+  // opened in a tab that had another direction: the link's, its defaults where it has none
+  const tab = { ...defaultState(), tangent_direction: "random", tangent_element: 3, tangent_seed: 9 };
+  const patch = openLink(tab, { v: 1, program: MINE, mode: "forward", tangent: "W", tangent_element: 5 }, PRESETS);
+  assert.deepEqual([patch.tangent_direction, patch.tangent_element, patch.tangent_seed], ["element", 5, 1]);
+  // ill-typed fields are dropped
+  assert.deepEqual(checkState({ v: 1, tangent_direction: "sideways", tangent_element: -1, tangent_seed: 1.5 }).state, { v: 1 });
 });
 
 test("a bad mode is dropped: the link opens in reverse mode", () => {

@@ -176,6 +176,21 @@ export function createEditor(root, { onRun, onInput }) {
       reveal(rangeIn(view.state, kind));
     },
     /**
+     * Select `span` (computed on `text`) and scroll to it, with the focus in the editor, as a
+     * click on a warning does (render/warnings.js); false when the text has changed since or
+     * the span has no line.
+     */
+    select(span, text) {
+      const range = text === getText() ? rangeOf(text, span) : null;
+      if (!range) return false;
+      view.dispatch({
+        selection: { anchor: range[0], head: range[1] },
+        effects: EditorView.scrollIntoView(range[0], { y: "nearest", yMargin: 24 }),
+      });
+      view.focus();
+      return true;
+    },
+    /**
      * Show an error about the current text (line and col may be null: then there is no
      * range to mark) and mark its range, without touching the selection or the focus;
      * null hides the box.

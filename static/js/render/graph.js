@@ -11,6 +11,7 @@ import * as d3 from "d3";
 import { boxLines, formatValue, fullPrecision } from "../format.js";
 import { calloutAnchor, calloutSize, chipOf, METRICS, opTag, placeCallout } from "../layout.js";
 import { calloutOf } from "../narration.js";
+import { drawBoxes, drawFrames, drawnEdge, showBoxes } from "./groups.js";
 import { heatShell, showHeat } from "./heatmap.js";
 import { focusOf } from "../timeline.js";
 
@@ -134,7 +135,8 @@ function indexOf(root) {
 /**
  * Build the picture of `layout` in the <svg> `root`, replacing whatever it showed. The
  * drawing is in layout units inside `g.viewport`; the camera (render/zoom.js) places it.
- * `onChip(chip)` is called when a reference chip is clicked.
+ * `onChip(chip)` is called when a reference chip is clicked, `onGroup(gid, open)` when a
+ * collapsed group's box (render/groups.js) or an open group's collapse control is.
  */
 export function drawGraph(root, layout, options = {}) {
   const draw = beginDrawing(root, layout, options);
@@ -168,15 +170,17 @@ export async function drawGraphGradually(root, layout, options = {}, { batch = 8
 }
 
 /** The empty drawing, and functions that add edges, nodes and chips to it, then end it. */
-function beginDrawing(root, layout, { outputId, onHover, onChip } = {}) {
+function beginDrawing(root, layout, { outputId, onHover, onChip, onGroup } = {}) {
   clearGraph(root);
   // A group of focusable nodes (role "img" would hide them from assistive technology).
   const svg = d3.select(root).attr("role", "group");
   defs(svg);
   const world = svg.append("g").attr("class", "viewport")
     .append("g").attr("class", "world");
-  const layers = Object.fromEntries(["edges", "nodes", "chips", "fanout-lines", "callouts", "pulses"]
+  const layers = Object.fromEntries(["frames", "edges", "nodes", "chips", "fanout-lines", "callouts", "pulses"]
     .map((name) => [name, world.append("g").attr("class", name)]));
+  // Open groups' frames (a few), behind everything: drawn at once.
+  drawFrames(layers.frames, layout.frames ?? [], { onToggle: onGroup });
   const uses = new Map((layout.chips ?? []).map((c) => [c.ref, c.uses]));
 
   // An edge into detach(x) / stop_gradient(x) is cut: no gradient crosses it (the bug lab).
@@ -185,7 +189,11 @@ function beginDrawing(root, layout, { outputId, onHover, onChip } = {}) {
     .append("g").attr("class", "edge").attr("data-edge", (d) => d.id)
     .classed("cut", (d) => cuts.has(d.target)).call(edgeShell);
 
-  const nodes = (list) => {
+  const nodes = (all) => {
+    // A collapsed group's box is drawn by render/groups.js.
+    const boxes = all.filter((d) => d.node.group);
+    if (boxes.length) drawBoxes(layers.nodes, boxes, { onToggle: onGroup, onHover });
+    const list = boxes.length ? all.filter((d) => !d.node.group) : all;
     const g = layers.nodes.selectAll(null).data(list).enter().append("g").call(nodeShell)
       .attr("class", (d) => `node role-${d.node.role}${d.id === outputId ? " output" : ""}`)
       .attr("data-node", (d) => d.id)
@@ -276,7 +284,9 @@ function showNumbers(block, values) {
 function showCallout(world, layout, event) {
   const note = calloutOf(event);
   const size = note && calloutSize(note.lines);
-  const at = note && placeCallout(layout, note.id, size, calloutAnchor(layout, event));
+  const box = note && layout.rep?.get(note.id); // a node inside a collapsed group: its box
+  const anchor = calloutAnchor(layout, event) ?? (box ? layout.nodes.find((n) => n.id === box) : null);
+  const at = note && placeCallout(layout, note.id, size, anchor);
   const data = at ? [{ ...note, ...at, size }] : [];
   const callout = world.select("g.callouts").selectAll("g.callout")
     .data(data, (d) => d.id)
@@ -384,7 +394,10 @@ export function showView(root, layout, view, { animate = false, duration = 600, 
   const focus = focusOf(view.event);
   const { values, adjoints } = view;
   // Along a chip the contribution has no edge to travel: it lands at once, on the chip.
-  const landing = animate && view.event?.kind === "accumulate" && !chipOf(layout, focus.edge) ? view.event : null;
+  // Into or out of a collapsed group an edge is drawn merged with its siblings (groups.js).
+  const drawnFocus = drawnEdge(layout, focus.edge);
+  const landing = animate && view.event?.kind === "accumulate" && !chipOf(layout, focus.edge)
+    && index.edges.has(drawnFocus) ? view.event : null;
   const pick = (map, ids) => d3.selectAll([...ids].map((id) => map.get(id)).filter(Boolean));
   // A restyle still going on (a jump, a part a frame) is taken over: all of it again.
   const going = restyling.get(root);
@@ -422,22 +435,24 @@ export function showView(root, layout, view, { animate = false, duration = 600, 
   if (!changed) stillFor(root, 2);
   const nodes = restyleInParts(root, all, restyle, new Set([focus.current, focus.source, focus.target]), view.step);
 
-  const edgeIds = changed ? changed.edges : null;
+  const edgeIds = changed ? (layout.alias?.size ? new Set([...changed.edges].map((id) => drawnEdge(layout, id))) : changed.edges) : null;
+  const carried = (d) => Boolean(d.members ? d.members.some((id) => view.carried[id]) : view.carried[d.id]);
   const edges = (edgeIds ? pick(index.edges, edgeIds) : world.selectAll("g.edge"))
-    .classed("carried", (d) => Boolean(view.carried[d.id]))
-    .classed("active", (d) => d.id === focus.edge);
+    .classed("carried", carried)
+    .classed("active", (d) => d.id === drawnFocus);
   edges.select("path.edge-line")
-    .attr("marker-start", (d) => (view.carried[d.id] ? "url(#arrow-grad)" : null));
+    .attr("marker-start", (d) => (carried(d) ? "url(#arrow-grad)" : null));
   (edgeIds ? pick(index.chips, edgeIds) : world.selectAll("g.chip"))
     .classed("carried", (d) => Boolean(view.carried[d.id]))
     .classed("active", (d) => d.id === focus.edge);
-  root.dataset.restyled = String(all.size() + edges.size());
+  const boxes = showBoxes(root, layout, view, focus, changed);
+  root.dataset.restyled = String(all.size() + edges.size() + boxes);
 
   showCallout(world, layout, view.event);
   // d3.interrupt (not selection.interrupt) also makes the bundler keep d3-transition.
   world.select("g.pulses").selectAll("*").each(function () { d3.interrupt(this); }).remove();
   if (!landing) return;
-  pulse(world, index, focus.edge, duration);
+  pulse(world, index, drawnFocus, duration);
   const callout = world.select("g.callouts").selectAll("g.callout").style("opacity", 0);
   callout.transition("land").delay(duration).duration(150).style("opacity", 1);
   nodes.filter((d) => d.id === landing.input)

@@ -10,7 +10,7 @@
 import { boxLines, fullPrecision } from "../format.js";
 import { METRICS } from "../layout.js";
 import {
-  allForwardSummary, gradcheckRows, leavesOf, modeFields, parseEps, tangentLine,
+  allForwardSummary, elementName, forwardFields, gradcheckRows, leavesOf, parseEps, tangentLine,
 } from "../modes.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -37,8 +37,16 @@ export function createModesPanel(root, { store, onModeChange, request }) {
   const section = el(doc, "section", { id: "modes", class: "modes", "aria-label": "Mode and checks", "data-mode": "reverse" });
   const mode = el(doc, "select", { id: "mode", "aria-label": "Mode" },
     new Option("Reverse mode (backward pass)", "reverse"), new Option("Forward mode (tangents, dual numbers)", "forward"));
-  const leaf = el(doc, "select", { id: "tangent-leaf", "aria-label": "The input whose tangent is 1" });
-  const leafLabel = el(doc, "label", { class: "tangent-leaf", hidden: "" }, "Tangent 1 on ", leaf);
+  const leaf = el(doc, "select", { id: "tangent-leaf", "aria-label": "The input whose tangent is set" });
+  // A tensor leaf's direction: one element (a Jacobian column) or a seeded random vector.
+  const direction = el(doc, "select", { id: "tangent-direction", "aria-label": "Tangent direction" },
+    new Option("one element", "element"), new Option("random (seed 1)", "random"));
+  const element = el(doc, "select", { id: "tangent-element", "aria-label": "The element whose tangent is 1" });
+  const seed = el(doc, "input", { id: "tangent-seed", type: "number", min: "0", step: "1", value: "1",
+    inputmode: "numeric", "aria-label": "Seed of the random tangent" });
+  const seedLabel = el(doc, "label", { class: "tangent-seed" }, "seed ", seed);
+  const directionBox = el(doc, "span", { class: "tangent-direction", hidden: "" }, direction, element, seedLabel);
+  const leafLabel = el(doc, "label", { class: "tangent-leaf", hidden: "" }, "Tangent on ", leaf);
   const allButton = el(doc, "button", { id: "run-all-forward", type: "button", class: "btn" }, "Run all forward passes");
   const bars = el(doc, "div", { class: "passes", hidden: "" });
   const allText = el(doc, "p", { class: "passes-text", role: "status" });
@@ -52,25 +60,42 @@ export function createModesPanel(root, { store, onModeChange, request }) {
     el(doc, "div", { class: "all-forward", "data-status": "idle" }, allButton, bars, allText),
     el(doc, "div", { class: "gradcheck", "data-status": "idle" },
       el(doc, "div", { class: "gradcheck-row" }, checkButton, el(doc, "label", {}, "step h ", eps)), table, checkText));
-  section.append(el(doc, "div", { class: "mode-row" }, mode, leafLabel, checks));
+  section.append(el(doc, "div", { class: "mode-row" }, mode, leafLabel, directionBox, checks));
   root.append(section);
 
   let leaves = [];
+  let leavesProgram = null; // the program whose leaves `leaves` are
   // The leaf the store names, else the first ("" or a name the program no longer has).
   const chosen = () => leaves.find((l) => l.name === store.get().tangent) ?? leaves[0] ?? null;
   const forward = () => store.get().mode === "forward";
 
-  /** The selects show the store's mode and tangent leaf. */
+  let elementsOf = null; // the leaf whose elements the element menu lists
+
+  /** The selects show the store's mode, tangent leaf and (a tensor leaf's) direction. */
   function showState() {
-    const { mode: now } = store.get();
-    mode.value = now;
-    section.dataset.mode = now;
-    leafLabel.hidden = now !== "forward";
+    const state = store.get();
+    mode.value = state.mode;
+    section.dataset.mode = state.mode;
+    leafLabel.hidden = state.mode !== "forward";
     const pick = chosen();
     if (pick) leaf.value = pick.name;
+    const tensor = Boolean(pick?.shape.length);
+    directionBox.hidden = state.mode !== "forward" || !tensor;
+    if (!tensor) return;
+    if (elementsOf !== pick) {
+      elementsOf = pick;
+      element.replaceChildren(...Array.from({ length: pick.size }, (_, k) => new Option(elementName(pick.name, pick.shape, k), String(k))));
+    }
+    direction.value = state.tangent_direction;
+    direction.options[1].textContent = `random (seed ${state.tangent_seed})`;
+    element.value = String(state.tangent_element < pick.size ? state.tangent_element : 0);
+    seed.value = String(state.tangent_seed);
+    element.hidden = state.tangent_direction !== "element";
+    seedLabel.hidden = state.tangent_direction !== "random";
   }
+  const DIRECTION_FIELDS = ["mode", "tangent", "tangent_direction", "tangent_element", "tangent_seed"];
   store.subscribe((state, before) => {
-    if (state.mode !== before.mode || state.tangent !== before.tangent) showState();
+    if (DIRECTION_FIELDS.some((name) => state[name] !== before[name])) showState();
   });
   showState();
 
@@ -79,10 +104,20 @@ export function createModesPanel(root, { store, onModeChange, request }) {
     store.set({ mode: mode.value });
     onModeChange();
   });
-  leaf.addEventListener("change", () => {
-    leaf.blur();
-    store.set({ tangent: leaf.value });
+  /** A new direction chosen: into the store, and traced again in forward mode. */
+  function choose(patch, control) {
+    control.blur(); // the arrow keys go back to the player
+    store.set(patch);
     if (forward()) onModeChange();
+  }
+  // Another leaf starts at its first element.
+  leaf.addEventListener("change", () => choose({ tangent: leaf.value, tangent_element: 0 }, leaf));
+  direction.addEventListener("change", () => choose({ tangent_direction: direction.value }, direction));
+  element.addEventListener("change", () => choose({ tangent_element: Number(element.value) }, element));
+  seed.addEventListener("change", () => {
+    const value = Number(seed.value);
+    if (Number.isSafeInteger(value) && value >= 0) choose({ tangent_seed: value }, seed);
+    else seed.value = String(store.get().tangent_seed); // not a seed: the one in use again
   });
 
   /** POST /api/trace with the walk's program and `fields`; the body, or throws {message}. */
@@ -148,33 +183,34 @@ export function createModesPanel(root, { store, onModeChange, request }) {
   });
 
   let requested = "reverse";
-  let sentLeaf = null; // the leaf whose tangent the last request set (null: the server's first)
+  let sent = "{}"; // the JSON of the last request's fields
   const walkModes = new WeakMap(); // walk -> the mode it was traced in
   let shownWalk = null;
   let drawn = new Map(); // node id -> the tangent text shown in its box
 
   return {
-    /** The trace request's fields for the mode chosen ({} in reverse mode). */
+    /** The trace request's fields for the mode and direction chosen ({} in reverse mode). */
     fields: () => {
       requested = store.get().mode; // the mode of the walk whose graph comes next (begin)
-      // No leaf named: the server's default, the first leaf. A named leaf is sent with its
-      // shape, known once a graph of the program came; until then it is not sent (retrace).
-      const want = store.get().tangent;
-      sentLeaf = requested === "forward" && want ? leaves.find((l) => l.name === want) ?? null : null;
-      return modeFields(requested, sentLeaf);
+      // A tangent is sent with its leaf's shape, known once a graph of the program came;
+      // until then the server's default (retrace).
+      const state = store.get();
+      const fields = forwardFields(state, state.program === leavesProgram ? leaves : []);
+      sent = JSON.stringify(fields);
+      section.dataset.tangents = JSON.stringify(fields.tangents ?? null); // what was sent (tests)
+      return fields;
     },
     /**
-     * True when the walk whose `graph` just came was traced with another leaf's tangent than
-     * the store names (a link's leaf, before the program's leaves were known): trace again.
-     * The next request knows the leaves, so it is asked once.
+     * True when the walk whose `graph` just came was traced with another tangent than the
+     * store names (a link's leaf or direction, before the program's leaves were known):
+     * trace again. The next request knows the leaves, so it is asked once.
      */
     retrace(graph) {
-      const want = store.get().tangent;
-      if (requested !== "forward" || !want || sentLeaf?.name === want) return false;
+      if (requested !== "forward") return false;
       const now = leavesOf(graph);
-      // the server's default was the first leaf: the one wanted, or none of them
-      if (now[0]?.name === want || !now.some((l) => l.name === want)) return false;
+      if (JSON.stringify(forwardFields(store.get(), now)) === sent) return false;
       leaves = now;
+      leavesProgram = store.get().program;
       return true;
     },
     /** A preset with a `mode` (forward-dual) switches to it, before it is traced. */
@@ -185,7 +221,9 @@ export function createModesPanel(root, { store, onModeChange, request }) {
     begin(walk) {
       walkModes.set(walk, requested);
       leaves = leavesOf(walk.trace.graph);
-      leaf.replaceChildren(...leaves.map((l) => new Option(l.shape.length ? `${l.name}[${l.shape.map(() => 0).join(", ")}]` : l.name, l.name)));
+      leavesProgram = walk.program;
+      elementsOf = null;
+      leaf.replaceChildren(...leaves.map((l) => new Option(l.shape.length ? `${l.name} (${l.shape.join("×")})` : l.name, l.name)));
       showState();
       const n = leaves.reduce((sum, l) => sum + l.size, 0);
       allButton.textContent = `Run all ${n} forward passes`;

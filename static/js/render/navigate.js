@@ -7,6 +7,7 @@
 import { searchNodes, traceFrom } from "../graphwalk.js";
 import { allVisible, centreOn, fromMap, mapSize, mapTransform, onMap, visibleBox } from "../minimap.js";
 import { contentBox } from "../viewport.js";
+import { freeCorner, screenBox } from "../mapcorner.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const MAP = { width: 200, height: 130 }; // the minimap's largest size, px
@@ -30,9 +31,10 @@ const inField = (target) => Boolean(target.closest?.(".cm-editor, textarea, sele
  * The navigation tools over the graph in `container` (the graph's wrapper): `svg` is the
  * graph's <svg>, `zoom` its camera (render/zoom.js), `walk()` the walk shown (or null),
  * whose `layout` is null when the graph is not drawn (the overview). select(node | null)
- * tells it the selected (pinned) node.
+ * tells it the selected (pinned) node. `reveal(id)` opens the collapsed groups hiding node
+ * `id` (groups.js) and resolves true once it is drawn.
  */
-export function createNavigator(container, { svg, zoom, walk }) {
+export function createNavigator(container, { svg, zoom, walk, reveal = null }) {
   let drawing = null; // the g.viewport the state below belongs to
   let selected = null; // the pinned node (graph JSON)
   let traced = null; // {id, direction} while a trace is shown
@@ -41,6 +43,9 @@ export function createNavigator(container, { svg, zoom, walk }) {
   const layout = () => (drawing && svg.contains(drawing) ? walk()?.layout ?? null : null);
   const duration = () => ((layout()?.nodes.length ?? 0) > GLIDE_MAX_NODES ? 0 : 250);
   const nodeEl = (id) => svg.querySelector(`g.node[data-node="${CSS.escape(id)}"]`);
+  // A node inside a collapsed group is shown by its group's box.
+  const boxOfNode = (id) => layout()?.rep?.get(id);
+  const shownEl = (id) => nodeEl(id) ?? (boxOfNode(id) ? svg.querySelector(`g.group[data-group="${CSS.escape(boxOfNode(id))}"]`) : null);
 
   // ---------------------------------------------------------------- search
 
@@ -67,15 +72,19 @@ export function createNavigator(container, { svg, zoom, walk }) {
       note.dataset.kind = "undrawn";
       return;
     }
+    // With groups every node is found: one in a collapsed group opens it (reveal).
     const drawn = new Set(shownLayout.nodes.map((n) => n.id));
-    matches = searchNodes(walk().trace.graph.nodes.filter((n) => drawn.has(n.id)), input.value);
+    const nodes = walk().trace.graph.nodes;
+    matches = searchNodes(reveal && walk().groups ? nodes : nodes.filter((n) => drawn.has(n.id)), input.value);
     note.dataset.kind = matches.length ? "found" : "none";
     note.textContent = !input.value.trim() ? "Type a name; Enter goes to it, Esc closes."
       : matches.length ? `${matches.length}${matches.length === 20 ? "+" : ""} found: Enter goes to the highlighted one.` : "No node has that name.";
     matches.forEach(({ node }, i) => {
       const li = el("li", { role: "option", "data-node": node.id, "aria-selected": String(i === active) });
+      const inBox = boxOfNode(node.id);
       li.append(el("span", { class: "name" }, node.label ?? node.name ?? node.id),
         el("span", { class: "formula" }, node.formula && node.formula !== node.label ? node.formula : node.op ?? ""));
+      if (inBox) li.append(el("span", { class: "in-group" }, `in ${walk().layout.nodes.find((n) => n.id === inBox)?.node.name ?? "a group"}`));
       li.addEventListener("mousedown", (event) => event.preventDefault()); // keep the input's focus
       li.addEventListener("click", () => { active = i; go(); });
       results.append(li);
@@ -88,12 +97,21 @@ export function createNavigator(container, { svg, zoom, walk }) {
     results.children[i]?.scrollIntoView({ block: "nearest" });
   }
 
-  /** Centre the camera on the active match and highlight it. */
-  function go() {
-    const shownLayout = layout();
+  /** Centre the camera on the active match and highlight it (opening its groups first). */
+  async function go() {
+    let shownLayout = layout();
     const match = matches[active];
     if (!shownLayout || !match) return;
-    const box = shownLayout.nodes.find((n) => n.id === match.node.id);
+    if (boxOfNode(match.node.id) && reveal) {
+      note.textContent = `Opening the groups around ${match.node.label ?? match.node.id}…`;
+      const query = input.value;
+      // The new drawing lists the matches again: the same query still goes to this node.
+      if (!(await reveal(match.node.id)) || input.value !== query) return;
+      shownLayout = walk()?.layout;
+      drawing = svg.querySelector("g.viewport");
+      active = Math.max(0, matches.findIndex((m) => m.node.id === match.node.id));
+    }
+    const box = shownLayout?.nodes.find((n) => n.id === match.node.id);
     if (!box) return;
     highlight(match.node.id);
     results.hidden = true; // the list would cover the node; typing or ↑/↓ shows it again
@@ -104,7 +122,7 @@ export function createNavigator(container, { svg, zoom, walk }) {
   }
 
   function highlight(id) {
-    for (const g of svg.querySelectorAll("g.node.search-hit")) {
+    for (const g of svg.querySelectorAll(".search-hit")) {
       g.classList.remove("search-hit");
       g.removeAttribute("data-search-hit");
     }
@@ -165,10 +183,12 @@ export function createNavigator(container, { svg, zoom, walk }) {
     clearTrace();
     const found = traceFrom(w.trace.graph.nodes, w.trace.graph.edges, selected.id, direction);
     const cls = TRACE_CLASS[direction];
-    for (const id of found.nodes) nodeEl(id)?.classList.add(cls);
-    nodeEl(selected.id)?.classList.add("traced-root");
+    for (const id of found.nodes) shownEl(id)?.classList.add(cls); // a collapsed group's box for what is in it
+    shownEl(selected.id)?.classList.add("traced-root");
+    const alias = layout()?.alias;
+    const edges = alias?.size ? new Set([...found.edges].map((id) => alias.get(id) ?? id)) : found.edges;
     for (const g of svg.querySelectorAll("g.edge[data-edge], g.chip[data-edge]")) {
-      if (found.edges.has(g.dataset.edge)) g.classList.add(cls);
+      if (edges.has(g.dataset.edge)) g.classList.add(cls);
     }
     traced = { id: selected.id, direction };
     svg.dataset.traced = direction;
@@ -235,12 +255,32 @@ export function createNavigator(container, { svg, zoom, walk }) {
       mapWrap.hidden = true;
       return;
     }
+    // Never over the drawing (issue 9 review, H9P): the first free corner, else not shown.
+    const corner = freeCorner(view, mapFor.size, obstacles(shownLayout, transform));
+    if (!corner) {
+      mapWrap.hidden = true;
+      return;
+    }
+    mapWrap.dataset.corner = corner;
     const r = onMap(mapFor.t, visibleBox(transform, view));
     mapView.setAttribute("x", r.x.toFixed(1));
     mapView.setAttribute("y", r.y.toFixed(1));
     mapView.setAttribute("width", r.width.toFixed(1));
     mapView.setAttribute("height", r.height.toFixed(1));
     mapWrap.hidden = false;
+  }
+
+  /** What the minimap must not cover, in px from the svg's top left: the node boxes, the
+   * callouts, and the other controls over the graph (badges, the detail panel, ...). */
+  function obstacles(shownLayout, transform) {
+    const origin = svg.getBoundingClientRect();
+    const rel = (r) => ({ x: r.left - origin.left, y: r.top - origin.top, width: r.width, height: r.height });
+    const boxes = shownLayout.nodes.map((n) => screenBox(transform, n));
+    for (const c of svg.querySelectorAll("g.callout")) boxes.push(rel(c.getBoundingClientRect()));
+    for (const e of container.children) {
+      if (e !== svg && e !== mapWrap && e.getClientRects().length) boxes.push(rel(e.getBoundingClientRect()));
+    }
+    return boxes;
   }
 
   function moveFromMap(event, glide) {
@@ -307,5 +347,7 @@ export function createNavigator(container, { svg, zoom, walk }) {
     openSearch,
     closeSearch,
     get hit() { return hit; },
+    /** A step was drawn (its callouts may have moved): place the minimap again. */
+    refresh: () => showMap(zoom.transform()),
   };
 }
