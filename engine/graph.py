@@ -129,9 +129,10 @@ def graph_nodes(program: Program, order: Iterable[int], ids: list[str], requires
     """The `nodes` of graph_json for the nodes in `order` (a slice of it gives a slice);
     ledgers: each node's memory and FLOPs figures (engine/trace/ledger.py), None for a leaf."""
     ir = program.nodes
+    # spans as dicts: orjson writes a dict about 1 µs faster than a dataclass, per node
     nodes = [{"id": ids[i], "index": i, "name": n.name, "label": n.label, "op": n.op,
               "role": n.role, "inputs": [ids[k] for k in n.inputs], "params": n.params,
-              "requires_grad": requires[i], "span": n.span, "shape": shapes[i],
+              "requires_grad": requires[i], "span": n.span.to_dict(), "shape": shapes[i],
               "formula": formulas[i], "adjoint_symbol": symbols[i], "ledger": ledgers[i]}
              for i, n in ((i, ir[i]) for i in order)]
     if program.no_grad:   # an op made inside `with no_grad():` records no graph (issue 9)

@@ -4,6 +4,7 @@ import {
   closeGroup, countBoxes, createGroupState, groupTree, groupedGraph, initialCollapsed, listText, openGroup, repOf,
   revealNode, summedAdjoint, valueSum, viewGraph,
 } from "../../static/js/groups.js";
+import { layoutGraph, predictLayout } from "../../static/js/layout.js";
 
 /**
  * The graph of `x = 1.0` then `lines - 1` times `x = x * 1.0001` (page_helpers.chain), with
@@ -186,4 +187,27 @@ test("input lists are cut to fit the box", () => {
   const long = listText(Array.from({ length: 30 }, (_, i) => `weight${i}`), 34);
   assert.ok([...long].length <= 34, long);
   assert.match(long, /\+\d+ more$/);
+});
+
+test("the layout: a box keeps its size, an open group's frame holds what is in it", () => {
+  const body = chainBody(10, 4);
+  const state = createGroupState(body, { above: 5 });
+  openGroup(state.tree, state.collapsed, "g1");
+  const view = groupedGraph(body, state);
+  const layout = layoutGraph(view);
+  const at = Object.fromEntries(layout.nodes.map((n) => [n.id, n]));
+  assert.equal(at.g6.width, view.boxes.get("g6").box.width);
+  assert.equal(at.g6.height, view.boxes.get("g6").box.height);
+  const inside = (frame, n) => n.x - n.width / 2 >= frame.x - frame.width / 2 && n.x + n.width / 2 <= frame.x + frame.width / 2
+    && n.y - n.height / 2 >= frame.y - frame.height / 2 && n.y + n.height / 2 <= frame.y + frame.height / 2;
+  const frames = Object.fromEntries(layout.frames.map((f) => [f.id, f]));
+  assert.deepEqual(Object.keys(frames).sort(), ["g0", "g1"]);
+  for (const id of ["g2", "g3", "g4", "g5"]) assert.ok(inside(frames.g1, at[id]), id);
+  for (const id of ["g2", "g6", "g11"]) assert.ok(inside(frames.g0, at[id]), id);
+  assert.ok(!inside(frames.g0, at.n0));
+  // Left to right still: each merged edge goes from its source box to its target box.
+  for (const e of layout.edges) assert.ok(at[e.source].x < at[e.target].x, e.id);
+  // Frames cost: the prediction doubles for a graph with clusters.
+  const flat = predictLayout({ nodes: view.nodes, edges: view.edges });
+  assert.ok(Math.abs(predictLayout(view).ms - 2 * flat.ms) <= 1, `${predictLayout(view).ms} vs 2 × ${flat.ms}`);
 });
