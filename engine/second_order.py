@@ -30,13 +30,24 @@ _POWER = re.compile(r"^power_iteration(?:[ \t]+(?P<n>\S+))?$")
 class SecondOrder:
     """vector: the `# hvp:` vector ({leaf: number or nested list}) or None.
     full: the full Hessian is asked for. power_iteration: the number of power-iteration steps
-    (0: none). vector_where: the `# hvp:` value's place {line, col, end_line, end_col}, for
-    an error about it."""
+    (0: none). vector_where, hessian_where: the `# hvp:` and `# hessian:` values' places
+    {line, col, end_line, end_col}, for an error about them."""
 
     vector: dict | None = None
     full: bool = False
     power_iteration: int = 0
     vector_where: dict | None = None
+    hessian_where: dict | None = None
+
+    def located(self, error: ProgramError, key: str) -> ProgramError:
+        """`error` about the `# hvp:` (key "hvp") or `# hessian:` line's value, located at
+        that line when it has no place of its own (a name in the vector that is not a leaf,
+        too many inputs for the full Hessian); else `error` as it is."""
+        where = self.vector_where if key == "hvp" else self.hessian_where
+        if error.line is not None or where is None:
+            return error
+        return ProgramError(error.kind, f"the `# {key}:` line (line {where['line']}): "
+                            f"{error.message}", hint=error.hint, **where)
 
 
 def read(text: str, first_statement_line: int | None) -> SecondOrder | None:
@@ -49,6 +60,7 @@ def read(text: str, first_statement_line: int | None) -> SecondOrder | None:
     if "hvp" not in text and "hessian" not in text:
         return None
     vector, full, steps, found_any, vector_where = None, False, 0, False, None
+    hessian_where = None
     for found in _HEADER.finditer(text):
         found_any = True
         line = text.count("\n", 0, found.start()) + 1
@@ -62,6 +74,7 @@ def read(text: str, first_statement_line: int | None) -> SecondOrder | None:
         if key == "hvp":
             vector, vector_where = _vector(value, where), where
             continue
+        hessian_where = where
         for item in (v.strip() for v in value.split(",")):
             if item == "full":
                 full = True
@@ -71,7 +84,8 @@ def read(text: str, first_statement_line: int | None) -> SecondOrder | None:
                 raise ProgramError("bad_argument", f"`# hessian:` takes `full` or "
                                    f"`power_iteration N`, not `{item[:24]}`", **where)
             steps = _steps(match.group("n"), where)
-    return SecondOrder(vector, full, steps, vector_where) if found_any else None
+    return SecondOrder(vector, full, steps, vector_where, hessian_where) if found_any \
+        else None
 
 
 def _vector(value: str, where: dict) -> dict:

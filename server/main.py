@@ -43,14 +43,22 @@ def _error(status: int, kind: str, message: str, hint: str | None = None,
     return error_response(status, error_dict(kind, message, hint), headers)
 
 
+# The members of the number-or-list unions (output_grad, tangents, vector): pydantic names the
+# member that failed as a location step (`tangents.a.float`), which is not a field of the body.
+_UNION_MEMBERS = {"float", "int", "list[any]"}
+
+
 def _where(error: dict) -> str:
-    """A pydantic error's location in the body (`output`, `program`), or '' for the body."""
-    return ".".join(str(p) for p in error.get("loc", ()) if p != "body")
+    """A pydantic error's location in the body (`output`, `tangents.a`), or '' for the body."""
+    return ".".join(str(p) for p in error.get("loc", ())
+                    if p != "body" and p not in _UNION_MEMBERS)
 
 
 def _plain(error: dict) -> str:
     """A pydantic error's message without the library's wording ("Value error, ...",
     "JSON decode error" at a position given as a location)."""
+    if error.get("loc", ())[-1:] and error["loc"][-1] in _UNION_MEMBERS:
+        return "must be a number or a (nested) list of numbers"
     if error.get("type") == "json_invalid":
         at = error.get("loc", ())[-1:]
         return "the body is not valid JSON" + (f" (at character {at[0]})" if at and

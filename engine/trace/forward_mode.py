@@ -56,8 +56,10 @@ def seeds(tracer) -> tuple[dict[int, object], str]:
     program, given = tracer.program, tracer.options.tangents
     leaves = program.leaves
     if given is None:
-        if not leaves:
-            return {}, "the program has no leaves"
+        if not leaves:   # as hvp mode: a tangent starts at a leaf
+            raise ProgramError("bad_argument", "forward mode carries a tangent from a leaf, "
+                               "and the program has none (a literal assigned to a name is a "
+                               "leaf; const(...) is not)")
         name, i = next(iter(leaves.items()))
         tangent = _zeros(tracer.values[i])
         if type(tangent) is float:
@@ -70,9 +72,7 @@ def seeds(tracer) -> tuple[dict[int, object], str]:
     out = {}
     for name, value in given.items():
         if name not in leaves:
-            known = ", ".join(clip(n) for n in leaves) or "none"
-            raise ProgramError("bad_argument", f"tangents names `{clip(str(name))}`, which is "
-                               f"not a leaf of the program (its leaves: {known})")
+            raise seed.not_a_leaf(program, "tangents", name)
         out[leaves[name]] = _tangent(tracer, name, leaves[name], value)
     return out, "the given tangents"
 

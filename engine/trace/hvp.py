@@ -111,14 +111,22 @@ def prepare(program: Program, output: str | None, output_grad, options: Options,
     out = program.names[name]
     start = seed.output_grad(output_grad, np.zeros(b.shapes[out]), program, out)
     if full:
-        _check_size(program, b.shapes)
+        try:
+            _check_size(program, b.shapes)
+        except ProgramError as e:
+            raise header.located(e, "hessian") from None
     if mode == "hvp" and not program.leaves:
         raise ProgramError("bad_argument", "hvp mode differentiates by the leaves, and the "
                            "program has none (a literal assigned to a name is a leaf; "
                            "const(...) is not)")
-    values = None if mode != "hvp" else \
-        _vector(program, b.shapes, _first_element(program, b.shapes) if vector is None
-                else vector)
+    try:
+        values = None if mode != "hvp" else \
+            _vector(program, b.shapes, _first_element(program, b.shapes) if vector is None
+                    else vector)
+    except ProgramError as e:   # about the `# hvp:` line when the vector is the line's
+        if header is None or vector is not header.vector:
+            raise
+        raise header.located(e, "hvp") from None
     if values is not None and header is not None and header.vector is not None and \
             vector is not header.vector:
         _same_vectors(values, _vector(program, b.shapes, header.vector), header)
@@ -184,9 +192,7 @@ def _vector(program: Program, shapes: list, given) -> dict[str, object]:
     leaves = program.leaves
     for key in given:
         if key not in leaves:
-            known = ", ".join(clip(n) for n in leaves) or "none"
-            raise ProgramError("bad_argument", f"vector names `{clip(str(key))}`, which is not "
-                               f"a leaf of the program (its leaves: {known})")
+            raise seed.not_a_leaf(program, "vector", key)
     return {name: seed.leaf_entry(program, "vector", name, shapes[i], given[name])
             if name in given else _unnamed(program, shapes[i]) for name, i in leaves.items()}
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.errors import ProgramError
+from engine.source import clip
 from engine.parse import Program
 from engine.syntax import MAX_DIMS
 
@@ -50,6 +51,19 @@ def output_grad(given, out, program: Program, output: int):
         raise ProgramError("bad_argument", f"output_grad has a number too large for "
                            f"{program.dtype}")
     return value
+
+
+def not_a_leaf(program: Program, field: str, name) -> ProgramError:
+    """The "bad_argument" error for a `field` (tangents, vector) entry whose name is not a leaf:
+    says what the name is when the program has it (a constant, a computed value) and lists
+    the leaves."""
+    known = ", ".join(clip(n) for n in program.leaves) or "none"
+    node = program.nodes[program.names[name]] if name in program.names else None
+    what = "which is not a leaf of the program" if node is None else \
+        "a constant (const(...)), not a leaf" if node.role == "const" else \
+        "a value the program computes, not a leaf"
+    return ProgramError("bad_argument", f"{field} names `{clip(str(name))}`, {what}; only "
+                        f"leaves take {field} entries (its leaves: {known})")
 
 
 def leaf_entry(program: Program, field: str, name: str, shape: tuple, given):

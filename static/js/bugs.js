@@ -23,3 +23,39 @@ export function bugBadgeText(program) {
   const names = bugSwitches(program);
   return names.length ? `bug lab: ${names.join(", ")}` : "";
 }
+
+// The switches that make the gradients wrong; `zero_grad` is the fix of no_zero_grad (its
+// gradients are right, a preset shows it beside the bug).
+const FIXES = new Set(["zero_grad"]);
+
+/**
+ * What a walk with bug switches `bugs` (the done event's `bugs`) says at Done, before its
+ * gradients: "BUG LAB (overwrite): these gradients are wrong on purpose — the gradient check
+ * flags them"; for only the fix (zero_grad), that its gradients are right. "" without switches.
+ */
+export function bugDoneText(bugs) {
+  const names = Array.isArray(bugs) ? bugs : [];
+  if (!names.length) return "";
+  const wrong = names.filter((b) => !FIXES.has(b));
+  if (!wrong.length) return `BUG LAB (${names.join(", ")}): the fix — these gradients are right.`;
+  return `BUG LAB (${wrong.join(", ")}): these gradients are wrong on purpose — the gradient check flags them.`;
+}
+
+/** The warning strip's entry for a walk with bug switches (no place in the program), or null. */
+export function bugWarning(bugs) {
+  const names = Array.isArray(bugs) ? bugs.filter((b) => !FIXES.has(b)) : [];
+  if (!names.length) return null;
+  return { kind: "bug_lab", message: bugDoneText(names) };
+}
+
+/**
+ * The note the mode panel shows when a program with a `# bugs:` line is walked in forward
+ * mode, which has no backward pass for the switches to change (the engine traces it without
+ * them): "" when there is nothing to say.
+ */
+export function forwardBugNote(program, mode) {
+  const names = bugSwitches(program);
+  if (mode !== "forward" || !names.length) return "";
+  return `The bug lab (${names.join(", ")}) changes the backward pass, so it applies to reverse mode only: `
+    + "this forward walk has no bug. Choose Reverse mode to see it.";
+}

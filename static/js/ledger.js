@@ -31,7 +31,9 @@ export function ledgerSeries(trace) {
   };
   for (const ev of trace.events) {
     const led = byId[ev.node]?.ledger;
-    if (ev.kind === "evaluate" && led && !led.recomputed) live += led.activation_bytes;
+    // hvp mode's forward over reverse computes the backward graph's values as `tangent` events
+    // (value + tangent·ε): they are its forward pass, kept for its reverse over reverse
+    if ((ev.kind === "evaluate" || ev.kind === "tangent") && led && !led.recomputed) live += led.activation_bytes;
     else if (ev.kind === "accumulate" || ev.kind === "unbroadcast") releaseAbove(index[ev.node]);
     else if (ev.kind === "recompute") {
       releaseAbove(blockEnd[ev.node] - 1);
@@ -42,6 +44,16 @@ export function ledgerSeries(trace) {
   let peakStep = 0;
   series.forEach((v, k) => { if (v > series[peakStep]) peakStep = k; });
   return { live: series, peak: series[peakStep], peakStep, totals: trace.ledger ?? null };
+}
+
+/**
+ * Whether `trace` is a forward-mode walk: `tangent` events and no backward pass (no `seed`).
+ * Such a walk keeps no tensors for a backward pass, so the page shows no memory chart; hvp
+ * mode (tangent events, then a seed) has one.
+ */
+export function forwardOnly(trace) {
+  const events = trace?.events ?? [];
+  return events.some((e) => e.kind === "tangent") && !events.some((e) => e.kind === "seed");
 }
 
 /** Bytes as people read them: 432 B, 3.1 KB, 12.6 MB (powers of 1,000, as the docs). */

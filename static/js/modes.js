@@ -162,3 +162,87 @@ export function parseEps(text) {
   const h = Number(String(text).trim());
   return Number.isFinite(h) && h > 0 && h <= 1 ? h : null;
 }
+
+/**
+ * The forward walk's direction as the Done narration names it: "∂/∂W[1, 1]" (one element of
+ * a tensor leaf, or a scalar leaf "∂/∂a"), "a random direction in W (seed 3)"; null outside
+ * forward mode or before the leaves are known (then the API's `passes.direction` is used).
+ */
+export function directionText(state, leaves) {
+  if (state.mode !== "forward") return null;
+  const leaf = state.tangent ? leaves.find((l) => l.name === state.tangent) : leaves[0];
+  if (!leaf) return null;
+  if (!leaf.shape.length) return `∂/∂${leaf.name}`;
+  if (state.tangent_direction === "random") return `a random direction in ${leaf.name} (seed ${state.tangent_seed})`;
+  const k = state.tangent_element >= 0 && state.tangent_element < leaf.size ? state.tangent_element : 0;
+  return `∂/∂${elementName(leaf.name, leaf.shape, k)}`;
+}
+
+/** A Value's numbers as a flat list (a scalar: [x]; a tensor without `data`: null). */
+function flatData(value) {
+  if (typeof value === "number") return [value];
+  if (!value || !Array.isArray(value.data)) return null;
+  return value.data.flat(Infinity);
+}
+
+/**
+ * A gradient check row's elements (issue 9, section 3: "each element, for tensors"), from the
+ * API's `numeric` and `analytic` Values (engine/trace/gradcheck.py): the `limit` worst by
+ * absolute error, [{index: [i, j], name: "W[1, 2]", analytic, numeric, abs_error, rel_error,
+ * ok}], ok as the engine's test |a − n| ≤ atol + rtol·|n| (rel_error = |a − n| / |n|, Infinity
+ * at n = 0 with a ≠ 0, 0 when both are 0). An API `elements` list is used as it is when given.
+ * Null for a scalar leaf or when the numbers are not in the answer (a tensor sent summarised).
+ */
+export function gradcheckElements(leaf, row, limit = 20) {
+  const shape = row?.analytic?.shape ?? row?.numeric?.shape;
+  if (!shape?.length) return null;
+  if (Array.isArray(row.elements)) return row.elements.slice(0, limit).map((e) => ({ ...e, name: `${leaf}[${e.index.join(", ")}]` }));
+  const a = flatData(row.analytic);
+  const n = flatData(row.numeric);
+  if (!a || !n || a.length !== n.length) return null;
+  const atol = row.atol ?? 1e-5;
+  const rtol = row.rtol ?? 1e-3;
+  return a.map((x, k) => {
+    const absError = Math.abs(x - n[k]);
+    const relError = absError === 0 ? 0 : n[k] === 0 ? Infinity : absError / Math.abs(n[k]);
+    return {
+      index: multiIndex(k, shape), name: elementName(leaf, shape, k), analytic: x, numeric: n[k],
+      abs_error: absError, rel_error: relError, ok: absError <= atol + rtol * Math.abs(n[k]),
+    };
+  }).sort((p, q) => q.abs_error - p.abs_error).slice(0, limit);
+}
+
+/** The check's verdict line: which leaves disagree (and how many elements), or that all agree. */
+export function gradcheckVerdict(gradcheck, h) {
+  const rows = Object.entries(gradcheck ?? {});
+  const bad = rows.filter(([, r]) => !r.ok).map(([leaf, r]) => (r.kink ? `${leaf} (at a kink)` : leaf));
+  const head = `Central differences with h = ${h}: `;
+  if (!bad.length) return `${head}every leaf agrees (|a − n| ≤ 1e-5 + 1e-3·|n|).`;
+  return `${head}${bad.length} of ${rows.length} leaves disagree with the backward pass: ${bad.join(", ")}.`;
+}
+
+/**
+ * The Jacobian the "all forward passes" answer built, as a table: {rows: [{label, cells}],
+ * columns: [labels], transposed, more: {rows, columns} (left out), caption}. Rows are the
+ * output's elements (y[0], ...), columns the inputs' elements in leaf order (a, W[0, 1], ...);
+ * a Jacobian wider than tall and wider than `most.columns` is shown transposed (one line per
+ * input), and at most `most.rows` lines and `most.columns` columns are shown.
+ */
+export function jacobianTable(jacobian, leaves, output, most = { rows: 12, columns: 6 }) {
+  const [m, n] = jacobian.shape;
+  const inputs = leaves.flatMap((l) => Array.from({ length: l.size }, (_, k) => elementName(l.name, l.shape, k)));
+  const outShape = m > 1 ? [m] : [];
+  const outputs = Array.from({ length: m }, (_, i) => elementName(output ?? "y", outShape, i));
+  const inputLabels = inputs.length === n ? inputs : Array.from({ length: n }, (_, j) => `x${j}`);
+  const transposed = n > m && n > most.columns;
+  const rowLabels = transposed ? inputLabels : outputs;
+  const colLabels = transposed ? outputs : inputLabels;
+  const at = (i, j) => (transposed ? jacobian.data[j][i] : jacobian.data[i][j]);
+  const rows = rowLabels.slice(0, most.rows).map((label, i) => ({
+    label, cells: colLabels.slice(0, most.columns).map((_, j) => formatNumber(at(i, j))),
+  }));
+  const more = { rows: Math.max(0, rowLabels.length - most.rows), columns: Math.max(0, colLabels.length - most.columns) };
+  const caption = `Jacobian ∂${output ?? "y"}/∂x, ${m}×${n}`
+    + (transposed ? " (transposed: a line per input)" : "") + (more.rows || more.columns ? ", first entries" : "");
+  return { rows, columns: colLabels.slice(0, most.columns), transposed, more, caption };
+}

@@ -2,6 +2,7 @@
 // No DOM. The page never recomputes math: an accumulate event carries its own narration
 // from the engine, and every other line only reprints numbers the event carries.
 
+import { bugDoneText } from "./bugs.js";
 import { formatShape, formatValue, isTensor } from "./format.js";
 
 /** "axis 0" or "axes 0, 1". */
@@ -46,14 +47,21 @@ const NARRATE = {
   recompute(ev) {
     return ev.narration; // "checkpoint: recompute h = tanh(x @ W1) (the forward pass did not keep it)"
   },
-  done(ev, nodesById) {
+  done(ev, nodesById, context = {}) {
+    const L = outputLabel(ev.output, nodesById);
+    // A tensor output is seeded with ones: its "gradient" is that of sum(L) (issue 9 review).
+    const vector = isTensor(ev.output?.value);
+    const grads = gradsText(vector ? `(sum ${L})` : L, ev.grads).join(",  ");
+    const seeded = vector ? ` (${L} seeded with ones, so the gradient of sum ${L})` : "";
     if (ev.jvp !== undefined) { // forward mode: the output's tangent, then reverse mode's gradients
-      const L = outputLabel(ev.output, nodesById);
-      const grads = gradsText(L, ev.grads).join(",  ");
-      return `Done. The tangent of ${L} (the Jacobian-vector product) = ${formatValue(ev.jvp)}. Reverse mode: ${grads}`;
+      const along = context.direction ?? ev.passes?.direction;
+      const dir = along && along !== "the given tangents" ? ` along ${along}` : "";
+      return `Done. The tangent of ${L}${dir} (the Jacobian-vector product) = ${formatValue(ev.jvp)}. `
+        + `Reverse mode${seeded}: ${grads}`;
     }
-    const grads = gradsText(outputLabel(ev.output, nodesById), ev.grads).join(",  ");
-    return grads ? `Done. ${grads}` : "Done.";
+    const bug = bugDoneText(ev.bugs); // the bug lab: wrong on purpose, said first
+    const done = grads ? `Done.${seeded ? ` Reverse mode${seeded}:` : ""} ${grads}` : "Done.";
+    return bug ? `${bug} ${done}` : done;
   },
 };
 
@@ -96,10 +104,10 @@ export function calloutOf(event) {
 }
 
 /** The narration for the view's current event (null before the first step). */
-export function narrate(event, nodesById) {
+export function narrate(event, nodesById, context = {}) {
   if (!event) return "Step forward (→) to run the forward pass, one node at a time.";
   const say = NARRATE[event.kind];
-  return say ? say(event, nodesById) : event.kind;
+  return say ? say(event, nodesById, context) : event.kind;
 }
 
 /**

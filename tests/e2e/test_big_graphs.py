@@ -225,8 +225,10 @@ def test_stepping_a_1000_node_graph_restyles_only_what_changed(big_page):
 
 
 def at(locator) -> tuple[float, float]:
-    """Where an element of the drawing is placed: its translate(x,y), in layout units."""
-    return tuple(locator.evaluate("e => { const m = e.transform.baseVal.consolidate().matrix; return [m.e, m.f]; }"))
+    """Where an element of the drawing is placed: its translate(x,y), in layout units (a node's
+    or chip's is on its g.at: render/groups.js placed)."""
+    return tuple(locator.evaluate("e => { const t = e.querySelector(':scope > g.at') ?? e;"
+                                  " const m = t.transform.baseVal.consolidate().matrix; return [m.e, m.f]; }"))
 
 
 def test_a_chip_shows_its_shared_node_and_every_contribution_arriving(big_page):

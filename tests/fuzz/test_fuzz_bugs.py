@@ -1,7 +1,8 @@
 """Fuzzing the bug lab (issue 9, sections 4 and 6): well-formed programs, some with an in-place
 update, `detach` or a `with no_grad():` block, under random switches. Only ProgramError ever
 escapes, located inside the text; and the two-pass switches keep their promise on every
-program that traces: no_zero_grad gives exactly twice the gradients, zero_grad exactly once."""
+program that traces: no_zero_grad gives twice the gradients, zero_grad once (up to the rounding of the
+second pass's additions)."""
 from __future__ import annotations
 
 import json
@@ -44,6 +45,16 @@ def _trace(text: str, bugs) -> dict | ProgramError:
         return e
 
 
+def _added(body: dict, leaf: str) -> np.ndarray:
+    """|first pass's .grad| + the sum of |contribution| onto the leaf in one pass."""
+    node = next(n["id"] for n in body["graph"]["nodes"] if n["role"] == "leaf" and n["name"] == leaf)
+    total = np.abs(np.asarray(decode(body["grads"][leaf]), dtype=float))
+    for event in body["events"]:
+        if event["kind"] == "accumulate" and event["input"] == node:
+            total = total + np.abs(np.asarray(decode(event["contribution"]), dtype=float))
+    return total
+
+
 @bounded(150)
 @given(bug_programs(), SWITCHES)
 def test_bug_switches_trace_or_refuse(text, bugs):
@@ -63,5 +74,12 @@ def test_two_passes_give_twice_or_once_the_gradients(text, switch):
     for name, grad in plain["grads"].items():
         with np.errstate(over="ignore"):   # 2 * 1e308 is inf, in the engine's += too
             want = factor * np.asarray(decode(grad), dtype=float)
-        np.testing.assert_array_equal(np.asarray(decode(bugged["grads"][name]), dtype=float),
-                                      want, err_msg=name)
+        # The second pass adds each contribution onto the first pass's .grad one at a time
+        # (the walk shows every +=), where PyTorch adds the pass's sum once: the same up to
+        # the rounding of those additions (found: p0 = 1e-06, z = detach(p0) * p0 + p0 gives
+        # 2.0000020000000004 against 2 * 1.000001), bounded by 4 ulp of what was added.
+        got = np.asarray(decode(bugged["grads"][name]), dtype=float)
+        scale = factor * _added(plain, name)
+        with np.errstate(invalid="ignore"):   # inf - inf where both are inf
+            close = (got == want) | (np.abs(got - want) <= 4 * np.finfo(float).eps * scale)
+        assert close.all(), (name, got, want)

@@ -2,7 +2,7 @@
 // layout; `showView` restyles it for one step of the timeline (classes, text, data-*
 // attributes, a pulse along the edge the gradient just travelled) and never moves a box.
 // Both take the root <svg> and their data, so the same code can run in an embed. The
-// drawing sits in `g.viewport`, which render/zoom.js pans and scales.
+// drawing sits in `svg.camera > g.viewport`; render/zoom.js pans and scales it (viewBox).
 // A step restyles only what it changes (`changed`, from the timeline): at 1,000 nodes a
 // step touches a handful of elements, not every box. Leaves and constants with many uses
 // are drawn as reference chips beside their consumers (layout.js referenceNodes).
@@ -11,7 +11,7 @@ import * as d3 from "d3";
 import { boxLines, formatValue, fullPrecision } from "../format.js";
 import { calloutAnchor, calloutSize, chipOf, METRICS, opTag, placeCallout } from "../layout.js";
 import { calloutOf } from "../narration.js";
-import { drawBoxes, drawFrames, drawnEdge, showBoxes } from "./groups.js";
+import { drawBoxes, drawFrames, drawnEdge, placed, showBoxes } from "./groups.js";
 import { heatShell, showHeat } from "./heatmap.js";
 import { focusOf } from "../timeline.js";
 
@@ -134,7 +134,8 @@ function indexOf(root) {
 
 /**
  * Build the picture of `layout` in the <svg> `root`, replacing whatever it showed. The
- * drawing is in layout units inside `g.viewport`; the camera (render/zoom.js) places it.
+ * drawing is in layout units inside `g.viewport`; the camera (render/zoom.js) places it
+ * with the viewBox of the svg.camera around it.
  * `onChip(chip)` is called when a reference chip is clicked, `onGroup(gid, open)` when a
  * collapsed group's box (render/groups.js) or an open group's collapse control is.
  */
@@ -169,13 +170,32 @@ export async function drawGraphGradually(root, layout, options = {}, { batch = 8
   return true;
 }
 
+/**
+ * Where the drawing goes in the root svg `svg`: an <svg class="drawing"> in an HTML
+ * div.camera that render/zoom.js moves with a CSS transform, in a foreignObject filling
+ * the root. Why not a transform on a <g> around the drawing: Chromium then paints every
+ * element of the drawing whenever one changes (it does not cull SVG content under a
+ * transformed <g>): 30-40 ms a step at 1,000 boxes. Nor the svg's viewBox: each change of
+ * it lays out all of the text again (80 ms at 1,000 boxes). Under a CSS transform of an
+ * HTML element the inner svg paints only what is on screen, and text is laid out once.
+ */
+function cameraFrame(svg) {
+  return svg.append("foreignObject").attr("class", "camera-frame")
+    .attr("x", 0).attr("y", 0).attr("width", "100%").attr("height", "100%")
+    .append("xhtml:div").attr("class", "camera")
+    .style("transform-origin", "0 0").style("width", "0").style("height", "0")
+    .append("svg").attr("class", "drawing")
+    .attr("width", 1).attr("height", 1)
+    .style("overflow", "visible").style("display", "block");
+}
+
 /** The empty drawing, and functions that add edges, nodes and chips to it, then end it. */
 function beginDrawing(root, layout, { outputId, onHover, onChip, onGroup } = {}) {
   clearGraph(root);
   // A group of focusable nodes (role "img" would hide them from assistive technology).
   const svg = d3.select(root).attr("role", "group");
   defs(svg);
-  const world = svg.append("g").attr("class", "viewport")
+  const world = cameraFrame(svg).append("g").attr("class", "viewport")
     .append("g").attr("class", "world");
   const layers = Object.fromEntries(["frames", "edges", "nodes", "chips", "fanout-lines", "callouts", "pulses"]
     .map((name) => [name, world.append("g").attr("class", name)]));
@@ -194,11 +214,10 @@ function beginDrawing(root, layout, { outputId, onHover, onChip, onGroup } = {})
     const boxes = all.filter((d) => d.node.group);
     if (boxes.length) drawBoxes(layers.nodes, boxes, { onToggle: onGroup, onHover });
     const list = boxes.length ? all.filter((d) => !d.node.group) : all;
-    const g = layers.nodes.selectAll(null).data(list).enter().append("g").call(nodeShell)
+    const g = layers.nodes.selectAll(null).data(list).enter().append("g")
       .attr("class", (d) => `node role-${d.node.role}${d.id === outputId ? " output" : ""}`)
       .attr("data-node", (d) => d.id)
       .attr("data-name", (d) => d.node.label)
-      .attr("transform", (d) => `translate(${d.x},${d.y})`)
       // Every node is reachable by Tab, named by its formula and numbers (showView), and
       // Enter pins it as a click does.
       .attr("tabindex", 0)
@@ -212,28 +231,29 @@ function beginDrawing(root, layout, { outputId, onHover, onChip, onGroup } = {})
         event.preventDefault();
         onHover?.(d.node, { pin: true });
       });
+    const at = placed(g).call(nodeShell);
     // A shared leaf or constant (drawn as chips beside its consumers) says how often.
     g.filter((d) => uses.has(d.id))
       .classed("shared", true)
-      .attr("data-uses", (d) => uses.get(d.id))
+      .attr("data-uses", (d) => uses.get(d.id));
+    at.filter((d) => uses.has(d.id))
       .append("text").attr("class", "uses")
       .attr("x", (d) => d.width / 2).attr("y", (d) => d.height / 2 + 20).attr("text-anchor", "end")
       .text((d) => `used ${uses.get(d.id)}× (chips)`);
   };
 
   // Reference chips: a shared leaf's or constant's edge, drawn beside its consumer.
-  const chips = (list) => layers.chips.selectAll(null).data(list).enter()
-    .append("g").call(chipShell)
+  const chips = (list) => placed(layers.chips.selectAll(null).data(list).enter()
+    .append("g")
     .attr("class", "chip")
     .attr("data-edge", (d) => d.id)
     .attr("data-ref", (d) => d.ref)
     .attr("data-consumer", (d) => d.consumer)
     .attr("data-uses", (d) => d.uses)
-    .attr("transform", (d) => `translate(${d.x},${d.y})`)
     .on("click", (event, d) => {
       event.stopPropagation();
       onChip?.(d);
-    });
+    })).call(chipShell);
 
   return { edges, nodes, chips, end: () => indexes.delete(root) };
 }

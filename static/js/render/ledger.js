@@ -3,7 +3,7 @@
 // (seed 003, Step 5). Drawn once per trace; a step only moves the cursor and one line of text.
 
 import { select } from "d3";
-import { formatBytes, formatFlops, ledgerSeries } from "../ledger.js";
+import { formatBytes, formatFlops, forwardOnly, ledgerSeries } from "../ledger.js";
 
 const WIDTH = 280;
 const HEIGHT = 64;
@@ -19,13 +19,26 @@ export function createLedgerPanel(root) {
   let series = null;
   let x = () => 0;
 
+  // Forward mode keeps nothing for a backward pass: a one-line note instead of the chart.
+  const note = root.ownerDocument.createElement("p");
+  note.className = "ledger-note";
+  note.textContent = "Forward mode keeps no tensors for a backward pass: each tangent is used by the next op, then dropped.";
+  root.append(note);
+
   function draw(trace) {
-    series = trace.ledger ? ledgerSeries(trace) : null;
+    const forward = forwardOnly(trace);
+    series = trace.ledger && !forward ? ledgerSeries(trace) : null;
     svg.selectAll("*").remove();
     // Scalar programs keep a few bytes: the panel is for tensors, where memory is the lesson
     // (also when nothing is kept: a program whose rules keep only leaves and constants).
-    root.hidden = !series || trace.graph.nodes.every((n) => n.shape.length === 0);
-    if (root.hidden) return;
+    const scalar = trace.graph.nodes.every((n) => n.shape.length === 0);
+    root.hidden = scalar || !(series || (forward && trace.ledger));
+    root.dataset.mode = forward ? "forward" : "reverse";
+    for (const part of [svg.node(), now, totals]) part.hidden = forward;
+    note.hidden = !forward;
+    delete root.dataset.peak;
+    delete root.dataset.live;
+    if (root.hidden || forward) return;
     const n = series.live.length - 1;
     const top = Math.max(series.peak, 1);
     x = (k) => PAD + ((WIDTH - 2 * PAD) * k) / Math.max(n, 1);

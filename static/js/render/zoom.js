@@ -1,7 +1,7 @@
 // Pan and zoom over the graph with d3-zoom: drag to pan, wheel to zoom, and buttons for
-// in / out / fit. The arithmetic lives in ../viewport.js; this shell applies it to the
-// <svg>'s `g.viewport` and reports the scale in data-scale. Positions inside the drawing
-// never change; only this camera moves: on fit, on the user's gestures, and when a step
+// in / out / fit. The arithmetic lives in ../viewport.js; this shell applies it as the
+// viewBox of the drawing's svg.camera and reports the scale in data-scale. Positions inside
+// the drawing never change; only this camera moves: on fit, on the user's gestures, and when a step
 // would otherwise happen off screen (reveal). The svg reports data-scale, data-fitted
 // ("auto": the automatic view, "whole": the Fit button's, "false": the user's own) and
 // data-camera ("moving" during a glide, else "still").
@@ -12,7 +12,7 @@ import { autoScale, fitAround, followTransform, revealTransform, wholeScale, who
 const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
 
 /**
- * The camera of `root` (an <svg> whose drawing sits in g.viewport). With `pinSize` the svg
+ * The camera of `root` (an <svg> whose drawing sits in svg.camera). With `pinSize` the svg
  * is given its parent's size in pixels (kept up to date): an svg sized in percent is laid
  * out again, with all of its text, whenever anything beside it changes (the narration, the
  * step counter): 60 ms a step at 300 nodes. The parent must not take its size from the svg.
@@ -38,7 +38,10 @@ export function createZoom(root, { pinSize = false } = {}) {
     .scaleExtent([ZOOM_LIMITS.min, ZOOM_LIMITS.max])
     .clickDistance(4) // a click on a node that wobbles a little is still a click
     .on("zoom", (event) => {
-      svg.select("g.viewport").attr("transform", event.transform);
+      const { k, x, y } = event.transform;
+      // A CSS transform of an HTML element (render/graph.js cameraFrame says why)
+      const camera = root.querySelector("div.camera");
+      if (camera) camera.style.transform = `translate(${x}px, ${y}px) scale(${k})`;
       root.dataset.scale = event.transform.k.toFixed(4);
       if (event.sourceEvent) {
         goal = null;
