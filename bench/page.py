@@ -5,9 +5,11 @@
 Starts the server (tests/e2e/live_server.py) and, for a chain, a one-line fan-in and a program
 with shared weights of about 200, 1,000 and 5,000 nodes, measures the time from the Trace click
 to the first drawn graph (or to the overview, for a graph predicted to cost past the layout
-budget) and the longest main-thread task meanwhile ('longtask' entries); then the time of one
+budget) and the longest main-thread task meanwhile ('longtask' entries), as the page opens them
+by default (graphs over 400 nodes with their groups collapsed) and, for about 1,000 nodes, also
+drawn flat (node by node: the group_above setting raised past the graph); then the time of one
 step at 1,000 nodes (the page's own work, and until the next frame is drawn) and the frames per
-second while the backward pass plays at 500 nodes. Wall-clock figures on a shared machine: read
+second while the backward pass plays at 500 nodes, flat and as opened by default. Wall-clock figures on a shared machine: read
 them as orders of magnitude; the tests assert only counts and the absence of long tasks.
 """
 from __future__ import annotations
@@ -24,7 +26,7 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "e2e"))
 
 from live_server import BROWSER_ARGS, running_server  # noqa: E402
-from page_helpers import leave_editor, paste, wait_step  # noqa: E402
+from page_helpers import leave_editor, paste, set_group_above, wait_step  # noqa: E402
 from test_big_graphs import WATCH_TASKS, chain, fan_in, shared_weights  # noqa: E402
 
 from bench import machine  # noqa: E402
@@ -33,6 +35,8 @@ DOC = REPO / "docs" / "performance.md"
 BEGIN = "<!-- BEGIN bench.page (generated: .venv/bin/python -m bench.page) -->"
 END = "<!-- END bench.page -->"
 NEXT_FRAME = "() => new Promise((r) => requestAnimationFrame(() => setTimeout(r)))"
+GROUP_ABOVE = 400  # the page's default (static/js/state.js group_above)
+FLAT = 1_000_000  # group_above past any graph here: drawn node by node
 
 PROGRAMS = {  # name -> size -> program (nodes in brackets)
     "chain": {200: chain(100), 1000: chain(500), 5000: chain(2500)},  # 199, 999, 4,999
@@ -56,7 +60,20 @@ def open_trace(page, program: str) -> dict:
     longest = page.evaluate("(t0) => Math.max(0, ...window.__tasks.filter((t) => t.start >= t0).map((t) => t.duration))", start)
     graph = page.locator("#app").get_attribute("data-graph")
     nodes = page.evaluate("() => document.querySelectorAll('g.node').length")
-    return {"ms": drawn, "graph": graph, "nodes": nodes, "longest": longest}
+    boxes = page.evaluate("() => document.querySelectorAll('g.group').length")
+    return {"ms": drawn, "graph": graph, "nodes": nodes, "boxes": boxes, "longest": longest}
+
+
+def drawn(r: dict) -> str:
+    """What the first drawing showed: nodes (and collapsed group boxes), or the overview."""
+    if r["graph"] != "drawn":
+        return f"overview: {r['graph']}"
+    return f"{r['nodes']:,} nodes" + (f" + {r['boxes']:,} group boxes, collapsed" if r["boxes"] else ", flat")
+
+
+def grouping(page, above: int) -> None:
+    """The page's group_above setting (the "Aa" menu); traces the program shown again."""
+    set_group_above(page, above)
 
 
 STEP = """async (n) => {
@@ -126,15 +143,24 @@ def run() -> str:
         page.set_default_timeout(120_000)
         page.goto(url)
         page.wait_for_selector('#app[data-status="ready"]')
+        paste(page, "x = 1.0")
+        grouping(page, GROUP_ABOVE)
         for name, sizes in PROGRAMS.items():
             for size, program in sizes.items():
                 r = open_trace(page, program)
-                what = f"{r['nodes']:,} boxes" if r["graph"] == "drawn" else f"overview: {r['graph']}"
-                rows.append(f"| {name}, ~{size:,} nodes | {r['ms'] / 1000:.2f} s ({what}) | {r['longest']:.0f} ms |")
-        open_trace(page, chain(500))  # 999 nodes
-        steps = stepping(page)
-        open_trace(page, chain(250))  # 499 nodes
-        play = playing(page)
+                rows.append(f"| {name}, ~{size:,} nodes | {r['ms'] / 1000:.2f} s ({drawn(r)}) | {r['longest']:.0f} ms |")
+        steps, play = {}, {}
+        for how, above in (("flat", FLAT), ("default", GROUP_ABOVE)):
+            paste(page, "x = 1.0")
+            grouping(page, above)
+            if how == "flat":
+                for name, sizes in PROGRAMS.items():
+                    r = open_trace(page, sizes[1000])
+                    rows.append(f"| {name}, ~1,000 nodes, flat | {r['ms'] / 1000:.2f} s ({drawn(r)}) | {r['longest']:.0f} ms |")
+            r = open_trace(page, chain(500))  # 999 nodes
+            steps[how] = (drawn(r), stepping(page))
+            r = open_trace(page, chain(250))  # 499 nodes
+            play[how] = (drawn(r), playing(page))
         browser.close()
     fmt = lambda pair: f"{pair[0]:.1f} / {pair[1]:.1f}"  # noqa: E731
     lines = [
@@ -146,13 +172,15 @@ def run() -> str:
         "|---|---|---|",
         *rows,
         "",
-        "| one step at 999 nodes (chain), ms: median / 95th percentile | the page's work | until the next frame |",
+        "| one step at 999 nodes (chain), ms: median / 95th percentile | the page's work | until the next frame (target < 16) |",
         "|---|---|---|",
-        f"| forward (evaluate) | {fmt(steps['forward']['js'])} | {fmt(steps['forward']['framed'])} |",
-        f"| backward (accumulate, with its pulse) | {fmt(steps['backward']['js'])} | {fmt(steps['backward']['framed'])} |",
+        *[f"| {phase} ({what}), {shown} | {fmt(s[phase]['js'])} | {fmt(s[phase]['framed'])} |"
+          for shown, s in steps.values()
+          for phase, what in (("forward", "evaluate"), ("backward", "accumulate, with its pulse"))],
         "",
-        f"Playing the backward pass at 16 steps/s at 499 nodes: {play['fps']:.0f} frames per second "
-        f"(target ≥ 50), the longest frame {play['worst']:.0f} ms.",
+        "| playing the backward pass at 16 steps/s, chain of 499 nodes | frames per second (target ≥ 50) | longest frame |",
+        "|---|---|---|",
+        *[f"| {shown} | {p['fps']:.0f} | {p['worst']:.0f} ms |" for shown, p in play.values()],
         END,
     ]
     return "\n".join(lines)

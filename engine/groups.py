@@ -1,22 +1,31 @@
 """The graph's groups: boxes the page may collapse into one, as TensorBoard's graph view collapses
 a name scope (docs/trace-format.md, "Groups").
 
-- statement: the nodes of one statement that makes two or more (`y = tanh(x @ W + b)`);
+- statement: the nodes of one statement that makes two or more (`y = tanh(x @ W + b)`), named
+  by the label of the node it assigns (x⁽²⁴⁹⁷⁾ for the 2,497th reassignment of x);
+- part: a consecutive range of at most MAX_CHILDREN nodes of a statement that makes more
+  (`L = x * 1 + x * 2 + ... + x * 200`); whole terms of a flat sum or product when it is one;
 - block: the body of a `with group("layer1"):` (engine/blocks.py);
-- repeat: a run of three or more consecutive statements of one body with the same structure
-  (the same ops wired the same way; names and constants do not count), such as 2,500 lines
-  of `x = x * 1.0001 + 0.001`; a leaf's declaration (`a = 1.0`) is not one, and ends a
-  run. A run of more than MAX_CHILDREN statements is cut into chunks of at most MAX_CHILDREN
-  (and chunks of chunks), so no box holds more than MAX_CHILDREN statements or boxes.
+- repeat: three or more repetitions, one after another in one body, of a cycle of 1 to
+  MAX_PERIOD statements with the same structure (the same ops wired the same way; names and
+  constants do not count): 2,500 lines of `x = x * 1.0001 + 0.001`, or `x = tanh(x)`,
+  `x = x * w`, `x = x + a` over and over. A leaf's declaration (`a = 1.0`) is never part of
+  one. Each repetition of a cycle of two or more statements is a repeat group of its own.
+  More than MAX_CHILDREN statements, repetitions or parts are cut into chunks of at most
+  MAX_CHILDREN (and chunks of chunks), so no box holds more than MAX_CHILDREN boxes or nodes
+  of its own.
 
 Each group is the run of nodes [first, end) in creation order: the parser makes a statement's
 nodes, and a `with` body's, one after another. The list is laminar (two groups are nested or
 disjoint) and in pre-order, so sorted by (first, -end) with a parent before a child of the same
-range. One pass over the statements and the nodes they made: linear time.
+range. Linear time: one pass over the statements and the nodes they made, and for each period
+one comparison of the statements' structures with those a period later (in C: bytes, re).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import operator
+import re
+from typing import TYPE_CHECKING, Callable
 
 from engine.blocks import Block, Statement
 
@@ -24,9 +33,11 @@ if TYPE_CHECKING:
     from engine.parse import IRNode, Program, Span
     from engine.source import Lines
 
-MAX_CHILDREN = 64   # statements or boxes in one repeat group
-MIN_REPEAT = 3      # statements that make a repeat
-MAX_NAME = 60       # characters of a statement's text in a repeat's name
+MAX_CHILDREN = 64   # boxes, or nodes of its own, in one repeat or statement group
+MIN_REPEAT = 3      # repetitions that make a repeat
+MAX_PERIOD = 8      # statements in the longest cycle a repeat finds
+MAX_NAME = 60       # characters of a statement's (or a cycle's) text in a repeat's name
+_SUMS, _PRODUCTS = frozenset(("add", "sub")), frozenset(("mul", "div"))
 
 
 def groups(program: Program) -> list[dict]:
@@ -45,6 +56,7 @@ class _Walk:
         self.nodes = nodes
         self.lines = lines
         self.out: list[dict] = []
+        self.kinds: dict[tuple, int] = {}   # a statement's structure -> a small number
 
     def add(self, kind: str, name: str, first: int, end: int, parent: str | None, span: Span
             ) -> str:
@@ -57,24 +69,18 @@ class _Walk:
                                                     "end_col": span.end_col}})
         return gid
 
+    # ---- bodies and repeats ------------------------------------------------------------------
     def body(self, items: list, parent: str | None) -> None:
-        """A body's statements (runs of alike ones as repeats) and blocks, in order."""
-        run: list[Statement] = []   # the current run of statements with one structure
-        key, nodes = None, self.nodes
+        """A body's blocks, and the statements between them (repeats found in each stretch)."""
+        stretch: list[Statement] = []
         for item in items:
             if type(item) is Block:
-                self.run(run, parent)
-                run, key = [], None
+                self.stretch(stretch, parent)
+                stretch = []
                 self.block(item, parent)
             elif item.end > item.first:   # `y = x` makes no node: no box, no break in a run
-                # a leaf's declaration is not repeated work: it ends a run
-                new = (None if item.end - item.first == 1 and nodes[item.first].role != "op"
-                       else structure(nodes, item.first, item.end))
-                if new != key or new is None:
-                    self.run(run, parent)
-                    run, key = [], new
-                run.append(item)
-        self.run(run, parent)
+                stretch.append(item)
+        self.stretch(stretch, parent)
 
     def block(self, block: Block, parent: str | None) -> None:
         """A `with group(...)` body is a box; a checkpoint or no_grad body is not (its
@@ -83,24 +89,73 @@ class _Walk:
             parent = self.add("block", block.name, block.first, block.end, parent, block.extent)
         self.body(block.body, parent)
 
-    def run(self, run: list[Statement], parent: str | None) -> None:
-        """Statements of one structure: a repeat group when there are MIN_REPEAT or more."""
-        if len(run) < MIN_REPEAT:
-            for s in run:
+    def stretch(self, stmts: list[Statement], parent: str | None) -> None:
+        """Statements with no block between them: the repeats `cycles` finds, and the
+        statements outside them."""
+        done = 0
+        for start, stop, period in cycles([self.kind(s, k) for k, s in enumerate(stmts)]):
+            for s in stmts[done:start]:
                 self.statement(s, parent)
-            return
-        gid = self.add("repeat", f"{self.text(run[0].span)} ×{len(run)}", run[0].first,
-                       run[-1].end, parent, _across(run[0].span, run[-1].span))
-        self.chunks(run, 0, len(run), gid)
+            self.repeat(stmts[start:stop], period, parent)
+            done = stop
+        for s in stmts[done:]:
+            self.statement(s, parent)
 
-    def chunks(self, run: list[Statement], a: int, b: int, parent: str) -> None:
-        """run[a:b] under `parent`: the statements themselves when there are at most
-        MAX_CHILDREN, else chunks of MAX_CHILDREN ** k statements (k as small as leaves at most
-        MAX_CHILDREN of them), each a repeat group of its own; a chunk of one statement is that
-        statement."""
+    def kind(self, s: Statement, k: int) -> int:
+        """A number for the statement's structure; a leaf's declaration gets one of its own
+        (-1 - k), so it matches nothing."""
+        nodes = self.nodes
+        if s.end - s.first == 1:   # all its node's inputs were made before it
+            node = nodes[s.first]
+            if node.role != "op":
+                return -1 - k
+            key: tuple = (node.op, len(node.inputs))
+        else:
+            key = structure(nodes, s.first, s.end)
+        number = self.kinds.get(key)
+        if number is None:
+            number = self.kinds[key] = len(self.kinds)
+        return number
+
+    def repeat(self, stmts: list[Statement], period: int, parent: str | None) -> None:
+        """A run of len(stmts) // period repetitions of a cycle of `period` statements."""
+        count = len(stmts) // period
+        text = "; ".join(self.text(s.span) for s in stmts[:period])
+        if len(text) > MAX_NAME:
+            text = text[:MAX_NAME - 1].rstrip() + "…"
+        gid = self.add("repeat", f"{text} ×{count}", stmts[0].first, stmts[-1].end, parent,
+                       _across(stmts[0].span, stmts[-1].span))
+        if period == 1:
+            units, emit, word = stmts, self.statement, "statements"
+        else:
+            units = [stmts[k:k + period] for k in range(0, len(stmts), period)]
+            emit, word = self.cycle, "cycles"
+
+        def chunk(a: int, b: int, up: str) -> str:   # repetitions a..b-1
+            s, t = stmts[a * period], stmts[b * period - 1]
+            return self.add("repeat", f"×{b - a} ({word} {a + 1}–{b})", s.first, t.end, up,
+                            _across(s.span, t.span))
+        self.chunks(units, 0, count, gid, emit, chunk)
+
+    def cycle(self, stmts: list[Statement], parent: str) -> None:
+        """One repetition: a statement, or a repeat group of the cycle's statements named by
+        the first and last labels they assign ("x⁽⁴⁾ … x⁽⁶⁾")."""
+        if len(stmts) > 1:
+            parent = self.add("repeat", f"{self.label(stmts[0])} … {self.label(stmts[-1])}",
+                              stmts[0].first, stmts[-1].end, parent,
+                              _across(stmts[0].span, stmts[-1].span))
+        for s in stmts:
+            self.statement(s, parent)
+
+    def chunks(self, units: list, a: int, b: int, parent: str, emit: Callable,
+               chunk: Callable) -> None:
+        """units[a:b] under `parent`: the units themselves (emit(unit, parent)) when there are
+        at most MAX_CHILDREN, else chunks of MAX_CHILDREN ** k units (k as small as leaves at
+        most MAX_CHILDREN of them), each a group chunk(a, b, parent) of its own; a chunk of
+        one unit is that unit."""
         if b - a <= MAX_CHILDREN:
-            for s in run[a:b]:
-                self.statement(s, parent)
+            for u in units[a:b]:
+                emit(u, parent)
             return
         size = MAX_CHILDREN
         while (b - a) > size * MAX_CHILDREN:
@@ -108,15 +163,74 @@ class _Walk:
         for c in range(a, b, size):
             e = min(c + size, b)
             if e - c == 1:
-                self.statement(run[c], parent)
-                continue
-            gid = self.add("repeat", f"×{e - c} (statements {c + 1}–{e})", run[c].first,
-                           run[e - 1].end, parent, _across(run[c].span, run[e - 1].span))
-            self.chunks(run, c, e, gid)
+                emit(units[c], parent)
+            else:
+                self.chunks(units, c, e, chunk(c, e, parent), emit, chunk)
 
+    # ---- statements and their parts ----------------------------------------------------------
     def statement(self, s: Statement, parent: str | None) -> None:
         if s.end - s.first >= 2:
-            self.add("statement", s.name, s.first, s.end, parent, s.span)
+            name = self.label(s)
+            gid = self.add("statement", name, s.first, s.end, parent, s.span)
+            if s.end - s.first > MAX_CHILDREN:
+                self.parts(s, name, gid)
+
+    def parts(self, s: Statement, name: str, parent: str) -> None:
+        """The statement's nodes in parts of at most MAX_CHILDREN: whole terms when it is a
+        flat sum or product ("L: terms 1–21"), else ranges of nodes ("L: nodes 1–64",
+        counted within the statement)."""
+        parts = self.term_parts(s, name) or [
+            (k, min(k + MAX_CHILDREN, s.end), f"{name}: nodes {k - s.first + 1}–"
+             f"{min(k + MAX_CHILDREN, s.end) - s.first}", self.extent(k, k + MAX_CHILDREN))
+            for k in range(s.first, s.end, MAX_CHILDREN)]
+        self.chunks(parts, 0, len(parts), parent,
+                    lambda p, up: self.add("part", p[2], p[0], p[1], up, p[3]),
+                    lambda a, b, up: self.add("part", _joined(parts[a][2], parts[b - 1][2]),
+                                              parts[a][0], parts[b - 1][1], up,
+                                              _across(parts[a][3], parts[b - 1][3])))
+
+    def term_parts(self, s: Statement, name: str) -> list[tuple] | None:
+        """(first, end, name, span) of runs of whole terms of at most MAX_CHILDREN nodes each
+        when the statement is a flat sum (`a + b - c + ...`) or product (`a * b / c * ...`)
+        of terms of at most MAX_CHILDREN nodes; else None. The parser makes `t1 + t2 + t3`
+        as t1, t2, (+), t3, (+): term k+1 is its nodes and the operator after them."""
+        nodes = self.nodes
+        root = nodes[s.end - 1]
+        family = _SUMS if root.op in _SUMS else _PRODUCTS if root.op in _PRODUCTS else None
+        links, node = [], root   # the chain's operators, last first
+        while (family is not None and node.op in family and len(node.inputs) == 2
+               and node.index >= s.first and (node is root or node.name is None)):
+            links.append(node)
+            node = nodes[node.inputs[0]]
+        if len(links) < 2:
+            return None
+        links.reverse()
+        head = links[0].inputs[0]
+        ends = [max(head + 1, s.first)] + [link.index + 1 for link in links]
+        spans = [links[0].span] + [nodes[link.inputs[1]].span for link in links]
+        starts = [s.first] + ends[:-1]
+        if any(e - b > MAX_CHILDREN for b, e in zip(starts, ends)):
+            return None
+        parts, a = [], 0   # terms a.. of the part being filled
+        for k in range(1, len(ends) + 1):
+            if k == len(ends) or ends[k] - starts[a] > MAX_CHILDREN:
+                parts.append((starts[a], ends[k - 1], f"{name}: terms {a + 1}–{k}",
+                              _across(spans[a], spans[k - 1])))
+                a = k
+        return parts
+
+    def extent(self, first: int, end: int) -> Span:
+        """The smallest span holding nodes [first, end)'s spans (within the statement)."""
+        run = self.nodes[first:end]
+        a = min(run, key=lambda n: (n.span.line, n.span.col)).span
+        b = max(run, key=lambda n: (n.span.end_line, n.span.end_col)).span
+        return _across(a, b)
+
+    def label(self, s: Statement) -> str:
+        """The label of the node a statement assigns (its last: the expression's root), as
+        the graph shows it: x⁽²⁴⁹⁷⁾, not x."""
+        node = self.nodes[s.end - 1]
+        return node.label if node.name == s.name else s.name
 
     def text(self, span: Span) -> str:
         """A statement's source text, on one line and at most MAX_NAME characters."""
@@ -128,6 +242,45 @@ class _Walk:
         if len(text) > MAX_NAME or end - span.col > 4 * MAX_NAME or span.end_line > span.line:
             text = text[:MAX_NAME - 1].rstrip() + "…"
         return text
+
+
+def cycles(kinds: list[int]) -> list[tuple[int, int, int]]:
+    """(start, stop, period) of the repeats among statements of these structure numbers, in
+    order and disjoint: kinds[start:stop] is MIN_REPEAT or more repetitions of a cycle of
+    `period` (1 to MAX_PERIOD) statements. Read left to right; where runs of several periods
+    start, the one covering the most statements wins, then the shortest period.
+
+    For each period p, the statements equal to the one p later are found in C (a bytes of
+    0s and 1s and a regular expression for runs of 2p or more 1s), so the time is linear."""
+    found: list[tuple[int, int, int]] = []   # (start, stop, period) of every long enough run
+    for p in range(1, MAX_PERIOD + 1):
+        if len(kinds) < MIN_REPEAT * p:
+            break
+        same = bytes(map(operator.eq, kinds, kinds[p:]))
+        found += [(m.start(), m.end() + p, p) for m in
+                  re.finditer(b"\x01{%d,}" % ((MIN_REPEAT - 1) * p), same)]
+    found.sort()
+    chosen: list[tuple[int, int, int]] = []
+    at, k = 0, 0   # statements before `at` are settled; found[:k] are used up
+    while k < len(found):
+        at = max(at, found[k][0])
+        best = None
+        for j in range(k, len(found)):   # runs under way at `at` (a suffix of a run is one)
+            start, stop, p = found[j]
+            if start > at:
+                break
+            covered = (stop - at) // p * p
+            if covered >= MIN_REPEAT * p and (best is None or covered > best[1] - at or
+                                              covered == best[1] - at and p < best[2]):
+                best = (at, at + covered, p)
+        if best is None:
+            at += 1
+        else:
+            chosen.append(best)
+            at = best[1]
+        while k < len(found) and found[k][1] - at < MIN_REPEAT * found[k][2]:
+            k += 1   # runs with too little left after `at`
+    return chosen
 
 
 def structure(nodes: list[IRNode], first: int, end: int) -> tuple:
@@ -143,6 +296,12 @@ def structure(nodes: list[IRNode], first: int, end: int) -> tuple:
     run = nodes[first:end]
     return (tuple([(n.op, len(n.inputs)) for n in run]),
             tuple([k < first for n in run for k in n.inputs]))
+
+
+def _joined(first: str, last: str) -> str:
+    """The name of a chunk of parts from its first and last parts' names: "L: terms 1–21"
+    and "L: terms 1324–1344" give "L: terms 1–1344"."""
+    return first[:first.rindex("–") + 1] + last[last.rindex("–") + 1:]
 
 
 def _across(a: Span, b: Span):

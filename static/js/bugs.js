@@ -2,12 +2,14 @@
 // with its `# bugs:` line, for the page's "bug lab" badge. No DOM. The engine checks the names;
 // this only reads them, so a permalink (which carries the program) shows the badge at once.
 
+import { headerLines } from "./header.js";
+
 const DIRECTIVE = /^[ \t]*#[ \t]*bugs[ \t]*:([^\n]*)$/;
 
 /** The switches named by the `# bugs:` comments before the program's first statement. */
 export function bugSwitches(program) {
   const names = [];
-  for (const line of String(program ?? "").split(/\r\n|\r|\n/)) {
+  for (const line of headerLines(program)) {
     const found = DIRECTIVE.exec(line);
     if (found) {
       for (const name of found[1].split(",")) if (name.trim()) names.push(name.trim());

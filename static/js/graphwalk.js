@@ -4,6 +4,13 @@
 // (tests/js/graphwalk.test.mjs). Nodes are the graph JSON's ({id, name, label, inputs, ...},
 // docs/trace-format.md); edges are {id, source, target}.
 
+import { plainDigits } from "./groups.js";
+
+/** What search compares: lower case, superscripts plain, no spaces or parentheses ("x⁽¹⁰⁰⁰⁾", "x(1000)", "X 1000" -> "x1000"). */
+export function searchKey(text) {
+  return plainDigits(text).toLowerCase().replace(/[\s()]+/g, "");
+}
+
 /** id -> ids of the nodes that take it as an input (its consumers), from `nodes`' inputs. */
 export function consumersOf(nodes) {
   const out = new Map(nodes.map((n) => [n.id, []]));
@@ -51,19 +58,20 @@ export function traceFrom(nodes, edges, id, direction) {
 }
 
 /**
- * The nodes matching the search `query` (case-insensitive) by name or label: exact matches
+ * The nodes matching the search `query` by name or label, compared as searchKey gives them
+ * (case, superscript digits, spaces and parentheses do not matter): exact matches
  * first, then those starting with it, then those containing it; in graph order within each.
  * At most `limit`. An empty query matches nothing. Returns [{node, rank (0 exact, 1 prefix,
  * 2 substring)}].
  */
 export function searchNodes(nodes, query, { limit = 20 } = {}) {
-  const q = query.trim().toLowerCase();
+  const q = searchKey(query);
   if (!q) return [];
   const rankOf = (n) => {
     let best = 3;
     for (const text of [n.name, n.label]) {
       if (typeof text !== "string") continue;
-      const t = text.toLowerCase();
+      const t = searchKey(text);
       if (t === q) return 0;
       if (t.startsWith(q)) best = Math.min(best, 1);
       else if (t.includes(q)) best = Math.min(best, 2);

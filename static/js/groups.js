@@ -6,8 +6,6 @@
 // and the summed adjoint a box shows. Pure: no DOM, so `node --test` covers it
 // (tests/js/groups.test.mjs); render/groups.js draws it.
 
-import { isTensor } from "./format.js";
-
 // Above this many nodes the page opens with groups collapsed (a page option, state.js
 // `group_above`); it aims at about MAX_BOXES boxes then. Past MAX_DRAWN_NODES it opens the
 // overview: the outermost groups only, not expanded further.
@@ -166,13 +164,40 @@ export function revealNode(tree, collapsed, id) {
 }
 
 // A box's text, in the node boxes' fonts (layout.js METRICS): a header with the name, then
-// lines of 15px sans: what it is, its inputs, its outputs, the summed adjoint.
-export const BOX = { pad: 12, header: 34, row: 23, nameChar: 12, lineChar: 10, maxName: 30, maxList: 34, minWidth: 170 };
+// lines of 19px sans (at least the nodes' 18px numbers, for a projector): what it is, its
+// inputs, its outputs, each output's adjoint.
+export const BOX = { pad: 12, header: 34, row: 27, nameChar: 12, lineChar: 11.5, maxName: 30, maxList: 34, minWidth: 170 };
 
 /** `s` cut to `max` characters with an ellipsis. */
 export function clip(s, max) {
   const chars = [...String(s)];
   return chars.length > max ? chars.slice(0, max - 1).join("") + "…" : String(s);
+}
+
+// Versioned labels (x⁽²⁴⁹⁷⁾) carry their version in superscript digits and parentheses.
+const SUPERSCRIPT = "⁽⁾⁰¹²³⁴⁵⁶⁷⁸⁹";
+const PLAIN = "()0123456789";
+const SUP_RUN = /[⁽⁾⁰¹²³⁴⁵⁶⁷⁸⁹]+/gu;
+
+/** `text` with superscript digits and parentheses made plain ("x⁽¹⁰⁰⁰⁾" -> "x(1000)"). */
+export function plainDigits(text) {
+  return String(text).replace(SUP_RUN, (run) => [...run].map((c) => PLAIN[SUPERSCRIPT.indexOf(c)]).join(""));
+}
+
+/**
+ * `text` as runs [{text, sup}] where each superscript run is given in plain characters, so
+ * the page can draw it raised at a readable size rather than as ~10 px superscript glyphs.
+ */
+export function superscriptRuns(text) {
+  const runs = [];
+  let at = 0;
+  for (const m of String(text).matchAll(SUP_RUN)) {
+    if (m.index > at) runs.push({ text: text.slice(at, m.index), sup: false });
+    runs.push({ text: plainDigits(m[0]), sup: true });
+    at = m.index + m[0].length;
+  }
+  if (at < String(text).length) runs.push({ text: String(text).slice(at), sup: false });
+  return runs;
 }
 
 /** "a, w, b" of `labels`, at most `max` characters ("a, w, +3 more"). */
@@ -190,15 +215,37 @@ export function listText(labels, max = BOX.maxList) {
   return text;
 }
 
-/** The lines a box shows under its name: what it holds, inputs, outputs, summed adjoint (sized for the widest number). */
-export function boxText(box, adjointText = "Σ ā  —") {
+/** The lines a box shows under its name: what it holds, inputs, outputs, then adjointLines' lines. */
+export function boxText(box, adjoint = adjointLines(box)) {
   const what = `${box.kind === "block" ? "group" : box.kind} · ${box.count.toLocaleString("en-US")} nodes`;
-  return [what, `in: ${listText(box.inLabels) || "—"}`, `out: ${listText(box.outLabels) || "—"}`, adjointText];
+  return [what, `in: ${listText(box.inLabels) || "—"}`, `out: ${listText(box.outLabels) || "—"}`, ...adjoint];
 }
 
-/** A box's size {width, height} (layout units) for its name and lines. */
+// A box lists at most this many outputs' adjoints, then "…".
+export const MAX_ADJOINT_LINES = 3;
+
+/**
+ * The adjoint lines of a box: each output's own adjoint symbol and value ("v̄ = -0.0714",
+ * "v̄  —" before the backward pass reaches it), at most MAX_ADJOINT_LINES, then "… N more".
+ * Never a sum over outputs: adjoints of overlapping outputs do not add up to a gradient.
+ * `adjoints` (node id -> adjoint, the timeline view's) null: none reached yet; `format`
+ * prints one adjoint.
+ */
+export function adjointLines(box, adjoints = null, format = String) {
+  const shown = box.outputs.slice(0, MAX_ADJOINT_LINES);
+  const lines = shown.map((id, i) => {
+    const symbol = box.outSymbols?.[i] ?? "ā";
+    const a = adjoints?.[id];
+    return a === undefined ? `${symbol}  —` : `${symbol} = ${clip(format(a), BOX.maxList - 4)}`;
+  });
+  const rest = box.outputs.length - shown.length;
+  if (rest > 0) lines.push(`… ${rest} more output${rest > 1 ? "s" : ""}`);
+  return lines;
+}
+
+/** A box's size {width, height} (layout units) for its name and lines (sized for the widest number). */
 export function boxSize(box) {
-  const lines = boxText(box, `${box.outputs.length > 1 ? "Σ ā outputs" : "ā"} = -0.00000000`);
+  const lines = boxText(box, adjointLines(box, Object.fromEntries(box.outputs.map((id) => [id, 0])), () => "-0.00000000"));
   const body = Math.max(...lines.map((l) => [...l].length)) * BOX.lineChar;
   const head = [...clip(box.name, BOX.maxName)].length * BOX.nameChar + 30; // room for the ▸ mark
   return { width: Math.max(BOX.minWidth, body, head) + 2 * BOX.pad, height: BOX.header + lines.length * BOX.row + BOX.pad };
@@ -267,7 +314,12 @@ export function viewGraph(graph, tree, collapsed, { framed = () => false } = {})
     const box = boxes.get(r);
     if (!read.has(id) && !box.outputs.includes(id)) addOnce(box, "outputs", id, "outLabels", byId.get(id)?.label ?? id);
   }
-  for (const box of boxes.values()) box.box = boxSize(box);
+  for (const box of boxes.values()) {
+    // Each output's own adjoint symbol (the graph's `adjoint_symbol`, e.g. "v̄"): a box's
+    // adjoint line names the node it belongs to.
+    box.outSymbols = box.outputs.map((id) => byId.get(id)?.adjoint_symbol ?? `${byId.get(id)?.label ?? id}\u0304`);
+    box.box = boxSize(box);
+  }
   const { clusters, frameOf } = framesOf(tree, collapsed, nodes, framed);
   return { nodes, edges, clusters, frameOf, rep, alias, boxes, groups: graph.groups ?? [] };
 }
@@ -304,28 +356,6 @@ function framesOf(tree, collapsed, nodes, framed) {
     }
   }
   return { clusters: [...frames.values()], frameOf };
-}
-
-/** A value's sum: a scalar, or a tensor's elements (its data, else mean × size); NaN if unknown. */
-export function valueSum(value) {
-  if (typeof value === "number") return value;
-  if (!isTensor(value)) return Number(value); // "NaN", "Infinity"
-  if (Array.isArray(value.data)) return value.data.flat(Infinity).reduce((s, x) => s + Number(x), 0);
-  const size = value.shape.reduce((a, b) => a * b, 1);
-  return Number(value.summary?.mean) * size;
-}
-
-/**
- * What a box shows of the backward pass: {value (the adjoint of its one output, or the sum
- * of its outputs' adjoints, each summed over its elements), reached (outputs with an
- * adjoint), of (outputs)}; null before the backward pass reaches any of them.
- */
-export function summedAdjoint(outputs, adjoints) {
-  const reached = outputs.filter((id) => adjoints[id] !== undefined);
-  if (!reached.length) return null;
-  const value = reached.length === 1 && outputs.length === 1 && !isTensor(adjoints[reached[0]])
-    ? adjoints[reached[0]] : reached.reduce((s, id) => s + valueSum(adjoints[id]), 0);
-  return { value, reached: reached.length, of: outputs.length };
 }
 
 /**

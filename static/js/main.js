@@ -84,14 +84,17 @@ if (link.state) {
 
 const editor = createEditor($("#editor"), {
   onRun: () => trace(),
-  onInput: (program) => store.set(editProgram(store.get(), program, presets)),
+  onInput: (program, how) => store.set(editProgram(store.get(), program, presets, how)),
 });
 const panel = createGraphPanel(svg, { message: graphMessage, onHover: hover, onGroup: regroup, pinSize: true });
 const zoom = panel.zoom;
 // The selected (pinned) node's value, gradient and rules, beside the graph.
 const detail = createDetailPanel(svg.parentNode, { onClose: () => pinned && hover(pinned, { pin: true }) });
 // Search (Ctrl+F, /), trace inputs / consumers of the pinned node, the minimap (issue 8).
-const nav = createNavigator(svg.parentNode, { svg, zoom, walk: () => shown, reveal: showNode });
+const nav = createNavigator(svg.parentNode, {
+  svg, zoom, walk: () => shown, reveal: showNode,
+  onHit: (node) => pinned !== node && hover(node, { pin: true }), // a search hit is the selected node
+});
 // Reverse / forward mode, all n forward passes, the gradient check (issue 9).
 const modes = createModesPanel($("#editor .side"), {
   store, // its mode and tangent leaf are link fields
@@ -376,7 +379,7 @@ function render({ animate }) {
   markUnrecorded(shown, svg);
   nav.refresh(); // the minimap moves off this step's callouts
   warnings.show(shown, view);
-  narration.textContent = narrate(view.event, shown.nodesById);
+  narration.textContent = narrate(view.event, shown.nodesById, { direction: modes.direction(shown) });
   if (pinned) detail.show(shown, view, pinned);
   narration.dataset.kind = view.event?.kind ?? "start";
   if (view.event?.bug) narration.dataset.bug = view.event.bug; // a bug-lab switch changed it

@@ -34,7 +34,7 @@ export function readLinkState(doc, loc) {
 }
 
 // The store fields whose change rewrites the URL (the rest are drafts, or transient).
-const URL_FIELDS = ["program", "preset", "output", "step", "speed", "theme", "font", "hide_program", "mode", "tangent", "group_above"];
+const URL_FIELDS = ["program", "preset", "output", "step", "speed", "theme", "font", "hide_program", "mode", "tangent", "group_above", "open_groups"];
 const DELAY_MS = 250; // typing rewrites the URL once it pauses: deflating a long text is not free
 
 const KEPT = " What you had typed is kept (see the Example menu).";
@@ -76,12 +76,15 @@ export function startPermalink({ app, message, store, pendingStep, onLink }) {
   store.subscribe((state, before) => {
     if (URL_FIELDS.every((k) => state[k] === before[k])) return;
     clearTimeout(timer);
-    // Steps, options and a chosen example at once (the address bar follows the player and
-    // the menu, so a reload right after choosing opens that example); typing once it pauses.
+    // Options and a chosen example at once (the address bar follows the menu, so a reload
+    // right after choosing opens that example); typing and steps once they pause.
     // A reload within DELAY_MS of a keystroke reopens the text before it; the draft itself is
     // in localStorage at once, so nothing typed is lost.
     const typing = state.program !== before.program && state.preset === before.preset;
-    if (typing) timer = setTimeout(write, DELAY_MS);
+    // Steps too once the player rests: each history.replaceState costs the page 5-11 ms
+    // (Chromium reloads the svg favicon), a step's whole budget at 16 steps/s.
+    const stepping = URL_FIELDS.every((k) => k === "step" || state[k] === before[k]);
+    if (typing || stepping) timer = setTimeout(write, DELAY_MS);
     else write();
   });
   window.addEventListener("pagehide", () => timer && write());

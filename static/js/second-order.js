@@ -46,22 +46,6 @@ export function eigenText(eigen) {
 }
 
 /**
- * The estimates as an SVG polyline's points in a box of {width, height, pad}: x by step,
- * y scaled between the smallest and largest finite estimate (a non-finite one at the
- * bottom); null with fewer than two finite estimates.
- */
-export function sparkPoints(estimates, { width, height, pad }) {
-  const values = estimates.map((x) => (typeof x === "number" ? x : Number.NaN));
-  const finite = values.filter(Number.isFinite);
-  if (finite.length < 2) return null;
-  const lo = Math.min(...finite);
-  const hi = Math.max(...finite);
-  const x = (k) => pad + ((width - 2 * pad) * k) / (values.length - 1);
-  const y = (v) => height - pad - ((height - 2 * pad) * (v - lo)) / (hi - lo || 1);
-  return values.map((v, k) => `${x(k)},${y(Number.isFinite(v) ? v : lo)}`).join(" ");
-}
-
-/**
  * A cell's number in the enlarged map, at most 5 characters: 2 significant digits ("0.85",
  * "-0.35", "12"), 1 under 0.1 ("-0.08") or as a power of ten ("1e3", "4e-3"); "0" for 0 and
  * the non-finite as "NaN", "∞", "-∞".
@@ -82,4 +66,18 @@ export function legendStops(maxAbs) {
     { at: 0.5, value: 0, text: "0" },
     { at: 1, value: maxAbs, text: formatNumber(maxAbs) },
   ];
+}
+
+/**
+ * The power-iteration chart's ranges: {steps, lo, hi} (steps counted from 1; lo, hi the
+ * smallest and largest finite estimate, widened by 1 when equal so the axis has a span); null
+ * with fewer than two finite estimates.
+ */
+export function eigenDomain(estimates) {
+  const finite = estimates.filter((v) => typeof v === "number" && Number.isFinite(v));
+  if (finite.length < 2) return null;
+  let lo = Math.min(...finite);
+  let hi = Math.max(...finite);
+  if (lo === hi) { lo -= 1; hi += 1; }
+  return { steps: estimates.length, lo, hi };
 }

@@ -1,7 +1,7 @@
 // The page state: one object, kept in one store, so that it can go into the URL.
 // No DOM: `FIELDS` is the typed table of what a link carries. `linkState` gives the
 // contract's state object ({v, program, output, preset, step, speed, theme, font,
-// hide_program, mode, tangent, ..., group_above}; see /work/notes/contract.md and docs/slides.md); `encodeLink` /
+// hide_program, mode, tangent, ..., group_above, open_groups}; see /work/notes/contract.md and docs/slides.md); `encodeLink` /
 // `decodeLink` put it in the fragment as `#s=<base64url(deflate-raw(JSON))>`, and still
 // read the older uncompressed `#program=...&step=...` form (`encodeState` / `decodeState`).
 // `playing` is transient and never serialized.
@@ -45,6 +45,17 @@ const scale = {
   check: (v) => typeof v === "number" && v >= FONT_LIMITS.min && v <= FONT_LIMITS.max,
   parse: (s) => (/^\d+(\.\d+)?$/.test(s) && scale.check(Number(s)) ? Number(s) : undefined),
 };
+// The expanded groups' ids (groups.js; "g3"), at most MAX_OPEN_GROUPS of them.
+export const MAX_OPEN_GROUPS = 64;
+const groupIds = {
+  check: (v) => Array.isArray(v) && v.length <= MAX_OPEN_GROUPS && v.every((id) => typeof id === "string" && /^g\d{1,7}$/.test(id)),
+  parse: (s) => {
+    const v = s ? s.split(",") : [];
+    return groupIds.check(v) ? v : undefined;
+  },
+};
+/** Whether `value` is field `f`'s default (a list: when both are empty). */
+const isDefault = (f, value) => value === f.default || (Array.isArray(value) && Array.isArray(f.default) && !value.length && !f.default.length);
 const bool = {
   parse: (s) => ({ 1: true, true: true, 0: false, false: false })[s],
   check: (v) => typeof v === "boolean",
@@ -71,6 +82,8 @@ export const FIELDS = {
   tangent_seed: { type: int, default: 1 },
   // Above this many nodes the graph opens with its groups collapsed (groups.js GROUP_ABOVE).
   group_above: { type: int, default: 400 },
+  // The groups the user expanded, outermost first (walk.js openGroups restores them).
+  open_groups: { type: groupIds, default: [] },
 };
 
 export function defaultState() {
@@ -86,7 +99,7 @@ export function defaultState() {
 export function encodeState(state) {
   const params = new URLSearchParams();
   for (const [name, f] of Object.entries(FIELDS)) {
-    if (state[name] !== f.default) params.set(name, String(state[name]));
+    if (!isDefault(f, state[name])) params.set(name, String(state[name]));
   }
   return params.toString();
 }
@@ -114,7 +127,7 @@ export function linkState(state) {
   const out = { v: VERSION, program: typeof state.program === "string" ? state.program : "" };
   for (const [name, f] of Object.entries(FIELDS)) {
     const value = name === "preset" && state.preset === LINKED ? CUSTOM : state[name];
-    if (name !== "program" && value !== undefined && value !== f.default && f.type.check(value)) out[name] = value;
+    if (name !== "program" && value !== undefined && !isDefault(f, value) && f.type.check(value)) out[name] = value;
   }
   return out;
 }
@@ -200,7 +213,7 @@ export function decodeLink(hash) {
  */
 export function openLink(state, link, presets) {
   const patch = {};
-  for (const name of ["output", "step", "speed", "theme", "font", "hide_program", "group_above"]) {
+  for (const name of ["output", "step", "speed", "theme", "font", "hide_program", "group_above", "open_groups"]) {
     if (Object.hasOwn(link, name)) patch[name] = link[name];
   }
   // The walk's mode and tangent leaf are the link's, their defaults when it has none (an
@@ -260,10 +273,31 @@ function withEdit(edits, id, program, presets) {
   return program === original || original === undefined ? rest : { ...rest, [id]: program };
 }
 
-/** The patch for the user typing `program`: it changes only the draft of the entry shown. */
-export function editProgram(state, program, presets) {
+/**
+ * True when `program` still derives from `original`: at least half of the original's
+ * (non-blank) lines are still in it. A paste of a different program does not.
+ */
+export function derivesFrom(program, original) {
+  const lines = (text) => text.split("\n").map((l) => l.trim()).filter(Boolean);
+  const kept = new Set(lines(program));
+  const before = lines(original);
+  return 2 * before.filter((l) => kept.has(l)).length >= before.length;
+}
+
+/**
+ * The patch for the user typing `program`: it changes only the draft of the entry shown.
+ * `replaced`: the edit replaced the whole text (a paste over it all); a text so pasted
+ * that no longer derives from the example shown (derivesFrom) is the user's own program
+ * ("✎ Your program", not "<example> (edited)"), and the example keeps its own text.
+ */
+export function editProgram(state, program, presets, { replaced = false } = {}) {
   if (state.preset === CUSTOM) return { program, draft: program };
   if (state.preset === LINKED) return { program, linked: program };
+  const original = presets.find((p) => p.id === state.preset)?.program;
+  if (replaced && original !== undefined && program.trim() && !derivesFrom(program, original)) {
+    const { [state.preset]: _, ...edits } = state.edits;
+    return { program, preset: CUSTOM, draft: program, edits };
+  }
   return { program, edits: withEdit(state.edits, state.preset, program, presets) };
 }
 

@@ -112,23 +112,25 @@ export function fold(events) {
 // square of the trace and crashed the tab at 30,000 lines).
 export const SNAPSHOT_BUDGET = 2_000_000;
 
-const entries = (view) => Object.keys(view.values).length + Object.keys(view.adjoints).length
-  + Object.keys(view.tangents).length
-  + Object.keys(view.received).length + Object.keys(view.carried).length;
+// An event adds at most three entries (an accumulate: adjoint, count, edge), so 3 × step
+// bounds a view's entries without counting its keys (Object.keys of a 50,000-key object at
+// every snapshot cost most of a second on a 50,000-line trace).
+const entries = (view) => 3 * view.step;
 
 /**
  * A timeline over `events`, which may still grow (the stream appends with `push`):
  * `at(k)` is the view after events[:k] (k clamped to 0..length), a copy of its own.
  * Snapshots keep `at` cheap: one every `every` events when `every` is given; by default
  * one once max(64, length / `divisor`) events have passed since the last, so copying them
- * costs about `divisor` times the trace's length in all (a copy every 64 events grew as
- * the square of the trace and crashed the tab at 30,000 lines), and seeking replays at
- * most 1 / divisor of it. Past `budget` entries in all, every other snapshot goes and
+ * costs about `divisor` + 1 times the trace's length in all (a copy every 64 events grew as
+ * the square of the trace and crashed the tab at 30,000 lines; a divisor of 16 still spent
+ * seconds copying a 50,000-line trace while it streamed), and seeking replays at most
+ * 1 / divisor of it. Past `budget` entries in all, every other snapshot goes and
  * the divisor halves. `view(k)` is the same view without the copy, for stepping: it
  * applies only the events between the last step shown and k when k is ahead (forward
  * steps cost what the event changes), and it is overwritten by the next call.
  */
-export function createTimeline(events = [], { every, budget = SNAPSHOT_BUDGET, divisor = 16 } = {}) {
+export function createTimeline(events = [], { every, budget = SNAPSHOT_BUDGET, divisor = 4 } = {}) {
   let snapshots = [emptyView()];
   let held = 0; // entries in snapshots
   const working = emptyView(); // the fold of every event pushed so far
@@ -176,7 +178,11 @@ export function createTimeline(events = [], { every, budget = SNAPSHOT_BUDGET, d
   function view(k) {
     const step = clamp(k);
     const near = snapshotBefore(step).step;
-    if (!cursor || cursor.step > step || cursor.step < near) cursor = at(step);
+    // Forward from the live view unless a snapshot is much nearer: copying one costs about
+    // twice as much per entry (about `near` of them) as applying an event, so a step across
+    // a snapshot never copies it (that made a long task at every snapshot while playing).
+    const behind = !cursor || cursor.step > step || step - cursor.step > 2 * near + 256;
+    if (behind) cursor = at(step);
     for (let i = cursor.step; i < step; i++) applyEvent(cursor, list[i]);
     return cursor;
   }

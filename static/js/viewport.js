@@ -13,6 +13,10 @@ export const MIN_TEXT_PX = 14;
 export const READABLE_SCALE = MIN_TEXT_PX / METRICS.numFont;
 // A small graph is not blown up to poster size.
 export const MAX_FIT_SCALE = 2;
+// At step 0 and Done (overview moments: where the walk starts, and the leaves' gradients read
+// out) the camera zooms out below the readable scale, down to this, to show every leaf and
+// the output; the next step zooms back in to the readable scale (issue 9 review).
+export const OVERVIEW_SCALE = 0.25;
 // Wheel and buttons stay within these; zooming out further than the readable scale (to see
 // a big graph whole) is the user's choice.
 export const ZOOM_LIMITS = { min: 0.02, max: 4 };
@@ -179,15 +183,24 @@ export function stepBox(layout, event) {
  * previous step had panned it, and the output could end up off screen.
  */
 function doneBox(layout, event) {
-  const core = boxOf(layout, [event.output?.node]);
+  return overviewBox(layout, event.output?.node);
+}
+
+/**
+ * The box of every leaf and the output `outputId` (its `core`), shown whole at step 0 and at
+ * Done down to OVERVIEW_SCALE (revealTransform); null when the output is not drawn.
+ */
+export function overviewBox(layout, outputId) {
+  const core = boxOf(layout, [outputId]);
   if (!core) return null;
   const leaves = layout.nodes.filter((n) => n.node?.role === "leaf").map((n) => n.id);
   // The narration reads out every leaf's gradient: the camera zooms out to show them all.
-  return { ...union(boxOf(layout, leaves), core), core, whole: true };
+  return { ...union(boxOf(layout, leaves), core), core, whole: true, overview: true };
 }
 
 /**
  * A transform at the same scale as `t` that brings `box` (layout units) into `view`; null
+ * (an overview box, overviewBox's, may zoom out to OVERVIEW_SCALE to show it all)
  * when it is already in view, so the camera moves only when the step would otherwise be off
  * screen. It pans as little as it can: along an axis the box was out of, just far enough to
  * show it with a margin, or from its start when it is larger than the view. When all of
@@ -202,7 +215,7 @@ export function revealTransform(t, box, view) {
     // 9 px help nobody): then the output (its core) is shown at that scale, with the
     // leaves nearest it; Fit shows everything on request.
     const all = wholeTransform(box, view, { max: t.k });
-    if (all.k >= Math.min(t.k, READABLE_SCALE)) return all;
+    if (all.k >= Math.min(t.k, box.overview ? OVERVIEW_SCALE : READABLE_SCALE)) return all;
     const k = Math.min(t.k, READABLE_SCALE);
     return revealTransform({ ...t, k }, box.core, view) ?? { ...t, k };
   }

@@ -13,7 +13,7 @@ import { createZoom } from "./render/zoom.js";
 import { linkState } from "./state.js";
 import { nonFiniteOf } from "./tensors.js";
 import { createTimeline, focusOf } from "./timeline.js";
-import { boxOf, contentBox, stepBox } from "./viewport.js";
+import { boxOf, contentBox, overviewBox, stepBox } from "./viewport.js";
 
 // ---------------------------------------------------------------- a trace, prepared once
 
@@ -109,6 +109,28 @@ export function setGroup(walk, gid, open) {
   const inside = (n) => (n.group ? [n.group, ...ancestorsOf(state.tree, n.group)] : groupsOfNode(state.tree, n.id)).includes(gid);
   walk.home = open ? walk.view.nodes.filter(inside).map((n) => n.id) : [gid];
   return true;
+}
+
+/**
+ * The groups of `walk` the user expanded and that show now (open, inside no collapsed
+ * group), outermost first (ids in pre-order), at most `max`: what a link keeps.
+ */
+export function openedGroups(walk, max = 64) {
+  const state = walk.groups;
+  if (!state) return [];
+  const shows = (g) => !state.collapsed.has(g) && !ancestorsOf(state.tree, g).some((a) => state.collapsed.has(a));
+  const order = (g) => Number(g.slice(1));
+  return [...state.opened].filter((g) => state.tree.groups.has(g) && shows(g)).sort((a, b) => order(a) - order(b)).slice(0, max);
+}
+
+/**
+ * Expand the groups `ids` of `walk` (a link's open_groups; outermost first), each as a
+ * click would (setGroup); unknown ids and those too big to lay out are skipped. Returns
+ * the ids expanded.
+ */
+export function openGroups(walk, ids) {
+  const order = (g) => Number(String(g).slice(1));
+  return [...ids].sort((a, b) => order(a) - order(b)).filter((gid) => setGroup(walk, gid, true) === true);
 }
 
 /**
@@ -282,7 +304,7 @@ export function createGraphPanel(svg, { message, onHover, onGroup, pinSize = fal
       }
       if (!walk.layout || walk.drawing) return;
       const changed = changes(walk, view);
-      showView(svg, walk.layout, view, { animate, duration, nonFinite: bad, changed });
+      showView(svg, walk.layout, view, { animate, duration, nonFinite: bad, changed, nodesById: walk.nodesById });
       const f = focusOf(view.event);
       last = { walk, step: view.step, done: view.phase === "done", ids: [f.current, f.source, f.target], edge: f.edge };
       // the step's node and its callout; inside a collapsed group, its box (render/graph.js
@@ -306,8 +328,10 @@ function markGroups(svg, walk) {
  * node search went to) when set, else the output (or the box holding it).
  */
 function homeBox(walk, output) {
-  const ids = walk.home ?? [walk.layout.rep?.get(output) ?? output];
-  return boxOf(walk.layout, ids) ?? boxOf(walk.layout, [output]);
+  const shown = walk.layout.rep?.get(output) ?? output;
+  // step 0: every leaf and the output (an overview, viewport.js overviewBox)
+  if (!walk.home) return overviewBox(walk.layout, shown) ?? boxOf(walk.layout, [output]);
+  return boxOf(walk.layout, walk.home) ?? boxOf(walk.layout, [output]);
 }
 
 /** `event` with its node and input as drawn: a node in a collapsed group is its group's box. */

@@ -116,7 +116,8 @@ def test_after_an_error_the_old_graph_is_the_last_good_trace(explorer):
     assert page.locator("#player .scrubber").is_disabled()
     assert marked(page, "step") is None  # no old highlight on the new text
     assert marked(page, "error") is not None
-    assert menu(page) == ("seed-tanh-fanout", "tanh with fan-out (a used twice) (edited)")
+    # A pasted program that does not derive from the example is one's own (state.js editProgram).
+    assert menu(page) == ("", "✎ Your program")
     leave_editor(page)
     page.keyboard.press("ArrowRight")
     page.keyboard.press("End")

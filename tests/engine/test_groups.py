@@ -52,9 +52,10 @@ def test_nested_group_blocks_with_a_checkpoint_inside_and_a_repeat_of_three():
         group("g2", "statement", "y", 4, 7, "g0", (5, 8, 5, 23)),
         group("g3", "block", "inner", 7, 8, "g0", (6, 4, 7, 17)),
         group("g4", "repeat", f"{CHAIN_LINE} ×3", 8, 20, None, (9, 0, 11, 22)),
-        group("g5", "statement", "x", 8, 12, "g4", (9, 0, 9, 22)),
-        group("g6", "statement", "x", 12, 16, "g4", (10, 0, 10, 22)),
-        group("g7", "statement", "x", 16, 20, "g4", (11, 0, 11, 22)),
+        # named by the label each assignment gives its node: x was assigned at `x = z`
+        group("g5", "statement", "x'", 8, 12, "g4", (9, 0, 9, 22)),
+        group("g6", "statement", "x''", 12, 16, "g4", (10, 0, 10, 22)),
+        group("g7", "statement", "x'''", 16, 20, "g4", (11, 0, 11, 22)),
     ]
     body = run_trace(text)   # the checkpoint block is still a block, not a group
     assert body["graph"]["blocks"] == [{"kind": "checkpoint", "nodes": ["n4", "n5", "n6"],
@@ -87,10 +88,10 @@ def test_a_run_breaks_at_a_different_statement_and_resumes_after_it():
     found = groups_of(text)
     assert [(g["kind"], g["name"], g["first"], g["end"], g["parent"]) for g in found] == [
         ("repeat", f"{CHAIN_LINE} ×3", 1, 13, None),
-        ("statement", "x", 1, 5, "g0"), ("statement", "x", 5, 9, "g0"),
-        ("statement", "x", 9, 13, "g0"),
-        ("statement", "x", 13, 16, None),
-        ("statement", "x", 16, 20, None), ("statement", "x", 20, 24, None)]
+        ("statement", "x'", 1, 5, "g0"), ("statement", "x''", 5, 9, "g0"),
+        ("statement", "x'''", 9, 13, "g0"),
+        ("statement", "x⁽⁴⁾", 13, 16, None),
+        ("statement", "x⁽⁵⁾", 16, 20, None), ("statement", "x⁽⁶⁾", 20, 24, None)]
 
 
 def test_leaf_declarations_never_repeat_and_renames_do_not_break_a_run():

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   closeGroup, countBoxes, createGroupState, groupTree, groupedGraph, initialCollapsed, listText, openGroup, repOf,
-  revealNode, summedAdjoint, valueSum, viewGraph,
+  adjointLines, boxText, revealNode, viewGraph,
 } from "../../static/js/groups.js";
 import { layoutGraph, predictLayout } from "../../static/js/layout.js";
 
@@ -171,15 +171,25 @@ test("frames: a grouped view frames open repeats and their collapsed children si
   assert.equal(createGroupState({ nodes: body.nodes, edges: body.edges, groups: [] }), null);
 });
 
-test("summed adjoints: one output's adjoint, or the outputs' sum; none before the backward pass", () => {
-  assert.equal(summedAdjoint(["n1"], {}), null);
-  assert.deepEqual(summedAdjoint(["n1"], { n1: 1.5 }), { value: 1.5, reached: 1, of: 1 });
-  assert.deepEqual(summedAdjoint(["n1", "n2"], { n1: 1.5, n2: -0.25 }), { value: 1.25, reached: 2, of: 2 });
-  assert.deepEqual(summedAdjoint(["n1", "n2"], { n2: 2 }), { value: 2, reached: 1, of: 2 });
-  const tensor = { shape: [2, 2], dtype: "float64", data: [[1, 2], [3, 4]], summary: null };
-  assert.equal(valueSum(tensor), 10);
-  assert.equal(valueSum({ shape: [100], data: null, summary: { mean: 0.5 } }), 50);
-  assert.deepEqual(summedAdjoint(["n1"], { n1: tensor }), { value: 10, reached: 1, of: 1 });
+test("a box's adjoint lines name each output's own adjoint symbol, never a sum over outputs", () => {
+  const body = chainBody(10, 4);
+  body.nodes.find((n) => n.id === "n8").adjoint_symbol = "x̄⁽⁴⁾";
+  const state = createGroupState(body, { above: 5 });
+  const view = groupedGraph(body, state);
+  const first = view.boxes.get("g1"); // statements 1-4: its output is x4 (n8), read by the next chunk
+  assert.deepEqual(first.outputs, ["n8"]);
+  assert.deepEqual(first.outSymbols, ["x̄⁽⁴⁾"]);
+  assert.deepEqual(adjointLines(first), ["x̄⁽⁴⁾  —"]);
+  assert.deepEqual(adjointLines(first, { n8: -0.0714 }), ["x̄⁽⁴⁾ = -0.0714"]);
+  assert.equal(boxText(first, adjointLines(first, { n8: 2 })).at(-1), "x̄⁽⁴⁾ = 2");
+  // Several outputs: each one's line (at most 3), then how many more; no "Σ".
+  const box = { outputs: ["a", "b", "c", "d", "e"], outSymbols: ["ā", "b̄", "c̄", "d̄", "ē"] };
+  const lines = adjointLines(box, { a: 1, c: -2.5 });
+  assert.deepEqual(lines, ["ā = 1", "b̄  —", "c̄ = -2.5", "… 2 more outputs"]);
+  assert.ok(!lines.some((l) => l.includes("Σ")));
+  // The box is tall enough for those lines.
+  const many = viewGraph({ ...body, nodes: body.nodes }, state.tree, state.collapsed).boxes.get("g1");
+  assert.equal(many.box.height, 34 + 4 * 27 + 12);
 });
 
 test("input lists are cut to fit the box", () => {

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  cellText, cellTitle, eigenText, hasSecondOrder, hessianMap, hvpRows, legendStops, sparkPoints,
+  cellText, cellTitle, eigenText, hasSecondOrder, hessianMap, hvpRows, legendStops, eigenDomain,
 } from "../../static/js/second-order.js";
 import { createTimeline } from "../../static/js/timeline.js";
 import { addEvent, beginWalk } from "../../static/js/walk.js";
@@ -52,9 +52,11 @@ test("power iteration: the eigenvalue line and the estimates' points", () => {
   assert.equal(eigenText({ steps: 30, value: 7.8237258, estimates: [] }),
     "largest Hessian eigenvalue ≈ 7.8237 after 30 steps of power iteration (v ← Hv / ‖Hv‖)");
   assert.match(eigenText({ steps: 1, value: 0, estimates: [0] }), /after 1 step of/);
-  assert.equal(sparkPoints([1, 3, 2], { width: 12, height: 10, pad: 1 }), "1,9 6,1 11,5");
-  assert.equal(sparkPoints([1], { width: 12, height: 10, pad: 1 }), null);
-  assert.equal(sparkPoints([2, "NaN", 4], { width: 12, height: 10, pad: 1 }), "1,9 6,9 11,1");
+  // the chart's axes: steps from 1, the estimates' finite range (a flat line gets a span)
+  assert.deepEqual(eigenDomain([1, 3, 2]), { steps: 3, lo: 1, hi: 3 });
+  assert.equal(eigenDomain([1]), null);
+  assert.deepEqual(eigenDomain([2, "NaN", 4]), { steps: 3, lo: 2, hi: 4 });
+  assert.deepEqual(eigenDomain([5, 5]), { steps: 2, lo: 4, hi: 6 });
 });
 
 test("hvp mode's walk folds: tangents forward, then ∂s/∂x back to the leaves", () => {

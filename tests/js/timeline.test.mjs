@@ -82,7 +82,9 @@ test("snapshots keep a long trace cheap and right", () => {
     contribution: 1, adjoint_before: i, adjoint_after: i + 1, narration: "",
   }));
   const timeline = createTimeline(long);
-  assert.equal(timeline.snapshots.length, 1 + Math.floor(1000 / 64));
+  // One once max(64, floor(length / 4)) events have passed since the last (341 - 256 = 85
+  // = floor(341 / 4)): copies grow with the trace, about five times its length in all.
+  assert.deepEqual(timeline.snapshots.map((v) => v.step), [0, 64, 128, 192, 256, 341, 454, 605, 806]);
   assert.equal(timeline.at(999).adjoints.n0, 999);
   assert.equal(timeline.at(500).adjoints.n0, 500);
   assert.equal(timeline.at(500).received.n0, 500);
@@ -203,4 +205,16 @@ test("touched names the nodes and edges the events between two steps change", ()
   assert.deepEqual(new Set(nodes), new Set([events[13].input, events[13].node]));
   assert.deepEqual(timeline.touched(14, 13), timeline.touched(13, 14));
   assert.equal(timeline.touched(0, events.length, 3), null); // more than the limit: restyle all
+});
+
+test("stepping forward across a snapshot keeps the live view (no copy of the snapshot)", () => {
+  const long = spread(3000);
+  const timeline = createTimeline(long);
+  const steps = timeline.snapshots.map((v) => v.step);
+  const at = steps[steps.length - 1]; // a snapshot well into the trace
+  const before = timeline.view(at - 1);
+  for (let k = at; k < at + 5; k++) assert.equal(timeline.view(k), before, `k=${k}`);
+  assert.deepEqual({ ...timeline.view(at + 4) }, timeline.at(at + 4));
+  // A jump far back still starts from the nearest snapshot, and is right.
+  assert.deepEqual({ ...timeline.view(7) }, timeline.at(7));
 });

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { METRICS } from "../../static/js/layout.js";
 import {
-  autoScale, boxOf, contentBox, fitAround, fitTransform, followTransform, MAX_FIT_SCALE, MIN_TEXT_PX, READABLE_SCALE, revealTransform,
+  autoScale, boxOf, contentBox, fitAround, fitTransform, followTransform, MAX_FIT_SCALE, MIN_TEXT_PX, OVERVIEW_SCALE, READABLE_SCALE, revealTransform,
   stepBox, wholeScale, wholeTransform,
 } from "../../static/js/viewport.js";
 
@@ -152,17 +152,26 @@ test("the last step shows the output and the leaves, zooming out only to the rea
   const near = wide(800);
   const box = stepBox(near, done);
   assert.deepEqual(box.core, boxOf(near, ["L"]));
-  assert.deepEqual({ ...box, core: null, whole: null }, { ...boxOf(near, ["x", "w", "L"]), core: null, whole: null });
+  assert.deepEqual({ ...box, core: null, whole: null, overview: null }, { ...boxOf(near, ["x", "w", "L"]), core: null, whole: null, overview: null });
   const t = { k: 2, x: 0, y: 0 };
   const next = revealTransform(t, box, view);
   assert.ok(next.k < t.k && next.k >= READABLE_SCALE);
   for (const p of [{ x: 750, y: 230 }, { x: 50, y: 120 }, { x: 150, y: 330 }]) assert.ok(inView(next, p), JSON.stringify(p));
-  // Far too wide: never below the readable scale; the output is shown, the far leaves not.
-  const far = wide(3000);
+  // Too wide at the readable scale but not below OVERVIEW_SCALE: Done is an overview, every
+  // leaf and the output on screen (issue 9 review: leaves were off screen at Done).
+  const wider = wide(3000);
+  const t3 = fitTransform(contentBox(wider), view);
+  const next3 = revealTransform(t3, stepBox(wider, done), view);
+  assert.ok(next3.k < READABLE_SCALE && next3.k >= OVERVIEW_SCALE, String(next3.k));
+  for (const p of [{ x: 2950, y: 230 }, { x: 50, y: 120 }, { x: 150, y: 330 }]) assert.ok(inView(next3, p), JSON.stringify(p));
+  // Far too wide (all of it only under OVERVIEW_SCALE): never below the readable scale; the
+  // output is shown, the far leaves not.
+  const far = wide(6000);
   const t2 = fitTransform(contentBox(far), view);
   const next2 = revealTransform(t2, stepBox(far, done), view);
   assert.ok(next2.k >= READABLE_SCALE - 1e-9);
-  for (const p of [{ x: 2950, y: 230 }, { x: 2850, y: 170 }]) assert.ok(inView(next2, p), JSON.stringify(p));
+  for (const p of [{ x: 5950, y: 230 }, { x: 5850, y: 170 }]) assert.ok(inView(next2, p), JSON.stringify(p));
+  assert.ok(!inView(next2, { x: 50, y: 120 }));
   assert.equal(stepBox(far, { kind: "done", output: { node: "gone" }, grads: {} }), null);
 });
 

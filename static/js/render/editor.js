@@ -64,23 +64,37 @@ const markDecorations = EditorView.decorations.compute([marksField, "doc"], (sta
 
 /**
  * Wire up the editor in `root` (which holds `.editor`, where CodeMirror is mounted, and
- * `.program-error`). `onRun()` is called for Ctrl/Cmd+Enter; `onInput(text)` after edits,
- * at most once a frame. The hint shown in an empty editor is `.editor`'s data-placeholder.
+ * `.program-error`). `onRun()` is called for Ctrl/Cmd+Enter; `onInput(text, {replaced})`
+ * after edits, at most once a frame (`replaced`: an edit replaced the whole text). The hint shown in an empty editor is `.editor`'s data-placeholder.
  * The API is also on the mount element as `gradwalkEditor` (for tests and the console).
  */
+/** Whether transaction `t` replaced all of a non-empty text with a non-empty one. */
+function replacesAll(t) {
+  let all = false;
+  t.changes.iterChanges((fromA, toA, fromB, toB) => {
+    if (fromA === 0 && toA === t.startState.doc.length && toA > 0 && toB > fromB) all = true;
+  });
+  return all;
+}
+
 export function createEditor(root, { onRun, onInput }) {
   const mount = root.querySelector(".editor");
   const errorBox = root.querySelector(".program-error");
   let errorText = null; // the text the shown error is about
   let view = null;
 
-  // Inserting a large paste or typing fast: report the text once a frame.
+  // Inserting a large paste or typing fast: report the text once a frame, and whether an
+  // edit in it replaced the whole text (a paste over it all: state.js editProgram).
   let pending = 0;
-  function changed() {
+  let replaced = false;
+  function changed(update) {
+    replaced ||= update.transactions.some(replacesAll);
     if (pending) return;
     pending = requestAnimationFrame(() => {
       pending = 0;
-      onInput?.(getText());
+      const how = { replaced };
+      replaced = false;
+      onInput?.(getText(), how);
     });
   }
 
@@ -118,7 +132,7 @@ export function createEditor(root, { onRun, onInput }) {
         id: "program", "aria-label": "Program text", spellcheck: "false", autocapitalize: "off", autocorrect: "off",
       }),
       EditorView.updateListener.of((update) => {
-        if (update.docChanged) changed();
+        if (update.docChanged) changed(update);
         if (update.docChanged || update.transactions.some((t) => t.effects.length)) afterUpdate();
       }),
     ];
@@ -156,6 +170,7 @@ export function createEditor(root, { onRun, onInput }) {
     setText(text) {
       if (pending) cancelAnimationFrame(pending); // a typed text replaced before it was reported
       pending = 0;
+      replaced = false;
       view.setState(freshState(text, view.state.field(marksField)));
       afterUpdate();
     },

@@ -301,10 +301,13 @@ function showNumbers(block, values) {
     .text((s) => s);
 }
 
-function showCallout(world, layout, event) {
-  const note = calloutOf(event);
-  const size = note && calloutSize(note.lines);
+function showCallout(world, layout, event, nodesById = null) {
+  let note = calloutOf(event);
   const box = note && layout.rep?.get(note.id); // a node inside a collapsed group: its box
+  // On a box the note names the node inside it that the contribution reached ("h̄ += ...").
+  const symbol = box && (nodesById?.[note.id]?.adjoint_symbol ?? nodesById?.[note.id]?.label);
+  if (symbol) note = { ...note, lines: [`${symbol} ${note.lines[0]}`, ...note.lines.slice(1)] };
+  const size = note && calloutSize(note.lines);
   const anchor = calloutAnchor(layout, event) ?? (box ? layout.nodes.find((n) => n.id === box) : null);
   const at = note && placeCallout(layout, note.id, size, anchor);
   const data = at ? [{ ...note, ...at, size }] : [];
@@ -406,9 +409,10 @@ function restyleInParts(root, nodes, restyle, first, step) {
  * grad shows its old value until the pulse lands. The data-* attributes never wait.
  * `changed` ({nodes, edges}: sets of ids, from timeline.touched plus the focus of the step
  * shown before) restyles only those; null restyles everything. The svg's data-restyled
- * says how many nodes and edges the step restyled.
+ * says how many nodes and edges the step restyled. `nodesById` (graph id -> node) lets a
+ * callout on a collapsed group's box name the node inside it ("h̄ += ...").
  */
-export function showView(root, layout, view, { animate = false, duration = 600, nonFinite = null, changed = null } = {}) {
+export function showView(root, layout, view, { animate = false, duration = 600, nonFinite = null, changed = null, nodesById = null } = {}) {
   const world = d3.select(root).select("g.world");
   const index = indexOf(root);
   const focus = focusOf(view.event);
@@ -468,7 +472,7 @@ export function showView(root, layout, view, { animate = false, duration = 600, 
   const boxes = showBoxes(root, layout, view, focus, changed);
   root.dataset.restyled = String(all.size() + edges.size() + boxes);
 
-  showCallout(world, layout, view.event);
+  showCallout(world, layout, view.event, nodesById);
   // d3.interrupt (not selection.interrupt) also makes the bundler keep d3-transition.
   world.select("g.pulses").selectAll("*").each(function () { d3.interrupt(this); }).remove();
   if (!landing) return;

@@ -1,15 +1,37 @@
 // Groups in the SVG (issue 8, section 2): a collapsed group is one box (g.group carrying
 // data-group and data-group-name, as a node carries data-node) with its name, inputs,
-// outputs and the summed adjoint of its outputs; an open group is a light frame with its
+// outputs and each output's adjoint (its own symbol); an open group is a light frame with its
 // name and a collapse control. A click (or Enter) on a box opens it, on the control closes
 // it: `onToggle(gid, open)`; the page lays the graph out again. A step restyles only the
 // boxes holding what it changed. The logic is ../groups.js's.
 
 import * as d3 from "d3";
 import { formatValue, fullPrecision } from "../format.js";
-import { BOX, boxText, clip, summedAdjoint } from "../groups.js";
+import { adjointLines, BOX, boxText, clip, superscriptRuns } from "../groups.js";
 
-const KIND = { block: "group", repeat: "repeat", statement: "statement" };
+const KIND = { block: "group", repeat: "repeat", statement: "statement", part: "part" };
+
+/**
+ * Set `el`'s (an SVG <text>) text to `text`, superscript runs (x⁽²⁴⁹⁷⁾'s version) drawn as
+ * raised plain digits in a tspan.sup (graph-groups.css sizes them): superscript glyphs are
+ * about half the font's size, too small to read on a projector.
+ */
+export function setRuns(el, text) {
+  const runs = superscriptRuns(text);
+  if (runs.length === 1 && !runs[0].sup) {
+    el.textContent = text;
+    return;
+  }
+  el.textContent = "";
+  for (const run of runs) {
+    const span = el.appendChild(document.createElementNS("http://www.w3.org/2000/svg", "tspan"));
+    if (run.sup) {
+      span.setAttribute("class", "sup");
+      span.setAttribute("baseline-shift", "35%");
+    }
+    span.textContent = run.text;
+  }
+}
 
 /**
  * A `g.at` in each element of `g` (a selection of layout boxes {x, y}), translated to the
@@ -30,7 +52,7 @@ export function drawFrames(layer, frames, { onToggle } = {}) {
     .attr("data-group-name", (d) => d.name)
     .attr("transform", (d) => `translate(${d.x - d.width / 2},${d.y - d.height / 2})`);
   g.append("rect").attr("class", "frame-box").attr("width", (d) => d.width).attr("height", (d) => d.height).attr("rx", 14);
-  g.append("text").attr("class", "frame-name").attr("x", 34).attr("y", 17).text((d) => clip(d.name, 48));
+  g.append("text").attr("class", "frame-name").attr("x", 34).attr("y", 17).each(function (d) { setRuns(this, clip(d.name, 48)); });
   const toggle = g.append("g").attr("class", "frame-toggle")
     .attr("role", "button").attr("tabindex", 0)
     .attr("aria-label", (d) => `Collapse ${KIND[d.kind]} ${d.name}`)
@@ -84,7 +106,7 @@ export function drawBoxes(layer, list, { onToggle, onHover } = {}) {
     .attr("x", (d) => -d.width / 2).attr("y", (d) => -d.height / 2)
     .attr("width", (d) => d.width).attr("height", (d) => d.height).attr("rx", 12);
   at.append("text").attr("class", "label").attr("x", left).attr("y", (d) => top(d) + 25)
-    .text((d) => `▸ ${clip(d.node.name, BOX.maxName)}`);
+    .each(function (d) { setRuns(this, `▸ ${clip(d.node.name, BOX.maxName)}`); });
   at.append("line").attr("class", "rule")
     .attr("x1", (d) => -d.width / 2).attr("x2", (d) => d.width / 2)
     .attr("y1", (d) => top(d) + BOX.header).attr("y2", (d) => top(d) + BOX.header);
@@ -92,9 +114,9 @@ export function drawBoxes(layer, list, { onToggle, onHover } = {}) {
     const lines = boxText(d.node);
     const sel = d3.select(this);
     lines.forEach((text, i) => {
-      sel.append("text").attr("class", i === lines.length - 1 ? "group-adjoint" : `group-line line-${i}`)
-        .attr("x", left(d)).attr("y", top(d) + BOX.header + (i + 1) * BOX.row - 5)
-        .text(text);
+      const line = sel.append("text").attr("class", i >= 3 ? "group-adjoint" : `group-line line-${i}`)
+        .attr("x", left(d)).attr("y", top(d) + BOX.header + (i + 1) * BOX.row - 7);
+      setRuns(line.node(), text);
     });
   });
   g.append("title").text((d) => `${d.node.name}: ${d.node.count} nodes. Click to expand.`);
@@ -109,14 +131,6 @@ function boxIndex(root, layout) {
     indexes.set(layout, index);
   }
   return index;
-}
-
-/** The adjoint line of a box: its one output's adjoint, or the sum over its outputs. */
-function adjointLine(box, summed) {
-  const what = box.outputs.length > 1 ? "Σ ā outputs" : "ā";
-  if (!summed) return `${what}  —`;
-  const part = summed.reached < summed.of ? ` (${summed.reached}/${summed.of})` : "";
-  return `${what} = ${formatValue(summed.value)}${part}`;
 }
 
 /**
@@ -138,13 +152,18 @@ export function showBoxes(root, layout, view, focus, changed) {
     const el = index.get(gid);
     if (!el) continue;
     const box = el.__data__.node;
-    const summed = summedAdjoint(box.outputs, adjoints);
+    const reached = box.outputs.filter((id) => adjoints[id] !== undefined);
     el.classList.toggle("pending", !box.outputs.some((id) => id in values));
-    el.classList.toggle("has-grad", Boolean(summed));
+    el.classList.toggle("has-grad", reached.length > 0);
     for (const [cls, at] of Object.entries(roles)) el.classList.toggle(cls, at === gid);
-    if (summed) el.setAttribute("data-adjoint", fullPrecision(summed.value));
+    // data-adjoint: the first output's adjoint (full precision); data-adjoints: each output's.
+    if (reached.length) el.setAttribute("data-adjoint", fullPrecision(adjoints[box.outputs[0]]) ?? "");
     else el.removeAttribute("data-adjoint");
-    el.querySelector("text.group-adjoint").textContent = adjointLine(box, summed);
+    if (box.outputs.length > 1 && reached.length) {
+      el.setAttribute("data-adjoints", JSON.stringify(box.outputs.map((id) => fullPrecision(adjoints[id]))));
+    } else el.removeAttribute("data-adjoints");
+    const lines = adjointLines(box, adjoints, formatValue);
+    el.querySelectorAll("text.group-adjoint").forEach((t, i) => setRuns(t, lines[i] ?? ""));
     count += 1;
   }
   return count;

@@ -11,15 +11,17 @@
 // scale's legend. With the program hidden (the side column too) a button over the graph
 // (#hessian-open) opens it.
 
-import { select } from "d3";
+import { axisBottom, axisLeft, scaleLinear, select } from "d3";
 import { formatNumber } from "../format.js";
 import { heatColor, inkOn } from "../heat.js";
-import { cellText, cellTitle, eigenText, hasSecondOrder, hessianMap, hvpRows, legendStops, sparkPoints } from "../second-order.js";
+import { cellText, cellTitle, eigenDomain, eigenText, hasSecondOrder, hessianMap, hvpRows, legendStops } from "../second-order.js";
 
 const MAP = 240; // px: the heat map's side
 const LABELLED = 16; // at most this many inputs get their names beside the map
 const LABEL = 56; // px left of and above the map for the names
-const SPARK = { width: 240, height: 48, pad: 4 };
+// The power-iteration chart (user units; drawn with a uniform scale, so its text stays round):
+// room left of and under the plot for the ticks and the axes' names.
+const CHART = { width: 300, height: 150, left: 58, right: 10, top: 8, bottom: 38 };
 
 // The dialog's map: labels and numbers in screen px (the svg is drawn 1:1, never scaled).
 // left, top: room for the names (16 px); right: for the last name's slant; numbers: the
@@ -287,13 +289,8 @@ function eigenBlock(eigen) {
   line.className = "eigen-value";
   line.textContent = eigenText(eigen);
   block.append(line);
-  const points = sparkPoints(eigen.estimates, SPARK);
-  if (points) {
-    select(block).append("svg").attr("class", "eigen-spark")
-      .attr("viewBox", `0 0 ${SPARK.width} ${SPARK.height}`).attr("preserveAspectRatio", "none")
-      .attr("role", "img").attr("aria-label", "The eigenvalue estimate at each step of power iteration")
-      .append("polyline").attr("points", points);
-  }
+  const chart = eigenChart(eigen.estimates);
+  if (chart) block.append(chart);
   const details = document.createElement("details");
   const summary = document.createElement("summary");
   summary.textContent = "each step's estimate vᵀHv";
@@ -308,4 +305,32 @@ function eigenBlock(eigen) {
   details.append(summary, list);
   block.append(details);
   return block;
+}
+
+/**
+ * The eigenvalue estimate at each power-iteration step as a line with axes: the step number
+ * along the bottom (integer ticks), the estimate vᵀHv up the side; null with fewer than two
+ * finite estimates (second-order.js eigenDomain).
+ */
+function eigenChart(estimates) {
+  const domain = eigenDomain(estimates);
+  if (!domain) return null;
+  const { width, height, left, right, top, bottom } = CHART;
+  const x = scaleLinear().domain([1, domain.steps]).range([left, width - right]);
+  const y = scaleLinear().domain([domain.lo, domain.hi]).range([height - bottom, top]).nice(4);
+  const svg = select(document.createElementNS("http://www.w3.org/2000/svg", "svg"))
+    .attr("class", "eigen-chart").attr("viewBox", `0 0 ${width} ${height}`)
+    .attr("role", "img").attr("aria-label", "The eigenvalue estimate at each step of power iteration");
+  const steps = Math.min(domain.steps - 1, 6);
+  svg.append("g").attr("class", "axis x").attr("transform", `translate(0,${height - bottom})`)
+    .call(axisBottom(x).ticks(steps).tickFormat((d) => (Number.isInteger(d) ? String(d) : "")));
+  svg.append("g").attr("class", "axis y").attr("transform", `translate(${left},0)`)
+    .call(axisLeft(y).ticks(4).tickFormat((d) => formatNumber(d)));
+  svg.append("text").attr("class", "axis-name").attr("x", (left + width - right) / 2).attr("y", height - 4)
+    .attr("text-anchor", "middle").text("power-iteration step");
+  svg.append("text").attr("class", "axis-name").attr("transform", `translate(12,${(top + height - bottom) / 2}) rotate(-90)`)
+    .attr("text-anchor", "middle").text("estimate vᵀHv");
+  const line = estimates.map((v, k) => [x(k + 1), y(Number.isFinite(v) ? v : domain.lo)]);
+  svg.append("polyline").attr("class", "eigen-line").attr("points", line.map((p) => p.join(",")).join(" "));
+  return svg.node();
 }

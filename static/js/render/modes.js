@@ -7,10 +7,13 @@
 // tangent's leaf live in the page's store (`mode`, `tangent`: state.js FIELDS), so a link
 // carries them: the selects show the store, and a change goes into it.
 
-import { boxLines, fullPrecision } from "../format.js";
+import { forwardBugNote } from "../bugs.js";
+import { boxLines, formatNumber, fullPrecision } from "../format.js";
 import { METRICS } from "../layout.js";
+import { headerLines } from "../header.js";
 import {
-  allForwardSummary, elementName, forwardFields, gradcheckRows, leavesOf, parseEps, tangentLine,
+  allForwardSummary, directionText, elementName, formatError, forwardFields, gradcheckElements, gradcheckRows,
+  gradcheckVerdict, jacobianTable, leavesOf, parseEps, tangentLine,
 } from "../modes.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -35,8 +38,15 @@ function el(doc, tag, attrs = {}, ...children) {
 export function createModesPanel(root, { store, onModeChange, request }) {
   const doc = root.ownerDocument;
   const section = el(doc, "section", { id: "modes", class: "modes", "aria-label": "Mode and checks", "data-mode": "reverse" });
+  // hvp mode is the program's (a `# hvp:` line): its entry shows only while such a walk is shown.
+  const hvpOption = new Option("hvp mode: H v (the # hvp: line)", "hvp");
+  hvpOption.hidden = true;
+  hvpOption.disabled = true;
   const mode = el(doc, "select", { id: "mode", "aria-label": "Mode" },
-    new Option("Reverse mode (backward pass)", "reverse"), new Option("Forward mode (tangents, dual numbers)", "forward"));
+    new Option("Reverse mode (backward pass)", "reverse"), new Option("Forward mode (tangents, dual numbers)", "forward"),
+    hvpOption);
+  // Forward mode on a `# bugs:` program: the switches change only the backward pass.
+  const modeNote = el(doc, "p", { id: "mode-note", class: "mode-note", role: "status", hidden: "" });
   const leaf = el(doc, "select", { id: "tangent-leaf", "aria-label": "The input whose tangent is set" });
   // A tensor leaf's direction: one element (a Jacobian column) or a seeded random vector.
   const direction = el(doc, "select", { id: "tangent-direction", "aria-label": "Tangent direction" },
@@ -54,14 +64,22 @@ export function createModesPanel(root, { store, onModeChange, request }) {
   const checkButton = el(doc, "button", { id: "run-gradcheck", type: "button", class: "btn" }, "Check gradients");
   const table = el(doc, "table", { id: "gradcheck-table", class: "gradcheck-table", hidden: "" });
   const checkText = el(doc, "p", { class: "gradcheck-text", role: "status" });
+  const checkWarnings = el(doc, "ul", { class: "gradcheck-warnings", hidden: "" });
+  const jacobianBox = el(doc, "div", { id: "jacobian", class: "jacobian", hidden: "" });
   // One line while closed, so the side column (and the graph below) keeps its size.
   const checks = el(doc, "details", { id: "checks", class: "checks" },
     el(doc, "summary", { text: "Forward passes · gradient check" }),
-    el(doc, "div", { class: "all-forward", "data-status": "idle" }, allButton, bars, allText),
+    el(doc, "div", { class: "all-forward", "data-status": "idle" }, allButton, bars, allText, jacobianBox),
+    // the verdict first, so it shows without scrolling; the rows (and their elements) below
     el(doc, "div", { class: "gradcheck", "data-status": "idle" },
-      el(doc, "div", { class: "gradcheck-row" }, checkButton, el(doc, "label", {}, "step h ", eps)), table, checkText));
-  section.append(el(doc, "div", { class: "mode-row" }, mode, leafLabel, directionBox, checks));
-  root.append(section);
+      el(doc, "div", { class: "gradcheck-row" }, checkButton, el(doc, "label", {}, "step h ", eps)), checkText, table,
+      checkWarnings));
+  section.append(el(doc, "div", { class: "mode-row" }, mode, leafLabel, directionBox), modeNote, checks);
+  // First in the side column after an error: the mode and the tangent's direction stay in
+  // view above the legend and the charts (at 1024x768 the column shows ~200 px).
+  const legend = root.querySelector(":scope > .legend");
+  if (legend) legend.before(section);
+  else root.append(section);
 
   let leaves = [];
   let leavesProgram = null; // the program whose leaves `leaves` are
@@ -71,11 +89,17 @@ export function createModesPanel(root, { store, onModeChange, request }) {
 
   let elementsOf = null; // the leaf whose elements the element menu lists
 
+  let hvpShown = false; // the walk shown is in hvp mode (its program's `# hvp:` line)
+
   /** The selects show the store's mode, tangent leaf and (a tensor leaf's) direction. */
   function showState() {
     const state = store.get();
-    mode.value = state.mode;
-    section.dataset.mode = state.mode;
+    const hvp = hvpShown && state.mode !== "forward";
+    hvpOption.hidden = !hvp;
+    mode.value = hvp ? "hvp" : state.mode;
+    section.dataset.mode = hvp ? "hvp" : state.mode;
+    modeNote.textContent = forwardBugNote(state.program, state.mode);
+    modeNote.hidden = !modeNote.textContent;
     leafLabel.hidden = state.mode !== "forward";
     const pick = chosen();
     if (pick) leaf.value = pick.name;
@@ -93,7 +117,7 @@ export function createModesPanel(root, { store, onModeChange, request }) {
     element.hidden = state.tangent_direction !== "element";
     seedLabel.hidden = state.tangent_direction !== "random";
   }
-  const DIRECTION_FIELDS = ["mode", "tangent", "tangent_direction", "tangent_element", "tangent_seed"];
+  const DIRECTION_FIELDS = ["mode", "tangent", "tangent_direction", "tangent_element", "tangent_seed", "program"];
   store.subscribe((state, before) => {
     if (DIRECTION_FIELDS.some((name) => state[name] !== before[name])) showState();
   });
@@ -101,6 +125,7 @@ export function createModesPanel(root, { store, onModeChange, request }) {
 
   mode.addEventListener("change", () => {
     mode.blur();
+    if (mode.value === "hvp") return showState(); // not a choice: the program's `# hvp:` line
     store.set({ mode: mode.value });
     onModeChange();
   });
@@ -137,7 +162,8 @@ export function createModesPanel(root, { store, onModeChange, request }) {
     allBox.dataset.status = "running";
     allText.textContent = "Running every forward pass…";
     try {
-      const s = allForwardSummary(await post({ mode: "forward" }));
+      const body = await post({ mode: "forward" });
+      const s = allForwardSummary(body);
       bars.replaceChildren(bar(doc, "forward", `Forward: ${s.passes} passes`, s.widths.forward),
         bar(doc, "reverse", `Reverse: ${s.reverse} pass${s.reverse === 1 ? "" : "es"}`, s.widths.reverse));
       bars.hidden = false;
@@ -145,9 +171,11 @@ export function createModesPanel(root, { store, onModeChange, request }) {
       allBox.dataset.passes = String(s.passes);
       allBox.dataset.reversePasses = String(s.reverse);
       allBox.dataset.agree = String(s.agree);
+      showJacobian(body);
       allBox.dataset.status = "done";
     } catch (error) {
       bars.hidden = true;
+      jacobianBox.hidden = true;
       allText.textContent = error.message;
       allBox.dataset.status = "error";
     }
@@ -164,27 +192,63 @@ export function createModesPanel(root, { store, onModeChange, request }) {
     checkBox.dataset.status = "running";
     checkText.textContent = "Comparing every leaf's gradient with central differences…";
     try {
-      const rows = gradcheckRows((await post({ check: true, eps: h })).gradcheck);
-      table.replaceChildren(el(doc, "tr", {}, ...["leaf", "abs error", "rel error", ""].map((t) => el(doc, "th", { text: t }))),
-        ...rows.map((r) => el(doc, "tr", { "data-leaf": r.leaf, "data-ok": String(r.ok), class: r.ok ? "ok" : "flag" },
-          el(doc, "td", { text: r.leaf }), el(doc, "td", { text: r.abs }), el(doc, "td", { text: r.rel }),
-          el(doc, "td", { text: r.ok ? "✓ ok" : "✗ differs" }))));
-      table.hidden = false;
-      const bad = rows.filter((r) => !r.ok).length;
-      checkText.textContent = `Central differences with h = ${eps.value.trim()}: `
-        + (bad ? `${bad} of ${rows.length} leaves disagree with the backward pass.` : `every leaf agrees (|a − n| ≤ 1e-5 + 1e-3·|n|).`);
+      const body = await post({ check: true, eps: h });
+      showCheck(body.gradcheck ?? {}, (body.warnings ?? []).filter((w) => w.field === "check"));
+      checkText.textContent = gradcheckVerdict(body.gradcheck, eps.value.trim());
       checkBox.dataset.eps = String(h);
       checkBox.dataset.status = "done";
+      toTop(checkText); // the verdict, then the rows, in view in the side column
     } catch (error) {
       table.hidden = true;
+      checkWarnings.hidden = true;
       checkText.textContent = error.message;
       checkBox.dataset.status = "error";
     }
   });
 
+  /** The check's rows: each leaf's errors and verdict, a kink's reason, a tensor's elements. */
+  function showCheck(gradcheck, warnings) {
+    const rows = gradcheckRows(gradcheck);
+    const head = el(doc, "tr", {}, ...["leaf", "abs error", "rel error", ""].map((t) => el(doc, "th", { text: t })));
+    table.replaceChildren(head, ...rows.flatMap((r) => {
+      const entry = gradcheck[r.leaf];
+      const verdict = r.ok ? "✓ ok" : entry.kink ? "✗ differs at a kink" : "✗ differs";
+      const tr = el(doc, "tr", { "data-leaf": r.leaf, "data-ok": String(r.ok), class: r.ok ? "ok" : "flag" },
+        el(doc, "td", { text: r.leaf }), el(doc, "td", { text: r.abs }), el(doc, "td", { text: r.rel }),
+        el(doc, "td", { text: verdict }));
+      const more = [];
+      if (entry.kink) {
+        more.push(el(doc, "tr", { class: "why", "data-leaf": r.leaf },
+          el(doc, "td", { colspan: "4", class: "kink", text: `why: ${entry.kink}` })));
+      }
+      const elements = gradcheckElements(r.leaf, entry);
+      if (elements) more.push(elementsRow(doc, r.leaf, elements, entry, !r.ok));
+      return [tr, ...more];
+    }));
+    table.hidden = false;
+    checkWarnings.replaceChildren(...warnings.map((w) => el(doc, "li", { "data-kind": w.kind, text: `⚠ ${w.message}` })));
+    checkWarnings.hidden = !warnings.length;
+  }
+
+  /** The Jacobian the n forward passes built, as a labelled table. */
+  function showJacobian(body) {
+    const jac = body.all_forward?.jacobian;
+    if (!jac?.data) return void (jacobianBox.hidden = true);
+    const t = jacobianTable(jac, leaves, body.output?.name);
+    const table = el(doc, "table", { class: "jacobian-table", "data-shape": jac.shape.join("x"),
+      "data-transposed": String(t.transposed), "aria-label": t.caption },
+    el(doc, "tr", {}, el(doc, "th", { text: "" }), ...t.columns.map((c) => el(doc, "th", { scope: "col", text: c }))),
+    ...t.rows.map((r) => el(doc, "tr", { "data-row": r.label },
+      el(doc, "th", { scope: "row", text: r.label }), ...r.cells.map((c) => el(doc, "td", { text: c })))));
+    const left = [t.more.rows && `${t.more.rows} more lines`, t.more.columns && `${t.more.columns} more columns`].filter(Boolean);
+    jacobianBox.replaceChildren(el(doc, "p", { class: "jacobian-caption", text: `${t.caption}:` }), table, ...(left.length ? [el(doc, "p", { text: `(${left.join(", ")} not shown)` })] : []));
+    jacobianBox.hidden = false;
+  }
+
   let requested = "reverse";
   let sent = "{}"; // the JSON of the last request's fields
   const walkModes = new WeakMap(); // walk -> the mode it was traced in
+  const directions = new WeakMap(); // walk -> its forward direction's text
   let shownWalk = null;
   let drawn = new Map(); // node id -> the tangent text shown in its box
 
@@ -213,15 +277,23 @@ export function createModesPanel(root, { store, onModeChange, request }) {
       leavesProgram = store.get().program;
       return true;
     },
-    /** A preset with a `mode` (forward-dual) switches to it, before it is traced. */
+    /** A preset carries its mode (presets.json `mode`, default reverse): set before it is traced. */
     choosePreset(preset) {
-      if (preset?.mode && preset.mode !== store.get().mode) store.set({ mode: preset.mode });
+      const want = preset?.mode ?? "reverse";
+      if (want !== store.get().mode) store.set({ mode: want });
+    },
+    /** The direction of `walk`'s forward walk for the Done narration ("∂/∂W[1, 1]"), or null. */
+    direction(walk) {
+      if (walkModes.get(walk) !== "forward") return null;
+      return directions.get(walk) ?? null;
     },
     /** A new walk's graph arrived: the leaves to choose from, and the n of the button. */
     begin(walk) {
       walkModes.set(walk, requested);
       leaves = leavesOf(walk.trace.graph);
       leavesProgram = walk.program;
+      directions.set(walk, directionText(store.get(), leaves));
+      hvpShown = requested !== "forward" && hvpLine(walk.program);
       elementsOf = null;
       leaf.replaceChildren(...leaves.map((l) => new Option(l.shape.length ? `${l.name} (${l.shape.join("×")})` : l.name, l.name)));
       showState();
@@ -230,11 +302,22 @@ export function createModesPanel(root, { store, onModeChange, request }) {
       for (const box of [allBox, checkBox]) box.dataset.status = "idle";
       bars.hidden = true;
       table.hidden = true;
+      checkWarnings.hidden = true;
+      jacobianBox.hidden = true;
       allText.textContent = "";
       checkText.textContent = "";
     },
     /** After the graph shows `view`: each box's tangent (forward mode), data-tangent. */
     show(walk, view, svg) {
+      // hvp mode steps forward over reverse (tangent events: dual numbers in the boxes) and
+      // then reverse over reverse (each box's adjoint is ∂s/∂x)
+      const hvp = walkModes.get(walk) !== "forward" && (hvpLine(walk.program) || walk.timeline.events[0]?.kind === "tangent");
+      if (hvp !== hvpShown) {
+        hvpShown = hvp;
+        showState();
+      }
+      if (hvp) return showHvp(svg, view);
+      delete svg.dataset.hvpPhase;
       const forward = walkModes.get(walk) === "forward";
       const now = forward ? "forward" : "reverse";
       // a new walk, or the same one drawn again (a new <svg> content): start over
@@ -292,3 +375,72 @@ function showTangent(g, tangent) {
   }));
 }
 
+
+/** Whether `program` asks for hvp mode: a `# hvp:` line before its first statement. */
+export function hvpLine(program) {
+  for (const line of headerLines(program)) {
+    const t = line.trim();
+    if (/^#\s*hvp\s*:/.test(t)) return true;
+    if (t && !t.startsWith("#")) return false;
+  }
+  return false;
+}
+
+/**
+ * hvp mode's boxes: while the forward over reverse pass runs (before the seed), each box's
+ * second block shows its tangent (`+ ṫε`, caption ε) as forward mode does; from the seed on
+ * it holds the reverse over reverse adjoint, captioned ∂s/∂x. svg data-hvp-phase says which.
+ */
+function showHvp(svg, view) {
+  const forward = view.phase === "forward" || view.phase === "start";
+  svg.dataset.mode = "hvp";
+  svg.dataset.hvpPhase = forward ? "forward" : "reverse";
+  const tangents = view.tangents ?? {};
+  for (const g of svg.querySelectorAll("g.node")) {
+    const t = forward ? tangents[g.dataset.node] : undefined;
+    const text = t === undefined ? null : fullPrecision(t);
+    const key = `${forward}:${text}`;
+    if (g.dataset.hvpShown === key) continue;
+    g.dataset.hvpShown = key;
+    if (text === null) g.removeAttribute("data-tangent");
+    else g.setAttribute("data-tangent", text);
+    if (forward) showTangent(g, t);
+    else {
+      g.querySelector("g.grad-block g.tangent-nums")?.remove();
+      const caption = g.querySelector("g.grad-block text.caption");
+      if (caption) caption.textContent = "∂s/∂x";
+    }
+  }
+}
+
+/**
+ * A tensor leaf's elements under its row: the worst (by absolute error, at most 20) with
+ * analytic and numeric values and both errors; open when the leaf is flagged.
+ */
+function elementsRow(doc, leaf, elements, entry, open) {
+  const bad = elements.filter((e) => !e.ok).length;
+  const size = (entry.analytic?.shape ?? []).reduce((a, b) => a * b, 1);
+  const summary = el(doc, "summary", {
+    text: bad ? `${bad} element${bad === 1 ? "" : "s"} differ${bad === 1 ? "s" : ""} (worst ${elements.length} of ${size})`
+      : `each element agrees (worst ${elements.length} of ${size})`,
+  });
+  const table = el(doc, "table", { class: "gradcheck-elements" },
+    el(doc, "tr", {}, ...["element", "analytic", "numeric", "abs", "rel", ""].map((t) => el(doc, "th", { text: t }))),
+    ...elements.map((e) => el(doc, "tr", { "data-element": e.name, "data-ok": String(e.ok), class: e.ok ? "ok" : "flag" },
+      el(doc, "td", { text: e.name }), el(doc, "td", { text: formatNumber(e.analytic) }),
+      el(doc, "td", { text: formatNumber(e.numeric) }), el(doc, "td", { text: formatError(e.abs_error) }),
+      el(doc, "td", { text: formatError(e.rel_error) }), el(doc, "td", { text: e.ok ? "✓" : "✗" }))));
+  const details = el(doc, "details", { class: "elements", "data-leaf": leaf }, summary, el(doc, "div", { class: "scroll-x" }, table));
+  if (open) details.open = true;
+  return el(doc, "tr", { class: "elements-row", "data-leaf": leaf }, el(doc, "td", { colspan: "4" }, details));
+}
+
+/**
+ * Scroll the side column (the scrolling ancestor of `el`) so `el` is at its top, and the
+ * rows under it follow; only that column moves, not the page.
+ */
+function toTop(el) {
+  const column = el.closest(".side");
+  if (!column || column.scrollHeight <= column.clientHeight) return;
+  column.scrollTop += el.getBoundingClientRect().top - column.getBoundingClientRect().top - 4;
+}

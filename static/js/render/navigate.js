@@ -32,9 +32,10 @@ const inField = (target) => Boolean(target.closest?.(".cm-editor, textarea, sele
  * graph's <svg>, `zoom` its camera (render/zoom.js), `walk()` the walk shown (or null),
  * whose `layout` is null when the graph is not drawn (the overview). select(node | null)
  * tells it the selected (pinned) node. `reveal(id)` opens the collapsed groups hiding node
- * `id` (groups.js) and resolves true once it is drawn.
+ * `id` (groups.js) and resolves true once it is drawn. `onHit(node)` is told the node search
+ * went to: the page selects (pins) it, so "Trace inputs / consumers" apply to it at once.
  */
-export function createNavigator(container, { svg, zoom, walk, reveal = null }) {
+export function createNavigator(container, { svg, zoom, walk, reveal = null, onHit = null }) {
   let drawing = null; // the g.viewport the state below belongs to
   let selected = null; // the pinned node (graph JSON)
   let traced = null; // {id, direction} while a trace is shown
@@ -114,6 +115,7 @@ export function createNavigator(container, { svg, zoom, walk, reveal = null }) {
     const box = shownLayout?.nodes.find((n) => n.id === match.node.id);
     if (!box) return;
     highlight(match.node.id);
+    onHit?.(match.node);
     results.hidden = true; // the list would cover the node; typing or ↑/↓ shows it again
     note.textContent = `${match.node.label ?? match.node.id}: ${active + 1} of ${matches.length}${matches.length === 20 ? "+" : ""}. Enter: the next one.`;
     const k = Math.max(zoom.transform().k, zoom.limits().min); // readable, or closer
@@ -256,7 +258,11 @@ export function createNavigator(container, { svg, zoom, walk, reveal = null }) {
       return;
     }
     // Never over the drawing (issue 9 review, H9P): the first free corner, else not shown.
-    const corner = freeCorner(view, mapFor.size, obstacles(shownLayout, transform));
+    // While a node is selected (its trace tools and detail panel take room) it stays: over
+    // other nodes if it must, never over the controls, a callout or the selected node.
+    const free = freeCorner(view, mapFor.size, obstacles(shownLayout, transform));
+    const corner = free ?? (selected ? freeCorner(view, mapFor.size, obstacles(shownLayout, transform, { nodes: false })) : null);
+    mapWrap.classList.toggle("over-drawing", !free);
     if (!corner) {
       mapWrap.hidden = true;
       return;
@@ -272,10 +278,11 @@ export function createNavigator(container, { svg, zoom, walk, reveal = null }) {
 
   /** What the minimap must not cover, in px from the svg's top left: the node boxes, the
    * callouts, and the other controls over the graph (badges, the detail panel, ...). */
-  function obstacles(shownLayout, transform) {
+  function obstacles(shownLayout, transform, { nodes = true } = {}) {
     const origin = svg.getBoundingClientRect();
     const rel = (r) => ({ x: r.left - origin.left, y: r.top - origin.top, width: r.width, height: r.height });
-    const boxes = shownLayout.nodes.map((n) => screenBox(transform, n));
+    const mine = selected && shownLayout.nodes.find((n) => n.id === selected.id || n.id === boxOfNode(selected.id));
+    const boxes = nodes ? shownLayout.nodes.map((n) => screenBox(transform, n)) : mine ? [screenBox(transform, mine)] : [];
     for (const c of svg.querySelectorAll("g.callout")) boxes.push(rel(c.getBoundingClientRect()));
     for (const e of container.children) {
       if (e !== svg && e !== mapWrap && e.getClientRects().length) boxes.push(rel(e.getBoundingClientRect()));
@@ -317,12 +324,13 @@ export function createNavigator(container, { svg, zoom, walk, reveal = null }) {
     showMap(event.detail);
   });
 
-  // Ctrl+F or `/` opens the search (not inside the editor, whose keys are its own); Esc
-  // clears a trace before the detail panel closes (capture: before its listener).
+  // Ctrl+F opens the search anywhere on the page (the editor has no find of its own:
+  // render/editor.js binds none), `/` outside text fields; Esc clears a trace before the
+  // detail panel closes (capture: before its listener).
   document.addEventListener("keydown", (event) => {
     const ctrlF = (event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "f";
     const slash = event.key === "/" && !event.ctrlKey && !event.metaKey && !event.altKey;
-    if (ctrlF && !event.target.closest?.(".cm-editor")) {
+    if (ctrlF) {
       event.preventDefault();
       openSearch();
     } else if (slash && !inField(event.target)) {

@@ -6,6 +6,7 @@
 // step on; a warning with a place selects it in the editor when clicked. Which nodes and
 // warnings is worked out in ../cuts.js (tested with node).
 
+import { bugWarning } from "../bugs.js";
 import { cutNodes, noGradNodes, warningLabel, warningPlace, warningsAt } from "../cuts.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -108,7 +109,10 @@ export function createWarningStrip(narration, { onSelect }) {
 
   return {
     show(walk, view) {
-      const list = walk ? warningsAt(walk.trace.warnings, view) : [];
+      const list = walk ? [...warningsAt(walk.trace.warnings, view)] : []; // a copy: the bug entry goes first
+      // a bug-lab walk says at Done that its gradients are wrong on purpose (bugs.js)
+      const bug = walk && view?.phase === "done" ? bugWarning(walk.trace.bugs) : null;
+      if (bug) list.unshift(bug);
       const next = JSON.stringify(list);
       shownWalk = walk;
       if (next === key) return;

@@ -187,7 +187,9 @@ export function createZoom(root, { pinSize = false } = {}) {
     /** Pan (at the same scale) so `box` (layout units) is in view, now and after a resize. */
     reveal(box) {
       focus = box;
-      if (content) follow(glide);
+      // no step to show (step 0): the automatic view keeps its opening overview (home)
+      if (content && !box && fitted === "auto") fit({ duration: glide });
+      else if (content) follow(glide);
     },
   };
 }
