@@ -53,7 +53,14 @@ def block_kind(stmt: ast.With) -> tuple[str | None, ast.AST, str]:
     not one of the supported forms (`with checkpoint():`, `with no_grad():`,
     `with group("name"):`); for a group, text is its name ("" for the other kinds)."""
     if len(stmt.items) != 1:
-        return None, stmt, "one block at a time, as in `with checkpoint():`"
+        kinds = {_kind_of(item.context_expr) for item in stmt.items}
+        example = 'group("layer1")' if kinds == {"group"} else \
+            "checkpoint()" if kinds == {"checkpoint"} else \
+            "no_grad()" if kinds == {"no_grad"} else None
+        return None, stmt, ("one block per `with`, as in " + (
+            f"`with {example}:`" if example else
+            '`with checkpoint():`, `with no_grad():` or `with group("layer1"):`') +
+            " (nest a second `with` inside the first)")
     item = stmt.items[0]
     call = item.context_expr
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
@@ -75,7 +82,7 @@ def block_kind(stmt: ast.With) -> tuple[str | None, ast.AST, str]:
 def group_name(call: ast.Call) -> tuple[str | None, ast.AST, str]:
     """("group", call, name) for `group("layer1")`: one string literal, non-empty, at most
     MAX_GROUP_NAME printable characters; else (None, node at fault, message)."""
-    usage = 'group takes one name in quotes, as in `with group("layer1"):`'
+    usage = 'group(...) takes its name as one string in quotes, as in `with group("layer1"):`'
     if call.keywords:
         return None, call.keywords[0], usage
     if len(call.args) != 1:
@@ -83,13 +90,24 @@ def group_name(call: ast.Call) -> tuple[str | None, ast.AST, str]:
     arg = call.args[0]
     if not (type(arg) is ast.Constant and type(arg.value) is str):
         what = ("an f-string" if type(arg) is ast.JoinedStr else
-                "a name" if type(arg) is ast.Name else "not a string")
-        return None, arg, f"{usage} ({what} is not a name in quotes)"
+                "a variable" if type(arg) is ast.Name else
+                "a number" if type(arg) is ast.Constant and type(arg.value) in (int, float)
+                else None)
+        return None, arg, usage + (f" (got {what}, which is not text in quotes)" if what
+                                   else "")
     name = arg.value
     if not name or len(name) > MAX_GROUP_NAME or not name.isprintable():
         return None, arg, (f"a group's name is 1 to {MAX_GROUP_NAME} printable characters "
                            "(no line breaks or tabs)")
     return "group", call, name
+
+
+def _kind_of(call: ast.AST) -> str | None:
+    """"group" for `group(...)`, "checkpoint" for `checkpoint()`, ...; None for anything else."""
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
+            call.func.id in BLOCK_KINDS:
+        return call.func.id
+    return None
 
 
 def block_inputs(nodes, block: Block) -> list[int]:

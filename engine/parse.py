@@ -264,7 +264,8 @@ class _Builder(TensorSyntax):
         kind, where, text = block_kind(stmt)
         if kind is None:   # group's argument is at fault: bad_argument, as for a function's
             call, bound = stmt.items[0].context_expr, stmt.items[0].optional_vars
-            raise self.error("bad_argument" if bound is None and type(call) is ast.Call and
+            raise self.error("bad_argument" if len(stmt.items) == 1 and bound is None and
+                             type(call) is ast.Call and
                              type(call.func) is ast.Name and call.func.id == "group"
                              else "unsupported", text, where)
         if self.in_block and kind != "group":

@@ -34,6 +34,7 @@ import numpy as np
 from engine.errors import ProgramError
 from engine.parse import Program
 from engine.source import clip
+from engine.trace import kinks
 from engine.trace import forward_mode, forward_text, narrate, seed
 from engine.trace.backward_graph import BackwardProgram, Builder, backward_program
 from engine.trace.options import Options
@@ -261,6 +262,24 @@ def records(tracer) -> Iterator[dict]:
     seq = itertools.count(seq)
     adjoints = yield from tracer._watch_adjoints(tracer._backward(seq))
     yield tracer._done(next(seq), adjoints)
+
+
+def warn_kinks(tracer) -> None:
+    """Where an op of the program has no derivative (engine/trace/kinks.py) it has no second
+    derivative either: a "non_differentiable" warning per such node, naming `vector` in hvp
+    mode (the field that asks for H v) and no field for a `# hessian:` line, as forward mode
+    warns naming `tangents`. The numbers are PyTorch's (its double backward of relu is 0)."""
+    what = "the Hessian-vector product" if tracer.options.mode == "hvp" else "the Hessian"
+    field = "vector" if tracer.options.mode == "hvp" else None
+    for node in tracer.program.nodes:
+        if node.op not in kinks.TABLE:
+            continue
+        out = tracer.values[node.index]
+        count = kinks.at(node.op, out, tracer._inputs(node), node.params)
+        if count:
+            tracer.warnings.add("non_differentiable", kinks.second_order_message(
+                node.op, node, tracer.formulas[node.index], count, int(np.size(out)), what),
+                tracer.ids[node.index], field, node.span)
 
 
 def _zeros(value):

@@ -116,6 +116,17 @@ def forward_message(op: str, node, formula: str, count: int, size: int) -> str:
             f"({_filled(row.convention, node.params)})")
 
 
+def second_order_message(op: str, node, formula: str, count: int, size: int, what: str) -> str:
+    """The second-order warning: "relu is not differentiable at 0: in y = relu(x) (line 2,
+    col 5) its input is 0; the Hessian-vector product takes PyTorch's convention there (slope
+    0, and 0 for its second derivative)"."""
+    row = TABLE[op]
+    which = "" if size <= 1 else f" at {count} of its {size} elements"
+    return (f"{op} is not differentiable {row.point}: in {clip(formula)} ({place(node.span)}) "
+            f"{row.here}{which}; {what} takes PyTorch's convention there "
+            f"({_filled(row.convention, node.params)}, and 0 for its second derivative)")
+
+
 def event_note(op: str, node) -> str:
     """The few words a `tangent` event at a kink gets."""
     row = TABLE[op]

@@ -161,6 +161,9 @@ class Tracer:
         # what the numbers are not (engine/trace/warn.py): cut paths now, kinks as found
         self.warnings = Warnings()
         self.cuts = self._cuts()
+        if self.second is not None:   # second derivatives at a kink: said, as forward mode
+            from engine.trace import hvp
+            hvp.warn_kinks(self)
         if options.mode == "forward" or options.check:   # issue 9: bad tangents, or passes
             from engine.trace import forward_mode, gradcheck   # over their limits, are refused
             forward_mode.prepare(self)                         # before the first event

@@ -384,6 +384,12 @@ export function placeCallout(layout, id, size, anchor = null) {
   const others = layout.nodes.filter((n) => n !== at && n.id !== id).map((n) => rectAt(n.x, n.y, { width: n.width + 8, height: n.height + 8 }));
   const top = at.y - at.height / 2;
   others.push({ x0: at.x - at.width / 2, x1: at.x + at.width / 2, y0: top + METRICS.header, y1: top + at.height }); // its own numbers
+  // An open group's title and collapse control (render/groups.js drawFrames: 15px bold, at its top left).
+  for (const f of layout.frames ?? []) {
+    const x0 = f.x - f.width / 2;
+    const y0 = f.y - f.height / 2;
+    others.push({ x0, x1: x0 + 44 + 9.5 * Math.min([...String(f.name)].length, 48), y0, y1: y0 + 26 });
+  }
   const margin = 16; // the fitted view keeps this much around the drawing
   const bounds = { x0: -margin, y0: -margin, x1: layout.width + margin, y1: layout.height + margin };
   const cost = (c) => {

@@ -26,8 +26,8 @@ import {
 import { clearGraph } from "./render/graph.js";
 import { applyTheme, nextFont } from "./theme.js";
 import {
-  addEvent, beginWalk, bigProgram, createGraphPanel, createPlayback, PLAYER_KEYS, provideWalk, revealInGroups, setGroup,
-  stepSpan,
+  addEvent, beginWalk, bigProgram, createGraphPanel, createPlayback, openedGroups, openGroups, PLAYER_KEYS, provideWalk,
+  revealInGroups, setGroup, stepSpan,
 } from "./walk.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -76,6 +76,7 @@ const store = createStore(restoredEditor(readSaved(), presets)
 // is said, and the drafts open as they were.
 const link = readLinkState(document, location);
 let pendingStep = null; // the link's step, gone to once its program is traced
+let pendingGroups = link.state?.open_groups ?? null; // the link's expanded groups, opened with its trace
 if (link.state) {
   const { step, ...patch } = openLink(store.get(), link.state, presets);
   store.set(patch);
@@ -183,6 +184,10 @@ function begin(walk, request) {
   ledgerPanel.draw({ ...walk.trace, ledger: null }); // drawn once every event is in
   modes.begin(walk);
   secondPanel.draw(null);
+  // A link's expanded groups open before the first layout; any other trace opens as planned.
+  if (pendingGroups?.length && walk.groups) openGroups(walk, pendingGroups);
+  pendingGroups = null;
+  store.set({ open_groups: openedGroups(walk) });
   app.dataset.traceLength = "0";
   app.dataset.stream = "events";
   if (walk.plan.reason) app.dataset.graph = panel.draw(walk); // too big: the overview
@@ -237,7 +242,10 @@ function regroup(gid, open) {
   const walk = shown;
   if (!walk || stale) return;
   const done = setGroup(walk, gid, open);
-  if (done === true) relayOut(walk);
+  if (done === true) {
+    store.set({ open_groups: openedGroups(walk) }); // links keep them
+    relayOut(walk);
+  }
   else if (done) narration.textContent = `This group holds too many nodes to lay out at once (${done.replace("_", " ")}): it stays collapsed.`;
 }
 
@@ -258,6 +266,7 @@ function showNode(id) {
   const walk = shown;
   if (!walk || stale) return Promise.resolve(false);
   if (!revealInGroups(walk, id)) return Promise.resolve(Boolean(walk.layout));
+  store.set({ open_groups: openedGroups(walk) });
   const drawn = new Promise((resolve) => { walk.whenDrawn = resolve; });
   relayOut(walk);
   return walk.plan.reason ? Promise.resolve(false) : drawn;
@@ -563,6 +572,7 @@ viewMenu.addEventListener("keydown", (event) => {
 function openState(state) {
   const { step, ...patch } = openLink(store.get(), state, presets);
   pendingStep = step ?? 0;
+  pendingGroups = state.open_groups ?? null;
   showProgram({ program: store.get().program, ...patch }); // traces, then goes to the step
 }
 

@@ -4,6 +4,7 @@
 
 import { randomLcg, randomNormal } from "d3";
 import { formatNumber, isTensor } from "./format.js";
+import { headerLines } from "./header.js";
 
 /** The leaves of a trace's graph: [{name, shape, size}] in creation order. */
 export function leavesOf(graph) {
@@ -245,4 +246,14 @@ export function jacobianTable(jacobian, leaves, output, most = { rows: 12, colum
   const caption = `Jacobian ∂${output ?? "y"}/∂x, ${m}×${n}`
     + (transposed ? " (transposed: a line per input)" : "") + (more.rows || more.columns ? ", first entries" : "");
   return { rows, columns: colLabels.slice(0, most.columns), transposed, more, caption };
+}
+
+/** Whether `program` asks for hvp mode: a `# hvp:` line before its first statement. */
+export function hvpLine(program) {
+  for (const line of headerLines(program)) {
+    const t = line.trim();
+    if (/^#\s*hvp\s*:/.test(t)) return true;
+    if (t && !t.startsWith("#")) return false;
+  }
+  return false;
 }

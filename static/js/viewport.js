@@ -29,7 +29,8 @@ function asBox(content) {
 }
 
 /**
- * What there is to see of `layout`: the box (layout units) of its nodes and edges, without
+ * What there is to see of `layout`: the box (layout units) of its nodes, edges, chips and
+ * group frames, without
  * the empty room the layout keeps above the top row for callouts.
  */
 export function contentBox(layout) {
@@ -41,6 +42,8 @@ export function contentBox(layout) {
   for (const n of layout.nodes) add(n.x - n.width / 2, n.y - n.height / 2, n.x + n.width / 2, n.y + n.height / 2);
   for (const e of layout.edges) for (const p of e.points) add(p.x, p.y, p.x, p.y);
   for (const c of layout.chips ?? []) add(c.x - c.width / 2, c.y - c.height / 2, c.x + c.width / 2, c.y + c.height / 2);
+  // An open group's frame (its title and collapse control on its top edge) is drawn too.
+  for (const f of layout.frames ?? []) add(f.x - f.width / 2, f.y - f.height / 2, f.x + f.width / 2, f.y + f.height / 2);
   return Number.isFinite(box.x0) ? box : { x0: 0, y0: 0, x1: 0, y1: 0 };
 }
 

@@ -330,13 +330,22 @@ function markGroups(svg, walk) {
 function homeBox(walk, output) {
   const shown = walk.layout.rep?.get(output) ?? output;
   // step 0: every leaf and the output (an overview, viewport.js overviewBox)
-  if (!walk.home) return overviewBox(walk.layout, shown) ?? boxOf(walk.layout, [output]);
-  return boxOf(walk.layout, walk.home) ?? boxOf(walk.layout, [output]);
+  const overview = overviewBox(walk.layout, shown);
+  if (!walk.home) return overview ?? boxOf(walk.layout, [output]);
+  // A group just opened or closed (or a node search went to): it is the core, shown with
+  // the leaves and the output when they fit (revealTransform), else it alone.
+  const core = boxOf(walk.layout, walk.home);
+  if (!core) return overview ?? boxOf(walk.layout, [output]);
+  if (!overview) return core;
+  return { ...overview, x0: Math.min(overview.x0, core.x0), y0: Math.min(overview.y0, core.y0),
+    x1: Math.max(overview.x1, core.x1), y1: Math.max(overview.y1, core.y1), core };
 }
 
 /** `event` with its node and input as drawn: a node in a collapsed group is its group's box. */
 function inBoxes(layout, event) {
   const rep = layout.rep;
+  // Done: the output hidden in a box (the overview of a huge graph) is shown by its box.
+  if (rep?.has(event?.output?.node)) event = { ...event, output: { ...event.output, node: rep.get(event.output.node) } };
   if (!rep?.size || !event || !(rep.has(event.node) || rep.has(event.input))) return event;
   return { ...event, node: rep.get(event.node) ?? event.node, input: rep.get(event.input) ?? event.input };
 }

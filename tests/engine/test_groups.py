@@ -175,13 +175,24 @@ def test_an_empty_group_is_left_out():
 
 
 # ---- `with group(...)`: bad forms ---------------------------------------------------------------
+USAGE = 'group(...) takes its name as one string in quotes, as in `with group("layer1"):`'
+NOT_TEXT = "which is not text in quotes)"
+
+
 @pytest.mark.parametrize("line,kind,col,words", [
-    ('with group():', "bad_argument", 5, "one name in quotes"),
-    ('with group(1):', "bad_argument", 11, "not a string"),
-    ('with group("a", "b"):', "bad_argument", 16, "one name in quotes"),
-    ('with group(name):', "bad_argument", 11, "a name is not"),
-    ('with group(f"layer{a}"):', "bad_argument", 11, "an f-string"),
-    ('with group(name="a"):', "bad_argument", 11, "one name in quotes"),
+    ('with group():', "bad_argument", 5, USAGE),
+    ('with group(1):', "bad_argument", 11, f"{USAGE} (got a number, {NOT_TEXT}"),
+    ('with group("a", "b"):', "bad_argument", 16, USAGE),
+    ('with group(name):', "bad_argument", 11, f"{USAGE} (got a variable, {NOT_TEXT}"),
+    ('with group(f"layer{a}"):', "bad_argument", 11, f"{USAGE} (got an f-string, {NOT_TEXT}"),
+    ('with group(name="a"):', "bad_argument", 11, USAGE),
+    ('with group([1]):', "bad_argument", 11, USAGE),
+    ('with group("a"), group("b"):', "unsupported", 0,
+     'one block per `with`, as in `with group("layer1"):` (nest a second `with` inside '
+     'the first)'),
+    ('with no_grad(), group("b"):', "unsupported", 0,
+     "one block per `with`, as in `with checkpoint():`, `with no_grad():` or "
+     '`with group("layer1"):` (nest a second `with` inside the first)'),
     ('with group(""):', "bad_argument", 11, "1 to 64 printable"),
     ('with group("' + "x" * 65 + '"):', "bad_argument", 11, "1 to 64 printable"),
     ('with group("a\\tb"):', "bad_argument", 11, "printable"),
@@ -192,6 +203,8 @@ def test_bad_group_forms_are_refused_with_line_and_column(line, kind, col, words
     with pytest.raises(ProgramError) as e:
         parse(f"a = 1.0\n{line}\n    b = a * 2.0\n")
     assert words in e.value.message
+    if words in (USAGE,) or words.startswith(("group(...)", "one block")):
+        assert e.value.message == words   # the whole message
     assert (e.value.kind, e.value.line, e.value.col) == (kind, 2, col)
 
 

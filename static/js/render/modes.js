@@ -10,10 +10,9 @@
 import { forwardBugNote } from "../bugs.js";
 import { boxLines, formatNumber, fullPrecision } from "../format.js";
 import { METRICS } from "../layout.js";
-import { headerLines } from "../header.js";
 import {
   allForwardSummary, directionText, elementName, formatError, forwardFields, gradcheckElements, gradcheckRows,
-  gradcheckVerdict, jacobianTable, leavesOf, parseEps, tangentLine,
+  gradcheckVerdict, hvpLine, jacobianTable, leavesOf, parseEps, tangentLine,
 } from "../modes.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -373,17 +372,6 @@ function showTangent(g, tangent) {
     t.textContent = s;
     return t;
   }));
-}
-
-
-/** Whether `program` asks for hvp mode: a `# hvp:` line before its first statement. */
-export function hvpLine(program) {
-  for (const line of headerLines(program)) {
-    const t = line.trim();
-    if (/^#\s*hvp\s*:/.test(t)) return true;
-    if (t && !t.startsWith("#")) return false;
-  }
-  return false;
 }
 
 /**
