@@ -68,7 +68,8 @@ def drawn(r: dict) -> str:
     """What the first drawing showed: nodes (and collapsed group boxes), or the overview."""
     if r["graph"] != "drawn":
         return f"overview: {r['graph']}"
-    return f"{r['nodes']:,} nodes" + (f" + {r['boxes']:,} group boxes, collapsed" if r["boxes"] else ", flat")
+    nodes = f"{r['nodes']:,} node" + ("" if r["nodes"] == 1 else "s")
+    return nodes + (f" + {r['boxes']:,} group boxes, collapsed" if r["boxes"] else ", flat")
 
 
 def grouping(page, above: int) -> None:

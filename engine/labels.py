@@ -118,6 +118,8 @@ def print_label(op: str, inputs: list, params: dict) -> str | None:
         else:
             text = f"{_paren(left, strength(left) < level)} {symbol} " \
                    f"{_paren(right, strength(right) <= level)}"
+            if len(text) > MAX_LABEL and strength(left) == level:
+                return _ends(left.label, symbol, level, text)
     elif op == "neg" and len(inputs) == 1:
         text = "-" + _paren(inputs[0], strength(inputs[0]) < UNARY)
     elif op == "transpose" and len(inputs) == 1 and not params:
@@ -127,6 +129,50 @@ def print_label(op: str, inputs: list, params: dict) -> str | None:
         if text is None:
             return None
     return clip(text, MAX_LABEL)
+
+
+_LEVEL_SYMBOLS = {SUM: (" + ", " - "), PRODUCT: (" * ", " / ", " @ ")}
+_GAP = " … "   # where a long chain's middle terms were left out
+
+
+def _ends(left: str, symbol: str, level: int, text: str) -> str:
+    """A long chain `t1 + t2 + ... + tn` (or of *, / and @) as its first term and as many
+    last terms as fit, `x * 1 + … + x * 194`: a label clipped at its end would read the same
+    for every partial sum of the chain (`x * 1 + x * 2 + x * 3 +…`), and the narration would
+    name different nodes alike. `left` is the label of the chain so far, `text` the whole
+    label (`left`, the operator, the last term), returned clipped as usual when `left` has no
+    first term to keep."""
+    symbols = _LEVEL_SYMBOLS[level]
+    gap = _top_operators(left, (_GAP,))
+    if gap:   # shortened already: "x * 1 + … + x * 5" keeps "x * 1 +" and " + x * 5"
+        head, tail = left[:gap[0]], left[gap[0] + 2:]
+    else:
+        ops = _top_operators(left, symbols)
+        if not ops:
+            return clip(text, MAX_LABEL)
+        head, tail = left[:ops[0] + 2], left[ops[0]:]
+    if tail.endswith("…"):   # clipped: its last term is cut short (its brackets open)
+        tail = ""
+    tail += text[len(left):]
+    ops = _top_operators(tail, symbols)
+    k = 0
+    while len(head) + 2 + len(tail) - ops[k] > MAX_LABEL and k + 1 < len(ops):
+        k += 1   # leave out the earliest term still shown
+    return clip(f"{head} …{tail[ops[k]:]}", MAX_LABEL)
+
+
+def _top_operators(text: str, symbols: tuple[str, ...]) -> list[int]:
+    """Where the operators of the chain's level (" + ", " - "; or the gap " … ") stand
+    outside brackets: [5] for `x * 1 + x * 2`."""
+    depth, found = 0, []
+    for k, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and ch == " " and text[k:k + 3] in symbols:
+            found.append(k)
+    return found
 
 
 def _call(op: str, inputs: list, params: dict) -> str | None:

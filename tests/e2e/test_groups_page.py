@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from page_helpers import chain, leave_editor, paste, wait_step
+from page_helpers import chain, leave_editor, paste, set_group_above, wait_step
 
 # Generous: a loaded two-core CI machine. The issue's target (5,000 nodes drawn in 3 s) is
 # measured and reported separately.
@@ -97,7 +97,8 @@ def test_a_5000_node_chain_opens_collapsed_into_named_boxes(page):
     # The box says what it holds, what comes in and what goes out.
     first = min(chunks, key=lambda gid: groups[gid]["first"])
     text = page.locator(f'g.group[data-group="{first}"]').text_content()
-    assert "128 nodes" in text and "in: x" in text and "out: x⁽⁶⁴⁾" in text
+    # x⁽⁶⁴⁾'s version is drawn as raised plain digits (tspan.sup), readable on a projector.
+    assert "128 nodes" in text and "in: x" in text and "out: x(64)" in text
     # The box of the output's chunk is framed by the repeat it belongs to.
     assert page.locator(f'g.frame[data-frame="{top[0]["id"]}"]').get_attribute("data-group-name") == top[0]["name"]
 
@@ -238,3 +239,164 @@ def test_past_10000_nodes_the_overview_draws_the_groups_only_and_steps_every_eve
     page.keyboard.press("ArrowLeft")
     wait_step(page, total - 1)
     assert page.locator("#narration").inner_text() != ""
+
+
+# ---------------------------------------------------------------- the review's page defects (G8)
+
+TWO_LAYERS = """a = 1.5
+w = 0.5
+with group("layer1"):
+    h = tanh(a * w + 0.1)
+    y = h * a + w
+with group("layer2"):
+    z = tanh(y * w + a)
+    u = z * a + w
+L = u * u
+"""
+
+IN_VIEW = """(sel) => {
+  const s = document.querySelector('#graph').getBoundingClientRect();
+  return [...document.querySelectorAll(sel)].map((g) => {
+    const r = (g.querySelector('rect.box') ?? g).getBoundingClientRect();
+    return {name: g.dataset.name ?? g.dataset.group, inside: r.left >= s.left - 0.5 && r.top >= s.top - 0.5
+      && r.right <= s.right + 0.5 && r.bottom <= s.bottom + 0.5, rect: [r.left, r.top, r.right, r.bottom],
+      graph: [s.left, s.top, s.right, s.bottom]}; }); }"""
+
+
+def trace_program(page, program: str) -> None:
+    paste(page, program)
+    page.locator("#trace").click()
+    page.wait_for_selector('#app[data-status="ready"][data-graph="drawn"]')
+    page.wait_for_selector('#graph[data-camera="still"]')
+
+
+def test_a_box_shows_its_outputs_own_adjoint_and_a_callout_on_it_names_the_node(page):
+    set_group_above(page, 0)
+    trace_program(page, LAYER1)
+    body = body_of(page, LAYER1)
+    nodes = {n["id"]: n for n in body["graph"]["nodes"]}
+    block = next(g for g in body["graph"]["groups"] if g["kind"] == "block")
+    y = next(n for n in nodes.values() if n["name"] == "y")
+    box = page.locator(f'g.group[data-group="{block["id"]}"]')
+    assert box.locator("text.group-adjoint").all_text_contents() == [f'{y["adjoint_symbol"]}  —']
+    # The first accumulate into a node inside layer1: the callout names that node's adjoint.
+    events = body["events"]
+    k, ev = next((k, e) for k, e in enumerate(events) if e["kind"] == "accumulate"
+                 and block["first"] <= nodes[e["input"]]["index"] < block["end"])
+    leave_editor(page)
+    page.keyboard.press("Home")
+    for _ in range(k + 1):
+        page.keyboard.press("ArrowRight")
+    wait_step(page, k + 1)
+    callout = page.locator("g.callout text tspan").first.text_content()
+    assert callout.startswith(f'{nodes[ev["input"]]["adjoint_symbol"]} += '), callout
+    # At the end: y's own symbol and value, never "Σ" nor the bare "ā" (read as a's adjoint).
+    total = int(page.locator("#player").get_attribute("data-total"))
+    page.keyboard.press("End")
+    wait_step(page, total)
+    line = box.locator("text.group-adjoint").text_content()
+    grad = final_adjoints(body)[y["id"]]
+    assert line == f'{y["adjoint_symbol"]} = {grad:.4f}'.rstrip("0").rstrip("."), line
+    assert "Σ" not in box.text_content() and "ā" not in box.text_content()
+
+
+def test_search_finds_a_versioned_label_typed_plainly_and_selects_it(page):
+    trace_timed(page, chain(2500))
+    body = body_of(page, chain(2500))
+    target = next(n for n in body["graph"]["nodes"] if n["label"] == "x⁽¹⁰⁰⁰⁾")
+    leave_editor(page)
+    page.keyboard.press("/")
+    box = page.locator("#graph-search-input")
+    for typed in ["x1000", "x 1000", "x(1000)", "X⁽¹⁰⁰⁰⁾"]:
+        box.fill(typed)
+        first = page.locator(".graph-search-results li").first
+        assert first.get_attribute("data-node") == target["id"], typed
+    box.fill("1000")
+    assert target["id"] in page.locator(".graph-search-results li").evaluate_all("ls => ls.map(l => l.dataset.node)")
+    box.fill("x1000")
+    box.press("Enter")
+    page.wait_for_selector(f'#graph[data-search-hit="{target["id"]}"][data-camera="still"]')
+    # The hit is the selected node: its detail panel and the trace tools are for it.
+    page.wait_for_selector("#detail:not([hidden])")
+    assert page.locator(".graph-trace").is_visible()
+    assert page.locator(".graph-trace-node").inner_text() == "x⁽¹⁰⁰⁰⁾:"
+    page.locator("#trace-inputs").click()
+    assert int(page.locator("#graph").get_attribute("data-traced-count")) == 2000  # x, 1,000 constants, 999 products
+    # The minimap stays while a node is selected (the graph is far wider than the view).
+    assert page.locator(".minimap").is_visible()
+
+
+def test_ctrl_f_in_the_editor_opens_the_graph_search(page):
+    page.locator("#program").focus()
+    page.keyboard.press("Control+f")
+    page.wait_for_selector(".graph-search:not([hidden])")
+    assert page.evaluate("document.activeElement.id") == "graph-search-input"
+
+
+def test_a_link_keeps_the_expanded_groups(page, chromium, app_url):
+    set_group_above(page, 0)
+    trace_program(page, LAYER1)
+    body = body_of(page, LAYER1)
+    block = next(g for g in body["graph"]["groups"] if g["kind"] == "block")
+    open_box(page, block["id"])
+    page.wait_for_selector('#graph[data-camera="still"]')
+    leave_editor(page)
+    for _ in range(18):
+        page.keyboard.press("ArrowRight")
+    wait_step(page, 18)
+    page.wait_for_selector('#app[data-url-step="18"]')
+    link = page.evaluate("location.href")
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        fresh = context.new_page()
+        fresh.set_default_timeout(90_000)
+        fresh.goto(link)
+        fresh.wait_for_selector('#app[data-status="ready"][data-graph="drawn"]')
+        wait_step(fresh, 18)
+        fresh.wait_for_selector('#graph[data-camera="still"]')
+        assert fresh.locator(f'g.frame[data-frame="{block["id"]}"]').get_attribute("data-group-name") == "layer1"
+        assert fresh.locator(f'g.group[data-group="{block["id"]}"]').count() == 0
+        assert fresh.locator('g.node[data-name="w"]').count() == 1
+        # The step's lit node (or the statement box holding it) and its callout are in view.
+        lit = fresh.evaluate(IN_VIEW, ":is(g.node, g.group):is(.current, .target)")
+        assert lit and all(n["inside"] for n in lit), lit
+        callout = fresh.evaluate(IN_VIEW, "g.callout")
+        assert all(c["inside"] for c in callout), callout
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 768)])
+def test_after_expanding_two_groups_every_leaf_is_in_the_graph_area(open_explorer, size):
+    ex = open_explorer(*size)
+    page = ex.page
+    page.set_default_timeout(90_000)
+    set_group_above(page, 0)
+    trace_program(page, TWO_LAYERS)
+    for name in ["layer1", "layer2"]:
+        page.locator(f'g.group[data-group-name="{name}"]').dispatch_event("click")
+        page.wait_for_selector(f'g.frame[data-group-name="{name}"]')
+        page.wait_for_selector('#app[data-graph="drawn"]')
+        page.wait_for_selector('#graph[data-camera="still"]')
+        leaves = page.evaluate(IN_VIEW, "g.node.role-leaf")
+        assert sorted(n["name"] for n in leaves) == ["a", "w"]
+        assert all(n["inside"] for n in leaves), leaves
+        # The graph area ends above the narration bar: nothing drawn is under it.
+        narration = page.locator("#narration").bounding_box()
+        assert leaves[0]["graph"][3] <= narration["y"] + 0.5
+    # The frames' titles are in view too (contentBox holds the frames).
+    frames = page.evaluate(IN_VIEW, "g.frame rect.frame-box")
+    assert len(frames) == 2 and all(f["inside"] for f in frames), frames
+    assert ex.unexpected_errors() == []
+
+
+def test_box_labels_are_at_least_the_size_of_the_node_numbers(page):
+    trace_timed(page, chain(2500))
+    sizes = page.evaluate("""() => {
+      const px = (sel) => [...document.querySelectorAll(sel)].map((e) => parseFloat(getComputedStyle(e).fontSize));
+      return {sup: px('g.group text.group-line tspan.sup'), line: px('g.group text.group-line'),
+              nums: px('g.node .nums text, .node .nums text')}; }""")
+    assert sizes["sup"] and min(sizes["sup"]) >= 18
+    assert min(sizes["line"]) >= 18
+    # The node boxes' numbers are 18px (app.css .node .nums text): the box text is no smaller.
+    assert not sizes["nums"] or min(sizes["sup"]) >= max(sizes["nums"])

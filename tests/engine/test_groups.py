@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine.errors import ProgramError
-from engine.groups import MAX_CHILDREN, groups
+from engine.groups import MAX_CHILDREN, cycles, groups
 from engine.parse import parse
 from engine.trace.options import Options
 from engine.trace.runner import Tracer, run_trace
@@ -174,6 +174,148 @@ def test_an_empty_group_is_left_out():
     assert groups_of('a = 1.0\nwith group("renames"):\n    b = a\nL = b * a\n') == []
 
 
+# ---- cycles of several statements ---------------------------------------------------------------
+def shared_weights(statements: int) -> str:
+    """The issue's program (as tests/e2e/test_big_graphs.py makes it): a chain through
+    `* w`, `+ a` and tanh, one node a statement, ending `L = x297 * x297`."""
+    lines = ["x0 = 0.5", "w = 0.9", "a = 0.1"]
+    for i in range(1, statements - 2):
+        lines.append((f"x{i} = tanh(x{i - 1})", f"x{i} = x{i - 1} * w",
+                      f"x{i} = x{i - 1} + a")[i % 3])
+    lines.append(f"L = x{statements - 3} * x{statements - 3}")
+    return "\n".join(lines) + "\n"
+
+
+def test_the_issues_shared_weights_program_is_a_repeat_of_a_three_statement_cycle():
+    found = groups(parse(shared_weights(300)))
+    cycle = "x1 = x0 * w; x2 = x1 + a; x3 = tanh(x2)"
+    # nodes: x0 w a | x1 x2 x3 | x4 x5 x6 | ... | x297 | L (300): L is alike `x1 = x0 * w`,
+    # but one statement is no repetition of the cycle
+    assert found[:4] == [group("g0", "repeat", f"{cycle} ×99", 3, 300, None, (4, 0, 300, 17)),
+                         group("g1", "repeat", "×64 (cycles 1–64)", 3, 195, "g0",
+                               (4, 0, 195, 17)),
+                         group("g2", "repeat", "x1 … x3", 3, 6, "g1", (4, 0, 6, 13)),
+                         group("g3", "repeat", "x4 … x6", 6, 9, "g1", (7, 0, 9, 13))]
+    assert found[66] == group("g66", "repeat", "×35 (cycles 65–99)", 195, 300, "g0",
+                              (196, 0, 300, 17))
+    assert len(found) == 102 and {g["kind"] for g in found} == {"repeat"}
+    assert [(g["name"], g["first"], g["end"]) for g in found if g["parent"] in ("g1", "g66")] \
+        == [(f"x{3 * k + 1} … x{3 * k + 3}", 3 + 3 * k, 6 + 3 * k) for k in range(99)]
+    _check_laminar(found, 301)
+    assert _most_children(found) == 64
+
+
+def test_the_3000_statement_program_is_one_repeat_of_chunks_of_cycles():
+    found = groups(parse(shared_weights(3000)))
+    assert [(g["name"], g["first"], g["end"]) for g in found if g["parent"] in (None, "g0")] \
+        == [("x1 = x0 * w; x2 = x1 + a; x3 = tanh(x2) ×999", 3, 3000)] + [
+            (f"×64 (cycles {64 * k + 1}–{64 * k + 64})", 3 + 192 * k, 195 + 192 * k)
+            for k in range(15)] + [("×39 (cycles 961–999)", 2883, 3000)]
+    assert len(found) == 1 + 16 + 999
+    _check_laminar(found, 3001)
+    assert _most_children(found) == 64
+
+
+def test_a_cycle_holds_the_statement_groups_of_its_statements_with_versioned_names():
+    text = "x = 0.5\nw = 2.0\n" + "x = tanh(x * w + 1.0)\nx = x * w\n" * 3
+    # x0 w1 | const2 mul3 add4 tanh5 | mul6 | ... (5 nodes a cycle)
+    assert groups_of(text) == [
+        group("g0", "repeat", "x = tanh(x * w + 1.0); x = x * w ×3", 2, 17, None, (3, 0, 8, 9)),
+        group("g1", "repeat", "x' … x''", 2, 7, "g0", (3, 0, 4, 9)),
+        group("g2", "statement", "x'", 2, 6, "g1", (3, 0, 3, 21)),
+        group("g3", "repeat", "x''' … x⁽⁴⁾", 7, 12, "g0", (5, 0, 6, 9)),
+        group("g4", "statement", "x'''", 7, 11, "g3", (5, 0, 5, 21)),
+        group("g5", "repeat", "x⁽⁵⁾ … x⁽⁶⁾", 12, 17, "g0", (7, 0, 8, 9)),
+        group("g6", "statement", "x⁽⁵⁾", 12, 16, "g5", (7, 0, 7, 21))]
+
+
+@pytest.mark.parametrize("kinds,found", [
+    ([0, 0, 0], [(0, 3, 1)]),
+    ([0, 0], []),
+    ([0, 1, 0, 1, 0, 1], [(0, 6, 2)]),
+    ([0, 1, 0, 1, 0], []),                       # 2 repetitions and a bit
+    ([0, 1, 0, 1, 0, 1, 0], [(0, 6, 2)]),        # the odd one out is left
+    ([5, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0], [(1, 10, 3)]),
+    ([0, 0, 1, 0, 0, 1, 0, 0, 1], [(0, 9, 3)]),  # the cycle covers more than the run of 0s
+    ([0] * 10, [(0, 10, 1)]),                    # the shortest period of a uniform run
+    ([0, 0, 0, 0, 1, 0, 0, 0, 0, 1], [(0, 4, 1), (5, 9, 1)]),   # period 5: two repetitions
+    ([0, 0, 0, 1, 2, 1, 2, 1, 2], [(0, 3, 1), (3, 9, 2)]),
+    ([-1, -2, -3, -4], []),                      # leaf declarations match nothing
+    (list(range(8)) * 3, [(0, 24, 8)]),
+    (list(range(9)) * 3, []),                    # longer than MAX_PERIOD
+])
+def test_cycles_finds_runs_of_three_or_more_repetitions(kinds, found):
+    assert cycles(kinds) == found
+
+
+# ---- parts of a statement of more than 64 nodes ----------------------------------------------
+def fan_in(n: int) -> str:
+    """`x = 1.5`, `L = x * 1 + x * 2 + ... + x * n` (as tests/e2e/test_big_graphs.py)."""
+    return "x = 1.5\nL = " + " + ".join(f"x * {i}" for i in range(1, n + 1)) + "\n"
+
+
+def test_a_sum_of_200_products_is_cut_into_parts_of_whole_terms():
+    found = groups_of(fan_in(200))
+    # x0 | const1 mul2 | const3 mul4 add5 | ...: term 1 is 2 nodes, the others 3 (with the +)
+    starts = [1] + [63 * k for k in range(1, 10)]
+    ends = starts[1:] + [600]
+    terms = [(1, 21)] + [(21 * k + 1, 21 * k + 21) for k in range(1, 9)] + [(190, 200)]
+    cols = [(4, 181), (184, 370), (373, 559), (562, 748), (751, 943), (946, 1153),
+            (1156, 1363), (1366, 1573), (1576, 1783), (1786, 1893)]
+    assert found == [group("g0", "statement", "L", 1, 600, None, (2, 0, 2, 1893))] + [
+        group(f"g{k + 1}", "part", f"L: terms {a}–{b}", first, end, "g0", (2, c, 2, e))
+        for k, ((a, b), first, end, (c, e)) in enumerate(zip(terms, starts, ends, cols))]
+    _check_laminar(found, 600)
+    assert _most_children(found) == 63
+
+
+def test_a_sum_of_1400_products_nests_parts_in_parts():
+    found = groups(parse(fan_in(1400)))
+    assert [(g["id"], g["name"], g["first"], g["end"], g["parent"]) for g in found
+            if g["parent"] in (None, "g0")] == [("g0", "L", 1, 4200, None),
+                                                ("g1", "L: terms 1–1344", 1, 4032, "g0"),
+                                                ("g66", "L: terms 1345–1400", 4032, 4200, "g0")]
+    assert len(found) == 1 + 2 + 67
+    _check_laminar(found, 4200)
+    assert _most_children(found) == 64
+
+
+def test_a_long_statement_that_is_no_flat_sum_is_cut_into_ranges_of_nodes():
+    text = "x = 1.5\nL = tanh(" + " + ".join(f"x * {i}" for i in range(1, 31)) + ") * 2.0\n"
+    # 30 products: 2 + 29 * 3 nodes, tanh, const, * : 92 nodes from 1
+    found = groups_of(text)
+    assert [(g["kind"], g["name"], g["first"], g["end"], g["parent"]) for g in found] == [
+        ("statement", "L", 1, 93, None), ("part", "L: nodes 1–64", 1, 65, "g0"),
+        ("part", "L: nodes 65–92", 65, 93, "g0")]
+    assert found[1]["span"] == span(2, 9, 2, 195)   # x * 1 up to x * 22, the 64th node
+    assert found[2]["span"] == span(2, 4, 2, 274)   # up to tanh(...) * 2.0, the line's end
+
+
+def test_partial_sums_of_a_long_chain_have_distinct_labels_and_read_so_in_the_narration():
+    body = run_trace(fan_in(200))
+    sums = [n["label"] for n in body["graph"]["nodes"] if n["op"] == "add"]
+    assert sums[:4] == ["x * 1 + x * 2", "x * 1 + x * 2 + x * 3", "x * 1 + … + x * 4",
+                        "x * 1 + … + x * 5"]
+    assert sums[-2:] == ["x * 1 + … + x * 199", "L"]
+    assert len(set(sums)) == len(sums) == 199
+    steps = [e["narration"] for e in body["events"] if e["kind"] == "accumulate"]
+    assert steps[3] == ("x * 1 + … + x * 198 + x * 199: ∂L/∂(x * 1 + … + x * 198) += 1 · "
+                        "∂L/∂(x * 1 + … + x * 199) = 1 · 1 = 1")
+
+
+@pytest.mark.parametrize("expr,last", [
+    # a product keeps as many last factors as fit in 24 characters
+    ("a * b * a * b * a * b * a * b * a", "a * … * b * a * b * a"),
+    # first operator kept as written; the term after the gap is whole
+    ("a * b - tanh(a) / b + b * b * a - a ** 2", "a * b - … - a ** 2"),
+    # a clipped last term is left out, not shown cut
+    ("a * 7 + tanh(a * 2 + a * 3 + a * 4 + a * 5) + a * 8", "a * 7 + … + a * 8"),
+])
+def test_long_chains_keep_their_first_and_last_terms(expr, last):
+    nodes = parse(f"a = 1.0\nb = 2.0\nL = {expr} + a * 9\n").nodes
+    assert nodes[-4].label == last
+
+
 # ---- `with group(...)`: bad forms ---------------------------------------------------------------
 USAGE = 'group(...) takes its name as one string in quotes, as in `with group("layer1"):`'
 NOT_TEXT = "which is not text in quotes)"
@@ -203,7 +345,7 @@ def test_bad_group_forms_are_refused_with_line_and_column(line, kind, col, words
     with pytest.raises(ProgramError) as e:
         parse(f"a = 1.0\n{line}\n    b = a * 2.0\n")
     assert words in e.value.message
-    if words in (USAGE,) or words.startswith(("group(...)", "one block")):
+    if words.startswith(("group(...)", "one block")):
         assert e.value.message == words   # the whole message
     assert (e.value.kind, e.value.line, e.value.col) == (kind, 2, col)
 
@@ -233,7 +375,9 @@ def test_statements_in_nested_groups_count_towards_the_statement_limit():
 
 # ---- properties over generated programs ----------------------------------------------------------
 STATEMENTS = ["x = x * 1.0001 + 0.001", "x = tanh(x)", "x = x * w + 0.5", "x = w * x + 0.5",
-              "y = x", "x = y * y", "LEAF", "x = exp(x * 0.1) * w"]
+              "y = x", "x = y * y", "LEAF", "x = exp(x * 0.1) * w",
+              "x = " + " + ".join(["x * w"] * 30),             # 89 nodes: parts of terms
+              "x = tanh(" + " - ".join(["x / w"] * 25) + ")"]  # 75 nodes: parts of nodes
 
 
 @st.composite
@@ -251,10 +395,13 @@ def programs(draw):
                 head = f'with group("b{len(lines)}"):' if kind == "group" else f"with {kind}():"
                 lines.append(indent + head)
                 body(indent + "    ", depth + 1, plain_inside or kind != "group")
-            else:
-                text = draw(st.sampled_from(STATEMENTS))
+            else:   # a cycle of 1 to 3 statements, repeated
+                cycle = draw(st.lists(st.sampled_from(STATEMENTS), min_size=1,
+                                      max_size=draw(st.sampled_from([1, 1, 3]))))
                 for _ in range(draw(st.sampled_from([1, 1, 2, 3, 5, 70]))):
-                    lines.append(indent + (f"w{len(lines)} = 2.0" if text == "LEAF" else text))
+                    for text in cycle:
+                        lines.append(indent + (f"w{len(lines)} = 2.0" if text == "LEAF" else
+                                               text))
     body("", 0, False)
     return "\n".join(lines) + "\n"
 
@@ -299,7 +446,7 @@ def _most_children(found: list[dict]) -> int:
             groups_in[g["parent"]] = groups_in.get(g["parent"], 0) + 1
             nodes_in[g["parent"]] = nodes_in.get(g["parent"], 0) + g["end"] - g["first"]
     return max((groups_in.get(g["id"], 0) + g["end"] - g["first"] - nodes_in.get(g["id"], 0)
-                for g in found if g["kind"] == "repeat"), default=0)
+                for g in found if g["kind"] != "block"), default=0)
 
 
 def test_hvp_mode_traces_the_backward_graph_which_has_no_groups():

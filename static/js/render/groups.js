@@ -52,7 +52,7 @@ export function drawFrames(layer, frames, { onToggle } = {}) {
     .attr("data-group-name", (d) => d.name)
     .attr("transform", (d) => `translate(${d.x - d.width / 2},${d.y - d.height / 2})`);
   g.append("rect").attr("class", "frame-box").attr("width", (d) => d.width).attr("height", (d) => d.height).attr("rx", 14);
-  g.append("text").attr("class", "frame-name").attr("x", 34).attr("y", 17).each(function (d) { setRuns(this, clip(d.name, 48)); });
+  g.append("text").attr("class", "frame-name").attr("x", 34).attr("y", 17).text((d) => clip(d.name, 48));
   const toggle = g.append("g").attr("class", "frame-toggle")
     .attr("role", "button").attr("tabindex", 0)
     .attr("aria-label", (d) => `Collapse ${KIND[d.kind]} ${d.name}`)
@@ -106,7 +106,7 @@ export function drawBoxes(layer, list, { onToggle, onHover } = {}) {
     .attr("x", (d) => -d.width / 2).attr("y", (d) => -d.height / 2)
     .attr("width", (d) => d.width).attr("height", (d) => d.height).attr("rx", 12);
   at.append("text").attr("class", "label").attr("x", left).attr("y", (d) => top(d) + 25)
-    .each(function (d) { setRuns(this, `▸ ${clip(d.node.name, BOX.maxName)}`); });
+    .text((d) => `▸ ${clip(d.node.name, BOX.maxName)}`); // the name as given
   at.append("line").attr("class", "rule")
     .attr("x1", (d) => -d.width / 2).attr("x2", (d) => d.width / 2)
     .attr("y1", (d) => top(d) + BOX.header).attr("y2", (d) => top(d) + BOX.header);

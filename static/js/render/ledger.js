@@ -34,7 +34,7 @@ export function createLedgerPanel(root) {
     const scalar = trace.graph.nodes.every((n) => n.shape.length === 0);
     root.hidden = scalar || !(series || (forward && trace.ledger));
     root.dataset.mode = forward ? "forward" : "reverse";
-    for (const part of [svg.node(), now, totals]) part.hidden = forward;
+    for (const part of [svg.node(), now, totals]) part.toggleAttribute("hidden", forward); // an <svg> has no .hidden
     note.hidden = !forward;
     delete root.dataset.peak;
     delete root.dataset.live;

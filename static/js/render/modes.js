@@ -172,6 +172,7 @@ export function createModesPanel(root, { store, onModeChange, request }) {
       allBox.dataset.agree = String(s.agree);
       showJacobian(body);
       allBox.dataset.status = "done";
+      toTop(allButton); // the count, the bars and the Jacobian under it, in view
     } catch (error) {
       bars.hidden = true;
       jacobianBox.hidden = true;
