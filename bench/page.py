@@ -69,7 +69,8 @@ def drawn(r: dict) -> str:
     if r["graph"] != "drawn":
         return f"overview: {r['graph']}"
     nodes = f"{r['nodes']:,} node" + ("" if r["nodes"] == 1 else "s")
-    return nodes + (f" + {r['boxes']:,} group boxes, collapsed" if r["boxes"] else ", flat")
+    boxes = f" + {r['boxes']:,} group box" + ("" if r["boxes"] == 1 else "es") + ", collapsed"
+    return nodes + (boxes if r["boxes"] else ", flat")
 
 
 def grouping(page, above: int) -> None:

@@ -294,7 +294,10 @@ export function editProgram(state, program, presets, { replaced = false } = {}) 
   if (state.preset === CUSTOM) return { program, draft: program };
   if (state.preset === LINKED) return { program, linked: program };
   const original = presets.find((p) => p.id === state.preset)?.program;
-  if (replaced && original !== undefined && program.trim() && !derivesFrom(program, original)) {
+  // ...unless "✎ Your program" already holds another text: that draft is never overwritten
+  // by a paste elsewhere (then the paste stays the example's edit, as typing does).
+  const draftFree = !state.draft?.trim() || state.draft === program;
+  if (replaced && draftFree && original !== undefined && program.trim() && !derivesFrom(program, original)) {
     const { [state.preset]: _, ...edits } = state.edits;
     return { program, preset: CUSTOM, draft: program, edits };
   }

@@ -154,8 +154,14 @@ def test_node_text_stays_readable_at_1024x768(open_explorer):
     choose(page, "seed-sigmoid-net")
     page.keyboard.press("End")
     page.wait_for_selector('g.node[data-name="w1"][data-adjoint]')
-    # The last step zooms out towards the leaves its narration reads out, but never below
-    # the readable scale (the output stays in view: test_review_5.py).
+    # The last step is an overview: every leaf its narration reads out and the output, zoomed
+    # out (issue 9 review); the step before it is at the readable scale again.
+    still(page)
+    assert page.evaluate("""() => { const g = document.querySelector('#graph').getBoundingClientRect();
+      return [...document.querySelectorAll('g.node.role-leaf .box, g.node.output .box')].every(e => {
+        const r = e.getBoundingClientRect();
+        return r.left >= g.left && r.right <= g.right && r.top >= g.top && r.bottom <= g.bottom; }); }""")
+    page.keyboard.press("ArrowLeft")
     still(page)
     sizes = page.locator("g.node .nums text").evaluate_all(
         "els => els.map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)")
@@ -245,12 +251,20 @@ def test_the_automatic_view_uses_the_height(open_explorer):
     explorer = open_explorer(1024, 768)
     page = explorer.page
     choose(page, "seed-sigmoid-net")
-    # Readable, so too big to show whole; the drawing starts at its top row, not at the empty
-    # room the layout keeps above it for callouts (that pushed the bottom row off screen).
+    still(page)
+    # Step 0 is an overview (issue 9 review): every leaf and the output, so here every row,
+    # on screen; none of the empty room the layout keeps above the top row for callouts
+    # (that pushed the bottom row off screen) is counted in.
+    assert scale(page) < READABLE_SCALE
+    assert page.evaluate("""() => { const g = document.querySelector('#graph').getBoundingClientRect();
+      return [...document.querySelectorAll('g.node')].every(e => { const r = e.getBoundingClientRect();
+        return r.top >= g.top && r.bottom <= g.bottom; }); }""")
+    # From the first step on the walk is readable, so too big to show whole.
+    leave_editor(page)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector('#player[data-step="1"]')
+    still(page)
     assert scale(page) == pytest.approx(READABLE_SCALE, abs=1e-3)
-    graph_top, nodes_top = page.evaluate("""() => [document.querySelector('#graph').getBoundingClientRect().top,
-      Math.min(...[...document.querySelectorAll('g.node')].map(e => e.getBoundingClientRect().top))]""")
-    assert graph_top <= nodes_top <= graph_top + 20  # was about 100 px of nothing above it
     # With the program hidden it fits in height: every row on screen.
     page.click("#toggle-program")
     page.wait_for_function("() => document.querySelector('#graph').getBoundingClientRect().height > 500")

@@ -151,7 +151,8 @@ def test_every_preset_traces_and_plays_to_the_end(explorer):
         leave_editor(page)
         page.keyboard.press("End")
         page.wait_for_selector('#player[data-step]:not([data-step="0"])')
-        assert page.locator("#narration").inner_text().startswith("Done."), preset
+        # a bug-lab preset says first that its gradients are wrong on purpose (issue 9 review)
+        assert "Done." in page.locator("#narration").inner_text(), preset
     assert explorer.unexpected_errors() == []
 
 

@@ -43,6 +43,11 @@ test("a paste of a different program over an example is your own program, not th
   const near = "a = 1.5\nb = 3.0\nL = a * b\n";
   assert.equal(derivesFrom(near, PRESETS[0].program), true);
   assert.deepEqual(editProgram(onExample, near, PRESETS, { replaced: true }), { program: near, edits: { p1: near } });
+  // A draft already in "✎ Your program" is never overwritten by a paste over an example:
+  // the paste stays the example's edit, and the draft keeps its text.
+  const drafted = { ...onExample, draft: "mine = 2.0\n" };
+  assert.deepEqual(editProgram(drafted, "x = 1.0\n", PRESETS, { replaced: true }),
+    { program: "x = 1.0\n", edits: { p1: "x = 1.0\n" } });
   // Typing (no whole-text replacement) never moves the entry.
   assert.deepEqual(editProgram(onExample, "z = 1\n", PRESETS), { program: "z = 1\n", edits: { p1: "z = 1\n" } });
 });

@@ -155,7 +155,7 @@ export function drawGraph(root, layout, options = {}) {
  */
 export async function drawGraphGradually(root, layout, options = {}, { batch = 80, pause, cancelled = () => false, onStart } = {}) {
   const draw = beginDrawing(root, layout, options);
-  onStart?.(); // e.g. place the camera now: a later change of scale lays out every text again
+  onStart?.(); // e.g. place the camera now, before any box is drawn
   const parts = [[draw.edges, layout.edges], [draw.nodes, layout.nodes], [draw.chips, layout.chips ?? []]];
   for (const [fn, list] of parts) {
     // An edge is one path: more of them fit in a batch than of node boxes.
