@@ -103,7 +103,11 @@ export function calloutOf(event) {
   return null;
 }
 
-/** The narration for the view's current event (null before the first step). */
+/**
+ * The narration for the view's current event (null before the first step). `context`:
+ * {direction} names a forward walk's tangent at Done ("∂/∂W[1, 1]"; modes.js directionText),
+ * else the done event's `passes.direction` is used.
+ */
 export function narrate(event, nodesById, context = {}) {
   if (!event) return "Step forward (→) to run the forward pass, one node at a time.";
   const say = NARRATE[event.kind];

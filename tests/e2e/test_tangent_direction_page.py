@@ -96,7 +96,9 @@ def test_a_seeded_random_direction_is_sent_and_its_jvp_is_torchs(explorer, chrom
     assert explorer.unexpected_errors() == []
 
     # The permalink reopens the same direction: the same tangent sent, the same jvp.
-    page.wait_for_function("() => document.querySelector('#app').dataset.urlStep !== undefined")
+    # the address bar is written a moment after a step: wait until it holds the step shown
+    page.wait_for_function("() => document.querySelector('#app').dataset.urlStep"
+                           " === document.querySelector('#player').dataset.step")
     url = page.url
     context = chromium.new_context(viewport={"width": 1280, "height": 800})
     try:
