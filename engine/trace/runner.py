@@ -161,6 +161,11 @@ class Tracer:
         # what the numbers are not (engine/trace/warn.py): cut paths now, kinks as found
         self.warnings = Warnings()
         self.cuts = self._cuts()
+        if self.program.bugs and self.options.mode != "reverse":   # said, never dropped
+            self.warnings.add("ignored", f"the `# bugs:` line (line {self.program.bugs_span.line})"
+                              f" is not applied in {self.options.mode} mode: the bug lab's "
+                              "switches change the reverse walk, so these numbers are the "
+                              "program's own", span=self.program.bugs_span)
         if self.second is not None:   # second derivatives at a kink: said, as forward mode
             from engine.trace import hvp
             hvp.warn_kinks(self)

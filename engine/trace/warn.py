@@ -72,6 +72,8 @@ def narration(warnings: list[dict]) -> str:
     if "non_differentiable" in kinds:
         head.append("an op was met at a point where it has no derivative, and PyTorch's "
                     "convention was taken there")
+    if "ignored" in kinds:
+        head.append("a line of the program was not applied in this mode")
     return ("Done, with a warning: " if len(warnings) == 1 else
             f"Done, with {len(warnings)} warnings: ") + "; ".join(head) + ". " + \
         " ".join(_sentence(w["message"]) for w in warnings)

@@ -66,3 +66,19 @@ def test_forward_mode_refuses_a_program_without_leaves_as_hvp_mode_does(client):
     for mode in ("forward", "hvp"):
         e = error(client, {"program": "x = const(2.0)\nL = x * x\n", "mode": mode})
         assert e["kind"] == "bad_argument" and "the program has none" in e["message"]
+
+
+def test_a_bugs_line_in_forward_mode_is_said_to_be_ignored_not_dropped(client):
+    r = client.post("/api/trace", json={"program": "# bugs: overwrite\na = 2.0\nb = 3.0\n"
+                                                   "L = a * b + a\n", "mode": "forward"})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["jvp"] == 4.0   # dL/da = b + 1: the program's own, no bug
+    (warning,) = body["warnings"]
+    assert (warning["kind"], warning["line"], warning["col"]) == ("ignored", 1, 0)
+    assert warning["message"].startswith("the `# bugs:` line (line 1) is not applied in forward mode")
+    assert body["events"][-1]["narration"].startswith(
+        "Done, with a warning: a line of the program was not applied in this mode. the `# bugs:`")
+    # The request's own field is refused there, naming it.
+    e = error(client, {"program": "a = 2.0\nL = a * a\n", "mode": "forward", "bugs": ["overwrite"]})
+    assert e["message"].startswith("bugs:")
