@@ -74,7 +74,23 @@ def seeds(tracer) -> tuple[dict[int, object], str]:
         if name not in leaves:
             raise seed.not_a_leaf(program, "tangents", name)
         out[leaves[name]] = _tangent(tracer, name, leaves[name], value)
-    return out, "the given tangents"
+    return out, _named_direction(program, out) or "the given tangents"
+
+
+def _named_direction(program, seeds: dict) -> str | None:
+    """"∂/∂W[1, 1]" when the given tangents are 1 at one element of one leaf and 0 elsewhere
+    (a column of the Jacobian, named as the default direction is); else None."""
+    hot = [(i, np.asarray(t)) for i, t in seeds.items() if np.any(np.asarray(t) != 0)]
+    if len(hot) != 1 or np.count_nonzero(hot[0][1]) != 1:
+        return None
+    i, a = hot[0]
+    k = int(np.flatnonzero(a)[0])
+    if a.flat[k] != 1:
+        return None
+    name = program.nodes[i].name
+    if a.ndim == 0:
+        return f"∂/∂{name}"
+    return f"∂/∂{name}[{', '.join(str(int(x)) for x in np.unravel_index(k, a.shape))}]"
 
 
 def _tangent(tracer, name: str, i: int, given):

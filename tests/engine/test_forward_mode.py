@@ -65,6 +65,16 @@ def test_jvp_equals_torch_func_jvp(name):
     assert body["passes"]["direction"] == "the given tangents"
 
 
+@pytest.mark.parametrize(("tangents", "direction"), [
+    ({"W": [[0, 0], [0, 1]]}, "∂/∂W[1, 1]"), ({"b": 1.0}, "∂/∂b"),
+    ({"W": [[0, 0], [0, 1]], "b": 0.0}, "∂/∂W[1, 1]"), ({"W": [[0, 0], [0, 2]]}, "the given tangents"),
+    ({"W": [[0, 1], [0, 1]]}, "the given tangents"), ({"W": [[0, 0], [0, 0]]}, "the given tangents"),
+])
+def test_a_given_one_hot_tangent_is_named_as_its_jacobian_column(tangents, direction):
+    body = _forward("W = [[1.0, 2.0], [3.0, 4.0]]\nb = 2.0\nL = sum(W * W) * b\n", tangents)
+    assert body["passes"]["direction"] == direction
+
+
 @pytest.mark.parametrize("name", ["seed-tanh-fanout", "seed-sigmoid-net", "seed-matmul-2x2",
                                   "seed-bias-broadcast", "layer-norm", "broadcast-sigmoid"])
 def test_every_nodes_tangent_equals_torch(name):
