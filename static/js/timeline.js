@@ -93,6 +93,37 @@ const APPLY = {
   },
 };
 
+/** The [map, key] entries `ev` writes in a view (APPLY above), for undoing it. */
+function writes(ev) {
+  switch (ev.kind) {
+    case "evaluate": case "recompute": return [["values", ev.node]];
+    case "tangent": return [["values", ev.node], ["tangents", ev.node]];
+    case "seed": return [["adjoints", ev.node],
+      ...(ev.reset ?? []).flatMap((id) => [["adjoints", id], ["received", id]])];
+    case "accumulate": return [["adjoints", ev.input], ["received", ev.input], ["carried", edgeIdOf(ev)]];
+    default: return [];
+  }
+}
+
+/** Apply `ev` to `view` and return what undoing it needs: the entries it overwrote. */
+function applyRecorded(view, ev) {
+  const before = { phase: view.phase, event: view.event, grads: view.grads,
+    entries: writes(ev).map(([map, key]) => [map, key, Object.hasOwn(view[map], key), view[map][key]]) };
+  applyEvent(view, ev);
+  return before;
+}
+
+/** Undo the event that `before` (applyRecorded's answer) recorded: one step back. */
+function undoEvent(view, before) {
+  for (let i = before.entries.length - 1; i >= 0; i--) {
+    const [map, key, had, value] = before.entries[i];
+    if (had) view[map][key] = value;
+    else delete view[map][key];
+  }
+  Object.assign(view, { phase: before.phase, event: before.event, grads: before.grads });
+  view.step -= 1;
+}
+
 function applyEvent(view, ev) {
   const apply = APPLY[ev.kind];
   if (apply) apply(view, ev); // unknown kinds (e.g. a newer engine) only advance the step
@@ -112,6 +143,10 @@ export function fold(events) {
 // square of the trace and crashed the tab at 30,000 lines).
 export const SNAPSHOT_BUDGET = 2_000_000;
 
+// No snapshot is copied from a view past this many entries by the bound 3 × step (about
+// 20,000 real entries on a chain, tens of milliseconds in Chromium).
+export const COPY_LIMIT = 60_000;
+
 // An event adds at most three entries (an accumulate: adjoint, count, edge), so 3 × step
 // bounds a view's entries without counting its keys (Object.keys of a 50,000-key object at
 // every snapshot cost most of a second on a 50,000-line trace).
@@ -130,14 +165,18 @@ const entries = (view) => 3 * view.step;
  * applies only the events between the last step shown and k when k is ahead (forward
  * steps cost what the event changes), and it is overwritten by the next call.
  */
-export function createTimeline(events = [], { every, budget = SNAPSHOT_BUDGET, divisor = 4 } = {}) {
+export function createTimeline(events = [], { every, budget = SNAPSHOT_BUDGET, divisor = 4, copyLimit = COPY_LIMIT } = {}) {
   let snapshots = [emptyView()];
   let held = 0; // entries in snapshots
   const working = emptyView(); // the fold of every event pushed so far
   const list = [];
   let cursor = null; // the live view handed out by view(k)
+  let undo = []; // undo[i]: what undoing event `undoFrom + i` on the cursor needs
+  let undoFrom = 0;
 
-  const due = () => list.length - snapshots.at(-1).step
+  // Past copyLimit entries a copy is a long task (about 3 µs an entry in Chromium): no more
+  // snapshots; the live view then steps back by undoing events (view), not by copying.
+  const due = () => entries(working) <= copyLimit && list.length - snapshots.at(-1).step
     >= (every ?? Math.max(64, Math.floor(list.length / divisor)));
 
   function push(ev) {
@@ -178,12 +217,21 @@ export function createTimeline(events = [], { every, budget = SNAPSHOT_BUDGET, d
   function view(k) {
     const step = clamp(k);
     const near = snapshotBefore(step).step;
-    // Forward from the live view unless a snapshot is much nearer: copying one costs about
-    // twice as much per entry (about `near` of them) as applying an event, so a step across
-    // a snapshot never copies it (that made a long task at every snapshot while playing).
-    const behind = !cursor || cursor.step > step || step - cursor.step > 2 * near + 256;
-    if (behind) cursor = at(step);
-    for (let i = cursor.step; i < step; i++) applyEvent(cursor, list[i]);
+    // From the live view, forward by applying events and back by undoing them, unless a
+    // snapshot is much nearer: copying one costs about twice as much per entry (about
+    // `near` of them) as applying an event, so a step across a snapshot never copies it
+    // (that made a long task at every snapshot while playing), and a step back at the end of
+    // a 50,000-line trace undoes one event instead of replaying thousands.
+    const rebuild = 2 * near + 256 + (step - near);
+    const undoable = cursor && step < cursor.step && step >= undoFrom && cursor.step - step <= rebuild;
+    const ahead = cursor && step >= cursor.step && step - cursor.step <= rebuild;
+    if (!undoable && !ahead) { // from the nearest snapshot, recording: back to it by undo
+      cursor = copyView(snapshotBefore(step));
+      undo = [];
+      undoFrom = cursor.step;
+    }
+    while (cursor.step > step) undoEvent(cursor, undo.pop());
+    for (let i = cursor.step; i < step; i++) undo.push(applyRecorded(cursor, list[i]));
     return cursor;
   }
 

@@ -324,8 +324,15 @@ def test_a_new_trace_cancels_the_stream_and_the_layout(big_page):
     page.wait_for_selector('#app[data-status="ready"]')
     assert page.evaluate("window.__aborted") == 1
     assert page.locator("g.node").count() == 2
-    # A layout still running in its worker is stopped by the next Trace (390 nodes, no
-    # groups: drawn node by node, a layout of seconds).
+    # A layout still running in its worker is stopped by the next Trace. The worker gets its
+    # job 3 s late (a layout of seconds on any machine; the tight-tree ranker lays 390 nodes
+    # out in well under a second, which raced the wait below).
+    page.evaluate("""() => {
+      const Real = window.Worker;
+      window.Worker = class extends Real {
+        postMessage(...args) { setTimeout(() => super.postMessage(...args), 3000); }
+      };
+    }""")
     paste(page, shared_weights(390))
     page.locator("#trace").click()
     page.wait_for_selector('#app[data-layout="running"]')

@@ -218,3 +218,49 @@ test("stepping forward across a snapshot keeps the live view (no copy of the sna
   // A jump far back still starts from the nearest snapshot, and is right.
   assert.deepEqual({ ...timeline.view(7) }, timeline.at(7));
 });
+
+// Every kind of event, some writing over what an earlier one wrote (a recompute, a second
+// pass's seed with reset, repeated contributions to one node), for undo to restore.
+function mixed(n) {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push({ kind: "evaluate", seq: out.length, node: `n${i}`, value: i });
+  out.push({ kind: "seed", seq: out.length, node: `n${n - 1}`, adjoint: 1 });
+  for (let i = n - 1; i > 0; i--) {
+    out.push({ kind: "unbroadcast", seq: out.length, node: `n${i}`, input: `n${i - 1}`, arg: 0 });
+    out.push({ kind: "accumulate", seq: out.length, node: `n${i}`, input: `n${i - 1}`, arg: 0, adjoint_after: i });
+    out.push({ kind: "accumulate", seq: out.length, node: `n${i}`, input: `n0`, arg: 1, adjoint_after: -i });
+    if (i % 7 === 0) out.push({ kind: "recompute", seq: out.length, node: `n${i}`, value: i + 0.5 });
+  }
+  out.push({ kind: "seed", seq: out.length, node: `n${n - 1}`, adjoint: 2, reset: ["n0", "n3", "n5"] });
+  out.push({ kind: "tangent", seq: out.length, node: "n2", value: 2, tangent: 0.5 });
+  out.push({ kind: "mystery", seq: out.length, node: "n1" });
+  out.push({ kind: "done", seq: out.length, grads: { a: 1 } });
+  return out;
+}
+
+test("past the copy limit no snapshot is made, and stepping back undoes events exactly", () => {
+  const list = mixed(60);
+  const timeline = createTimeline(list, { copyLimit: 90 }); // snapshots stop at step 30
+  assert.ok(timeline.snapshots.every((v) => 3 * v.step <= 90), String(timeline.snapshots.map((v) => v.step)));
+  const end = timeline.view(list.length);
+  for (let k = list.length - 1; k >= list.length - 40; k--) {
+    assert.equal(timeline.view(k), end, `k=${k}: the live view, undone, not a copy`);
+    assert.deepEqual({ ...timeline.view(k) }, fold(list.slice(0, k)), `k=${k}`);
+  }
+});
+
+test("any walk of view(k), forward, back and jumps, equals the fold", () => {
+  const list = mixed(80);
+  for (const copyLimit of [30, 300, Infinity]) {
+    const timeline = createTimeline(list, { copyLimit });
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    let k = 0;
+    for (let n = 0; n < 400; n++) {
+      const r = random();
+      k = r < 0.4 ? k + 1 : r < 0.8 ? k - 1 : Math.floor(random() * (list.length + 1));
+      k = Math.max(0, Math.min(list.length, k));
+      assert.deepEqual({ ...timeline.view(k) }, fold(list.slice(0, k)), `copyLimit=${copyLimit} k=${k}`);
+    }
+  }
+});
