@@ -388,13 +388,16 @@ function render({ animate }) {
   markUnrecorded(shown, svg);
   nav.refresh(); // the minimap moves off this step's callouts
   warnings.show(shown, view);
-  narration.textContent = narrate(view.event, shown.nodesById, { direction: modes.direction(shown) });
+  narration.textContent = narrate(view.event, shown.nodesById, { direction: modes.direction(shown), hvp: shown.trace?.hvp });
+  if (view.event?.kind === "done") secondPanel.reveal(); // the H v table into view at Done
   if (pinned) detail.show(shown, view, pinned);
   narration.dataset.kind = view.event?.kind ?? "start";
   if (view.event?.bug) narration.dataset.bug = view.event.bug; // a bug-lab switch changed it
   else delete narration.dataset.bug;
   ledgerPanel.show(state.step);
   markStep(stepSpan(shown, view), shown.program);
+  // the bug lab: its `# bugs:` line (line 1) in view at step 0 and Done, where the wrong numbers are
+  if (bugBadge.textContent && (state.step === 0 || view.event?.kind === "done")) editor.showTop();
   player.update({ ...state, total, phase: view.phase });
 }
 

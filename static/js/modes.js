@@ -140,10 +140,17 @@ export function allForwardSummary(body) {
   };
 }
 
-/** The gradient check's rows: [{leaf, abs, rel, ok, eps}] with the errors as text. */
+/**
+ * The gradient check's rows: [{leaf, analytic, numeric, abs, rel, ok, eps}] with the numbers as
+ * text; analytic (the backward pass's adjoint) and numeric (the central difference) are a scalar
+ * leaf's values ("" for a tensor leaf, whose elements are listed under its row).
+ */
 export function gradcheckRows(gradcheck) {
+  const scalar = (x) => (typeof x === "number" ? formatNumber(x) : "");
   return Object.entries(gradcheck ?? {}).map(([leaf, row]) => ({
     leaf,
+    analytic: scalar(row.analytic),
+    numeric: scalar(row.numeric),
     abs: formatError(row.max_abs_error),
     rel: formatError(row.max_rel_error),
     ok: Boolean(row.ok),
@@ -227,7 +234,8 @@ export function gradcheckVerdict(gradcheck, h) {
  * columns: [labels], transposed, more: {rows, columns} (left out), caption}. Rows are the
  * output's elements (y[0], ...), columns the inputs' elements in leaf order (a, W[0, 1], ...);
  * a Jacobian wider than tall and wider than `most.columns` is shown transposed (one line per
- * input), and at most `most.rows` lines and `most.columns` columns are shown.
+ * input), and at most `most.rows` lines and `most.columns` columns are shown. The caption names
+ * every input leaf: "Jacobian ∂y/∂(a, b), 4×2".
  */
 export function jacobianTable(jacobian, leaves, output, most = { rows: 12, columns: 6 }) {
   const [m, n] = jacobian.shape;
@@ -243,7 +251,10 @@ export function jacobianTable(jacobian, leaves, output, most = { rows: 12, colum
     label, cells: colLabels.slice(0, most.columns).map((_, j) => formatNumber(at(i, j))),
   }));
   const more = { rows: Math.max(0, rowLabels.length - most.rows), columns: Math.max(0, colLabels.length - most.columns) };
-  const caption = `Jacobian ∂${output ?? "y"}/∂x, ${m}×${n}`
+  // every input leaf by name: ∂y/∂a for one, ∂y/∂(a, b) for more (the columns' leaves)
+  const named = inputs.length === n ? leaves.map((l) => l.name) : ["x"];
+  const wrt = named.length === 1 ? named[0] : `(${named.join(", ")})`;
+  const caption = `Jacobian ∂${output ?? "y"}/∂${wrt}, ${m}×${n}`
     + (transposed ? " (transposed: a line per input)" : "") + (more.rows || more.columns ? ", first entries" : "");
   return { rows, columns: colLabels.slice(0, most.columns), transposed, more, caption };
 }

@@ -60,6 +60,9 @@ const NARRATE = {
         + `Reverse mode${seeded}: ${grads}`;
     }
     const bug = bugDoneText(ev.bugs); // the bug lab: wrong on purpose, said first
+    // hvp mode: the walk's leaf adjoints are ∂s/∂x with s = ∇L·v, i.e. H v (context.hvp: the body's)
+    const hvp = Object.entries(context.hvp ?? {}).map(([name, x]) => `(H v)_${name} = ∂s/∂${name} = ${formatValue(x)}`);
+    if (hvp.length) return bug ? `${bug} Done. ${hvp.join(",  ")}` : `Done. ${hvp.join(",  ")}`;
     const done = grads ? `Done.${seeded ? ` Reverse mode${seeded}:` : ""} ${grads}` : "Done.";
     return bug ? `${bug} ${done}` : done;
   },
@@ -106,7 +109,8 @@ export function calloutOf(event) {
 /**
  * The narration for the view's current event (null before the first step). `context`:
  * {direction} names a forward walk's tangent at Done ("∂/∂W[1, 1]"; modes.js directionText),
- * else the done event's `passes.direction` is used.
+ * else the done event's `passes.direction` is used; {hvp} (the body's `hvp`, leaf -> H v) is
+ * what an hvp walk's Done says.
  */
 export function narrate(event, nodesById, context = {}) {
   if (!event) return "Step forward (→) to run the forward pass, one node at a time.";

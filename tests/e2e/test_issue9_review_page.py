@@ -286,7 +286,7 @@ def test_a_vector_outputs_done_and_its_jacobian(open_explorer):
     got = rows.evaluate_all("rs => rs.map(r => [r.dataset.row, ...[...r.querySelectorAll('td')].map(c => c.textContent)])")
     # ∂y_i/∂a = x_i·b + 1, ∂y_i/∂b = x_i·a
     assert got == [["y[0]", "3", "1"], ["y[1]", "5", "2"], ["y[2]", "7", "3"], ["y[3]", "9", "4"]]
-    assert page.locator("#jacobian .jacobian-caption").inner_text() == "Jacobian ∂y/∂x, 4×2:"
+    assert page.locator("#jacobian .jacobian-caption").inner_text() == "Jacobian ∂y/∂(a, b), 4×2:"
     assert _font(page, "#jacobian td") >= 14
 
 
@@ -340,3 +340,130 @@ def test_the_power_iteration_chart_has_axes(explorer):
     assert chart.locator(".axis-name").all_text_contents() == ["power-iteration step", "estimate vᵀHv"]
     points = chart.locator("polyline.eigen-line").get_attribute("points").split()
     assert len(points) == len(eigen["estimates"])
+
+
+# ---------------------------------------------------------------- review 2: fixes
+
+
+def test_the_check_shows_a_scalar_leafs_analytic_and_numeric_values(explorer):
+    page = explorer.page
+    choose(page, "bug-overwrite")
+    _open_checks(page)
+    page.click("#run-gradcheck")
+    page.wait_for_selector('.gradcheck[data-status="done"]')
+    heads = page.locator("#gradcheck-table tr").first.locator("th").all_inner_texts()
+    assert heads[:3] == ["leaf", "analytic", "numeric"]
+    a = page.locator('#gradcheck-table tr[data-leaf="a"]').first.locator("td").all_inner_texts()
+    # the engine's -0.7864 (d's edge overwritten by e's) against the true 0.7864
+    assert a[:3] == ["a", "-0.7864", "0.7864"]
+    assert a[3] == "1.5729" and a[-1] == "✗ differs"
+    b = page.locator('#gradcheck-table tr[data-leaf="b"]').first.locator("td").all_inner_texts()
+    assert b[:3] == ["b", "1.5729", "1.5729"] and b[-1] == "✓ ok"
+
+
+def test_forward_mode_detail_and_label_show_the_tangent(explorer):
+    page = explorer.page
+    _forward(page)
+    _end(page)
+    dt = (1 - TH * TH) * 0.5  # ṫ = (1 - tanh²(d))·ḋ, ḋ = b + 1 = 0.5 along a
+    label = node(page, "t").get_attribute("aria-label")
+    assert "no gradient yet" not in label
+    assert f"tangent {dt:.4f}" in label
+    node(page, "t").click()
+    page.wait_for_selector("#detail:not([hidden])")
+    detail = _text(page, "#detail")
+    assert "no gradient yet" not in detail
+    assert "Tangent ṫ" in detail
+    assert f"{dt:.4f}" in detail
+    assert f"dual number {TH:.4f} + {dt:.4f}ε" in detail
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 768)])
+def test_hvp_done_shows_the_hv_table_and_says_hv(open_explorer, size):
+    page = open_explorer(*size).page
+    trace(page, HVP)
+    body = run_trace(HVP)
+    _end(page)
+    assert _inside(page, "#second-order table.hvp", "#editor .side") == []
+    assert _inside(page, "#second-order table.hvp", "body") == []
+    hv = body["hvp"]
+    assert _text(page, "#narration") == "Done. " + ",  ".join(
+        f"(H v)_{k} = ∂s/∂{k} = {hv[k]:.4f}" for k in ("a", "b", "c"))
+    assert f"{hv['a']:.4f}" == "0.0596"
+
+
+WIDE = ("a = 1.0\nb = 2.0\nc = 3.0\nd = 0.5\ne = -1.0\nf = 1.5\nx = const([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])\n"
+        "y = x * a * b * c + d * e * f * x\n")
+
+
+@pytest.mark.parametrize("program", [VECTOR, WIDE])
+def test_the_jacobian_is_in_view_at_1024x768_and_names_every_leaf(open_explorer, program):
+    page = open_explorer(1024, 768).page
+    trace(page, program)
+    _forward(page)
+    _end(page)
+    _open_checks(page)
+    page.click("#run-all-forward")
+    page.wait_for_selector('.all-forward[data-status="done"]')
+    assert _inside(page, "#jacobian .jacobian-table", "#editor .side") == []
+    assert _inside(page, "#jacobian .jacobian-table", "body") == []
+    # a table wider than the column scrolls sideways inside its own box, not the column
+    assert page.eval_on_selector("#jacobian", "e => getComputedStyle(e).overflowX") == "auto"
+    leaves = "(a, b)" if program == VECTOR else "(a, b, c, d, e, f)"
+    size = "4×2" if program == VECTOR else "6×6"
+    assert page.locator("#jacobian .jacobian-caption").inner_text() == f"Jacobian ∂y/∂{leaves}, {size}:"
+    assert page.locator("#jacobian .jacobian-table th[scope=col]").all_inner_texts() == list(leaves[1:-1].split(", "))
+
+
+def _bugs_line_in_view(page) -> bool:
+    return page.evaluate("""() => {
+      const s = document.querySelector('#editor .cm-scroller').getBoundingClientRect();
+      const line = [...document.querySelectorAll('#editor .cm-line')].find((l) => l.textContent.startsWith('# bugs:'));
+      if (!line) return false;
+      const r = line.getBoundingClientRect();
+      return r.top >= s.top - 0.5 && r.bottom <= s.bottom + 0.5; }""")
+
+
+def test_a_bug_programs_bugs_line_is_in_view_at_step_0_and_done(open_explorer):
+    page = open_explorer(1024, 768).page
+    choose(page, "bug-overwrite")
+    leave_editor(page)
+    assert _bugs_line_in_view(page)
+    # the walk's last lines, then Done: line 1 comes back into view
+    total = int(page.locator("#player").get_attribute("data-total"))
+    page.keyboard.press("End")
+    wait_step(page, total)
+    page.keyboard.press("ArrowLeft")
+    wait_step(page, total - 1)
+    page.keyboard.press("ArrowRight")
+    wait_step(page, total)
+    page.wait_for_function("""() => {
+      const s = document.querySelector('#editor .cm-scroller').getBoundingClientRect();
+      const line = [...document.querySelectorAll('#editor .cm-line')].find((l) => l.textContent.startsWith('# bugs:'));
+      const r = line?.getBoundingClientRect();
+      return r && r.top >= s.top - 0.5 && r.bottom <= s.bottom + 0.5; }""", timeout=3000)
+    assert _bugs_line_in_view(page)
+    page.keyboard.press("Home")
+    wait_step(page, 0)
+    page.wait_for_function("""() => document.querySelector('#editor .cm-scroller').scrollTop === 0""", timeout=3000)
+    assert _bugs_line_in_view(page)
+
+
+def test_the_hvp_option_can_be_chosen_after_a_forward_mode_error(explorer):
+    page = explorer.page
+    trace(page, HVP)
+    page.select_option("#mode", "forward")
+    page.wait_for_selector('#app[data-status="error"]')
+    assert "trace in hvp mode" in page.locator(".program-error").inner_text()
+    option = page.locator('#mode option[value="hvp"]')
+    assert option.is_enabled() and option.get_attribute("hidden") is None
+    page.select_option("#mode", "hvp")
+    page.wait_for_selector('#modes[data-mode="hvp"]')
+    _ready(page)
+    assert page.locator("#mode").input_value() == "hvp"
+    _end(page)
+    assert adjoint(page, "a") == pytest.approx(run_trace(HVP)["hvp"]["a"], abs=1e-12)
+    assert _text(page, "#narration").startswith("Done. (H v)_a = ∂s/∂a = 0.0596")
+    # a program without the line: the entry is gone again
+    choose(page, "seed-sigmoid-net")
+    assert page.locator('#mode option[value="hvp"]').get_attribute("hidden") is not None

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { bugDoneText, bugWarning, forwardBugNote } from "../../static/js/bugs.js";
 import { forwardOnly, ledgerSeries } from "../../static/js/ledger.js";
 import {
-  directionText, gradcheckElements, gradcheckVerdict, hvpLine, jacobianTable,
+  directionText, gradcheckElements, gradcheckRows, gradcheckVerdict, hvpLine, jacobianTable,
 } from "../../static/js/modes.js";
 import { narrate } from "../../static/js/narration.js";
 
@@ -57,7 +57,8 @@ test("the Jacobian's table: outputs down, inputs across; a wide one transposed",
   assert.deepEqual(t.rows.map((r) => r.label), ["y[0]", "y[1]", "y[2]", "y[3]"]);
   assert.deepEqual(t.rows[3].cells, ["9", "4"]);
   assert.equal(t.transposed, false);
-  assert.equal(t.caption, "Jacobian ∂y/∂x, 4×2");
+  assert.equal(t.caption, "Jacobian ∂y/∂(a, b), 4×2"); // every input leaf named
+  assert.equal(jacobianTable({ shape: [2, 1], data: [[1], [2]] }, leaves.slice(0, 1), "y").caption, "Jacobian ∂y/∂a, 2×1");
   // a 1×20 Jacobian (a gradient) reads down: a line per input element
   const wide = jacobianTable({ shape: [1, 8], data: [[1, 2, 3, 4, 5, 6, 7, 8]] },
     [{ name: "W", shape: [2, 3], size: 6 }, { name: "b", shape: [2], size: 2 }], "L", { rows: 5, columns: 6 });
@@ -66,6 +67,7 @@ test("the Jacobian's table: outputs down, inputs across; a wide one transposed",
   assert.deepEqual(wide.rows.map((r) => r.label), ["W[0, 0]", "W[0, 1]", "W[0, 2]", "W[1, 0]", "W[1, 1]"]);
   assert.deepEqual(wide.rows[4].cells, ["5"]);
   assert.deepEqual(wide.more, { rows: 3, columns: 0 });
+  assert.equal(wide.caption, "Jacobian ∂L/∂(W, b), 1×8 (transposed: a line per input), first entries");
 });
 
 test("the forward walk's direction as the Done narration names it", () => {
@@ -132,4 +134,22 @@ test("hvp mode is a program's `# hvp:` line before its first statement", () => {
   assert.equal(hvpLine('# a comment\n#hvp:{"a": 1}\na = 1.0'), true);
   assert.equal(hvpLine('a = 1.0\n# hvp: {"a": 1.0}\nL = a * a'), false);
   assert.equal(hvpLine("a = 1.0"), false);
+});
+
+test("a scalar leaf's check row shows the analytic and numeric values (the bug lab's a)", () => {
+  const rows = gradcheckRows({
+    a: { max_abs_error: 1.5728954659026066, max_rel_error: 1.9999999999628097, ok: false, eps: 1e-6,
+      numeric: 0.7864477329366792, analytic: -0.7864477329659274 },
+    x: KINK_ROW,
+  });
+  assert.deepEqual(rows.map((r) => [r.leaf, r.analytic, r.numeric, r.abs, r.ok]),
+    [["a", "-0.7864", "0.7864", "1.5729", false], ["x", "", "", "1.5", false]]);
+});
+
+test("hvp mode's Done names each leaf's H v as ∂s/∂x", () => {
+  const done = { kind: "done", seq: 44, grads: { a: 0.05958575158234014 }, output: { name: "s" } };
+  const hvp = { a: 0.05958575158234014, b: 0.11917150316468028, c: 0.7864477329659274 };
+  assert.equal(narrate(done, {}, { hvp }),
+    "Done. (H v)_a = ∂s/∂a = 0.0596,  (H v)_b = ∂s/∂b = 0.1192,  (H v)_c = ∂s/∂c = 0.7864");
+  assert.equal(narrate(done, {}, {}), "Done. ds/da = 0.0596"); // no hvp: reverse mode's words
 });

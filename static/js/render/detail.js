@@ -7,6 +7,7 @@
 
 import { fetchNode } from "../api.js";
 import { formatNumber, formatShape, isTensor } from "../format.js";
+import { dualText } from "../modes.js";
 import { heatCells, heatColor, inkOn, toNumber } from "../heat.js";
 import { opTag } from "../layout.js";
 import { adjointFinalStep, backwardRules, pyShape, tableOf } from "../tensors.js";
@@ -135,10 +136,15 @@ export function createDetailPanel(container, { onClose } = {}) {
     const head = el("header", {},
       el("h2", {}, el("span", { class: "label", text: node.label }), el("span", { class: "tag", text: opTag(node) })),
       closeButton);
+    // Forward mode (and hvp mode's forward pass): no gradient yet, the tangent is the news.
+    const tangent = view.tangents?.[node.id];
+    const dual = tangent !== undefined && typeof value === "number" && typeof tangent === "number"
+      ? `dual number ${dualText(value, tangent)}` : null;
     const cols = el("div", { class: "detail-cols" },
       column("Value", shownValue, "value", value === undefined ? "not evaluated yet" : null),
       node.role === "const" ? null
-        : column("Gradient", shownAdjoint, "grad", adjointNote ?? (adjoint === undefined ? "no gradient yet" : null)));
+        : adjoint === undefined && tangent !== undefined ? column("Tangent ṫ", tangent, "grad tangent", dual)
+          : column("Gradient", shownAdjoint, "grad", adjointNote ?? (adjoint === undefined ? "no gradient yet" : null)));
     const parts = [head, el("p", { class: "formula", text: node.formula ?? node.label }), cols, rules(walk, view, node)];
     const bad = walk.nonFinite;
     if (bad && bad.node === node.id) {

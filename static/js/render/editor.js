@@ -190,6 +190,10 @@ export function createEditor(root, { onRun, onInput }) {
       mark(kind, span, text);
       reveal(rangeIn(view.state, kind));
     },
+    /** Scroll line 1 into view (a bug program's `# bugs:` line at step 0 and Done), focus aside. */
+    showTop() {
+      reveal([0, 0]);
+    },
     /**
      * Select `span` (computed on `text`) and scroll to it, with the focus in the editor, as a
      * click on a warning does (render/warnings.js); false when the text has changed since or

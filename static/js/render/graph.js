@@ -283,12 +283,14 @@ export function showFanout(root, layout, ref) {
 /**
  * A node's accessible name at a step: its formula and what it holds, e.g.
  * "e = a * b, value -0.5, gradient 1.5729"; `value` / `adjoint` undefined while not yet
- * computed. Constants have no gradient to speak of.
+ * computed. Constants have no gradient to speak of. In forward mode (no gradient, a `tangent`)
+ * it names the tangent instead: "t = tanh(d), value 0.4621, tangent 0.3932".
  */
-export function nodeName(node, value, adjoint) {
+export function nodeName(node, value, adjoint, tangent) {
   const parts = [node.formula ?? node.label];
   parts.push(value === undefined ? "not evaluated yet" : `value ${formatValue(value)}`);
-  if (node.role !== "const") parts.push(adjoint === undefined ? "no gradient yet" : `gradient ${formatValue(adjoint)}`);
+  if (node.role !== "const" && adjoint === undefined && tangent !== undefined) parts.push(`tangent ${formatValue(tangent)}`);
+  else if (node.role !== "const") parts.push(adjoint === undefined ? "no gradient yet" : `gradient ${formatValue(adjoint)}`);
   return parts.join(", ");
 }
 
@@ -448,7 +450,7 @@ export function showView(root, layout, view, { animate = false, duration = 600, 
       .classed("non-finite", (d) => d.id === bad)
       .attr("data-value", (d) => fullPrecision(values[d.id]))
       .attr("data-adjoint", (d) => fullPrecision(adjoints[d.id]))
-      .attr("aria-label", (d) => nodeName(d.node, values[d.id], adjoints[d.id]));
+      .attr("aria-label", (d) => nodeName(d.node, values[d.id], adjoints[d.id], view.tangents?.[d.id]));
     if (!changed) nodes.classed("final", view.phase === "done");
     showNumbers(nodes.select("g.value-block"), values);
     showNumbers(nodes.select("g.grad-block"), before);

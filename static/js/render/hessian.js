@@ -63,7 +63,19 @@ export function createSecondOrderPanel(root, { stage } = {}) {
     if (trace.eigen) root.dataset.eigenvalue = String(trace.eigen.value);
     dialog.fill(trace);
   }
-  return { draw, dialog };
+  /** Scroll the side column so the H v table is in view (at Done in hvp mode); the page stays. */
+  function reveal() {
+    const table = root.hidden ? null : root.querySelector("table.hvp");
+    const column = table?.closest(".side");
+    if (!column || column.scrollHeight <= column.clientHeight) return;
+    const box = column.getBoundingClientRect();
+    const t = table.getBoundingClientRect();
+    if (t.top >= box.top && t.bottom <= box.bottom) return;
+    // the panel's title with it when both fit, else the table at the column's top
+    const from = t.bottom - root.getBoundingClientRect().top <= box.height ? root : table;
+    column.scrollTop += from.getBoundingClientRect().top - box.top - 4;
+  }
+  return { draw, dialog, reveal };
 }
 
 /** The results' blocks: H v, the Hessian's map (`side` px, `big`: the dialog's), eigenvalue. */

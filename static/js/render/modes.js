@@ -37,7 +37,8 @@ function el(doc, tag, attrs = {}, ...children) {
 export function createModesPanel(root, { store, onModeChange, request }) {
   const doc = root.ownerDocument;
   const section = el(doc, "section", { id: "modes", class: "modes", "aria-label": "Mode and checks", "data-mode": "reverse" });
-  // hvp mode is the program's (a `# hvp:` line): its entry shows only while such a walk is shown.
+  // hvp mode is the program's (a `# hvp:` line): its entry shows (and can be chosen) only
+  // while such a walk is shown or the program has the line (then choosing it traces it so).
   const hvpOption = new Option("hvp mode: H v (the # hvp: line)", "hvp");
   hvpOption.hidden = true;
   hvpOption.disabled = true;
@@ -94,7 +95,9 @@ export function createModesPanel(root, { store, onModeChange, request }) {
   function showState() {
     const state = store.get();
     const hvp = hvpShown && state.mode !== "forward";
-    hvpOption.hidden = !hvp;
+    const line = hvp || hvpLine(state.program ?? "");
+    hvpOption.hidden = !line;
+    hvpOption.disabled = !line;
     mode.value = hvp ? "hvp" : state.mode;
     section.dataset.mode = hvp ? "hvp" : state.mode;
     modeNote.textContent = forwardBugNote(state.program, state.mode);
@@ -124,8 +127,9 @@ export function createModesPanel(root, { store, onModeChange, request }) {
 
   mode.addEventListener("change", () => {
     mode.blur();
-    if (mode.value === "hvp") return showState(); // not a choice: the program's `# hvp:` line
-    store.set({ mode: mode.value });
+    if (mode.value === "hvp" && hvpShown && !forward()) return showState(); // already the walk shown
+    // hvp mode is reverse mode on a program with a `# hvp:` line (the server reads the line)
+    store.set({ mode: mode.value === "hvp" ? "reverse" : mode.value });
     onModeChange();
   });
   /** A new direction chosen: into the store, and traced again in forward mode. */
@@ -172,7 +176,8 @@ export function createModesPanel(root, { store, onModeChange, request }) {
       allBox.dataset.agree = String(s.agree);
       showJacobian(body);
       allBox.dataset.status = "done";
-      toTop(allButton); // the count, the bars and the Jacobian under it, in view
+      // the count, the bars and the Jacobian under it in view; a short column: the Jacobian
+      toTop(jacobianBox.hidden || fits(allButton, jacobianBox) ? allButton : jacobianBox);
     } catch (error) {
       bars.hidden = true;
       jacobianBox.hidden = true;
@@ -209,17 +214,18 @@ export function createModesPanel(root, { store, onModeChange, request }) {
   /** The check's rows: each leaf's errors and verdict, a kink's reason, a tensor's elements. */
   function showCheck(gradcheck, warnings) {
     const rows = gradcheckRows(gradcheck);
-    const head = el(doc, "tr", {}, ...["leaf", "abs error", "rel error", ""].map((t) => el(doc, "th", { text: t })));
+    const head = el(doc, "tr", {}, ...["leaf", "analytic", "numeric", "abs error", "rel error", ""].map((t) => el(doc, "th", { text: t })));
     table.replaceChildren(head, ...rows.flatMap((r) => {
       const entry = gradcheck[r.leaf];
       const verdict = r.ok ? "✓ ok" : entry.kink ? "✗ differs at a kink" : "✗ differs";
       const tr = el(doc, "tr", { "data-leaf": r.leaf, "data-ok": String(r.ok), class: r.ok ? "ok" : "flag" },
-        el(doc, "td", { text: r.leaf }), el(doc, "td", { text: r.abs }), el(doc, "td", { text: r.rel }),
+        el(doc, "td", { text: r.leaf }), el(doc, "td", { class: "analytic", text: r.analytic }),
+        el(doc, "td", { class: "numeric", text: r.numeric }), el(doc, "td", { text: r.abs }), el(doc, "td", { text: r.rel }),
         el(doc, "td", { text: verdict }));
       const more = [];
       if (entry.kink) {
         more.push(el(doc, "tr", { class: "why", "data-leaf": r.leaf },
-          el(doc, "td", { colspan: "4", class: "kink", text: `why: ${entry.kink}` })));
+          el(doc, "td", { colspan: "6", class: "kink", text: `why: ${entry.kink}` })));
       }
       const elements = gradcheckElements(r.leaf, entry);
       if (elements) more.push(elementsRow(doc, r.leaf, elements, entry, !r.ok));
@@ -421,7 +427,14 @@ function elementsRow(doc, leaf, elements, entry, open) {
       el(doc, "td", { text: formatError(e.rel_error) }), el(doc, "td", { text: e.ok ? "✓" : "✗" }))));
   const details = el(doc, "details", { class: "elements", "data-leaf": leaf }, summary, el(doc, "div", { class: "scroll-x" }, table));
   if (open) details.open = true;
-  return el(doc, "tr", { class: "elements-row", "data-leaf": leaf }, el(doc, "td", { colspan: "4" }, details));
+  return el(doc, "tr", { class: "elements-row", "data-leaf": leaf }, el(doc, "td", { colspan: "6" }, details));
+}
+
+/** Whether `top` down to the bottom of `bottom` fits in the height of their side column. */
+function fits(top, bottom) {
+  const column = top.closest(".side");
+  if (!column) return true;
+  return bottom.getBoundingClientRect().bottom - top.getBoundingClientRect().top <= column.clientHeight - 8;
 }
 
 /**
