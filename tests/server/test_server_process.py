@@ -108,9 +108,12 @@ def test_the_first_event_arrives_while_the_trace_runs_and_leaving_frees_the_slot
     # leaves then stops the work before its end and frees the slot. (The graph event of this
     # program is megabytes: reading all of it first would race the producer, which never waits
     # on the client.)
-    n = 30_000
+    # 80,000 nodes: seconds of trace after its graph event even on a fast, quiet machine
+    # (30,000 could end within the 0.2 s the busy check waits).
+    n = 80_000
     body = json.dumps({"program": chain(n)}).encode()
-    with served(tmp_path, max_concurrent_traces=1, busy_timeout_seconds=0.2) as server:
+    with served(tmp_path, max_concurrent_traces=1, busy_timeout_seconds=0.2,
+                max_program_chars=5_000_000) as server:
         sock = raw_request(server.port, stream_head(server.port, body), body)
         data = b""
         while b"event: graph" not in data:
