@@ -19,7 +19,8 @@ float64 and, with `# dtype: float32` as its first line, in float32. CPU time per
 - gradwalk "trace": `Tracer(text)` and every event of `Tracer.events()` (typed models), the
   issue's measure; "body": `trace_json(text)`, what POST /api/trace does; "parse": parse alone;
 - numpy: the same forward and backward by hand on arrays already in memory (for randn, the
-  same arrays the helper makes; making them is timed apart, "numpy randn draw");
+  same arrays the helper makes; making them is timed apart, "numpy randn draw": the randn
+  program asks gradwalk to draw its weights, so "numpy with the draw" is the same work);
 - torch: the same on CPU tensors with autograd.
 
 Every way runs on one thread (OpenBLAS, OpenMP and PyTorch set to one thread before numpy is
@@ -154,6 +155,8 @@ def measure(width: int, repeats: int = 3) -> dict[str, float | None]:
         r = randn_arrays(width, dtype)
         result[f"gradwalk randn trace {name}"] = best(
             lambda: list(Tracer(src, limits=lim).events()), repeats)
+        result[f"gradwalk randn body {name}"] = best(lambda: trace_json(src, limits=lim),
+                                                     repeats)
         result[f"numpy randn {name}"] = best(lambda: by_hand(r), max(repeats, 5))
         result[f"numpy randn draw {name}"] = best(lambda: randn_arrays(width, dtype), repeats)
         result[f"torch randn {name}"] = _torch(r, repeats)

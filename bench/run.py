@@ -80,12 +80,19 @@ def _randn_rows(width: int, r: dict) -> list[tuple[str, str, str]]:
     def ms(key: str) -> str:
         return "n/a" if r[key] is None else f"{r[key] * 1e3:.1f}"
 
-    trace = " / ".join(f"{r[f'gradwalk randn trace {d}'] * 1e3:.0f} "
-                       f"({r[f'gradwalk randn trace {d}'] / r[f'numpy randn {d}']:.1f} × numpy)"
-                       for d in ("float64", "float32"))
+    def against_numpy(way: str, d: str) -> str:
+        """ms, and × numpy by hand, and × numpy drawing the same weights then by hand."""
+        t, hand = r[f"gradwalk randn {way} {d}"], r[f"numpy randn {d}"]
+        drawn = hand + r[f"numpy randn draw {d}"]
+        return f"{t * 1e3:.0f} ({t / hand:.1f} × numpy; {t / drawn:.1f} × numpy with the draw)"
+
+    trace = " / ".join(against_numpy("trace", d) for d in ("float64", "float32"))
+    body = " / ".join(against_numpy("body", d) for d in ("float64", "float32"))
     return [
         (f"MLP 256×{width} randn weights: gradwalk Tracer + events() float64 / float32 (ms)",
          "≤ 1.2 × numpy at 1024" if width == 1024 else "-", trace),
+        (f"MLP 256×{width} randn weights: gradwalk body (trace_json) float64 / float32 (ms)",
+         "-", body),
         (f"MLP 256×{width} randn weights: numpy by hand float64 / float32 (ms; the draw "
          "apart)", "-", f"{ms('numpy randn float64')} / {ms('numpy randn float32')} (draw "
          f"{ms('numpy randn draw float64')} / {ms('numpy randn draw float32')})"),

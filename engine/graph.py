@@ -107,8 +107,7 @@ def topological_order(g: nx.DiGraph) -> list[str]:
 
 
 def graph_json(program: Program, order: Iterable[int], ids: list[str], requires: list[bool],
-               shapes: list[list[int]], formulas: list[str], symbols: list[str],
-               ledgers: list[dict | None]) -> dict:
+               shapes, formulas: list[str], symbols: list[str], ledgers) -> dict:
     """The graph as docs/trace-format.md describes it: nodes in topological order, edges.
 
     ids, requires, shapes, formulas, symbols: per node index, its id, requires_grad, and the
@@ -124,10 +123,10 @@ def graph_json(program: Program, order: Iterable[int], ids: list[str], requires:
 
 
 def graph_nodes(program: Program, order: Iterable[int], ids: list[str], requires: list[bool],
-                shapes: list[list[int]], formulas: list[str], symbols: list[str],
-                ledgers: list[dict | None]) -> list[dict]:
+                shapes, formulas: list[str], symbols: list[str], ledgers) -> list[dict]:
     """The `nodes` of graph_json for the nodes in `order` (a slice of it gives a slice);
-    ledgers: each node's memory and FLOPs figures (engine/trace/ledger.py), None for a leaf."""
+    shapes, ledgers: by node index (a list, or a dict holding at least `order`'s nodes), each
+    node's shape and memory and FLOPs figures (engine/trace/ledger.py; None for a leaf)."""
     ir = program.nodes
     # spans as dicts: orjson writes a dict about 1 µs faster than a dataclass, per node
     nodes = [{"id": ids[i], "index": i, "name": n.name, "label": n.label, "op": n.op,

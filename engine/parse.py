@@ -53,6 +53,11 @@ class Span:
                 "end_col": self.end_col}
 
 
+# One empty dict shared by every node without parameters (most of them; a dict each cost 64
+# bytes a node). Shared, so never written to: nothing writes to a node's params.
+NO_PARAMS: dict = {}
+
+
 @dataclass(slots=True)
 class IRNode:
     """One value of the program: a leaf, a constant or the result of an op."""
@@ -137,9 +142,16 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     builder.setup_tensors(program_dtype(text, dtype), max_elements, max_total_elements)
     bugs, bugs_at = program_bugs(text, tree.body[0].lineno if tree.body else None)
     second = second_order_header(text, tree.body[0].lineno if tree.body else None)
+    del statements   # the count is all it was for: each statement's tree is freed once built
     try:
-        for stmt in tree.body:
+        body = tree.body
+        for k, stmt in enumerate(body):
             builder.statement(stmt)
+            # Its syntax tree is done with (about 500 bytes a node): freed now, the nodes of
+            # the statements after it reuse that memory, instead of the whole tree and the
+            # whole IR being held at once (the trace's peak memory, bench/chain.py).
+            body[k] = stmt = None
+            builder.forget()
     except RecursionError:   # a safety net: no walk here recurses on the program's shape
         raise ProgramError("too_large", "expression nested too deeply", *builder.current) from None
     if not builder.nodes:
@@ -153,7 +165,7 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
 def _statements(tree: ast.Module) -> list[ast.stmt]:
     """Every statement, `with` lines and the statements of their bodies (nested blocks too),
     in program order; walked with a stack (Python's parser bounds the nesting anyway)."""
-    out, todo = [], list(reversed(tree.body))
+    out, todo = [], [s for s in reversed(tree.body) if s is not None]   # None: freed (parse)
     while todo:
         stmt = todo.pop()
         out.append(stmt)
@@ -183,6 +195,7 @@ class _Builder(TensorSyntax):
         self.last_line = 0
         self.all_targets: set[str] | None = None
         self.lists: dict[int, np.ndarray] = {}   # id(ast.List) -> its value (list_literal)
+        self.numbers: dict[tuple, np.ndarray] = {}   # (type, number) -> its 0-d constant
         self.blocks: list[Block] = []
         self.no_grad: list[Block] = []
         self.inplace: list[InPlace] = []
@@ -482,11 +495,20 @@ class _Builder(TensorSyntax):
         raise self.error("unknown_name", f"unknown name `{node.id}`", node)
 
     def _targets(self) -> set[str]:
-        """Every name the program assigns (computed on the first unknown name)."""
+        """Every name the statements from the current one on assign (computed on the first
+        unknown name; an earlier statement's tree is freed, and its names are in `names`)."""
         if self.all_targets is None:
             self.all_targets = {t.id for s in _statements(self.tree) if isinstance(s, ast.Assign)
                                 for t in s.targets if isinstance(t, ast.Name)}
         return self.all_targets
+
+    def forget(self) -> None:
+        """Drop what is keyed by the id of a syntax-tree node of the statement just built (a
+        list literal's value, a helper's init text, where's conditions): the tree is freed, and
+        a later node could be given the same id."""
+        self.lists.clear()
+        self.inits.clear()
+        self.conditions.clear()
 
     def call(self, node: ast.Call, name: str | None):
         func = node.func
@@ -638,8 +660,21 @@ class _Builder(TensorSyntax):
         span = self.span(outer or node)
         label = self.text.clipped(span.line, span.col, span.end_line, span.end_col,
                                   MAX_LABEL) or "const"
-        return self.add("const", "const", [], span, None, label=label, literal=self.literal(node),
-                        params=self.init(node))
+        return self.add("const", "const", [], span, None, label=label,
+                        literal=self.shared_number(node), params=self.init(node))
+
+    def shared_number(self, node: ast.expr) -> np.ndarray:
+        """self.literal(node), one read-only 0-d array per number a program's constants repeat
+        (`x * 1.0001` on every line: about 100 bytes a constant node saved); read-only, so no
+        in-place update can reach the constants that share it."""
+        if type(node) is not ast.Constant or type(node.value) not in _NUMBER:
+            return self.literal(node)
+        key = (type(node.value), node.value)   # 1 and 1.0 stay apart (and so do 0.0 and -0.0
+        shared = self.numbers.get(key)         # by their type and sign: -0.0 is a UnaryOp)
+        if shared is None:
+            shared = self.numbers[key] = self.literal(node)
+            shared.flags.writeable = False
+        return shared
 
     def init(self, node: ast.expr) -> dict | None:
         """{"init": "randn(4, 5, seed=0)"} for a value made by a leaf helper, else None."""
@@ -735,8 +770,8 @@ class _Builder(TensorSyntax):
         if label is None:
             label = self.label(name, span, op, inputs, params or {})
         index = len(self.nodes)
-        self.nodes.append(IRNode(index, op, role, inputs, span, label, name, params or {},
-                                 literal))
+        self.nodes.append(IRNode(index, op, role, inputs, span, label, name,
+                                 params or NO_PARAMS, literal))
         return index
 
     def label(self, name: str | None, span: Span, op: str, inputs: list[int] = (),

@@ -97,9 +97,11 @@ def stream_body(program: Program, output: str | None, settings: Settings,
                 head = b""
             out.add(b"\n\n")
             out.flush()   # the first event, at once
-            for record in tracer.records():   # the events as dicts, serialized once each
+            for record in tracer.records(arrays=True):   # the events as dicts, serialized once
                 check()
-                out.add(sse_event(record["kind"].encode(), orjson.dumps(record), record["seq"]))
+                out.add(sse_event(record["kind"].encode(),
+                                  orjson.dumps(record, option=orjson.OPT_SERIALIZE_NUMPY),
+                                  record["seq"]))
                 made += 1
     except ClientGone:
         log.info("stream stopped after %d events: the client went away", made)

@@ -30,7 +30,7 @@ import numpy as np
 from engine.errors import ProgramError
 from engine.ops import get_op
 from engine.source import clip
-from engine.trace import kinks, seed
+from engine.trace import kinks, seed, warn
 from engine.trace.forward_text import narration
 from engine.trace.values import encode, non_finite
 
@@ -108,7 +108,10 @@ def prepare(tracer) -> None:
     (called by the Tracer's constructor). Raises ProgramError."""
     if tracer.options.mode != "forward":
         return
-    seeds(tracer)
+    given, _ = seeds(tracer)
+    if tracer.options.tangents is not None:
+        first = next(iter(tracer.program.leaves))
+        warn.zero_direction(tracer.warnings, "tangents", given, f'{{"{first}": 1}}')
 
 
 # ---- carrying tangents -----------------------------------------------------------------------

@@ -13,7 +13,7 @@ import io
 import gc
 import itertools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 import orjson
@@ -124,6 +124,7 @@ class Tracer:
         self.scalar_path = self.program.dtype == "float64"
         self.limit = limits.inline
         self.encode = Encoder()   # values.encode, each big tensor summarized once
+        self.arrays = False   # records(arrays=True): done's full data as numpy arrays
         nodes = self.program.nodes
         if len(nodes) > limits.max_nodes:
             raise ProgramError("too_large", f"the program makes {len(nodes):,} "
@@ -169,6 +170,10 @@ class Tracer:
         if self.second is not None:   # second derivatives at a kink: said, as forward mode
             from engine.trace import hvp
             hvp.warn_kinks(self)
+            if self.options.mode == "hvp" and self.second.vector is not None:
+                first = next(iter(self.program.leaves), "a")
+                warn.zero_direction(self.warnings, "vector", self.second.vector,
+                                    f'{{"{first}": 1}}')
         if options.mode == "forward" or options.check:   # issue 9: bad tangents, or passes
             from engine.trace import forward_mode, gradcheck   # over their limits, are refused
             forward_mode.prepare(self)                         # before the first event
@@ -295,23 +300,31 @@ class Tracer:
     def graph_json(self) -> dict:
         """{nodes, edges, blocks, groups} as docs/trace-format.md describes them, for orjson (a
         node's or group's `span` is its Span dataclass; `graph_bytes` gives the JSON)."""
-        shapes = [[] if type(v) is float else list(np.shape(v)) for v in self.values]
+        every = range(len(self.values))
         return {**graph_json(self.program, self.deadline.paced(self.order), self.ids,
-                             self.requires, shapes, self.formulas, self.symbols,
-                             self.node_ledgers()), "blocks": self.blocks_json(),
+                             self.requires, self.node_shapes(every), self.formulas,
+                             self.symbols, self.node_ledgers()), "blocks": self.blocks_json(),
                 "groups": groups(self.program)}
 
-    def node_ledgers(self) -> list[dict | None]:
-        """Each node's `ledger` field (docs/trace-format.md): None for leaves and constants."""
+    def node_ledgers(self, indices: Iterable[int] | None = None) -> dict[int, dict | None]:
+        """Each node's `ledger` field (docs/trace-format.md), by node index: None for leaves and
+        constants. `indices`: only those nodes (a batch of the graph event: a dict per node of
+        the whole graph at once was about 400 bytes a node of the trace's peak memory)."""
         led, ids, nodes = self.ledger, self.ids, self.program.nodes
-        return [None if n.role != "op" else {
+        return {i: None if nodes[i].role != "op" else {
             "saves": [ids[k] for k in led.saves[i]], "saved_elements": led.saved_elements[i],
             "saved_bytes": led.saved_bytes[i], "flops_forward": led.flops_forward[i],
             "flops_backward": led.flops_backward[i],
             "activation_bytes": led.activation_bytes[i],
             "released_by": None if led.released_by[i] is None else ids[led.released_by[i]],
             "recomputed": led.recomputed[i]}
-            for i, n in enumerate(nodes)]
+            for i in (range(len(nodes)) if indices is None else indices)}
+
+    def node_shapes(self, indices: Iterable[int]) -> dict[int, list[int]]:
+        """Each node's `shape` field by node index ([] for a scalar)."""
+        values = self.values
+        return {i: [] if type(values[i]) is float else list(np.shape(values[i]))
+                for i in indices}
 
     def graph_bytes(self) -> bytes:
         """The `graph` event's data as JSON: {"version": 1, "graph": {nodes, edges}}."""
@@ -320,15 +333,13 @@ class Tracer:
     def graph_parts(self) -> Iterator[bytes]:
         """graph_bytes in pieces, BATCH nodes at a time, so no dict per node of the whole
         graph, and no second copy of its JSON, is ever held at once."""
-        shapes = [[] if type(v) is float else list(np.shape(v)) for v in self.values]
         order, program, ids = self.order, self.program, self.ids
-        ledgers = self.node_ledgers()
         runs = [order[k:k + BATCH] for k in range(0, len(order), BATCH)]
         yield b'{"version":%d,"graph":{"nodes":[' % TRACE_VERSION
         for k, run in enumerate(self.deadline.paced(runs)):
             yield (b"," if k else b"") + orjson.dumps(graph_nodes(
-                program, run, ids, self.requires, shapes, self.formulas, self.symbols,
-                ledgers))[1:-1]
+                program, run, ids, self.requires, self.node_shapes(run), self.formulas,
+                self.symbols, self.node_ledgers(run)))[1:-1]
         yield b'],"edges":['
         comma = b""
         for run in runs:
@@ -355,9 +366,14 @@ class Tracer:
         for record in self.records():
             yield MODELS[record["kind"]](**record)
 
-    def records(self) -> Iterator[dict]:
+    def records(self, arrays: bool = False) -> Iterator[dict]:
         """Forward `evaluate` events, then `seed`, `unbroadcast`/`accumulate`, then `done`, each
-        a dict with the fields of its model in the model's order (docs/trace-format.md)."""
+        a dict with the fields of its model in the model's order (docs/trace-format.md).
+
+        arrays: the done event's full-data tensors (the output and the leaf gradients) may be
+        numpy arrays instead of nested lists (values.Encoder.full), for a caller that writes
+        them with orjson.OPT_SERIALIZE_NUMPY (the body, the stream): same JSON, less time."""
+        self.arrays = arrays
         if self.options.mode == "forward":   # tangents carried forward (forward_mode.py)
             from engine.trace import forward_mode
             yield from forward_mode.records(self)
@@ -526,13 +542,19 @@ class Tracer:
                encode(before, limit),
                "adjoint_after": encode(after, limit), "narration": text}
 
+    def full(self, value):
+        """A done-event tensor with all its data (records' `arrays`: an array when finite)."""
+        if self.arrays:
+            return self.encode.full(value, self.limit)
+        return self.encode(value, None)
+
     def _done(self, seq: int, adjoints: list) -> dict:
         grads = {}
         for name, i in self.program.leaves.items():
             adj = adjoints[i] if adjoints[i] is not None else np.zeros_like(self.values[i])
-            grads[name] = self.encode(adj, None)
+            grads[name] = self.full(adj)
         output = {"name": self.output_name, "node": self.ids[self.output],
-                  "value": encode(self.values[self.output], None)}
+                  "value": self.full(self.values[self.output])}
         done = {"seq": seq, "kind": "done", "output": output, "grads": grads,
                 "first_non_finite": self.first_non_finite}
         if self.options.check:   # central differences against these adjoints (gradcheck.py)
@@ -637,7 +659,7 @@ def trace_json(text: str | Program, output: str | None = None,
     return body
 
 
-BATCH = 4096   # records serialized per orjson call: few calls, and a bounded list of dicts
+BATCH = 512   # records serialized per orjson call: few calls, and a bounded list of dicts
 
 
 def _body(tracer: Tracer) -> bytes:
@@ -650,7 +672,7 @@ def _body(tracer: Tracer) -> bytes:
     out.truncate()
     out.write(b',"events":[')
     batch: list[dict] = []
-    for record in tracer.records():
+    for record in tracer.records(arrays=True):   # written with OPT_SERIALIZE_NUMPY below
         if record["kind"] == "done":
             break
         batch.append(record)
@@ -669,7 +691,8 @@ def _body(tracer: Tracer) -> bytes:
     # Every result of the done event (output, grads, first_non_finite, and a mode's or the
     # gradient check's: jvp, gradcheck, warnings, ...) becomes a top-level field.
     out.write(orjson.dumps({k: v for k, v in record.items()
-                            if k not in ("seq", "kind", "narration")})[1:])
+                            if k not in ("seq", "kind", "narration")},
+                           option=orjson.OPT_SERIALIZE_NUMPY)[1:])
     return out.getvalue()
 
 

@@ -65,6 +65,20 @@ class Encoder:
             del self.recent[next(iter(self.recent))]
         return hit[1]
 
+    def full(self, value, limit: int | None = 64):
+        """encode(value, None), except that a finite tensor's `data` stays a C-contiguous float64
+        array, for orjson's OPT_SERIALIZE_NUMPY (engine/trace/runner.py `_body`, the stream):
+        the same JSON text as its nested list (orjson writes both with ryu), without a Python
+        float per element: for a million elements about 25 ms instead of about 70 (tolist,
+        then the list). The summary is this Encoder's (`limit` as the events had it), so a
+        tensor already summarized is not summarized again."""
+        if np.ndim(value) == 0:
+            return number(value)
+        out = dict(self(value, limit))
+        a = np.ascontiguousarray(value, dtype=np.float64)
+        out["data"] = a if np.isfinite(a).all() else _data(a)
+        return out
+
     def zeros(self, like, limit: int | None = 64):
         """encode(np.zeros_like(like), limit) without making the zeros: an adjoint before its
         first contribution."""

@@ -11,13 +11,18 @@ out when there are none (docs/trace-format.md, "Warnings"):
   depends on, so the gradients are not the function's derivatives (engine/trace/cuts.py);
 - "non_differentiable": forward mode passed through a point where an op has no derivative
   (relu or abs at 0, a tie of max, clip at a bound, sqrt at 0; engine/trace/kinks.py), or the
-  gradient check disagrees at one. `field` names the request field whose result it concerns.
+  gradient check disagrees at one. `field` names the request field whose result it concerns;
+- "zero_direction": the request's `tangents` (forward mode) or `vector` (hvp mode) is 0 on
+  every leaf (`{}` or all zeros), so the jvp or H v is 0 whatever the function: right, and
+  almost never what was meant (zero_direction below).
 
 The location is the node's span (line 1-based, col 0-based, as every span); all four are null
 for a warning about no node. At most MAX_PER_KIND warnings of one kind are kept; the last kept
 says how many more there were.
 """
 from __future__ import annotations
+
+import numpy as np
 
 MAX_PER_KIND = 20
 
@@ -88,3 +93,16 @@ def _sentence(text: str) -> str:
 def where(span) -> str:
     """"line 2, col 5" of a span, the column counted from 1 as editors show it."""
     return f"line {span.line}, col {span.col + 1}"
+
+
+def zero_direction(warnings: Warnings, field: str, given: dict, example: str) -> None:
+    """A "zero_direction" warning when the direction `given` ({leaf: number or array}, the
+    request's `tangents` or `vector`) is 0 everywhere: d/dt f(x + t·0) = 0 for every f, so the
+    result says nothing about the function. `example` is a direction that would, for the
+    message ("{\"a\": 1}")."""
+    if any(np.any(np.asarray(v) != 0) for v in given.values()):
+        return
+    what = "the jvp and every tangent are" if field == "tangents" else "H v is"
+    empty = "names no leaf" if not given else "is 0 on every leaf"
+    warnings.add("zero_direction", f"`{field}` {empty}, so {what} 0 whatever the function "
+                 f"(a derivative along the zero direction); give e.g. {example}", field=field)

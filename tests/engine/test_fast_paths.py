@@ -214,3 +214,27 @@ def test_the_scalar_bound_bounds_the_estimate(text):
 
 def test_the_scalar_bound_leaves_tensors_to_the_estimate():
     assert budget.scalar_bound(Tracer("x = [1.0, 2.0]\nL = sum(x * x)\n")) is None
+
+
+# ---- the done event's full data as arrays ------------------------------------------------------
+ARRAY_DONE = {
+    "edges": "a = [1e300, -0.0, 5e-324, 1.5, -2.5e-310, 0.1]\nL = sum(a * a * 3.0 - a)\n",
+    "non-finite": "a = [0.0, 1.0, 2.0]\nL = sum(log(a) * a)\n",
+    "transposed": "W = randn(7, 5, seed=1)\nx = randn(7, seed=2)\nL = sum(tanh(W.T @ x))\n",
+    "float32": "# dtype: float32\nW = randn(6, 4, seed=3)\nL = sum(W * W * 0.3)\n",
+    "big": "W = randn(90, 80, seed=4)\nL = mean(W @ W.T)\n",
+    "tensor output": "W = randn(3, 70, seed=5)\ny = W * 2.0\n",
+}
+
+
+@pytest.mark.parametrize("text", ARRAY_DONE.values(), ids=ARRAY_DONE)
+def test_the_done_event_with_arrays_is_the_same_json_byte_for_byte(text):
+    """records(arrays=True) leaves finite full data as arrays for OPT_SERIALIZE_NUMPY (the body
+    and the stream): the bytes must be those of the nested lists."""
+    as_lists = list(Tracer(text).records())[-1]
+    as_arrays = list(Tracer(text).records(arrays=True))[-1]
+    kinds = {type(g["data"]).__name__ for g in as_arrays["grads"].values()}
+    assert kinds <= {"ndarray", "list"} and ("ndarray" in kinds or "log" in text)
+    assert orjson.dumps(as_arrays, option=orjson.OPT_SERIALIZE_NUMPY) == orjson.dumps(as_lists)
+    body = orjson.loads(trace_json(text))
+    assert body["grads"] == orjson.loads(orjson.dumps(as_lists["grads"]))
