@@ -68,6 +68,11 @@ def run(quick: bool) -> str:
         (f"stream {s['nodes']:,} nodes: whole stream / POST", "≤ 1.5",
          f"{s['stream_s'] / s['post_s']:.2f} ({s['stream_s'] * 1e3:.0f} ms)"),
     ]
+    f = stream.phases(10_000)
+    rows.append((f"stream {s['nodes']:,} nodes: before the first event, in process: parse / "
+                 "Tracer / graph event (ms)", "-",
+                 f"{f['parse_s'] * 1e3:.0f} / {f['tracer_s'] * 1e3:.0f} / {f['graph_s'] * 1e3:.0f}"
+                 f" (sum {sum(f.values()) * 1e3:.0f})"))
     c = cli.measure()
     rows.append(("CLI: `gradwalk trace` one line, wall (ms)", "< 300",
                  f"{c['cli_s'] * 1e3:.0f} (python alone {c['python_s'] * 1e3:.0f}, "

@@ -64,6 +64,30 @@ def measure(n: int = 10_000, repeats: int = 5) -> dict[str, float]:
             "stream_s": min(s[2] for s in streams)}
 
 
+def phases(n: int = 10_000, repeats: int = 5) -> dict[str, float]:
+    """Wall seconds, in this process, of what comes before the stream's first event: the parse
+    (done before the request takes a trace slot), the Tracer (shapes, forward values, ledger,
+    formulas and symbols: the graph event's fields need them) and the graph event's JSON; best
+    of `repeats`. Their sum is the floor under the first event, whatever the server does."""
+    from engine.parse import parse
+    from engine.trace.runner import Tracer, gc_paused
+
+    program, best = text(n), {"parse_s": 9e9, "tracer_s": 9e9, "graph_s": 9e9}
+    for _ in range(repeats):
+        with gc_paused():
+            t0 = time.perf_counter()
+            parsed = parse(program)
+            t1 = time.perf_counter()
+            tracer = Tracer(parsed)
+            t2 = time.perf_counter()
+            for _part in tracer.graph_parts():
+                pass
+            t3 = time.perf_counter()
+        for key, seconds in (("parse_s", t1 - t0), ("tracer_s", t2 - t1), ("graph_s", t3 - t2)):
+            best[key] = min(best[key], seconds)
+    return best
+
+
 if __name__ == "__main__":
     r = measure(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000)
     print(f"{r['nodes']:,} nodes: POST {r['post_s'] * 1e3:.0f} ms; stream: first event "

@@ -95,6 +95,8 @@ class Program:
     # engine/blocks.py), and the program's lines: what engine/groups.py reads
     body: list = field(default_factory=list)
     lines: Lines | None = None
+    # what the trace warns about in the text itself: (kind, message, node index, span)
+    notes: list[tuple[str, str, int, Span]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -159,7 +161,7 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     return Program(builder.nodes, builder.names, builder.leaves, builder.last, builder.blocks,
                    builder.dtype, bugs, builder.no_grad, builder.inplace, second,
                    bugs_span=bugs_at and Span(bugs_at[0], 0, bugs_at[0], bugs_at[1]),
-                   body=builder.body, lines=lines)
+                   body=builder.body, lines=lines, notes=builder.notes)
 
 
 def _statements(tree: ast.Module) -> list[ast.stmt]:
@@ -199,6 +201,7 @@ class _Builder(TensorSyntax):
         self.blocks: list[Block] = []
         self.no_grad: list[Block] = []
         self.inplace: list[InPlace] = []
+        self.notes: list[tuple[str, str, int, Span]] = []   # Program.notes
         self.in_block = False   # inside a checkpoint or no_grad block (they do not nest)
         self.body: list = []   # the statements and blocks of the body being read
 
@@ -430,6 +433,10 @@ class _Builder(TensorSyntax):
             return self.constant(node)
         if isinstance(node, ast.BinOp):
             op, span = BINOPS[type(node.op)], self.span(node)
+            note = self.repetition(node, span) if op == "mul" else None
+            if note is not None:
+                return [(node.left, None), (node.right, None)], \
+                    lambda args: self.noted(self.add(op, "op", args, span, name), note, span)
             return [(node.left, None), (node.right, None)], \
                 lambda args: self.add(op, "op", args, span, name)
         if isinstance(node, ast.Attribute):
@@ -456,6 +463,25 @@ class _Builder(TensorSyntax):
             raise self.error("unsupported", f"{type(node.value).__name__} constant "
                              f"{clip(repr(node.value))} is not supported; use numbers", node)
         raise self.error("unsupported", f"{construct(node)} is not supported", node)
+
+    def repetition(self, node: ast.BinOp, span: Span) -> tuple[str, str] | None:
+        """`[0.0] * 3` is a tensor times 3 here (numpy), where Python would repeat the list:
+        a "list_repetition" note (kind, message), since a student may mean Python's."""
+        pair = (node.left, node.right)
+        for lst, times in (pair, pair[::-1]):
+            if type(lst) is ast.List and type(times) is ast.Constant and \
+                    type(times.value) is int:
+                text = self.text.clipped(span.line, span.col, span.end_line, span.end_col, 40)
+                return "list_repetition", (
+                    f"`{text}` (line {span.line}, col {span.col + 1}) multiplies every element "
+                    f"by {times.value}, as numpy does: a list here is a tensor. It does not "
+                    f"repeat the list {times.value} times, as Python would; for that, write "
+                    "the elements out, or zeros(n) / ones(n)")
+        return None
+
+    def noted(self, index: int, note: tuple[str, str], span: Span) -> int:
+        self.notes.append((*note, index, span))
+        return index
 
     def unary(self, node: ast.UnaryOp, name: str | None):
         """A run of unary + and - taken in one step (a signed number is one constant), so

@@ -161,6 +161,8 @@ class Tracer:
             self.symbols = self.second.symbols(self)
         # what the numbers are not (engine/trace/warn.py): cut paths now, kinks as found
         self.warnings = Warnings()
+        for kind, message, i, span in self.program.notes:   # what the text may mislead on
+            self.warnings.add(kind, message, self.ids[i], span=span)
         self.cuts = self._cuts()
         if self.program.bugs and self.options.mode != "reverse":   # said, never dropped
             self.warnings.add("ignored", f"the `# bugs:` line (line {self.program.bugs_span.line})"

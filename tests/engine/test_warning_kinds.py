@@ -1,6 +1,7 @@
-"""An all-zero direction (`tangents` in forward mode, `vector` in hvp mode) gives a jvp or H v
-of 0 whatever the function: the trace answers, with a "zero_direction" warning naming the field
-(docs/trace-format.md, "Warnings"). A direction with any non-zero entry gets no such warning."""
+"""Two kinds of warning (docs/trace-format.md, "Warnings"). An all-zero direction (`tangents`
+in forward mode, `vector` in hvp mode) gives a jvp or H v of 0 whatever the function:
+"zero_direction", naming the field. A list literal times an integer is numpy's product here, not
+Python's repetition: "list_repetition", at the product."""
 from __future__ import annotations
 
 import orjson
@@ -52,3 +53,26 @@ def test_a_direction_with_a_nonzero_entry_has_no_warning(options):
         assert b["jvp"] == pytest.approx(-8.0)
     if options["mode"] == "hvp":
         assert b["hvp"]["a"] == pytest.approx(-4.0)
+
+
+# ---- a list times an integer (numpy's meaning, not Python's repetition) ------------------------
+def test_a_list_times_an_integer_is_traced_as_numpy_and_warned_about():
+    text = "a = [0.5] * 3\nb = 2 * [1.0, -2.0]\nc = [1.0, 2.0] * 2.0\nL = sum(a + b + c)\n"
+    b = orjson.loads(trace_json(text))
+    assert b["output"]["value"] == pytest.approx(0.5 * 3 * 2 + (2 - 4) + (2.0 + 4.0))
+    kinds = [(w["kind"], w["node"], w["line"], w["col"], w["end_col"]) for w in b["warnings"]]
+    ids = {n["label"]: n["id"] for n in b["graph"]["nodes"]}
+    # one per product, located at it; a float factor (line 3) is numpy's meaning in Python too
+    assert kinds == [("list_repetition", ids["a"], 1, 4, 13), ("list_repetition", ids["b"], 2, 4, 19)]
+    assert b["warnings"][0]["message"].startswith("`[0.5] * 3` (line 1, col 5) multiplies every "
+                                                  "element by 3, as numpy does")
+    done = b["events"][-1]["narration"]
+    assert done.startswith("Done, with 2 warnings: a list times an integer is read as numpy "
+                           "reads it, not as Python does. `[0.5] * 3`")
+
+
+def test_a_warning_without_a_heading_still_narrates_cleanly():
+    b = orjson.loads(trace_json(PROGRAM, options=Options(mode="forward", tangents={})))
+    assert b["events"][-1]["narration"].startswith(
+        "Done, with a warning: the direction asked for is zero, so the result is zero. "
+        "`tangents` names no leaf")
