@@ -96,11 +96,11 @@ def on_big_stack(fn, *args):
 
 
 def cpu_seconds(engine: str, n: int) -> float:
-    """CPU seconds of one run, the collector off for micrograd and torch (gradwalk pauses it
-    itself)."""
+    """CPU seconds of one run, the collector off for micrograd, torch and ast.parse (gradwalk
+    pauses it itself)."""
     def timed() -> float:
         was = gc.isenabled()
-        if engine in ("micrograd", "torch"):
+        if engine in ("micrograd", "torch", "ast.parse"):   # gradwalk pauses it itself
             gc.disable()
         start = time.process_time()
         try:
