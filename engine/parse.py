@@ -433,7 +433,7 @@ class _Builder(TensorSyntax):
             return self.constant(node)
         if isinstance(node, ast.BinOp):
             op, span = BINOPS[type(node.op)], self.span(node)
-            note = self.repetition(node, span) if op == "mul" else None
+            note = self.list_meaning(node, op, span) if op in ("mul", "add") else None
             if note is not None:
                 return [(node.left, None), (node.right, None)], \
                     lambda args: self.noted(self.add(op, "op", args, span, name), note, span)
@@ -464,10 +464,21 @@ class _Builder(TensorSyntax):
                              f"{clip(repr(node.value))} is not supported; use numbers", node)
         raise self.error("unsupported", f"{construct(node)} is not supported", node)
 
-    def repetition(self, node: ast.BinOp, span: Span) -> tuple[str, str] | None:
-        """`[0.0] * 3` is a tensor times 3 here (numpy), where Python would repeat the list:
-        a "list_repetition" note (kind, message), since a student may mean Python's."""
+    def list_meaning(self, node: ast.BinOp, op: str, span: Span) -> tuple[str, str] | None:
+        """A (kind, message) note where Python's lists would mean something else than the
+        tensors they are here (numpy's meaning), since a student may mean Python's:
+        `[0.0] * 3` multiplies (Python repeats the list: "list_repetition"), `[1.0] + [2.0]`
+        adds (Python joins the lists: "list_concatenation")."""
         pair = (node.left, node.right)
+        if op == "add":
+            if type(pair[0]) is ast.List and type(pair[1]) is ast.List:
+                text = self.text.clipped(span.line, span.col, span.end_line, span.end_col, 40)
+                return "list_concatenation", (
+                    f"`{text}` (line {span.line}, col {span.col + 1}) adds element by element "
+                    "(broadcasting), as numpy does: a list here is a tensor. It does not join "
+                    "the lists, as Python would; for that, write the joined list, or "
+                    "concat([a, b])")
+            return None
         for lst, times in (pair, pair[::-1]):
             if type(lst) is ast.List and type(times) is ast.Constant and \
                     type(times.value) is int:

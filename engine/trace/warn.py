@@ -15,8 +15,9 @@ out when there are none (docs/trace-format.md, "Warnings"):
 - "zero_direction": the request's `tangents` (forward mode) or `vector` (hvp mode) is 0 on
   every leaf (`{}` or all zeros), so the jvp or H v is 0 whatever the function: right, and
   almost never what was meant (zero_direction below);
-- "list_repetition": a list literal times an integer literal (`[0.0] * 3`), which is a tensor
-  times 3 here (numpy), where Python would repeat the list (engine/parse.py notes it).
+- "list_repetition" / "list_concatenation": a list literal times an integer literal
+  (`[0.0] * 3`), or two list literals added (`[1.0] + [2.0]`): tensors here (numpy's product
+  and sum), where Python would repeat or join the lists (engine/parse.py notes them).
 
 The location is the node's span (line 1-based, col 0-based, as every span); all four are null
 for a warning about no node. At most MAX_PER_KIND warnings of one kind are kept; the last kept
@@ -83,8 +84,8 @@ def narration(warnings: list[dict]) -> str:
         head.append("a line of the program was not applied in this mode")
     if "zero_direction" in kinds:
         head.append("the direction asked for is zero, so the result is zero")
-    if "list_repetition" in kinds:
-        head.append("a list times an integer is read as numpy reads it, not as Python does")
+    if "list_repetition" in kinds or "list_concatenation" in kinds:
+        head.append("lists are read as numpy's tensors, not as Python's lists")
     lead = "Done, with a warning" if len(warnings) == 1 else \
         f"Done, with {len(warnings)} warnings"
     return lead + (": " + "; ".join(head) if head else "") + ". " + \

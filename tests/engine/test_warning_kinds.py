@@ -1,7 +1,8 @@
-"""Two kinds of warning (docs/trace-format.md, "Warnings"). An all-zero direction (`tangents`
+"""Warnings of three kinds (docs/trace-format.md, "Warnings"). An all-zero direction (`tangents`
 in forward mode, `vector` in hvp mode) gives a jvp or H v of 0 whatever the function:
 "zero_direction", naming the field. A list literal times an integer is numpy's product here, not
-Python's repetition: "list_repetition", at the product."""
+Python's repetition ("list_repetition"), and two list literals added are numpy's sum, not a joined
+list ("list_concatenation"), each at its node."""
 from __future__ import annotations
 
 import orjson
@@ -67,8 +68,19 @@ def test_a_list_times_an_integer_is_traced_as_numpy_and_warned_about():
     assert b["warnings"][0]["message"].startswith("`[0.5] * 3` (line 1, col 5) multiplies every "
                                                   "element by 3, as numpy does")
     done = b["events"][-1]["narration"]
-    assert done.startswith("Done, with 2 warnings: a list times an integer is read as numpy "
-                           "reads it, not as Python does. `[0.5] * 3`")
+    assert done.startswith("Done, with 2 warnings: lists are read as numpy's tensors, not as "
+                           "Python's lists. `[0.5] * 3`")
+
+
+def test_list_concatenation_is_located_at_the_sum():
+    text = "a = [1.0, 2.0] + [3.0]\nL = sum(a * a)\n"
+    b = orjson.loads(trace_json(text))
+    assert b["output"]["value"] == pytest.approx(4.0 ** 2 + 5.0 ** 2)   # [4, 5], not [1, 2, 3]
+    [w] = b["warnings"]
+    ids = {n["label"]: n["id"] for n in b["graph"]["nodes"]}
+    assert (w["kind"], w["node"], w["line"], w["col"], w["end_col"]) == \
+        ("list_concatenation", ids["a"], 1, 4, 22)
+    assert "does not join the lists, as Python would" in w["message"]
 
 
 def test_a_warning_without_a_heading_still_narrates_cleanly():
