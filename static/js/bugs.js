@@ -43,13 +43,6 @@ export function bugDoneText(bugs) {
   return `BUG LAB (${wrong.join(", ")}): these gradients are wrong on purpose — the gradient check flags them.`;
 }
 
-/** The warning strip's entry for a walk with bug switches (no place in the program), or null. */
-export function bugWarning(bugs) {
-  const names = Array.isArray(bugs) ? bugs.filter((b) => !FIXES.has(b)) : [];
-  if (!names.length) return null;
-  return { kind: "bug_lab", message: bugDoneText(names) };
-}
-
 /**
  * The note the mode panel shows when a program with a `# bugs:` line is walked in forward
  * mode, which has no backward pass for the switches to change (the engine traces it without

@@ -3,7 +3,7 @@
 // is render/modes.js.
 
 import { randomLcg, randomNormal } from "d3";
-import { formatNumber, isTensor } from "./format.js";
+import { boxLines, formatNumber, isTensor, tensorRows } from "./format.js";
 import { headerLines } from "./header.js";
 
 /** The leaves of a trace's graph: [{name, shape, size}] in creation order. */
@@ -114,6 +114,28 @@ export function tangentLine(tangent) {
   if (tangent === undefined || isTensor(tangent)) return null;
   const t = formatNumber(tangent);
   return t.startsWith("-") ? `- ${t.slice(1)}ε` : `+ ${t}ε`;
+}
+
+/**
+ * How a node's box writes its dual number `value + tangent ε` (docs/trace-format.md, the
+ * `tangent` event; seed 000's `a + ȧε`) in the row under its value, as a sum on the board:
+ *
+ *     VALUE   0.4621
+ *           + 0.3932ε
+ *
+ * Returns {caption, lines, hang}: for a scalar no caption and the line "+ 0.3932ε"
+ * ("- 0.5ε" for a negative tangent), to be drawn `hang` (2) characters left of the numbers
+ * so that its sign stands in the caption column and its digits under the value's; for a
+ * tensor the caption "+ ε·" before its rows (`rows` and `maxElements` as format.js boxLines),
+ * or "tangent" before its summary lines (min, max, mean: not a term of a sum). Before the
+ * tangent is known (undefined) the row is only captioned "tangent", as reverse mode's "grad".
+ */
+export function dualRow(tangent, rows = 1, maxElements = 12) {
+  if (tangent === undefined) return { caption: "tangent", lines: [], hang: 0 };
+  if (!isTensor(tangent)) return { caption: "", lines: [tangentLine(tangent)], hang: 2 };
+  const data = tensorRows(tangent, maxElements);
+  const lines = boxLines(tangent, rows, maxElements);
+  return { caption: data && data.length === rows ? "+ ε·" : "tangent", lines, hang: 0 };
 }
 
 /**

@@ -191,14 +191,46 @@ function doneBox(layout, event) {
 
 /**
  * The box of every leaf and the output `outputId` (its `core`), shown whole at step 0 and at
- * Done down to OVERVIEW_SCALE (revealTransform); null when the output is not drawn.
+ * Done down to OVERVIEW_SCALE (revealTransform); null when the output is not drawn. In hvp
+ * mode the core is the leaves instead, themselves shown whole (hvpLeaves).
  */
 export function overviewBox(layout, outputId) {
-  const core = boxOf(layout, [outputId]);
-  if (!core) return null;
+  const output = boxOf(layout, [outputId]);
+  if (!output) return null;
   const leaves = layout.nodes.filter((n) => n.node?.role === "leaf").map((n) => n.id);
   // The narration reads out every leaf's gradient: the camera zooms out to show them all.
-  return { ...union(boxOf(layout, leaves), core), core, whole: true, overview: true };
+  const all = union(boxOf(layout, leaves), output);
+  const hvp = hvpLeaves(layout);
+  const core = hvp ? { ...boxOf(layout, hvp), whole: true, overview: true } : output;
+  return { ...all, core, whole: true, overview: true };
+}
+
+/**
+ * The leaves of an hvp walk's graph (their `adjoint_symbol` is `(H v)_a`: docs/trace-format.md,
+ * "hvp mode"), or null for another graph. Its walk starts at them (their tangents are v) and
+ * ends at them (their adjoints are H v, which the Done narration reads out), while its output
+ * s = ⟨∇L, v⟩ is at the far end of the backward graph, about four times the program's length
+ * away: when both ends do not fit even at OVERVIEW_SCALE, step 0 and Done show the leaves
+ * rather than s (a 2x3 tanh(X @ W) at 1024x768 needs 0.22; s alone left them off screen).
+ */
+function hvpLeaves(layout) {
+  const ids = layout.nodes
+    .filter((n) => n.node?.role === "leaf" && String(n.node.adjoint_symbol ?? "").startsWith("(H v)_"))
+    .map((n) => n.id);
+  return ids.length ? ids : null;
+}
+
+/**
+ * `t` panned sideways so that `box`'s core, shown whole (an hvp walk's leaves, overviewBox),
+ * sits at the margin on the side away from the rest of `box`, which then fills the view
+ * instead of empty room around a centred core. `t` itself when `box` fits in width.
+ */
+function lean(t, box, view) {
+  const core = box.core;
+  if (t.k * (box.x1 - box.x0) <= view.width - 2 * MARGIN) return t;
+  if (core.x0 <= box.x0 + 1e-9) return { ...t, x: MARGIN - t.k * core.x0 };
+  if (core.x1 >= box.x1 - 1e-9) return { ...t, x: view.width - MARGIN - t.k * core.x1 };
+  return t;
 }
 
 /**
@@ -215,12 +247,13 @@ export function revealTransform(t, box, view) {
   const fitsAll = room(box.x1 - box.x0, view.width) && room(box.y1 - box.y0, view.height);
   if (box.whole && !fitsAll) {
     // Zoom out to show it all, but never below the readable scale (numbers projected at
-    // 9 px help nobody): then the output (its core) is shown at that scale, with the
-    // leaves nearest it; Fit shows everything on request.
+    // 9 px help nobody): then the output (its core; an hvp walk's leaves, overviewBox) is
+    // shown at that scale, with the leaves nearest it; Fit shows everything on request.
     const all = wholeTransform(box, view, { max: t.k });
     if (all.k >= Math.min(t.k, box.overview ? OVERVIEW_SCALE : READABLE_SCALE)) return all;
     const k = Math.min(t.k, READABLE_SCALE);
-    return revealTransform({ ...t, k }, box.core, view) ?? { ...t, k };
+    const shown = revealTransform({ ...t, k }, box.core, view) ?? { ...t, k };
+    return box.core.whole ? lean(shown, box, view) : shown;
   }
   if (box.core && !fitsAll) return revealTransform(t, box.core, view);
   const axis = (lo, hi, shift, length) => {

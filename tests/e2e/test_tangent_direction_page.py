@@ -39,6 +39,20 @@ def _record(page) -> list[dict]:
     return bodies
 
 
+def _traced(page, action) -> dict:
+    """Do `action`, which makes the page trace again; the `tangents` that trace request sent,
+    once the page shows that trace (not the one before it: reading the last request or the
+    ready state right after a select can see the previous trace)."""
+    with page.expect_request(lambda r: r.url.endswith("/api/trace/stream")) as sent:
+        action()
+    tangents = json.loads(sent.value.post_data).get("tangents")
+    page.wait_for_function("""(want) => {
+        const app = document.querySelector('#app'), t = document.querySelector('#modes').dataset.tangents;
+        return app.dataset.status === 'ready' && !!t && JSON.stringify(JSON.parse(t)) === JSON.stringify(want);
+    }""", arg=tangents)
+    return tangents
+
+
 def _done(page) -> float:
     """Step to the end of the forward walk: L's tangent (the jvp) in full precision."""
     page.wait_for_selector('#app[data-status="ready"]')
@@ -65,10 +79,10 @@ def test_one_element_of_a_tensor_leaf_gives_that_column_of_the_jacobian(explorer
     labels = page.locator("#tangent-element option").all_inner_texts()
     assert labels == ["W[0, 0]", "W[0, 1]", "W[0, 2]", "W[1, 0]", "W[1, 1]", "W[1, 2]"]
     for k in (4, 2):
-        page.select_option("#tangent-element", str(k))
+        sent = _traced(page, lambda: page.select_option("#tangent-element", str(k)))
         jvp = _done(page)
         want = [[1.0 if i * 3 + j == k else 0.0 for j in range(3)] for i in range(2)]
-        assert _sent(requests) == {"W": want}
+        assert sent == _sent(requests) == {"W": want}
         assert jvp == pytest.approx(torch_jvp(want), abs=1e-10)
         # the leaf's own box shows its tangent: the unit vector
         assert json.loads(node(page, "W").get_attribute("data-tangent")) == want
@@ -80,14 +94,12 @@ def test_a_seeded_random_direction_is_sent_and_its_jvp_is_torchs(explorer, chrom
     page = explorer.page
     requests = _record(page)
     _forward_on_w(page)
-    page.select_option("#tangent-direction", "random")
+    first = _traced(page, lambda: page.select_option("#tangent-direction", "random"))["W"]
     assert page.locator("#tangent-seed").is_visible() and page.locator("#tangent-element").is_hidden()
-    first = _sent(requests)["W"]
     page.fill("#tangent-seed", "5")
-    page.locator("#tangent-seed").press("Enter")
-    page.wait_for_function("() => document.querySelector('#modes').dataset.tangents !== %s" % json.dumps(json.dumps({"W": first})))
+    tangent = _traced(page, lambda: page.locator("#tangent-seed").press("Enter"))["W"]
     jvp = _done(page)
-    tangent = _sent(requests)["W"]
+    assert _sent(requests)["W"] == tangent
     assert tangent != first   # another seed, another direction
     assert [len(row) for row in tangent] == [3, 3]
     assert json.loads(page.locator("#modes").get_attribute("data-tangents")) == {"W": tangent}

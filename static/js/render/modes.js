@@ -8,11 +8,11 @@
 // carries them: the selects show the store, and a change goes into it.
 
 import { forwardBugNote } from "../bugs.js";
-import { boxLines, formatNumber, fullPrecision } from "../format.js";
+import { formatNumber, fullPrecision } from "../format.js";
 import { METRICS } from "../layout.js";
 import {
   allForwardSummary, directionText, elementName, formatError, forwardFields, gradcheckElements, gradcheckRows,
-  gradcheckVerdict, hvpLine, jacobianTable, leavesOf, parseEps, tangentLine,
+  dualRow, gradcheckVerdict, hvpLine, jacobianTable, leavesOf, parseEps,
 } from "../modes.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -39,11 +39,14 @@ export function createModesPanel(root, { store, onModeChange, request }) {
   const section = el(doc, "section", { id: "modes", class: "modes", "aria-label": "Mode and checks", "data-mode": "reverse" });
   // hvp mode is the program's (a `# hvp:` line): its entry shows (and can be chosen) only
   // while such a walk is shown or the program has the line (then choosing it traces it so).
-  const hvpOption = new Option("hvp mode: H v (the # hvp: line)", "hvp");
+  // Short labels: on a projector at 1024x768 (and A+ up to 2x) the longer ones were cut
+  // ("…dual numbers"); each option's title says what it is.
+  const hvpOption = option("hvp mode (H v)", "hvp", "Hessian-vector product H v, from the program's # hvp: line");
   hvpOption.hidden = true;
   hvpOption.disabled = true;
   const mode = el(doc, "select", { id: "mode", "aria-label": "Mode" },
-    new Option("Reverse mode (backward pass)", "reverse"), new Option("Forward mode (tangents, dual numbers)", "forward"),
+    option("Reverse mode", "reverse", "The backward pass: adjoints from the output back to the leaves"),
+    option("Forward mode", "forward", "Tangents carried forward with the values: dual numbers a + ȧ·ε"),
     hvpOption);
   // Forward mode on a `# bugs:` program: the switches change only the backward pass.
   const modeNote = el(doc, "p", { id: "mode-note", class: "mode-note", role: "status", hidden: "" });
@@ -190,11 +193,14 @@ export function createModesPanel(root, { store, onModeChange, request }) {
   checkButton.addEventListener("click", async () => {
     const h = parseEps(eps.value);
     if (h === null) {
+      // The rows were for another h: with the error shown they would pass for this one's.
+      clearCheck();
       checkBox.dataset.status = "error";
       checkText.textContent = "The step h must be a number with 0 < h ≤ 1, e.g. 1e-6.";
       return;
     }
     checkBox.dataset.status = "running";
+    table.dataset.stale = "true"; // the last h's rows, dimmed until this h's come
     checkText.textContent = "Comparing every leaf's gradient with central differences…";
     try {
       const body = await post({ check: true, eps: h });
@@ -204,12 +210,19 @@ export function createModesPanel(root, { store, onModeChange, request }) {
       checkBox.dataset.status = "done";
       toTop(checkText); // the verdict, then the rows, in view in the side column
     } catch (error) {
-      table.hidden = true;
-      checkWarnings.hidden = true;
+      clearCheck();
       checkText.textContent = error.message;
       checkBox.dataset.status = "error";
     }
   });
+
+  /** No rows shown: none of them is for the h now in the box (an error, a new walk). */
+  function clearCheck() {
+    table.hidden = true;
+    delete table.dataset.stale;
+    checkWarnings.hidden = true;
+    delete checkBox.dataset.eps;
+  }
 
   /** The check's rows: each leaf's errors and verdict, a kink's reason, a tensor's elements. */
   function showCheck(gradcheck, warnings) {
@@ -232,6 +245,7 @@ export function createModesPanel(root, { store, onModeChange, request }) {
       return [tr, ...more];
     }));
     table.hidden = false;
+    delete table.dataset.stale;
     checkWarnings.replaceChildren(...warnings.map((w) => el(doc, "li", { "data-kind": w.kind, text: `⚠ ${w.message}` })));
     checkWarnings.hidden = !warnings.length;
   }
@@ -307,8 +321,7 @@ export function createModesPanel(root, { store, onModeChange, request }) {
       allButton.textContent = `Run all ${n} forward passes`;
       for (const box of [allBox, checkBox]) box.dataset.status = "idle";
       bars.hidden = true;
-      table.hidden = true;
-      checkWarnings.hidden = true;
+      clearCheck();
       jacobianBox.hidden = true;
       allText.textContent = "";
       checkText.textContent = "";
@@ -350,6 +363,13 @@ export function createModesPanel(root, { store, onModeChange, request }) {
   };
 }
 
+/** A menu entry with a tooltip. */
+function option(text, value, title) {
+  const o = new Option(text, value);
+  o.title = title;
+  return o;
+}
+
 /** One bar of the passes chart: a label and a filled width. */
 function bar(doc, kind, label, width) {
   const fill = el(doc, "span", { class: "fill", style: `width: ${width.toFixed(1)}%` });
@@ -357,7 +377,11 @@ function bar(doc, kind, label, width) {
     el(doc, "span", { class: "track" }, fill));
 }
 
-/** The tangent in a node box's second block (its gradient's place, unused in forward mode). */
+/**
+ * The tangent in a node box's second block (its gradient's place, unused in forward mode),
+ * so that with the value above it the box reads as the dual number (modes.js dualRow):
+ * "VALUE 0.4621" over "+ 0.3932ε", the sign under the caption, the digits under the value's.
+ */
 function showTangent(g, tangent) {
   const block = g.querySelector("g.grad-block");
   if (!block) return; // a constant's box has no second block: its tangent is 0
@@ -367,14 +391,13 @@ function showTangent(g, tangent) {
     group.setAttribute("class", "tangent-nums");
     block.append(group);
   }
+  const row = dualRow(tangent, g.__data__?.rows ?? 1, METRICS.maxInlineElements);
   const caption = block.querySelector("text.caption");
-  if (caption) caption.textContent = "ε";
-  const rows = g.__data__?.rows ?? 1;
-  const one = tangentLine(tangent);
-  const lines = tangent === undefined ? [] : one !== null ? [one] : boxLines(tangent, rows, METRICS.maxInlineElements);
-  group.replaceChildren(...lines.map((s, i) => {
+  if (caption) caption.textContent = row.caption;
+  const x = METRICS.caption - row.hang * METRICS.numChar;
+  group.replaceChildren(...row.lines.map((s, i) => {
     const t = g.ownerDocument.createElementNS(SVG, "text");
-    t.setAttribute("x", METRICS.caption);
+    t.setAttribute("x", x);
     t.setAttribute("y", METRICS.row - 6 + i * METRICS.row);
     t.textContent = s;
     return t;
@@ -383,7 +406,7 @@ function showTangent(g, tangent) {
 
 /**
  * hvp mode's boxes: while the forward over reverse pass runs (before the seed), each box's
- * second block shows its tangent (`+ ṫε`, caption ε) as forward mode does; from the seed on
+ * second block shows its tangent (`+ ṫε` under the value) as forward mode does; from the seed on
  * it holds the reverse over reverse adjoint, captioned ∂s/∂x. svg data-hvp-phase says which.
  */
 function showHvp(svg, view) {

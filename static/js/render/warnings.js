@@ -6,7 +6,6 @@
 // step on; a warning with a place selects it in the editor when clicked. Which nodes and
 // warnings is worked out in ../cuts.js (tested with node).
 
-import { bugWarning } from "../bugs.js";
 import { cutNodes, noGradNodes, warningLabel, warningPlace, warningsAt } from "../cuts.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -109,10 +108,9 @@ export function createWarningStrip(narration, { onSelect }) {
 
   return {
     show(walk, view) {
-      const list = walk ? [...warningsAt(walk.trace.warnings, view)] : []; // a copy: the bug entry goes first
-      // a bug-lab walk says at Done that its gradients are wrong on purpose (bugs.js)
-      const bug = walk && view?.phase === "done" ? bugWarning(walk.trace.bugs) : null;
-      if (bug) list.unshift(bug);
+      // A bug-lab walk says that its gradients are wrong on purpose once, first in the Done
+      // narration (narration.js, bugs.js bugDoneText), where the lecturer reads: not here too.
+      const list = walk ? warningsAt(walk.trace.warnings, view) : [];
       const next = JSON.stringify(list);
       shownWalk = walk;
       if (next === key) return;
