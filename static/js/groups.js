@@ -6,6 +6,8 @@
 // and the summed adjoint a box shows. Pure: no DOM, so `node --test` covers it
 // (tests/js/groups.test.mjs); render/groups.js draws it.
 
+import { finish } from "./slices.js";
+
 // Above this many nodes the page opens with groups collapsed (a page option, state.js
 // `group_above`); it aims at about MAX_BOXES boxes then. Past MAX_DRAWN_NODES it opens the
 // overview: the outermost groups only, not expanded further.
@@ -25,20 +27,42 @@ export function nodeIndex(node) {
  * One sweep over the nodes by index with a stack of open groups: O(nodes + groups).
  */
 export function groupTree(graph) {
+  return finish(groupTreeSteps(graph));
+}
+
+// The sliced forms (slices.js) yield once every this many items.
+const SLICE = 4096;
+
+/** groupTree as a generator that yields every SLICE items (slices.js runSliced). */
+export function* groupTreeSteps(graph) {
   const groups = new Map();
-  for (const g of graph.groups ?? []) groups.set(g.id, { ...g, size: g.end - g.first, children: [], nodes: [] });
+  let work = 0;
+  for (const g of graph.groups ?? []) {
+    groups.set(g.id, { ...g, size: g.end - g.first, children: [], nodes: [] });
+    if (++work % SLICE === 0) yield;
+  }
   const top = [];
   for (const g of groups.values()) {
     const parent = g.parent == null ? null : groups.get(g.parent);
     if (parent) parent.children.push(g.id);
     else top.push(g.id);
   }
+  yield;
   const sorted = [...groups.values()].sort((a, b) => a.first - b.first || b.end - a.end);
-  const byIndex = graph.nodes.map((n) => [nodeIndex(n), n.id]).sort((a, b) => a[0] - b[0]);
+  yield;
+  // Nodes come in creation order from the engine: sorted (a copy) only when they are not.
+  let nodes = graph.nodes;
+  if (nodes.some((n, i) => i > 0 && nodeIndex(n) < nodeIndex(nodes[i - 1]))) {
+    nodes = [...nodes].sort((a, b) => nodeIndex(a) - nodeIndex(b));
+  }
+  yield;
   const owner = new Map();
   const open = [];
   let k = 0;
-  for (const [i, id] of byIndex) {
+  for (const node of nodes) {
+    const i = nodeIndex(node);
+    const id = node.id;
+    if (++work % SLICE === 0) yield;
     while (k < sorted.length && sorted[k].first <= i) {
       const g = sorted[k++];
       while (open.length && open.at(-1).end <= g.first) open.pop();
@@ -68,8 +92,9 @@ export function groupsOfNode(tree, id) {
 
 /** What stands for node `id` on screen: the outermost collapsed group holding it, else itself. */
 export function repOf(tree, collapsed, id) {
+  // up the parents without an array: it runs for every node of the graph at each new view
   let rep = id;
-  for (const g of groupsOfNode(tree, id)) if (collapsed.has(g)) rep = g;
+  for (let g = tree.owner.get(id); g != null; g = tree.groups.get(g)?.parent) if (collapsed.has(g)) rep = g;
   return rep;
 }
 
@@ -264,12 +289,23 @@ export function boxSize(box) {
  * `framed`, and whose members are shown); each shown node or box names its frame in
  * `frameOf` (Map id -> group id).
  */
-export function viewGraph(graph, tree, collapsed, { framed = () => false } = {}) {
-  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
+export function viewGraph(graph, tree, collapsed, options = {}) {
+  return finish(viewGraphSteps(graph, tree, collapsed, options));
+}
+
+/** viewGraph as a generator that yields every SLICE items (slices.js runSliced). */
+export function* viewGraphSteps(graph, tree, collapsed, { framed = () => false } = {}) {
+  const byId = new Map();
+  let work = 0;
+  for (const n of graph.nodes) {
+    byId.set(n.id, n);
+    if (++work % SLICE === 0) yield;
+  }
   const rep = new Map();
   const boxes = new Map();
   const nodes = [];
   for (const n of graph.nodes) {
+    if (++work % SLICE === 0) yield;
     const r = collapsed.size ? repOf(tree, collapsed, n.id) : n.id;
     if (r === n.id) {
       nodes.push(n);
@@ -290,6 +326,7 @@ export function viewGraph(graph, tree, collapsed, { framed = () => false } = {})
   const merged = new Map();
   const read = new Set();
   for (const e of graph.edges) {
+    if (++work % SLICE === 0) yield;
     read.add(e.source);
     const s = rep.get(e.source) ?? e.source;
     const t = rep.get(e.target) ?? e.target;
@@ -311,8 +348,9 @@ export function viewGraph(graph, tree, collapsed, { framed = () => false } = {})
     if (boxes.has(s)) addOnce(boxes.get(s), "outputs", e.source, "outLabels", byId.get(e.source)?.label ?? e.source);
   }
   for (const [id, r] of rep) {
+    if (++work % SLICE === 0) yield;
     const box = boxes.get(r);
-    if (!read.has(id) && !box.outputs.includes(id)) addOnce(box, "outputs", id, "outLabels", byId.get(id)?.label ?? id);
+    if (!read.has(id)) addOnce(box, "outputs", id, "outLabels", byId.get(id)?.label ?? id);
   }
   for (const box of boxes.values()) {
     // Each output's own adjoint symbol (the graph's `adjoint_symbol`, e.g. "v̄"): a box's
@@ -324,8 +362,14 @@ export function viewGraph(graph, tree, collapsed, { framed = () => false } = {})
   return { nodes, edges, clusters, frameOf, rep, alias, boxes, groups: graph.groups ?? [] };
 }
 
+// The ids each box lists, for addOnce: a box of a 100,000-node graph may have thousands.
+const listed = new WeakMap();
+
 function addOnce(box, key, id, labelsKey, label) {
-  if (box[key].includes(id)) return;
+  let sets = listed.get(box);
+  if (!sets) listed.set(box, (sets = { inputs: new Set(), outputs: new Set() }));
+  if (sets[key].has(id)) return;
+  sets[key].add(id);
   box[key].push(id);
   box[labelsKey].push(label);
 }
@@ -363,9 +407,14 @@ function framesOf(tree, collapsed, nodes, framed) {
  * the user opened: framed even when they are statements), grouped (the graph opened
  * collapsed), overview (past MAX_DRAWN_NODES)}, or null when the graph has no groups.
  */
-export function createGroupState(graph, { above = GROUP_ABOVE, maxBoxes = MAX_BOXES } = {}) {
+export function createGroupState(graph, options = {}) {
+  return finish(createGroupStateSteps(graph, options));
+}
+
+/** createGroupState as a generator (slices.js runSliced). */
+export function* createGroupStateSteps(graph, { above = GROUP_ABOVE, maxBoxes = MAX_BOXES } = {}) {
   if (!graph.groups?.length) return null;
-  const tree = groupTree(graph);
+  const tree = yield* groupTreeSteps(graph);
   const nodeCount = graph.nodes.length;
   const overview = nodeCount > MAX_DRAWN_NODES;
   const collapsed = initialCollapsed(tree, nodeCount, { above, maxBoxes, overview });
@@ -379,5 +428,10 @@ export function framedBy(state) {
 
 /** The layout's graph for `state` over `graph` (viewGraph with state's collapsed groups and frames). */
 export function groupedGraph(graph, state) {
-  return viewGraph(graph, state.tree, state.collapsed, { framed: framedBy(state) });
+  return finish(groupedGraphSteps(graph, state));
+}
+
+/** groupedGraph as a generator (slices.js runSliced). */
+export function groupedGraphSteps(graph, state) {
+  return viewGraphSteps(graph, state.tree, state.collapsed, { framed: framedBy(state) });
 }

@@ -11,30 +11,31 @@
  */
 export function ledgerSeries(trace) {
   const nodes = trace.graph.nodes;
-  const index = Object.fromEntries(nodes.map((n) => [n.id, n.index]));
-  const byId = Object.fromEntries(nodes.map((n) => [n.id, n]));
+  const byId = new Map(nodes.map((n) => [n.id, n])); // a Map: 100,000 keys are common
+  const index = (id) => byId.get(id)?.index;
   const blockEnd = {}; // node id -> index just past its checkpoint block
   for (const block of trace.graph.blocks ?? []) {
-    const end = Math.max(...block.nodes.map((id) => index[id])) + 1;
+    const end = Math.max(...block.nodes.map(index)) + 1;
     for (const id of block.nodes) blockEnd[id] = end;
   }
   // activations still to free, by their releasing node's index, largest first
   const pending = nodes
     .filter((n) => n.ledger?.activation_bytes && n.ledger.released_by)
-    .map((n) => ({ at: index[n.ledger.released_by], bytes: n.ledger.activation_bytes }))
+    .map((n) => ({ at: index(n.ledger.released_by), bytes: n.ledger.activation_bytes }))
     .sort((a, b) => b.at - a.at);
   let live = 0;
+  let freed = 0; // pending[:freed] are freed (an index, not shift(): that is O(n) each)
   const series = [0];
   // every releasing step with an index above `bound` is done: free what it kept
   const releaseAbove = (bound) => {
-    while (pending.length && pending[0].at > bound) live -= pending.shift().bytes;
+    while (freed < pending.length && pending[freed].at > bound) live -= pending[freed++].bytes;
   };
   for (const ev of trace.events) {
-    const led = byId[ev.node]?.ledger;
+    const led = byId.get(ev.node)?.ledger;
     // hvp mode's forward over reverse computes the backward graph's values as `tangent` events
     // (value + tangent·ε): they are its forward pass, kept for its reverse over reverse
     if ((ev.kind === "evaluate" || ev.kind === "tangent") && led && !led.recomputed) live += led.activation_bytes;
-    else if (ev.kind === "accumulate" || ev.kind === "unbroadcast") releaseAbove(index[ev.node]);
+    else if (ev.kind === "accumulate" || ev.kind === "unbroadcast") releaseAbove(index(ev.node));
     else if (ev.kind === "recompute") {
       releaseAbove(blockEnd[ev.node] - 1);
       if (led?.recomputed) live += led.activation_bytes;

@@ -5,6 +5,7 @@
 // wins over the drafts saved on this machine without overwriting them.
 
 import { startLayout } from "./layout-job.js";
+import { runSliced } from "./slices.js";
 import { streamTrace } from "./stream.js";
 import { readLinkState, startPermalink } from "./permalink.js";
 import { narrate } from "./narration.js";
@@ -26,8 +27,8 @@ import {
 import { clearGraph } from "./render/graph.js";
 import { applyTheme, nextFont } from "./theme.js";
 import {
-  addEvent, beginWalk, bigProgram, createGraphPanel, createPlayback, openedGroups, openGroups, PLAYER_KEYS, provideWalk,
-  revealInGroups, setGroup, stepSpan,
+  addEvent, beginWalkSteps, bigProgram, createGraphPanel, createPlayback, openedGroups, openGroups, PLAYER_KEYS, provideWalk,
+  replanSteps, revealInGroups, setGroup, stepSpan,
 } from "./walk.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -52,9 +53,13 @@ let layoutJob = null; // the worker laying out `shown`'s graph ({cancel}), or nu
 let layoutTimer = null; // waits a moment after the graph event, for the numbers to size boxes
 let lastGood = null; // the walk shown before the pending request: an error shows it again
 let pinned = null; // a node clicked in the graph keeps its span highlighted
+// A big trace's graph is being read or prepared (its progress replaces the drawing): the
+// player and narration of the walk before it would step a graph no longer shown.
+let arriving = false;
 
 const NOT_TRACED = "Not traced: see the message next to the program.";
 const EMPTY = "Type a program in the editor, then Trace (Ctrl+Enter).";
+const ARRIVING = "The new trace is arriving: its walk starts here once its graph is read.";
 const LAST_GOOD = " The faded graph is the last good trace.";
 // ... when that trace's graph was not drawn (too big): only its faded note is on screen.
 const LAST_GOOD_UNDRAWN = " The faded note is about the last good trace.";
@@ -113,14 +118,31 @@ function setStatus(status) {
   app.dataset.status = status; // loading | ready | error: tests and CSS read it
 }
 
-// The stream is read as it arrives (POST /api/trace/stream): the graph is laid out in a
-// worker while the events come in, and the player can step what has arrived. A new Trace
-// aborts the request and terminates the worker.
+// The stream is read as it arrives (POST /api/trace/stream): its body is parsed in a worker
+// (stream.worker.js) and handed over in slices, the walk is built a slice at a time, the
+// graph is laid out in another worker while the events come in, and the player can step what
+// has arrived. A new Trace aborts the request and terminates the workers.
+
+/** A worker that reads a trace stream (stream.js relayTrace); bundled beside main.js. */
+const streamWorker = () => new Worker(new URL("./stream.worker.js", import.meta.url), { type: "module" });
+
+/** While a big graph arrives and its walk is built: say how far (the old drawing goes). */
+function reading(text, fraction) {
+  app.dataset.graph = "reading";
+  if (fraction === undefined) delete graphMessage.dataset.progress;
+  else graphMessage.dataset.progress = fraction.toFixed(2);
+  panel.wait(fraction === undefined ? text : `${text} ${Math.round(100 * fraction)}%`);
+  if (!arriving) {
+    arriving = true;
+    render({ animate: false });
+  }
+}
 
 /** Stop the pending request and layout, if any. */
 function cancelWork() {
   inFlight?.abort();
   inFlight = null;
+  arriving = false;
   if (layoutJob) {
     layoutJob.cancel(); // terminates the worker
     app.dataset.layoutsCancelled = String(Number(app.dataset.layoutsCancelled ?? 0) + 1);
@@ -141,15 +163,25 @@ async function trace() {
   if (shown?.complete) lastGood = shown;
   setStatus("loading");
   let walk = null;
+  let shownReading = false; // the graph's progress replaced the drawing
   let frame = 0; // one page update a frame while events arrive
   try {
     await streamTrace(program, store.get().output || null, {
       fields: modes.fields(), // forward mode's (issue 9); none in reverse mode
       signal: request.signal,
-      onGraph: (head) => {
+      worker: streamWorker,
+      onProgress: ({ key, received, total }) => {
+        if (key !== "nodes" || request !== inFlight) return;
+        shownReading = true;
+        reading("Reading the graph…", received / total);
+      },
+      onGraph: async (head) => {
         // a link's tangent leaf, whose shape came only now: trace again with it (once)
         if (modes.retrace(head.graph)) return void trace();
-        begin((walk = beginWalk(head, program, { groupAbove: store.get().group_above })), request);
+        if (shownReading) reading(`Preparing ${head.graph.nodes.length.toLocaleString("en-US")} nodes…`);
+        const steps = beginWalkSteps(head, program, { groupAbove: store.get().group_above });
+        const built = await runSliced(steps, { cancelled: () => request !== inFlight });
+        begin((walk = built), request);
       },
       onEvent: (ev) => {
         if (request !== inFlight) return; // traced again (retrace): the rest is not read
@@ -161,7 +193,9 @@ async function trace() {
     if (request !== inFlight || error.name === "AbortError") return;
     layoutJob?.cancel();
     clearTimeout(layoutTimer);
+    arriving = false;
     if (walk) forget(walk); // the half-read trace goes; the last good one shows again
+    else if (shownReading) shown ? restore(shown) : forgetDrawing(); // its progress goes
     return fail(error.detail ?? { kind: "page", message: String(error.message ?? error) });
   }
   if (request !== inFlight) return;
@@ -176,6 +210,7 @@ async function trace() {
 /** The graph event arrived: show the new walk (its step 0) and start its layout. */
 function begin(walk, request) {
   editor.showError(null);
+  arriving = false;
   shown = walk;
   stale = false;
   pinned = null;
@@ -187,7 +222,10 @@ function begin(walk, request) {
   // A link's expanded groups open before the first layout; any other trace opens as planned.
   if (pendingGroups?.length && walk.groups) openGroups(walk, pendingGroups);
   pendingGroups = null;
-  store.set({ open_groups: openedGroups(walk) });
+  // Set only when they differ: each change of a link field writes the address at once (a
+  // 50,000-line program's link is 50 ms of compressing).
+  const opened = openedGroups(walk);
+  if (String(opened) !== String(store.get().open_groups ?? [])) store.set({ open_groups: opened });
   app.dataset.traceLength = "0";
   app.dataset.stream = "events";
   if (walk.plan.reason) app.dataset.graph = panel.draw(walk); // too big: the overview
@@ -262,14 +300,20 @@ function relayOut(walk) {
  * Search went to node `id`: open the groups hiding it. Resolves true once it is drawn
  * (at once when it is shown already), false when it cannot be.
  */
-function showNode(id) {
+async function showNode(id) {
   const walk = shown;
-  if (!walk || stale) return Promise.resolve(false);
-  if (!revealInGroups(walk, id)) return Promise.resolve(Boolean(walk.layout));
+  if (!walk || stale) return false;
+  if (!revealInGroups(walk, id, { plan: false })) return Boolean(walk.layout);
   store.set({ open_groups: openedGroups(walk) });
+  // The new view is made a slice at a time (100,000 nodes are gone through); the old drawing stays meanwhile.
+  try {
+    await runSliced(replanSteps(walk), { cancelled: () => shown !== walk });
+  } catch {
+    return false; // another trace came
+  }
   const drawn = new Promise((resolve) => { walk.whenDrawn = resolve; });
   relayOut(walk);
-  return walk.plan.reason ? Promise.resolve(false) : drawn;
+  return walk.plan.reason ? false : drawn;
 }
 
 /** Events arrived (at most once a frame): the player's length and the step shown. */
@@ -307,6 +351,14 @@ function forget(walk) {
   if (shown !== walk) return;
   if (lastGood) return restore(lastGood);
   shown = null;
+  clearGraph(svg);
+  zoom.clear();
+  graphMessage.hidden = true;
+  app.dataset.graph = "empty";
+}
+
+/** Nothing drawn and no message: the graph panel empty. */
+function forgetDrawing() {
   clearGraph(svg);
   zoom.clear();
   graphMessage.hidden = true;
@@ -371,6 +423,14 @@ function render({ animate }) {
   badge.hidden = !(stale && shown);
   bugBadge.textContent = shown ? bugBadgeText(shown.program) : "";
   bugBadge.hidden = !bugBadge.textContent;
+  if (arriving) {
+    narration.textContent = ARRIVING;
+    narration.dataset.kind = "start";
+    markStep(null, null);
+    warnings.show(null, null);
+    player.update({ ...state, step: 0, total: 0, phase: "start", disabled: true });
+    return;
+  }
   if (!shown || stale) {
     const lastGood = shown ? (shown.layout ? LAST_GOOD : LAST_GOOD_UNDRAWN) : "";
     narration.textContent = stale ? NOT_TRACED + lastGood : app.dataset.status === "empty" ? EMPTY : "";
@@ -447,7 +507,8 @@ document.addEventListener("keydown", (event) => {
 function hover(node, { pin = false } = {}) {
   if (pin) {
     pinned = pinned === node ? null : node;
-    if (pinned && shown && !stale) detail.show(shown, shown.timeline.at(store.get().step), pinned);
+    // the live view of the step shown (render's): at(k) would copy and replay (130,000 events at End)
+    if (pinned && shown && !stale) detail.show(shown, shown.timeline.view(store.get().step), pinned);
     else detail.hide();
     nav.select(pinned);
   }

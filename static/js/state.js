@@ -173,8 +173,15 @@ function fromBase64Url(s) {
 
 /** The fragment (without "#") for `state`: "s=" + base64url(deflate-raw(JSON of linkState)). */
 export function encodeLink(state) {
-  return `s=${toBase64Url(deflateSync(strToU8(JSON.stringify(linkState(state))), { level: 9 }))}`;
+  const json = JSON.stringify(linkState(state));
+  if (json === lastLink.json) return lastLink.link; // the address is written again and again
+  // Any level inflates the same; level 9 of a 50,000-line program is 50 ms a write, level 1 a few.
+  const link = `s=${toBase64Url(deflateSync(strToU8(json), { level: json.length > BIG_LINK ? 1 : 9 }))}`;
+  Object.assign(lastLink, { json, link });
+  return link;
 }
+const BIG_LINK = 100_000; // characters of state JSON
+const lastLink = { json: null, link: null };
 
 /**
  * What a fragment ("#s=...", "s=...", the older "#program=...&step=...", or "") holds:

@@ -36,11 +36,12 @@ export function nonFiniteOf(trace) {
  * the output), or null when it never gets one.
  */
 export function adjointFinalStep(events, id) {
-  let step = null;
-  events.forEach((ev, i) => {
-    if ((ev.kind === "accumulate" && ev.input === id) || (ev.kind === "seed" && ev.node === id)) step = stepOf(i);
-  });
-  return step;
+  // the last one: searched from the end (150,000 events forward cost a click 50 ms)
+  for (let i = events.length - 1; i >= 0; i--) {
+    const ev = events[i];
+    if ((ev.kind === "accumulate" && ev.input === id) || (ev.kind === "seed" && ev.node === id)) return stepOf(i);
+  }
+  return null;
 }
 
 /**

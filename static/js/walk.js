@@ -4,8 +4,10 @@
 // what is on screen. Everything takes its root elements; nothing looks up global ids.
 
 import {
-  ancestorsOf, closeGroup, createGroupState, GROUP_ABOVE, groupedGraph, groupsOfNode, openGroup, revealNode,
+  ancestorsOf, closeGroup, createGroupStateSteps, GROUP_ABOVE, groupedGraphSteps, groupsOfNode, openGroup, revealNode,
 } from "./groups.js";
+import { searchKeysOf } from "./graphwalk.js";
+import { finish } from "./slices.js";
 import { LAYOUT_BUDGET_MS, planLayout, predictPlan } from "./layout.js";
 import { undrawnMessage } from "./narration.js";
 import { clearGraph, drawGraph, drawGraphGradually, showFanout, showView } from "./render/graph.js";
@@ -50,22 +52,47 @@ export function prepareWalk(result, program) {
  * A graph with `groups` over `groupAbove` nodes opens with groups collapsed (groups.js):
  * `groups` is their state and `view` the graph the layout sees (boxes for collapsed groups).
  */
-export function beginWalk(head, program, { budget = LAYOUT_BUDGET_MS, groupAbove = GROUP_ABOVE } = {}) {
+export function beginWalk(head, program, options = {}) {
+  return finish(beginWalkSteps(head, program, options));
+}
+
+// The sliced forms (slices.js) yield once every this many items.
+const SLICE = 8192;
+
+/**
+ * beginWalk as a generator that yields every few thousand nodes: the page runs it in slices
+ * (slices.js runSliced), so a 100,000-node graph never holds the main thread for long.
+ */
+export function* beginWalkSteps(head, program, { budget = LAYOUT_BUDGET_MS, groupAbove = GROUP_ABOVE } = {}) {
   const timeline = createTimeline([]);
   const trace = { ...head, events: timeline.events, output: null, grads: null, first_non_finite: null };
+  const nodesById = {};
+  const feeds = new Set();
+  let work = 0;
+  for (const n of head.graph.nodes) {
+    nodesById[n.id] = n;
+    searchKeysOf(n); // made now, a slice at a time, not at the first search
+    if (++work % SLICE === 0) yield;
+  }
+  for (const e of head.graph.edges) {
+    feeds.add(e.source);
+    if (++work % SLICE === 0) yield;
+  }
   const walk = {
     trace,
     program,
     timeline,
     plan: null,
     layout: null,
-    nodesById: Object.fromEntries(head.graph.nodes.map((n) => [n.id, n])),
+    nodesById,
     nonFinite: null,
     complete: false,
-    groups: createGroupState(head.graph, { above: groupAbove }),
+    groups: yield* createGroupStateSteps(head.graph, { above: groupAbove }),
     view: head.graph,
+    // before the done event names it, the output is the last node that feeds nothing
+    sink: head.graph.nodes.findLast((n) => !feeds.has(n.id))?.id ?? null,
   };
-  replan(walk, { budget });
+  yield* replanSteps(walk, { budget });
   return walk;
 }
 
@@ -74,8 +101,13 @@ export function beginWalk(head, program, { budget = LAYOUT_BUDGET_MS, groupAbove
  * budget}, or planLayout's refusal ({reason: "too_large", ...}; a reason once it is known
  * not to be drawn). Called again after a group opens or closes; the walk's layout goes.
  */
-export function replan(walk, { budget = walk.plan?.budget ?? LAYOUT_BUDGET_MS } = {}) {
-  walk.view = walk.groups ? groupedGraph(walk.trace.graph, walk.groups) : walk.trace.graph;
+export function replan(walk, options = {}) {
+  return finish(replanSteps(walk, options));
+}
+
+/** replan as a generator (slices.js runSliced). */
+export function* replanSteps(walk, { budget = walk.plan?.budget ?? LAYOUT_BUDGET_MS } = {}) {
+  walk.view = walk.groups ? yield* groupedGraphSteps(walk.trace.graph, walk.groups) : walk.trace.graph;
   const { refs, cost, refused } = predictPlan(walk.view, { budget });
   if (refused) refused.nodes = walk.trace.graph.nodes.length;
   walk.plan = refused ?? { refs, cost, budget };
@@ -135,13 +167,14 @@ export function openGroups(walk, ids) {
 
 /**
  * Open every collapsed group of `walk` holding node `id` (search goes there) and plan the
- * new layout, the camera on the node; false when it is shown already.
+ * new layout (unless `plan` is false: the caller runs replanSteps, in slices), the camera on
+ * the node; false when it is shown already.
  */
-export function revealInGroups(walk, id) {
+export function revealInGroups(walk, id, { plan = true } = {}) {
   const state = walk.groups;
   if (!state || !revealNode(state.tree, state.collapsed, id).length) return false;
   for (const g of groupsOfNode(state.tree, id)) if (!state.collapsed.has(g)) state.opened.add(g);
-  replan(walk);
+  if (plan) replan(walk);
   walk.home = [id];
   return true;
 }
@@ -153,6 +186,7 @@ export function revealInGroups(walk, id) {
 export function outputOf(walk) {
   const named = walk.trace.output?.node;
   if (named) return named;
+  if (walk.sink !== undefined) return walk.sink; // found once by beginWalk
   const feeds = new Set(walk.trace.graph.edges.map((e) => e.source));
   return walk.trace.graph.nodes.findLast((n) => !feeds.has(n.id))?.id ?? null;
 }

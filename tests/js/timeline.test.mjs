@@ -264,3 +264,38 @@ test("any walk of view(k), forward, back and jumps, equals the fold", () => {
     }
   }
 });
+
+test("once the done event is in, End is the whole fold at no cost and a step back undoes one event", () => {
+  const read = new Set(); // events read (applied or undone)
+  const counted = (ev) => new Proxy(ev, { get: (target, key) => { read.add(target); return target[key]; } });
+  const list = mixed(60);
+  const timeline = createTimeline([], { copyLimit: 90 }); // snapshots stop at step 30
+  for (const ev of list) timeline.push(counted(ev));
+  timeline.view(0); // Home: from the first snapshot
+  read.clear();
+  const end = timeline.view(list.length);
+  assert.equal(read.size, 0, "End reads no event: the fold of the pushes is handed out");
+  assert.deepEqual({ ...end }, fold(list));
+  assert.deepEqual({ ...timeline.view(list.length - 1) }, fold(list.slice(0, -1)));
+  assert.equal(timeline.view(list.length - 1), end, "a step back from End undoes on the same view");
+  timeline.view(2);
+  read.clear();
+  assert.deepEqual({ ...timeline.view(list.length) }, fold(list));
+  assert.equal(read.size, 1, "End again: only the one event undone before is applied again");
+});
+
+test("views taken while the events are pushed one by one, and after, equal the fold", () => {
+  const list = mixed(50);
+  const timeline = createTimeline([], { copyLimit: 60 });
+  let seed = 3;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (const [i, ev] of list.entries()) {
+    timeline.push(ev);
+    const k = Math.floor(random() * (i + 2));
+    assert.deepEqual({ ...timeline.view(k) }, fold(list.slice(0, k)), `pushed ${i + 1}, k=${k}`);
+  }
+  for (let n = 0; n < 200; n++) {
+    const k = Math.floor(random() * (list.length + 1));
+    assert.deepEqual({ ...timeline.view(k) }, fold(list.slice(0, k)), `k=${k}`);
+  }
+});

@@ -27,11 +27,12 @@ export function createLedgerPanel(root) {
 
   function draw(trace) {
     const forward = forwardOnly(trace);
-    series = trace.ledger && !forward ? ledgerSeries(trace) : null;
-    svg.selectAll("*").remove();
     // Scalar programs keep a few bytes: the panel is for tensors, where memory is the lesson
     // (also when nothing is kept: a program whose rules keep only leaves and constants).
+    // Known first: the series of a 150,000-event scalar trace is not worth its 150 ms.
     const scalar = trace.graph.nodes.every((n) => n.shape.length === 0);
+    series = trace.ledger && !forward && !scalar ? ledgerSeries(trace) : null;
+    svg.selectAll("*").remove();
     root.hidden = scalar || !(series || (forward && trace.ledger));
     root.dataset.mode = forward ? "forward" : "reverse";
     for (const part of [svg.node(), now, totals]) part.toggleAttribute("hidden", forward); // an <svg> has no .hidden
