@@ -140,15 +140,21 @@ export function edgeLabel(shape) {
 }
 
 /**
- * The leaves and constants drawn as reference chips: node id -> number of consumers (uses),
- * for each one used by more than `fanout` edges (CHIP_FANOUT).
+ * The leaves and constants drawn as reference chips: node id -> number of uses (the trace's
+ * edges out of it), for each one with more than `fanout` drawn edges (CHIP_FANOUT). In a
+ * grouped graph (groups.js viewGraph) an edge into a collapsed box stands for its `members`:
+ * a weight drawn with 28 chips may be used 1,666 times.
  */
 export function referenceNodes(graph, { fanout = CHIP_FANOUT } = {}) {
+  const drawn = {};
   const uses = {};
-  for (const edge of graph.edges) uses[edge.source] = (uses[edge.source] ?? 0) + 1;
+  for (const edge of graph.edges) {
+    drawn[edge.source] = (drawn[edge.source] ?? 0) + 1;
+    uses[edge.source] = (uses[edge.source] ?? 0) + (edge.members?.length ?? 1);
+  }
   const refs = {};
   for (const node of graph.nodes) {
-    if ((node.role === "leaf" || node.role === "const") && uses[node.id] > fanout) refs[node.id] = uses[node.id];
+    if ((node.role === "leaf" || node.role === "const") && drawn[node.id] > fanout) refs[node.id] = uses[node.id];
   }
   return refs;
 }

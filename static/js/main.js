@@ -27,7 +27,8 @@ import {
 import { clearGraph } from "./render/graph.js";
 import { applyTheme, nextFont } from "./theme.js";
 import {
-  addEvent, beginWalkSteps, bigProgram, createGraphPanel, createPlayback, openedGroups, openGroups, PLAYER_KEYS, provideWalk,
+  addEvent, beginWalkSteps, bigProgram, createGraphPanel, createPlayback, openedGroups, openGroups, openGroupsUnplanned,
+  PLAYER_KEYS, provideWalk,
   replanSteps, revealInGroups, setGroup, stepSpan,
 } from "./walk.js";
 
@@ -60,6 +61,8 @@ let arriving = false;
 const NOT_TRACED = "Not traced: see the message next to the program.";
 const EMPTY = "Type a program in the editor, then Trace (Ctrl+Enter).";
 const ARRIVING = "The new trace is arriving: its walk starts here once its graph is read.";
+const SLICED_OPEN_ABOVE = 5_000; // nodes: a link's groups open in one plan, made in slices
+const SERVER_NOTE_MS = 700; // a trace without its graph by then is said to be on the server
 const LAST_GOOD = " The faded graph is the last good trace.";
 // ... when that trace's graph was not drawn (too big): only its faded note is on screen.
 const LAST_GOOD_UNDRAWN = " The faded note is about the last good trace.";
@@ -165,6 +168,13 @@ async function trace() {
   let walk = null;
   let shownReading = false; // the graph's progress replaced the drawing
   let frame = 0; // one page update a frame while events arrive
+  // A big program keeps the server busy for seconds before its graph comes: say so, and
+  // stop the last walk's player (its faded drawing is not what is being traced).
+  const serverNote = setTimeout(() => {
+    if (request !== inFlight || walk || shownReading) return;
+    shownReading = true;
+    reading("Tracing on the server…");
+  }, SERVER_NOTE_MS);
   try {
     await streamTrace(program, store.get().output || null, {
       fields: modes.fields(), // forward mode's (issue 9); none in reverse mode
@@ -176,11 +186,18 @@ async function trace() {
         reading("Reading the graph…", received / total);
       },
       onGraph: async (head) => {
+        clearTimeout(serverNote);
         // a link's tangent leaf, whose shape came only now: trace again with it (once)
         if (modes.retrace(head.graph)) return void trace();
         if (shownReading) reading(`Preparing ${head.graph.nodes.length.toLocaleString("en-US")} nodes…`);
         const steps = beginWalkSteps(head, program, { groupAbove: store.get().group_above });
         const built = await runSliced(steps, { cancelled: () => request !== inFlight });
+        // A link's expanded groups in a big graph: opened together, the view planned in slices
+        if (pendingGroups?.length && built.groups && built.trace.graph.nodes.length > SLICED_OPEN_ABOVE) {
+          const opened = openGroupsUnplanned(built, pendingGroups);
+          pendingGroups = null;
+          if (opened.length) await runSliced(replanSteps(built), { cancelled: () => request !== inFlight });
+        }
         begin((walk = built), request);
       },
       onEvent: (ev) => {
@@ -190,6 +207,7 @@ async function trace() {
       },
     });
   } catch (error) {
+    clearTimeout(serverNote);
     if (request !== inFlight || error.name === "AbortError") return;
     layoutJob?.cancel();
     clearTimeout(layoutTimer);

@@ -166,6 +166,28 @@ export function openGroups(walk, ids) {
 }
 
 /**
+ * openGroups without planning the layout after each group: every group of `ids` that is
+ * collapsed opens at once, and the caller plans the new view once, in slices (replanSteps).
+ * For a big graph, where each plan goes through all its nodes (a link to the 50,000-line
+ * chain with four groups open was four plans of 100,000 nodes in one task). No group is
+ * skipped as too big: if the whole is, the plan says so and the overview shows. Returns the
+ * ids opened.
+ */
+export function openGroupsUnplanned(walk, ids) {
+  const state = walk.groups;
+  const order = (g) => Number(String(g).slice(1));
+  const opened = [];
+  for (const gid of [...ids].sort((a, b) => order(a) - order(b))) {
+    // outermost first: opening a group makes its children collapsed boxes, to open in turn
+    if (!state.tree.groups.has(gid) || !state.collapsed.has(gid)) continue;
+    openGroup(state.tree, state.collapsed, gid);
+    state.opened.add(gid);
+    opened.push(gid);
+  }
+  return opened;
+}
+
+/**
  * Open every collapsed group of `walk` holding node `id` (search goes there) and plan the
  * new layout (unless `plan` is false: the caller runs replanSteps, in slices), the camera on
  * the node; false when it is shown already.
@@ -368,11 +390,32 @@ function homeBox(walk, output) {
   if (!walk.home) return overview ?? boxOf(walk.layout, [output]);
   // A group just opened or closed (or a node search went to): it is the core, shown with
   // the leaves and the output when they fit (revealTransform), else it alone.
-  const core = boxOf(walk.layout, walk.home);
+  const core = homeCore(walk.layout, walk.home);
   if (!core) return overview ?? boxOf(walk.layout, [output]);
   if (!overview) return core;
   return { ...overview, x0: Math.min(overview.x0, core.x0), y0: Math.min(overview.y0, core.y0),
     x1: Math.max(overview.x1, core.x1), y1: Math.max(overview.y1, core.y1), core };
+}
+
+/**
+ * The box of the `home` nodes, whose own core (shown when all of it is too big for the view,
+ * viewport.js revealTransform) is its node nearest the box's centre: the corner of a big
+ * group's box may be empty (a link reopening a statement of 200 terms and a chunk of it
+ * showed a stretch with no node in it). Null when no home node is drawn.
+ */
+function homeCore(layout, home) {
+  const box = boxOf(layout, home);
+  if (!box) return null;
+  const wanted = new Set(home);
+  const cx = (box.x0 + box.x1) / 2;
+  const cy = (box.y0 + box.y1) / 2;
+  let mid = null;
+  let best = Infinity;
+  for (const n of layout.nodes) {
+    const d = (n.x - cx) ** 2 + (n.y - cy) ** 2;
+    if (wanted.has(n.id) && d < best) [mid, best] = [n, d];
+  }
+  return { ...box, core: boxOf(layout, [mid.id]) };
 }
 
 /** `event` with its node and input as drawn: a node in a collapsed group is its group's box. */

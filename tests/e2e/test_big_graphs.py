@@ -259,6 +259,7 @@ def test_the_issues_50000_line_chain_opens_steps_and_is_searched_without_long_ta
     longest = longest_task_since(page, start)
     assert longest <= LONG_TASK_MS, f"a main-thread task took {longest:.0f} ms"
     messages = page.evaluate("window.__messages")
+    assert messages[0] == "Tracing on the server…", messages  # the seconds before its graph
     reading = [m for m in messages if m.startswith("Reading the graph… ")]
     assert reading and reading[-1].endswith("%"), messages
     assert len(reading) >= 3, messages  # it moves: one message per slice received
@@ -298,7 +299,26 @@ def test_the_issues_50000_line_chain_opens_steps_and_is_searched_without_long_ta
     page.wait_for_selector('#graph[data-search-hit="n80000"][data-camera="still"]')
     assert "search-hit" in page.locator('g.node[data-node="n80000"]').get_attribute("class").split()
     assert longest_task_since(page, start) <= LONG_TASK_MS
+    # Trace inputs of the hit: its 80,000 ancestors, lit on the boxes that hold them.
+    start = now(page)
+    page.locator("#trace-inputs").click()
+    page.wait_for_selector('#graph[data-traced="inputs"]', state="attached")
+    assert page.locator("#graph").get_attribute("data-traced-count") == "80000"
+    assert longest_task_since(page, start) <= LONG_TASK_MS
     assert page.errors == []
+    # A link keeps the groups search opened: reopened and traced, they open in one plan.
+    page.wait_for_function("() => document.querySelector('#app').dataset.urlStep"
+                           " === document.querySelector('#player').dataset.step")
+    url = page.url
+    fresh = page.context.new_page()
+    fresh.set_default_timeout(60_000)
+    fresh.goto(url)
+    fresh.wait_for_selector('#app[data-status="waiting"]')  # a big program waits for Trace
+    start = now(fresh)
+    fresh.locator("#trace").click()
+    fresh.wait_for_selector('#app[data-status="ready"][data-graph="drawn"]')
+    fresh.wait_for_selector('g.node[data-node="n80000"]', state="attached")
+    assert longest_task_since(fresh, start) <= LONG_TASK_MS
 
 
 def test_stepping_a_1000_node_graph_restyles_only_what_changed(big_page):

@@ -44,6 +44,21 @@ def centre_offset(page, selector: str) -> tuple[float, float]:
     }""", selector))
 
 
+def clear_centre_offset(page, selector: str) -> tuple[float, float]:
+    """How far (px) the centre of `selector`'s box is from the centre of the part of the graph
+    the detail panel (on the right) and the search box (at the top) leave clear: where search
+    centres its hit."""
+    return tuple(page.evaluate("""(sel) => {
+      const box = document.querySelector(sel).querySelector('rect.box').getBoundingClientRect();
+      const svg = document.querySelector('#graph').getBoundingClientRect();
+      const panel = document.querySelector('#detail:not([hidden])')?.getBoundingClientRect();
+      const search = document.querySelector('.graph-search:not([hidden])')?.getBoundingClientRect();
+      const right = panel ? panel.left : svg.right;
+      const top = search ? search.bottom : svg.top;
+      return [box.x + box.width / 2 - (svg.left + right) / 2, box.y + box.height / 2 - (top + svg.bottom) / 2];
+    }""", selector))
+
+
 def view_rect(page) -> dict[str, float]:
     return page.eval_on_selector(".minimap-view", "r => ({x: +r.getAttribute('x'), y: +r.getAttribute('y'), "
                                  "width: +r.getAttribute('width'), height: +r.getAttribute('height')})")
@@ -76,7 +91,7 @@ def test_search_centres_and_highlights_a_node_of_the_shared_weights_program(big)
     assert hits.count() == 1
     assert hits.get_attribute("data-name") == "x150"
     assert "search-hit" in hits.get_attribute("class").split()
-    dx, dy = centre_offset(page, f'g.node[data-node="{target}"]')
+    dx, dy = clear_centre_offset(page, f'g.node[data-node="{target}"]')
     assert abs(dx) < 2 and abs(dy) < 2, (dx, dy)
     # Esc closes the box; the highlight stays.
     box.press("Escape")

@@ -123,6 +123,18 @@ test("the cost counts the ranks long edges cross, not only the nodes", () => {
   assert.ok(withLongEdges.ms > 5 * chain.ms);
 });
 
+test("a shared weight's uses count the edges a collapsed box's merged edge stands for", () => {
+  // w feeds six drawn consumers: two nodes and four boxes, each box's edge merging 100.
+  const nodes = [{ id: "w", role: "leaf" }, ...["a", "b", "g1", "g2", "g3", "g4"].map((id) => ({ id, role: "op" }))];
+  const edges = [
+    { id: "w->a#0", source: "w", target: "a" }, { id: "w->b#0", source: "w", target: "b" },
+    ...[1, 2, 3, 4].map((i) => ({ id: `w->g${i}#g`, source: "w", target: `g${i}`, members: Array.from({ length: 100 }, (_, k) => `e${i}.${k}`) })),
+  ];
+  assert.deepEqual(referenceNodes({ nodes, edges }), { w: 402 });
+  // The threshold is still on the drawn edges: two boxes of 100 are two chips' worth.
+  assert.deepEqual(referenceNodes({ nodes, edges: edges.slice(0, 4) }), {});
+});
+
 test("a leaf used by many consumers becomes reference chips, and the long edges go", () => {
   const fan = fanInGraph(50);
   const refs = referenceNodes(fan);

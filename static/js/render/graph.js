@@ -239,7 +239,7 @@ function beginDrawing(root, layout, { outputId, onHover, onChip, onGroup } = {})
     at.filter((d) => uses.has(d.id))
       .append("text").attr("class", "uses")
       .attr("x", (d) => d.width / 2).attr("y", (d) => d.height / 2 + 20).attr("text-anchor", "end")
-      .text((d) => `used ${uses.get(d.id)}× (chips)`);
+      .text((d) => `used ${uses.get(d.id).toLocaleString("en-US")}× (chips)`);
   };
 
   // Reference chips: a shared leaf's or constant's edge, drawn beside its consumer.
