@@ -2,6 +2,8 @@
 the page sets, never sleeps."""
 from __future__ import annotations
 
+import contextlib
+
 
 def node(page, name: str):
     return page.locator(f'g.node[data-name="{name}"]')
@@ -120,3 +122,21 @@ def own_program(page, text: str, status: str = "ready") -> None:
     (An empty draft opens empty with a hint, and nothing is traced: status "empty".)"""
     choose(page, label=YOUR_PROGRAM, status=None)
     trace(page, text, status)
+
+
+@contextlib.contextmanager
+def reopened(chromium, url: str, step: int | None = None, size=(1280, 800)):
+    """`url` (a link) opened in a fresh browser context, which has no draft, only the link:
+    the page once its graph is drawn (at `step`, if given) and the camera still."""
+    context = chromium.new_context(viewport={"width": size[0], "height": size[1]})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(90_000)
+        page.goto(url)
+        page.wait_for_selector('#app[data-status="ready"][data-graph="drawn"]')
+        if step is not None:
+            wait_step(page, step)
+        page.wait_for_selector('#graph[data-camera="still"]')
+        yield page
+    finally:
+        context.close()

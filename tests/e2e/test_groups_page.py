@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from page_helpers import chain, leave_editor, paste, set_group_above, wait_step
+from page_helpers import chain, leave_editor, paste, reopened, set_group_above, wait_step
 from test_navigate import clear_centre_offset
 
 # Generous: a loaded two-core CI machine. The issue's target (5,000 nodes drawn in 3 s) is
@@ -344,15 +344,7 @@ def test_a_link_keeps_the_expanded_groups(page, chromium, app_url):
         page.keyboard.press("ArrowRight")
     wait_step(page, 18)
     page.wait_for_selector('#app[data-url-step="18"]')
-    link = page.evaluate("location.href")
-    context = chromium.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        fresh = context.new_page()
-        fresh.set_default_timeout(90_000)
-        fresh.goto(link)
-        fresh.wait_for_selector('#app[data-status="ready"][data-graph="drawn"]')
-        wait_step(fresh, 18)
-        fresh.wait_for_selector('#graph[data-camera="still"]')
+    with reopened(chromium, page.evaluate("location.href"), step=18) as fresh:
         assert fresh.locator(f'g.frame[data-frame="{block["id"]}"]').get_attribute("data-group-name") == "layer1"
         assert fresh.locator(f'g.group[data-group="{block["id"]}"]').count() == 0
         assert fresh.locator('g.node[data-name="w"]').count() == 1
@@ -361,8 +353,6 @@ def test_a_link_keeps_the_expanded_groups(page, chromium, app_url):
         assert lit and all(n["inside"] for n in lit), lit
         callout = fresh.evaluate(IN_VIEW, "g.callout")
         assert all(c["inside"] for c in callout), callout
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1024, 768)])

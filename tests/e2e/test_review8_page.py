@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from page_helpers import leave_editor, paste, wait_step
+from page_helpers import leave_editor, paste, reopened
 from test_big_graphs import fan_in, shared_weights
 
 # The boxes (and nodes) whose box overlaps the graph's svg; what is seen.
@@ -66,34 +66,16 @@ def test_a_link_of_a_search_expanded_view_reopens_on_the_drawing(fan_in_expanded
     hit = search_for(page, "x * 150")
     page.locator("#graph-search-input").press("Escape")
     page.wait_for_function("() => location.href.includes('open_groups') || location.hash.length > 1")
-    link = page.url
-    context = chromium.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        fresh = context.new_page()
-        fresh.set_default_timeout(90_000)
-        fresh.goto(link)
-        fresh.wait_for_selector('#app[data-status="ready"][data-graph="drawn"]')
-        fresh.wait_for_selector('#graph[data-camera="still"]')
+    with reopened(chromium, page.url) as fresh:
         # The same groups are open: the hit is drawn as a node.
         assert fresh.locator(f'g.node[data-node="{hit}"]').count() == 1
         seen = fresh.evaluate(IN_VIEW)
         assert len(seen) >= 3, seen  # not an empty stretch of the drawing
-    finally:
-        context.close()
 
 
 def test_a_link_with_only_the_statement_open_shows_its_output(fan_in_expanded, chromium):
-    link = fan_in_expanded.page.url
-    context = chromium.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        fresh = context.new_page()
-        fresh.set_default_timeout(90_000)
-        fresh.goto(link)
-        fresh.wait_for_selector('#app[data-status="ready"][data-graph="drawn"]')
-        fresh.wait_for_selector('#graph[data-camera="still"]')
+    with reopened(chromium, fan_in_expanded.page.url) as fresh:
         assert len(fresh.evaluate(IN_VIEW)) >= 3
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1024, 768)])
