@@ -13,9 +13,9 @@ from engine.errors import ProgramError
 from server.body import HINTS, BodyLimit
 from server.errors import BUSY, INTERNAL, ErrorResponse, error_dict, error_response
 from server.head import HeadAsGet
+from server.jsonbody import ShapeTooLarge, UnsupportedBody
 from server.routers import exports, links, nodes, pages, traces
 from server.routers.pages import ROOT
-from server.routers.traces import UnsupportedBody
 from server.settings import get_settings
 from server.slots import TraceSlots
 from server.tracing import ServerBusy
@@ -109,6 +109,11 @@ def create_app() -> FastAPI:
     @app.exception_handler(UnsupportedBody)
     async def unsupported_body(request: Request, exc: UnsupportedBody) -> ErrorResponse:
         return _error(415, "bad_request", UnsupportedBody.message)
+
+    @app.exception_handler(ShapeTooLarge)
+    async def too_complex(request: Request, exc: ShapeTooLarge) -> ErrorResponse:
+        return _error(413, "too_large", str(exc),
+                      "send only the documented fields, each no larger than the program needs")
 
     @app.exception_handler(ServerBusy)
     async def busy(request: Request, exc: ServerBusy) -> ErrorResponse:

@@ -11,7 +11,10 @@ WHY = {
     413: "the body or the state is too large",
     422: "a malformed request (the field is named)",
     415: "a body not sent as JSON (Content-Type: application/json)",
+    408: "the body did not arrive in time",
+    429: "this client made too many new links lately (Retry-After says when to try again)",
     503: "the link database is down",
+    507: "the links fill the storage the server allows them",
 }
 
 

@@ -40,6 +40,12 @@ class Settings:
         program even with every character JSON-escaped (`\\u00e9`, 6 bytes). Larger: 413.
     body_timeout_seconds: how long a request body may take to arrive (seconds); a body still
         incomplete after it answers 408 and the connection is closed.
+    max_json_depth: how deeply a request body may nest objects and arrays (levels; as
+        max_depth bounds a program's nesting). Deeper: 413 too_large, before it is parsed.
+    max_json_keys: the most object keys in one request body, all objects together (keys);
+        a body has a dozen fields, a tangent or vector one key per leaf. More: 413.
+    max_json_items: the most array elements in one request body, all arrays together
+        (elements; as max_total_elements bounds all of a program's values). More: 413.
     shutdown_timeout_seconds: on SIGTERM, how long `gradwalk serve` lets open connections (a
         slow stream client) finish before closing them (seconds).
     data_dir: where the default SQLite database lives (created on first start).
@@ -49,6 +55,12 @@ class Settings:
         before a link request answers 503 (seconds).
     links_enabled: short links on; off for a stateless deployment (the page hides the button).
     max_link_state_bytes: the largest short-link state, as canonical UTF-8 JSON (bytes).
+    max_link_storage_bytes: the most bytes all short links together may take in the database
+        (bytes, counted there, so across workers: each link its state plus 100 for its row);
+        a new link past it answers 507 storage_full. 0: no cap.
+    link_rate_limit: new short links one client (an address; an IPv6 /64) may make, in the
+        `limits` library's notation: "N/second|minute|hour|day", several joined by ";". Past
+        it: 429 rate_limited with Retry-After. Counted per server process. Empty: no limit.
     """
 
     max_inline_elements: int = 64
@@ -65,12 +77,17 @@ class Settings:
     trace_timeout_seconds: float = 20.0
     max_body_bytes: int = 16 * 1024 * 1024
     body_timeout_seconds: float = 30.0
+    max_json_depth: int = 100
+    max_json_keys: int = 10_000
+    max_json_items: int = 5_000_000
     shutdown_timeout_seconds: float = 5.0
     data_dir: Path = user_data_path("gradwalk")
     database_url: str = ""
     database_timeout_seconds: float = 10.0
     links_enabled: bool = True
     max_link_state_bytes: int = 65_536
+    max_link_storage_bytes: int = 1 << 30
+    link_rate_limit: str = "30/minute;600/hour"
 
     def __init__(self, **values) -> None:
         for name, value in values.items():
@@ -115,9 +132,17 @@ def from_environment() -> Settings:
 def _environment_settings() -> type[Settings]:
     """Settings as a pydantic-settings class: pydantic reads the fields, their types and
     defaults from the plain class (a base class's annotations are fields)."""
+    from pydantic import field_validator
     from pydantic_settings import BaseSettings, SettingsConfigDict
+
+    from server.ratelimit import check_spec
 
     class EnvironmentSettings(BaseSettings, Settings):
         model_config = SettingsConfigDict(env_prefix=PREFIX)
+
+        @field_validator("link_rate_limit")
+        @classmethod
+        def _rate(cls, spec: str) -> str:
+            return check_spec(spec)
 
     return EnvironmentSettings

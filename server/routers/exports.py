@@ -18,7 +18,8 @@ from server.deps import SettingsDep, SlotsDep
 from server.errors import error_dict, error_response
 from server.export_html import MissingAsset
 from server.exports import FORMATS, export
-from server.routers.traces import ERRORS, TraceRequest, read_request
+from server.jsonbody import read_body
+from server.routers.traces import ERRORS, TraceRequest
 from server.tracing import parse_program
 
 router = APIRouter(prefix="/api/export", tags=["export"])
@@ -48,7 +49,7 @@ async def export_file(fmt: Literal["html", "md", "tex", "json"], request: Reques
     """The file as an attachment: html the standalone page, md and tex the backward-pass
     table, json the trace body. 422 on a program error; 503 when every trace slot stays
     taken, or (html) when the page's scripts are not built."""
-    body = await read_request(request, slots, ExportRequest)
+    body = await read_body(request, slots, ExportRequest)
     program = await slots.prepare(parse_program, body.program, settings, body.dtype)
     try:
         data = await slots.trace(settings.busy_timeout_seconds, export, fmt, body.program,

@@ -4,6 +4,10 @@ A link is the page state (the "v"-versioned object of static/js/state.js) stored
 the hash of its canonical JSON; the server checks only that it is a JSON object with an integer
 "v" and within max_link_state_bytes. Handlers are plain `def`: the database calls run in the
 thread pool. Errors keep the shape of docs/trace-format.md.
+
+What one client can store is bounded: a new link (not one whose state is stored already) counts
+against the client's rate limit (link_rate_limit: 429 with Retry-After, server/ratelimit.py) and
+the database's storage cap (max_link_storage_bytes: 507 storage_full, server/storage/links.py).
 """
 from __future__ import annotations
 
@@ -16,16 +20,18 @@ from typing import Annotated, Any, AsyncIterator
 from fastapi import APIRouter, Depends, FastAPI, Request, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from starlette.concurrency import run_in_threadpool
 
-from server.deps import SettingsDep
+from server.deps import SettingsDep, SlotsDep
 from server.errors import ErrorResponse, error_dict, error_response
+from server.jsonbody import read_body
 from server.openapi import errors, page_errors
 from server.presets import presets
+from server.ratelimit import RateLimit
 from server.routers.pages import templates
-from server.routers.traces import require_json
 from server.settings import Settings, get_settings
 from server.storage import LinkStore, StorageUnavailable, canonical_json, link_id as state_id
-from server.storage.links import LinkCollision
+from server.storage.links import LinkCollision, StorageFull
 
 log = logging.getLogger("gradwalk.links")
 NOT_FOUND_HINT = "check the link; short links live on the server that made them"
@@ -55,6 +61,18 @@ class LinkRequest(BaseModel):
         return state
 
 
+# The body is read as bytes and validated in a worker thread (server/jsonbody.py), so its
+# schema goes into the OpenAPI document by hand.
+REQUEST_BODY = {"requestBody": {"required": True, "content": {
+    "application/json": {"schema": LinkRequest.model_json_schema()}}}}
+
+
+class RateLimited(Exception):
+    def __init__(self, seconds: int) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
+
+
 class LinkCreated(BaseModel):
     id: str = Field(description="16 URL-safe characters: base64url(sha256(canonical state))")
     url: str = Field(description='"/s/<id>", the explorer opened at that state')
@@ -62,6 +80,19 @@ class LinkCreated(BaseModel):
 
 class LinkState(BaseModel):
     state: dict[str, Any]
+
+
+def _rate_limited(seconds: int, spec: str) -> dict:
+    return error_dict("rate_limited", f"too many new short links from this address; try again "
+                                      f"in {seconds} s (GRADWALK_LINK_RATE_LIMIT is {spec})",
+                      hint="share the page's own link meanwhile: it holds the whole state")
+
+
+def _storage_full(cap: int) -> dict:
+    return error_dict("storage_full", f"the short links fill the {cap:,} bytes this server "
+                                      "allows them (GRADWALK_MAX_LINK_STORAGE_BYTES)",
+                      hint="share the page's own link: it holds the whole state; the server's "
+                           "operator can raise the limit")
 
 
 def _not_found(link_id: str) -> str:
@@ -116,13 +147,15 @@ LinkStoreDep = Annotated[LinkStore | None, Depends(get_link_store)]
 # ---- the API
 
 @router.post("/api/links", status_code=201, response_model=LinkCreated,
-             dependencies=[Depends(require_json)],
+             openapi_extra=REQUEST_BODY,
              responses={200: {"model": LinkCreated, "description": "the link already existed"},
-                        **errors(400, 404, 409, 413, 415, 422, 503)})
-def create_link(body: LinkRequest, response: Response, store: LinkStoreDep,
-                settings: SettingsDep):
+                        **errors(400, 404, 408, 409, 413, 415, 422, 429, 503, 507)})
+async def create_link(request: Request, response: Response, store: LinkStoreDep,
+                      settings: SettingsDep, slots: SlotsDep):
     """Store the state (idempotent: the same state gives the same id) -> {id, url}.
-    201 when new, 200 when it existed; 413 over max_link_state_bytes; 503 database down."""
+    201 when new, 200 when it existed; 413 over max_link_state_bytes; 429 past the client's
+    link_rate_limit (Retry-After); 507 past max_link_storage_bytes; 503 database down."""
+    body = await read_body(request, slots, LinkRequest)
     if store is None:
         return error_response(404, DISABLED)
     try:
@@ -136,16 +169,46 @@ def create_link(body: LinkRequest, response: Response, store: LinkStoreDep,
                                         f"short links hold at most {limit:,} bytes "
                                         "(GRADWALK_MAX_LINK_STATE_BYTES)",
                       "shorten the program, or share the page's own link")
+    client = request.client.host if request.client else None
     try:
-        key, created = store.create(body.state)
+        key, created = await run_in_threadpool(
+            _store, store, body.state, _rate_limit(request.app, settings), client,
+            settings.max_link_storage_bytes)
     except StorageUnavailable:
         return error_response(503, UNAVAILABLE)
+    except RateLimited as e:
+        return error_response(429, _rate_limited(e.seconds, settings.link_rate_limit),
+                              headers={"Retry-After": str(e.seconds)})
+    except StorageFull:
+        return error_response(507, _storage_full(settings.max_link_storage_bytes))
     except LinkCollision:
         log.error("two states hash to the short id %s", state_id(canonical))
         return _error(409, "conflict", "another state already has this short id",
                       "share the page's own link instead")
     response.status_code = 201 if created else 200
     return LinkCreated(id=key, url=f"/s/{key}")
+
+
+def _store(store: LinkStore, state: dict[str, Any], rate: RateLimit, client: str | None,
+           max_bytes: int) -> tuple[str, bool]:
+    """(id, created): a state stored already answers without counting; a new one is counted
+    against the client's rate, then stored within the cap. Raises RateLimited, StorageFull,
+    StorageUnavailable, LinkCollision."""
+    if store.holds(state):
+        return state_id(canonical_json(state)), False
+    wait = rate.hit(client)
+    if wait is not None:
+        raise RateLimited(wait)
+    return store.create(state, max_bytes)
+
+
+def _rate_limit(app: FastAPI, settings: Settings) -> RateLimit:
+    """The app's RateLimit for settings.link_rate_limit (made again when the setting changes)."""
+    with _store_lock:
+        rate = getattr(app.state, "link_rate_limit", None)
+        if rate is None or rate.spec != settings.link_rate_limit:
+            rate = app.state.link_rate_limit = RateLimit(settings.link_rate_limit)
+        return rate
 
 
 @router.get("/api/links/{link_id}", response_model=LinkState,

@@ -13,7 +13,8 @@ import orjson
 
 from engine.trace.node_data import node_data
 from server.deps import SettingsDep, SlotsDep
-from server.routers.traces import ERRORS, TraceRequest, read_request
+from server.jsonbody import read_body
+from server.routers.traces import ERRORS, TraceRequest
 from server.settings import Settings
 from server.tracing import check_size, limits, parse_program
 
@@ -43,7 +44,7 @@ def _node_body(program, body: NodeRequest, settings: Settings) -> bytes:
 async def trace_node(request: Request, settings: SettingsDep, slots: SlotsDep) -> Response:
     """The node's value and its adjoint after the backward pass, with all their numbers.
     422 on a program error or a node id the graph does not have (`unknown_node`)."""
-    body = await read_request(request, slots, NodeRequest)
+    body = await read_body(request, slots, NodeRequest)
     program = await slots.prepare(parse_program, body.program, settings, body.dtype)
     data = await slots.trace(settings.busy_timeout_seconds, _node_body, program, body,
                              settings)

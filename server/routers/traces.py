@@ -8,21 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
-from typing import Any, AsyncIterator, Literal, TypeVar
+from typing import Any, AsyncIterator, Literal
 
 from fastapi import APIRouter, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt,
-                      ValidationError, field_validator)
+                      field_validator)
 from starlette.responses import StreamingResponse
 
 from engine.errors import ProgramError
 from engine.trace.options import Options
 from server.deps import SettingsDep, SlotsDep
 from server.errors import BUSY, INTERNAL
+from server.jsonbody import read_body
 from server.openapi import SSE_RESPONSE
 from server.settings import Settings
 from server.slots import TraceSlots
@@ -52,7 +51,6 @@ class EventStream(StreamingResponse):
 
 router = APIRouter(prefix="/api", tags=["trace"])
 MAX_OUTPUT_CHARS = 256   # an output name longer than this is refused (characters)
-M = TypeVar("M", bound=BaseModel)
 
 
 class TraceRequest(BaseModel):
@@ -137,58 +135,11 @@ STREAM_ERRORS = {status: {"description": text, "content": {"application/json": {
     "schema": {"$ref": "#/components/schemas/ErrorBody"}}}} for status, text in _REQUEST_ERRORS}
 
 
-async def read_request(request: Request, slots: TraceSlots,
-                       model: type[TraceRequest] = TraceRequest) -> TraceRequest:
-    """The body validated as a TraceRequest (or `model`, a subclass: routers/exports.py) in a
-    worker thread. Raises RequestValidationError (422) or UnsupportedBody (415)."""
-    if not _is_json(request.headers.get("content-type", "")):
-        raise UnsupportedBody()
-    raw = await request.body()
-    try:
-        return await slots.prepare(_validate, model, raw)
-    except ValidationError as e:
-        raise RequestValidationError(e.errors(include_url=False, include_input=False)) from None
-
-
-def _validate(model: type[M], raw: bytes) -> M:
-    """model from JSON bytes. pydantic's parser refuses a lone surrogate escape (`"\\ud800"`)
-    as invalid JSON with an obscure message; Python's json reads it, so the field validators
-    can say what is wrong (an output that is not a name, a program with an invalid character,
-    with its line and column)."""
-    try:
-        return model.model_validate_json(raw)
-    except ValidationError as e:
-        if e.errors()[0]["type"] != "json_invalid":
-            raise
-        try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError):   # JSON nested too deep for either parser
-            raise e from None
-        return model.model_validate(data)
-
-
-async def require_json(request: Request) -> None:
-    """A dependency for routes that parse their body with FastAPI: a body that is not sent as
-    JSON is 415 (as POST /api/trace answers), not a validation error. Raises UnsupportedBody."""
-    if not _is_json(request.headers.get("content-type", "")):
-        raise UnsupportedBody()
-
-
-class UnsupportedBody(Exception):
-    message = "send the body as JSON, with Content-Type: application/json"
-
-
-def _is_json(content_type: str) -> bool:
-    kind = content_type.split(";", 1)[0].strip().lower()
-    return kind == "application/json" or (kind.startswith("application/")
-                                          and kind.endswith("+json"))
-
-
 @router.post("/trace", openapi_extra=REQUEST_BODY, responses=ERRORS,
              response_description="{version, graph, events, output, grads}")
 async def trace(request: Request, settings: SettingsDep, slots: SlotsDep) -> Response:
     """The graph, every event, the output and the leaves' gradients. 422 on a program error."""
-    body = await read_request(request, slots)
+    body = await read_body(request, slots, TraceRequest)
     program = await slots.prepare(parse_program, body.program, settings, body.dtype)
     data = await slots.trace(settings.busy_timeout_seconds, trace_body, program, body.output,
                              settings, body.output_grad, None, body.options())
@@ -201,7 +152,7 @@ async def trace_stream(request: Request, settings: SettingsDep, slots: SlotsDep)
     """One SSE per event: `graph`, then evaluate ... done; or one `error` (status 200).
 
     A malformed request is refused before the stream starts (422, 413, 415, 408)."""
-    body = await read_request(request, slots)
+    body = await read_body(request, slots, TraceRequest)
     return EventStream(_events(body, settings, slots),
                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 

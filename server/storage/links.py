@@ -3,6 +3,11 @@
 Durability: SQLite in WAL mode with synchronous=FULL (a commit is on disk before the request is
 answered, so it survives kill -9 and a power cut); PostgreSQL commits are durable by default.
 Two processes creating the same link at once insert with ON CONFLICT DO NOTHING: one row.
+
+Storage cap: the bytes the links take are counted in the one row of `link_usage` (revision
+0002), updated in the transaction that inserts a link and only when it inserted one, so a state
+already stored answers again without counting twice, and the cap holds across processes: the
+update `bytes + n <= cap` is refused, and the insert rolled back, once the total would pass it.
 """
 from __future__ import annotations
 
@@ -12,8 +17,8 @@ import threading
 from typing import Any
 
 from alembic.util.exc import CommandError
-from sqlalchemy import (Column, DateTime, Engine, MetaData, String, Table, Text, create_engine,
-                        event, func, select)
+from sqlalchemy import (BigInteger, Column, Connection, DateTime, Engine, Integer, MetaData,
+                        String, Table, Text, create_engine, event, func, select, true, update)
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 
@@ -22,14 +27,21 @@ from server.storage.migrate import sqlite_path, upgrade
 
 log = logging.getLogger("gradwalk.links")
 
-# The shape revision 0001_links creates; queries only, migrations never import it.
+# The shapes revisions 0001 and 0002 create; queries only, migrations never import them.
+_metadata = MetaData()
 links = Table(
-    "links", MetaData(),
+    "links", _metadata,
     Column("id", String(32), primary_key=True),
     Column("state", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False,
            server_default=func.current_timestamp()),
 )
+
+usage = Table("link_usage", _metadata, Column("id", Integer, primary_key=True),
+              Column("bytes", BigInteger, nullable=False))
+# What one link counts beyond its state's bytes: the id in the row and in the primary-key index,
+# the timestamp and SQLite's row headers (93 bytes measured for a 20-byte state). As in 0002.
+ROW_BYTES = 100
 
 # Errors that mean "the database is not there or not answering", never a bug in the request.
 _DOWN = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, OSError)
@@ -37,6 +49,10 @@ _DOWN = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, OS
 
 class StorageUnavailable(Exception):
     """The link database cannot be reached, is locked past the timeout, or cannot migrate."""
+
+
+class StorageFull(Exception):
+    """Storing the link would pass the storage cap (max_bytes of LinkStore.create)."""
 
 
 class LinkCollision(Exception):
@@ -75,10 +91,25 @@ class LinkStore:
                 raise _unavailable(e, "migrating") from e
             self._ready = True
 
-    def create(self, state: dict[str, Any]) -> tuple[str, bool]:
-        """Store `state`; return its id and whether this call made the row.
+    def holds(self, state: dict[str, Any]) -> bool:
+        """Whether `state` is stored already (a read, no write).
 
         Raises ValueError (state not JSON), StorageUnavailable, LinkCollision.
+        """
+        text = canonical_json(state).decode("utf-8")
+        self.open()
+        try:
+            with self.engine.connect() as conn:
+                return _stored(conn, link_id(text.encode("utf-8")), text)
+        except _DOWN as e:
+            raise _unavailable(e, "reading a link") from e
+
+    def create(self, state: dict[str, Any], max_bytes: int = 0) -> tuple[str, bool]:
+        """Store `state`; return its id and whether this call made the row. A new row adds
+        len(state as canonical UTF-8) + ROW_BYTES to the stored bytes; past `max_bytes`
+        (0: no cap) nothing is stored and StorageFull is raised.
+
+        Raises ValueError (state not JSON), StorageUnavailable, LinkCollision, StorageFull.
         """
         text = canonical_json(state).decode("utf-8")
         key = link_id(text.encode("utf-8"))
@@ -92,9 +123,9 @@ class LinkStore:
             with self.engine.begin() as conn:
                 created = conn.execute(stmt).first() is not None
                 if not created:
-                    stored = conn.scalar(select(links.c.state).where(links.c.id == key))
-                    if stored != text:
-                        raise LinkCollision(key)
+                    _stored(conn, key, text)
+                elif not _count(conn, len(text.encode("utf-8")) + ROW_BYTES, max_bytes):
+                    raise StorageFull()   # leaving `begin` rolls the insert back
         except _DOWN as e:
             raise _unavailable(e, "storing a link") from e
         return key, created
@@ -115,8 +146,33 @@ class LinkStore:
         with self.engine.connect() as conn:
             return conn.scalar(select(func.count()).select_from(links))
 
+    def used_bytes(self) -> int:
+        """The bytes counted for the stored links (for tests and operators)."""
+        self.open()
+        with self.engine.connect() as conn:
+            return conn.scalar(select(usage.c.bytes).where(usage.c.id == 1))
+
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _stored(conn: Connection, key: str, text: str) -> bool:
+    """Whether the row `key` holds `text`: False when there is none. Raises LinkCollision when
+    it holds another state."""
+    stored = conn.scalar(select(links.c.state).where(links.c.id == key))
+    if stored is not None and stored != text:
+        raise LinkCollision(key)
+    return stored is not None
+
+
+def _count(conn: Connection, size: int, cap: int) -> bool:
+    """Add `size` bytes to the stored total unless that passes `cap` (0: no cap); whether it
+    did. One UPDATE, so two processes cannot both take the last room: the row lock
+    (PostgreSQL) or the write lock (SQLite) makes the second see the first's total."""
+    room = (usage.c.bytes + size <= cap) if cap > 0 else true()
+    done = conn.execute(update(usage).where(usage.c.id == 1, room)
+                        .values(bytes=usage.c.bytes + size))
+    return done.rowcount == 1
 
 
 def _make_engine(url: str, timeout: float) -> Engine:

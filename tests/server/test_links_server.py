@@ -48,7 +48,8 @@ def state(k: int) -> dict:
 
 def test_acknowledged_links_survive_kill_9_and_a_restart(backend, tmp_path):
     acknowledged: dict[str, dict] = {}
-    with servers(backend.env, tmp_path) as (server,):
+    unlimited = {**backend.env, "GRADWALK_LINK_RATE_LIMIT": ""}   # 200 new links from one client
+    with servers(unlimited, tmp_path) as (server,):
         # Kill while requests are in flight: every link answered before the kill must be kept.
         enough = threading.Event()
 

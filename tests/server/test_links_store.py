@@ -52,7 +52,7 @@ def test_processes_starting_at_once_migrate_once_and_insert_once(db_url):
     engine = sa.create_engine(db_url)
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).all() == [
-            ("0001_links",)]
+            ("0002_link_usage",)]
         assert conn.execute(sa.text("SELECT count(*) FROM links")).scalar() == 1
     engine.dispose()
 

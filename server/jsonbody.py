@@ -1,0 +1,71 @@
+"""JSON request bodies: read as bytes, their shape bounded, validated in a worker thread.
+
+Every route that takes a JSON body (trace, stream, node, exports, links) reads it here, so none
+parses JSON on the event loop and none hands pydantic a body whose shape passes the bounds of
+server/jsonshape.py (max_json_depth, max_json_keys, max_json_items: 413 `too_large`).
+"""
+from __future__ import annotations
+
+import json
+from typing import TypeVar
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
+
+from server.jsonshape import Bounds, ShapeTooLarge, UnknownField, check_shape
+from server.settings import get_settings
+from server.slots import TraceSlots
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class UnsupportedBody(Exception):
+    message = "send the body as JSON, with Content-Type: application/json"
+
+
+async def read_body(request: Request, slots: TraceSlots, model: type[M]) -> M:
+    """The body validated as `model`, its shape checked first, in a worker thread (without a
+    trace slot). Raises UnsupportedBody (415), ShapeTooLarge (413) or RequestValidationError
+    (422; an unknown top-level field as pydantic's `extra_forbidden`)."""
+    if not _is_json(request.headers.get("content-type", "")):
+        raise UnsupportedBody()
+    raw = await request.body()
+    settings = get_settings()
+    bounds = Bounds(settings.max_json_depth, settings.max_json_keys, settings.max_json_items)
+    try:
+        return await slots.prepare(_validate, model, raw, bounds)
+    except UnknownField as e:
+        raise RequestValidationError([{"type": "extra_forbidden", "loc": ("body", e.name),
+                                       "msg": "Extra inputs are not permitted"}]) from None
+    except ValidationError as e:
+        raise RequestValidationError(e.errors(include_url=False, include_input=False)) from None
+
+
+def _validate(model: type[M], raw: bytes, bounds: Bounds) -> M:
+    """model from JSON bytes, once check_shape passes them. pydantic's parser refuses a lone
+    surrogate escape (`"\\ud800"`) as invalid JSON with an obscure message; Python's json reads
+    it, so the field validators can say what is wrong (an output that is not a name, a program
+    with an invalid character, with its line and column). Raises ShapeTooLarge, UnknownField,
+    ValidationError."""
+    forbids = model.model_config.get("extra") == "forbid"
+    check_shape(raw, bounds, frozenset(model.model_fields) if forbids else None)
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as e:
+        if e.errors()[0]["type"] != "json_invalid":
+            raise
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):   # JSON nested too deep for either parser
+            raise e from None
+        return model.model_validate(data)
+
+
+def _is_json(content_type: str) -> bool:
+    kind = content_type.split(";", 1)[0].strip().lower()
+    return kind == "application/json" or (kind.startswith("application/")
+                                          and kind.endswith("+json"))
+
+
+__all__ = ["ShapeTooLarge", "UnsupportedBody", "read_body"]
