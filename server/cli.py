@@ -183,6 +183,7 @@ def _serve(host: str, port: int, workers: int = 1) -> int:
         return 2
     print(f"gradwalk: open http://{host}:{port}/", flush=True)
     options = dict(factory=True, host=host, port=port, workers=workers,
+                   http="server.protocol:HeaderTimeout",   # a deadline for request heads
                    timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
                    log_config=_log_config())
     if workers > 1:   # on a listener that keeps TCP_NODELAY (server/workers.py)

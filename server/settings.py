@@ -40,6 +40,9 @@ class Settings:
         program even with every character JSON-escaped (`\\u00e9`, 6 bytes). Larger: 413.
     body_timeout_seconds: how long a request body may take to arrive (seconds); a body still
         incomplete after it answers 408 and the connection is closed.
+    header_timeout_seconds: how long `gradwalk serve` waits for a request's line and headers
+        (seconds), from the connection's opening or the request's first byte; past it 408 and
+        the connection is closed (server/protocol.py).
     max_json_depth: how deeply a request body may nest objects and arrays (levels; as
         max_depth bounds a program's nesting). Deeper: 413 too_large, before it is parsed.
     max_json_keys: the most object keys in one request body, all objects together (keys);
@@ -77,6 +80,7 @@ class Settings:
     trace_timeout_seconds: float = 20.0
     max_body_bytes: int = 16 * 1024 * 1024
     body_timeout_seconds: float = 30.0
+    header_timeout_seconds: float = 10.0
     max_json_depth: int = 100
     max_json_keys: int = 10_000
     max_json_items: int = 5_000_000
