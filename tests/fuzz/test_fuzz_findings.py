@@ -24,7 +24,7 @@ def test_the_stream_declares_its_events(openapi):
 
 
 @pytest.mark.parametrize("method, path, statuses", [
-    ("post", "/api/links", {"400", "404", "409", "413", "422", "503"}),
+    ("post", "/api/links", {"400", "404", "408", "409", "413", "415", "422", "429", "503", "507"}),
     ("get", "/api/links/{link_id}", {"404", "422", "503"}),
     ("get", "/s/{link_id}", {"404", "503"}),
     ("get", "/embed/s/{link_id}", {"404", "503"}),
