@@ -31,6 +31,13 @@ class RateLimit:
         self._limiter = MovingWindowRateLimiter(MemoryStorage())
         self._lock = threading.Lock()   # test-then-hit as one step across handler threads
 
+    def describe(self) -> str:
+        """The limits in words: "30 per minute, 600 per hour"."""
+        return ", ".join(f"{item.amount} per "
+                         + (f"{item.multiples} {item.GRANULARITY.name}s" if item.multiples > 1
+                            else item.GRANULARITY.name)
+                         for item in self.items)
+
     def hit(self, client: str | None) -> int | None:
         """Count one new link for `client` (an address) and return None, or, when any limit
         is used up, count nothing and return the seconds until it allows one (>= 1)."""

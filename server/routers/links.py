@@ -82,17 +82,18 @@ class LinkState(BaseModel):
     state: dict[str, Any]
 
 
-def _rate_limited(seconds: int, spec: str) -> dict:
-    return error_dict("rate_limited", f"too many new short links from this address; try again "
-                                      f"in {seconds} s (GRADWALK_LINK_RATE_LIMIT is {spec})",
-                      hint="share the page's own link meanwhile: it holds the whole state")
+def _rate_limited(seconds: int, rate: RateLimit) -> dict:
+    return error_dict("rate_limited", f"too many new short links from this address (at most "
+                                      f"{rate.describe()}); try again in {seconds} s",
+                      hint="share the page's own link meanwhile: it holds the whole state; "
+                           "the server's GRADWALK_LINK_RATE_LIMIT sets the rate")
 
 
 def _storage_full(cap: int) -> dict:
-    return error_dict("storage_full", f"the short links fill the {cap:,} bytes this server "
-                                      "allows them (GRADWALK_MAX_LINK_STORAGE_BYTES)",
+    return error_dict("storage_full", "this server has no room for more short links: they "
+                                      f"fill the {cap:,} bytes it allows them",
                       hint="share the page's own link: it holds the whole state; the server's "
-                           "operator can raise the limit")
+                           "GRADWALK_MAX_LINK_STORAGE_BYTES sets the room")
 
 
 def _not_found(link_id: str) -> str:
@@ -170,14 +171,14 @@ async def create_link(request: Request, response: Response, store: LinkStoreDep,
                                         "(GRADWALK_MAX_LINK_STATE_BYTES)",
                       "shorten the program, or share the page's own link")
     client = request.client.host if request.client else None
+    rate = _rate_limit(request.app, settings)
     try:
-        key, created = await run_in_threadpool(
-            _store, store, body.state, _rate_limit(request.app, settings), client,
-            settings.max_link_storage_bytes)
+        key, created = await run_in_threadpool(_store, store, body.state, rate, client,
+                                               settings.max_link_storage_bytes)
     except StorageUnavailable:
         return error_response(503, UNAVAILABLE)
     except RateLimited as e:
-        return error_response(429, _rate_limited(e.seconds, settings.link_rate_limit),
+        return error_response(429, _rate_limited(e.seconds, rate),
                               headers={"Retry-After": str(e.seconds)})
     except StorageFull:
         return error_response(507, _storage_full(settings.max_link_storage_bytes))

@@ -54,8 +54,9 @@ def test_the_storage_cap_refuses_a_new_link_with_507_and_still_answers_stored_on
         assert over.status_code == 507
         error = over.json()["error"]
         assert error["kind"] == "storage_full"
-        assert "339 bytes" in error["message"] and "GRADWALK_MAX_LINK_STORAGE_BYTES" in error[
-            "message"]
+        assert error["message"] == ("this server has no room for more short links: they fill "
+                                    "the 339 bytes it allows them")
+        assert "GRADWALK_MAX_LINK_STORAGE_BYTES" in error["hint"]
         again = client.post("/api/links", json={"state": state(0)})   # stored: counted once
         assert (again.status_code, again.json()) == (200, made[0].json())
         assert client.get(f"/api/links/{made[2].json()['id']}").json() == {"state": state(2)}
@@ -74,8 +75,9 @@ def test_the_rate_limit_refuses_the_fourth_new_link_with_429_and_retry_after(
         assert 55 <= int(over.headers["retry-after"]) <= 60
         error = over.json()["error"]
         assert error["kind"] == "rate_limited"
-        assert f"try again in {over.headers['retry-after']} s" in error["message"]
-        assert "3/minute" in error["message"]
+        assert error["message"] == ("too many new short links from this address (at most 3 per "
+                                    f"minute); try again in {over.headers['retry-after']} s")
+        assert "GRADWALK_LINK_RATE_LIMIT" in error["hint"]
         again = client.post("/api/links", json={"state": state(1)})   # stored: not counted
         assert (again.status_code, again.json()) == (200, made[1].json())
     assert stored_ids(db_url) == {r.json()["id"] for r in made}
@@ -92,6 +94,8 @@ def test_the_rate_limit_counts_each_client_apart_and_an_ipv6_host_by_its_64():
     assert rate.hit("2001:db8:0:2::1") is None
     assert client_key("::ffff:192.0.2.1") == "192.0.2.1"
     assert RateLimit("").hit("192.0.2.1") is None   # empty: no limit
+    assert rate.describe() == "2 per minute, 5 per hour"
+    assert RateLimit("10 per 2 hours").describe() == "10 per 2 hours"
 
 
 def test_a_bad_rate_setting_is_refused_in_one_line(monkeypatch):
