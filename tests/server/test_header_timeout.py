@@ -100,3 +100,14 @@ def test_the_default_is_10_seconds():
     from server.settings import Settings
 
     assert Settings().header_timeout_seconds == 10.0
+
+
+def test_every_worker_process_keeps_the_deadline(tmp_path):
+    with served(tmp_path, workers=2, header_timeout_seconds=TIMEOUT) as two:
+        opened = time.monotonic()
+        socks = [connect(two.port) for _ in range(4)]   # spread over the workers by the kernel
+        for sock in socks:
+            sock.sendall(b"POST /api/trace HTTP/1.1\r\nContent-")
+        for sock in socks:
+            assert closed_with_408(sock, opened) < TIMEOUT + 2
+            sock.close()
