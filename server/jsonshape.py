@@ -8,8 +8,8 @@ and memory in proportion to the bound, not to the body:
 
 - depth: objects and arrays nested in one another (max_json_depth);
 - keys: the object keys of the whole body (max_json_keys);
-- items: array elements of the whole body, counted by their separating commas
-  (max_json_items);
+- items: array elements of the whole body, counted as their separating commas plus one per
+  array (exact for arrays that are not empty; an empty one counts one) (max_json_items);
 - fields: a top-level key that is not a field of the request model is refused at once, with
   pydantic's own error (`extra_forbidden`), so no body's unknown keys are all reported.
 
@@ -79,11 +79,14 @@ def check_shape(raw: bytes, bounds: Bounds, fields: frozenset[str] | None = None
         token = match.group()
         if len(token) > 1 and token[0] == ord("["):   # rows of leaf arrays
             _deep(len(stack) + 1, bounds)
-            items += token.count(b",")
+            items += token.count(b",") + token.count(b"[")
             _within(keys, items, bounds)
         elif token[0] in _OPEN:
             stack.append(token[0])
             _deep(len(stack), bounds)
+            if token == b"[":
+                items += 1
+                _within(keys, items, bounds)
         elif token[0] in _CLOSE and stack:
             stack.pop()
         end, last = match.end(), token
