@@ -49,7 +49,10 @@ def running_server(app: str = "server.main:create_app"):
     url = f"http://127.0.0.1:{port}"
     cmd = [sys.executable, "-m", "uvicorn", app, "--factory", "--host", "127.0.0.1",
            "--port", str(port), "--log-level", "warning"]
-    proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    # The suite's one shared server makes many links from one address; the rate limit has its
+    # own tests (tests/server/test_link_limits.py, tests/e2e/test_link_refusals.py).
+    env = {"GRADWALK_LINK_RATE_LIMIT": "", **os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env)
     try:
         wait_healthy(url, proc)
         yield url
