@@ -236,8 +236,9 @@ def _pair(loses: str):
 
 def _clip(b, arg, g):
     x, p = b.x(0), b.node.params
-    masks = ([b.op("greater_equal", [x, b.num(p["lo"])])] if p.get("lo") is not None else []) + \
-            ([b.op("less_equal", [x, b.num(p["hi"])])] if p.get("hi") is not None else [])
+    # strictly inside, as engine/ops/minmax.py's first-order rule (torch.clamp since 2.14)
+    masks = ([b.op("greater", [x, b.num(p["lo"])])] if p.get("lo") is not None else []) + \
+            ([b.op("less", [x, b.num(p["hi"])])] if p.get("hi") is not None else [])
     if not masks:
         return g
     inside = masks[0] if len(masks) == 1 else b.op("mul", masks)
