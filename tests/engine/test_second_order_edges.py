@@ -143,6 +143,8 @@ def test_pow_with_a_zero_base_has_pytorchs_hvp_and_reverse_modes_gradients():
     assert body["hvp_forward_over_reverse"] == {"c": 0.0, "d": 2.0}
     assert body["grads"] == body["hvp"]
     assert body["output"]["value"] == 5.0   # s = <∇L, v> = d̄
+    header = run_trace('# hvp: {"c": 0, "d": 1}\n' + text)   # the program's own line
+    assert (header["hvp"], header["hvp_forward_over_reverse"]) == ({"c": 0.0, "d": 2.0},) * 2
     program = parse(text)
     back = backward_program(program, "L")
     values = Tracer(back.program, "L").values
