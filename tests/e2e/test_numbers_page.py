@@ -73,6 +73,8 @@ def test_an_underflow_is_marked_at_its_node_and_said_not_exact(explorer):
     assert "first underflowed gradient (not exact). Underflow: below 2.2e-308, the float64 " \
         "limit" in note.inner_text()
     assert "underflow" in page.locator("#warnings").inner_text()
+    assert page.locator("#narration").inner_text().endswith(
+        "(not exact: a number underflowed, below 2.2e-308, the float64 limit)")
     assert explorer.unexpected_errors() == []
 
 

@@ -9,6 +9,7 @@ import { dualText, formatError, gradcheckRows, tangentLine } from "../../static/
 import { createTimeline, fold } from "../../static/js/timeline.js";
 import { withLeafAdjoints } from "../../static/js/walk.js";
 import { badNumberText, nonFiniteOf } from "../../static/js/tensors.js";
+import { narrate } from "../../static/js/narration.js";
 
 const NEGATIVE_ZERO = /(?<![\w.])-0(?:\.0+)?(?![\w.])/; // "-0", "-0.0000"; not -0.5 or 1e-05
 
@@ -67,4 +68,12 @@ test("an underflow is marked at its event's step, and said as not exact", () => 
   assert.equal(bad.step, 5);
   assert.equal(badNumberText(bad), "first underflowed gradient (not exact)");
   assert.equal(badNumberText({ phase: "forward" }), "first non-finite value");
+});
+
+test("Done says the gradients are not exact after an underflow", () => {
+  const why = "underflow: below 2.2e-308, the float64 limit";
+  const done = { kind: "done", output: { name: "x125", value: 0.5 }, grads: { x0: 0 },
+    first_non_finite: { node: "n18", phase: "backward", kind: "underflow", seq: 614, why } };
+  assert.equal(narrate(done, {}), "Done. dx125/dx0 = 0 (not exact: a number underflowed, below 2.2e-308, the float64 limit)");
+  assert.equal(narrate({ ...done, first_non_finite: null }, {}), "Done. dx125/dx0 = 0");
 });
