@@ -5,7 +5,9 @@ is softmax(z) - onehot(y), "p minus y" (../shared/seeds/003_70db1bc89ad395af.txt
 cross-entropy"). For a batch, logits (N, C) and a list of N class indices, the loss is the mean
 over the batch (torch.nn.functional.cross_entropy's default reduction="mean") and the gradient
 is (p - y) / N. The log-softmax subtracts each row's maximum first, so a huge logit (1e300)
-gives finite numbers; an infinite logit gives NaN, as in PyTorch.
+gives finite numbers; an infinite logit gives NaN, as in PyTorch. The loss itself is taken as
+(max - z[y]) + log1p(the other terms of the log-sum-exp), so a tiny loss stays positive
+(Blanchard, Higham & Higham, "Accurately computing the log-sum-exp and softmax functions", 2021).
 
 mse(pred, target) = mean((pred - target)^2) over every element (torch.nn.functional.mse_loss,
 reduction="mean"); d/dpred = 2 (pred - target) / n and d/dtarget = -2 (pred - target) / n.
@@ -34,8 +36,22 @@ def _picked(z, target):
 
 
 def _cross_entropy(z, target):
-    picked = _log_softmax(z)[_picked(z, target)]
-    return -picked if np.ndim(z) == 1 else -np.mean(picked)
+    losses = _row_losses(z, target)
+    return losses if np.ndim(z) == 1 else np.mean(losses)
+
+
+def _row_losses(z, target):
+    """-log softmax(z)[y] per row as (m - z[y]) + log1p(r): m the row's maximum, r the sum of
+    exp(z_j - m) over every element but one maximum (the log-sum-exp with log1p). A confident
+    right answer keeps its tiny positive loss: [40, 0] with y = 0 is log1p(exp(-40)) =
+    4.248e-18, where log(1 + exp(-40)) rounds to log 1 and -(0 - 0) gives -0. A row whose
+    maximum is infinite takes the log-softmax's NaN, as PyTorch."""
+    m = np.max(z, axis=-1, keepdims=True)
+    e = np.exp(z - m)
+    np.put_along_axis(e, np.argmax(z, axis=-1)[..., None], 0.0, axis=-1)
+    top = np.squeeze(m, axis=-1)
+    tail = (top - z[_picked(z, target)]) + np.log1p(np.sum(e, axis=-1))
+    return np.where(np.isfinite(top), tail, -_log_softmax(z)[_picked(z, target)])
 
 
 def _p_minus_y(z, target):

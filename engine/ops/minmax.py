@@ -10,9 +10,11 @@ where the local derivative is 0, never 0 * inf = NaN:
   a mask and gives NaN everywhere).
 - maximum(a, b) / minimum(a, b) follow torch.maximum / torch.minimum: a tie (a == b) gives each
   side g / 2; a NaN on either side gives both sides g, as PyTorch's rule does.
-- clip(x, lo, hi) follows torch.clamp: the gradient passes where lo <= x <= hi (bounds
-  included) and is 0 outside; a NaN x gives 0. lo > hi gives hi everywhere with gradient 0,
-  as in PyTorch. Either bound may be None (one-sided).
+- clip(x, lo, hi) follows torch.clamp with number bounds as of PyTorch 2.14 (checked with
+  torch 2.14.1, the tests' pinned version; 2.13 and earlier passed 1 at a bound): the gradient
+  passes where lo < x < hi, strictly inside, and is 0 at a bound and outside; a NaN x gives 0.
+  lo > hi gives hi everywhere with gradient 0, as in PyTorch. Either bound may be None
+  (one-sided: clip(x, lo=0) passes where x > 0).
 Shapes: max and min reduce like sum (axis None or an integer, keepdims); maximum and minimum
 broadcast (numpy rules); clip keeps x's shape.
 """
@@ -99,9 +101,10 @@ def _clip(x, lo=None, hi=None):
 
 
 def _inside(x, lo=None, hi=None):
-    """lo <= x <= hi, bounds included (torch.clamp's gradient mask); False at NaN."""
-    mask = np.ones(np.shape(x), dtype=bool) if lo is None else (x >= lo)
-    return mask if hi is None else mask & (x <= hi)
+    """lo < x < hi, the bounds left out (torch.clamp's gradient mask since PyTorch 2.14);
+    False at NaN."""
+    mask = np.ones(np.shape(x), dtype=bool) if lo is None else (x > lo)
+    return mask if hi is None else mask & (x < hi)
 
 
 def _clip_text(x, lo=None, hi=None, **_):
@@ -112,7 +115,7 @@ def _clip_text(x, lo=None, hi=None, **_):
 
 
 def _clip_partial(x, lo=None, hi=None, **_):
-    parts = ([] if lo is None else [f"{lo} ≤ {x}"]) + ([] if hi is None else [f"{x} ≤ {hi}"])
+    parts = ([] if lo is None else [f"{lo} < {x}"]) + ([] if hi is None else [f"{x} < {hi}"])
     return "[" + " and ".join(parts) + "]" if parts else "1"
 
 

@@ -140,8 +140,8 @@ class Builder:
     def const(self, value, span: Span | None = None, label: str | None = None) -> int:
         """A constant node (no gradient) holding `value` in the program's dtype."""
         literal = np.array(value, dtype=self.dtype)
-        if label is None:
-            label = f"{float(literal):g}" if literal.ndim == 0 else \
+        if label is None:   # (+ 0.0: a -0.0 constant reads 0)
+            label = f"{float(literal) + 0.0:g}" if literal.ndim == 0 else \
                 "ones(" + ", ".join(map(str, literal.shape)) + ")"
         n = IRNode(len(self.nodes), "const", "const", [], span or self.span, label, None, {},
                    literal)

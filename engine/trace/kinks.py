@@ -80,8 +80,8 @@ TABLE: dict[str, Kink] = {
                 "the one-sided slopes 0 and 1 of each tied element",
                 "the tied elements share the slope evenly, as torch.amin"),
     "clip": Kink(_at_bound, "at its bounds", "its input is at a bound",
-                 "the one-sided slopes 0 and 1", "slope 1: a bound counts as inside, as "
-                                                 "torch.clamp"),
+                 "the one-sided slopes 0 and 1", "slope 0: a bound counts as outside, as "
+                                                 "torch.clamp since PyTorch 2.14"),
     "sqrt": Kink(_at_zero, "at 0", "its input is 0", _INFINITE, _POLE),
     "pow": Kink(_root_at_zero, "at 0 for an exponent between 0 and 1", "its base is 0",
                 _INFINITE, _POLE),

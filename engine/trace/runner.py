@@ -28,7 +28,7 @@ from engine.ops.broadcast import unbroadcast
 from engine.parse import Program, parse
 from engine.source import clip
 from engine.syntax import MAX_DEPTH, MAX_STATEMENTS
-from engine.trace import budget, ledger, narrate, nonfinite, scalar, warn
+from engine.trace import budget, ledger, narrate, nonfinite, scalar, underflow, warn
 from engine.trace import cuts as cut_paths
 from engine.trace.deadline import Deadline
 from engine.trace import seed
@@ -164,6 +164,10 @@ class Tracer:
         for kind, message, i, span in self.program.notes:   # what the text may mislead on
             self.warnings.add(kind, message, self.ids[i], span=span)
         self.cuts = self._cuts()
+        if self.options.mode == "reverse":   # a node L does not use gets no gradient: said
+            from engine.trace import unused
+            unused.warn_unused(self.warnings, self.program, self.output, self.ids,
+                               self.formulas)
         if self.program.bugs and self.options.mode != "reverse":   # said, never dropped
             self.warnings.add("ignored", f"the `# bugs:` line (line {self.program.bugs_span.line})"
                               f" is not applied in {self.options.mode} mode: the bug lab's "
@@ -387,6 +391,7 @@ class Tracer:
         ids, values, limit = self.ids, self.values, self.limit
         seq = 0
         self.first_non_finite = None
+        tiny = underflow.tiny(self.program.dtype)   # below it a number underflowed
         for i in self.deadline.paced(self.order):
             v = values[i]
             value = v if type(v) is float and v - v == 0.0 else self.encode(v, limit)
@@ -394,6 +399,9 @@ class Tracer:
                     non_finite(value):
                 self.first_non_finite = {"node": ids[i], "phase": "forward",
                                          "why": self._why_forward(i)}
+            elif self.first_non_finite is None and \
+                    (type(value) is not float or not abs(value) >= tiny):
+                underflow.note(self, i, "forward", seq)
             yield {"seq": seq, "kind": "evaluate", "node": ids[i], "value": value}
             seq += 1
         seq = itertools.count(seq)
@@ -416,6 +424,10 @@ class Tracer:
                 if type(after) is not float and non_finite(after):
                     self.first_non_finite = {"node": record["input"], "phase": "backward",
                                              "why": self._why_backward(record)}
+                elif type(after) is not float or \
+                        not abs(after) >= underflow.tiny(self.program.dtype):
+                    underflow.note(self, int(record["input"][1:]), "backward", record["seq"],
+                                   record)
             yield record
 
     def _why_forward(self, i: int) -> str:

@@ -8,7 +8,9 @@ step, which the builder adds), or None when it is 0. The formulas are the regist
 (engine/ops/*.py), written as products and sums so that they can be differentiated again;
 they agree with the numpy rules wherever the function is smooth. Where a numpy rule selects
 (relu, abs, where, maximum, clip), the rule selects with `where` and a comparison, which has
-no gradient: the second derivative there is 0, as PyTorch's double backward gives.
+no gradient: the second derivative there is 0, as PyTorch's double backward gives. A rule masks
+where its first-order rule masks, and the branch not taken reads safe inputs (`_masked`), so
+differentiating it again meets no inf or NaN either (tests/engine/test_second_order_edges.py).
 
 Ops without a rule here (gelu: its slope needs erf, which no row computes; index: a
 scatter) are refused by backward_program.
@@ -47,11 +49,12 @@ def _div(b, arg, g):
 
 
 def _pow(b, arg, g):
-    """x̄ += ȳ * (k * x ** (k - 1)) with a constant exponent k worked out (2 * x for k = 2);
-    ȳ += ȳ * (out * log(x)) for the exponent."""
+    """x̄ += ȳ * (y * x ** (y - 1)), 0 where y = 0; ȳ += ȳ * (x ** y * log(x)), 0 where x = 0
+    and y >= 0 (PyTorch's pow_backward_self and pow_backward_exponent, engine/ops/
+    elementwise.py). A constant exponent k is worked out (2 * x for k = 2)."""
     x, y = b.x(0), b.x(1)
     if arg == 1:
-        return _mul(b, g, b.op("mul", [b.out, b.op("log", [x])]))
+        return _pow_exponent(b, g, x, y)
     k = b.nodes[y].literal
     if k is not None and k.ndim == 0 and b.nodes[y].role == "const":
         k = float(k)
@@ -61,8 +64,61 @@ def _pow(b, arg, g):
             return g
         power = x if k == 2 else b.op("pow", [x, b.num(k - 1)])
         return _mul(b, g, b.op("mul", [b.num(k), power]))
-    minus = b.op("sub", [y, b.num(1.0)])
-    return _mul(b, g, b.op("mul", [y, b.op("pow", [x, minus])]))
+    zero = b.op("equal", [y, b.num(0.0)])
+    y1 = _masked(b, zero, y, 1.0)   # 0 ** 0 never takes 0 ** -1 = inf on the way
+    local = b.op("mul", [y1, b.op("pow", [x, b.op("sub", [y1, b.num(1.0)])])])
+    return _select(b, zero, b.num(0.0), _mul(b, g, _pow_logs(b, local, x, y1)))
+
+
+def _pow_logs(b, local, x, y):
+    """y x^(y-1) worked out in logs where it overflows although x > 0 is finite (x = 1e-310,
+    y = 0.001: 4.9e306), as the first-order rule does; `local` elsewhere."""
+    over = _all(b, [b.op("equal", [b.op("abs", [local]), b.num(math.inf)]),
+                    b.op("greater", [x, b.num(0.0)]), _finite(b, x), _finite(b, y)])
+    xs, ys = _masked(b, over, x, 1.0, keep=True), _masked(b, over, y, 1.0, keep=True)
+    size = b.op("exp", [b.op("add", [b.op("log", [b.op("abs", [ys])]),
+                                     b.op("mul", [b.op("sub", [ys, b.num(1.0)]),
+                                                  b.op("log", [xs])])])])
+    signed = _select(b, b.op("less", [ys, b.num(0.0)]), b.op("neg", [size]), size)
+    return _select(b, over, signed, local)
+
+
+def _pow_exponent(b, g, x, y):
+    """ȳ * x ** y * log(x), selected to 0 where x = 0 and y >= 0; x is 1 there on the way, so
+    no log 0 = -inf is born in the branch not taken (its derivatives would be NaN)."""
+    limit = _all(b, [b.op("equal", [x, b.num(0.0)]),
+                     b.op("greater_equal", [y, b.num(0.0)])])
+    xs = _masked(b, limit, x, 1.0)
+    term = b.op("mul", [b.op("pow", [xs, y]), b.op("log", [xs])])
+    return _mul(b, g, _select(b, limit, b.num(0.0), term))
+
+
+# ---- selections that keep the branch not taken finite ------------------------------------------
+# A first-order rule that selects (np.where) makes its value right, but the backward graph is
+# differentiated again: a branch not taken that holds inf or NaN (log 0, 0 ** -1) gives its
+# derivative 0 * inf = NaN through where's rule. So a masked branch reads safe inputs (the
+# "double where": its input is replaced where the mask is on) and never meets the edge value.
+def _select(b, mask, yes, no):
+    return b.op("where", [mask, yes, no])
+
+
+def _masked(b, mask, x, safe: float, keep: bool = False):
+    """x with `safe` where mask is on (keep=False) or off (keep=True)."""
+    return _select(b, mask, x, b.num(safe)) if keep else _select(b, mask, b.num(safe), x)
+
+
+def _all(b, masks):
+    """The masks and-ed together (booleans multiply)."""
+    out = masks[0]
+    for m in masks[1:]:
+        out = b.op("mul", [out, m])
+    return out
+
+
+def _finite(b, x):
+    """-inf < x < inf (NaN: false)."""
+    return _all(b, [b.op("less", [x, b.num(math.inf)]),
+                    b.op("greater", [x, b.num(-math.inf)])])
 
 
 def _neg(b, arg, g):
@@ -97,10 +153,12 @@ def _leaky_relu(b, arg, g):
 
 
 def _abs(b, arg, g):
-    """sign(x) ȳ as a selection: ȳ where x > 0, -ȳ where x < 0, 0 at 0."""
+    """ȳ * sign(x), sign(x) a selection of constants (1, -1, 0 at 0): multiplied, as the
+    first-order rule (and PyTorch's) multiplies, so an infinite ȳ at x = 0 gives NaN there
+    too."""
     x = b.x(0)
-    below = b.op("where", [b.op("less", [x, b.num(0.0)]), b.op("neg", [g]), b.num(0.0)])
-    return _where_positive(b, x, g, below)
+    below = _select(b, b.op("less", [x, b.num(0.0)]), b.num(-1.0), b.num(0.0))
+    return _mul(b, g, _where_positive(b, x, b.num(1.0), below))
 
 
 def _exp(b, arg, g):
@@ -161,7 +219,9 @@ def _extreme(b, arg, g):
     x = b.x(0)
     hit = b.op("equal", [x, b.keep(b.out, axis, keepdims, x)])
     k = b.op("sum", [hit], {"axis": axis, "keepdims": True})
-    return _mul(b, b.keep(g, axis, keepdims, x), b.op("div", [hit, k]))
+    # selected, not multiplied by the 0/1 mask: an infinite or NaN ȳ reaches only the ties
+    share = b.op("div", [b.keep(g, axis, keepdims, x), k])
+    return _select(b, hit, share, b.num(0.0))
 
 
 def _pair(loses: str):
@@ -176,8 +236,9 @@ def _pair(loses: str):
 
 def _clip(b, arg, g):
     x, p = b.x(0), b.node.params
-    masks = ([b.op("greater_equal", [x, b.num(p["lo"])])] if p.get("lo") is not None else []) + \
-            ([b.op("less_equal", [x, b.num(p["hi"])])] if p.get("hi") is not None else [])
+    # strictly inside, as engine/ops/minmax.py's first-order rule (torch.clamp since 2.14)
+    masks = ([b.op("greater", [x, b.num(p["lo"])])] if p.get("lo") is not None else []) + \
+            ([b.op("less", [x, b.num(p["hi"])])] if p.get("hi") is not None else [])
     if not masks:
         return g
     inside = masks[0] if len(masks) == 1 else b.op("mul", masks)
@@ -255,26 +316,36 @@ def _where(b, arg, g):
     return b.op("where", [cond, g, b.num(0.0)] if arg == 1 else [cond, b.num(0.0), g])
 
 
+def _along(b, v, axis):
+    """sum(v) along the op's axis, kept; a 0-d v is its own sum (as the numpy rules)."""
+    return v if not b.shapes[v] else b.op("sum", [v], {"axis": axis, "keepdims": True})
+
+
 def _softmax(b, arg, g):
     """out ⊙ (ȳ - sum(ȳ ⊙ out))."""
     axis, p = b.node.params.get("axis", -1), b.out
-    inner = b.op("sum", [b.op("mul", [g, p])], {"axis": axis, "keepdims": True})
+    inner = _along(b, b.op("mul", [g, p]), axis)
     return b.op("mul", [p, b.op("sub", [g, inner])])
 
 
 def _log_softmax(b, arg, g):
     """ȳ - exp(out) ⊙ sum(ȳ)."""
     axis = b.node.params.get("axis", -1)
-    total = b.op("sum", [g], {"axis": axis, "keepdims": True})
-    return b.op("sub", [g, b.op("mul", [b.op("exp", [b.out]), total])])
+    return b.op("sub", [g, b.op("mul", [b.op("exp", [b.out]), _along(b, g, axis)])])
 
 
 def _logsumexp(b, arg, g):
-    """softmax(x) ⊙ ȳ copied over the axis."""
+    """ȳ ⊙ exp(x - out), ȳ and out copied over the axis (the first-order rule's form: where
+    out rounds, as logsumexp([1e308, 1e308]) = 1e308, it is PyTorch's 1 and 1, not
+    softmax's 0.5)."""
     p = b.node.params
     axis, keepdims = p.get("axis", -1), bool(p.get("keepdims", False))
     x = b.x(0)
-    return b.op("mul", [b.op("softmax", [x], {"axis": axis}), b.keep(g, axis, keepdims, x)])
+    if not b.shapes[x]:
+        return _mul(b, g, b.op("exp", [b.op("sub", [x, b.out])]))
+    out = b.keep(b.out, axis, keepdims, x)
+    share = b.op("exp", [b.op("sub", [x, out])])
+    return b.op("mul", [share, b.keep(g, axis, keepdims, x)])
 
 
 def _cross_entropy(b, arg, g):

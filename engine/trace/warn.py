@@ -15,6 +15,10 @@ out when there are none (docs/trace-format.md, "Warnings"):
 - "zero_direction": the request's `tangents` (forward mode) or `vector` (hvp mode) is 0 on
   every leaf (`{}` or all zeros), so the jvp or H v is 0 whatever the function: right, and
   almost never what was meant (zero_direction below);
+- "underflow": a value or gradient fell below the float type's smallest normal number
+  (2.2e-308 in float64) or a product of non-zero numbers rounded to 0, so it is not exact
+  (engine/trace/underflow.py; also the `first_non_finite` marker, with `kind` "underflow");
+- "unused": a node the output does not depend on gets no gradient (engine/trace/unused.py);
 - "list_repetition" / "list_concatenation": a list literal times an integer literal
   (`[0.0] * 3`), or two list literals added (`[1.0] + [2.0]`): tensors here (numpy's product
   and sum), where Python would repeat or join the lists (engine/parse.py notes them).
@@ -84,6 +88,11 @@ def narration(warnings: list[dict]) -> str:
         head.append("a line of the program was not applied in this mode")
     if "zero_direction" in kinds:
         head.append("the direction asked for is zero, so the result is zero")
+    if "underflow" in kinds:
+        head.append("a number underflowed, so it and the numbers computed from it are not "
+                    "exact")
+    if "unused" in kinds:
+        head.append("a node does not reach the output, so it gets no gradient")
     if "list_repetition" in kinds or "list_concatenation" in kinds:
         head.append("lists are read as numpy's tensors, not as Python's lists")
     lead = "Done, with a warning" if len(warnings) == 1 else \

@@ -38,7 +38,7 @@ export function warningsAt(warnings, view) {
   return list.filter((w) => w.kind === "non_differentiable" && w.node && w.node in tangents);
 }
 
-const KIND_LABEL = { cut: "path cut", non_differentiable: "not differentiable here", bug_lab: "bug lab" };
+const KIND_LABEL = { cut: "path cut", non_differentiable: "not differentiable here", bug_lab: "bug lab", unused: "not used by the output", underflow: "underflow: not exact" };
 
 /** A warning's badge: "path cut", "not differentiable here", or its kind in words. */
 export function warningLabel(kind) {

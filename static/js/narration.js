@@ -63,7 +63,10 @@ const NARRATE = {
     // hvp mode: the walk's leaf adjoints are ∂s/∂x with s = ∇L·v, i.e. H v (context.hvp: the body's)
     const hvp = Object.entries(context.hvp ?? {}).map(([name, x]) => `(H v)_${name} = ∂s/∂${name} = ${formatValue(x)}`);
     if (hvp.length) return bug ? `${bug} Done. ${hvp.join(",  ")}` : `Done. ${hvp.join(",  ")}`;
-    const done = grads ? `Done.${seeded ? ` Reverse mode${seeded}:` : ""} ${grads}` : "Done.";
+    // an underflow on the way (first_non_finite kind "underflow"): these digits are not exact
+    const under = ev.first_non_finite?.kind === "underflow"
+      ? ` (not exact: a number underflowed, ${ev.first_non_finite.why.replace(/^underflow: /, "")})` : "";
+    const done = grads ? `Done.${seeded ? ` Reverse mode${seeded}:` : ""} ${grads}${under}` : "Done.";
     return bug ? `${bug} ${done}` : done;
   },
 };

@@ -25,10 +25,18 @@ const stepOf = (index) => index + 1;
 export function nonFiniteOf(trace) {
   const first = trace.first_non_finite ?? trace.events.at(-1)?.first_non_finite;
   if (!first) return null;
-  const i = trace.events.findIndex((ev) => (first.phase === "forward"
+  // an underflow (kind "underflow") names its event's seq: its number is finite
+  const i = first.seq !== undefined ? trace.events.findIndex((ev) => ev.seq === first.seq)
+    : trace.events.findIndex((ev) => (first.phase === "forward"
     ? ev.kind === "evaluate" && ev.node === first.node
     : ev.kind === "accumulate" && ev.input === first.node && isNonFinite(ev.adjoint_after)));
   return { ...first, step: i < 0 ? trace.events.length : stepOf(i) };
+}
+
+/** What the marker names: "first non-finite value", "first underflowed gradient", ... */
+export function badNumberText(bad) {
+  const what = bad.phase === "forward" ? "value" : "gradient";
+  return bad.kind === "underflow" ? `first underflowed ${what} (not exact)` : `first non-finite ${what}`;
 }
 
 /**

@@ -88,10 +88,20 @@ const APPLY = {
     view.carried[edgeIdOf(ev)] = true;
   },
   done(view, ev) {
+    // a leaf the walk sent nothing to (a cut path, or unused) still has its gradient at
+    // Done: the box shows what the narration says (walk.js withLeafAdjoints)
+    if (view.phase === "backward") {
+      for (const [id, g] of leafAdjoints(view, ev)) view.adjoints[id] = g;
+    }
     view.phase = "done";
     view.grads = ev.grads;
   },
 };
+
+/** [[leaf id, gradient]] of a done event's `leaf_grads` (walk.js) whose leaf has no adjoint. */
+function leafAdjoints(view, ev) {
+  return Object.entries(ev.leaf_grads ?? {}).filter(([id]) => !Object.hasOwn(view.adjoints, id));
+}
 
 // Undo records live in one flat array per live view (a stack, no allocation per event:
 // 150,000 events recorded as objects cost a third of a second): for each entry an event
@@ -129,6 +139,11 @@ function applyRecorded(view, ev, log) {
       record(log, view, "received", ev.input);
       record(log, view, "carried", edgeIdOf(ev));
       count = 3;
+      break;
+    case "done":
+      if (view.phase !== "backward") break;
+      for (const [id] of leafAdjoints(view, ev)) record(log, view, "adjoints", id);
+      count = leafAdjoints(view, ev).length;
       break;
     default:
   }

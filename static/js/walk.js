@@ -13,7 +13,7 @@ import { undrawnMessage } from "./narration.js";
 import { clearGraph, drawGraph, drawGraphGradually, showFanout, showView } from "./render/graph.js";
 import { createZoom } from "./render/zoom.js";
 import { linkState } from "./state.js";
-import { nonFiniteOf } from "./tensors.js";
+import { badNumberText, nonFiniteOf } from "./tensors.js";
 import { createTimeline, focusOf } from "./timeline.js";
 import { boxOf, contentBox, overviewBox, stepBox } from "./viewport.js";
 
@@ -32,6 +32,7 @@ export function prepareWalk(result, program) {
     const { output, grads, first_non_finite: firstNonFinite } = result;
     result.events[result.events.length - 1] = { ...last, output, grads, first_non_finite: firstNonFinite };
   }
+  if (last?.kind === "done") result.events[result.events.length - 1] = withLeafAdjoints(result.events.at(-1), result.graph);
   return {
     trace: result,
     program,
@@ -41,6 +42,20 @@ export function prepareWalk(result, program) {
     nodesById: Object.fromEntries(result.graph.nodes.map((n) => [n.id, n])),
     nonFinite: nonFiniteOf(result), // {node, phase, why, step} or null
   };
+}
+
+/**
+ * The done event `ev` with `leaf_grads` {leaf node id: gradient}: at Done every leaf's box
+ * shows the gradient the narration names, also a leaf the backward walk sent nothing to (a
+ * cut path, an unused leaf: 0), where the box stayed blank (timeline.js done).
+ */
+export function withLeafAdjoints(ev, graph) {
+  if (!ev.grads) return ev;
+  const leafGrads = {};
+  for (const n of graph.nodes) {
+    if (n.role === "leaf" && n.name in ev.grads) leafGrads[n.id] = ev.grads[n.name];
+  }
+  return { ...ev, leaf_grads: leafGrads };
 }
 
 /**
@@ -215,7 +230,7 @@ export function outputOf(walk) {
 
 /** Append the stream's event `ev` to `walk` (beginWalk's). */
 export function addEvent(walk, ev) {
-  walk.timeline.push(ev);
+  walk.timeline.push(ev.kind === "done" ? withLeafAdjoints(ev, walk.trace.graph) : ev);
   if (ev.kind !== "done") return;
   walk.trace.output = ev.output ?? null;
   walk.trace.grads = ev.grads ?? null;
@@ -353,9 +368,8 @@ export function createGraphPanel(svg, { message, onHover, onGroup, pinSize = fal
       const bad = walk.nonFinite;
       note.hidden = !(bad && view.step >= bad.step);
       if (!note.hidden) {
-        const what = bad.phase === "forward" ? "value" : "gradient";
         const why = bad.why ? bad.why[0].toUpperCase() + bad.why.slice(1) : "";   // a new sentence
-        note.textContent = `⚠ ${walk.nodesById[bad.node]?.label ?? bad.node}: first non-finite ${what}. ${why}`;
+        note.textContent = `⚠ ${walk.nodesById[bad.node]?.label ?? bad.node}: ${badNumberText(bad)}. ${why}`;
         note.dataset.node = bad.node;
       }
       if (!walk.layout || walk.drawing) return;

@@ -63,3 +63,18 @@ def running_server(app: str = "server.main:create_app"):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def shoot_main(doc: str, default_out: str, shoot) -> None:
+    """The command line of a screenshot script (tests/e2e/shoot_*.py): `--url` of a running
+    server (else one is started on a free port) and `--out`, a folder; calls shoot(url, out)."""
+    import argparse
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--url")
+    parser.add_argument("--out", default=default_out)
+    args = parser.parse_args()
+    if args.url:
+        shoot(args.url, pathlib.Path(args.out))
+    else:
+        with running_server() as url:
+            shoot(url, pathlib.Path(args.out))

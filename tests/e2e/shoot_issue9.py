@@ -9,7 +9,6 @@ detach presets at "Done" (the marks and the warning strip), the bug-overwrite pr
 """
 from __future__ import annotations
 
-import argparse
 import pathlib
 import shutil
 import sys
@@ -17,7 +16,7 @@ import sys
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from live_server import BROWSER_ARGS, running_server  # noqa: E402
+from live_server import BROWSER_ARGS, shoot_main  # noqa: E402
 from page_helpers import choose, leave_editor, wait_step  # noqa: E402
 
 SIZES = [(1280, 800), (1024, 768)]
@@ -82,15 +81,7 @@ def shoot(url: str, out: pathlib.Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--url")
-    parser.add_argument("--out", default="/tmp/gradwalk-issue9")
-    args = parser.parse_args()
-    if args.url:
-        shoot(args.url, pathlib.Path(args.out))
-    else:
-        with running_server() as url:
-            shoot(url, pathlib.Path(args.out))
+    shoot_main(__doc__, "/tmp/gradwalk-issue9", shoot)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ Starts the real server on a free port unless --url is given. Saves the embed at 
 """
 from __future__ import annotations
 
-import argparse
 import pathlib
 import shutil
 import sys
@@ -17,7 +16,7 @@ import sys
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from live_server import BROWSER_ARGS, running_server  # noqa: E402
+from live_server import BROWSER_ARGS, shoot_main  # noqa: E402
 from test_links import fragment  # noqa: E402
 
 SIGMOID = ("x = 2.0\nw1 = -0.5\nb1 = 0.5\nw2 = 1.5\nh1 = sigmoid(w1 * x + b1)\n"
@@ -63,15 +62,7 @@ def shoot(url: str, out: pathlib.Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--url")
-    parser.add_argument("--out", default="/tmp/gradwalk-links")
-    args = parser.parse_args()
-    if args.url:
-        shoot(args.url, pathlib.Path(args.out))
-    else:
-        with running_server() as url:
-            shoot(url, pathlib.Path(args.out))
+    shoot_main(__doc__, "/tmp/gradwalk-links", shoot)
 
 
 if __name__ == "__main__":

@@ -173,7 +173,10 @@ edge("gelu", 'y = gelu(x, approximate="tanh")', {"x": [HUGE, -HUGE, 1e155, -1e15
 # ---- linalg ---------------------------------------------------------------------------------
 edge("matmul", "y = X @ W", {"X": [[0.0, 0.0], [1.0, -1.0]], "W": [[INF, 1.0], [2.0, -INF]]},
      lambda X, W: X @ W)
-edge("matmul", "y = X @ W", {"X": [[HUGE, HUGE]], "W": [[HUGE], [-HUGE]]}, lambda X, W: X @ W)
+# (not W = [[HUGE], [-HUGE]]: inf + -inf in a dot product depends on the BLAS, inf with numpy's
+# OpenBLAS, whose fused multiply-add keeps the first product inf, NaN with torch 2.14.1's)
+edge("matmul", "y = X @ W", {"X": [[HUGE, HUGE]], "W": [[HUGE], [HUGE]]}, lambda X, W: X @ W)
+edge("matmul", "y = X @ W", {"X": [[HUGE, 1.0]], "W": [[-HUGE], [2.0]]}, lambda X, W: X @ W)
 edge("matmul", "y = X @ W", {"X": [[0.0, 0.0], [0.0, 0.0]], "W": [[0.0, 1.0], [TINY, 0.0]]},
      lambda X, W: X @ W, smooth=True)
 edge("matmul", "y = x @ w", {"x": [0.0, INF], "w": [0.0, 1.0]}, lambda x, w: x @ w)

@@ -25,7 +25,7 @@ test("a walk streamed event by event ends as the one-request walk does", () => {
   addEvent(walk, events.at(-1));
   assert.equal(walk.complete, true);
   assert.deepEqual(walk.trace.grads, trace.grads);
-  assert.deepEqual(walk.timeline.at(events.length), fold(events));
+  assert.deepEqual(walk.timeline.at(events.length), fold(walk.trace.events)); // done: + leaf_grads
   const whole = prepareWalk(structuredClone(trace), "program");
   assert.deepEqual(walk.timeline.at(events.length).grads, whole.timeline.at(events.length).grads);
 });

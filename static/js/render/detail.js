@@ -10,7 +10,7 @@ import { formatNumber, formatShape, isTensor } from "../format.js";
 import { dualText } from "../modes.js";
 import { heatCells, heatColor, inkOn, toNumber } from "../heat.js";
 import { opTag } from "../layout.js";
-import { adjointFinalStep, backwardRules, pyShape, tableOf } from "../tensors.js";
+import { adjointFinalStep, backwardRules, badNumberText, pyShape, tableOf } from "../tensors.js";
 
 const el = (tag, attrs = {}, ...children) => {
   const e = document.createElement(tag);
@@ -115,6 +115,12 @@ export function createDetailPanel(container, { onClose } = {}) {
     return el("section", { class: "detail-rules" }, el("h3", { text: "Backward rule, with shapes" }), ul);
   }
 
+  /** "not used by L: it gets no gradient" for a node the trace warns is unused, else null. */
+  function unusedNote(walk, node) {
+    const w = (walk.trace.warnings ?? []).find((x) => x.kind === "unused" && x.node === node.id);
+    return w ? `not used by ${walk.trace.output?.name ?? "the output"}: it gets no gradient` : null;
+  }
+
   function render(walk, view, node, fetched) {
     const value = view.values[node.id];
     const adjoint = view.adjoints[node.id];
@@ -144,11 +150,12 @@ export function createDetailPanel(container, { onClose } = {}) {
       column("Value", shownValue, "value", value === undefined ? "not evaluated yet" : null),
       node.role === "const" ? null
         : adjoint === undefined && tangent !== undefined ? column("Tangent ṫ", tangent, "grad tangent", dual)
-          : column("Gradient", shownAdjoint, "grad", adjointNote ?? (adjoint === undefined ? "no gradient yet" : null)));
+          : column("Gradient", shownAdjoint, "grad", adjointNote ?? (adjoint === undefined ? unusedNote(walk, node) ?? "no gradient yet" : null)));
     const parts = [head, el("p", { class: "formula", text: node.formula ?? node.label }), cols, rules(walk, view, node)];
     const bad = walk.nonFinite;
     if (bad && bad.node === node.id) {
-      parts.push(el("p", { class: "nonfinite-why", text: `First non-finite ${bad.phase === "forward" ? "value" : "gradient"}: ${bad.why}` }));
+      const what = badNumberText(bad);
+      parts.push(el("p", { class: "nonfinite-why", text: `${what[0].toUpperCase()}${what.slice(1)}: ${bad.why}` }));
     }
     root.replaceChildren(...parts.filter(Boolean));
     root.dataset.node = node.id;

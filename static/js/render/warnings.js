@@ -31,9 +31,37 @@ export function markUnrecorded(walk, svg) {
     const g = svg.querySelector(`g.node[data-node="${CSS.escape(id)}"]`);
     if (g && !g.classList.contains("no-grad")) markNoGrad(g);
   }
+  for (const w of walk.trace.warnings ?? []) {   // known once the done event is in
+    if (w.kind !== "unused" || !w.node) continue;
+    const g = svg.querySelector(`g.node[data-node="${CSS.escape(w.node)}"]`);
+    if (!g) continue;
+    const output = walk.trace.output?.name ?? "the output";
+    if (!g.classList.contains("unused")) markUnused(g, output);
+    // the graph's restyle writes the label again at every step: said again after it
+    const label = g.getAttribute("aria-label");
+    if (label && !label.includes("not used")) g.setAttribute("aria-label", `${label} (not used by ${output}: no gradient)`);
+  }
   if (!marks.cuts.length) return;
   for (const edge of svg.querySelectorAll("g.edge.cut:not([data-cut-mark])")) markCut(edge);
 }
+
+/**
+ * A node the output does not use (an "unused" warning): its empty GRAD row says so, right of
+ * the row's caption, where the gradient's numbers would be.
+ */
+function markUnused(g, output) {
+  g.classList.add("unused");
+  g.dataset.unused = "true";
+  const caption = g.querySelector("g.grad-block text.caption");
+  if (!caption) return;
+  const box = caption.getBBox();
+  const tag = svgEl(g.ownerDocument, "text", {
+    class: "unused-tag", x: String(box.x + box.width + 12), y: caption.getAttribute("y") ?? "0",
+  });
+  tag.textContent = `not used by ${output}`;
+  caption.after(tag); // in the row's own coordinates
+}
+
 const cache = new WeakMap(); // graph -> {noGrad: ids, cuts: ids}
 
 /** A node not recorded: greyed, dashed, and a "no grad" tag above its box. */

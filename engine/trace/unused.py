@@ -1,0 +1,40 @@
+"""Nodes the output does not depend on (issue 14, section 4): they get no gradient, and the
+page would show "no gradient yet" at Done with no word why. Each such node is warned about
+once at its place ("unused", docs/trace-format.md "Warnings"): `P = softmax(Z)` beside
+`L = cross_entropy(Z, 0)` is not used by L.
+
+A node is unused when no path of inputs leads from it to the output. Only the nodes a reader
+names (an assignment) and the dead ends (nodes nothing reads) are warned about, so a statement
+is named once, not once per operation in it; constants never get a gradient and are left out.
+"""
+from __future__ import annotations
+
+from engine.parse import Program
+from engine.source import clip
+from engine.trace import warn
+
+
+def find(program: Program, output: int) -> list[int]:
+    """The indices of the unused nodes to warn about, in creation order."""
+    used = [False] * len(program.nodes)
+    used[output] = True
+    read = [False] * len(program.nodes)
+    for node in reversed(program.nodes[:output + 1]):   # inputs come before their consumers
+        for k in node.inputs:
+            read[k] = True
+            if used[node.index]:
+                used[k] = True
+    return [n.index for n in program.nodes
+            if not used[n.index] and n.role != "const" and (n.name is not None or not read[n.index])]
+
+
+def warn_unused(warnings, program: Program, output: int, ids: list[str],
+                formulas: list[str]) -> None:
+    """An "unused" warning at each node of find(): "P = softmax(Z) (line 2, col 1) is not used
+    by L: it does not reach the output, so it gets no gradient" (a leaf's gradient is 0)."""
+    out = clip(program.nodes[output].label)
+    for i in find(program, output):
+        node = program.nodes[i]
+        gets = "its gradient is 0" if node.role == "leaf" else "it gets no gradient"
+        warnings.add("unused", f"{clip(formulas[i])} ({warn.where(node.span)}) is not used by "
+                     f"{out}: it does not reach the output, so {gets}", ids[i], span=node.span)

@@ -1,0 +1,156 @@
+"""Second derivatives at every op's edge points (issue 14, section 4): the backward pass recorded
+as a graph masks as the first-order rules do.
+
+For every row of tests/engine/edge_points*.py whose ops all have a second-order rule:
+- the backward graph's gradient nodes (x̄, evaluated forward) equal reverse mode's `grads`,
+  NaN and inf where it has them;
+- where the leaves and the gradients are finite, H v by reverse over reverse (`hvp`) and by
+  forward over reverse (`hvp_forward_over_reverse`), for v each basis vector, equal PyTorch's
+  float64 H v (torch.autograd.functional.hvp, which is torch.autograd.grad with
+  create_graph=True, twice) where PyTorch's is finite, and are NaN where it is NaN.
+
+Where PyTorch's Hessian is not symmetric (its first-order mask at an undefined point kills a
+mixed partial in one direction only: d(x^y)/dx selected to 0 at y = 0 makes ∂²/∂y∂x 0 while
+∂²/∂x∂y is 1/x), the entry is left out: there is no one H to compare with; the engine gives the
+same selection (the same numbers as PyTorch for each v's own direction). Where a row's
+`expect` says PyTorch's first derivative is wrong (it overflows), its NaN positions are not
+compared either.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from edge_points import EDGES, Edge
+from engine.errors import ProgramError
+from engine.parse import parse
+from engine.trace.backward_graph import backward_program
+from engine.trace.options import Options
+from engine.trace.runner import Tracer, run_trace
+from engine.trace.values import decode
+from test_edges import assert_same, program_text
+
+torch.set_default_dtype(torch.float64)
+
+
+def _second_order(e: Edge):
+    """(program, backward graph)."""
+    program = parse(program_text(e))
+    return program, backward_program(program, program.last)
+
+
+def _refused(e: Edge) -> bool:
+    """A row with an op that has no second-order rule (gelu, indexing: refused with
+    "unsupported", tests/engine/test_hvp.py); any other error is the test's failure."""
+    try:
+        _second_order(e)
+    except ProgramError as error:
+        return error.kind == "unsupported"
+    return False
+
+
+ROWS = [e for e in EDGES if not _refused(e)]
+
+
+def test_every_op_with_a_rule_has_rows():
+    assert {e.op for e in EDGES} - {e.op for e in ROWS} == {"gelu", "index"}
+
+
+@pytest.mark.parametrize("e", ROWS, ids=[e.id for e in ROWS])
+def test_backward_graph_gradients_equal_reverse_mode(e: Edge):
+    program, back = _second_order(e)
+    values = Tracer(back.program, program.last).values
+    grads = run_trace(program_text(e))["grads"]
+    for name, node in back.grads.items():
+        assert_same(values[node], decode(grads[name]), f"the backward graph's {name}̄")
+
+
+def _leaves(e: Edge) -> list[str]:
+    return [k for k in e.leaves if k not in e.consts]
+
+
+def torch_hvp(e: Edge, v: dict) -> list[np.ndarray]:
+    """PyTorch's H v of sum(output) at the row's leaves, one array per leaf of _leaves(e)."""
+    names = list(e.leaves)
+    free = _leaves(e)
+
+    def f(*xs):
+        full = dict(zip(free, xs))
+        args = [full[k] if k in full else torch.tensor(e.leaves[k]) for k in names]
+        return e.torch(*args).sum()
+
+    primals = tuple(torch.tensor(e.leaves[k]) for k in free)
+    _, hv = torch.autograd.functional.hvp(f, primals, tuple(torch.tensor(v[k]) for k in free))
+    return [h.detach().numpy(force=True) for h in hv]
+
+
+def _basis(e: Edge):
+    """(leaf, index, v) for each basis vector over the free leaves' elements."""
+    for name in _leaves(e):
+        for ix in np.ndindex(*np.shape(e.leaves[name])):
+            v = {k: np.zeros(np.shape(e.leaves[k])) for k in _leaves(e)}
+            v[name][ix] = 1.0
+            yield name, ix, v
+
+
+def _finite(e: Edge) -> bool:
+    try:
+        grads = run_trace(program_text(e))["grads"]
+    except ProgramError:
+        return True   # the test then fails on it
+    return all(np.all(np.isfinite(np.asarray(x, dtype=np.float64)))
+               for x in [*e.leaves.values(), *(decode(g) for g in grads.values())])
+
+
+FINITE = [e for e in ROWS if _finite(e)]
+
+
+@pytest.mark.parametrize("e", FINITE, ids=[e.id for e in FINITE])
+def test_hvp_at_edge_points_equals_pytorch_both_ways(e: Edge):
+    free = _leaves(e)
+    columns = {(name, ix): torch_hvp(e, v) for name, ix, v in _basis(e)}
+    flat = np.stack([np.concatenate([np.ravel(c) for c in col]) for col in columns.values()],
+                    axis=1)   # PyTorch's Hessian, column k for basis vector k
+    symmetric = np.isclose(flat, flat.T, rtol=1e-9, atol=1e-300) | \
+        (np.isnan(flat) & np.isnan(flat.T))
+    scale = 1e-12 * max(1.0, float(np.max(np.abs(flat[np.isfinite(flat)]), initial=0.0)))
+    for k, ((name, ix), v) in enumerate(zip(columns, (v for *_, v in _basis(e)))):
+        request = {n: float(v[n]) if v[n].ndim == 0 else v[n].tolist() for n in free}
+        body = run_trace(program_text(e), options=Options(mode="hvp", vector=request))
+        want = flat[:, k]
+        for way in ("hvp", "hvp_forward_over_reverse"):
+            got = np.concatenate([np.ravel(np.asarray(decode(body[way][n]), dtype=np.float64))
+                                  for n in free])
+            keep = symmetric[:, k]
+            what = f"{way} for v = e({name}{list(ix)})"
+            fin = keep & np.isfinite(want)
+            np.testing.assert_allclose(got[fin], want[fin], rtol=1e-9, atol=scale,
+                                       err_msg=what)
+            if not e.expect:
+                assert np.array_equal(np.isnan(got[keep]), np.isnan(want[keep])), \
+                    f"{what}: NaN at {np.isnan(got).tolist()}, PyTorch {np.isnan(want).tolist()}"
+
+
+# ---- the issue's case ---------------------------------------------------------------------------
+def test_pow_with_a_zero_base_has_pytorchs_hvp_and_reverse_modes_gradients():
+    """c = 0, d = 2.5, L = c ** d + d * d, v = (0, 1): H v = (0, 2) both ways (PyTorch's
+    torch.autograd.functional.hvp; the limit of c^d (log c)^2 as c -> 0+ is 0), and the
+    backward graph's c̄, d̄ are reverse mode's 0 and 5 (they were NaN: 0 * log 0)."""
+    text = "c = 0.0\nd = 2.5\nL = c ** d + d * d\n"
+    body = run_trace(text, options=Options(mode="hvp", vector={"c": 0.0, "d": 1.0}))
+    assert body["hvp"] == {"c": 0.0, "d": 2.0}
+    assert body["hvp_forward_over_reverse"] == {"c": 0.0, "d": 2.0}
+    assert body["grads"] == body["hvp"]
+    assert body["output"]["value"] == 5.0   # s = <∇L, v> = d̄
+    header = run_trace('# hvp: {"c": 0, "d": 1}\n' + text)   # the program's own line
+    assert (header["hvp"], header["hvp_forward_over_reverse"]) == ({"c": 0.0, "d": 2.0},) * 2
+    program = parse(text)
+    back = backward_program(program, "L")
+    values = Tracer(back.program, "L").values
+    assert [values[back.grads[n]] for n in "cd"] == [0.0, 5.0] == \
+        list(run_trace(text)["grads"].values())
+    want = torch.autograd.functional.hvp(lambda c, d: c ** d + d * d,
+                                         (torch.tensor(0.0), torch.tensor(2.5)),
+                                         (torch.tensor(0.0), torch.tensor(1.0)))[1]
+    assert [float(w) for w in want] == [0.0, 2.0]
