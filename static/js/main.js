@@ -18,10 +18,11 @@ import { createModesPanel } from "./render/modes.js";
 import { createNavigator } from "./render/navigate.js";
 import { createSecondOrderPanel } from "./render/hessian.js";
 import { createPlayer } from "./render/player.js";
+import { createResetControl } from "./render/reset.js";
 import { createSharePanel } from "./render/share.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
 import {
-  canReset, choosePreset, createStore, editProgram, menuFor, openLink, resetExample, restoredEditor, SAVED_KEY,
+  choosePreset, createStore, editProgram, menuFor, openLink, restoredEditor, SAVED_KEY,
   savedEditor,
 } from "./state.js";
 import { clearGraph } from "./render/graph.js";
@@ -41,7 +42,6 @@ const presetMenu = $("#preset");
 const graphMessage = $("#graph-message");
 const badge = $("#graph-badge");
 const bugBadge = $("#bug-badge"); // "bug lab: overwrite" while a `# bugs:` program is shown
-const resetButton = $("#reset-example");
 const ledgerPanel = createLedgerPanel($("#ledger"));
 // H v, Hessian (issue 9); its "Enlarge" dialog also opens from over the graph while the program is hidden.
 const secondPanel = createSecondOrderPanel($("#second-order"), { stage: svg.parentNode });
@@ -543,7 +543,7 @@ function showMenu(state) {
   }
   presetMenu.value = value;
   presetMenu.dataset.preset = value; // "" for the user's own text
-  resetButton.hidden = !canReset(state);
+  reset.show(state);
 }
 
 /** Put `patch` (with a program) in the store and the editor, and trace it. */
@@ -561,10 +561,7 @@ presetMenu.addEventListener("change", () => {
   showProgram(patch);
 });
 
-resetButton.addEventListener("click", () => {
-  const patch = resetExample(store.get(), presets);
-  if ("program" in patch) showProgram(patch);
-});
+const reset = createResetControl($("#reset-example"), $("#reset-note"), { store, presets, editor, onReset: () => trace() });
 
 // The editor's text and the draft are saved a moment after they change, and on leaving.
 let saveTimer = null;

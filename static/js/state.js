@@ -301,10 +301,13 @@ export function editProgram(state, program, presets, { replaced = false } = {}) 
   if (state.preset === CUSTOM) return { program, draft: program };
   if (state.preset === LINKED) return { program, linked: program };
   const original = presets.find((p) => p.id === state.preset)?.program;
+  // Text typed into an emptied example (select all, Delete, type) replaced it as a paste
+  // does: judged by the text, since the editor reports a deletion and an insertion apart.
+  const over = replaced || !state.program?.trim();
   // ...unless "✎ Your program" already holds another text: that draft is never overwritten
   // by a paste elsewhere (then the paste stays the example's edit, as typing does).
   const draftFree = !state.draft?.trim() || state.draft === program;
-  if (replaced && draftFree && original !== undefined && program.trim() && !derivesFrom(program, original)) {
+  if (over && draftFree && original !== undefined && program.trim() && !derivesFrom(program, original)) {
     const { [state.preset]: _, ...edits } = state.edits;
     return { program, preset: CUSTOM, draft: program, edits };
   }
@@ -327,11 +330,25 @@ export function canReset(state) {
   return state.preset !== CUSTOM && state.preset !== LINKED && edited(state, state.preset);
 }
 
-/** The patch for "Reset example": the example's own text back, its edit forgotten. */
+/**
+ * Where "Reset example" keeps the edit it takes off the example shown: "draft" when
+ * "✎ Your program" is empty or already holds that text (the edit becomes your program),
+ * else "undo" (only Ctrl+Z in the editor brings it back, so the page asks first).
+ */
+export function resetKeeps(state) {
+  const edit = state.edits[state.preset] ?? "";
+  return !state.draft?.trim() || state.draft === edit || !edit.trim() ? "draft" : "undo";
+}
+
+/**
+ * The patch for "Reset example": the example's own text back, its edit taken off it and
+ * kept as "✎ Your program" when resetKeeps says "draft" (nothing typed is lost by a click).
+ */
 export function resetExample(state, presets) {
   if (!canReset(state)) return {};
-  const { [state.preset]: _, ...edits } = state.edits;
-  return { program: textOf({ ...state, edits }, state.preset, presets), edits };
+  const { [state.preset]: edit, ...edits } = state.edits;
+  const kept = resetKeeps(state) === "draft" && edit.trim() ? { draft: edit } : {};
+  return { program: textOf({ ...state, edits }, state.preset, presets), edits, ...kept };
 }
 
 /**

@@ -68,8 +68,13 @@ const markDecorations = EditorView.decorations.compute([marksField, "doc"], (sta
  * after edits, at most once a frame (`replaced`: an edit replaced the whole text). The hint shown in an empty editor is `.editor`'s data-placeholder.
  * The API is also on the mount element as `gradwalkEditor` (for tests and the console).
  */
-/** Whether transaction `t` replaced all of a non-empty text with a non-empty one. */
+/**
+ * Whether transaction `t` replaced all of a non-empty text with a non-empty one. Undo and
+ * redo give a text back to the entry it was typed in, so they never count (Ctrl+Z after
+ * "Reset example" is the example's edit again, not a paste).
+ */
 function replacesAll(t) {
+  if (t.isUserEvent("undo") || t.isUserEvent("redo")) return false;
   let all = false;
   t.changes.iterChanges((fromA, toA, fromB, toB) => {
     if (fromA === 0 && toA === t.startState.doc.length && toA > 0 && toB > fromB) all = true;
@@ -158,6 +163,10 @@ export function createEditor(root, { onRun, onInput }) {
     view.dispatch({ effects: EditorView.scrollIntoView(range[0], { y: "nearest", yMargin: 24 }) });
   }
 
+  function replaceAll(text, { anchor, userEvent }) {
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, selection: { anchor }, userEvent });
+  }
+
   function mark(kind, span, text) {
     view.dispatch({ effects: setMark.of({ kind, span, text }) });
   }
@@ -176,11 +185,15 @@ export function createEditor(root, { onRun, onInput }) {
     },
     /** Replace the whole text as a paste does (undoable, reported through onInput). */
     paste(text) {
-      view.dispatch({
-        changes: { from: 0, to: view.state.doc.length, insert: text },
-        selection: { anchor: text.length }, // the caret after the pasted text
-        userEvent: "input.paste",
-      });
+      replaceAll(text, { anchor: text.length, userEvent: "input.paste" }); // the caret after it
+    },
+    /**
+     * Replace the whole text by one transaction in this editor's history (not a new editor
+     * state), so Ctrl+Z brings the text before it back ("Reset example"); the caret at the top.
+     */
+    replace(text) {
+      replaceAll(text, { anchor: 0, userEvent: "input.replace" });
+      view.dispatch({ effects: EditorView.scrollIntoView(0, { y: "start" }) });
     },
     /**
      * Highlight `span` as `kind` ("step" or "hover") while the editor shows `text`, the
