@@ -161,6 +161,7 @@ async function trace() {
   if (program !== store.get().program) store.set(editProgram(store.get(), program, presets));
   store.set({ playing: false });
   cancelWork();
+  editor.showLineStarts();
   if (!program.trim()) return showEmpty();
   const request = (inFlight = new AbortController());
   if (shown?.complete) lastGood = shown;

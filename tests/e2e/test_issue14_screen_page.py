@@ -1,0 +1,62 @@
+"""Issue 14, section 5 (the items owned here): what the page shows on a projector at
+1280x800 and 1024x768. The editor's lines keep their start in view after a trace; the
+detail panel shows every column of a tensor; the gradient check fills its columns for
+tensors; the forward pass's progress bar is in the value colour."""
+from __future__ import annotations
+
+import pytest
+
+from page_helpers import EDITOR, choose
+
+SIZES = [(1280, 800), (1024, 768)]
+SHOTS = "/tmp/lw"
+
+
+def set_theme(page, theme: str) -> None:
+    page.evaluate("t => { const m = document.querySelector('#theme'); m.value = t;"
+                  " m.dispatchEvent(new Event('change')); }", theme)
+
+
+def wait_ready(page) -> None:
+    page.wait_for_function("() => document.querySelector('#app').dataset.status === 'ready'")
+
+
+def scroll_left(page) -> float:
+    return page.eval_on_selector(EDITOR, "e => e.querySelector('.cm-scroller').scrollLeft")
+
+
+def first_line_start_visible(page, text: str) -> bool:
+    """Whether the first character of the line starting `text` is inside the editor's view."""
+    return page.eval_on_selector(EDITOR, """(e, text) => {
+        const view = e.gradwalkEditor.view;
+        const at = view.state.doc.toString().indexOf(text);
+        const left = view.coordsAtPos(at).left;
+        const box = view.scrollDOM.getBoundingClientRect();
+        const gutter = view.dom.querySelector('.cm-gutters').getBoundingClientRect().right;
+        return left >= gutter - 1 && left < box.right;
+    }""", text)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["1280x800", "1024x768"])
+@pytest.mark.parametrize("theme", ["light", "projector"])
+def test_after_a_trace_the_editor_shows_the_start_of_every_line(open_explorer, size, theme):
+    ex = open_explorer(*size)
+    page = ex.page
+    set_theme(page, theme)
+    choose(page, "ledger-mlp-checkpoint")
+    assert page.eval_on_selector(EDITOR, "e => { const s = e.querySelector('.cm-scroller');"
+                                 " return s.scrollWidth > s.clientWidth; }")  # a line is wider than the editor
+    page.locator("#program").click()  # the middle of the text: the browser scrolls the focused text sideways
+    page.keyboard.press("Control+Enter")
+    wait_ready(page)
+    page.wait_for_timeout(100)  # a frame for any scroll after the trace
+    assert scroll_left(page) == 0
+    assert first_line_start_visible(page, "W1 = randn")
+    page.keyboard.press("Escape")
+    page.keyboard.press("ArrowRight")  # a step's mark
+    page.wait_for_selector('#player[data-step="1"]')
+    assert scroll_left(page) == 0
+    choose(page, "linear-layer")  # another program opens at its lines' start
+    assert scroll_left(page) == 0
+    page.screenshot(path=f"{SHOTS}/editor-{theme}-{size[0]}.png")
+    assert ex.unexpected_errors() == []
