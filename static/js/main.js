@@ -527,9 +527,9 @@ function hover(node, { pin = false } = {}) {
   if (pin) {
     pinned = pinned === node ? null : node;
     // the live view of the step shown (render's): at(k) would copy and replay (130,000 events at End)
+    nav.select(pinned); // first: a wide detail panel goes below its trace buttons
     if (pinned && shown && !stale) detail.show(shown, shown.timeline.view(store.get().step), pinned);
     else detail.hide();
-    nav.select(pinned);
   }
   editor.mark("hover", (node ?? pinned)?.span ?? null, shown?.program);
 }

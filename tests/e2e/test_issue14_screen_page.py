@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from page_helpers import EDITOR, choose
+from page_helpers import EDITOR, choose, leave_editor, node, trace
 
 SIZES = [(1280, 800), (1024, 768)]
 SHOTS = "/tmp/lw"
@@ -59,4 +59,47 @@ def test_after_a_trace_the_editor_shows_the_start_of_every_line(open_explorer, s
     choose(page, "linear-layer")  # another program opens at its lines' start
     assert scroll_left(page) == 0
     page.screenshot(path=f"{SHOTS}/editor-{theme}-{size[0]}.png")
+    assert ex.unexpected_errors() == []
+
+
+TENSOR_3X4 = "X = randn(3, 4, seed=0)\nW = randn(3, 4, seed=1)\nL = sum(X * W)\n"
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["1280x800", "1024x768"])
+@pytest.mark.parametrize("theme", ["light", "projector"])
+def test_the_detail_panel_shows_every_column_of_a_3x4_tensor(open_explorer, size, theme):
+    ex = open_explorer(*size)
+    page = ex.page
+    set_theme(page, theme)
+    trace(page, TENSOR_3X4)
+    leave_editor(page)
+    page.keyboard.press("End")  # Done: value and gradient both have their numbers
+    page.wait_for_function("() => { const p = document.querySelector('#player');"
+                           " return p.dataset.step === p.dataset.total; }")
+    node(page, "X").click()
+    panel = page.locator("#detail")
+    panel.wait_for(state="visible")
+    page.wait_for_timeout(50)
+    for kind in ("value", "grad"):
+        table = panel.locator(f"table.{kind}")
+        assert table.locator("td").count() == 12
+        # No column scrolled away: the table's box is wholly inside its scroll box and the panel.
+        fits = table.evaluate("""t => {
+            const wrap = t.closest('.table-scroll'), panel = t.closest('.detail');
+            const last = t.querySelector('tbody tr td:last-child').getBoundingClientRect();
+            const box = wrap.getBoundingClientRect(), outer = panel.getBoundingClientRect();
+            return [wrap.scrollWidth <= wrap.clientWidth, last.right <= box.right + 0.5, box.right <= outer.right + 0.5,
+                    panel.scrollWidth <= panel.clientWidth];
+        }""")
+        assert fits == [True, True, True, True], kind
+    # The panel stays inside the graph area, clear of the trace buttons at the top left.
+    inside = page.evaluate("""() => {
+        const p = document.querySelector('#detail').getBoundingClientRect();
+        const g = document.querySelector('.graph-wrap').getBoundingClientRect();
+        const t = document.querySelector('.graph-trace').getBoundingClientRect();
+        const clear = p.left >= t.right || p.top >= t.bottom;
+        return [p.left >= g.left, p.right <= g.right + 0.5, clear];
+    }""")
+    assert inside == [True, True, True]
+    page.screenshot(path=f"{SHOTS}/detail-{theme}-{size[0]}.png")
     assert ex.unexpected_errors() == []
