@@ -10,6 +10,17 @@ from page_helpers import EDITOR, choose, leave_editor, node, trace
 
 SIZES = [(1280, 800), (1024, 768)]
 SHOTS = "/tmp/lw"
+# Each test runs at both sizes, in the light and the projector theme.
+on_screens = pytest.mark.parametrize(
+    "size, theme", [(size, theme) for theme in ("light", "projector") for size in SIZES],
+    ids=lambda v: v if isinstance(v, str) else f"{v[0]}x{v[1]}")
+
+
+def opened(open_explorer, size, theme):
+    """The explorer at `size` in `theme`."""
+    ex = open_explorer(*size)
+    set_theme(ex.page, theme)
+    return ex
 
 
 def set_theme(page, theme: str) -> None:
@@ -37,12 +48,10 @@ def first_line_start_visible(page, text: str) -> bool:
     }""", text)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=["1280x800", "1024x768"])
-@pytest.mark.parametrize("theme", ["light", "projector"])
+@on_screens
 def test_after_a_trace_the_editor_shows_the_start_of_every_line(open_explorer, size, theme):
-    ex = open_explorer(*size)
+    ex = opened(open_explorer, size, theme)
     page = ex.page
-    set_theme(page, theme)
     choose(page, "ledger-mlp-checkpoint")
     assert page.eval_on_selector(EDITOR, "e => { const s = e.querySelector('.cm-scroller');"
                                  " return s.scrollWidth > s.clientWidth; }")  # a line is wider than the editor
@@ -65,12 +74,10 @@ def test_after_a_trace_the_editor_shows_the_start_of_every_line(open_explorer, s
 TENSOR_3X4 = "X = randn(3, 4, seed=0)\nW = randn(3, 4, seed=1)\nL = sum(X * W)\n"
 
 
-@pytest.mark.parametrize("size", SIZES, ids=["1280x800", "1024x768"])
-@pytest.mark.parametrize("theme", ["light", "projector"])
+@on_screens
 def test_the_detail_panel_shows_every_column_of_a_3x4_tensor(open_explorer, size, theme):
-    ex = open_explorer(*size)
+    ex = opened(open_explorer, size, theme)
     page = ex.page
-    set_theme(page, theme)
     trace(page, TENSOR_3X4)
     leave_editor(page)
     page.keyboard.press("End")  # Done: value and gradient both have their numbers
