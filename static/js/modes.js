@@ -3,7 +3,7 @@
 // is render/modes.js.
 
 import { randomLcg, randomNormal } from "d3";
-import { boxLines, formatNumber, isTensor, tensorRows } from "./format.js";
+import { boxLines, counted, formatNumber, isTensor, tensorRows } from "./format.js";
 import { headerLines } from "./header.js";
 
 /** The leaves of a trace's graph: [{name, shape, size}] in creation order. */
@@ -248,7 +248,8 @@ export function gradcheckVerdict(gradcheck, h) {
   const bad = rows.filter(([, r]) => !r.ok).map(([leaf, r]) => (r.kink ? `${leaf} (at a kink)` : leaf));
   const head = `Central differences with h = ${h}: `;
   if (!bad.length) return `${head}every leaf agrees (|a − n| ≤ 1e-5 + 1e-3·|n|).`;
-  return `${head}${bad.length} of ${rows.length} leaves disagree with the backward pass: ${bad.join(", ")}.`;
+  const disagree = rows.length === 1 ? "disagrees" : "disagree"; // "1 of 2 leaves disagree", "1 of 1 leaf disagrees"
+  return `${head}${bad.length} of ${counted(rows.length, "leaf", "leaves")} ${disagree} with the backward pass: ${bad.join(", ")}.`;
 }
 
 /**

@@ -8,7 +8,7 @@
 // carries them: the selects show the store, and a change goes into it.
 
 import { forwardBugNote } from "../bugs.js";
-import { formatNumber, fullPrecision } from "../format.js";
+import { counted, formatNumber, fullPrecision } from "../format.js";
 import { METRICS } from "../layout.js";
 import {
   allForwardSummary, directionText, elementName, formatError, forwardFields, gradcheckElements, gradcheckRows,
@@ -170,8 +170,8 @@ export function createModesPanel(root, { store, onModeChange, request }) {
     try {
       const body = await post({ mode: "forward" });
       const s = allForwardSummary(body);
-      bars.replaceChildren(bar(doc, "forward", `Forward: ${s.passes} passes`, s.widths.forward),
-        bar(doc, "reverse", `Reverse: ${s.reverse} pass${s.reverse === 1 ? "" : "es"}`, s.widths.reverse));
+      bars.replaceChildren(bar(doc, "forward", `Forward: ${counted(s.passes, "pass", "passes")}`, s.widths.forward),
+        bar(doc, "reverse", `Reverse: ${counted(s.reverse, "pass", "passes")}`, s.widths.reverse));
       bars.hidden = false;
       allText.textContent = s.text;
       allBox.dataset.passes = String(s.passes);
