@@ -4,8 +4,12 @@ detail panel shows every column of a tensor; the gradient check fills its column
 tensors; the forward pass's progress bar is in the value colour."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
+import torch
 
+from engine.trace.options import Options
+from engine.trace.runner import run_trace
 from page_helpers import EDITOR, choose, leave_editor, node, trace
 
 SIZES = [(1280, 800), (1024, 768)]
@@ -109,4 +113,85 @@ def test_the_detail_panel_shows_every_column_of_a_3x4_tensor(open_explorer, size
     }""")
     assert inside == [True, True, True]
     page.screenshot(path=f"{SHOTS}/detail-{theme}-{size[0]}.png")
+    assert ex.unexpected_errors() == []
+
+
+def _worst(entry) -> tuple[int, ...]:
+    """The index of a tensor leaf's worst element in the engine's gradient check."""
+    a = np.array(entry["analytic"]["data"])
+    n = np.array(entry["numeric"]["data"])
+    return np.unravel_index(int(np.argmax(np.abs(a - n))), a.shape)
+
+
+@on_screens
+def test_the_gradient_check_fills_analytic_and_numeric_for_tensors(open_explorer, size, theme):
+    ex = opened(open_explorer, size, theme)
+    page = ex.page
+    trace(page, TENSOR_3X4)
+    page.click("#checks > summary")
+    page.click("#run-gradcheck")
+    page.wait_for_selector('.gradcheck[data-status="done"]')
+    answer = run_trace(TENSOR_3X4, options=Options(check=True))
+    for leaf, other in (("X", "W"), ("W", "X")):
+        entry = answer["gradcheck"][leaf]
+        i, j = _worst(entry)
+        cells = page.locator(f'#gradcheck-table tr[data-leaf="{leaf}"]').first.locator("td").all_inner_texts()
+        assert cells[0].splitlines() == [leaf, f"worst [{i}, {j}]"]
+        analytic, numeric = float(cells[1]), float(cells[2])
+        # dL/dX = W and dL/dW = X for L = sum(X * W): PyTorch float64 says the same
+        x = torch.tensor(_leaf_value(answer, "X"), dtype=torch.float64, requires_grad=True)
+        w = torch.tensor(_leaf_value(answer, "W"), dtype=torch.float64, requires_grad=True)
+        (x * w).sum().backward()
+        want = (x if leaf == "X" else w).grad[i, j].item()
+        assert analytic == pytest.approx(want, abs=1e-4)
+        assert numeric == pytest.approx(entry["numeric"]["data"][i][j], abs=1e-4)
+        assert numeric == pytest.approx(want, abs=1e-4)
+    # Every column shows, the verdict too, in the side column (no part cut at its right).
+    cut = page.evaluate("""() => {
+        const side = document.querySelector('#editor .side').getBoundingClientRect();
+        return [...document.querySelectorAll('#gradcheck-table tr[data-leaf] > td')]
+            .filter((td) => td.getBoundingClientRect().right > side.right + 0.5).map((td) => td.textContent);
+    }""")
+    assert cut == []
+    page.locator("#gradcheck-table").scroll_into_view_if_needed()
+    page.screenshot(path=f"{SHOTS}/gradcheck-{theme}-{size[0]}.png")
+    assert ex.unexpected_errors() == []
+
+
+def _leaf_value(answer, name: str):
+    """A leaf's value from the engine's trace answer (its evaluate event)."""
+    node = next(n for n in answer["graph"]["nodes"] if n.get("name") == name)
+    event = next(e for e in answer["events"] if e["kind"] == "evaluate" and e["node"] == node["id"])
+    return event["value"]["data"]
+
+
+def _colours(page) -> dict:
+    """The scrubber's accent colour and the theme's value, gradient and output colours."""
+    return page.evaluate("""() => {
+        const probe = (v) => { const d = document.createElement('div'); d.style.color = `var(${v})`;
+            document.body.append(d); const c = getComputedStyle(d).color; d.remove(); return c; };
+        return { bar: getComputedStyle(document.querySelector('.scrubber')).accentColor,
+                 value: probe('--value'), grad: probe('--grad-bright'), output: probe('--output') };
+    }""")
+
+
+@on_screens
+def test_the_progress_bar_takes_the_colour_of_the_pass(open_explorer, size, theme):
+    ex = opened(open_explorer, size, theme)
+    page = ex.page
+    leave_editor(page)
+    phases = {}
+    for step in range(0, 17):
+        if step:
+            page.keyboard.press("ArrowRight")
+        page.wait_for_selector(f'#player[data-step="{step}"]')
+        phase = page.locator("#player .phase").get_attribute("data-phase")
+        c = _colours(page)
+        phases.setdefault(phase, set()).add(c["bar"])
+        want = {"start": c["value"], "forward": c["value"], "backward": c["grad"], "done": c["output"]}[phase]
+        assert c["bar"] == want, (step, phase, c)
+        if step == 3:
+            page.screenshot(path=f"{SHOTS}/bar-forward-{theme}-{size[0]}.png")
+    assert set(phases) == {"start", "forward", "backward", "done"}
+    assert phases["forward"] != phases["backward"]
     assert ex.unexpected_errors() == []

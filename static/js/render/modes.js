@@ -232,7 +232,8 @@ export function createModesPanel(root, { store, onModeChange, request }) {
       const entry = gradcheck[r.leaf];
       const verdict = r.ok ? "✓ ok" : entry.kink ? "✗ differs at a kink" : "✗ differs";
       const tr = el(doc, "tr", { "data-leaf": r.leaf, "data-ok": String(r.ok), class: r.ok ? "ok" : "flag" },
-        el(doc, "td", { text: r.leaf }), el(doc, "td", { class: "analytic", text: r.analytic }),
+        el(doc, "td", {}, r.leaf, ...(r.at ? [el(doc, "span", { class: "at", title: `the worst element, ${r.at}`, text: `worst ${r.at.slice(r.leaf.length)}` })] : [])),
+        el(doc, "td", { class: "analytic", text: r.analytic }),
         el(doc, "td", { class: "numeric", text: r.numeric }), el(doc, "td", { text: r.abs }), el(doc, "td", { text: r.rel }),
         el(doc, "td", { text: verdict }));
       const more = [];
