@@ -32,8 +32,9 @@ test("the issue's label: its brackets and its string closed, cut between tokens"
 });
 
 test("a group's title keeps its repeat count", () => {
-  assert.equal(clipLabel("x1 = tanh(x0) * 0.9 + 0.1 ×5000", 30), "x1 = tanh(x0) * 0.9… ×5000");
-  assert.equal(clip("x1 = tanh(x0) * 0.9 + 0.1 ×5000", 30), "x1 = tanh(x0) * 0.9… ×5000"); // groups.js
+  assert.equal(clipLabel("x1 = tanh(x0) * 0.9 + 0.1 ×5000", 30), "x1 = tanh(x0) * 0.9 + … ×5000");
+  assert.equal(clip("x1 = tanh(x0) * 0.9 + 0.1 ×5000", 30), "x1 = tanh(x0) * 0.9 + … ×5000"); // groups.js
+  assert.equal(clipLabel("w + … + w_first_layer", 12), "w + …"); // one ellipsis (engine/clip.py alike)
   assert.equal(clipLabel("x1 = tanh(x0) * 0.9 + 0.1 ×50", 30), "x1 = tanh(x0) * 0.9 + 0.1 ×50"); // fits
 });
 
