@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from engine.clip import clip
 from engine.trace.options import Options
 from engine.trace.runner import run_trace
 from page_helpers import EDITOR, choose, leave_editor, node, trace
@@ -194,4 +195,33 @@ def test_the_progress_bar_takes_the_colour_of_the_pass(open_explorer, size, them
             page.screenshot(path=f"{SHOTS}/bar-forward-{theme}-{size[0]}.png")
     assert set(phases) == {"start", "forward", "backward", "done"}
     assert phases["forward"] != phases["backward"]
+    assert ex.unexpected_errors() == []
+
+
+STATEMENT = "x{1} = tanh(x{0}) * 0.9 + 0.1 * sigmoid(x{0} * 2.0 - 1.0)\n"
+REPEATS = "x0 = 0.5\n" + "".join(STATEMENT.format(i, i + 1) for i in range(700))
+GELU = 'z = 0.5\nL = gelu(z, approximate="tanh") * 2.0\n'
+
+
+@on_screens
+def test_clipped_labels_close_their_brackets_and_keep_the_repeat_count(open_explorer, size, theme):
+    ex = opened(open_explorer, size, theme)
+    page = ex.page
+    trace(page, GELU)
+    assert node(page, "gelu(z, approximate…)").count() == 1  # engine/clip.py: not `approximate="ta…`
+    leave_editor(page)
+    page.keyboard.press("End")
+    page.wait_for_function("() => { const p = document.querySelector('#player');"
+                           " return p.dataset.step === p.dataset.total; }")
+    page.keyboard.press("ArrowLeft")  # z's step: z̄ += gelu'(z) · ∂L/∂gelu(z, approximate…)
+    said = " ".join(page.locator("#narration").all_inner_texts())
+    assert "∂L/∂gelu(z, approximate…)" in said and 'approximate="ta…' not in said, said
+    page.screenshot(path=f"{SHOTS}/clip-gelu-{theme}-{size[0]}.png")
+    trace(page, REPEATS)
+    page.wait_for_selector('#app[data-graph="drawn"]')
+    # The repeat's frame (48 characters): its count shows, cut between tokens, as the engine cuts.
+    title = page.locator(".frame-name").first.text_content()
+    name = STATEMENT.format(0, 1).strip() + " ×700"
+    assert title == clip(name, 48) == "x1 = tanh(x0) * 0.9 + 0.1 * sigmoid(x0 * …) ×700", title
+    page.screenshot(path=f"{SHOTS}/clip-group-{theme}-{size[0]}.png")
     assert ex.unexpected_errors() == []
