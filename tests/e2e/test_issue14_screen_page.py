@@ -28,6 +28,15 @@ def opened(open_explorer, size, theme):
     return ex
 
 
+def at_done(page, program: str) -> None:
+    """`program` traced and walked to Done (values and gradients all shown)."""
+    trace(page, program)
+    leave_editor(page)
+    page.keyboard.press("End")
+    page.wait_for_function("() => { const p = document.querySelector('#player');"
+                           " return p.dataset.step === p.dataset.total; }")
+
+
 def set_theme(page, theme: str) -> None:
     page.evaluate("t => { const m = document.querySelector('#theme'); m.value = t;"
                   " m.dispatchEvent(new Event('change')); }", theme)
@@ -83,11 +92,7 @@ TENSOR_3X4 = "X = randn(3, 4, seed=0)\nW = randn(3, 4, seed=1)\nL = sum(X * W)\n
 def test_the_detail_panel_shows_every_column_of_a_3x4_tensor(open_explorer, size, theme):
     ex = opened(open_explorer, size, theme)
     page = ex.page
-    trace(page, TENSOR_3X4)
-    leave_editor(page)
-    page.keyboard.press("End")  # Done: value and gradient both have their numbers
-    page.wait_for_function("() => { const p = document.querySelector('#player');"
-                           " return p.dataset.step === p.dataset.total; }")
+    at_done(page, TENSOR_3X4)  # value and gradient both have their numbers
     node(page, "X").click()
     panel = page.locator("#detail")
     panel.wait_for(state="visible")
@@ -207,12 +212,8 @@ GELU = 'z = 0.5\nL = gelu(z, approximate="tanh") * 2.0\n'
 def test_clipped_labels_close_their_brackets_and_keep_the_repeat_count(open_explorer, size, theme):
     ex = opened(open_explorer, size, theme)
     page = ex.page
-    trace(page, GELU)
+    at_done(page, GELU)
     assert node(page, "gelu(z, approximate…)").count() == 1  # engine/clip.py: not `approximate="ta…`
-    leave_editor(page)
-    page.keyboard.press("End")
-    page.wait_for_function("() => { const p = document.querySelector('#player');"
-                           " return p.dataset.step === p.dataset.total; }")
     page.keyboard.press("ArrowLeft")  # z's step: z̄ += gelu'(z) · ∂L/∂gelu(z, approximate…)
     said = " ".join(page.locator("#narration").all_inner_texts())
     assert "∂L/∂gelu(z, approximate…)" in said and 'approximate="ta…' not in said, said
