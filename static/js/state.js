@@ -14,7 +14,8 @@
 // `linked` is the text of the link's entry (null when the page was not opened from a link).
 // Choosing an entry shows its text; typing changes only the entry shown. The drafts stay
 // on this machine (localStorage, savedEditor / restoredEditor) and are not URL fields: a
-// link carries `program`, and opening one never overwrites a draft (openLink).
+// link carries `program`, and opening one never overwrites a draft (openLink). "Reset
+// example" is in resets.js.
 
 import { deflateSync, inflateSync, strFromU8, strToU8 } from "fflate";
 
@@ -264,7 +265,7 @@ export function presetFor(program, presets) {
 }
 
 /** True when example `id` has an edited text in `state`. */
-const edited = (state, id) => Object.hasOwn(state.edits, id);
+export const edited = (state, id) => Object.hasOwn(state.edits, id);
 
 /** The text of menu entry `id` in `state`: the draft, an example's edit, or the example. */
 export function textOf(state, id, presets) {
@@ -323,32 +324,6 @@ export function editProgram(state, program, presets, { replaced = false } = {}) 
 export function choosePreset(state, id, presets) {
   const program = textOf(state, id, presets);
   return program === undefined ? {} : { program, preset: id };
-}
-
-/** True when the example shown has edits that "Reset example" would undo. */
-export function canReset(state) {
-  return state.preset !== CUSTOM && state.preset !== LINKED && edited(state, state.preset);
-}
-
-/**
- * Where "Reset example" keeps the edit it takes off the example shown: "draft" when
- * "✎ Your program" is empty or already holds that text (the edit becomes your program),
- * else "undo" (only Ctrl+Z in the editor brings it back, so the page asks first).
- */
-export function resetKeeps(state) {
-  const edit = state.edits[state.preset] ?? "";
-  return !state.draft?.trim() || state.draft === edit || !edit.trim() ? "draft" : "undo";
-}
-
-/**
- * The patch for "Reset example": the example's own text back, its edit taken off it and
- * kept as "✎ Your program" when resetKeeps says "draft" (nothing typed is lost by a click).
- */
-export function resetExample(state, presets) {
-  if (!canReset(state)) return {};
-  const { [state.preset]: edit, ...edits } = state.edits;
-  const kept = resetKeeps(state) === "draft" && edit.trim() ? { draft: edit } : {};
-  return { program: textOf({ ...state, edits }, state.preset, presets), edits, ...kept };
 }
 
 /**

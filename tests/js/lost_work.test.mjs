@@ -1,10 +1,9 @@
-// Issue 14, section 1: nothing typed is lost by one click (state.js). The browser test is
+// Issue 14, section 1: nothing typed is lost by one click (state.js, resets.js). The browser test is
 // tests/e2e/test_lost_work_page.py.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  canReset, choosePreset, createStore, CUSTOM, editProgram, resetExample, resetKeeps,
-} from "../../static/js/state.js";
+import { choosePreset, createStore, CUSTOM, editProgram } from "../../static/js/state.js";
+import { canReset, resetExample, resetKeeps } from "../../static/js/resets.js";
 
 const TANH = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n";
 const PRESETS = [{ id: "tanh", title: "tanh", program: TANH }, { id: "p2", title: "p2", program: "b = 2.0\nL = b + b\n" }];

@@ -1,10 +1,11 @@
 // "Reset example" (issue 14, section 1: nothing typed is lost by one click). The reset is a
 // transaction in the editor's history, so Ctrl+Z brings the edit back; the edit is also kept
-// as "✎ Your program" when that draft is free (state.js resetKeeps), else the page asks
+// as "✎ Your program" when that draft is free (resets.js resetKeeps), else the page asks
 // first, since then only Ctrl+Z (until the page is left) brings it back. A note beside the
 // program says where the edit went, until the text or the entry shown changes.
 
-import { canReset, CUSTOM_LABEL, resetExample, resetKeeps } from "../state.js";
+import { canReset, resetExample, resetKeeps } from "../resets.js";
+import { CUSTOM_LABEL } from "../state.js";
 
 export const RESET_NOTES = {
   draft: `Your edit is kept as "${CUSTOM_LABEL}" in the example menu; Ctrl+Z in the editor also undoes the reset.`,
