@@ -27,6 +27,7 @@ import operator
 import re
 from typing import TYPE_CHECKING, Callable
 
+from engine.clip import clip
 from engine.blocks import Block, Statement
 
 if TYPE_CHECKING:
@@ -124,9 +125,7 @@ class _Walk:
     def repeat(self, stmts: list[Statement], period: int, parent: str | None) -> None:
         """A run of len(stmts) // period repetitions of a cycle of `period` statements."""
         count = len(stmts) // period
-        text = "; ".join(self.text(s.span) for s in stmts[:period])
-        if len(text) > MAX_NAME:
-            text = text[:MAX_NAME - 1].rstrip() + "…"
+        text = clip("; ".join(self.text(s.span) for s in stmts[:period]), MAX_NAME)
         gid = self.add("repeat", f"{text} ×{count}", stmts[0].first, stmts[-1].end, parent,
                        _across(stmts[0].span, stmts[-1].span))
         if period == 1:
@@ -244,9 +243,7 @@ class _Walk:
         line = self.lines.line(span.line)
         end = span.end_col if span.end_line == span.line else len(line)
         text = " ".join(line[span.col:min(end, span.col + 4 * MAX_NAME)].split())
-        if len(text) > MAX_NAME or end - span.col > 4 * MAX_NAME or span.end_line > span.line:
-            text = text[:MAX_NAME - 1].rstrip() + "…"
-        return text
+        return clip(text, MAX_NAME, more=end - span.col > 4 * MAX_NAME or span.end_line > span.line)
 
 
 def cycles(kinds: list[int]) -> list[tuple[int, int, int]]:

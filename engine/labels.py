@@ -48,17 +48,14 @@ def text_strength(text: str) -> int:
 
 def enclosed(text: str) -> bool:
     """Whether the whole text is one parenthesized group, `(1 - t * t)` (not `(a) * (b)`):
-    it binds as an atom, and parentheses around it again would be doubled. A label clipped
-    with … (engine/source.py clip) lost its closing parentheses: … closes all but the
-    outermost, so `(1 / sqrt(mean((x…)` is one group."""
+    it binds as an atom, and parentheses around it again would be doubled. A clipped label
+    has its brackets closed (engine/clip.py): `(1 / sqrt(mean(x…)))` is one group."""
     if text[:1] != "(" or text[-1:] != ")":
         return False
     depth = 0
     for k, ch in enumerate(text):
         if ch == "(":
             depth += 1
-        elif ch == "…" and depth > 1:
-            depth = 1
         elif ch == ")":
             depth -= 1
             if depth == 0 and k < len(text) - 1:
@@ -71,7 +68,8 @@ def _parsed_strength(text: str) -> int:
     if enclosed(text):
         return ATOM
     try:
-        tree = ast.parse(text.replace("'", "_"), mode="eval").body
+        # a clipped label's … stands for a name (engine/clip.py): `gelu(z, approximate…)` is a call
+        tree = ast.parse(text.replace("'", "_").replace("…", "_"), mode="eval").body
     except (SyntaxError, ValueError):
         return SUM if " " in text else ATOM
     if isinstance(tree, ast.BinOp):
@@ -151,7 +149,7 @@ def _ends(left: str, symbol: str, level: int, text: str) -> str:
         if not ops:
             return clip(text, MAX_LABEL)
         head, tail = left[:ops[0] + 2], left[ops[0]:]
-    if tail.endswith("…"):   # clipped: its last term is cut short (its brackets open)
+    if tail.rstrip(")]}\"'").endswith("…"):   # clipped: its last term is cut short
         tail = ""
     tail += text[len(left):]
     ops = _top_operators(tail, symbols)

@@ -21,6 +21,7 @@ from engine.blocks import Block, Statement, block_kind
 from engine.dtypes import DEFAULT, cast, program_dtype, too_large
 from engine.errors import ProgramError
 from engine.labels import print_label
+from engine.wording import counted
 from engine.literals import Lifted, lift
 from engine.names import name_problem, names_in
 from engine.parse_tensors import TensorSyntax
@@ -486,7 +487,7 @@ class _Builder(TensorSyntax):
                 return "list_repetition", (
                     f"`{text}` (line {span.line}, col {span.col + 1}) multiplies every element "
                     f"by {times.value}, as numpy does: a list here is a tensor. It does not "
-                    f"repeat the list {times.value} times, as Python would; for that, write "
+                    f"repeat the list {counted(times.value, 'time')}, as Python would; for that, write "
                     "the elements out, or zeros(n) / ones(n)")
         return None
 

@@ -13,6 +13,7 @@ import sys
 import threading
 import warnings
 
+from engine.clip import clip  # noqa: F401  (also imported from here: user text in messages)
 from engine.errors import ProgramError
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -61,14 +62,12 @@ class Lines:
                           self.line(end_line)[:end_col]])
 
     def clipped(self, line: int, col: int, end_line: int, end_col: int, most: int) -> str | None:
-        """The source text of a one-line range, at most `most` characters (cut with "…");
-        None for a range over several lines."""
+        """The source text of a one-line range, at most `most` characters (engine/clip.py: cut
+        between tokens, brackets closed); None for a range over several lines."""
         if line != end_line:
             return None
-        text = self.line(line)
-        if end_col - col <= most:
-            return text[col:end_col]
-        return text[col:col + most - 1].rstrip() + "…"
+        # a bounded slice: a label never costs the length of a long line
+        return clip(self.line(line)[col:min(end_col, col + 4 * most)], most)
 
     def busiest_line(self) -> tuple[int, int, int, int]:
         """(line, col, end_line, end_col) of the line with the most operators: where to point
@@ -82,9 +81,6 @@ class Lines:
         return best + 1, start, best + 1, len(text)
 
 
-def clip(text: str, most: int = 24) -> str:
-    """User text quoted in a message or a symbol, at most `most` characters (cut with "…")."""
-    return text if len(text) <= most else text[:most - 1] + "…"
 
 
 # CPython 3.11's ast module keeps its recursion counter in interpreter-wide state, so two threads

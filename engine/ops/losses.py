@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.ops.registry import Op, register
+from engine.wording import counted
 
 
 # ---- cross_entropy ----------------------------------------------------------------------------
@@ -73,8 +74,9 @@ def check_targets(shape: tuple, target) -> tuple[str, str] | None:
                          f"and {'a list of' if batched else 'one'} class ind"
                          f"{'ices' if batched else 'ex'}")
     if batched and len(target) != shape[0]:
-        return "shape", (f"cross_entropy: logits of shape {shape} hold {shape[0]} rows but "
-                         f"{len(target)} class indices were given")
+        return "shape", (f"cross_entropy: logits of shape {shape} hold {counted(shape[0], 'row')} but "
+                         f"{counted(len(target), 'class index', 'class indices')} "
+                         f"{'was' if len(target) == 1 else 'were'} given")
     worst = max(target) if batched else target
     if worst >= shape[-1]:
         return "bad_argument", f"class index {worst} is out of range for {shape[-1]} logits"

@@ -22,6 +22,7 @@ from engine.errors import ProgramError
 from engine.ops import REGISTRY, get_op
 from engine.ops.shape import key
 from engine.parse import IRNode, Program
+from engine.wording import counted
 
 Shape = tuple
 PROBE_ELEMENTS = 65_536
@@ -109,7 +110,7 @@ def _matmul(n: IRNode, x: Shape, w: Shape) -> Shape:
     inner = w[0] if len(w) == 1 else w[-2]
     if x[-1] != inner:
         raise error(n, "shape", f"{n.label}: shapes {x} and {w} do not line up for @: the left "
-                    f"has {x[-1]} columns, the right {inner} rows")
+                    f"has {counted(x[-1], 'column')}, the right {counted(inner, 'row')}")
     try:
         batch = tuple(np.broadcast_shapes(x[:-2], w[:-2]))
     except ValueError:
@@ -123,7 +124,7 @@ def _transpose(n: IRNode, x: Shape, axes=None) -> Shape:
         return x[::-1]
     if len(axes) != len(x):
         raise error(n, "shape", f"{n.label}: transpose's axes {tuple(axes)} do not fit shape "
-                    f"{x} ({len(x)} axes)")
+                    f"{x} ({counted(len(x), 'axis', 'axes')})")
     return tuple(x[a] for a in axes)
 
 
@@ -131,19 +132,19 @@ def _reshape(n: IRNode, x: Shape, shape) -> Shape:
     size, known = math.prod(x), math.prod(s for s in shape if s != -1)
     if -1 in shape:
         if known == 0 or size % known:
-            raise error(n, "shape", f"{n.label}: reshape cannot fit shape {x} ({size} elements) "
+            raise error(n, "shape", f"{n.label}: reshape cannot fit shape {x} ({counted(size, 'element')}) "
                         f"into {tuple(shape)}")
         return tuple(size // known if s == -1 else s for s in shape)
     if known != size:
-        raise error(n, "shape", f"{n.label}: reshape cannot turn shape {x} ({size} elements) "
-                    f"into {tuple(shape)} ({known} elements)")
+        raise error(n, "shape", f"{n.label}: reshape cannot turn shape {x} ({counted(size, 'element')}) "
+                    f"into {tuple(shape)} ({counted(known, 'element')})")
     return tuple(shape)
 
 
 def _index(n: IRNode, x: Shape, index) -> Shape:
     if len(index) > len(x):
-        raise error(n, "shape", f"{n.label}: {len(index)} indices for shape {x}, which has "
-                    f"{len(x)} axes")
+        raise error(n, "shape", f"{n.label}: {counted(len(index), 'index', 'indices')} for shape "
+                    f"{x}, which has {counted(len(x), 'axis', 'axes')}")
     for axis, (k, size) in enumerate(zip(index, x)):
         if not isinstance(k, list) and not -size <= k < size:
             raise error(n, "shape", f"{n.label}: index {k} is out of range for axis {axis} of "

@@ -141,3 +141,8 @@ export function fullPrecision(value) {
   if (!isTensor(value)) return String(value);
   return JSON.stringify(value.data ?? value.summary);
 }
+
+/** `n` and `noun`, plural unless n is 1 ("1 pass", "3 passes"; engine/wording.py counted). */
+export function counted(n, noun, plural = `${noun}s`) {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? noun : plural}`;
+}

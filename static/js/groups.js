@@ -7,6 +7,7 @@
 // (tests/js/groups.test.mjs); render/groups.js draws it.
 
 import { finish } from "./slices.js";
+import { clipLabel } from "./clip.js";
 
 // Above this many nodes the page opens with groups collapsed (a page option, state.js
 // `group_above`); it aims at about MAX_BOXES boxes then. Past MAX_DRAWN_NODES it opens the
@@ -193,11 +194,8 @@ export function revealNode(tree, collapsed, id) {
 // inputs, its outputs, each output's adjoint.
 export const BOX = { pad: 12, header: 34, row: 27, nameChar: 12, lineChar: 11.5, maxName: 30, maxList: 34, minWidth: 170 };
 
-/** `s` cut to `max` characters with an ellipsis. */
-export function clip(s, max) {
-  const chars = [...String(s)];
-  return chars.length > max ? chars.slice(0, max - 1).join("") + "…" : String(s);
-}
+/** `s` cut to `max` characters with an ellipsis, brackets closed, a repeat count kept (clip.js). */
+export const clip = clipLabel;
 
 // Versioned labels (x⁽²⁴⁹⁷⁾) carry their version in superscript digits and parentheses.
 const SUPERSCRIPT = "⁽⁾⁰¹²³⁴⁵⁶⁷⁸⁹";

@@ -6,6 +6,7 @@
 // This adapter is the one place that knows dagre, so elkjs can replace it for big graphs.
 
 import dagre from "@dagrejs/dagre";
+import { clipLabel } from "./clip.js";
 import { boxLines, formatShape, sizeOf } from "./format.js";
 import { HEAT, heatSize } from "./heat.js";
 
@@ -195,14 +196,13 @@ export function predictLayout(graph, { refs = {} } = {}) {
 
 /** The chip for edge `edge` from a reference node labelled `label`: its size. */
 function chipSize(label) {
-  const chars = Math.min([...label].length, CHIP.maxChars);
+  const chars = [...chipText(label)].length;
   return { width: chars * CHIP.char + 2 * CHIP.pad, height: CHIP.height };
 }
 
-/** A chip's text: the reference node's label, cut to CHIP.maxChars characters. */
+/** A chip's text: the reference node's label, cut to CHIP.maxChars characters (clip.js). */
 export function chipText(label) {
-  const chars = [...label];
-  return chars.length > CHIP.maxChars ? chars.slice(0, CHIP.maxChars - 1).join("") + "…" : label;
+  return clipLabel(label, CHIP.maxChars);
 }
 
 /**

@@ -18,10 +18,11 @@ import { createModesPanel } from "./render/modes.js";
 import { createNavigator } from "./render/navigate.js";
 import { createSecondOrderPanel } from "./render/hessian.js";
 import { createPlayer } from "./render/player.js";
+import { createResetControl } from "./render/reset.js";
 import { createSharePanel } from "./render/share.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
 import {
-  canReset, choosePreset, createStore, editProgram, menuFor, openLink, resetExample, restoredEditor, SAVED_KEY,
+  choosePreset, createStore, editProgram, menuFor, openLink, restoredEditor, SAVED_KEY,
   savedEditor,
 } from "./state.js";
 import { clearGraph } from "./render/graph.js";
@@ -41,7 +42,6 @@ const presetMenu = $("#preset");
 const graphMessage = $("#graph-message");
 const badge = $("#graph-badge");
 const bugBadge = $("#bug-badge"); // "bug lab: overwrite" while a `# bugs:` program is shown
-const resetButton = $("#reset-example");
 const ledgerPanel = createLedgerPanel($("#ledger"));
 // H v, Hessian (issue 9); its "Enlarge" dialog also opens from over the graph while the program is hidden.
 const secondPanel = createSecondOrderPanel($("#second-order"), { stage: svg.parentNode });
@@ -161,6 +161,7 @@ async function trace() {
   if (program !== store.get().program) store.set(editProgram(store.get(), program, presets));
   store.set({ playing: false });
   cancelWork();
+  editor.showLineStarts();
   if (!program.trim()) return showEmpty();
   const request = (inFlight = new AbortController());
   if (shown?.complete) lastGood = shown;
@@ -526,9 +527,9 @@ function hover(node, { pin = false } = {}) {
   if (pin) {
     pinned = pinned === node ? null : node;
     // the live view of the step shown (render's): at(k) would copy and replay (130,000 events at End)
+    nav.select(pinned); // first: a wide detail panel goes below its trace buttons
     if (pinned && shown && !stale) detail.show(shown, shown.timeline.view(store.get().step), pinned);
     else detail.hide();
-    nav.select(pinned);
   }
   editor.mark("hover", (node ?? pinned)?.span ?? null, shown?.program);
 }
@@ -543,7 +544,7 @@ function showMenu(state) {
   }
   presetMenu.value = value;
   presetMenu.dataset.preset = value; // "" for the user's own text
-  resetButton.hidden = !canReset(state);
+  reset.show(state);
 }
 
 /** Put `patch` (with a program) in the store and the editor, and trace it. */
@@ -561,10 +562,7 @@ presetMenu.addEventListener("change", () => {
   showProgram(patch);
 });
 
-resetButton.addEventListener("click", () => {
-  const patch = resetExample(store.get(), presets);
-  if ("program" in patch) showProgram(patch);
-});
+const reset = createResetControl($("#reset-example"), $("#reset-note"), { store, presets, editor, onReset: () => trace() });
 
 // The editor's text and the draft are saved a moment after they change, and on leaving.
 let saveTimer = null;

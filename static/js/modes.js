@@ -3,7 +3,7 @@
 // is render/modes.js.
 
 import { randomLcg, randomNormal } from "d3";
-import { boxLines, formatNumber, isTensor, tensorRows } from "./format.js";
+import { boxLines, counted, formatNumber, formatValue, isTensor, tensorRows } from "./format.js";
 import { headerLines } from "./header.js";
 
 /** The leaves of a trace's graph: [{name, shape, size}] in creation order. */
@@ -163,21 +163,27 @@ export function allForwardSummary(body) {
 }
 
 /**
- * The gradient check's rows: [{leaf, analytic, numeric, abs, rel, ok, eps}] with the numbers as
- * text; analytic (the backward pass's adjoint) and numeric (the central difference) are a scalar
- * leaf's values ("" for a tensor leaf, whose elements are listed under its row).
+ * The gradient check's rows: [{leaf, analytic, numeric, at, abs, rel, ok, eps}] with the numbers
+ * as text; analytic (the backward pass's adjoint) and numeric (the central difference) are a
+ * scalar leaf's values, and a tensor leaf's at its worst element (`at`, "x[0, 1]": the one
+ * whose errors the row gives; null for a scalar). A tensor sent summarised shows its summary.
+ * Every element is listed under the row (gradcheckElements).
  */
 export function gradcheckRows(gradcheck) {
-  const scalar = (x) => (typeof x === "number" ? formatNumber(x) : "");
-  return Object.entries(gradcheck ?? {}).map(([leaf, row]) => ({
-    leaf,
-    analytic: scalar(row.analytic),
-    numeric: scalar(row.numeric),
-    abs: formatError(row.max_abs_error),
-    rel: formatError(row.max_rel_error),
-    ok: Boolean(row.ok),
-    eps: row.eps,
-  }));
+  return Object.entries(gradcheck ?? {}).map(([leaf, row]) => {
+    const worst = gradcheckElements(leaf, row, 1)?.[0];
+    const shown = (x, k) => (worst ? formatNumber(worst[k]) : x === undefined ? "" : formatValue(x));
+    return {
+      leaf,
+      analytic: shown(row.analytic, "analytic"),
+      numeric: shown(row.numeric, "numeric"),
+      at: worst?.name ?? null,
+      abs: formatError(row.max_abs_error),
+      rel: formatError(row.max_rel_error),
+      ok: Boolean(row.ok),
+      eps: row.eps,
+    };
+  });
 }
 
 /** An error figure: 2.9e-11 when tiny, else as every number on the page (1.5729), 0 or NaN. */
@@ -248,7 +254,8 @@ export function gradcheckVerdict(gradcheck, h) {
   const bad = rows.filter(([, r]) => !r.ok).map(([leaf, r]) => (r.kink ? `${leaf} (at a kink)` : leaf));
   const head = `Central differences with h = ${h}: `;
   if (!bad.length) return `${head}every leaf agrees (|a − n| ≤ 1e-5 + 1e-3·|n|).`;
-  return `${head}${bad.length} of ${rows.length} leaves disagree with the backward pass: ${bad.join(", ")}.`;
+  const disagree = rows.length === 1 ? "disagrees" : "disagree"; // "1 of 2 leaves disagree", "1 of 1 leaf disagrees"
+  return `${head}${bad.length} of ${counted(rows.length, "leaf", "leaves")} ${disagree} with the backward pass: ${bad.join(", ")}.`;
 }
 
 /**

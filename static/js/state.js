@@ -14,7 +14,8 @@
 // `linked` is the text of the link's entry (null when the page was not opened from a link).
 // Choosing an entry shows its text; typing changes only the entry shown. The drafts stay
 // on this machine (localStorage, savedEditor / restoredEditor) and are not URL fields: a
-// link carries `program`, and opening one never overwrites a draft (openLink).
+// link carries `program`, and opening one never overwrites a draft (openLink). "Reset
+// example" is in resets.js.
 
 import { deflateSync, inflateSync, strFromU8, strToU8 } from "fflate";
 
@@ -264,7 +265,7 @@ export function presetFor(program, presets) {
 }
 
 /** True when example `id` has an edited text in `state`. */
-const edited = (state, id) => Object.hasOwn(state.edits, id);
+export const edited = (state, id) => Object.hasOwn(state.edits, id);
 
 /** The text of menu entry `id` in `state`: the draft, an example's edit, or the example. */
 export function textOf(state, id, presets) {
@@ -301,10 +302,13 @@ export function editProgram(state, program, presets, { replaced = false } = {}) 
   if (state.preset === CUSTOM) return { program, draft: program };
   if (state.preset === LINKED) return { program, linked: program };
   const original = presets.find((p) => p.id === state.preset)?.program;
+  // Text typed into an emptied example (select all, Delete, type) replaced it as a paste
+  // does: judged by the text, since the editor reports a deletion and an insertion apart.
+  const over = replaced || !state.program?.trim();
   // ...unless "✎ Your program" already holds another text: that draft is never overwritten
   // by a paste elsewhere (then the paste stays the example's edit, as typing does).
   const draftFree = !state.draft?.trim() || state.draft === program;
-  if (replaced && draftFree && original !== undefined && program.trim() && !derivesFrom(program, original)) {
+  if (over && draftFree && original !== undefined && program.trim() && !derivesFrom(program, original)) {
     const { [state.preset]: _, ...edits } = state.edits;
     return { program, preset: CUSTOM, draft: program, edits };
   }
@@ -320,18 +324,6 @@ export function editProgram(state, program, presets, { replaced = false } = {}) 
 export function choosePreset(state, id, presets) {
   const program = textOf(state, id, presets);
   return program === undefined ? {} : { program, preset: id };
-}
-
-/** True when the example shown has edits that "Reset example" would undo. */
-export function canReset(state) {
-  return state.preset !== CUSTOM && state.preset !== LINKED && edited(state, state.preset);
-}
-
-/** The patch for "Reset example": the example's own text back, its edit forgotten. */
-export function resetExample(state, presets) {
-  if (!canReset(state)) return {};
-  const { [state.preset]: _, ...edits } = state.edits;
-  return { program: textOf({ ...state, edits }, state.preset, presets), edits };
 }
 
 /**

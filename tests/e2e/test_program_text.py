@@ -201,6 +201,9 @@ def test_editing_an_example_never_replaces_your_program(explorer):
     page.wait_for_selector('#app[data-status="ready"]')
     assert menu(page)[0] == "seed-q-ab-plus-a" and menu(page)[1].endswith("(edited)")
     assert get_program(page) == edited
+    # "✎ Your program" holds MINE, so the edit would be kept only by Ctrl+Z: the page asks
+    # first (render/reset.js; tests/e2e/test_lost_work_page.py).
+    page.once("dialog", lambda dialog: dialog.accept())
     reset.click()
     page.wait_for_function("([sel, t]) => document.querySelector(sel).gradwalkEditor.getText() === t"
                            " && document.querySelector('#app').dataset.status === 'ready'", arg=[EDITOR, example])

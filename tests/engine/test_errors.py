@@ -42,7 +42,7 @@ BAD = [
     ("a = [*[1.0, 2.0]]\n", "unsupported", 1, 4, "only numbers"),
     ("a = " + "[" * 40 + "1.0" + "]" * 40 + "\n", "bad_argument", 1, 4, "at most 32 deep"),
     ("A = [[1.0, 2.0], [3.0, 4.0]]\nW = [[1.0, 2.0, 3.0]]\nY = A @ W\n", "shape", 3, 4,
-     "the left has 2 columns, the right 1 rows"),
+     "the left has 2 columns, the right 1 row"),
     ("a = [1.0, 2.0]\nb = [1.0, 2.0, 3.0]\nc = a + b\n", "shape", 3, 4,
      "(2,) and (3,) cannot be broadcast"),
     ("a = 1.0\nb = " + "-" * 100_000 + "a\n", "too_large", 2, 0, "split it"),

@@ -77,7 +77,7 @@ def test_long_unnamed_expressions_have_short_labels():
     long_sum = " + ".join(["w_first_layer"] * 40)
     body = run_trace(f"w_first_layer = 0.1\nh = tanh({long_sum}) * tanh({long_sum})\n")
     labels = [n["label"] for n in body["graph"]["nodes"]]
-    assert max(map(len, labels)) == 24 and "w_first_layer + w_first…" in labels
+    assert max(map(len, labels)) <= 24 and "w_first_layer + …" in labels   # cut between tokens
     narrations = [e["narration"] for e in body["events"] if e["kind"] == "accumulate"]
     assert max(map(len, narrations)) < 250
 

@@ -141,7 +141,9 @@ test("a scalar leaf's check row shows the analytic and numeric values (the bug l
     x: KINK_ROW,
   });
   assert.deepEqual(rows.map((r) => [r.leaf, r.analytic, r.numeric, r.abs, r.ok]),
-    [["a", "-0.7864", "0.7864", "1.5729", false], ["x", "", "", "1.5", false]]);
+    [["a", "-0.7864", "0.7864", "1.5729", false], ["x", "0", "1.5", "1.5", false]]);
+  // issue 14: a tensor's analytic and numeric are its worst element's, which the row names
+  assert.deepEqual(rows.map((r) => r.at), [null, "x[0, 1]"]);
 });
 
 test("hvp mode's Done names each leaf's H v as ∂s/∂x", () => {

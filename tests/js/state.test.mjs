@@ -3,10 +3,11 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { deflateSync, strToU8 } from "fflate";
 import {
-  canReset, checkState, choosePreset, createStore, CUSTOM, CUSTOM_LABEL, decodeLink, decodeState, defaultState,
+  checkState, choosePreset, createStore, CUSTOM, CUSTOM_LABEL, decodeLink, decodeState, defaultState,
   editProgram, EDITED_MARK, encodeLink, encodeState, FIELDS, LINK_ERRORS, LINKED, LINKED_LABEL, linkState, menuFor,
-  MODES, openLink, presetFor, resetExample, restoredEditor, savedEditor, SPEEDS, THEMES, VERSION,
+  MODES, openLink, presetFor, restoredEditor, savedEditor, SPEEDS, THEMES, VERSION,
 } from "../../static/js/state.js";
+import { canReset, resetExample } from "../../static/js/resets.js";
 
 const PRESETS = [
   { id: "p1", title: "first", program: "a = 1.0\nL = a * a\n" },

@@ -161,6 +161,34 @@ export function createDetailPanel(container, { onClose } = {}) {
     root.dataset.node = node.id;
     root.dataset.full = String(Boolean(fetched));
     root.hidden = false;
+    fitTables();
+  }
+
+  // A table scrolled sideways hides its last columns, and a scrollbar may not show (overlay
+  // scrollbars, a projector): a 3x4 tensor lost its 4th column in 231 px (issue 14). The
+  // panel widens until every column shows, at most to the graph area; where value and
+  // gradient do not fit side by side, one goes above the other, each the panel's width.
+  function fitTables() {
+    root.style.width = root.style.top = root.style.maxHeight = "";
+    root.classList.remove("stacked");
+    const over = () => Math.max(0, ...[...root.querySelectorAll(".table-scroll")].map((s) => s.scrollWidth - s.clientWidth));
+    if (!over()) return;
+    // The panel sits at the right with a gap; it may grow leftwards to the same gap.
+    const gap = container.clientWidth - root.offsetLeft - root.offsetWidth;
+    const widest = container.clientWidth - 2 * gap;
+    const cols = root.querySelectorAll(".detail-col").length;
+    const wide = root.offsetWidth + cols * over(); // equal columns: each grows by the widest overflow
+    if (wide <= widest) root.style.width = `${wide}px`;
+    else {
+      root.classList.add("stacked");
+      root.style.width = `${Math.min(widest, root.offsetWidth + over())}px`;
+    }
+    // Past the middle it would cover the trace buttons at the top left: it goes below them.
+    const bar = container.querySelector(".graph-trace:not([hidden])");
+    if (!bar || root.offsetLeft >= bar.offsetLeft + bar.offsetWidth) return;
+    const top = bar.offsetTop + bar.offsetHeight + gap;
+    root.style.top = `${top}px`;
+    root.style.maxHeight = `${container.clientHeight - top - gap}px`;
   }
 
   const api = {

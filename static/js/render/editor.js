@@ -16,6 +16,7 @@ import {
 import { classHighlighter } from "@lezer/highlight";
 import { rangeOf } from "../spans.js";
 
+const SIDE_MARGIN = 8; // px: a caret this close to the editor's right edge counts as hidden
 // Marks drawn at once, lowest first: a later one is drawn inside (over) an earlier one.
 const MARK_ORDER = ["step", "hover", "error"];
 
@@ -68,8 +69,13 @@ const markDecorations = EditorView.decorations.compute([marksField, "doc"], (sta
  * after edits, at most once a frame (`replaced`: an edit replaced the whole text). The hint shown in an empty editor is `.editor`'s data-placeholder.
  * The API is also on the mount element as `gradwalkEditor` (for tests and the console).
  */
-/** Whether transaction `t` replaced all of a non-empty text with a non-empty one. */
+/**
+ * Whether transaction `t` replaced all of a non-empty text with a non-empty one. Undo and
+ * redo give a text back to the entry it was typed in, so they never count (Ctrl+Z after
+ * "Reset example" is the example's edit again, not a paste).
+ */
 function replacesAll(t) {
+  if (t.isUserEvent("undo") || t.isUserEvent("redo")) return false;
   let all = false;
   t.changes.iterChanges((fromA, toA, fromB, toB) => {
     if (fromA === 0 && toA === t.startState.doc.length && toA > 0 && toB > fromB) all = true;
@@ -156,6 +162,27 @@ export function createEditor(root, { onRun, onInput }) {
   function reveal(range, { force = false } = {}) {
     if (!range || (!force && view.hasFocus)) return;
     view.dispatch({ effects: EditorView.scrollIntoView(range[0], { y: "nearest", yMargin: 24 }) });
+    requestAnimationFrame(() => showLineStarts(range[1])); // once CodeMirror has scrolled
+  }
+
+  // A line wider than the editor lets it scroll sideways: the browser scrolls the focused
+  // text on a click, CodeMirror keeps the scroll from one program to the next, and a mark
+  // scrolled to stays so. Scrolled by even 18 px, `W1 = randn(...)` reads `1 = randn(...)`
+  // on every line (issue 14). So the lines' start comes back into view whenever that keeps
+  // `pos` in view (by default the caret while the user types; else nothing needs the scroll).
+  function showLineStarts(pos = view.hasFocus ? view.state.selection.main.head : null) {
+    const scroller = view.scrollDOM;
+    if (!scroller.scrollLeft) return;
+    const at = pos === null ? null : view.coordsAtPos(Math.min(pos, view.state.doc.length));
+    const right = scroller.getBoundingClientRect().left + scroller.clientWidth - SIDE_MARGIN;
+    if (at && at.right + scroller.scrollLeft > right) return; // it needs the scroll
+    scroller.scrollLeft = 0;
+  }
+  // After a click the browser's own scroll to the focused text has happened a frame later.
+  view.contentDOM.addEventListener("focus", () => requestAnimationFrame(() => showLineStarts()));
+
+  function replaceAll(text, { anchor, userEvent }) {
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, selection: { anchor }, userEvent });
   }
 
   function mark(kind, span, text) {
@@ -172,16 +199,23 @@ export function createEditor(root, { onRun, onInput }) {
       pending = 0;
       replaced = false;
       view.setState(freshState(text, view.state.field(marksField)));
+      view.scrollDOM.scrollLeft = 0; // a new program opens at its lines' start
       afterUpdate();
     },
     /** Replace the whole text as a paste does (undoable, reported through onInput). */
     paste(text) {
-      view.dispatch({
-        changes: { from: 0, to: view.state.doc.length, insert: text },
-        selection: { anchor: text.length }, // the caret after the pasted text
-        userEvent: "input.paste",
-      });
+      replaceAll(text, { anchor: text.length, userEvent: "input.paste" }); // the caret after it
     },
+    /**
+     * Replace the whole text by one transaction in this editor's history (not a new editor
+     * state), so Ctrl+Z brings the text before it back ("Reset example"); the caret at the top.
+     */
+    replace(text) {
+      replaceAll(text, { anchor: 0, userEvent: "input.replace" });
+      view.dispatch({ effects: EditorView.scrollIntoView(0, { y: "start", x: "start" }) });
+    },
+    /** Bring the lines' start back into view unless the caret needs the sideways scroll (a trace). */
+    showLineStarts: () => showLineStarts(),
     /**
      * Highlight `span` as `kind` ("step" or "hover") while the editor shows `text`, the
      * program the span was computed on; a null span clears it.

@@ -8,7 +8,7 @@
 // carries them: the selects show the store, and a change goes into it.
 
 import { forwardBugNote } from "../bugs.js";
-import { formatNumber, fullPrecision } from "../format.js";
+import { counted, formatNumber, fullPrecision } from "../format.js";
 import { METRICS } from "../layout.js";
 import {
   allForwardSummary, directionText, elementName, formatError, forwardFields, gradcheckElements, gradcheckRows,
@@ -170,8 +170,8 @@ export function createModesPanel(root, { store, onModeChange, request }) {
     try {
       const body = await post({ mode: "forward" });
       const s = allForwardSummary(body);
-      bars.replaceChildren(bar(doc, "forward", `Forward: ${s.passes} passes`, s.widths.forward),
-        bar(doc, "reverse", `Reverse: ${s.reverse} pass${s.reverse === 1 ? "" : "es"}`, s.widths.reverse));
+      bars.replaceChildren(bar(doc, "forward", `Forward: ${counted(s.passes, "pass", "passes")}`, s.widths.forward),
+        bar(doc, "reverse", `Reverse: ${counted(s.reverse, "pass", "passes")}`, s.widths.reverse));
       bars.hidden = false;
       allText.textContent = s.text;
       allBox.dataset.passes = String(s.passes);
@@ -232,7 +232,8 @@ export function createModesPanel(root, { store, onModeChange, request }) {
       const entry = gradcheck[r.leaf];
       const verdict = r.ok ? "✓ ok" : entry.kink ? "✗ differs at a kink" : "✗ differs";
       const tr = el(doc, "tr", { "data-leaf": r.leaf, "data-ok": String(r.ok), class: r.ok ? "ok" : "flag" },
-        el(doc, "td", { text: r.leaf }), el(doc, "td", { class: "analytic", text: r.analytic }),
+        el(doc, "td", {}, r.leaf, ...(r.at ? [el(doc, "span", { class: "at", title: `the worst element, ${r.at}`, text: `worst ${r.at.slice(r.leaf.length)}` })] : [])),
+        el(doc, "td", { class: "analytic", text: r.analytic }),
         el(doc, "td", { class: "numeric", text: r.numeric }), el(doc, "td", { text: r.abs }), el(doc, "td", { text: r.rel }),
         el(doc, "td", { text: verdict }));
       const more = [];

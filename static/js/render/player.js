@@ -65,7 +65,7 @@ export function createPlayer(root, actions, { tools = null } = {}) {
     root.dataset.step = String(step);
     root.dataset.total = String(total);
     phase.textContent = PHASES[name] ?? name;
-    phase.dataset.phase = name;
+    phase.dataset.phase = scrubber.dataset.phase = name; // the bar takes the pass's colour (css)
     scrubber.max = String(disabled ? 0 : total);
     scrubber.value = String(disabled ? 0 : step);
     buttons.play.textContent = playing ? "❚❚ Pause" : "▶ Play";

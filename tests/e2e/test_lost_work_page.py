@@ -1,0 +1,150 @@
+"""Issue 14, section 1: nothing typed is lost by one click. A program typed over an example
+is the user's own program ("✎ Your program"); an edit of an example that "Reset example"
+takes off it comes back with Ctrl+Z (a CodeMirror transaction, not a new editor state) and
+is kept as "✎ Your program"; the menu and the note beside the program say which it is."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from page_helpers import EDITOR, YOUR_PROGRAM, choose, get_program, own_program
+
+TYPED = ["w = 3.0", "x = 2.0", "L = relu(w * x - 1.0)"]
+TYPED_TEXT = "\n".join(TYPED)
+TANH = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
+TANH_ID, TANH_TITLE = "seed-tanh-fanout", "tanh with fan-out (a used twice)"
+MINE = "q = 1.0\nL = q * q\n"
+SIZES = [(1280, 800), (1024, 768)]
+
+
+def menu_label(page) -> str:
+    return page.locator("#preset").evaluate("s => s.selectedOptions[0].textContent")
+
+
+def wait_text(page, text: str) -> None:
+    page.wait_for_function("([sel, t]) => document.querySelector(sel).gradwalkEditor.getText() === t",
+                           arg=[EDITOR, text])
+
+
+def wait_traced(page, name: str) -> None:
+    page.wait_for_function("n => document.querySelector('#app').dataset.status === 'ready'"
+                           " && document.querySelector(`g.node[data-name=\"${n}\"]`)", arg=name)
+
+
+def type_lines(page) -> None:
+    for i, line in enumerate(TYPED):
+        page.keyboard.type(line)
+        if i < len(TYPED) - 1:
+            page.keyboard.press("Enter")
+
+
+def saved(page) -> dict:
+    return page.evaluate("JSON.parse(localStorage.getItem('gradwalk.editor.v1') || '{}')")
+
+
+@pytest.mark.parametrize("delete_first", [False, True], ids=["type-over", "delete-then-type"])
+def test_a_program_typed_over_an_example_is_your_program(open_explorer, delete_first):
+    """The issue's steps: select all, type three lines, Ctrl+Enter. Whether the browser
+    reports one replacement or a deletion and then typing, the text is the user's own."""
+    ex = open_explorer(1280, 800)
+    page = ex.page
+    page.locator("#program").click()
+    page.keyboard.press("Control+A")
+    if delete_first:
+        page.keyboard.press("Delete")
+        wait_text(page, "")
+    type_lines(page)
+    page.keyboard.press("Control+Enter")
+    wait_traced(page, "w * x")
+    assert get_program(page) == TYPED_TEXT
+    assert menu_label(page) == YOUR_PROGRAM  # not "tanh with fan-out (a used twice) (edited)"
+    assert page.locator("#reset-example").is_hidden()  # the example has nothing to lose
+    choose(page, TANH_ID)
+    assert get_program(page) == TANH and menu_label(page) == TANH_TITLE
+    choose(page, label=YOUR_PROGRAM)
+    assert get_program(page) == TYPED_TEXT
+    assert ex.unexpected_errors() == []
+
+
+def open_with_typed_edit(open_explorer, size, draft: str = ""):
+    """The issue's page: the typed program saved as an edit of the tanh example (as the page
+    before this fix saved it: the menu reads "... (edited)"), "✎ Your program" = `draft`."""
+    ex = open_explorer(*size)
+    page = ex.page
+    state = {"program": TYPED_TEXT, "preset": TANH_ID, "draft": draft, "edits": {TANH_ID: TYPED_TEXT}}
+    page.evaluate("s => localStorage.setItem('gradwalk.editor.v1', s)", json.dumps(state))
+    page.goto(page.url.split("#")[0])  # no link in the address: the saved drafts open
+    wait_traced(page, "w * x")
+    assert get_program(page) == TYPED_TEXT
+    assert menu_label(page) == f"{TANH_TITLE} (edited)"
+    return ex
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["1280x800", "1024x768"])
+def test_reset_example_keeps_the_typed_text_both_ways(open_explorer, size):
+    ex = open_with_typed_edit(open_explorer, size)
+    page = ex.page
+    page.locator("#reset-example").click()
+    wait_text(page, TANH)
+    wait_traced(page, "t")
+    assert menu_label(page) == TANH_TITLE and page.locator("#reset-example").is_hidden()
+    note = page.locator("#reset-note")
+    assert note.is_visible() and note.get_attribute("data-keeps") == "draft"
+    assert YOUR_PROGRAM in note.text_content() and "Ctrl+Z" in note.text_content()
+    for theme in ("light", "projector"):
+        page.evaluate("t => { const m = document.querySelector('#theme'); m.value = t;"
+                      " m.dispatchEvent(new Event('change')); }", theme)
+        page.screenshot(path=f"/tmp/lw/reset-{theme}-{size[0]}.png")
+
+    # One way back: Ctrl+Z in the editor undoes the reset (and Ctrl+Shift+Z redoes it).
+    page.locator("#program").click()
+    page.keyboard.press("Control+Z")
+    wait_text(page, TYPED_TEXT)
+    page.wait_for_function("() => document.querySelector('#reset-note').hidden")  # the note is about the reset
+    page.keyboard.press("Control+Shift+Z")
+    wait_text(page, TANH)
+
+    # The other way back: "✎ Your program" in the menu, also after a reload.
+    page.wait_for_function("t => JSON.parse(localStorage.getItem('gradwalk.editor.v1') || '{}').draft === t",
+                           arg=TYPED_TEXT)
+    page.evaluate("window.dispatchEvent(new Event('pagehide'))")
+    page.reload()
+    page.wait_for_selector('#app[data-status="ready"]')
+    choose(page, label=YOUR_PROGRAM)
+    assert get_program(page) == TYPED_TEXT
+    assert page.locator('g.node[data-name="w * x"]').count() == 1
+    assert ex.unexpected_errors() == []
+
+
+def test_reset_asks_first_when_your_program_holds_another_text(open_explorer):
+    ex = open_with_typed_edit(open_explorer, (1280, 800), draft=MINE)
+    page = ex.page
+    asked = []
+
+    def answer(accept: bool):
+        def on_dialog(dialog):
+            asked.append(dialog.message)
+            dialog.accept() if accept else dialog.dismiss()
+        page.once("dialog", on_dialog)
+
+    answer(False)  # "Cancel": nothing changes
+    page.locator("#reset-example").click()
+    assert len(asked) == 1 and YOUR_PROGRAM in asked[0] and "Ctrl+Z" in asked[0]
+    assert get_program(page) == TYPED_TEXT and menu_label(page) == f"{TANH_TITLE} (edited)"
+
+    answer(True)
+    page.locator("#reset-example").click()
+    wait_text(page, TANH)
+    assert page.locator("#reset-note").get_attribute("data-keeps") == "undo"
+    assert saved_draft(page) == MINE  # your program is never overwritten
+    page.locator("#program").click()
+    page.keyboard.press("Control+Z")
+    wait_text(page, TYPED_TEXT)
+    page.wait_for_function("() => document.querySelector('#preset').selectedOptions[0].textContent.endsWith('(edited)')")
+    assert ex.unexpected_errors() == []
+
+
+def saved_draft(page) -> str:
+    page.evaluate("window.dispatchEvent(new Event('pagehide'))")
+    return saved(page).get("draft")
