@@ -241,6 +241,7 @@ def _log_config() -> dict:
     config = copy.deepcopy(LOGGING_CONFIG)
     config["loggers"]["gradwalk"] = {"handlers": ["default"], "level": "INFO",
                                      "propagate": False}
+    config["handlers"]["access"]["class"] = "server.serve.AccessLog"   # stdout may close
     return config
 
 

@@ -16,6 +16,7 @@ started them all, so a SIGTERM meanwhile stopped nothing (issue 14).
 """
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import socket
@@ -126,3 +127,18 @@ class Supervisor(Multiprocess):
         if self.processes_num >= max_workers():
             return
         super().handle_ttin()
+
+
+class AccessLog(logging.StreamHandler):
+    """uvicorn's access log on stdout, which may close under a running server (`gradwalk serve
+    | head`, a reader that left, a full disk). logging would print a traceback for every
+    request after that; this says so once, in one line on stderr, and the server serves on
+    with its access lines going nowhere (stdout pointed at /dev/null)."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        from server.cli_io import say, silence_stdout
+
+        silence_stdout()
+        if not getattr(self, "said", False):
+            self.said = True
+            say("the access log (stdout) cannot be written any more; serving on without it")

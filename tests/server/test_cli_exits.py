@@ -165,3 +165,39 @@ def test_every_usage_error_is_one_line():
         r = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120)
         assert r.returncode == 2, args
         assert _one_line(r.stderr).startswith("gradwalk: ") and "--help`)" in r.stderr
+
+
+def test_serve_whose_stdout_reader_leaves_says_so_once_and_serves_on(tmp_path):
+    # `gradwalk serve | head -1`: every request's access line then met a broken pipe, and
+    # logging printed a traceback per request on stderr.
+    import signal
+    import time
+
+    from server_process import get
+
+    port = free_port()
+    err = tmp_path / "serve.err"
+    with open(err, "wb") as stderr:
+        proc = subprocess.Popen([*CLI, "serve", "--port", str(port)], stdout=subprocess.PIPE,
+                                stderr=stderr)
+    try:
+        assert proc.stdout.readline() == f"gradwalk: open http://127.0.0.1:{port}/\n".encode()
+        proc.stdout.close()   # the reader leaves
+        deadline = time.monotonic() + 60
+        while True:   # polling until it serves
+            try:
+                if get(f"http://127.0.0.1:{port}/healthz", timeout=2)[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline and proc.poll() is None, err.read_text()
+            time.sleep(0.1)
+        for _ in range(3):
+            assert get(f"http://127.0.0.1:{port}/healthz") == (200, b"ok")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    log = err.read_text()
+    assert "Traceback" not in log and "Logging error" not in log, log
+    assert log.count("gradwalk: the access log (stdout) cannot be written any more; serving "
+                     "on without it\n") == 1, log
