@@ -20,7 +20,8 @@ EXIT_CODES = """exit codes:
   1    the program was refused (an error with its line and column, or a limit)
   2    usage error (also a GRADWALK_ setting of the wrong type), or the input cannot be read
        (no such file, not UTF-8, stdin closed), or `serve` cannot listen on the address
-       (a port in use, a host that does not resolve; nothing is started)
+       (a port in use, a host that does not resolve; nothing is started) or its server
+       stopped before it served (the app cannot be built; workers are not restarted)
   3    an internal error of gradwalk (please report it)
   4    the output cannot be written (stdout closed, a broken pipe as in `| head`, a full
        disk, -o fails)
@@ -197,7 +198,8 @@ def _main(argv: list[str] | None) -> int:
 # ---- serve ---------------------------------------------------------------------------------
 def _serve(host: str, port: int, workers: int = 1) -> int:
     """Serve the app on host:port: exit 2 when the address cannot be listened on (nothing
-    started), 4 when the banner cannot be written, 3 when a single server failed to start.
+    started) or the server (a worker) stopped before it served, 4 when the banner cannot be
+    written.
     workers > 1 starts that many processes (each builds its own app with the factory), so
     traces use several cores; they share short links through the database.
 
@@ -227,9 +229,10 @@ def _serve(host: str, port: int, workers: int = 1) -> int:
                             workers=workers,
                             timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
                             log_config=_log_config())
-    if not run(config, sockets):
-        say("the server did not start (its log above says why)")
-        return 3
+    failed = run(config, sockets)
+    if failed:
+        say(failed)
+        return 2
     return 0
 
 

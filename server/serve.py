@@ -29,6 +29,7 @@ from uvicorn.supervisors import Multiprocess
 MAX_WORKERS_PER_CORE = 4
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 KILL_GRACE_SECONDS = 5.0   # after the graceful shutdown, before a worker is killed (seconds)
+READY_SECONDS = 0.5        # how long a starting worker's readiness is waited for per look
 
 
 class CannotServe(Exception):
@@ -79,23 +80,51 @@ def _why(e: Exception) -> str:
     return getattr(e, "strerror", None) or str(e)
 
 
-def run(config: uvicorn.Config, sockets: list[socket.socket]) -> bool:
+def run(config: uvicorn.Config, sockets: list[socket.socket]) -> str | None:
     """Serve `config` on `sockets` until a signal stops it: in this process, or in
-    config.workers processes under Supervisor. False when a single server failed to start
-    (uvicorn has logged why)."""
+    config.workers processes under Supervisor. Returns why it did not start (uvicorn or the
+    worker has logged the details), or None."""
     if config.workers > 1:
-        Supervisor(config, sockets).run()
-        return True
+        supervisor = Supervisor(config, sockets)
+        supervisor.run()
+        return supervisor.failed
     server = uvicorn.Server(config)
     server.run(sockets=sockets)
-    return server.started
+    return None if server.started else "the server did not start (its log above says why)"
 
 
 class Supervisor(Multiprocess):
     """uvicorn's worker supervisor, made to stop when told at any time: a SIGINT or SIGTERM
     that comes while the workers are being started stops the starting (uvicorn's own loop
     looks at its signals only after starting them all); a worker that outlives its graceful
-    shutdown by KILL_GRACE_SECONDS is killed; SIGTTIN adds a worker only up to max_workers."""
+    shutdown by KILL_GRACE_SECONDS is killed; SIGTTIN adds a worker only up to max_workers.
+    A worker that stops before it ever served (the app cannot be built) stops them all, with
+    `failed` saying so: uvicorn restarted such workers forever, one failure after another."""
+
+    def __init__(self, config: uvicorn.Config, sockets: list[socket.socket]) -> None:
+        super().__init__(config, sockets)
+        self.served: set[int] = set()   # the pids of workers seen serving
+        self.failed: str | None = None
+
+    def keep_subprocess_alive(self) -> None:
+        """uvicorn's, but a worker that is gone before it ever served stops them all."""
+        if self.should_exit.is_set():
+            return
+        for index, process in enumerate(self.processes):
+            if process.is_alive(timeout=self.config.timeout_worker_healthcheck):
+                if process.pid not in self.served and process.is_ready(timeout=READY_SECONDS):
+                    self.served.add(process.pid)
+                continue
+            process.kill()   # gone, or hung
+            process.join()
+            if process.pid not in self.served:
+                self.failed = (f"a worker stopped before it served (exit code "
+                               f"{process.exitcode}; its log above says why)")
+                self.should_exit.set()
+                return
+            logging.getLogger("uvicorn.error").info("Child process [%s] died", process.pid)
+            self.processes[index] = replacement = type(process)(self.config, self.sockets)
+            replacement.start()
 
     def _stopping(self) -> bool:
         return self.should_exit.is_set() or any(s in STOP_SIGNALS for s in self.signal_queue)

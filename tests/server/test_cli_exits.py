@@ -103,34 +103,63 @@ def test_a_port_out_of_range_is_a_usage_error(port):
                                    "give a number from 1 to 65535 (see `gradwalk serve --help`)\n")
 
 
-def test_too_many_workers_is_refused_before_anything_starts(monkeypatch, capsys):
-    import uvicorn
-    from uvicorn.supervisors import multiprocess
+def _serve(*args: str, env: dict | None = None, timeout: float = 120):
+    """`gradwalk serve ...` in a session of its own, all of which is killed if it outlives
+    `timeout` (a server that should have refused must not leave workers behind)."""
+    proc = subprocess.Popen([*CLI, "serve", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env=env)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        proc.communicate()
+        raise
+    return proc.returncode, out, err
+
+
+def test_too_many_workers_is_refused_before_anything_starts():
+    from server import serve
+
+    over = serve.max_workers() + 1   # a small number: the bound is 4 per core
+    code, out, err = _serve("--port", str(free_port()), "--workers", str(over), timeout=60)
+    assert code == 2 and out == ""   # no banner: nothing was started
+    assert _one_line(err) == (
+        f"gradwalk: serve: argument --workers: {over} is more than the most this machine "
+        f"takes, {over - 1} (4 per core, {serve.cores()} cores) (see `gradwalk serve --help`)\n")
+
+
+def test_the_issue_s_worker_count_is_refused_by_the_bound(monkeypatch):
+    # `--workers 100000000` (checked by the argument's type alone: no server is run here)
+    import argparse
 
     from server import cli, serve
 
-    started = []
-
-    def refuse(*args, **kwargs):   # whatever the code under test calls, nothing may start
-        started.append(args)
-        raise RuntimeError("a server or worker was started")
-
-    for owner, name in ((serve, "run"), (serve, "listeners"), (uvicorn, "run"),
-                        (uvicorn.Server, "run"), (uvicorn.Config, "bind_socket"),
-                        (multiprocess.Process, "start")):
-        monkeypatch.setattr(owner, name, refuse)
     monkeypatch.setattr(serve, "cores", lambda: 2)
-    with pytest.raises(SystemExit) as exit_:
-        cli.main(["serve", "--workers", "100000000"])
-    assert exit_.value.code == 2 and started == []
-    assert _one_line(capsys.readouterr().err) == (
-        "gradwalk: serve: argument --workers: 100000000 is more than the most this machine "
-        "takes, 8 (4 per core, 2 cores) (see `gradwalk serve --help`)\n")
-    for ok in ("1", "8"):   # the bound itself is taken
-        assert cli._workers(ok) == int(ok)
-    with pytest.raises(SystemExit):
-        cli.main(["serve", "--workers", "9"])
-    assert started == []
+    with pytest.raises(argparse.ArgumentTypeError) as refused:
+        cli._workers("100000000")
+    assert str(refused.value) == ("100000000 is more than the most this machine takes, 8 "
+                                  "(4 per core, 2 cores)")
+    assert [cli._workers(n) for n in ("1", "8")] == [1, 8]   # the bound itself is taken
+    with pytest.raises(argparse.ArgumentTypeError):
+        cli._workers("9")
+
+
+def test_workers_that_cannot_start_stop_the_server_instead_of_restarting(tmp_path):
+    # uvicorn restarted a worker that died at start forever (one failure after another).
+    # sitecustomize runs in every interpreter, the spawned workers too: their app fails.
+    (tmp_path / "sitecustomize.py").write_text(
+        "import server.main\n"
+        "def create_app():\n"
+        "    raise RuntimeError('the app cannot be built (a test)')\n"
+        "server.main.create_app = create_app\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.getcwd()])}
+    code, out, err = _serve("--port", str(free_port()), "--workers", "2", env=env)
+    assert code == 2
+    assert err.splitlines()[-1] == ("gradwalk: a worker stopped before it served (exit code "
+                                    "1; its log above says why)")
+    assert err.count("RuntimeError: the app cannot be built") == 2   # no worker restarted
+    assert "died" not in err
 
 
 def test_the_worker_bound_is_per_core_of_this_process():

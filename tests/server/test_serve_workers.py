@@ -71,8 +71,9 @@ class FakeProcess:
     on_start = staticmethod(lambda: None)
 
     def __init__(self, config, sockets) -> None:
-        self.terminated = self.killed = False
+        self.terminated = self.killed = self.dead = self.ready = False
         self.exitcode = None
+        self.pid = 1000 + len(FakeProcess.started)
         self.process = self   # uvicorn's Process wraps a multiprocessing one
 
     def start(self) -> None:
@@ -80,7 +81,10 @@ class FakeProcess:
         FakeProcess.on_start()
 
     def is_alive(self, timeout: float = 5) -> bool:
-        return not self.terminated
+        return not (self.terminated or self.dead)
+
+    def is_ready(self, timeout: float = 5) -> bool:
+        return self.ready
 
     def terminate(self) -> None:
         self.terminated = True
@@ -144,3 +148,27 @@ def test_sigttin_adds_workers_only_up_to_the_bound(supervisor, monkeypatch):
     for _ in range(3):
         sup.handle_ttin()
     assert sup.processes_num == 4 and len(FakeProcess.started) == 4
+
+
+def test_a_worker_gone_before_it_served_stops_them_all(supervisor):
+    sup = supervisor(2)
+    sup.init_processes()
+    sup.processes[0].ready = True
+    sup.keep_subprocess_alive()            # the first is seen serving, the second starting
+    sup.processes[1].dead = True
+    sup.keep_subprocess_alive()
+    assert sup.should_exit.is_set() and len(FakeProcess.started) == 2   # no restart
+    assert sup.failed.startswith("a worker stopped before it served")
+
+
+def test_a_worker_that_served_and_died_is_replaced(supervisor):
+    sup = supervisor(2)
+    sup.init_processes()
+    for p in sup.processes:
+        p.ready = True
+    sup.keep_subprocess_alive()
+    first = sup.processes[0]
+    first.dead = True
+    sup.keep_subprocess_alive()
+    assert first.killed and sup.processes[0] is not first and len(FakeProcess.started) == 3
+    assert not sup.should_exit.is_set() and sup.failed is None
