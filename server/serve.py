@@ -111,17 +111,20 @@ class Supervisor(Multiprocess):
         if self.should_exit.is_set():
             return
         for index, process in enumerate(self.processes):
-            if process.is_alive(timeout=self.config.timeout_worker_healthcheck):
-                if process.pid not in self.served and process.is_ready(timeout=READY_SECONDS):
-                    self.served.add(process.pid)
-                continue
-            process.kill()   # gone, or hung
-            process.join()
             if process.pid not in self.served:
+                if process.exitcode is None:   # starting: waited for, however slow its start
+                    if process.is_ready(timeout=READY_SECONDS):
+                        self.served.add(process.pid)
+                    continue
+                process.join()
                 self.failed = (f"a worker stopped before it served (exit code "
                                f"{process.exitcode}; its log above says why)")
                 self.should_exit.set()
                 return
+            if process.is_alive(timeout=self.config.timeout_worker_healthcheck):
+                continue
+            process.kill()   # gone, or hung
+            process.join()
             logging.getLogger("uvicorn.error").info("Child process [%s] died", process.pid)
             self.processes[index] = replacement = type(process)(self.config, self.sockets)
             replacement.start()

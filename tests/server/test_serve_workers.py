@@ -155,7 +155,9 @@ def test_a_worker_gone_before_it_served_stops_them_all(supervisor):
     sup.init_processes()
     sup.processes[0].ready = True
     sup.keep_subprocess_alive()            # the first is seen serving, the second starting
-    sup.processes[1].dead = True
+    sup.keep_subprocess_alive()            # a slow start is waited for, not killed
+    assert not sup.should_exit.is_set() and not sup.processes[1].killed
+    sup.processes[1].dead, sup.processes[1].exitcode = True, 1   # it exits, never served
     sup.keep_subprocess_alive()
     assert sup.should_exit.is_set() and len(FakeProcess.started) == 2   # no restart
     assert sup.failed.startswith("a worker stopped before it served")
