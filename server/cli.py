@@ -8,31 +8,43 @@ from __future__ import annotations
 
 import argparse
 import copy
-import io
 import json
-import os
 import sys
 import warnings
+
+from server.cli_io import (InputError, OutputError, read_program, say, silence_stdout,
+                           write_stdout)
 
 EXIT_CODES = """exit codes:
   0    success
   1    the program was refused (an error with its line and column, or a limit)
   2    usage error (also a GRADWALK_ setting of the wrong type), or the input cannot be read
-       (no such file, not UTF-8, stdin closed)
+       (no such file, not UTF-8, stdin closed), or `serve` cannot listen on the address
+       (a port in use, a host that does not resolve; nothing is started) or its server
+       stopped before it served (the app cannot be built; workers are not restarted)
   3    an internal error of gradwalk (please report it)
-  4    the output cannot be written (stdout closed, a broken pipe as in `| head`, -o fails)
+  4    the output cannot be written (stdout closed, a broken pipe as in `| head`, a full
+       disk, -o fails)
   5    `trace --check`: the trace was written, and the gradient check disagrees at some leaf
        (0 when every leaf agrees)
   130  interrupted (Ctrl-C)"""
 CHECK_DISAGREES = 5
 
 
-class InputError(Exception):
-    """The program's file or stdin cannot be read (exit 2)."""
+class _Parser(argparse.ArgumentParser):
+    """argparse, held to the CLI's promise: a usage error is one line on stderr (exit 2), and
+    --help is written as any output is, so a closed pipe or a full disk is exit 4."""
 
+    def error(self, message: str):
+        where = self.prog.removeprefix("gradwalk").strip()
+        say(f"{where + ': ' if where else ''}{message} (see `{self.prog} --help`)")
+        raise SystemExit(2)
 
-class OutputClosed(Exception):
-    """stdout is closed (exit 4)."""
+    def _print_message(self, message: str, file=None) -> None:
+        if message and (file is None or file is sys.stdout):
+            write_stdout(message.encode())
+        elif message:
+            super()._print_message(message, file)
 
 
 def _name(value: str) -> str:
@@ -43,6 +55,28 @@ def _name(value: str) -> str:
             f"{value!r} is not a name: --output takes the name to differentiate (e.g. L); "
             "`gradwalk export` writes its file with -o FILE")
     return value
+
+
+def _port(value: str) -> int:
+    """--port's type: a TCP port, 1 to 65535."""
+    if not (value.isdigit() and 1 <= int(value) <= 65535):
+        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a port: give a number from 1 "
+                                         "to 65535")
+    return int(value)
+
+
+def _workers(value: str) -> int:
+    """--workers' type: 1 to server.serve.max_workers() (checked before anything starts)."""
+    from server.serve import MAX_WORKERS_PER_CORE, cores, max_workers
+
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a number of processes: give "
+                                         "a whole number from 1")
+    if int(value) > max_workers():
+        raise argparse.ArgumentTypeError(
+            f"{value[:40]} is more than the most this machine takes, {max_workers()} "
+            f"({MAX_WORKERS_PER_CORE} per core, {cores()} cores)")
+    return int(value)
 
 
 def _json_value(value: str, example: str = "a number or a list such as '[1, 0, 2]'"):
@@ -109,32 +143,30 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
     except KeyboardInterrupt:
-        _say("interrupted")
+        say("interrupted")
         return 130
-    except BrokenPipeError:
-        _silence_stdout()
-        _say("the output was closed before all of it was written (broken pipe)")
-        return 4
-    except OutputClosed:
-        _say("cannot write the output: stdout is closed")
+    except OutputError as e:
+        silence_stdout()
+        say(str(e))
         return 4
     except Exception as e:   # noqa: BLE001 - a bug of ours: one line, not a traceback
-        _say(f"internal error ({type(e).__name__}: {e}); please report it")
+        say(f"internal error ({type(e).__name__}: {e}); please report it")
         return 3
 
 
 def _main(argv: list[str] | None) -> int:
     from server.exports import FORMATS
 
-    parser = argparse.ArgumentParser(prog="gradwalk", description="Step through backprop.",
+    parser = _Parser(prog="gradwalk", description="Step through backprop.",
                                      epilog=EXIT_CODES,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the web app")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=1,
-                       help="server processes sharing the port and the link database (default 1)")
+    serve.add_argument("--port", type=_port, default=8000, help="1 to 65535 (default 8000)")
+    serve.add_argument("--workers", type=_workers, default=1, metavar="N",
+                       help="server processes sharing the port and the link database (default "
+                            "1; at most 4 per core, server/serve.py MAX_WORKERS_PER_CORE)")
     trace = sub.add_parser("trace", help="trace a program file ('-' reads stdin)",
                            epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     trace.add_argument("file")
@@ -165,33 +197,43 @@ def _main(argv: list[str] | None) -> int:
 
 # ---- serve ---------------------------------------------------------------------------------
 def _serve(host: str, port: int, workers: int = 1) -> int:
-    """Run uvicorn; workers > 1 starts that many processes (each builds its own app with the
-    factory), so traces use several cores; they share short links through the database.
+    """Serve the app on host:port: exit 2 when the address cannot be listened on (nothing
+    started) or the server (a worker) stopped before it served, 4 when the banner cannot be
+    written.
+    workers > 1 starts that many processes (each builds its own app with the factory), so
+    traces use several cores; they share short links through the database.
 
     On SIGTERM, open connections get shutdown_timeout_seconds to finish, then are closed."""
     import uvicorn
 
+    from server.serve import CannotServe, listeners, run
     from server.settings import SettingError, get_settings
 
-    if workers < 1:
-        print("gradwalk: --workers must be at least 1", file=sys.stderr)
-        return 2
     try:
         settings = get_settings()
     except SettingError as e:
-        _say(f"bad setting {e}")
+        say(f"bad setting {e}")
         return 2
-    print(f"gradwalk: open http://{host}:{port}/", flush=True)
-    options = dict(factory=True, host=host, port=port, workers=workers,
-                   http="server.protocol:HeaderTimeout",   # a deadline for request heads
-                   timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
-                   log_config=_log_config())
-    if workers > 1:   # on a listener that keeps TCP_NODELAY (server/workers.py)
-        from server.workers import run_workers
-
-        run_workers(uvicorn.Config("server.main:create_app", **options))
-    else:
-        uvicorn.run("server.main:create_app", **options)
+    try:
+        sockets = listeners(host, port)
+    except CannotServe as e:
+        say(str(e))
+        return 2
+    try:
+        write_stdout(f"gradwalk: open http://{host}:{port}/\n".encode())
+    except OutputError:
+        for sock in sockets:
+            sock.close()
+        raise
+    config = uvicorn.Config("server.main:create_app", factory=True, host=host, port=port,
+                            workers=workers,
+                            http="server.protocol:HeaderTimeout",   # a deadline for request heads
+                            timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
+                            log_config=_log_config())
+    failed = run(config, sockets)
+    if failed:
+        say(failed)
+        return 2
     return 0
 
 
@@ -203,6 +245,7 @@ def _log_config() -> dict:
     config = copy.deepcopy(LOGGING_CONFIG)
     config["loggers"]["gradwalk"] = {"handlers": ["default"], "level": "INFO",
                                      "propagate": False}
+    config["handlers"]["access"]["class"] = "server.serve.AccessLog"   # stdout may close
     return config
 
 
@@ -218,11 +261,11 @@ def _trace(path: str, fmt: str, output: str | None, dtype: str | None = None,
     if code:
         return code
     if fmt == "json":
-        _write_stdout(body + b"\n")
+        write_stdout(body + b"\n")
         data = json.loads(body) if options is not None and options.check else {}
     else:
         data = json.loads(body)
-        _write_stdout(_table(data, options).encode())
+        write_stdout(_table(data, options).encode())
     if any(not row["ok"] for row in data.get("gradcheck", {}).values()):
         return CHECK_DISAGREES   # the body was written: the exit code tells a script
     return 0
@@ -270,26 +313,26 @@ def _make(path: str, make, json_errors: bool = False) -> tuple[int, bytes | None
     try:
         settings = get_settings()
     except SettingError as e:
-        _say(f"bad setting {e}")
+        say(f"bad setting {e}")
         return 2, None
     try:
-        text = _read(path, settings.max_program_chars)
+        text = read_program(path, settings.max_program_chars)
     except InputError as e:
-        _say(f"cannot read {path}: {e}")
+        say(f"cannot read {path}: {e}")
         return 2, None
     try:
         return 0, make(text, settings)
     except ProgramError as e:
-        _say(_program_error(path, e))
+        say(_program_error(path, e))
         if json_errors:
-            _write_stdout(json.dumps({"error": e.to_dict()}, separators=(",", ":")).encode()
+            write_stdout(json.dumps({"error": e.to_dict()}, separators=(",", ":")).encode()
                           + b"\n")
         return 1, None
     except _Refused as e:
-        _say(str(e))
+        say(str(e))
         return e.code, None
     except Exception as e:   # noqa: BLE001 - a bug of ours: one line, not a traceback
-        _say(f"internal error ({type(e).__name__}: {e}); please report it")
+        say(f"internal error ({type(e).__name__}: {e}); please report it")
         return 3, None
 
 
@@ -311,69 +354,20 @@ def _export(path: str, fmt: str, output: str | None, out: str) -> int:
     if fmt == "json":
         data += b"\n"
     if out == "-":
-        _write_stdout(data)
+        write_stdout(data)
         return 0
     try:
         with open(out, "wb") as f:
             f.write(data)
     except OSError as e:
-        _say(f"cannot write {out}: {e}")
+        say(f"cannot write {out}: {e}")
         return 4
     return 0
-
-
-def _read(path: str, limit: int) -> str:
-    """At most limit + 1 characters of the file ('-': stdin), as UTF-8, line ends kept as they
-    are (the same text the API would get). One character more than the limit is enough to
-    refuse a program as too large, so a huge or endless input is never read whole.
-    Raises InputError."""
-    try:
-        if path == "-":
-            if sys.stdin is None:
-                raise InputError("stdin is closed")
-            stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline="")
-            try:
-                return stdin.read(limit + 1)
-            finally:
-                stdin.detach()   # leave sys.stdin open
-        with open(path, encoding="utf-8", newline="") as f:
-            return f.read(limit + 1)
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise InputError(str(e)) from None
 
 
 def _program_error(path: str, e) -> str:
     hint = f" ({e.hint})" if e.hint else ""
     return f"{path}: {e}{hint}"
-
-
-# ---- output ----------------------------------------------------------------------------------
-def _write_stdout(data: bytes) -> None:
-    """Write and flush, so a broken pipe is raised here (and handled in main), not at exit."""
-    if sys.stdout is None:
-        raise OutputClosed()
-    sys.stdout.flush()
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
-
-
-def _say(message: str) -> None:
-    """One line on stderr (if there is a stderr)."""
-    if sys.stderr is not None:
-        try:
-            print(f"gradwalk: {message}", file=sys.stderr, flush=True)
-        except OSError:
-            pass
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null, so Python's flush at exit does not raise the broken pipe again
-    (the recipe of the `signal` module's documentation)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, AttributeError, ValueError):
-        pass
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ the file works from file:// with networking off (a lecture hall, an LMS upload).
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 
@@ -111,6 +112,36 @@ def page_state(program: str, output: str | None, state: dict | None = None) -> d
     return {"v": STATE_VERSION, **view, "program": program, "output": output or ""}
 
 
+# ---------------------------------------------------------------- its Content-Security-Policy
+
+# The served page's policy (server/main.py CSP) made for a file that fetches nothing: scripts
+# only the ones it carries, by hash (an injected script cannot run); styles inline, as the
+# page's; images only data: URLs; no connections, plugins, <base> or form posts. 'self' is left
+# out: from file:// it would admit other local files. frame-ancestors cannot be set by <meta>.
+EXPORT_CSP = ("default-src 'none'; script-src {scripts}; style-src 'unsafe-inline'; "
+              "img-src data:; connect-src 'none'; object-src 'none'; base-uri 'none'; "
+              "form-action 'none'")
+# Executable inline scripts: no src, and no type or a JavaScript one (JSON blocks never run).
+_SCRIPT = re.compile(r'<script(?![^>]*\bsrc=)(?![^>]*\btype="(?!module"|text/javascript")'
+                     r'[^"]*")[^>]*>(.*?)</script>', re.DOTALL | re.IGNORECASE)
+
+
+def content_security_policy(html: str) -> str:
+    """The export's policy: EXPORT_CSP with the sha256 of each inline script of `html`
+    (CSP Level 3, "hash-source": base64 of the SHA-256 of the element's text, UTF-8)."""
+    hashes = sorted({"'sha256-" + base64.b64encode(hashlib.sha256(m.group(1).encode())
+                                                 .digest()).decode() + "'"
+                     for m in _SCRIPT.finditer(html)})
+    return EXPORT_CSP.format(scripts=" ".join(hashes) or "'none'")
+
+
+def _with_csp(html: str) -> str:
+    """html with its policy as the first element of <head>, before anything it governs."""
+    meta = (f'<meta http-equiv="Content-Security-Policy" '
+            f'content="{content_security_policy(html)}">')
+    return re.sub(r"<head>", lambda _: "<head>\n  " + meta, html, count=1)
+
+
 def assemble(body: bytes, state: dict) -> str:
     """The standalone page for a trace `body` (JSON bytes of POST /api/trace) and the page
     `state`. Raises MissingAsset when static/dist is not built."""
@@ -124,7 +155,7 @@ def assemble(body: bytes, state: dict) -> str:
     # The data first: once the bundle is inlined, its text could look like a data block.
     html = _replace_data(html, "initial-state", _json_script("initial-state", state))
     html = _replace_data(html, "initial-trace", _raw_json_script("initial-trace", body))
-    html = _inline_assets(html)
+    html = _with_csp(_inline_assets(html))
     return html if html.endswith("\n") else html + "\n"
 
 

@@ -41,6 +41,16 @@ def limits(settings: Settings) -> Limits:
                   timeout_seconds=settings.trace_timeout_seconds)
 
 
+BOM = "\ufeff"   # U+FEFF, the byte-order mark that Windows editors save first
+
+
+def without_bom(program: str) -> str:
+    """The program text without one leading byte-order mark, which is not part of the
+    program (the CLI's utf-8-sig codec drops it the same way). One further on stays in the
+    text: the parser refuses it at its line and column."""
+    return program[1:] if program.startswith(BOM) else program
+
+
 def check_size(program: str, settings: Settings) -> None:
     """Raises ProgramError("too_large") for a program longer than the setting allows."""
     if len(program) > settings.max_program_chars:

@@ -1,29 +1,55 @@
 """How many bytes a trace's body will take, worked out from the graph before anything is
 serialized, so an oversized trace is refused before it costs memory and time.
 
-The estimate is an upper bound within about a factor of two (tests/engine/test_output_bounds.py
-compares it with real bodies). Its terms, per node: the graph node (fixed fields, label, name,
-formula, adjoint symbol), its edges and its `evaluate` event; per backward edge: an `accumulate`
-event (five values, the partial and the narration, which quotes the formula and two adjoint
-symbols) and, where the input was broadcast, an `unbroadcast` event; at the end, the output and
-every leaf's gradient with full data, twice (in `done` and at the top level of the body).
+The estimate is an upper bound, within 1.5 times the real body for scalar chains, fan-out and
+tensors in every mode (tests/engine/test_size_estimate.py; issue 14: it was 3.6 times, and
+under the real size in hvp mode). Each record is counted as its skeleton (field names and
+punctuation) plus what fills it: ids and texts by their bytes (escaped in the graph, UTF-8 in
+events), forward values exactly (they are known), and the numbers not computed yet (adjoints,
+tangents, partials) at their longest. Per node: the graph node with its ledger, its edges, and
+its `evaluate` event (reverse mode) or `tangent` event (forward mode, and hvp mode's walk over
+the backward graph); per backward edge: an `accumulate` event and, where an elementwise op
+broadcast the input, an `unbroadcast` event; then the results, once: the output and every
+leaf's gradient with full data, and what the mode adds. The bound is loose only where the
+unknown numbers turn out short: a sparse H v, or a one-hot tangent through big tensors
+(mostly 0.0, 4 bytes against 25), up to 4.6 times in the tests.
 """
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
+
+from engine.ops.registry import get_op
 
 # Bytes of JSON. A float64 is at most 24 characters ("-1.2345678901234567e-300"), plus a comma.
 ELEMENT = 25
 SCALAR = 24
-TENSOR = 190       # {"shape":[],"dtype":"float64","summary":{4 numbers},"data":null}
-NODE = 230         # a graph node's field names, id, index, op, role, params, span, punctuation
-EDGE = 70          # {"id":"n1->n3#0","source":"n1","target":"n3","arg":0}
-EVALUATE = 60      # {"seq":..,"kind":"evaluate","node":"n12","value":}
-ACCUMULATE = 200   # an accumulate event's field names, ids and punctuation
-NARRATION = 160    # a narration's fixed words and its numbers, beyond the texts it quotes
-UNBROADCAST = 200
+TENSOR = len('{"shape":[],"dtype":"float64","summary":{"min":,"max":,"mean":,"norm":},'
+             '"data":}') + 4 * SCALAR
+# Each record's fixed part is its skeleton: field names and punctuation with every value empty
+# (the values are counted apart, from the texts and numbers that fill them).
+NODE = len('{"id":"","index":,"name":null,"label":"","op":"","role":"","inputs":[],"params":,'
+           '"requires_grad":false,"span":{"line":,"col":,"end_line":,"end_col":},"shape":[],'
+           '"formula":"","adjoint_symbol":"","ledger":null},') + 16   # op and role words
+LEDGER = len('{"saves":[],"saved_elements":,"saved_bytes":,"flops_forward":,"flops_backward":,'
+             '"activation_bytes":,"released_by":null,"recomputed":false}') - len("null")
+EDGE = len('{"id":"->#","source":"","target":"","arg":},') + 2   # the arg's digits
+EVALUATE = len('{"seq":,"kind":"evaluate","node":"","value":},')
+TANGENT = len('{"seq":,"kind":"tangent","node":"","value":,"tangent":,"rule":"",'
+              '"narration":""},') + 110   # the rule's and narration's own words
+ACCUMULATE = len('{"seq":,"kind":"accumulate","node":"","input":"","arg":,"upstream":,'
+                 '"local":,"partial":"","contribution":,"adjoint_before":,"adjoint_after":,'
+                 '"narration":""},') + 2 + 80   # the arg's digits, the narration's words
+UNBROADCAST = len('{"seq":,"kind":"unbroadcast","node":"","input":"","arg":,"from_shape":[],'
+                  '"to_shape":[],"axes":[],"before":,"after":},') + 40
+SHOW_ELEMENTS = 6  # tensors up to this size have their numbers narrated (narrate.py)
+NUMBERS = 12       # a number as narration writes it (4 significant digits: "-1.235e-300")
+ZERO = 4           # 0.0 and a comma: the adjoint before a node's first contribution
+RESULTS = 120      # the results' field names: output, grads, first_non_finite, a mode's
+SEED = 200         # the backward pass's first event, `seed`, and the `done` event
+CHECK = 200        # a gradient-check entry's field names and errors, per leaf
 
 
 def value_bytes(shape: tuple, inline: int | None) -> int:
@@ -31,7 +57,8 @@ def value_bytes(shape: tuple, inline: int | None) -> int:
     if not shape:
         return SCALAR
     size = int(np.prod(shape))
-    data = size * ELEMENT + 2 * size if inline is None or size <= inline else 4
+    rows = size // shape[-1] if shape[-1] else 0   # each row's brackets, and the outer ones
+    data = size * ELEMENT + 2 * (rows + len(shape)) if inline is None or size <= inline else 4
     return TENSOR + 8 * len(shape) + data
 
 
@@ -40,53 +67,177 @@ def ascii_bytes(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("ascii", "backslashreplace"))
 
 
-def utf8_bytes(text: str) -> int:
-    """A string in an event's JSON (UTF-8, not escaped)."""
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
-
-
 def per_node(tracer, inline: int) -> list[int]:
-    """Each node's share of the body (bytes), indexed by node; the tail (output and grads)
-    goes to the output node."""
-    nodes, shapes = tracer.program.nodes, [getattr(v, "shape", ()) for v in tracer.values]
-    requires, formulas, symbols = tracer.requires, tracer.formulas, tracer.symbols
+    """Each node's share of the body (bytes), indexed by node, in the tracer's mode; the
+    results (output, grads, a mode's extras) go to the output node."""
+    nodes, values, ids = tracer.program.nodes, tracer.values, tracer.ids
+    shapes = [getattr(v, "shape", ()) for v in values]
+    requires = tracer.requires
+    mode, second = tracer.options.mode, tracer.second is not None
+    tangents = mode == "forward" or (mode == "hvp" and second)   # events per node
+    backward = mode != "forward"
     has_adjoint = [False] * len(nodes)
     has_adjoint[tracer.output] = True
     cost = [0] * len(nodes)
-    scalar_value = value_bytes((), inline)
+    seq = len(str(2 * len(nodes)))   # the digits of an event's seq, at most
+    ledger, partial = _ledger_bytes(tracer), _partials()
+    labels = [n.label for n in nodes]
+    # each text's bytes, counted in C: escaped in the graph, UTF-8 in events
+    graph_text = _lengths(labels, [n.name or "" for n in nodes], tracer.formulas,
+                          tracer.symbols, escaped=True)
+    label_b, formula_b, symbol_b = (_lengths(t) for t in (labels, tracer.formulas,
+                                                          tracer.symbols))
+    id_b = list(map(len, ids))
     for i in reversed(tracer.order):
-        n = nodes[i]
-        shape = shapes[i]
-        label, name, formula, symbol = n.label, n.name or "", formulas[i], symbols[i]
-        # the common case, all ASCII, without a call per string
-        text = (len(label) + len(name) + len(formula) if (label + name + formula).isascii()
-                else ascii_bytes(label) + ascii_bytes(name) + ascii_bytes(formula))
-        text += ascii_bytes(symbol) + 8 * len(shape)
-        out_value = value_bytes(shape, inline) if shape else scalar_value
-        cost[i] += NODE + text + (EDGE + 10) * len(n.inputs) + EVALUATE + out_value
-        if not has_adjoint[i] or n.role != "op":
+        n, shape, width = nodes[i], shapes[i], id_b[i]
+        edges = len(n.inputs)
+        inputs = sum(map(id_b.__getitem__, n.inputs))
+        value = values[i]   # the forward value, known exactly
+        known = len(repr(value)) if type(value) is float else known_bytes(value, inline)
+        cost[i] += (NODE + 2 * width + graph_text[i] + 8 * len(shape) + _params(n.params)
+                    + 4 * inputs + 3 * edges + (EDGE + width) * edges    # the node, its edges
+                    + (ledger(i) if n.role == "op" else 0))
+        if tangents:   # value, tangent, rule and narration (forward_text.py)
+            words = formula_b[i] + label_b[i] + sum(map(label_b.__getitem__, n.inputs))
+            cost[i] += (TANGENT + seq + width + known + unknown_bytes(shape, inline)
+                        + 3 * words + NUMBERS * (2 + edges))
+        else:
+            cost[i] += EVALUATE + seq + width + known
+        if not backward or not has_adjoint[i] or n.role != "op":
             continue
-        quoted = 3 * utf8_bytes(formula) + 3 * utf8_bytes(symbol)
-        for j in n.inputs:
+        out_value = unknown_bytes(shape, inline)
+        quoted = formula_b[i] + symbol_b[i]
+        elementwise = get_op(n.op).elementwise
+        for arg, j in enumerate(n.inputs):
             if not requires[j]:
                 continue
-            has_adjoint[j] = True
-            in_value = value_bytes(shapes[j], inline) if shapes[j] else scalar_value
-            cost[i] += (ACCUMULATE + 2 * out_value + 3 * in_value + quoted + NARRATION
-                        + 2 * utf8_bytes(symbols[j]) + utf8_bytes(nodes[j].label))
-            if shapes[j] != shape:
+            first, has_adjoint[j] = not has_adjoint[j], True
+            in_shape = shapes[j]
+            in_value = unknown_bytes(in_shape, inline) if in_shape else SCALAR
+            before = ZERO * max(1, min(_size(in_shape), inline + 1)) if first else in_value
+            cost[i] += (ACCUMULATE + seq + width + id_b[j] + out_value
+                        + (out_value if in_shape == shape else in_value) + 2 * in_value
+                        + before + quoted + 2 * partial(n, arg, label_b) + 2 * symbol_b[j]
+                        + NUMBERS * (3 if first else 6)
+                        + (_said(in_shape, shape, first) if in_shape or shape else 0))
+            if elementwise and in_shape != shape:
                 cost[i] += UNBROADCAST + out_value + in_value + 16 * len(shape)
-    tail = 2 * sum(value_bytes(shapes[i], None) + ascii_bytes(name) + 4
-                   for name, i in tracer.program.leaves.items())
-    cost[tracer.output] += tail + value_bytes(shapes[tracer.output], None) * 2 + 200
+    cost[tracer.output] += results(tracer, shapes, inline)
     return cost
+
+
+def _lengths(*texts: list[str], escaped: bool = False) -> list[int]:
+    """Per index, the bytes of the texts together: UTF-8, or escaped to ASCII as the graph's
+    JSON writes them (ascii_bytes)."""
+    joined = map("".join, zip(*texts)) if len(texts) > 1 else texts[0]
+    if escaped:
+        return list(map(len, map(str.encode, joined, itertools.repeat("ascii"),
+                                 itertools.repeat("backslashreplace"))))
+    return list(map(len, map(str.encode, joined)))
+
+
+def _ledger_bytes(tracer):
+    """i -> the bytes of node i's `ledger` object in the graph (runner.node_ledgers): its
+    numbers at the digits of their column's largest, its saved nodes' ids."""
+    led, ids = tracer.ledger, tracer.ids
+    columns = (led.saved_elements, led.saved_bytes, led.flops_forward, led.flops_backward,
+               led.activation_bytes)
+    digits = sum(len(str(max(c, default=0))) for c in columns)   # counts: never negative
+
+    def size(i: int) -> int:
+        released = led.released_by[i]
+        return (LEDGER + digits + sum(len(ids[k]) + 3 for k in led.saves[i])
+                + (len(ids[released]) if released is not None else 0))
+    return size
+
+
+def _said(shape: tuple, out_shape: tuple, first: bool) -> int:
+    """What a tensor edge's narration adds (narrate.accumulate): its shape rule, three shapes,
+    and the contribution's numbers (the sum's too, after the first) when they are few."""
+    if not shape and not out_shape:
+        return 0
+    size = _size(shape)
+    numbers = (1 if first else 3) * (NUMBERS + 2) * size if size <= SHOW_ELEMENTS else 0
+    return 3 * (4 + 6 * max(len(shape), len(out_shape))) + 16 + numbers
+
+
+def _size(shape: tuple) -> int:
+    return int(np.prod(shape)) if shape else 1
+
+
+def _params(params: dict) -> int:
+    """A node's params in the graph's JSON (most are {})."""
+    return len(json.dumps(params, default=str)) if params else 2
+
+
+def _partials():
+    """partial(node, arg, label_bytes): the local derivative d out / d input `arg` as
+    narrated (`1`, `x`, `1 - t²`): its op's template with the labels in it, or, for a template
+    made by code, every input label twice and the node's own. Templates are read once."""
+    templates: dict = {}
+
+    def partial(node, arg: int, label_b: list[int]) -> int:
+        key = (node.op, arg)
+        if key not in templates:
+            op = get_op(node.op)
+            text = op.partials[arg] if arg < len(op.partials) else None
+            templates[key] = None if not isinstance(text, str) else (
+                len(text.encode()) + 4, [text.count("{%d}" % k) for k in range(op.arity)],
+                text.count("{out}"))
+        found = templates[key]
+        if found is None:
+            return 2 * sum(map(label_b.__getitem__, node.inputs)) + label_b[node.index] + 24
+        base, counts, out = found
+        return (base + sum(c * label_b[k] for c, k in zip(counts, node.inputs) if c)
+                + out * label_b[node.index])
+    return partial
+
+
+def known_bytes(value, inline: int) -> int:
+    """A forward value as engine.trace.values.encode writes it, counted from the value."""
+    if type(value) is float or np.ndim(value) == 0:
+        return len(repr(float(value)))
+    if value.size > inline:
+        return value_bytes(value.shape, inline)
+    return TENSOR + 8 * value.ndim + len(json.dumps(np.asarray(value, np.float64).tolist()))
+
+
+def unknown_bytes(shape: tuple, inline: int) -> int:
+    """A value not computed yet (an adjoint, a tangent, a partial) of this shape: every
+    number at its longest."""
+    return value_bytes(shape, inline)
+
+
+def results(tracer, shapes: list, inline: int) -> int:
+    """The body's results (written once, at its top level): the output and every leaf's
+    gradient with full data, and what the mode adds: forward mode's jvp, passes and Jacobian,
+    hvp's two H v, the gradient check's per-leaf table."""
+    leaves = tracer.program.leaves
+    grads = sum(value_bytes(shapes[i], None) + ascii_bytes(name) + 4
+                for name, i in leaves.items())
+    total = grads + value_bytes(shapes[tracer.output], None) + RESULTS + SEED
+    options = tracer.options
+    if options.mode == "forward":   # jvp; every pass's Jacobian, unless there are too many
+        from engine.trace.forward_mode import MAX_PASSES
+
+        inputs = sum(_size(shapes[i]) for i in leaves.values())
+        outputs = _size(shapes[tracer.output])
+        total += value_bytes(shapes[tracer.output], None) + RESULTS
+        if options.tangents is None and inputs <= MAX_PASSES:
+            total += grads + value_bytes((outputs, inputs), None) + RESULTS
+    elif options.mode == "hvp" or tracer.second is not None:
+        total += 2 * grads + RESULTS
+    if options.check:
+        total += 2 * grads + (CHECK + ELEMENT) * len(leaves)
+    return total
 
 
 def scalar_bound(tracer) -> int | None:
     """An upper bound of sum(per_node(tracer, inline)) for a program whose values are all
     scalars, worked out from sums over the texts (no loop per node in Python); None when a
-    value is a tensor. A body is refused only when per_node's estimate passes the limit, so a
-    bound within the limit lets the trace skip the estimate (engine/trace/runner.py).
+    value is a tensor, or in another mode than reverse (with no gradient check). A body is
+    refused only when per_node's estimate passes the limit, so a bound within the limit lets
+    the trace skip the estimate (engine/trace/runner.py).
 
     Each of per_node's terms is bounded: a character takes at most 10 bytes escaped
     (`\\U0001f600`) and 4 in UTF-8; an edge quotes its consumer's formula and symbol (a node
@@ -94,24 +245,46 @@ def scalar_bound(tracer) -> int | None:
     (at most the longest). tests/engine/test_fast_paths.py checks it bounds the estimate.
     """
     values = tracer.values
+    if tracer.options.mode != "reverse" or tracer.second is not None or tracer.options.check:
+        return None
     if not all(type(v) is float or np.ndim(v) == 0 for v in values):
         return None
-    nodes = tracer.program.nodes
+    nodes, ids, led = tracer.program.nodes, tracer.ids, tracer.ledger
     labels = [n.label for n in nodes]
     names = [n.name or "" for n in nodes]
     formulas, symbols = tracer.formulas, tracer.symbols
     inputs = list(itertools.chain.from_iterable(n.inputs for n in nodes))
     graded = sum(map(tracer.requires.__getitem__, inputs))   # edges that may carry a gradient
     requires = tracer.requires.__getitem__
-    most_graded = max(map(sum, (map(requires, n.inputs) for n in nodes)), default=0)
+    per_graded_inputs = list(map(sum, (map(requires, n.inputs) for n in nodes)))
+    most_graded = max(per_graded_inputs, default=0)
+    idlen = max(map(len, ids), default=1)
+    seq = len(str(2 * len(nodes)))
     # the texts' bytes, escaped as ascii_bytes counts them and in UTF-8, summed in C
     escaped = sum(len("".join(t).encode("ascii", "backslashreplace"))
                   for t in (labels, names, formulas, symbols))
-    quoted = most_graded * 3 * (len("".join(formulas).encode())
-                                + len("".join(symbols).encode()))
-    inputs_text = graded * (2 * max(map(len, map(str.encode, symbols)), default=0)
-                            + max(map(len, map(str.encode, labels)), default=0))
+    label_b = _lengths(labels)
+    # a partial, written twice per graded edge: at most 2x its node's input labels, its own
+    # label and 24 bytes (what per_node's partial() counts from engine/ops' templates)
+    in_labels = map(sum, (map(label_b.__getitem__, n.inputs) for n in nodes))
+    partials = 2 * sum(g * (2 * x + own + 24) for g, x, own in
+                       zip(per_graded_inputs, in_labels, label_b) if g)
+    quoted = most_graded * (len("".join(formulas).encode()) + len("".join(symbols).encode()))
+    quoted += partials
+    inputs_text = graded * 2 * max(map(len, map(str.encode, symbols)), default=0)
+    params = sum(len(json.dumps(n.params, default=str)) for n in nodes if n.params)
+    ledger = len(nodes) * (LEDGER + sum(len(str(max(c, default=0))) for c in (
+        led.saved_elements, led.saved_bytes, led.flops_forward, led.flops_backward,
+        led.activation_bytes))) + (idlen + 3) * sum(map(len, led.saves)) + idlen * len(nodes)
     leaves = tracer.program.leaves
-    tail = 2 * sum(SCALAR + 10 * len(name) + 4 for name in leaves) + 2 * SCALAR + 200
-    return (len(nodes) * (NODE + EVALUATE + SCALAR) + escaped + len(inputs) * (EDGE + 10)
-            + graded * (ACCUMULATE + 5 * SCALAR + NARRATION) + quoted + inputs_text + tail)
+    tail = sum(SCALAR + 10 * len(name) + 4 for name in leaves) + SCALAR + RESULTS
+    per_node = NODE + 3 * idlen + EVALUATE + seq
+    known = sum(map(len, map(repr, map(float, values))))   # the values, exactly
+    per_edge = EDGE + 6 * idlen + 3
+    per_graded = ACCUMULATE + seq + 2 * idlen + 5 * SCALAR + 6 * NUMBERS
+    # An input's first contribution starts from 0.0 and narrates no sum: each graded input
+    # (`firsts` of them) has at most one first edge, and an input the walk never reaches none.
+    firsts = len({j for j in inputs if tracer.requires[j]})
+    first_saving = SCALAR - ZERO + 3 * NUMBERS
+    return (len(nodes) * per_node + known + escaped + params + ledger + len(inputs) * per_edge
+            + graded * per_graded - firsts * first_saving + quoted + inputs_text + tail)

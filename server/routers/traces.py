@@ -26,7 +26,7 @@ from server.openapi import SSE_RESPONSE
 from server.settings import Settings
 from server.slots import TraceSlots
 from server.tracing import (ServerBusy, error_event, parse_program, stream_body,
-                            trace_body)
+                            trace_body, without_bom)
 
 log = logging.getLogger("gradwalk")
 
@@ -97,6 +97,11 @@ class TraceRequest(BaseModel):
         """The engine's view of the issue-9 fields."""
         return Options(mode=self.mode, tangents=self.tangents, vector=self.vector,
                        check=self.check, eps=self.eps, bugs=tuple(self.bugs))
+
+    @field_validator("program")
+    @classmethod
+    def _text(cls, program: str) -> str:   # every route's program: trace, stream, export, node
+        return without_bom(program)
 
     @field_validator("output")
     @classmethod

@@ -140,6 +140,8 @@ export const LINK_ERRORS = {
   newer: (v) => `This link was made by a newer version of gradwalk (state version ${v}); this page reads version ${VERSION}.`,
 };
 
+const BOM = "\ufeff"; // U+FEFF, the byte-order mark Windows editors save first
+
 /**
  * A state object from JSON (a link, or the server's inlined `initial-state`) checked field
  * by field: {state: {v, ...valid fields}, error: null}, or {state: null, error: message}
@@ -155,6 +157,9 @@ export function checkState(object) {
   for (const [name, f] of Object.entries(FIELDS)) {
     if (Object.hasOwn(object, name) && f.type.check(object[name])) state[name] = object[name];
   }
+  // A leading byte-order mark is not part of the program (the server drops it too:
+  // server/tracing.py without_bom), so the editor's columns match the server's.
+  if (typeof state.program === "string" && state.program.startsWith(BOM)) state.program = state.program.slice(1);
   return { state, error: null };
 }
 

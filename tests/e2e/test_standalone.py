@@ -33,6 +33,10 @@ def offline(chromium):
         context = chromium.new_context(viewport={"width": 1280, "height": 720})
         contexts.append(context)
         context.set_offline(True)
+        # Every Content-Security-Policy violation, from before the file's first script.
+        context.add_init_script("window.cspViolations = []; document.addEventListener("
+                                "'securitypolicyviolation', (e) => window.cspViolations.push("
+                                "`${e.effectiveDirective} ${e.blockedURI}`));")
         requests = []
 
         def block(route):
@@ -110,3 +114,28 @@ def test_a_program_that_would_end_a_script_element(offline, tmp_path):
     wait_step(page, total_steps(page))
     assert adjoint(page, "x") == pytest.approx(4.0)
     assert requests == [] and errors == []
+
+
+def test_steps_under_its_own_content_security_policy(offline, tmp_path, engine_body):
+    # Issue 14: the export carried no policy. It now has one as strict as the served page's
+    # (server/export_html.py EXPORT_CSP), and the file still steps with no violation at all.
+    path = cli_export(tmp_path, FANOUT)
+    page, requests, errors = offline(path)
+    policy = page.locator('meta[http-equiv="Content-Security-Policy"]').get_attribute("content")
+    assert policy.startswith("default-src 'none'; script-src 'sha256-")
+    page.locator("#embed").focus()
+    page.keyboard.press("End")
+    wait_step(page, 16)
+    for name, grad in engine_body["grads"].items():
+        assert adjoint(page, name) == pytest.approx(grad, abs=1e-12)
+    page.keyboard.press("Home")
+    wait_step(page, 0)
+    assert page.evaluate("window.cspViolations") == []
+    assert requests == [] and errors == []
+    # The policy is in force: a script the file does not carry is refused, and said.
+    ran = page.evaluate("""() => { const s = document.createElement('script');
+        s.textContent = 'window.injected = true'; document.body.append(s);
+        return window.injected === true; }""")
+    assert ran is False
+    page.wait_for_function("window.cspViolations.length === 1")
+    assert page.evaluate("window.cspViolations") == ["script-src-elem inline"]

@@ -17,9 +17,7 @@ import sys
 import threading
 import time
 
-import uvicorn
-
-from server.workers import listener
+from server.serve import listeners
 from server_process import chain, post, served, stream_head
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
@@ -63,8 +61,7 @@ def test_concurrent_traces_and_streams_answer_200_on_one_and_on_two_workers(tmp_
 
 def test_workers_listener_keeps_tcp_nodelay_on_accepted_connections():
     # uvicorn's own bind leaves proto 0, and asyncio then leaves Nagle on: ~45 ms a request.
-    config = uvicorn.Config("server.main:create_app", host="127.0.0.1", port=0, workers=2)
-    sock = listener(config)
+    sock, = listeners("127.0.0.1", 0)
     assert sock.proto == socket.IPPROTO_TCP
     assert run_async(_accepted_nodelay(sock)) == 1
 
