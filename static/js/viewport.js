@@ -14,9 +14,12 @@ export const READABLE_SCALE = MIN_TEXT_PX / METRICS.numFont;
 // A small graph is not blown up to poster size.
 export const MAX_FIT_SCALE = 2;
 // At step 0 and Done (overview moments: where the walk starts, and the leaves' gradients read
-// out) the camera zooms out below the readable scale, down to this, to show every leaf and
-// the output; the next step zooms back in to the readable scale (issue 9 review).
-export const OVERVIEW_SCALE = 0.25;
+// out) the camera zooms out below the readable scale, down to this, to show the whole graph;
+// the next step zooms back in. At 0.4 a node's name prints at 9 px and its numbers at 7 px
+// (the narration reads them out): a graph that needs less is not shown whole then (it was
+// 0.25, numbers at 5 px that no projector shows); the camera says so (data-whole, and a
+// note over the graph) and shows the output at the readable scale (issue 14).
+export const OVERVIEW_SCALE = 0.4;
 // Wheel and buttons stay within these; zooming out further than the readable scale (to see
 // a big graph whole) is the user's choice.
 export const ZOOM_LIMITS = { min: 0.02, max: 4 };
@@ -83,18 +86,37 @@ export function wholeTransform(content, view, { max = MAX_FIT_SCALE } = {}) {
  */
 export function autoScale({ textScale = 1, minText = 0 } = {}) {
   const themed = minText / METRICS.numFont; // the theme's own floor (0 unless it asks)
-  const min = Math.max(READABLE_SCALE * textScale, themed);
-  return { min, max: Math.max(min, MAX_FIT_SCALE * textScale), themed };
+  const floor = READABLE_SCALE * textScale;
+  const min = Math.max(floor, themed);
+  return { min, max: Math.max(min, MAX_FIT_SCALE * textScale), themed, floor };
+}
+
+/**
+ * The automatic view's scale limits {min, max} for `content` in `view` (px), options as
+ * autoScale's plus `steps` (stepSizes: what each step of the walk needs on screen, layout
+ * units, or null). A graph that fits whole at the readable floor is shown whole, as large as
+ * fits: a lecturer sees all of a small graph (the tanh example's c, t and L were off screen
+ * at 1024x768 in the projector theme, whose 23.6 px numbers asked for scale 1.31). A bigger
+ * graph is shown at the theme's size (autoScale's min) unless a step would not fit whole in
+ * the view at it: then at the largest scale where every step does, down to the floor, so
+ * both ends of each step are on screen at once (its sending node was under the narration).
+ */
+export function viewScale(content, view, { textScale = 1, minText = 0, steps = null } = {}) {
+  const { min, max, floor } = autoScale({ textScale, minText });
+  if (wholeScale(content, view) >= floor) return { min: floor, max };
+  let k = min;
+  for (const s of steps ?? []) k = Math.min(k, wholeScale(s, view));
+  return { min: Math.max(floor, k), max };
 }
 
 /**
  * The automatic view, keeping `focus` (a box in layout units, or null) in view: the fitted
  * view, panned at its scale when the focus would be off screen. With no focus (a new
  * drawing) `home` (the output's box) is brought into view instead: a graph wider than the
- * view shows its output side, where the walk's result is. Options as autoScale's.
+ * view shows its output side, where the walk's result is. Options as viewScale's.
  */
-export function fitAround(content, view, focus, { textScale = 1, minText = 0, home = null } = {}) {
-  const t = fitTransform(content, view, autoScale({ textScale, minText }));
+export function fitAround(content, view, focus, { home = null, ...options } = {}) {
+  const t = fitTransform(content, view, viewScale(content, view, options));
   return revealTransform(t, focus ?? home, view) ?? t;
 }
 
@@ -103,10 +125,10 @@ export function fitAround(content, view, focus, { textScale = 1, minText = 0, ho
  * is going): at the automatic scale, each axis along which all of `content` fits is placed
  * as fitTransform places it (so no node is left cut off at an edge with room to spare); an
  * axis that does not fit keeps `now`'s position (if the scale is the same); then `focus` is
- * revealed. Options as autoScale's. Returns a transform {k, x, y}.
+ * revealed. Options as viewScale's. Returns a transform {k, x, y}.
  */
 export function followTransform(now, content, view, focus, options = {}) {
-  const base = fitTransform(content, view, autoScale(options));
+  const base = fitTransform(content, view, viewScale(content, view, options));
   const box = asBox(content);
   const same = Math.abs(now.k - base.k) < 1e-9;
   const fits = (size, length) => base.k * size <= length - 2 * MARGIN;
@@ -180,6 +202,30 @@ export function stepBox(layout, event) {
   return { ...whole, core };
 }
 
+// Past this many boxes (or events) the walk's scale is not fitted to its steps (stepSizes):
+// the callout of each step is placed against every box, and a graph this big is shown at
+// the readable floor anyway; the camera still pans to each step.
+export const STEP_SIZES_UP_TO = { nodes: 400, events: 4000 };
+
+/**
+ * The size {width, height} (layout units) of what each step of `events` needs on screen
+ * (stepBox of `drawn(event)`: the event as drawn, its nodes in collapsed groups replaced
+ * by their boxes), one per distinct size, for viewScale; null for a layout or walk past
+ * STEP_SIZES_UP_TO. Done and step 0 are overviews (overviewBox), not steps.
+ */
+export function stepSizes(layout, events, drawn = (event) => event) {
+  if (!layout || layout.nodes.length > STEP_SIZES_UP_TO.nodes || events.length > STEP_SIZES_UP_TO.events) return null;
+  const seen = new Map();
+  for (const event of events) {
+    if (event?.kind === "done") continue;
+    const box = stepBox(layout, drawn(event));
+    if (!box) continue;
+    const size = { width: box.x1 - box.x0, height: box.y1 - box.y0 };
+    seen.set(`${Math.round(size.width)}x${Math.round(size.height)}`, size);
+  }
+  return [...seen.values()];
+}
+
 /**
  * What the last step (a done event) needs on screen: the output, which is its core, and the
  * leaves whose gradients the narration reads out. Without it the camera stayed where the
@@ -190,16 +236,17 @@ function doneBox(layout, event) {
 }
 
 /**
- * The box of every leaf and the output `outputId` (its `core`), shown whole at step 0 and at
- * Done down to OVERVIEW_SCALE (revealTransform); null when the output is not drawn. In hvp
+ * The box of the whole graph with the output `outputId` as its `core`, shown whole at step 0
+ * and at Done down to OVERVIEW_SCALE (revealTransform); null when the output is not drawn. In hvp
  * mode the core is the leaves instead, themselves shown whole (hvpLeaves).
  */
 export function overviewBox(layout, outputId) {
   const output = boxOf(layout, [outputId]);
   if (!output) return null;
-  const leaves = layout.nodes.filter((n) => n.node?.role === "leaf").map((n) => n.id);
-  // The narration reads out every leaf's gradient: the camera zooms out to show them all.
-  const all = union(boxOf(layout, leaves), output);
+  // The narration reads out every leaf's gradient, and the whole walk is behind it: the
+  // camera zooms out to show all of the graph (the leaves and the output alone left the
+  // constants and ops past them cut at the edge).
+  const all = contentBox(layout);
   const hvp = hvpLeaves(layout);
   const core = hvp ? { ...boxOf(layout, hvp), whole: true, overview: true } : output;
   return { ...all, core, whole: true, overview: true };

@@ -159,11 +159,11 @@ test("the last step shows the output and the leaves, zooming out only to the rea
   for (const p of [{ x: 750, y: 230 }, { x: 50, y: 120 }, { x: 150, y: 330 }]) assert.ok(inView(next, p), JSON.stringify(p));
   // Too wide at the readable scale but not below OVERVIEW_SCALE: Done is an overview, every
   // leaf and the output on screen (issue 9 review: leaves were off screen at Done).
-  const wider = wide(3000);
+  const wider = wide(2000);
   const t3 = fitTransform(contentBox(wider), view);
   const next3 = revealTransform(t3, stepBox(wider, done), view);
   assert.ok(next3.k < READABLE_SCALE && next3.k >= OVERVIEW_SCALE, String(next3.k));
-  for (const p of [{ x: 2950, y: 230 }, { x: 50, y: 120 }, { x: 150, y: 330 }]) assert.ok(inView(next3, p), JSON.stringify(p));
+  for (const p of [{ x: 1950, y: 230 }, { x: 50, y: 120 }, { x: 150, y: 330 }]) assert.ok(inView(next3, p), JSON.stringify(p));
   // Far too wide (all of it only under OVERVIEW_SCALE): never below the readable scale; the
   // output is shown, the far leaves not.
   const far = wide(6000);
@@ -219,7 +219,7 @@ test("a new drawing wider than the view shows its output side (home)", () => {
 });
 
 test("the theme's least text size raises the automatic scale; the font scale raises both limits", () => {
-  assert.deepEqual(autoScale(), { min: READABLE_SCALE, max: MAX_FIT_SCALE, themed: 0 });
+  assert.deepEqual(autoScale(), { min: READABLE_SCALE, max: MAX_FIT_SCALE, themed: 0, floor: READABLE_SCALE });
   const projector = autoScale({ minText: 27 }); // 27 px numbers: 1.5 x the 18 px layout font
   assert.equal(projector.min, 1.5);
   assert.equal(projector.themed, 1.5);
