@@ -11,6 +11,11 @@ import { focusOf } from "./timeline.js";
 // print under 14 px, so the automatic view stops shrinking there and the user pans instead.
 export const MIN_TEXT_PX = 14;
 export const READABLE_SCALE = MIN_TEXT_PX / METRICS.numFont;
+// Under this on-screen size (px) the nodes' numbers are not drawn (app.css, by the svg's
+// data-numbers): an overview at step 0 or Done, or the user's zoom. Names, shapes and heat
+// maps still read there, and the narration and the detail panel give the numbers (the
+// 2-layer MLP's were drawn at 5 px at Done at 1280x800: issue 14).
+export const NUMBERS_FROM_PX = 10;
 // A small graph is not blown up to poster size.
 export const MAX_FIT_SCALE = 2;
 // At step 0 and Done (overview moments: where the walk starts, and the leaves' gradients read
@@ -93,13 +98,14 @@ export function autoScale({ textScale = 1, minText = 0 } = {}) {
 
 /**
  * The automatic view's scale limits {min, max} for `content` in `view` (px), options as
- * autoScale's plus `steps` (stepSizes: what each step of the walk needs on screen, layout
+ * autoScale's plus `steps` (stepBoxes: what each step of the walk needs on screen, layout
  * units, or null). A graph that fits whole at the readable floor is shown whole, as large as
  * fits: a lecturer sees all of a small graph (the tanh example's c, t and L were off screen
  * at 1024x768 in the projector theme, whose 23.6 px numbers asked for scale 1.31). A bigger
  * graph is shown at the theme's size (autoScale's min) unless a step would not fit whole in
  * the view at it: then at the largest scale where every step does, down to the floor, so
  * both ends of each step are on screen at once (its sending node was under the narration).
+ * `content` is walkBox's, which holds every step's box.
  */
 export function viewScale(content, view, { textScale = 1, minText = 0, steps = null } = {}) {
   const { min, max, floor } = autoScale({ textScale, minText });
@@ -177,9 +183,10 @@ function calloutBox(layout, event) {
 /**
  * What a step needs on screen (layout units), or null for no event: for a backward edge
  * both of its ends (the consumer `node` and the `input`) and the callout; for a forward
- * value the node and its inputs; at the end the output and the leaves. The box's `core` is what must stay in view when all of it
- * does not fit at the camera's scale: the node whose value or adjoint changes (and its
- * callout).
+ * value the node and its inputs; at the end the whole graph (overviewBox). The box's `core`
+ * is what must stay in view when all of it does not fit at the camera's scale: for a
+ * backward edge its two ends (whose own core is the receiving node and its callout), else
+ * the node whose value or adjoint changes.
  */
 export function stepBox(layout, event) {
   if (event?.kind === "done") return doneBox(layout, event);
@@ -195,11 +202,15 @@ export function stepBox(layout, event) {
   }
   const core = union(boxOf(layout, [current ?? target]), callout);
   if (!core) return null;
-  const ends = current !== undefined
-    ? [current, ...layout.edges.filter((e) => e.target === current).map((e) => e.source)]
-    : [source, target];
-  const whole = union(boxOf(layout, ends), core);
-  return { ...whole, core };
+  if (current === undefined) {
+    // A backward edge: when it and its callout do not fit, its two ends (the node sending
+    // the gradient and the one receiving it) come first; the receiving node and its
+    // callout when even they do not (a tensor's callout is as wide as two boxes).
+    const ends = boxOf(layout, [source, target]);
+    return { ...union(ends, core), core: ends ? { ...ends, core } : core };
+  }
+  const inputs = layout.edges.filter((e) => e.target === current).map((e) => e.source);
+  return { ...union(boxOf(layout, [current, ...inputs]), core), core };
 }
 
 // Past this many boxes (or events) the walk's scale is not fitted to its steps (stepSizes):
@@ -208,22 +219,33 @@ export function stepBox(layout, event) {
 export const STEP_SIZES_UP_TO = { nodes: 400, events: 4000 };
 
 /**
- * The size {width, height} (layout units) of what each step of `events` needs on screen
- * (stepBox of `drawn(event)`: the event as drawn, its nodes in collapsed groups replaced
- * by their boxes), one per distinct size, for viewScale; null for a layout or walk past
+ * The box (layout units) of what each step of `events` needs on screen (stepBox of
+ * `drawn(event)`: the event as drawn, its nodes in collapsed groups replaced by their boxes),
+ * one per distinct box, for viewScale and walkBox; null for a layout or walk past
  * STEP_SIZES_UP_TO. Done and step 0 are overviews (overviewBox), not steps.
  */
-export function stepSizes(layout, events, drawn = (event) => event) {
+export function stepBoxes(layout, events, drawn = (event) => event) {
   if (!layout || layout.nodes.length > STEP_SIZES_UP_TO.nodes || events.length > STEP_SIZES_UP_TO.events) return null;
   const seen = new Map();
   for (const event of events) {
     if (event?.kind === "done") continue;
     const box = stepBox(layout, drawn(event));
     if (!box) continue;
-    const size = { width: box.x1 - box.x0, height: box.y1 - box.y0 };
-    seen.set(`${Math.round(size.width)}x${Math.round(size.height)}`, size);
+    const { x0, y0, x1, y1 } = box;
+    seen.set([x0, y0, x1, y1].map(Math.round).join(","), { x0, y0, x1, y1 });
   }
   return [...seen.values()];
+}
+
+/**
+ * What the camera fits for a walk: the drawing (contentBox) and every step's box (stepBoxes,
+ * or null), so a callout that hangs past the drawing's edge (a's `+=` note, left of the tanh
+ * example's leaves) is in the fitted view too and a step that fits never makes it pan.
+ */
+export function walkBox(layout, steps) {
+  let box = contentBox(layout);
+  for (const s of steps ?? []) box = union(box, s);
+  return box;
 }
 
 /**
@@ -308,7 +330,9 @@ export function revealTransform(t, box, view) {
     const end = t.k * hi + shift;
     // In view, with a little room for the thick outline and glow of a step's node: stay.
     if (start >= EDGE && end <= length - EDGE) return shift;
-    if (!room(hi - lo, length) || start < 0) return MARGIN - t.k * lo; // its start, at the margin
+    // its start at the margin (also when it starts within EDGE of the left: aligning its end
+    // then panned a fitted tanh example 765 px right, its output off screen)
+    if (!room(hi - lo, length) || start < EDGE) return MARGIN - t.k * lo;
     return length - MARGIN - t.k * hi; // its end, at the margin
   };
   const x = axis(box.x0, box.x1, t.x, view.width);

@@ -15,7 +15,7 @@ import { createZoom } from "./render/zoom.js";
 import { linkState } from "./state.js";
 import { nonFiniteOf } from "./tensors.js";
 import { createTimeline, focusOf } from "./timeline.js";
-import { boxOf, contentBox, overviewBox, stepBox, stepSizes } from "./viewport.js";
+import { boxOf, overviewBox, stepBox, stepBoxes, walkBox } from "./viewport.js";
 
 // ---------------------------------------------------------------- a trace, prepared once
 
@@ -297,7 +297,7 @@ export function createGraphPanel(svg, { message, onHover, onGroup, pinSize = fal
       if (walk.layout) {
         const output = outputOf(walk);
         drawGraph(svg, walk.layout, { outputId: output, onHover, onGroup, onChip: (chip) => toggleFanout(walk, chip) });
-        zoom.show(contentBox(walk.layout), homeBox(walk, output), cameraOptions(walk));
+        showCamera(zoom, walk, output);
         return "drawn";
       }
       clearGraph(svg);
@@ -326,7 +326,7 @@ export function createGraphPanel(svg, { message, onHover, onGroup, pinSize = fal
       }, {
         batch, cancelled, pause: nextFrame,
         // The camera first: text is laid out once, at the scale it is seen at.
-        onStart: () => zoom.show(contentBox(walk.layout), homeBox(walk, output), cameraOptions(walk)),
+        onStart: () => showCamera(zoom, walk, output),
       });
       walk.drawing = false;
       if (!drawn) return null;
@@ -418,9 +418,13 @@ function homeCore(layout, home) {
   return { ...box, core: boxOf(layout, [mid.id]) };
 }
 
-/** How the camera follows `walk`'s steps: its glide (ms) and what each step needs on screen. */
-function cameraOptions(walk) {
-  return { glide: glideFor(walk.layout), steps: stepSizes(walk.layout, walk.timeline.events, (e) => inBoxes(walk.layout, e)) };
+/**
+ * `zoom` on a new drawing of `walk`: the drawing with every step's box (viewport.js walkBox),
+ * the output `output` in view, the glide (ms) and what each step needs on screen.
+ */
+function showCamera(zoom, walk, output) {
+  const steps = stepBoxes(walk.layout, walk.timeline.events, (e) => inBoxes(walk.layout, e));
+  zoom.show(walkBox(walk.layout, steps), homeBox(walk, output), { glide: glideFor(walk.layout), steps });
 }
 
 /** `event` with its node and input as drawn: a node in a collapsed group is its group's box. */

@@ -31,15 +31,25 @@ NOT_CLEAR = """s => {
        + ` not in [${Math.round(v.x0)}, ${Math.round(v.y0)}, ${Math.round(v.x1)}, ${Math.round(v.y1)}]`);
 }"""
 
-# The drawing's screen box fills the visible graph area along one axis (a fitted view).
+# The drawing's screen box fills much of the visible graph area along one axis (a fitted
+# view; the rest is margins and the room of the callouts).
 FILLS = """(() => {
   const g = document.querySelector('#graph g.nodes').getBoundingClientRect();
   const v = document.querySelector('#graph').getBoundingClientRect();
-  return g.width >= v.width - 80 || g.height >= v.height - 80; })()"""
+  return g.width >= 0.6 * v.width || g.height >= 0.6 * v.height; })()"""
+
+
+def camera(page) -> list[float]:
+    """The drawing's screen box [left, top, width, height] (px): where the camera put it."""
+    return page.evaluate("""() => { const g = document.querySelector('#graph g.nodes').getBoundingClientRect();
+      return [g.left, g.top, g.width, g.height]; }""")
 
 # A step's nodes: the one evaluated, the one sending a gradient and the one receiving it,
 # and the callout of the contribution.
 STEP_NODES = "g.node.current .box, g.node.source .box, g.node.target .box, g.callout rect"
+# ... without the callout: a tensor's callout is as wide as two boxes, and when a step does
+# not fit whole at the readable scale its two ends come first (viewport.js stepBox).
+ENDS = "g.node.current .box, g.node.source .box, g.node.target .box"
 
 
 def themed(page, theme: str = "projector"):
@@ -145,9 +155,13 @@ def test_the_view_refits_when_the_graph_area_changes_size(open_page, size):
         before = page.locator(".graph-wrap").bounding_box()["height"]
         page.click("#toggle-program")
         page.wait_for_function("h => Math.abs(document.querySelector('#graph').clientHeight - h) > 50", arg=before)
-        # the refit fills the new area: the whole graph in view and as large as it fits
+        # the refit fills the new area: the whole graph in view, and the view Fit gives
         page.wait_for_function(f"() => ({NOT_CLEAR})('g.node .box').length === 0 && {FILLS}")
         assert page.locator("#graph").get_attribute("data-fitted") == "whole"
+        refitted = camera(page)
+        page.click("#zoom-fit")
+        still(page)
+        assert camera(page) == pytest.approx(refitted, abs=1.0)
     # the automatic view: a new theme (larger narration, another text floor) refits it too
     go(page, 0)
     go(page, 14)
@@ -258,3 +272,37 @@ def test_the_ledger_chart_is_whole_in_the_side_column(open_page, size, theme):
     assert side["top"] - 1 <= chart["top"] and chart["bottom"] <= side["bottom"] + 1, boxes
     assert side["left"] - 1 <= chart["left"] and chart["right"] <= side["right"] + 1, boxes
     assert chart["top"] <= boxes["cursor"]["top"] + 1 and boxes["cursor"]["bottom"] <= chart["bottom"] + 1, boxes
+
+
+# ---------------------------------------------------------------- tensor graphs
+
+# The on-screen heights (px) of the numbers drawn in the visible graph area.
+NUMBER_PX = """() => {
+  const v = document.querySelector('#graph').getBoundingClientRect();
+  return [...document.querySelectorAll('g.node .nums text')].filter((t) => t.getClientRects().length)
+    .map((t) => t.getBoundingClientRect())
+    .filter((r) => r.right > v.left && r.left < v.right && r.bottom > v.top && r.top < v.bottom)
+    .map((r) => r.height);
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("preset", ["mlp-classifier", "ledger-mlp"])
+def test_a_tensor_graph_draws_no_number_too_small_to_project(open_page, size, preset):
+    page = themed(open_page(*size))
+    choose(page, preset)
+    last = total(page)
+    for step in range(last + 1):
+        go(page, step)
+        heights = page.evaluate(NUMBER_PX)
+        overview = step in (0, last)
+        # a step reads at 14 px at least (the readable floor; 13 allows for the font's box);
+        # an overview draws no number under 10 px (they were 5-7 px at Done at 1280x800;
+        # 9.5: the text box of a 10 px font is taller than 10 px)
+        assert not heights or min(heights) >= (9.5 if overview else 13), (step, min(heights))
+        if not overview:
+            assert page.evaluate(NOT_CLEAR, ENDS) == [], step
+    # at Done: the whole graph, or the camera says it is not
+    whole = page.locator("#graph").get_attribute("data-whole") == "true"
+    assert whole or page.locator(".camera-note").is_visible()
+    assert page.evaluate(NOT_CLEAR, "g.node.output .box") == []

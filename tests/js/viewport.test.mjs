@@ -131,9 +131,13 @@ test("a step's box holds both ends of a backward edge and the callout; a forward
   const box = stepBox(LAYOUT, ev);
   const ends = boxOf(LAYOUT, ["a", "b"]);
   assert.ok(box.x0 <= ends.x0 && box.x1 >= ends.x1 && box.y0 <= ends.y0 && box.y1 >= ends.y1);
+  // When all of it does not fit: both ends first (issue 14: the sending node was left off
+  // screen), then the receiving node with its callout.
+  assert.deepEqual({ ...box.core, core: undefined }, { ...ends, core: undefined });
   const input = boxOf(LAYOUT, ["a"]);
-  assert.ok(box.core.y0 < input.y0 || box.core.y1 > input.y1); // the callout above or below the input
-  assert.ok(box.core.x0 <= input.x0 && box.core.x1 >= input.x1 && box.core.x1 < ends.x1);
+  const last = box.core.core;
+  assert.ok(last.y0 < input.y0 || last.y1 > input.y1); // the callout above or below the input
+  assert.ok(last.x0 <= input.x0 && last.x1 >= input.x1 && last.x1 < ends.x1);
 });
 
 test("the last step shows the output and the leaves, zooming out only to the readable scale", () => {

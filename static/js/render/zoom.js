@@ -7,7 +7,10 @@
 // data-camera ("moving" during a glide, else "still").
 
 import * as d3 from "d3";
-import { autoScale, fitAround, followTransform, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
+import { METRICS } from "../layout.js";
+import {
+  autoScale, fitAround, followTransform, NUMBERS_FROM_PX, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS,
+} from "../viewport.js";
 
 const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
 
@@ -44,6 +47,10 @@ export function createZoom(root, { pinSize = false } = {}) {
       const camera = root.querySelector("div.camera");
       if (camera) camera.style.transform = `translate(${x}px, ${y}px) scale(${k})`;
       root.dataset.scale = event.transform.k.toFixed(4);
+      // numbers under NUMBERS_FROM_PX are not drawn (set only when it changes: a restyle of
+      // every box)
+      const numbers = k * METRICS.numFont >= NUMBERS_FROM_PX ? "shown" : "hidden";
+      if (root.dataset.numbers !== numbers) root.dataset.numbers = numbers;
       if (event.sourceEvent) {
         goal = null;
         setFitted(false);
@@ -96,10 +103,13 @@ export function createZoom(root, { pinSize = false } = {}) {
   function markWhole(t) {
     const view = viewSize();
     const inside = (lo, hi, shift, length) => t.k * lo + shift >= -1 && t.k * hi + shift <= length + 1;
-    const whole = Boolean(content) && inside(content.x0, content.x1, t.x, view.width)
-      && inside(content.y0, content.y1, t.y, view.height);
+    // an overview's box is the drawing itself (viewport.js overviewBox); else all there is
+    // to see, callouts of every step included (walkBox)
+    const overview = (focus ?? home)?.overview ? (focus ?? home) : null;
+    const box = overview ?? content;
+    const whole = Boolean(box) && inside(box.x0, box.x1, t.x, view.width) && inside(box.y0, box.y1, t.y, view.height);
     root.dataset.whole = String(whole);
-    note.hidden = whole || !(focus ?? home)?.overview || fitted !== "auto";
+    note.hidden = whole || !overview || fitted !== "auto";
   }
 
   // data-camera is "moving" while the camera glides, so tests can wait for "still".
