@@ -97,22 +97,27 @@ export function autoScale({ textScale = 1, minText = 0 } = {}) {
 }
 
 /**
- * The automatic view's scale limits {min, max} for `content` in `view` (px), options as
- * autoScale's plus `steps` (stepBoxes: what each step of the walk needs on screen, layout
- * units, or null). A graph that fits whole at the readable floor is shown whole, as large as
- * fits: a lecturer sees all of a small graph (the tanh example's c, t and L were off screen
- * at 1024x768 in the projector theme, whose 23.6 px numbers asked for scale 1.31). A bigger
- * graph is shown at the theme's size (autoScale's min) unless a step would not fit whole in
- * the view at it: then at the largest scale where every step does, down to the floor, so
- * both ends of each step are on screen at once (its sending node was under the narration).
- * `content` is walkBox's, which holds every step's box.
+ * The automatic view for `content` (the drawing, contentBox) in `view` (px): {min, max} for
+ * fitTransform and `box`, what it fits. Options as autoScale's plus `steps` (stepBoxes: what
+ * each step of the walk needs on screen, or null). A graph that fits whole at the readable
+ * floor is shown whole, as large as fits: with every step's callout (`box` holds them: a
+ * fitted view then never pans) when that fits too, else the drawing (a step whose callout
+ * hangs past it pans a little). A lecturer sees all of a small graph: the tanh example's c, t
+ * and L were off screen at 1024x768 in the projector theme, whose 23.6 px numbers asked for
+ * scale 1.31. A bigger graph is shown at the theme's size (autoScale's min) unless a step
+ * would not fit whole in the view at it: then at the largest scale where every step does,
+ * down to the floor, so both ends of each step are on screen at once (its sending node was
+ * under the narration).
  */
 export function viewScale(content, view, { textScale = 1, minText = 0, steps = null } = {}) {
   const { min, max, floor } = autoScale({ textScale, minText });
-  if (wholeScale(content, view) >= floor) return { min: floor, max };
+  const drawing = asBox(content);
+  const all = (steps ?? []).reduce(union, drawing);
+  if (wholeScale(all, view) >= floor) return { min: floor, max, box: all };
+  if (wholeScale(drawing, view) >= floor) return { min: floor, max, box: drawing };
   let k = min;
   for (const s of steps ?? []) k = Math.min(k, wholeScale(s, view));
-  return { min: Math.max(floor, k), max };
+  return { min: Math.max(floor, k), max, box: drawing };
 }
 
 /**
@@ -122,7 +127,8 @@ export function viewScale(content, view, { textScale = 1, minText = 0, steps = n
  * view shows its output side, where the walk's result is. Options as viewScale's.
  */
 export function fitAround(content, view, focus, { home = null, ...options } = {}) {
-  const t = fitTransform(content, view, viewScale(content, view, options));
+  const scale = viewScale(content, view, options);
+  const t = fitTransform(scale.box, view, scale);
   return revealTransform(t, focus ?? home, view) ?? t;
 }
 
@@ -134,8 +140,9 @@ export function fitAround(content, view, focus, { home = null, ...options } = {}
  * revealed. Options as viewScale's. Returns a transform {k, x, y}.
  */
 export function followTransform(now, content, view, focus, options = {}) {
-  const base = fitTransform(content, view, viewScale(content, view, options));
-  const box = asBox(content);
+  const scale = viewScale(content, view, options);
+  const box = scale.box;
+  const base = fitTransform(box, view, scale);
   const same = Math.abs(now.k - base.k) < 1e-9;
   const fits = (size, length) => base.k * size <= length - 2 * MARGIN;
   const t = {
@@ -221,7 +228,7 @@ export const STEP_SIZES_UP_TO = { nodes: 400, events: 4000 };
 /**
  * The box (layout units) of what each step of `events` needs on screen (stepBox of
  * `drawn(event)`: the event as drawn, its nodes in collapsed groups replaced by their boxes),
- * one per distinct box, for viewScale and walkBox; null for a layout or walk past
+ * one per distinct box, for viewScale; null for a layout or walk past
  * STEP_SIZES_UP_TO. Done and step 0 are overviews (overviewBox), not steps.
  */
 export function stepBoxes(layout, events, drawn = (event) => event) {
@@ -235,17 +242,6 @@ export function stepBoxes(layout, events, drawn = (event) => event) {
     seen.set([x0, y0, x1, y1].map(Math.round).join(","), { x0, y0, x1, y1 });
   }
   return [...seen.values()];
-}
-
-/**
- * What the camera fits for a walk: the drawing (contentBox) and every step's box (stepBoxes,
- * or null), so a callout that hangs past the drawing's edge (a's `+=` note, left of the tanh
- * example's leaves) is in the fitted view too and a step that fits never makes it pan.
- */
-export function walkBox(layout, steps) {
-  let box = contentBox(layout);
-  for (const s of steps ?? []) box = union(box, s);
-  return box;
 }
 
 /**

@@ -15,7 +15,7 @@ import { createZoom } from "./render/zoom.js";
 import { linkState } from "./state.js";
 import { nonFiniteOf } from "./tensors.js";
 import { createTimeline, focusOf } from "./timeline.js";
-import { boxOf, overviewBox, stepBox, stepBoxes, walkBox } from "./viewport.js";
+import { boxOf, contentBox, overviewBox, stepBox, stepBoxes } from "./viewport.js";
 
 // ---------------------------------------------------------------- a trace, prepared once
 
@@ -419,12 +419,12 @@ function homeCore(layout, home) {
 }
 
 /**
- * `zoom` on a new drawing of `walk`: the drawing with every step's box (viewport.js walkBox),
- * the output `output` in view, the glide (ms) and what each step needs on screen.
+ * `zoom` on a new drawing of `walk`, the output `output` in view, with its glide (ms) and
+ * what each step needs on screen (viewport.js stepBoxes, for the automatic scale).
  */
 function showCamera(zoom, walk, output) {
   const steps = stepBoxes(walk.layout, walk.timeline.events, (e) => inBoxes(walk.layout, e));
-  zoom.show(walkBox(walk.layout, steps), homeBox(walk, output), { glide: glideFor(walk.layout), steps });
+  zoom.show(contentBox(walk.layout), homeBox(walk, output), { glide: glideFor(walk.layout), steps });
 }
 
 /** `event` with its node and input as drawn: a node in a collapsed group is its group's box. */

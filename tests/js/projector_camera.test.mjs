@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  contentBox, READABLE_SCALE, revealTransform, fitAround, STEP_SIZES_UP_TO, stepBox, stepBoxes, viewScale, walkBox, wholeScale,
+  contentBox, READABLE_SCALE, revealTransform, fitAround, STEP_SIZES_UP_TO, stepBox, stepBoxes, viewScale, wholeScale,
 } from "../../static/js/viewport.js";
 import { inlined, valueRows } from "../../static/js/layout.js";
 
@@ -66,16 +66,19 @@ test("stepBoxes measures each step with both its ends and its callout, and skips
   assert.ok(k * (box.y1 - box.y0) <= view.height - 32 + 1e-9, String(k));
 });
 
-test("the walk's box holds a callout hanging past the drawing: a fitted view then never pans for it", () => {
+test("a fitted view holds every step's callout when they fit: it never pans for one", () => {
   const layout = tanhLayout();
   const send = { kind: "accumulate", node: "e", input: "a", arg: 0, contribution: -0.7864, adjoint_before: 1.5729, adjoint_after: 0.7864 };
   const steps = stepBoxes(layout, [send]);
-  const box = walkBox(layout, steps);
   const drawing = contentBox(layout);
-  assert.ok(box.y0 < drawing.y0); // a's callout, above the top row
-  const wide = { width: 1252, height: 372 }; // 1280x800 in the projector theme
-  const t = fitAround(box, wide, null, PROJECTOR);
+  const scale = viewScale(drawing, { width: 1252, height: 600 }, { ...PROJECTOR, steps });
+  assert.ok(scale.box.y0 < drawing.y0); // a's callout, above the top row, is fitted too
+  const wide = { width: 1252, height: 600 };
+  const t = fitAround(drawing, wide, null, { ...PROJECTOR, steps });
   assert.equal(revealTransform(t, stepBox(layout, send), wide), null); // in view already: no pan
+  // too short for the callouts' room but not for the drawing: the drawing is fitted whole
+  const short = { width: 1252, height: 220 };
+  assert.deepEqual(viewScale(drawing, short, { ...PROJECTOR, steps }).box, drawing);
 });
 
 test("stepBoxes gives up past its bound (the camera then pans at the theme's size)", () => {

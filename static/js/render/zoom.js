@@ -103,10 +103,9 @@ export function createZoom(root, { pinSize = false } = {}) {
   function markWhole(t) {
     const view = viewSize();
     const inside = (lo, hi, shift, length) => t.k * lo + shift >= -1 && t.k * hi + shift <= length + 1;
-    // an overview's box is the drawing itself (viewport.js overviewBox); else all there is
-    // to see, callouts of every step included (walkBox)
+    // an overview's box is the drawing (viewport.js overviewBox), as `content` is
     const overview = (focus ?? home)?.overview ? (focus ?? home) : null;
-    const box = overview ?? content;
+    const box = content;
     const whole = Boolean(box) && inside(box.x0, box.x1, t.x, view.width) && inside(box.y0, box.y1, t.y, view.height);
     root.dataset.whole = String(whole);
     note.hidden = whole || !overview || fitted !== "auto";
