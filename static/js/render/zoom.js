@@ -3,8 +3,9 @@
 // viewBox of the drawing's svg.camera and reports the scale in data-scale. Positions inside
 // the drawing never change; only this camera moves: on fit, on the user's gestures, and when a step
 // would otherwise happen off screen (reveal). The svg reports data-scale, data-fitted
-// ("auto": the automatic view, "whole": the Fit button's, "false": the user's own) and
-// data-camera ("moving" during a glide, else "still").
+// ("auto": the automatic view, "whole": the Fit button's, "false": the user's own),
+// data-camera ("moving" during a glide, else "still"), data-whole (all of the drawing in
+// view, "true" or "false") and data-numbers ("hidden" under NUMBERS_FROM_PX, app.css).
 
 import * as d3 from "d3";
 import { METRICS } from "../layout.js";
@@ -26,7 +27,7 @@ export function createZoom(root, { pinSize = false } = {}) {
   let fitted = "auto"; // "auto" | "whole" | false once the user has panned or zoomed
   let focus = null; // the box the current step needs in view (reveal), or null
   let home = null; // the output's box: in view on a new drawing
-  let steps = null; // what each step needs on screen (viewport.js stepSizes), or null
+  let steps = null; // what each step needs on screen (viewport.js stepBoxes), or null
   let goal = null; // where the camera's glide goes ({k, x, y}), or null after the user moved it
   // How long the camera glides to follow a step (ms). Every frame of a glide repaints the
   // whole drawing (the transform of everything changes): a big graph's camera jumps.
@@ -103,12 +104,11 @@ export function createZoom(root, { pinSize = false } = {}) {
   function markWhole(t) {
     const view = viewSize();
     const inside = (lo, hi, shift, length) => t.k * lo + shift >= -1 && t.k * hi + shift <= length + 1;
-    // an overview's box is the drawing (viewport.js overviewBox), as `content` is
-    const overview = (focus ?? home)?.overview ? (focus ?? home) : null;
-    const box = content;
-    const whole = Boolean(box) && inside(box.x0, box.x1, t.x, view.width) && inside(box.y0, box.y1, t.y, view.height);
+    const whole = Boolean(content) && inside(content.x0, content.x1, t.x, view.width)
+      && inside(content.y0, content.y1, t.y, view.height);
     root.dataset.whole = String(whole);
-    note.hidden = whole || !overview || fitted !== "auto";
+    // said at an overview of the automatic view only: the user's own zoom is theirs
+    note.hidden = whole || !(focus ?? home)?.overview || fitted !== "auto";
   }
 
   // data-camera is "moving" while the camera glides, so tests can wait for "still".
@@ -181,7 +181,7 @@ export function createZoom(root, { pinSize = false } = {}) {
      * A new drawing of `box` (contentBox): zoom limits for it, and the fitted view, with
      * `output` (the output node's box, or null) in view. `glide`: how long the camera
      * takes to follow a step, ms (0: it jumps); `steps`: what each step needs on screen
-     * (viewport.js stepSizes), so the automatic scale shows every step whole.
+     * (viewport.js stepBoxes), so the automatic scale shows every step whole.
      */
     show(box, output = null, { glide: ms = 300, steps: sizes = null } = {}) {
       glide = ms;
