@@ -19,12 +19,12 @@ export const NUMBERS_FROM_PX = 10;
 // A small graph is not blown up to poster size.
 export const MAX_FIT_SCALE = 2;
 // At step 0 and Done (overview moments: where the walk starts, and the leaves' gradients read
-// out) the camera zooms out below the readable scale, down to this, to show the whole graph;
-// the next step zooms back in. At 0.4 a node's name prints at 9 px and its numbers at 7 px
-// (the narration reads them out): a graph that needs less is not shown whole then (it was
-// 0.25, numbers at 5 px that no projector shows); the camera says so (data-whole, and a
-// note over the graph) and shows the output at the readable scale (issue 14).
-export const OVERVIEW_SCALE = 0.4;
+// out) the camera zooms out below the readable scale, down to this, to show the whole graph
+// (else its leaves and output); the next step zooms back in. Numbers are not drawn under
+// NUMBERS_FROM_PX (at 0.25 they printed at 5 px, which no projector shows: issue 14), so an
+// overview shows the graph's shape, names and heat maps; the narration reads the numbers.
+// Below it the camera shows the output and says so (data-whole, and a note over the graph).
+export const OVERVIEW_SCALE = 0.25;
 // Wheel and buttons stay within these; zooming out further than the readable scale (to see
 // a big graph whole) is the user's choice.
 export const ZOOM_LIMITS = { min: 0.02, max: 4 };
@@ -254,20 +254,23 @@ function doneBox(layout, event) {
 }
 
 /**
- * The box of the whole graph with the output `outputId` as its `core`, shown whole at step 0
- * and at Done down to OVERVIEW_SCALE (revealTransform); null when the output is not drawn. In hvp
- * mode the core is the leaves instead, themselves shown whole (hvpLeaves).
+ * The box of the whole graph, shown whole at step 0 and at Done down to OVERVIEW_SCALE
+ * (revealTransform); its `core`, when it cannot be, is every leaf with the output
+ * `outputId`, down to OVERVIEW_SCALE too, whose own core is the output. Null when the
+ * output is not drawn. In hvp mode that last core is the leaves instead, themselves shown
+ * whole and leaning to their side (`lean`: hvpLeaves).
  */
 export function overviewBox(layout, outputId) {
   const output = boxOf(layout, [outputId]);
   if (!output) return null;
-  // The narration reads out every leaf's gradient, and the whole walk is behind it: the
-  // camera zooms out to show all of the graph (the leaves and the output alone left the
-  // constants and ops past them cut at the edge).
-  const all = contentBox(layout);
+  // The whole walk is behind Done: the camera zooms out to show all of the graph (the
+  // leaves and the output alone left the constants and ops past them cut at the edge);
+  // failing that, the leaves whose gradients the narration reads out, with the output.
+  const leaves = layout.nodes.filter((n) => n.node?.role === "leaf").map((n) => n.id);
   const hvp = hvpLeaves(layout);
-  const core = hvp ? { ...boxOf(layout, hvp), whole: true, overview: true } : output;
-  return { ...all, core, whole: true, overview: true };
+  const core = hvp ? { ...boxOf(layout, hvp), whole: true, overview: true, lean: true } : output;
+  const ends = { ...union(boxOf(layout, leaves), output), core, whole: true, overview: true };
+  return { ...contentBox(layout), core: ends, whole: true, overview: true };
 }
 
 /**
@@ -318,7 +321,7 @@ export function revealTransform(t, box, view) {
     if (all.k >= Math.min(t.k, box.overview ? OVERVIEW_SCALE : READABLE_SCALE)) return all;
     const k = Math.min(t.k, READABLE_SCALE);
     const shown = revealTransform({ ...t, k }, box.core, view) ?? { ...t, k };
-    return box.core.whole ? lean(shown, box, view) : shown;
+    return box.core.lean ? lean(shown, box, view) : shown;
   }
   if (box.core && !fitsAll) return revealTransform(t, box.core, view);
   const axis = (lo, hi, shift, length) => {

@@ -44,7 +44,7 @@ test("an hvp walk too wide for its leaves and s shows its leaves at step 0 and D
 });
 
 test("an hvp walk whose leaves and s fit at the overview's floor shows them all", () => {
-  const layout = hvpLayout({ width: 2400 }); // 0.4 (OVERVIEW_SCALE) fits 2,410 units in 996 px
+  const layout = hvpLayout({ width: 3600 });
   const t = revealTransform(fitTransform(contentBox(layout), view), overviewBox(layout, "n22"), view);
   for (const n of [layout.nodes[0], layout.nodes[1], layout.nodes[3]]) assert.ok(inView(t, n), n.id);
   assert.ok(t.k >= OVERVIEW_SCALE);
