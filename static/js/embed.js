@@ -174,9 +174,10 @@ async function start() {
   walk = prepareWalk(result, program);
   root.dataset.graph = panel.draw(walk);
   // A slide shows the whole graph when it still reads from the back of the room; a bigger
-  // one is shown around the current step, as in the explorer.
-  // Larger text (font=, the projector theme) raises that floor with the automatic view's.
-  const floor = Math.max(WHOLE_MIN * options.font, panel.zoom.limits().themed);
+  // one is shown around the current step, as in the explorer. Larger text (font=) raises
+  // that floor; the projector theme does not (its numbers asked for scale 0.89, and the
+  // tanh example, whole at 0.86 in 1000x600, lost its output off the right edge).
+  const floor = WHOLE_MIN * options.font;
   if (walk.layout && wholeScale(contentBox(walk.layout), { width: svg.clientWidth, height: svg.clientHeight }) >= floor) {
     panel.zoom.fit({ whole: true });
   }

@@ -25,6 +25,9 @@ export const METRICS = {
   caption: 58, // the "value" / "grad" caption before the numbers
   minWidth: 110,
   maxInlineElements: 12, // more than this and a tensor shows its summary
+  // ... or more than this to a row: a bias of 8 printed one line 60 characters wide, so the
+  // 2-layer MLP needed scale 0.35 to be seen whole (numbers at 6 px; issue 14)
+  maxInlineRow: 4,
   calloutFont: 18, // px, monospace, like the numbers
   calloutPad: 10, // around the callout's text
   calloutRoom: 40, // extra room above the top row, so a callout fits above a top node
@@ -63,9 +66,14 @@ export function opTag(node) {
   return node.shape && node.shape.length ? `${base} · ${formatShape(node.shape)}` : base;
 }
 
-/** True when a value of this shape shows its data, false when it shows its summary. */
+/**
+ * True when a value of this shape shows its data (a few numbers: at most maxInlineElements,
+ * at most maxInlineRow to a row), false when it shows its summary (min, max, mean) beside
+ * its heat map; the detail panel shows every number either way.
+ */
 export function inlined(shape) {
-  return shape.length <= 2 && sizeOf(shape) <= METRICS.maxInlineElements;
+  return shape.length <= 2 && sizeOf(shape) <= METRICS.maxInlineElements
+    && (shape.length === 0 || shape.at(-1) <= METRICS.maxInlineRow);
 }
 
 /** Lines of numbers the value block needs: one per matrix row, or min / max / mean. */

@@ -11,11 +11,19 @@ import { focusOf } from "./timeline.js";
 // print under 14 px, so the automatic view stops shrinking there and the user pans instead.
 export const MIN_TEXT_PX = 14;
 export const READABLE_SCALE = MIN_TEXT_PX / METRICS.numFont;
+// Under this on-screen size (px) the nodes' numbers are not drawn (app.css, by the svg's
+// data-numbers): an overview at step 0 or Done, or the user's zoom. Names, shapes and heat
+// maps still read there, and the narration and the detail panel give the numbers (the
+// 2-layer MLP's were drawn at 5 px at Done at 1280x800: issue 14).
+export const NUMBERS_FROM_PX = 10;
 // A small graph is not blown up to poster size.
 export const MAX_FIT_SCALE = 2;
 // At step 0 and Done (overview moments: where the walk starts, and the leaves' gradients read
-// out) the camera zooms out below the readable scale, down to this, to show every leaf and
-// the output; the next step zooms back in to the readable scale (issue 9 review).
+// out) the camera zooms out below the readable scale, down to this, to show the whole graph
+// (else its leaves and output); the next step zooms back in. Numbers are not drawn under
+// NUMBERS_FROM_PX (at 0.25 they printed at 5 px, which no projector shows: issue 14), so an
+// overview shows the graph's shape, names and heat maps; the narration reads the numbers.
+// Below it the camera shows the output and says so (data-whole, and a note over the graph).
 export const OVERVIEW_SCALE = 0.25;
 // Wheel and buttons stay within these; zooming out further than the readable scale (to see
 // a big graph whole) is the user's choice.
@@ -83,18 +91,44 @@ export function wholeTransform(content, view, { max = MAX_FIT_SCALE } = {}) {
  */
 export function autoScale({ textScale = 1, minText = 0 } = {}) {
   const themed = minText / METRICS.numFont; // the theme's own floor (0 unless it asks)
-  const min = Math.max(READABLE_SCALE * textScale, themed);
-  return { min, max: Math.max(min, MAX_FIT_SCALE * textScale), themed };
+  const floor = READABLE_SCALE * textScale;
+  const min = Math.max(floor, themed);
+  return { min, max: Math.max(min, MAX_FIT_SCALE * textScale), themed, floor };
+}
+
+/**
+ * The automatic view for `content` (the drawing, contentBox) in `view` (px): {min, max} for
+ * fitTransform and `box`, what it fits. Options as autoScale's plus `steps` (stepBoxes: what
+ * each step of the walk needs on screen, or null). A graph that fits whole at the readable
+ * floor is shown whole, as large as fits: with every step's callout (`box` holds them: a
+ * fitted view then never pans) when that fits too, else the drawing (a step whose callout
+ * hangs past it pans a little). A lecturer sees all of a small graph: the tanh example's c, t
+ * and L were off screen at 1024x768 in the projector theme, whose 23.6 px numbers asked for
+ * scale 1.31. A bigger graph is shown at the theme's size (autoScale's min) unless a step
+ * would not fit whole in the view at it: then at the largest scale where every step does,
+ * down to the floor, so both ends of each step are on screen at once (its sending node was
+ * under the narration).
+ */
+export function viewScale(content, view, { textScale = 1, minText = 0, steps = null } = {}) {
+  const { min, max, floor } = autoScale({ textScale, minText });
+  const drawing = asBox(content);
+  const all = (steps ?? []).reduce(union, drawing);
+  if (wholeScale(all, view) >= floor) return { min: floor, max, box: all };
+  if (wholeScale(drawing, view) >= floor) return { min: floor, max, box: drawing };
+  let k = min;
+  for (const s of steps ?? []) k = Math.min(k, wholeScale(s, view));
+  return { min: Math.max(floor, k), max, box: drawing };
 }
 
 /**
  * The automatic view, keeping `focus` (a box in layout units, or null) in view: the fitted
  * view, panned at its scale when the focus would be off screen. With no focus (a new
  * drawing) `home` (the output's box) is brought into view instead: a graph wider than the
- * view shows its output side, where the walk's result is. Options as autoScale's.
+ * view shows its output side, where the walk's result is. Options as viewScale's.
  */
-export function fitAround(content, view, focus, { textScale = 1, minText = 0, home = null } = {}) {
-  const t = fitTransform(content, view, autoScale({ textScale, minText }));
+export function fitAround(content, view, focus, { home = null, ...options } = {}) {
+  const scale = viewScale(content, view, options);
+  const t = fitTransform(scale.box, view, scale);
   return revealTransform(t, focus ?? home, view) ?? t;
 }
 
@@ -103,11 +137,12 @@ export function fitAround(content, view, focus, { textScale = 1, minText = 0, ho
  * is going): at the automatic scale, each axis along which all of `content` fits is placed
  * as fitTransform places it (so no node is left cut off at an edge with room to spare); an
  * axis that does not fit keeps `now`'s position (if the scale is the same); then `focus` is
- * revealed. Options as autoScale's. Returns a transform {k, x, y}.
+ * revealed. Options as viewScale's. Returns a transform {k, x, y}.
  */
 export function followTransform(now, content, view, focus, options = {}) {
-  const base = fitTransform(content, view, autoScale(options));
-  const box = asBox(content);
+  const scale = viewScale(content, view, options);
+  const box = scale.box;
+  const base = fitTransform(box, view, scale);
   const same = Math.abs(now.k - base.k) < 1e-9;
   const fits = (size, length) => base.k * size <= length - 2 * MARGIN;
   const t = {
@@ -155,9 +190,10 @@ function calloutBox(layout, event) {
 /**
  * What a step needs on screen (layout units), or null for no event: for a backward edge
  * both of its ends (the consumer `node` and the `input`) and the callout; for a forward
- * value the node and its inputs; at the end the output and the leaves. The box's `core` is what must stay in view when all of it
- * does not fit at the camera's scale: the node whose value or adjoint changes (and its
- * callout).
+ * value the node and its inputs; at the end the whole graph (overviewBox). The box's `core`
+ * is what must stay in view when all of it does not fit at the camera's scale: for a
+ * backward edge its two ends (whose own core is the receiving node and its callout), else
+ * the node whose value or adjoint changes.
  */
 export function stepBox(layout, event) {
   if (event?.kind === "done") return doneBox(layout, event);
@@ -173,11 +209,39 @@ export function stepBox(layout, event) {
   }
   const core = union(boxOf(layout, [current ?? target]), callout);
   if (!core) return null;
-  const ends = current !== undefined
-    ? [current, ...layout.edges.filter((e) => e.target === current).map((e) => e.source)]
-    : [source, target];
-  const whole = union(boxOf(layout, ends), core);
-  return { ...whole, core };
+  if (current === undefined) {
+    // A backward edge: when it and its callout do not fit, its two ends (the node sending
+    // the gradient and the one receiving it) come first; the receiving node and its
+    // callout when even they do not (a tensor's callout is as wide as two boxes).
+    const ends = boxOf(layout, [source, target]);
+    return { ...union(ends, core), core: ends ? { ...ends, core } : core };
+  }
+  const inputs = layout.edges.filter((e) => e.target === current).map((e) => e.source);
+  return { ...union(boxOf(layout, [current, ...inputs]), core), core };
+}
+
+// Past this many boxes (or events) the walk's scale is not fitted to its steps (stepSizes):
+// the callout of each step is placed against every box, and a graph this big is shown at
+// the readable floor anyway; the camera still pans to each step.
+export const STEP_SIZES_UP_TO = { nodes: 400, events: 4000 };
+
+/**
+ * The box (layout units) of what each step of `events` needs on screen (stepBox of
+ * `drawn(event)`: the event as drawn, its nodes in collapsed groups replaced by their boxes),
+ * one per distinct box, for viewScale; null for a layout or walk past
+ * STEP_SIZES_UP_TO. Done and step 0 are overviews (overviewBox), not steps.
+ */
+export function stepBoxes(layout, events, drawn = (event) => event) {
+  if (!layout || layout.nodes.length > STEP_SIZES_UP_TO.nodes || events.length > STEP_SIZES_UP_TO.events) return null;
+  const seen = new Map();
+  for (const event of events) {
+    if (event?.kind === "done") continue;
+    const box = stepBox(layout, drawn(event));
+    if (!box) continue;
+    const { x0, y0, x1, y1 } = box;
+    seen.set([x0, y0, x1, y1].map(Math.round).join(","), { x0, y0, x1, y1 });
+  }
+  return [...seen.values()];
 }
 
 /**
@@ -190,19 +254,23 @@ function doneBox(layout, event) {
 }
 
 /**
- * The box of every leaf and the output `outputId` (its `core`), shown whole at step 0 and at
- * Done down to OVERVIEW_SCALE (revealTransform); null when the output is not drawn. In hvp
- * mode the core is the leaves instead, themselves shown whole (hvpLeaves).
+ * The box of the whole graph, shown whole at step 0 and at Done down to OVERVIEW_SCALE
+ * (revealTransform); its `core`, when it cannot be, is every leaf with the output
+ * `outputId`, down to OVERVIEW_SCALE too, whose own core is the output. Null when the
+ * output is not drawn. In hvp mode that last core is the leaves instead, themselves shown
+ * whole and leaning to their side (`lean`: hvpLeaves).
  */
 export function overviewBox(layout, outputId) {
   const output = boxOf(layout, [outputId]);
   if (!output) return null;
+  // The whole walk is behind Done: the camera zooms out to show all of the graph (the
+  // leaves and the output alone left the constants and ops past them cut at the edge);
+  // failing that, the leaves whose gradients the narration reads out, with the output.
   const leaves = layout.nodes.filter((n) => n.node?.role === "leaf").map((n) => n.id);
-  // The narration reads out every leaf's gradient: the camera zooms out to show them all.
-  const all = union(boxOf(layout, leaves), output);
   const hvp = hvpLeaves(layout);
-  const core = hvp ? { ...boxOf(layout, hvp), whole: true, overview: true } : output;
-  return { ...all, core, whole: true, overview: true };
+  const core = hvp ? { ...boxOf(layout, hvp), whole: true, overview: true, lean: true } : output;
+  const ends = { ...union(boxOf(layout, leaves), output), core, whole: true, overview: true };
+  return { ...contentBox(layout), core: ends, whole: true, overview: true };
 }
 
 /**
@@ -253,7 +321,7 @@ export function revealTransform(t, box, view) {
     if (all.k >= Math.min(t.k, box.overview ? OVERVIEW_SCALE : READABLE_SCALE)) return all;
     const k = Math.min(t.k, READABLE_SCALE);
     const shown = revealTransform({ ...t, k }, box.core, view) ?? { ...t, k };
-    return box.core.whole ? lean(shown, box, view) : shown;
+    return box.core.lean ? lean(shown, box, view) : shown;
   }
   if (box.core && !fitsAll) return revealTransform(t, box.core, view);
   const axis = (lo, hi, shift, length) => {
@@ -261,7 +329,9 @@ export function revealTransform(t, box, view) {
     const end = t.k * hi + shift;
     // In view, with a little room for the thick outline and glow of a step's node: stay.
     if (start >= EDGE && end <= length - EDGE) return shift;
-    if (!room(hi - lo, length) || start < 0) return MARGIN - t.k * lo; // its start, at the margin
+    // its start at the margin (also when it starts within EDGE of the left: aligning its end
+    // then panned a fitted tanh example 765 px right, its output off screen)
+    if (!room(hi - lo, length) || start < EDGE) return MARGIN - t.k * lo;
     return length - MARGIN - t.k * hi; // its end, at the margin
   };
   const x = axis(box.x0, box.x1, t.x, view.width);

@@ -15,7 +15,7 @@ import { createZoom } from "./render/zoom.js";
 import { linkState } from "./state.js";
 import { badNumberText, nonFiniteOf } from "./tensors.js";
 import { createTimeline, focusOf } from "./timeline.js";
-import { boxOf, contentBox, overviewBox, stepBox } from "./viewport.js";
+import { boxOf, contentBox, overviewBox, stepBox, stepBoxes } from "./viewport.js";
 
 // ---------------------------------------------------------------- a trace, prepared once
 
@@ -312,7 +312,7 @@ export function createGraphPanel(svg, { message, onHover, onGroup, pinSize = fal
       if (walk.layout) {
         const output = outputOf(walk);
         drawGraph(svg, walk.layout, { outputId: output, onHover, onGroup, onChip: (chip) => toggleFanout(walk, chip) });
-        zoom.show(contentBox(walk.layout), homeBox(walk, output), { glide: glideFor(walk.layout) });
+        showCamera(zoom, walk, output);
         return "drawn";
       }
       clearGraph(svg);
@@ -341,7 +341,7 @@ export function createGraphPanel(svg, { message, onHover, onGroup, pinSize = fal
       }, {
         batch, cancelled, pause: nextFrame,
         // The camera first: text is laid out once, at the scale it is seen at.
-        onStart: () => zoom.show(contentBox(walk.layout), homeBox(walk, output), { glide: glideFor(walk.layout) }),
+        onStart: () => showCamera(zoom, walk, output),
       });
       walk.drawing = false;
       if (!drawn) return null;
@@ -430,6 +430,15 @@ function homeCore(layout, home) {
     if (wanted.has(n.id) && d < best) [mid, best] = [n, d];
   }
   return { ...box, core: boxOf(layout, [mid.id]) };
+}
+
+/**
+ * `zoom` on a new drawing of `walk`, the output `output` in view, with its glide (ms) and
+ * what each step needs on screen (viewport.js stepBoxes, for the automatic scale).
+ */
+function showCamera(zoom, walk, output) {
+  const steps = stepBoxes(walk.layout, walk.timeline.events, (e) => inBoxes(walk.layout, e));
+  zoom.show(contentBox(walk.layout), homeBox(walk, output), { glide: glideFor(walk.layout), steps });
 }
 
 /** `event` with its node and input as drawn: a node in a collapsed group is its group's box. */

@@ -10,7 +10,7 @@ import base64
 
 import pytest
 from webm import webm_times
-from page_helpers import choose, leave_editor, wait_step
+from page_helpers import chain, choose, leave_editor, trace, wait_step
 from test_export import download, open_menu, set_range
 from test_lecture_hall import OUTSIDE, still
 from test_links import fragment
@@ -73,16 +73,28 @@ def test_the_projector_prints_node_numbers_as_large_as_the_narration(open_page):
     page.select_option("#theme", "projector")
     page.wait_for_function("() => document.documentElement.dataset.theme === 'projector'")
     page.keyboard.press("Escape")
+    # A graph too wide to be seen whole (a chain of 12 products) prints its numbers as large
+    # as the narration (were 11-13 px against 23.6 px).
+    trace(page, chain(12))
+    page.locator("#player .scrubber").fill("5")
+    wait_step(page, 5)
+    still(page)
+    sizes = text_sizes(page)
+    assert sizes["value"] >= sizes["narration"], sizes
+    # A graph that fits whole at the readable floor (14 px numbers) is shown whole instead,
+    # in the explorer and the embed (issue 14: the tanh example's c, t and L were off screen
+    # at 1024x768, and the embed's output cut at its right edge, at the projector's size).
+    choose(page, "seed-tanh-fanout")
     page.locator("#player .scrubber").fill("3")  # values shown: a, b, c
     wait_step(page, 3)
     still(page)
-    sizes = text_sizes(page)
-    assert sizes["value"] >= sizes["narration"], sizes  # were 11-13 px against 23.6 px
+    assert page.evaluate(OUTSIDE, "g.node .box") == []
+    assert text_sizes(page)["value"] >= 14
     link = "#" + fragment({"v": 1, "program": TANH})
     embed = open_page(1000, 600, f"/embed?step=3&theme=projector{link}", ready="#embed")
     embed.wait_for_selector('#embed svg[data-camera="still"]', state="attached")
-    sizes = text_sizes(embed)
-    assert sizes["value"] >= sizes["narration"], sizes
+    assert embed.evaluate(OUTSIDE, "g.node .box") == []
+    assert text_sizes(embed)["value"] >= 14
 
 
 # ---------------------------------------------------------------- 3. the camera

@@ -131,9 +131,13 @@ test("a step's box holds both ends of a backward edge and the callout; a forward
   const box = stepBox(LAYOUT, ev);
   const ends = boxOf(LAYOUT, ["a", "b"]);
   assert.ok(box.x0 <= ends.x0 && box.x1 >= ends.x1 && box.y0 <= ends.y0 && box.y1 >= ends.y1);
+  // When all of it does not fit: both ends first (issue 14: the sending node was left off
+  // screen), then the receiving node with its callout.
+  assert.deepEqual({ ...box.core, core: undefined }, { ...ends, core: undefined });
   const input = boxOf(LAYOUT, ["a"]);
-  assert.ok(box.core.y0 < input.y0 || box.core.y1 > input.y1); // the callout above or below the input
-  assert.ok(box.core.x0 <= input.x0 && box.core.x1 >= input.x1 && box.core.x1 < ends.x1);
+  const last = box.core.core;
+  assert.ok(last.y0 < input.y0 || last.y1 > input.y1); // the callout above or below the input
+  assert.ok(last.x0 <= input.x0 && last.x1 >= input.x1 && last.x1 < ends.x1);
 });
 
 test("the last step shows the output and the leaves, zooming out only to the readable scale", () => {
@@ -151,7 +155,8 @@ test("the last step shows the output and the leaves, zooming out only to the rea
   // A little too wide at 2x: the camera zooms out until the leaves and the output fit.
   const near = wide(800);
   const box = stepBox(near, done);
-  assert.deepEqual(box.core, boxOf(near, ["L"]));
+  // the whole graph first; failing that the leaves with the output, then the output alone
+  assert.deepEqual(box.core.core, boxOf(near, ["L"]));
   assert.deepEqual({ ...box, core: null, whole: null, overview: null }, { ...boxOf(near, ["x", "w", "L"]), core: null, whole: null, overview: null });
   const t = { k: 2, x: 0, y: 0 };
   const next = revealTransform(t, box, view);
@@ -219,7 +224,7 @@ test("a new drawing wider than the view shows its output side (home)", () => {
 });
 
 test("the theme's least text size raises the automatic scale; the font scale raises both limits", () => {
-  assert.deepEqual(autoScale(), { min: READABLE_SCALE, max: MAX_FIT_SCALE, themed: 0 });
+  assert.deepEqual(autoScale(), { min: READABLE_SCALE, max: MAX_FIT_SCALE, themed: 0, floor: READABLE_SCALE });
   const projector = autoScale({ minText: 27 }); // 27 px numbers: 1.5 x the 18 px layout font
   assert.equal(projector.min, 1.5);
   assert.equal(projector.themed, 1.5);

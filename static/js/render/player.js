@@ -4,14 +4,25 @@
 
 import { SPEEDS } from "../state.js";
 
-// [key, accessible name, text]; words as well as arrows read better from the back row.
+// [key, accessible name, text]; words as well as arrows read better from the back row. A
+// word in [brackets] is a span.word, which a narrow player hides (app.css: Start and End
+// keep their arrows; their names stay as aria-label and title).
 const BUTTONS = [
-  ["reset", "Reset", "⇤ Start"],
+  ["reset", "Reset", "⇤[ Start]"],
   ["back", "Step back", "◀ Back"],
   ["play", "Play", "▶ Play"],
   ["forward", "Step forward", "Next ▶"],
-  ["end", "Go to end", "End ⇥"],
+  ["end", "Go to end", "[End ]⇥"],
 ];
+
+/** `text` with its [bracketed] part as a span.word, appended to `button`. */
+function label(button, text) {
+  for (const [i, part] of text.split(/[[\]]/).entries()) {
+    if (!part) continue;
+    if (i % 2) button.append(el("span", { class: "word" }, part));
+    else button.append(part);
+  }
+}
 
 const PHASES = { start: "ready", forward: "forward pass", backward: "backward pass", done: "done", error: "error" };
 
@@ -31,8 +42,9 @@ export function createPlayer(root, actions, { tools = null } = {}) {
   root.replaceChildren();
   const buttons = {};
   const bar = el("div", { class: "buttons" });
-  for (const [key, label, icon] of BUTTONS) {
-    buttons[key] = el("button", { type: "button", class: `btn ${key}`, "aria-label": label, title: label }, icon);
+  for (const [key, name, text] of BUTTONS) {
+    buttons[key] = el("button", { type: "button", class: `btn ${key}`, "aria-label": name, title: name });
+    label(buttons[key], text);
     bar.append(buttons[key]);
   }
   const scrubber = el("input", { type: "range", class: "scrubber", min: "0", max: "0", value: "0", "aria-label": "Step" });
@@ -60,8 +72,13 @@ export function createPlayer(root, actions, { tools = null } = {}) {
    * `disabled`: the trace shown is not the program's (an error came after it); no stepping,
    * so no step count either (data-step keeps the step the faded graph shows).
    */
+  let countWidth = null;
+
   function update({ step, total, phase: name, playing, speed: eventsPerSecond, disabled = false }) {
     counter.textContent = disabled ? "no steps" : `step ${step} / ${total}`;
+    // the counter keeps the width of this walk's longest count (app.css .counter)
+    const widest = `${`step ${total} / ${total}`.length}ch`;
+    if (widest !== countWidth) root.style.setProperty("--counter-ch", (countWidth = widest));
     root.dataset.step = String(step);
     root.dataset.total = String(total);
     phase.textContent = PHASES[name] ?? name;

@@ -3,11 +3,15 @@
 // viewBox of the drawing's svg.camera and reports the scale in data-scale. Positions inside
 // the drawing never change; only this camera moves: on fit, on the user's gestures, and when a step
 // would otherwise happen off screen (reveal). The svg reports data-scale, data-fitted
-// ("auto": the automatic view, "whole": the Fit button's, "false": the user's own) and
-// data-camera ("moving" during a glide, else "still").
+// ("auto": the automatic view, "whole": the Fit button's, "false": the user's own),
+// data-camera ("moving" during a glide, else "still"), data-whole (all of the drawing in
+// view, "true" or "false") and data-numbers ("hidden" under NUMBERS_FROM_PX, app.css).
 
 import * as d3 from "d3";
-import { autoScale, fitAround, followTransform, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
+import { METRICS } from "../layout.js";
+import {
+  autoScale, fitAround, followTransform, NUMBERS_FROM_PX, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS,
+} from "../viewport.js";
 
 const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
 
@@ -23,6 +27,7 @@ export function createZoom(root, { pinSize = false } = {}) {
   let fitted = "auto"; // "auto" | "whole" | false once the user has panned or zoomed
   let focus = null; // the box the current step needs in view (reveal), or null
   let home = null; // the output's box: in view on a new drawing
+  let steps = null; // what each step needs on screen (viewport.js stepBoxes), or null
   let goal = null; // where the camera's glide goes ({k, x, y}), or null after the user moved it
   // How long the camera glides to follow a step (ms). Every frame of a glide repaints the
   // whole drawing (the transform of everything changes): a big graph's camera jumps.
@@ -43,10 +48,15 @@ export function createZoom(root, { pinSize = false } = {}) {
       const camera = root.querySelector("div.camera");
       if (camera) camera.style.transform = `translate(${x}px, ${y}px) scale(${k})`;
       root.dataset.scale = event.transform.k.toFixed(4);
+      // numbers under NUMBERS_FROM_PX are not drawn (set only when it changes: a restyle of
+      // every box)
+      const numbers = k * METRICS.numFont >= NUMBERS_FROM_PX ? "shown" : "hidden";
+      if (root.dataset.numbers !== numbers) root.dataset.numbers = numbers;
       if (event.sourceEvent) {
         goal = null;
         setFitted(false);
       }
+      markWhole(goal ?? { k, x, y });
       // The minimap (render/navigate.js) follows the camera.
       root.dispatchEvent(new CustomEvent("camera", { detail: event.transform }));
     });
@@ -71,7 +81,35 @@ export function createZoom(root, { pinSize = false } = {}) {
   // styles there and then. The theme and text size are set on <html> (theme.js).
   let look = null;
   const scaling = () => (look ??= { textScale: textScale(), minText: minText() });
-  new MutationObserver(() => { look = null; }).observe(document.documentElement, { attributes: true });
+  // A new theme or text size changes the automatic scale: a fitted view fits again (the
+  // graph area's size may not change, so the ResizeObserver below need not fire).
+  new MutationObserver(() => {
+    const before = look;
+    look = null;
+    if (!content || !fitted || !before) return;
+    const now = scaling();
+    if (now.textScale !== before.textScale || now.minText !== before.minText) fit({ whole: fitted === "whole" });
+  }).observe(document.documentElement, { attributes: true });
+
+  // At step 0 and Done (an overview: viewport.js overviewBox) the camera shows the whole
+  // graph, unless that takes a scale under OVERVIEW_SCALE: then it says so over the graph.
+  // data-whole says whether all of the drawing is in view, at every move.
+  const note = root.ownerDocument.createElement("p");
+  note.className = "camera-note";
+  note.setAttribute("role", "status");
+  note.hidden = true;
+  note.textContent = "Not all of the graph fits at a readable size here: Fit shows all of it, smaller.";
+  root.parentNode?.append(note);
+
+  function markWhole(t) {
+    const view = viewSize();
+    const inside = (lo, hi, shift, length) => t.k * lo + shift >= -1 && t.k * hi + shift <= length + 1;
+    const whole = Boolean(content) && inside(content.x0, content.x1, t.x, view.width)
+      && inside(content.y0, content.y1, t.y, view.height);
+    root.dataset.whole = String(whole);
+    // said at an overview of the automatic view only: the user's own zoom is theirs
+    note.hidden = whole || !(focus ?? home)?.overview || fitted !== "auto";
+  }
 
   // data-camera is "moving" while the camera glides, so tests can wait for "still".
   function apply(t, duration = 0) {
@@ -93,7 +131,7 @@ export function createZoom(root, { pinSize = false } = {}) {
     setFitted(whole ? "whole" : "auto");
     const view = viewSize();
     const auto = autoScale(scaling());
-    apply(whole ? wholeTransform(content, view, { max: auto.max }) : fitAround(content, view, focus, { ...scaling(), home }), duration);
+    apply(whole ? wholeTransform(content, view, { max: auto.max }) : fitAround(content, view, focus, { ...scaling(), steps, home }), duration);
   }
 
   /**
@@ -105,10 +143,11 @@ export function createZoom(root, { pinSize = false } = {}) {
     const { k, x, y } = goal ?? d3.zoomTransform(root);
     const now = { k, x, y };
     const next = fitted === "auto"
-      ? followTransform(now, content, viewSize(), focus, scaling())
+      ? followTransform(now, content, viewSize(), focus, { ...scaling(), steps })
       : revealTransform(now, focus, viewSize());
     const moved = next && (Math.abs(next.k - k) > 1e-6 || Math.abs(next.x - x) > 0.5 || Math.abs(next.y - y) > 0.5);
     if (moved) apply(next, duration);
+    else markWhole(now); // a step that needs no move may still be an overview (Done)
   }
 
   // A node reached by Tab comes into view: the browser cannot scroll a camera, and the
@@ -141,10 +180,12 @@ export function createZoom(root, { pinSize = false } = {}) {
     /**
      * A new drawing of `box` (contentBox): zoom limits for it, and the fitted view, with
      * `output` (the output node's box, or null) in view. `glide`: how long the camera
-     * takes to follow a step, ms (0: it jumps).
+     * takes to follow a step, ms (0: it jumps); `steps`: what each step needs on screen
+     * (viewport.js stepBoxes), so the automatic scale shows every step whole.
      */
-    show(box, output = null, { glide: ms = 300 } = {}) {
+    show(box, output = null, { glide: ms = 300, steps: sizes = null } = {}) {
       glide = ms;
+      steps = sizes;
       content = box;
       focus = null;
       home = output;
@@ -155,6 +196,7 @@ export function createZoom(root, { pinSize = false } = {}) {
     /** No drawing: nothing to fit. */
     clear() {
       content = null;
+      note.hidden = true;
       delete root.dataset.scale;
       root.dispatchEvent(new CustomEvent("camera", { detail: null }));
     },
@@ -168,6 +210,7 @@ export function createZoom(root, { pinSize = false } = {}) {
     /** Zoom by `factor` about the centre of the view; at once, so quick clicks add up. */
     zoomBy(factor) {
       if (!content) return;
+      goal = null;
       setFitted(false);
       svg.interrupt("camera");
       svg.call(behavior.scaleBy, factor);
