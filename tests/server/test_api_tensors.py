@@ -107,12 +107,15 @@ def test_cli_dtype_and_output_grad(tmp_path, capsys):
     assert "output_grad has shape (2,)" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("depth,kind", [(33, "bad_argument"), (300, "bad_argument"),
-                                        (20_000, "bad_request")])
-def test_deeply_nested_json_is_a_422_not_a_500(client, depth, kind):
-    """Deeper than a tensor may be (the engine says so), and deeper than pydantic's JSON
-    parser and Python's json module go (the body is not valid JSON to them)."""
+@pytest.mark.parametrize("depth,status,kind", [(33, 422, "bad_argument"),
+                                               (300, 413, "too_large"),
+                                               (20_000, 413, "too_large")])
+def test_deeply_nested_json_is_refused_not_a_500(client, depth, status, kind):
+    """Deeper than a tensor may be (the engine says so), and deeper than the body's depth
+    bound (GRADWALK_MAX_JSON_DEPTH, 100: refused before any JSON parser reads it)."""
     raw = ('{"program": "x = [1.0]\\ny = x * x\\n", "output_grad": '
            + "[" * depth + "1" + "]" * depth + "}").encode()
     r = client.post("/api/trace", content=raw, headers={"content-type": "application/json"})
-    assert r.status_code == 422 and r.json()["error"]["kind"] == kind, r.json()
+    assert r.status_code == status and r.json()["error"]["kind"] == kind, r.json()
+    if status == 413:
+        assert "GRADWALK_MAX_JSON_DEPTH" in r.json()["error"]["message"]
