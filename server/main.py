@@ -18,6 +18,7 @@ from server.routers import exports, links, nodes, pages, traces
 from server.routers.pages import ROOT
 from server.routers.traces import UnsupportedBody
 from server.settings import get_settings
+from server.shutdown import exit_within
 from server.slots import TraceSlots
 from server.tracing import ServerBusy
 
@@ -91,6 +92,7 @@ def create_app() -> FastAPI:
     app.include_router(nodes.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     settings = get_settings()
+    exit_within(settings.shutdown_timeout_seconds)
     app.state.trace_slots = TraceSlots(settings.max_concurrent_traces,
                                        settings.max_queued_bytes,
                                        settings.max_stream_buffer_bytes)
