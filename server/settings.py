@@ -52,7 +52,8 @@ class Settings:
     body_timeout_seconds: how long a request body may take to arrive (seconds); a body still
         incomplete after it answers 408 and the connection is closed.
     shutdown_timeout_seconds: on SIGTERM, how long `gradwalk serve` lets open connections (a
-        slow stream client) finish before closing them (seconds).
+        slow stream client) finish before closing them (seconds); the process ends at most
+        0.5 s after it, work still running or not (server/shutdown.py).
     data_dir: where the default SQLite database lives (created on first start).
     database_url: SQLAlchemy URL of the short-link store; empty means
         `sqlite:///<data_dir>/gradwalk.db`; PostgreSQL as `postgresql+psycopg://user:pw@host/db`.
