@@ -45,7 +45,7 @@ def _cpu_seconds(pid: int) -> float:
 
 def memory(tmp: pathlib.Path) -> str:
     body = json.dumps({"program": chain(60_000)}).encode()
-    with served(tmp, **BIG) as server:
+    with served(tmp, **BIG, busy_timeout_seconds=300) as server:   # each waits its turn
         before, peak = server.rss(), 0
         socks = []
         for _ in range(16):

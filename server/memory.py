@@ -9,11 +9,13 @@ there is nothing to give). glibc only: elsewhere (musl, macOS) this does nothing
 from __future__ import annotations
 
 import ctypes
+import gc
 import logging
 import threading
 
 log = logging.getLogger("gradwalk")
 DELAY_SECONDS = 0.2   # let the last request's objects be freed first (seconds)
+SLICE = 2048   # items freed at once by free_in_pieces: a couple of milliseconds
 
 try:
     _malloc_trim = ctypes.CDLL(None).malloc_trim   # the running process's C library
@@ -23,8 +25,13 @@ _pending = threading.Lock()   # held while a give-back is scheduled: one at a ti
 
 
 def give_back() -> None:
-    """Return the C heap's free pages to the system now (ctypes releases the GIL)."""
+    """Return the free pages to the system now: a full collection first, which also empties
+    the interpreter's free lists so that whole small-object arenas can be unmapped (10-16 ms
+    holding the GIL; two 60,000-node streams' leftovers: RSS 89-103 MB after the trim alone,
+    63-69 MB with the collection, from 42 MB before), then malloc_trim (ctypes releases the
+    GIL)."""
     if _malloc_trim is not None:
+        gc.collect()
         _malloc_trim(0)
 
 
@@ -43,3 +50,20 @@ def give_back_soon() -> None:
     timer = threading.Timer(DELAY_SECONDS, run)
     timer.daemon = True   # never delays the process's exit
     timer.start()
+
+
+def free_in_pieces(obj: object) -> None:
+    """Empty obj's lists and dicts, and those of the objects it holds directly (a parsed
+    program's nodes and names, its lines), SLICE items at a time. Freeing a 60,000-node program is one
+    cascade of deallocations, 60 ms in which no other thread runs (the event loop, when the
+    route's last reference went there); in slices, the GIL can pass between them. obj is
+    unusable afterwards."""
+    for value in list(vars(obj).values()):
+        for items in [value, *vars(value).values()] if hasattr(value, "__dict__") else [value]:
+            if isinstance(items, list):
+                while items:
+                    del items[-SLICE:]
+            elif isinstance(items, dict):
+                while items:
+                    for _ in range(min(SLICE, len(items))):
+                        items.popitem()

@@ -27,8 +27,9 @@ from typing import AsyncIterator, Callable, TypeVar
 import anyio
 import anyio.to_thread
 
+from engine.parse import Program
 from server.feed import Feed, StreamBudget
-from server.memory import give_back_soon
+from server.memory import free_in_pieces, give_back_soon
 from server.tracing import ServerBusy
 
 T = TypeVar("T")
@@ -108,7 +109,7 @@ class TraceSlots:
         await self._acquire(timeout)
         feed = Feed(self.streams)   # from here to the task, nothing awaits: the slot is kept
         task = asyncio.get_running_loop().create_task(
-            anyio.to_thread.run_sync(fn, *args, feed.put, feed.check,
+            anyio.to_thread.run_sync(_freeing, fn, *args, feed.put, feed.check,
                                      limiter=self._trace_threads))
         self._producers.add(task)   # the loop keeps only a weak reference to a task
         task.add_done_callback(lambda done: self._produced(done, feed))
@@ -120,6 +121,18 @@ class TraceSlots:
         feed.end()
         if not task.cancelled() and task.exception() is not None:
             log.error("the stream's producer failed", exc_info=task.exception())
+
+
+def _freeing(fn: Callable[..., T], *args) -> T:
+    """fn(*args), then each parsed program among args freed in slices, here in the worker
+    thread (server/memory.py free_in_pieces): left to its last reference, a big one is freed
+    in one stretch that holds the GIL, on the event loop's thread when that was the route's."""
+    try:
+        return fn(*args)
+    finally:
+        for arg in args:
+            if isinstance(arg, Program):
+                free_in_pieces(arg)
 
 
 async def _take(semaphore: anyio.Semaphore, timeout: float) -> None:
@@ -170,7 +183,8 @@ class Waiting:
         """
         async with self.slots.held(self.left()):
             self.leave()
-            return await anyio.to_thread.run_sync(fn, *args, limiter=self.slots._trace_threads)
+            return await anyio.to_thread.run_sync(_freeing, fn, *args,
+                                                  limiter=self.slots._trace_threads)
 
     async def produce(self, fn: Callable[..., object], *args) -> Feed:
         """Start fn(*args, put, check) in a worker thread holding a slot taken before the

@@ -20,15 +20,14 @@ from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Str
 from starlette.responses import StreamingResponse
 
 from engine.errors import ProgramError
-from engine.trace.options import Options
 from engine.parse import Program
+from engine.trace.options import Options
 from server.deps import SettingsDep, SlotsDep
 from server.feed import Feed
 from server.openapi import SSE_RESPONSE
 from server.settings import Settings
 from server.slots import TraceSlots, Waiting
 from server.tracing import error_event, parse_program, stream_body, trace_body
-
 
 
 class EventStream(StreamingResponse):
@@ -138,11 +137,15 @@ REQUEST_BODY = {"requestBody": {"required": True, "content": {
     "application/json": {"schema": TraceRequest.model_json_schema()}}}}
 _REQUEST_ERRORS = ((408, "the body did not arrive in time"), (413, "the body is too large"),
                    (415, "the body is not JSON"), (422, "a program error or a malformed request"))
+_BUSY = (503, "busy: the queue before the trace slots is full, or no slot came within the "
+              "busy timeout")
 ERRORS = {status: {"model": ErrorBody, "description": text}
-          for status, text in (*_REQUEST_ERRORS, (503, "every trace slot stayed taken"))}
-# The stream refuses a bad request as JSON; later errors are `error` events of a 200 stream.
+          for status, text in (*_REQUEST_ERRORS, _BUSY)}
+# The stream refuses a bad request, and busy, as JSON; later errors are `error` events of a
+# 200 stream.
 STREAM_ERRORS = {status: {"description": text, "content": {"application/json": {
-    "schema": {"$ref": "#/components/schemas/ErrorBody"}}}} for status, text in _REQUEST_ERRORS}
+    "schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
+    for status, text in (*_REQUEST_ERRORS, _BUSY)}
 
 
 def queue_share(request: Request, settings: Settings, slots: TraceSlots):
