@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from server.jsonshape import Bounds, ShapeTooLarge, UnknownField, check_shape
 from server.settings import get_settings
-from server.slots import TraceSlots
+from server.slots import Waiting
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -24,17 +24,19 @@ class UnsupportedBody(Exception):
     message = "send the body as JSON, with Content-Type: application/json"
 
 
-async def read_body(request: Request, slots: TraceSlots, model: type[M]) -> M:
+async def read_body(request: Request, wait: Waiting, model: type[M]) -> M:
     """The body validated as `model`, its shape checked first, in a worker thread (without a
-    trace slot). Raises UnsupportedBody (415), ShapeTooLarge (413) or RequestValidationError
-    (422; an unknown top-level field as pydantic's `extra_forbidden`)."""
+    trace slot), within the request's place in the queue (`wait`, TraceSlots.waiting). Raises
+    UnsupportedBody (415), ShapeTooLarge (413), RequestValidationError (422; an unknown
+    top-level field as pydantic's `extra_forbidden`) or ServerBusy (503)."""
     if not _is_json(request.headers.get("content-type", "")):
         raise UnsupportedBody()
     raw = await request.body()
+    wait.start()
     settings = get_settings()
     bounds = Bounds(settings.max_json_depth, settings.max_json_keys, settings.max_json_items)
     try:
-        return await slots.prepare(_validate, model, raw, bounds)
+        return await wait.prepare(_validate, model, raw, bounds)
     except UnknownField as e:
         raise RequestValidationError([{"type": "extra_forbidden", "loc": ("body", e.name),
                                        "msg": "Extra inputs are not permitted"}]) from None

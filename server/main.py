@@ -14,9 +14,11 @@ from server.body import HINTS, BodyLimit
 from server.errors import BUSY, INTERNAL, ErrorResponse, error_dict, error_response
 from server.head import HeadAsGet
 from server.jsonbody import ShapeTooLarge, UnsupportedBody
+from server.health import HealthFirst
 from server.routers import exports, links, nodes, pages, traces
 from server.routers.pages import ROOT
 from server.settings import get_settings
+from server.shutdown import exit_within
 from server.slots import TraceSlots
 from server.tracing import ServerBusy
 
@@ -89,7 +91,11 @@ def create_app() -> FastAPI:
     app.include_router(exports.router)
     app.include_router(nodes.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
-    app.state.trace_slots = TraceSlots(get_settings().max_concurrent_traces)
+    settings = get_settings()
+    exit_within(settings.shutdown_timeout_seconds)
+    app.state.trace_slots = TraceSlots(settings.max_concurrent_traces,
+                                       settings.max_queued_bytes,
+                                       settings.max_stream_buffer_bytes)
     app.add_middleware(BodyLimit)
 
     # The handlers are `async def` so that an error answer never waits for a worker thread.
@@ -143,5 +149,8 @@ def create_app() -> FastAPI:
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         return response
 
-    app.add_middleware(HeadAsGet)   # outermost: the body limits and headers see a GET
+    app.add_middleware(HeadAsGet)   # the body limits and headers see a GET
+    app.add_middleware(HealthFirst, headers=[   # outermost: nothing before it but uvicorn
+        (b"content-security-policy", f"{CSP}; {frame_ancestors('/healthz')}".encode()),
+        (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")])
     return app

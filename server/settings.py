@@ -28,7 +28,18 @@ class Settings:
         is serialized; a 100,000-node scalar chain makes about 70 MB. Larger: 422 too_large.
     max_concurrent_traces: traces computed at once (the machine has few cores; more would
         only share them and multiply the memory).
-    busy_timeout_seconds: how long a request waits for a free slot before a 503 (seconds).
+    busy_timeout_seconds: how long a request may take, from the arrival of its body, to be
+        validated, parsed and given a free slot before a 503 `busy` (seconds).
+    max_queued_bytes: the bodies of all requests between their arrival and a trace slot
+        (being read, validated, parsed or waiting for a slot), together (bytes, each at least
+        1 KiB, a chunked body at max_body_bytes, one alone always fits); a request that finds
+        it full answers 503 `busy` at once. A parsed program holds about 37 times its body
+        (a 30,000-node chain: 0.67 MB of JSON, 24 MB parsed), so the default holds about six
+        such programs or thousands of small ones.
+    max_stream_buffer_bytes: the stream bytes made and not yet read by their clients, over
+        all streams together (bytes); past it the stream holding the most is dropped: its
+        trace stops and its client gets an `error` event of kind `too_slow`. The default holds
+        two of the largest streams (max_response_bytes) whole.
     max_program_chars: the longest program accepted (characters); a 100,000-node chain fits.
     max_statements: the most statements (lines) a program may have (statements).
     max_depth: how deeply an expression may nest: calls, lists and right operands count a
@@ -50,7 +61,8 @@ class Settings:
     max_json_items: the most array elements in one request body, all arrays together
         (elements; as max_total_elements bounds all of a program's values). More: 413.
     shutdown_timeout_seconds: on SIGTERM, how long `gradwalk serve` lets open connections (a
-        slow stream client) finish before closing them (seconds).
+        slow stream client) finish before closing them (seconds); the process ends at most
+        0.5 s after it, work still running or not (server/shutdown.py).
     data_dir: where the default SQLite database lives (created on first start).
     database_url: SQLAlchemy URL of the short-link store; empty means
         `sqlite:///<data_dir>/gradwalk.db`; PostgreSQL as `postgresql+psycopg://user:pw@host/db`.
@@ -74,6 +86,8 @@ class Settings:
     max_response_bytes: int = 100_000_000
     max_concurrent_traces: int = 2
     busy_timeout_seconds: float = 10.0
+    max_queued_bytes: int = 4 * 1024 * 1024
+    max_stream_buffer_bytes: int = 200_000_000
     max_program_chars: int = 2_000_000
     max_statements: int = 120_000
     max_depth: int = 100

@@ -18,9 +18,7 @@ from server.deps import SettingsDep, SlotsDep
 from server.errors import error_dict, error_response
 from server.export_html import MissingAsset
 from server.exports import FORMATS, export
-from server.jsonbody import read_body
-from server.routers.traces import ERRORS, TraceRequest
-from server.tracing import parse_program
+from server.routers.traces import ERRORS, TraceRequest, queue_share, read_and_parse
 
 router = APIRouter(prefix="/api/export", tags=["export"])
 
@@ -49,11 +47,11 @@ async def export_file(fmt: Literal["html", "md", "tex", "json"], request: Reques
     """The file as an attachment: html the standalone page, md and tex the backward-pass
     table, json the trace body. 422 on a program error; 503 when every trace slot stays
     taken, or (html) when the page's scripts are not built."""
-    body = await read_body(request, slots, ExportRequest)
-    program = await slots.prepare(parse_program, body.program, settings, body.dtype)
     try:
-        data = await slots.trace(settings.busy_timeout_seconds, export, fmt, body.program,
-                                 body.output, settings, body.state, program, body.output_grad)
+        async with queue_share(request, settings, slots) as wait:
+            body, program = await read_and_parse(request, settings, wait, ExportRequest)
+            data = await wait.trace(export, fmt, body.program, body.output, settings,
+                                    body.state, program, body.output_grad)
     except MissingAsset as e:
         return error_response(503, error_dict("unavailable", str(e), hint="run `npm run build`"))
     return Response(data, media_type=FORMATS[fmt].media_type, headers={

@@ -25,6 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from server.deps import SettingsDep, SlotsDep
 from server.errors import ErrorResponse, error_dict, error_response
 from server.jsonbody import read_body
+from server.routers.traces import queue_share
 from server.openapi import errors, page_errors
 from server.presets import presets
 from server.ratelimit import RateLimit
@@ -156,7 +157,8 @@ async def create_link(request: Request, response: Response, store: LinkStoreDep,
     """Store the state (idempotent: the same state gives the same id) -> {id, url}.
     201 when new, 200 when it existed; 413 over max_link_state_bytes; 429 past the client's
     link_rate_limit (Retry-After); 507 past max_link_storage_bytes; 503 database down."""
-    body = await read_body(request, slots, LinkRequest)
+    async with queue_share(request, settings, slots) as wait:
+        body = await read_body(request, wait, LinkRequest)
     if store is None:
         return error_response(404, DISABLED)
     try:

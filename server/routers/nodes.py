@@ -13,10 +13,9 @@ import orjson
 
 from engine.trace.node_data import node_data
 from server.deps import SettingsDep, SlotsDep
-from server.jsonbody import read_body
-from server.routers.traces import ERRORS, TraceRequest
+from server.routers.traces import ERRORS, TraceRequest, queue_share, read_and_parse
 from server.settings import Settings
-from server.tracing import check_size, limits, parse_program
+from server.tracing import check_size, limits
 
 router = APIRouter(prefix="/api", tags=["trace"])
 
@@ -44,8 +43,7 @@ def _node_body(program, body: NodeRequest, settings: Settings) -> bytes:
 async def trace_node(request: Request, settings: SettingsDep, slots: SlotsDep) -> Response:
     """The node's value and its adjoint after the backward pass, with all their numbers.
     422 on a program error or a node id the graph does not have (`unknown_node`)."""
-    body = await read_body(request, slots, NodeRequest)
-    program = await slots.prepare(parse_program, body.program, settings, body.dtype)
-    data = await slots.trace(settings.busy_timeout_seconds, _node_body, program, body,
-                             settings)
+    async with queue_share(request, settings, slots) as wait:
+        body, program = await read_and_parse(request, settings, wait, NodeRequest)
+        data = await wait.trace(_node_body, program, body, settings)
     return Response(data, media_type="application/json")

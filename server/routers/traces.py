@@ -1,15 +1,15 @@
 """POST /api/trace (the whole trace as JSON) and POST /api/trace/stream (Server-Sent Events).
 
 The handlers are `async def` and never block the event loop: the body is read as bytes (bounded
-by server/body.py), then validated, parsed and traced in worker threads (server/slots.py). A
+by server/body.py), then validated, parsed and traced in worker threads (server/slots.py), each
+request holding a share of the bounded queue in front of the trace slots until it has one. A
 program is parsed before it takes a trace slot, so a syntax error never waits for one.
 """
 from __future__ import annotations
 
 import asyncio
 import functools
-import logging
-from typing import Any, AsyncIterator, Literal
+from typing import Any, AsyncIterator, Literal, TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -18,39 +18,48 @@ from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Str
 from starlette.responses import StreamingResponse
 
 from engine.errors import ProgramError
+from engine.parse import Program
 from engine.trace.options import Options
 from server.deps import SettingsDep, SlotsDep
-from server.errors import BUSY, INTERNAL
-from server.jsonbody import read_body
+from server.feed import Feed
 from server.openapi import SSE_RESPONSE
 from server.settings import Settings
-from server.slots import TraceSlots
-from server.tracing import (ServerBusy, error_event, parse_program, stream_body,
-                            trace_body, without_bom)
-
-log = logging.getLogger("gradwalk")
+from server.slots import TraceSlots, Waiting
+from server.jsonbody import read_body
+from server.tracing import (error_event, parse_program, stream_body, trace_body,
+                            without_bom)
 
 
 class EventStream(StreamingResponse):
     """text/event-stream, returned by an ordinary `async def` handler. (FastAPI's own
     EventSourceResponse would make the route a generator endpoint, which could not answer a
-    bad request with a 422 before the stream starts.)
+    bad request with a 422, or `busy` with a 503, before the stream starts.)
 
-    Its body iterator is closed as soon as the response ends, however it ends: when the client
-    goes while a piece is being sent, the generator is paused at a `yield`, and left to the
-    garbage collector its `finally` (which stops the work) could run much later."""
+    Its body iterator is closed, and its feed stopped, as soon as the response ends, however
+    it ends: when the client goes while a piece is being sent, the generator is paused at a
+    `yield`, and left to the garbage collector its `finally` could run much later; when it
+    goes before the response starts, the generator never runs at all."""
 
     media_type = "text/event-stream"
+
+    def __init__(self, content, feed: Feed | None = None, status_code: int = 200) -> None:
+        # (status_code: FastAPI reads the route's documented status from this signature)
+        super().__init__(content, status_code, headers={"Cache-Control": "no-cache",
+                                                        "X-Accel-Buffering": "no"})
+        self.feed = feed
 
     async def __call__(self, scope, receive, send) -> None:
         try:
             await super().__call__(scope, receive, send)
         finally:
             await self.body_iterator.aclose()
+            if self.feed is not None:
+                self.feed.stop()
 
 
 router = APIRouter(prefix="/api", tags=["trace"])
 MAX_OUTPUT_CHARS = 256   # an output name longer than this is refused (characters)
+M = TypeVar("M", bound=BaseModel)
 
 
 class TraceRequest(BaseModel):
@@ -133,21 +142,44 @@ REQUEST_BODY = {"requestBody": {"required": True, "content": {
     "application/json": {"schema": TraceRequest.model_json_schema()}}}}
 _REQUEST_ERRORS = ((408, "the body did not arrive in time"), (413, "the body is too large"),
                    (415, "the body is not JSON"), (422, "a program error or a malformed request"))
+_BUSY = (503, "busy: the queue before the trace slots is full, or no slot came within the "
+              "busy timeout")
 ERRORS = {status: {"model": ErrorBody, "description": text}
-          for status, text in (*_REQUEST_ERRORS, (503, "every trace slot stayed taken"))}
-# The stream refuses a bad request as JSON; later errors are `error` events of a 200 stream.
+          for status, text in (*_REQUEST_ERRORS, _BUSY)}
+# The stream refuses a bad request, and busy, as JSON; later errors are `error` events of a
+# 200 stream.
 STREAM_ERRORS = {status: {"description": text, "content": {"application/json": {
-    "schema": {"$ref": "#/components/schemas/ErrorBody"}}}} for status, text in _REQUEST_ERRORS}
+    "schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
+    for status, text in (*_REQUEST_ERRORS, _BUSY)}
+
+
+def queue_share(request: Request, settings: Settings, slots: TraceSlots):
+    """The request's place in the queue before a trace slot (TraceSlots.waiting), weighed by
+    its Content-Length (a chunked body's size is unknown: max_body_bytes). Raises ServerBusy
+    when the queue is full."""
+    try:
+        size = int(request.headers["content-length"])
+    except (KeyError, ValueError):
+        size = settings.max_body_bytes
+    return slots.waiting(size, settings.busy_timeout_seconds)
+
+
+async def read_and_parse(request: Request, settings: Settings, wait: Waiting,
+                         model: type[M] = TraceRequest) -> tuple[M, Program]:
+    """The body (server/jsonbody.py read_body) and its program parsed, both in worker threads.
+    Raises what read_body and engine.parse raise."""
+    body = await read_body(request, wait, model)
+    return body, await wait.prepare(parse_program, body.program, settings, body.dtype)
 
 
 @router.post("/trace", openapi_extra=REQUEST_BODY, responses=ERRORS,
              response_description="{version, graph, events, output, grads}")
 async def trace(request: Request, settings: SettingsDep, slots: SlotsDep) -> Response:
     """The graph, every event, the output and the leaves' gradients. 422 on a program error."""
-    body = await read_body(request, slots, TraceRequest)
-    program = await slots.prepare(parse_program, body.program, settings, body.dtype)
-    data = await slots.trace(settings.busy_timeout_seconds, trace_body, program, body.output,
-                             settings, body.output_grad, None, body.options())
+    async with queue_share(request, settings, slots) as wait:
+        body, program = await read_and_parse(request, settings, wait)
+        data = await wait.trace(trace_body, program, body.output, settings, body.output_grad,
+                                None, body.options())
     return Response(data, media_type="application/json")
 
 
@@ -156,44 +188,36 @@ async def trace(request: Request, settings: SettingsDep, slots: SlotsDep) -> Res
 async def trace_stream(request: Request, settings: SettingsDep, slots: SlotsDep) -> EventStream:
     """One SSE per event: `graph`, then evaluate ... done; or one `error` (status 200).
 
-    A malformed request is refused before the stream starts (422, 413, 415, 408)."""
-    body = await read_body(request, slots, TraceRequest)
-    return EventStream(_events(body, settings, slots),
-                       headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    A malformed request is refused before the stream starts (422, 413, 415, 408), and so is
+    one that gets no trace slot in time (503 `busy`): the stream starts once its trace has
+    its slot. A program error is the stream's one `error` event."""
+    async with queue_share(request, settings, slots) as wait:
+        try:
+            body, program = await read_and_parse(request, settings, wait)
+        except ProgramError as e:
+            return EventStream(_once(error_event(e.to_dict())))
+        feed = await wait.produce(functools.partial(stream_body, output_grad=body.output_grad,
+                                                    options=body.options()),
+                                  program, body.output, settings)
+    return EventStream(_sent(feed), feed)
 
 
-async def _events(body: TraceRequest, settings: Settings,
-                  slots: TraceSlots) -> AsyncIterator[bytes]:
+async def _once(piece: bytes) -> AsyncIterator[bytes]:
+    yield piece
+
+
+async def _sent(feed: Feed) -> AsyncIterator[bytes]:
     """The stream's bytes, sent as they are made. The trace runs in a worker thread holding a
-    slot and writes into a Feed that never waits (server/slots.py); this generator sends from
+    slot and writes into a Feed that never waits (server/feed.py); this generator sends from
     the feed. A client that stops reading holds no slot: the thread finishes into the feed and
-    frees its slot. A client that goes away stops the work: Starlette cancels this generator
-    (or EventStream closes it), `finally` stops the feed, and the thread stops at its next
-    event (server/tracing.py stream_body)."""
-    try:
-        program = await slots.prepare(parse_program, body.program, settings, body.dtype)
-        feed = await slots.produce(settings.busy_timeout_seconds,
-                                   functools.partial(stream_body, output_grad=body.output_grad,
-                                                     options=body.options()),
-                                   program, body.output, settings)
-    except ProgramError as e:
-        yield error_event(e.to_dict())
-        return
-    except ServerBusy:
-        yield error_event(BUSY)
-        return
-    except Exception:   # noqa: BLE001 - the stream must end with an event, not a cut
-        log.exception("unexpected error in the stream")
-        yield error_event(INTERNAL)
-        return
-    try:
-        async for piece in feed:
-            yield piece
-            # A turn for the loop after each piece. To a client that has gone, uvicorn's send
-            # returns at once without awaiting anything, and the feed hands out queued pieces
-            # without awaiting either: this loop then never paused, so Starlette's disconnect
-            # listener could not cancel it until the producer fell behind, and the trace ran
-            # on for seconds after its client left (N of 160,000 events, varying by load).
-            await asyncio.sleep(0)
-    finally:
-        feed.stop()
+    frees its slot (and past max_stream_buffer_bytes the feed is dropped). A client that goes
+    away stops the work: Starlette cancels this generator, EventStream stops the feed, and the
+    thread stops at its next event (server/tracing.py stream_body)."""
+    async for piece in feed:
+        yield piece
+        # A turn for the loop after each piece. To a client that has gone, uvicorn's send
+        # returns at once without awaiting anything, and the feed hands out queued pieces
+        # without awaiting either: this loop then never paused, so Starlette's disconnect
+        # listener could not cancel it until the producer fell behind, and the trace ran
+        # on for seconds after its client left (N of 160,000 events, varying by load).
+        await asyncio.sleep(0)

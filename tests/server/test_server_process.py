@@ -140,14 +140,16 @@ def test_sigterm_exits_while_a_stream_client_has_stopped_reading(tmp_path):
         server.proc.send_signal(signal.SIGTERM)
         try:
             # Without a graceful-shutdown timeout the server waits on this client for ever.
-            # (uvicorn re-raises the SIGTERM it caught once it has shut down: status -15.)
-            assert server.proc.wait(timeout=60) in (0, -signal.SIGTERM)
+            # (uvicorn re-raises the SIGTERM it caught once it has shut down: status -15; the
+            # watchdog of server/shutdown.py, if uvicorn is late, exits with 143.)
+            assert server.proc.wait(timeout=60) in (0, -signal.SIGTERM, 128 + signal.SIGTERM)
         except subprocess.TimeoutExpired:
             raise AssertionError("the server did not exit on SIGTERM") from None
         finally:
             sock.close()
     log = (tmp_path / "server.log").read_text()
-    assert "timeout graceful shutdown exceeded" in log and "Finished server process" in log
+    assert ("timeout graceful shutdown exceeded" in log and "Finished server process" in log
+            or "exiting with work still running" in log)
 
 
 def test_a_half_sent_body_answers_408_and_frees_the_connection(tmp_path):
