@@ -11,6 +11,7 @@ it came from.
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 from dataclasses import dataclass, field
 
@@ -566,8 +567,7 @@ class _Builder(TensorSyntax):
             return self.structure_call(node, func.id, name)
         if func.id not in FUNCTIONS:
             raise self.error("unsupported", f"unknown function `{clip(func.id)}`", func,
-                             hint="the functions are " + ", ".join(
-                                 sorted({*FUNCTIONS, *STRUCTURE, *HELPERS, "const"})))
+                             hint=_function_hint(func.id))
         op, allowed = FUNCTIONS[func.id]
         args, params = self.arguments(node, func.id, allowed)
         span = self.span(node)
@@ -835,3 +835,14 @@ def _usage(fname: str, values: int, positional: tuple, allowed: tuple, given: in
     if allowed:
         text += "; keyword parameters: " + ", ".join(allowed)
     return text + ("" if given is None else f" (got {given} argument{'s' if given != 1 else ''})")
+
+
+def _function_hint(name: str) -> str:
+    """The hint of an unknown function: the nearest names first ("did you mean `tanh`?", by
+    difflib's ratio), then every function, so a typo is answered in the first words."""
+    known = sorted({*FUNCTIONS, *STRUCTURE, *HELPERS, "const"})
+    near = difflib.get_close_matches(name, known, n=2, cutoff=0.7)
+    every = "the functions are " + ", ".join(known)
+    if not near:
+        return every
+    return "did you mean " + " or ".join(f"`{n}`" for n in near) + "? " + every

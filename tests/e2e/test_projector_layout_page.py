@@ -7,7 +7,7 @@ bounding boxes (px), never from screenshots."""
 from __future__ import annotations
 
 import pytest
-from page_helpers import choose, leave_editor, wait_step
+from page_helpers import choose, leave_editor, paste, wait_step
 from test_links import fragment
 from test_review_5 import open_page  # noqa: F401  (the fixture: a fresh page at a size)
 
@@ -306,3 +306,25 @@ def test_a_tensor_graph_draws_no_number_too_small_to_project(open_page, size, pr
     whole = page.locator("#graph").get_attribute("data-whole") == "true"
     assert whole or page.locator(".camera-note").is_visible()
     assert page.evaluate(NOT_CLEAR, "g.node.output .box") == []
+
+
+# ---------------------------------------------------------------- an error on the projector
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("program", ["L = frobnicate(2.0)\n", "L = tnh(2.0)\n"])
+def test_an_unknown_function_keeps_the_player_on_screen(open_page, size, program):
+    # The hint lists every function: grown to its ten lines it put the player's bottom at
+    # 790 px of 768 in the projector theme (a newcomer's review). The hint now scrolls in
+    # its own box, and a near name comes first.
+    page = themed(open_page(*size), "projector")
+    paste(page, program)
+    page.locator("#trace").click()
+    page.wait_for_selector('#app[data-status="error"]')
+    hint = page.locator(".program-error .error-hint")
+    if "tnh" in program:
+        assert hint.inner_text().startswith("Hint: did you mean `tanh`?")
+    assert "the functions are abs, arange" in hint.inner_text()
+    bottom = page.evaluate("document.querySelector('#player').getBoundingClientRect().bottom")
+    assert bottom <= size[1], bottom
+    assert page.evaluate("document.documentElement.scrollHeight") <= size[1], "the page scrolls"
