@@ -54,7 +54,8 @@ def clip(text: str, most: int = 24, more: bool = False) -> str:
     if len(text) <= most and not more:
         return text
     match = _COUNT.search(text)
-    count = match.group() if match else ""
+    # The count is kept only with room for a character of the text and the "…" beside it.
+    count = match.group() if match and len(match.group()) + len(ELLIPSIS) < most else ""
     body = text[:len(text) - len(count)]
     room = most - len(count) - len(ELLIPSIS)
     cuts = range(min(room, len(body) - (0 if more else 1)), 0, -1)

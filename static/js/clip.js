@@ -47,7 +47,9 @@ export function clipLabel(text, max) {
   const s = String(text);
   const chars = [...s];
   if (chars.length <= max) return s;
-  const count = s.match(COUNT)?.[0] ?? "";
+  // The count is kept only with room for a character of the text and the "…" beside it.
+  const found = s.match(COUNT)?.[0] ?? "";
+  const count = [...found].length + ELLIPSIS.length < max ? found : "";
   const body = [...s.slice(0, s.length - count.length)];
   const room = max - [...count].length - ELLIPSIS.length;
   for (let cut = Math.min(room, body.length - 1); cut > 0; cut -= 1) {

@@ -39,6 +39,9 @@ def test_a_repeat_count_is_kept_and_tokens_are_whole():
     assert clip("1." + "0" * 30, 24) == "1." + "0" * 21 + "…"   # one token: cut inside
     assert clip("w + … + w_first_layer", 12) == "w + …"   # one ellipsis, not "w + … + …"
     assert clip("x = (x *", 60, more=True) == "x = (x * …)"   # text that goes on is marked
+    # a count with no room beside it is text: " ×000" in 4 was "… ×000", 6 characters
+    # (fast-check found it in the page's clip.js, which follows these rules)
+    assert clip(" ×000", 4) == " ×…"
 
 
 @settings(max_examples=1500, deadline=None)

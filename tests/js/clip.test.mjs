@@ -43,6 +43,7 @@ test("a number, a name and a string are never cut inside, unless one alone is to
   assert.equal(clipLabel("f(a, b)", 5), "f(a…)");
   assert.equal(clipLabel("f(a, b)", 4), "f…"); // not "f(…)": an opener is not kept alone
   assert.equal(clipLabel("a_very_long_name_indeed", 8), "a_very_…"); // one token: cut inside
+  assert.equal(clipLabel(" ×000", 4), " ×…"); // a count with no room beside it is text (fast-check found it)
   assert.equal(chipText("w1 * relu(x)"), "w1 * relu…"); // a chip (layout.js)
   assert.ok(len(chipText("weights_of_layer1")) <= CHIP.maxChars);
 });
