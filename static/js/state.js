@@ -26,7 +26,8 @@ export const CUSTOM = ""; // the `preset` (and menu value) of the user's own tex
 export const CUSTOM_LABEL = "✎ Your program";
 export const LINKED = "(link)"; // the `preset` (and menu value) of a link's program
 export const LINKED_LABEL = "↪ Program from the link";
-export const EDITED_MARK = "(edited)"; // after an edited example's title in the menu
+export const EDITED_MARK = "Edited:"; // before an edited example's title in the menu, so a
+// menu cut to its first words (1024 px) still says which it is
 export const VERSION = 1; // the `v` of the state object; a link with a larger one is refused
 export const MODES = ["reverse", "forward"]; // the walk's mode (render/modes.js's #mode)
 export const DIRECTIONS = ["element", "random"]; // a tensor leaf's tangent (modes.js)
@@ -301,7 +302,7 @@ export function derivesFrom(program, original) {
  * The patch for the user typing `program`: it changes only the draft of the entry shown.
  * `replaced`: the edit replaced the whole text (a paste over it all); a text so pasted
  * that no longer derives from the example shown (derivesFrom) is the user's own program
- * ("✎ Your program", not "<example> (edited)"), and the example keeps its own text.
+ * ("✎ Your program", not "Edited: <example>"), and the example keeps its own text.
  */
 export function editProgram(state, program, presets, { replaced = false } = {}) {
   if (state.preset === CUSTOM) return { program, draft: program };
@@ -338,7 +339,7 @@ export function choosePreset(state, id, presets) {
  */
 export function menuFor(state, presets) {
   const options = presets.map((p) => ({
-    value: p.id, label: edited(state, p.id) ? `${p.title} ${EDITED_MARK}` : p.title,
+    value: p.id, label: edited(state, p.id) ? `${EDITED_MARK} ${p.title}` : p.title,
   }));
   const linked = state.linked === null || state.linked === undefined ? [] : [{ value: LINKED, label: LINKED_LABEL }];
   return { options: [{ value: CUSTOM, label: CUSTOM_LABEL }, ...linked, ...options], value: state.preset };

@@ -58,7 +58,7 @@ def test_a_program_typed_over_an_example_is_your_program(open_explorer, delete_f
     page.keyboard.press("Control+Enter")
     wait_traced(page, "w * x")
     assert get_program(page) == TYPED_TEXT
-    assert menu_label(page) == YOUR_PROGRAM  # not "tanh with fan-out (a used twice) (edited)"
+    assert menu_label(page) == YOUR_PROGRAM  # not "Edited: tanh with fan-out (a used twice)"
     assert page.locator("#reset-example").is_hidden()  # the example has nothing to lose
     choose(page, TANH_ID)
     assert get_program(page) == TANH and menu_label(page) == TANH_TITLE
@@ -69,7 +69,7 @@ def test_a_program_typed_over_an_example_is_your_program(open_explorer, delete_f
 
 def open_with_typed_edit(open_explorer, size, draft: str = ""):
     """The issue's page: the typed program saved as an edit of the tanh example (as the page
-    before this fix saved it: the menu reads "... (edited)"), "✎ Your program" = `draft`."""
+    before this fix saved it: the menu reads "Edited: ..."), "✎ Your program" = `draft`."""
     ex = open_explorer(*size)
     page = ex.page
     state = {"program": TYPED_TEXT, "preset": TANH_ID, "draft": draft, "edits": {TANH_ID: TYPED_TEXT}}
@@ -77,7 +77,7 @@ def open_with_typed_edit(open_explorer, size, draft: str = ""):
     page.goto(page.url.split("#")[0])  # no link in the address: the saved drafts open
     wait_traced(page, "w * x")
     assert get_program(page) == TYPED_TEXT
-    assert menu_label(page) == f"{TANH_TITLE} (edited)"
+    assert menu_label(page) == f"Edited: {TANH_TITLE}"
     return ex
 
 
@@ -131,7 +131,7 @@ def test_reset_asks_first_when_your_program_holds_another_text(open_explorer):
     answer(False)  # "Cancel": nothing changes
     page.locator("#reset-example").click()
     assert len(asked) == 1 and YOUR_PROGRAM in asked[0] and "Ctrl+Z" in asked[0]
-    assert get_program(page) == TYPED_TEXT and menu_label(page) == f"{TANH_TITLE} (edited)"
+    assert get_program(page) == TYPED_TEXT and menu_label(page) == f"Edited: {TANH_TITLE}"
 
     answer(True)
     page.locator("#reset-example").click()
@@ -141,7 +141,7 @@ def test_reset_asks_first_when_your_program_holds_another_text(open_explorer):
     page.locator("#program").click()
     page.keyboard.press("Control+Z")
     wait_text(page, TYPED_TEXT)
-    page.wait_for_function("() => document.querySelector('#preset').selectedOptions[0].textContent.endsWith('(edited)')")
+    page.wait_for_function("() => document.querySelector('#preset').selectedOptions[0].textContent.startsWith('Edited:')")
     assert ex.unexpected_errors() == []
 
 

@@ -178,7 +178,7 @@ def test_editing_an_example_never_replaces_your_program(explorer):
     assert reset.is_hidden()  # nothing to reset yet
     page.locator("#program").press("Control+End")
     page.keyboard.type("#")  # the review's repro: one character in the example
-    page.wait_for_function("() => document.querySelector('#preset').selectedOptions[0].textContent.endsWith('(edited)')")
+    page.wait_for_function("() => document.querySelector('#preset').selectedOptions[0].textContent.startsWith('Edited:')")
     assert menu(page)[0] == "seed-q-ab-plus-a"
     assert reset.is_visible()
     page.wait_for_function("() => (JSON.parse(localStorage.getItem('gradwalk.editor.v1') || '{}').edits || {})"
@@ -199,7 +199,7 @@ def test_editing_an_example_never_replaces_your_program(explorer):
     page.wait_for_function("m => JSON.parse(localStorage.getItem('gradwalk.editor.v1') || '{}').draft === m", arg=MINE)
     page.reload()
     page.wait_for_selector('#app[data-status="ready"]')
-    assert menu(page)[0] == "seed-q-ab-plus-a" and menu(page)[1].endswith("(edited)")
+    assert menu(page)[0] == "seed-q-ab-plus-a" and menu(page)[1].startswith("Edited:")
     assert get_program(page) == edited
     # "✎ Your program" holds MINE, so the edit would be kept only by Ctrl+Z: the page asks
     # first (render/reset.js; tests/e2e/test_lost_work_page.py).
@@ -207,7 +207,7 @@ def test_editing_an_example_never_replaces_your_program(explorer):
     reset.click()
     page.wait_for_function("([sel, t]) => document.querySelector(sel).gradwalkEditor.getText() === t"
                            " && document.querySelector('#app').dataset.status === 'ready'", arg=[EDITOR, example])
-    assert not menu(page)[1].endswith("(edited)") and reset.is_hidden()
+    assert not menu(page)[1].startswith("Edited:") and reset.is_hidden()
     choose(page, label=YOUR_PROGRAM)
     assert get_program(page) == MINE
     assert explorer.unexpected_errors() == []

@@ -139,7 +139,7 @@ test("the menu offers your program when there is one, marks edited examples, and
   const away = after(pick(CUSTOM), type(MINE), pick("p2"), type("b = 1.0\n"));
   const menu = menuFor(away, PRESETS);
   assert.equal(menu.value, "p2");
-  assert.deepEqual(menu.options.map((o) => o.label), [CUSTOM_LABEL, "first", `second ${EDITED_MARK}`]);
+  assert.deepEqual(menu.options.map((o) => o.label), [CUSTOM_LABEL, "first", `${EDITED_MARK} second`]);
 });
 
 test("every draft comes back after a reload, and anything unusable means the first example", () => {
@@ -266,7 +266,7 @@ test("a link wins over the drafts without overwriting any of them", () => {
   const opened = { ...mine, ...patch };
   assert.equal(opened.draft, MINE);
   assert.deepEqual(opened.edits, { p1: "a = 5.0\n" });
-  assert.deepEqual(menuFor(opened, PRESETS).options.map((o) => o.label), [CUSTOM_LABEL, LINKED_LABEL, `first ${EDITED_MARK}`, "second"]);
+  assert.deepEqual(menuFor(opened, PRESETS).options.map((o) => o.label), [CUSTOM_LABEL, LINKED_LABEL, `${EDITED_MARK} first`, "second"]);
   assert.equal(menuFor(opened, PRESETS).value, LINKED);
   assert.equal(canReset(opened), false);
   // The drafts are where they were, and the link's entry keeps its own text, edits and all.
