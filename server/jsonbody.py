@@ -14,14 +14,25 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 from server.jsonshape import Bounds, ShapeTooLarge, UnknownField, check_shape
-from server.settings import get_settings
-from server.slots import Waiting
+from server.settings import Settings, get_settings
+from server.slots import TraceSlots, Waiting
 
 M = TypeVar("M", bound=BaseModel)
 
 
 class UnsupportedBody(Exception):
     message = "send the body as JSON, with Content-Type: application/json"
+
+
+def queue_share(request: Request, settings: Settings, slots: TraceSlots):
+    """The request's place in the queue before a trace slot (TraceSlots.waiting), weighed by
+    its Content-Length (a chunked body's size is unknown: max_body_bytes). Raises ServerBusy
+    when the queue is full."""
+    try:
+        size = int(request.headers["content-length"])
+    except (KeyError, ValueError):
+        size = settings.max_body_bytes
+    return slots.waiting(size, settings.busy_timeout_seconds)
 
 
 async def read_body(request: Request, wait: Waiting, model: type[M]) -> M:
@@ -70,4 +81,4 @@ def _is_json(content_type: str) -> bool:
                                           and kind.endswith("+json"))
 
 
-__all__ = ["ShapeTooLarge", "UnsupportedBody", "read_body"]
+__all__ = ["ShapeTooLarge", "UnsupportedBody", "queue_share", "read_body"]

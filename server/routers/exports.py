@@ -18,7 +18,8 @@ from server.deps import SettingsDep, SlotsDep
 from server.errors import error_dict, error_response
 from server.export_html import MissingAsset
 from server.exports import FORMATS, export
-from server.routers.traces import ERRORS, TraceRequest, queue_share, read_and_parse
+from server.jsonbody import queue_share
+from server.routers.traces import ERRORS, TraceRequest, read_and_parse
 
 router = APIRouter(prefix="/api/export", tags=["export"])
 

@@ -24,8 +24,7 @@ from starlette.concurrency import run_in_threadpool
 
 from server.deps import SettingsDep, SlotsDep
 from server.errors import ErrorResponse, error_dict, error_response
-from server.jsonbody import read_body
-from server.routers.traces import queue_share
+from server.jsonbody import queue_share, read_body
 from server.openapi import errors, page_errors
 from server.presets import presets
 from server.ratelimit import RateLimit

@@ -13,7 +13,8 @@ import orjson
 
 from engine.trace.node_data import node_data
 from server.deps import SettingsDep, SlotsDep
-from server.routers.traces import ERRORS, TraceRequest, queue_share, read_and_parse
+from server.jsonbody import queue_share
+from server.routers.traces import ERRORS, TraceRequest, read_and_parse
 from server.settings import Settings
 from server.tracing import check_size, limits
 

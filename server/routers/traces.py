@@ -24,8 +24,8 @@ from server.deps import SettingsDep, SlotsDep
 from server.feed import Feed
 from server.openapi import SSE_RESPONSE
 from server.settings import Settings
-from server.slots import TraceSlots, Waiting
-from server.jsonbody import read_body
+from server.slots import Waiting
+from server.jsonbody import queue_share, read_body
 from server.tracing import (error_event, parse_program, stream_body, trace_body,
                             without_bom)
 
@@ -151,17 +151,6 @@ ERRORS = {status: {"model": ErrorBody, "description": text}
 STREAM_ERRORS = {status: {"description": text, "content": {"application/json": {
     "schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
     for status, text in (*_REQUEST_ERRORS, _BUSY)}
-
-
-def queue_share(request: Request, settings: Settings, slots: TraceSlots):
-    """The request's place in the queue before a trace slot (TraceSlots.waiting), weighed by
-    its Content-Length (a chunked body's size is unknown: max_body_bytes). Raises ServerBusy
-    when the queue is full."""
-    try:
-        size = int(request.headers["content-length"])
-    except (KeyError, ValueError):
-        size = settings.max_body_bytes
-    return slots.waiting(size, settings.busy_timeout_seconds)
 
 
 async def read_and_parse(request: Request, settings: Settings, wait: Waiting,

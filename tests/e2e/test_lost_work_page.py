@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from page_helpers import EDITOR, YOUR_PROGRAM, choose, get_program, own_program
+from page_helpers import EDITOR, YOUR_PROGRAM, choose, get_program
 
 TYPED = ["w = 3.0", "x = 2.0", "L = relu(w * x - 1.0)"]
 TYPED_TEXT = "\n".join(TYPED)

@@ -6,8 +6,6 @@ end; a short link stays in the address bar until the walk changes, and "/" gets 
 once the first trace shows; small things of the Export menu, the top bar and Share."""
 from __future__ import annotations
 
-import base64
-
 import pytest
 from webm import webm_times
 from page_helpers import chain, choose, leave_editor, trace, wait_step
