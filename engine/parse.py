@@ -23,6 +23,7 @@ from engine.wording import counted
 from engine.literals import Lifted, lift
 from engine.names import name_problem, names_in
 from engine.parse_calls import CallSyntax
+from engine.parse_data import DataSyntax
 from engine.parse_literals import NUMBER_TYPES, LiteralSyntax
 from engine.parse_tensors import TensorSyntax
 from engine.source import Lines, clip, python_ast
@@ -94,6 +95,9 @@ class Program:
     lines: Lines | None = None
     # what the trace warns about in the text itself: (kind, message, node index, span)
     notes: list[tuple[str, str, int, Span]] = field(default_factory=list)
+    # each name a data helper assigned (`X, y = xor()`, engine/parse_data.py) -> what it
+    # holds, "inputs" or "labels"; the training engine finds the input points through it
+    data: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -158,7 +162,7 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     return Program(builder.nodes, builder.names, builder.leaves, builder.last, builder.blocks,
                    builder.dtype, bugs, builder.no_grad, builder.inplace, second,
                    bugs_span=bugs_at and Span(bugs_at[0], 0, bugs_at[0], bugs_at[1]),
-                   body=builder.body, lines=lines, notes=builder.notes)
+                   body=builder.body, lines=lines, notes=builder.notes, data=builder.data)
 
 
 def _statements(tree: ast.Module) -> list[ast.stmt]:
@@ -173,7 +177,7 @@ def _statements(tree: ast.Module) -> list[ast.stmt]:
     return out
 
 
-class _Builder(CallSyntax, LiteralSyntax, TensorSyntax):
+class _Builder(CallSyntax, DataSyntax, LiteralSyntax, TensorSyntax):
     """Walks the whitelisted ast and appends IR nodes."""
 
     def __init__(self, lines: Lines, tree: ast.Module, max_depth: int = MAX_DEPTH,
@@ -201,6 +205,7 @@ class _Builder(CallSyntax, LiteralSyntax, TensorSyntax):
         self.notes: list[tuple[str, str, int, Span]] = []   # Program.notes
         self.in_block = False   # inside a checkpoint or no_grad block (they do not nest)
         self.body: list = []   # the statements and blocks of the body being read
+        self.data: dict[str, str] = {}   # Program.data
 
     # ---- locations ---------------------------------------------------------------------------
     def span(self, node: ast.AST) -> Span:
@@ -314,6 +319,8 @@ class _Builder(CallSyntax, LiteralSyntax, TensorSyntax):
             decorators = getattr(stmt, "decorator_list", None)   # point at the first line
             raise self.error("unsupported", f"{construct(stmt)} is not supported; "
                              "write `name = expression`", decorators[0] if decorators else stmt)
+        if self.is_data_statement(stmt):   # `X, y = xor()` (engine/parse_data.py)
+            return self.data_assignment(stmt)
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
             raise self.error("unsupported", "assign to exactly one name, as in `x = 1.0`",
                              stmt.targets[-1] if len(stmt.targets) == 1 else stmt)
@@ -323,6 +330,7 @@ class _Builder(CallSyntax, LiteralSyntax, TensorSyntax):
         if name in RESERVED:
             raise self.error("unsupported", f"`{name}` is a built-in function and cannot be "
                              "assigned", target)
+        self.not_data(name, target)
         if self.is_literal(stmt.value) or self.is_const_call(stmt.value):
             self.leaf(name, stmt.value, target)
         else:
@@ -346,6 +354,7 @@ class _Builder(CallSyntax, LiteralSyntax, TensorSyntax):
         if target.id in RESERVED:
             raise self.error("unsupported", f"`{target.id}` is a built-in function and cannot "
                              "be assigned", target)
+        self.not_data(target.id, target)
         old = self.lookup(ast.copy_location(ast.Name(target.id, ast.Load()), target))
         if self.nodes[old].role == "leaf":
             raise self.error("inplace", "a leaf Variable that requires grad is being used in "
@@ -532,8 +541,10 @@ class _Builder(CallSyntax, LiteralSyntax, TensorSyntax):
         """Every name the statements from the current one on assign (computed on the first
         unknown name; an earlier statement's tree is freed, and its names are in `names`)."""
         if self.all_targets is None:
-            self.all_targets = {t.id for s in _statements(self.tree) if isinstance(s, ast.Assign)
-                                for t in s.targets if isinstance(t, ast.Name)}
+            self.all_targets = {n.id for s in _statements(self.tree) if isinstance(s, ast.Assign)
+                                for t in s.targets
+                                for n in (t.elts if type(t) is ast.Tuple else (t,))
+                                if isinstance(n, ast.Name)}
         return self.all_targets
 
     def forget(self) -> None:

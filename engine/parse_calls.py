@@ -29,6 +29,9 @@ class CallSyntax:
         if not isinstance(func, ast.Name):
             raise self.error("unsupported", f"calling {construct(func)} is not supported", func)
         self.identifier(func.id, func)
+        if func.id in DATA or func.id == "const" and node.args and \
+                self.is_data_call(node.args[0]):
+            self.misused_data(node if func.id in DATA else node.args[0])
         if func.id == "const":
             if len(node.args) != 1 or node.keywords or not self.is_literal(node.args[0]):
                 raise self.error("bad_argument", "const takes one literal, as in "
@@ -52,6 +55,7 @@ class CallSyntax:
         fault) for a wrong count, an unknown or repeated parameter, or a bad value."""
         args = list(node.args)
         params: dict = {}
+        given: dict[str, ast.expr] = {}   # parameter -> the argument it was read from
         if any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in node.keywords):
             raise self.error("unsupported", "* and ** arguments are not supported", node)
         for kw in node.keywords:
@@ -61,7 +65,7 @@ class CallSyntax:
             raise self.error("bad_argument", _usage(fname, values, positional, allowed,
                                                     len(args)), node)
         for key, arg in zip(positional, args[values:]):
-            params[key] = self.parameter(fname, key, arg)
+            params[key], given[key] = self.parameter(fname, key, arg), arg
         args = args[:values]
         for kw in node.keywords:
             if kw.arg not in allowed or kw.arg in params:
@@ -69,8 +73,8 @@ class CallSyntax:
                 raise ProgramError("bad_argument", f"`{kw.arg}` {said}; "
                                    + _usage(fname, values, positional, allowed),
                                    **self.leading_span(kw, len(kw.arg)).to_dict())
-            params[kw.arg] = self.parameter(fname, kw.arg, kw.value)
-        self.complete(fname, params, node)
+            params[kw.arg], given[kw.arg] = self.parameter(fname, kw.arg, kw.value), kw.value
+        self.complete(fname, params, node, given)
         return args, params
 
     # ---- parameters (engine/syntax.py: FUNCTIONS, SIGNATURES, REQUIRED) ---------------------
@@ -110,8 +114,10 @@ class CallSyntax:
             raise self.error("bad_argument", "slope must be a finite number", node)
         return value
 
-    def complete(self, fname: str, params: dict, node: ast.Call) -> None:
-        """Refuse a call that leaves out a parameter it needs."""
+    def complete(self, fname: str, params: dict, node: ast.Call, given: dict) -> None:
+        """Refuse a call that leaves out a parameter it needs. Targets held by a name are
+        narrated by it: params["target_label"] is that node's label (`cross_entropy(Z, y)`,
+        not 300 indices)."""
         for key in REQUIRED.get(fname, ()):
             if key not in params:
                 raise self.error("bad_argument", f"{fname} takes (logits, targets): a class "
@@ -120,20 +126,40 @@ class CallSyntax:
         if fname == "clip" and params.get("lo") is None and params.get("hi") is None:
             raise self.error("bad_argument", "clip takes (x, lo, hi) with at least one bound "
                              "that is not None", node)
+        held = given.get("target")
+        if type(held) is ast.Name and held.id not in self.lifted:
+            params["target_label"] = self.nodes[self.names[held.id]].label
 
     def targets(self, node: ast.expr) -> int | tuple[int, ...]:
-        """cross_entropy's targets: one class index, or a list of them (one per row)."""
+        """cross_entropy's targets: one class index, or a list of them (one per row), written
+        as literals or held by a name of a constant (`t = const(1)`, `y = const([0, 1])`, a
+        data helper's y). A leaf or a computed value is refused: class indices are data,
+        known when the program is parsed, and get no gradient (PyTorch's are integers)."""
         if isinstance(node, ast.List) and node.elts and all(number(e) is not None
                                                             for e in node.elts):
             return tuple(self.class_index(e) for e in node.elts)
         if type(node) is ast.Name and node.id in self.lifted:   # a long list, read as floats
-            value = self.lifted[node.id].value
-            if value.ndim != 1 or np.any(value != np.floor(value)) or np.any(value < 0) \
-                    or np.any(value > MAX_CLASS_INDEX):
-                raise self.error("bad_argument", "the targets must be a flat list of "
-                                 "non-negative integer class indices", node)
-            return tuple(int(v) for v in value)
+            return self.indices(self.lifted[node.id].value, node, "the targets")
+        if type(node) is ast.Name:
+            held = self.nodes[self.lookup(node)]
+            if held.role != "const":
+                raise self.error("bad_argument", f"`{node.id}` is "
+                                 + ("a leaf, which gets a gradient" if held.role == "leaf"
+                                    else "computed by the program") + "; class indices are "
+                                 "data: hold them with const, as in `y = const([0, 1, 1, 0])`, "
+                                 "or take a data helper's labels (`X, y = xor()`)", node)
+            return self.indices(held.literal, node, f"`{node.id}`")
         return self.class_index(node)
+
+    def indices(self, value: np.ndarray, node: ast.expr, what: str) -> int | tuple[int, ...]:
+        """A 0-d value as one class index, a 1-D one as a tuple of them; bad_argument for any
+        other rank or a value that is not a non-negative integer below MAX_CLASS_INDEX."""
+        bad = value.ndim > 1 or np.any(value != np.floor(value)) or np.any(value < 0) \
+            or np.any(value > MAX_CLASS_INDEX)
+        if bad:
+            raise self.error("bad_argument", f"{what} must be one class index or a flat list "
+                             "of them, non-negative integers", node)
+        return int(value) if value.ndim == 0 else tuple(int(v) for v in value)
 
     def axis(self, node: ast.expr, fname: str = ""):
         value = number(node)

@@ -94,7 +94,10 @@ class LiteralSyntax:
     def literal(self, node: ast.expr) -> np.ndarray:
         """A number, nested list of numbers or leaf helper call as an array of the program's
         dtype. A number that does not fit it (1e39 in float32) is an error."""
-        value = self.literal64(node)
+        return self.as_dtype(self.literal64(node), node)
+
+    def as_dtype(self, value: np.ndarray, node: ast.expr) -> np.ndarray:
+        """A float64 value in the program's dtype; bad_argument at `node` if it does not fit."""
         if self.dtype == DEFAULT:
             return value
         out = cast(value, self.dtype)
