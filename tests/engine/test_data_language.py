@@ -134,8 +134,61 @@ def test_seed_003_step_0_in_the_language():
      21, "unknown name `u`"),
 ])
 def test_data_and_named_targets_refuse_clearly(program, kind, line, col, words):
+    assert_refused(program, kind, line, col, words)
+
+
+def assert_refused(program: str, kind: str, line: int, col: int, words: str) -> None:
+    """The program's trace raises ProgramError `kind` at (line, col) saying `words`."""
     with pytest.raises(ProgramError) as info:
         run_trace(program)
     e = info.value
     assert (e.kind, e.line, e.col) == (kind, line, col), e
     assert words in e.message, e.message
+
+
+# ---- leaf initializers: randn(..., std=), uniform(...) ---------------------------------------
+def test_randn_std_scales_the_seeded_draws():
+    body = run_trace("W = randn(3, 2, seed=4, std=0.5)\nV = randn(2, seed=4)\n"
+                     "L = sum(W @ V)\n")
+    program = parse("W = randn(3, 2, seed=4, std=0.5)\nL = sum(W)\n")
+    want = np.random.default_rng(4).standard_normal((3, 2)) * 0.5
+    np.testing.assert_array_equal(program.nodes[0].literal, want)
+    nodes = {n["label"]: n for n in body["graph"]["nodes"]}
+    assert nodes["W"]["role"] == "leaf" and nodes["W"]["formula"] == \
+        "W = randn(3, 2, seed=4, std=0.5)"
+    assert nodes["V"]["params"] == {"init": "randn(2, seed=4)"}   # unchanged without std
+    f32 = parse("# dtype: float32\nW = randn(3, 2, seed=4, std=0.5)\nL = sum(W)\n")
+    np.testing.assert_array_equal(f32.nodes[0].literal, want.astype(np.float32))
+
+
+def test_uniform_is_numpy_default_rng_uniform():
+    program = parse("W = uniform(2, 3, low=-1, high=1, seed=7)\nb = uniform(4, seed=1)\n"
+                    "c = const(uniform((2,), low=2, high=2.5, seed=0))\nL = sum(W) + sum(b)\n")
+    W, b, c = (program.nodes[program.names[k]] for k in "Wbc")
+    np.testing.assert_array_equal(W.literal,
+                                  np.random.default_rng(7).uniform(-1, 1, (2, 3)))
+    np.testing.assert_array_equal(b.literal, np.random.default_rng(1).uniform(0, 1, 4))
+    np.testing.assert_array_equal(c.literal, np.random.default_rng(0).uniform(2, 2.5, 2))
+    assert (W.role, b.role, c.role) == ("leaf", "leaf", "const")
+    assert W.params == {"init": "uniform(2, 3, low=-1, high=1, seed=7)"}
+    assert b.params == {"init": "uniform(4, low=0, high=1, seed=1)"}
+
+
+@pytest.mark.parametrize("program,kind,col,words", [
+    ("W = randn(2, std=0.5)\n", "bad_argument", 4, "needs a seed"),
+    ("W = randn(2, seed=0, std=0)\n", "bad_argument", 25, "positive finite"),
+    ("W = randn(2, seed=0, std=-1)\n", "bad_argument", 25, "positive finite"),
+    ("W = randn(2, seed=0, std=1e400)\n", "bad_argument", 25, "positive finite"),
+    ("W = randn(2, seed=0, mean=1)\n", "bad_argument", 21, "no parameter `mean`"),
+    ("W = uniform(2)\n", "bad_argument", 4, "uniform needs a seed"),
+    ("W = uniform(2, seed=1.5)\n", "bad_argument", 20, "seed must be an integer"),
+    ("W = uniform(2, seed=0, std=1)\n", "bad_argument", 23, "no parameter `std`"),
+    ("W = uniform(2, low=1, high=0, seed=0)\n", "bad_argument", 27, "low < high"),
+    ("W = uniform(2, low=1, seed=0)\n", "bad_argument", 4, "low < high"),
+    ("W = uniform(2, low=-1e999, seed=0)\n", "bad_argument", 19, "finite number"),
+    ("a = 1.0\nW = uniform(2, low=a, seed=0)\n", "bad_argument", 19, "finite number"),
+    ("W = uniform(0, seed=0)\n", "bad_argument", 12, "1 or more"),
+    ("W = uniform(1000, 1001, seed=0)\n", "too_large", 4, "max_elements"),
+])
+def test_bad_initializers_are_located(program, kind, col, words):
+    assert_refused(program, kind, program.count("\n"), col, words)
