@@ -28,7 +28,7 @@ import numpy as np
 
 from engine.errors import ProgramError
 from engine.ops.shape import MAX_PIECES
-from engine.syntax import HELPERS, MAX_DIMS, number
+from engine.syntax import DATA, HELPERS, MAX_DIMS, number
 
 COMPARE_OPS = {ast.Gt: "greater", ast.GtE: "greater_equal", ast.Lt: "less",
                ast.LtE: "less_equal", ast.Eq: "equal", ast.NotEq: "not_equal"}
@@ -197,7 +197,7 @@ class TensorSyntax:
             self.budget(node, fname, max(n, 0))
             if n <= 0:
                 raise self.error("bad_argument", "arange: the range is empty", node)
-            self.inits[id(node)] = f"arange({_g(start)}, {_g(stop)}, {_g(step)})"
+            self.inits[id(node)] = f"arange({', '.join(map(number_text, (start, stop, step)))})"
             return np.arange(start, stop, step, dtype=np.float64)
         if fname == "eye":
             shape = self.sizes(node.args, node, "eye")
@@ -230,12 +230,13 @@ class TensorSyntax:
             low = self.real(given["low"], "low") if "low" in given else 0
             high = self.real(given["high"], "high") if "high" in given else 1
             if not low < high:
-                raise self.error("bad_argument", f"uniform needs low < high, got low={_g(low)} "
-                                 f"and high={_g(high)}", given.get("high", node))
+                raise self.error("bad_argument", "uniform needs low < high, got low="
+                                 f"{number_text(low)} and high={number_text(high)}",
+                                 given.get("high", node))
             params = {"low": low, "high": high, "seed": seed}
         self.budget(node, fname, math.prod(shape))
         self.inits[id(node)] = f"{fname}({', '.join(map(str, shape))}, " + \
-            ", ".join(f"{k}={_g(v)}" for k, v in params.items()) + ")"
+            ", ".join(f"{k}={number_text(v)}" for k, v in params.items()) + ")"
         rng = np.random.default_rng(seed)
         if fname == "uniform":
             return rng.uniform(params["low"], params["high"], tuple(shape))
@@ -300,10 +301,10 @@ class TensorSyntax:
             raise self.error("too_large", f"{fname}(...) would hold {size:,} elements; the "
                              f"limit (max_elements) is {self.max_elements:,}", node)
         if self.helper_elements > self.max_total_elements:
-            raise self.error("too_large", f"the program's {', '.join(HELPERS)} calls would hold "
-                             f"{self.helper_elements:,} elements; the limit "
+            raise self.error("too_large", f"the program's {', '.join(HELPERS + DATA)} calls "
+                             f"would hold {self.helper_elements:,} elements; the limit "
                              f"(max_total_elements) is {self.max_total_elements:,}", node)
 
 
-def _g(x) -> str:
+def number_text(x) -> str:
     return str(x) if isinstance(x, int) else repr(float(x))
