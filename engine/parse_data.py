@@ -22,6 +22,7 @@ import ast
 import numpy as np
 
 from engine import datasets
+from engine.parse_calls import function_hint
 from engine.parse_tensors import MAX_INDEX, number_text
 from engine.syntax import RESERVED, number
 
@@ -70,9 +71,11 @@ class DataSyntax:
         write instead."""
         call = stmt.value
         if not self.is_data_call(call):
+            typo = type(call) is ast.Call and type(call.func) is ast.Name   # `spiral(...)`?
             raise self.error("unsupported", "a tuple assignment takes a data helper's two "
                              "values, as in `X, y = xor()`; assign any other value to one "
-                             "name, one line each", stmt.targets[0])
+                             "name, one line each", stmt.targets[0],
+                             hint=function_hint(call.func.id) if typo else None)
         usage = USAGE[call.func.id]
         said = f"{call.func.id}() gives two values, the inputs and their labels: write " \
                f"`{usage}`"

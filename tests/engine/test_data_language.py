@@ -310,3 +310,10 @@ def test_a_data_set_is_bounded_by_max_elements_before_it_is_made():
 ])
 def test_bad_data_helper_calls_are_located(program, col, words):
     assert_refused(program, "bad_argument", 1, col, words)
+
+
+def test_a_misspelt_data_helper_is_named_in_the_hint():
+    with pytest.raises(ProgramError) as info:
+        parse("X, y = spiral(100, 3, seed=0)\n")
+    assert info.value.kind == "unsupported" and (info.value.line, info.value.col) == (1, 0)
+    assert info.value.hint.startswith("did you mean `spirals`?"), info.value.hint
