@@ -12,15 +12,12 @@ from __future__ import annotations
 
 import pathlib
 import random
-import shutil
 import sys
 
-from playwright.sync_api import sync_playwright
-
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from live_server import BROWSER_ARGS, shoot_main  # noqa: E402
-from page_helpers import leave_editor, own_program, wait_step  # noqa: E402
-from shoot import pick_theme  # noqa: E402
+from live_server import shoot_main  # noqa: E402
+from page_helpers import own_program, step_forward  # noqa: E402
+from shoot import browser_for_shots, themed_pages  # noqa: E402
 from shoot_issue9 import _end  # noqa: E402
 
 SIZES = [(1280, 800), (1024, 768)]
@@ -43,33 +40,17 @@ SPIRALS = ("X, y = spirals(100, 3, seed=0)\nW1 = randn(2, 64, seed=1, std=0.5)\n
 
 def shoot(url: str, out: pathlib.Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=BROWSER_ARGS)
-        for width, height in SIZES:
-            for theme in ("light", "projector"):
-                name = f"{width}x{height}-{theme}"
-                context = browser.new_context(viewport={"width": width, "height": height})
-                page = context.new_page()
-                page.on("pageerror", lambda e: print("pageerror:", e))
-                page.goto(url)
-                page.wait_for_selector('#app[data-status="ready"]')
-                pick_theme(page, theme)
-                own_program(page, seed_003())
-                leave_editor(page)
-                # 14 forward steps, the seed, then the loss's rule (narrated with y)
-                forward = int(page.locator("#player").get_attribute("data-total"))
-                for _ in range(16):
-                    page.keyboard.press("ArrowRight")
-                wait_step(page, min(16, forward))
-                page.wait_for_timeout(900)
-                page.screenshot(path=out / f"xor-loss-step-{name}.png")
-                _end(page)
-                page.screenshot(path=out / f"xor-done-{name}.png")
-                own_program(page, SPIRALS)
-                _end(page)
-                page.screenshot(path=out / f"spirals-done-{name}.png")
-                context.close()
-        browser.close()
+    with browser_for_shots() as browser:
+        for page, name in themed_pages(browser, url, SIZES):
+            own_program(page, seed_003())
+            step_forward(page, 16)   # 14 forward steps, the seed, the loss's rule (with y)
+            page.wait_for_timeout(900)
+            page.screenshot(path=out / f"xor-loss-step-{name}.png")
+            _end(page)
+            page.screenshot(path=out / f"xor-done-{name}.png")
+            own_program(page, SPIRALS)
+            _end(page)
+            page.screenshot(path=out / f"spirals-done-{name}.png")
     print(f"saved to {out}")
 
 
