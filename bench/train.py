@@ -23,6 +23,7 @@ every engine on one thread (OpenBLAS and PyTorch), rounds interleaved; the media
 from __future__ import annotations
 
 import argparse
+import datetime
 import gc
 import math
 import os
@@ -287,7 +288,13 @@ def main() -> None:
     args = parser.parse_args()
     from bench import machine
 
-    text = f"{machine.describe()}\n\n" + table(rows(measure(args.rounds), args.rounds))
+    t = measure(args.rounds)
+    m = machine.describe()
+    text = (f"Measured {datetime.date.today().isoformat()} by `python -m bench.train` on "
+            f"{m['cores']} cores ({m['cpu']}), BLAS {m['blas']}, {m['python']}, numpy "
+            f"{m['numpy']}, PyTorch {m['torch']}; load average {m['load']} at the end (the "
+            "machine is shared: CPU time, the median of the rounds, engines interleaved, one "
+            "thread in every library).\n\n" + table(rows(t, args.rounds)))
     print(text)
     write(text)
 
