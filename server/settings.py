@@ -108,7 +108,7 @@ class Settings:
     max_train_elements: int = 2_000_000_000
     max_train_flops: int = 20_000_000_000
     train_timeout_seconds: float = 60.0
-    max_train_record: int = 8
+    max_train_record: int = 10
     max_body_bytes: int = 16 * 1024 * 1024
     body_timeout_seconds: float = 30.0
     header_timeout_seconds: float = 10.0

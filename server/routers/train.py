@@ -2,7 +2,7 @@
 Server-Sent Events), issue 15 §2.
 
 A training run is read, parsed and queued as a trace is (server/routers/traces.py), and takes
-a trace slot while it computes; its limits are server/training.py's. The events and the JSON
+a trace slot while it computes; its limits are settings (server/training.py). The events and the JSON
 answer are the engine's (engine/train; docs/trace-format.md, "Training").
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ from server.jsonbody import queue_share
 from server.openapi import TRAIN_SSE_RESPONSE
 from server.routers.traces import (ERRORS, STREAM_ERRORS, EventStream, ProgramRequest, _once,
                                    _sent, read_and_parse)
-from server.training import check_request, train_config, train_json, train_stream
+from server.training import train_config, train_json, train_stream
 from server.tracing import error_event
 
 router = APIRouter(prefix="/api", tags=["train"])
@@ -47,12 +47,6 @@ TRAIN_BODY = {"requestBody": {"required": True, "content": {
     "application/json": {"schema": TrainRequest.model_json_schema()}}}}
 
 
-async def _read(request: Request, settings, wait) -> tuple[TrainRequest, object]:
-    body, program = await read_and_parse(request, settings, wait, TrainRequest)
-    check_request(body.steps, body.record, settings)
-    return body, program
-
-
 @router.post("/train", openapi_extra=TRAIN_BODY, responses=ERRORS,
              response_description="{version, losses, accuracy, params, dead_units, recorded, "
                                   "boundary}")
@@ -60,7 +54,7 @@ async def train(request: Request, settings: SettingsDep, slots: SlotsDep) -> Res
     """The whole run: the loss before each update, the final accuracy and parameters, the
     dead units, the recorded iterations' traces. 422 on a program error or past a limit."""
     async with queue_share(request, settings, slots) as wait:
-        body, program = await _read(request, settings, wait)
+        body, program = await read_and_parse(request, settings, wait, TrainRequest)
         data = await wait.trace(train_json, program, train_config(body, settings), settings)
     return Response(data, media_type="application/json")
 
@@ -74,7 +68,7 @@ async def train_events(request: Request, settings: SettingsDep,
     request is refused before the stream starts (422, 413, 415, 408; 503 `busy`)."""
     async with queue_share(request, settings, slots) as wait:
         try:
-            body, program = await _read(request, settings, wait)
+            body, program = await read_and_parse(request, settings, wait, TrainRequest)
         except ProgramError as e:
             return EventStream(_once(error_event(e.to_dict())))
         feed = await wait.produce(train_stream, program, train_config(body, settings),
