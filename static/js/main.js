@@ -268,7 +268,9 @@ async function showIteration(k) {
   if (request !== inFlight) return;
   walk.iteration = { k, dead: body.dead_units ?? [] };
   begin(walk, request);
-  for (const ev of body.events) addEvent(walk, ev);
+  // the body's results (output, grads) are the done event's in a stream
+  const { output, grads, first_non_finite: nonFinite } = body;
+  for (const ev of body.events) addEvent(walk, ev.kind === "done" ? { output, grads, first_non_finite: nonFinite, ...ev } : ev);
   $("#player").dataset.iteration = String(k);
   finish(walk);
 }
