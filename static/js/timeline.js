@@ -336,6 +336,7 @@ export function createTimeline(events = [], { every, budget = SNAPSHOT_BUDGET, d
         edges.add(edgeIdOf(ev));
       } else if (ev.node !== undefined) nodes.add(ev.node);
       for (const id of ev.reset ?? []) nodes.add(id); // the bug lab's second pass
+      if (ev.kind === "zero_grad") for (const id of ev.nodes ?? []) nodes.add(id); // training's
     }
     return { nodes, edges };
   }

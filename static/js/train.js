@@ -118,11 +118,12 @@ export function formatLoss(loss) {
   return loss.toFixed(4);
 }
 
-/** "unit 2 of h dead since iteration 0": what a dead unit's node says. */
+/** "h: unit 2 dead (since iteration 0)": what the status line and a dead unit's node say. */
 export function deadText(dead) {
-  const units = dead.map((d) => `unit ${d.unit}`).join(", ");
+  const units = dead.map((d) => d.unit).join(", ");
   const since = Math.min(...dead.map((d) => d.iteration));
-  return `${dead.length === 1 ? "dead" : `${dead.length} dead`}: ${units} (since iteration ${since})`;
+  const name = [...new Set(dead.map((d) => d.name))].join(", ");
+  return `${name}: unit${dead.length === 1 ? "" : "s"} ${units} dead (since iteration ${since})`;
 }
 
 /** Dead units grouped by node id: {n7: [{node, name, unit, iteration}, ...]}. */
@@ -130,6 +131,27 @@ export function deadByNode(dead) {
   const out = {};
   for (const d of dead) (out[d.node] ??= []).push(d);
   return out;
+}
+
+/**
+ * A recorded iteration's `zero_grad` event with the zeroed adjoints it sets, each of its
+ * parameter's shape (encoded as the trace encodes values: a number, or {shape, dtype,
+ * summary, data} with data nested lists, null over `inline` elements), so each box shows 0 where its
+ * gradient will pile up. With the no_zero_grad bug (zeroed false) it is returned as it is.
+ * `nodesById`: the graph's nodes by id (their `shape`).
+ */
+export function zeroedGrads(ev, nodesById, inline = 64) {
+  if (ev.kind !== "zero_grad" || ev.zeroed === false || ev.adjoints) return ev;
+  const zeros = (shape) => {
+    if (!shape?.length) return 0;
+    const size = shape.reduce((a, b) => a * b, 1);
+    const nested = (dims) => (dims.length ? Array.from({ length: dims[0] }, () => nested(dims.slice(1))) : 0);
+    return {
+      shape, dtype: "float64", summary: { min: 0, max: 0, mean: 0, norm: 0 },
+      data: size <= inline ? nested(shape) : null,
+    };
+  };
+  return { ...ev, adjoints: Object.fromEntries(ev.nodes.map((id) => [id, zeros(nodesById[id]?.shape)])) };
 }
 
 // ---------------------------------------------------------------- the stream

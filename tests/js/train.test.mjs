@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   addTrainEvent, arrived, createRun, deadByNode, deadText, formatLoss, iterationRequest,
-  iterationsPerFrame, readTrainStream, runView, trainRequest,
+  iterationsPerFrame, readTrainStream, runView, trainRequest, zeroedGrads,
 } from "../../static/js/train.js";
 import { lossScale } from "../../static/js/render/losscurve.js";
 import { agreeing, cellColour, cellOf } from "../../static/js/render/boundary.js";
@@ -60,7 +60,8 @@ test("a unit is dead from the iteration it died, not before", () => {
   for (const ev of [EVENTS[0], EVENTS[1], EVENTS[4], { type: "dead", i: 1, node: "n7", name: "h", unit: 0 }]) addTrainEvent(run, ev);
   assert.deepEqual(runView(run, 0).dead, []);
   assert.deepEqual(runView(run, 1).dead.map((d) => d.unit), [0]);
-  assert.equal(deadText(runView(run, 1).dead), "dead: unit 0 (since iteration 1)");
+  assert.equal(deadText(runView(run, 1).dead), "h: unit 0 dead (since iteration 1)");
+  assert.equal(deadText([{ name: "h", unit: 0, iteration: 0 }, { name: "h", unit: 1, iteration: 0 }]), "h: units 0, 1 dead (since iteration 0)");
   assert.deepEqual(Object.keys(deadByNode(run.dead)), ["n7"]);
 });
 
@@ -171,9 +172,23 @@ test("zero_grad sets the parameters' adjoints to 0; update gives a parameter its
   assert.equal(updated.values.n0, 0);
   assert.equal(timeline.at(5).values.n0, 0.5); // stepping back undoes the update
   assert.deepEqual(timeline.at(2).adjoints, {}); // and the zeroing
+  assert.deepEqual([...timeline.touched(2, 3).nodes], ["n0"]); // the step restyles the zeroed boxes
   assert.deepEqual(focusOf(ITERATION[5]), { current: "n0" });
   assert.equal(narrate(ITERATION[5], {}), "W -= 0.5 · W̄");
   assert.equal(narrate(ITERATION[2], {}), "zero_grad: W̄ = 0");
+});
+
+test("zeroed gradients take their parameter's shape; with the bug nothing is zeroed", () => {
+  const nodes = { n0: { shape: [] }, n1: { shape: [2] }, n2: { shape: [10, 10] }, n3: { shape: [2, 1] } };
+  const ev = zeroedGrads({ kind: "zero_grad", nodes: ["n0", "n1", "n2", "n3"], zeroed: true }, nodes);
+  assert.deepEqual(ev.adjoints.n3.data, [[0], [0]]); // nested, as the engine encodes a matrix
+  assert.equal(ev.adjoints.n0, 0);
+  assert.deepEqual(ev.adjoints.n1.data, [0, 0]);
+  assert.deepEqual(ev.adjoints.n2.shape, [10, 10]);
+  assert.equal(ev.adjoints.n2.data, null); // over the inline limit: its summary only
+  const bug = { kind: "zero_grad", nodes: ["n1"], zeroed: false };
+  assert.equal(zeroedGrads(bug, nodes), bug);
+  assert.deepEqual(fold([zeroedGrads({ kind: "zero_grad", nodes: ["n1"], zeroed: true }, nodes)]).adjoints.n1.data, [0, 0]);
 });
 
 test("with no_zero_grad the piled-up adjoints stay, as the event carries them", () => {

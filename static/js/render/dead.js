@@ -15,23 +15,24 @@ export function markDead(svg, dead) {
     if (byNode[g.dataset.node]) continue;
     g.classList.remove("dead");
     delete g.dataset.dead;
-    g.querySelector(":scope > text.dead-tag")?.remove();
+    g.querySelector("text.dead-tag")?.remove();
   }
   for (const [id, units] of Object.entries(byNode)) {
     const g = svg.querySelector(`g.node[data-node="${CSS.escape(id)}"]`);
     if (!g) continue;
     const text = deadText(units);
-    if (g.dataset.dead === text && g.querySelector(":scope > text.dead-tag")) continue;
+    if (g.dataset.dead === text && g.querySelector("text.dead-tag")) continue;
     g.classList.add("dead");
     g.dataset.dead = text;
-    let tag = g.querySelector(":scope > text.dead-tag");
+    let tag = g.querySelector("text.dead-tag");
     if (!tag) {
+      // in the box's own coordinates: its g.at (render/groups.js placed), centred on the box
       const box = g.__data__ ?? { width: 0, height: 0 };
       tag = g.ownerDocument.createElementNS(SVG, "text");
       tag.setAttribute("class", "dead-tag");
       tag.setAttribute("x", String(-box.width / 2 + 4));
       tag.setAttribute("y", String(-box.height / 2 - 9));
-      g.append(tag);
+      (g.querySelector(":scope > g.at") ?? g).append(tag);
     }
     tag.textContent = text;
     const label = g.getAttribute("aria-label");

@@ -10,7 +10,7 @@ import { formatLoss } from "../train.js";
 
 const WIDTH = 320;
 const HEIGHT = 150;
-const M = { top: 8, right: 10, bottom: 22, left: 46 }; // room for the axes' numbers
+const M = { top: 10, right: 16, bottom: 24, left: 52 }; // room for the axes' numbers (15 px)
 
 /** The y scale for the losses shown: log when positive and over a decade apart. */
 export function lossScale(values, [bottom, top]) {

@@ -10,7 +10,7 @@
 // run streams beside it and its curve is drawn dashed under the buggy one.
 
 import {
-  addTrainEvent, arrived, createRun, deadText, formatLoss, iterationsPerFrame, MAX_LR,
+  addTrainEvent, arrived, createRun, deadByNode, deadText, formatLoss, iterationsPerFrame, MAX_LR,
   MAX_STEPS, OPTIMIZERS, runView, streamTraining, trainRequest,
 } from "../train.js";
 import { createBoundary } from "./boundary.js";
@@ -155,18 +155,17 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     boundary.draw(view);
     section.dataset.iteration = String(view.iteration);
     const accuracy = view.accuracy === null || view.accuracy === undefined ? "" : ` · accuracy ${Math.round(100 * view.accuracy)}%`;
-    const dead = view.dead.length ? ` · ${deadText(view.dead)}` : "";
+    const dead = Object.values(deadByNode(view.dead)).map((units) => ` · ${deadText(units)}`).join("");
     const fix = shown?.fix && view.iteration >= 0 ? ` (with zero_grad: ${formatLoss(shown.fix.losses[view.iteration])})` : "";
     status.textContent = view.iteration < 0
       ? (shown?.error ? `Not trained: ${shown.error.message}` : "Press Train to run the steps.")
       : `iteration ${view.iteration} of ${view.steps} · loss ${formatLoss(view.loss)}${fix}${accuracy}${dead}`;
     status.dataset.loss = view.loss === null ? "" : String(view.loss);
-    const top = Math.max(0, arrived(shown?.run ?? createRun()) - 1);
+    // Any iteration of the run the settings describe can be recorded, trained or not yet.
+    const top = Math.max(0, (view.steps || s.train_steps) - 1);
     slider.max = String(top);
-    slider.disabled = !shown || top === 0 && view.iteration < 0;
     slider.value = String(Math.min(s.train_iteration, top));
     sliderText.textContent = `${slider.value}`;
-    open.disabled = slider.disabled;
     pause.disabled = !playing;
     step.disabled = Boolean(shown?.run.done) && view.iteration >= arrived(shown.run) - 1;
     onDead?.(view.dead);
