@@ -66,7 +66,7 @@ def lift(text: str, min_chars: int | None = None) -> tuple[str, dict[str, Lifted
         for start, end in _groups(text, run.start(), run.end(), min_chars):
             if not _stands_for_a_value(text, start) or _TARGET_AFTER.match(text, end):
                 continue
-            value = _read(text[start:end])
+            value = read_numbers(text[start:end])
             name = f"{prefix}{len(lifted)}"
             if value is None:
                 continue
@@ -129,7 +129,9 @@ def _stands_for_a_value(text: str, start: int) -> bool:
     return i >= 0 and text[i] in _VALUE_BEFORE
 
 
-def _read(source: str) -> np.ndarray | None:
+def read_numbers(source: str) -> np.ndarray | None:
+    """A JSON array of numbers as a float64 array with 1 to MAX_DIMS axes and an element, or
+    None (not JSON, ragged, empty, too deep, too large for float64)."""
     try:
         value = np.array(orjson.loads(source), dtype=np.float64)
     except (orjson.JSONDecodeError, ValueError, TypeError, OverflowError):

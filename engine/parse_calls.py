@@ -41,7 +41,7 @@ class CallSyntax:
             return self.structure_call(node, func.id, name)
         if func.id not in FUNCTIONS:
             raise self.error("unsupported", f"unknown function `{clip(func.id)}`", func,
-                             hint=_function_hint(func.id))
+                             hint=function_hint(func.id))
         op, allowed = FUNCTIONS[func.id]
         args, params = self.arguments(node, func.id, allowed)
         span = self.span(node)
@@ -202,10 +202,10 @@ def _usage(fname: str, values: int, positional: tuple, allowed: tuple, given: in
     return text + ("" if given is None else f" (got {given} argument{'s' if given != 1 else ''})")
 
 
-def _function_hint(name: str) -> str:
+def function_hint(name: str) -> str:
     """The hint of an unknown function: the nearest names first ("did you mean `tanh`?", by
     difflib's ratio), then every function, so a typo is answered in the first words."""
-    known = sorted({*FUNCTIONS, *STRUCTURE, *HELPERS, "const"})
+    known = sorted({*FUNCTIONS, *STRUCTURE, *HELPERS, *DATA, "const"})
     near = difflib.get_close_matches(name, known, n=2, cutoff=0.7)
     every = "the functions are " + ", ".join(known)
     if not near:

@@ -1,11 +1,13 @@
 """Data helpers in the language, mixed into engine/parse.py's builder.
 
-`X, y = xor()` (and the other helpers of engine/datasets.py, whose docstrings give each
-recipe) makes two constants, data and not leaves: training updates a program's leaves, never
-its data. X holds the inputs (N, 2), y their class indices (N,), which cross_entropy takes by
-name (`L = cross_entropy(Z, y)`, engine/parse_calls.py). The parsed Program's `data` says
-which name holds what: {"X": "inputs", "y": "labels"}. Each node's params are {"data": the
-call as canonical text, e.g. "xor()"}.
+`X, y = xor()`, `X, y = spirals(n, classes, seed=S, noise=0.2)` and
+`X, y = moons(n, noise=0.1, seed=S)` (engine/datasets.py's docstrings give each recipe; the
+seed is required, as randn's) make two constants, data and not leaves: training updates a
+program's leaves, never its data. X holds the inputs (N, 2), y their class indices (N,),
+which cross_entropy takes by name (`L = cross_entropy(Z, y)`, engine/parse_calls.py). The
+parsed Program's `data` says which name holds what: {"X": "inputs", "y": "labels"}. Each
+node's params are {"data": the call as canonical text, e.g. "spirals(100, 3, seed=0,
+noise=0.2)"}.
 
 Refused, each a ProgramError at its place in the text: a data helper anywhere but alone on
 the right of a two-name tuple assignment, and a tuple assignment of anything else
@@ -20,10 +22,18 @@ import ast
 import numpy as np
 
 from engine import datasets
-from engine.syntax import RESERVED
+from engine.parse_calls import function_hint
+from engine.parse_tensors import MAX_INDEX, number_text
+from engine.syntax import RESERVED, number
 
 PARTS = ("inputs", "labels")   # what X and y hold, in the order they are assigned
-USAGE = {"xor": "X, y = xor()"}
+USAGE = {"xor": "X, y = xor()", "spirals": "X, y = spirals(100, 3, seed=0, noise=0.2)",
+         "moons": "X, y = moons(200, noise=0.1, seed=0)"}
+# helper -> (its counts, given by position, each with its least value; its keyword
+# parameters in the order the canonical text writes them, with their defaults: None, required)
+SIGNATURES = {"xor": ((), {}), "spirals": ((("n", 2), ("classes", 1)), {"seed": None,
+                                                                        "noise": 0.2}),
+              "moons": ((("n", 2),), {"noise": 0.1, "seed": None})}
 
 
 class DataSyntax:
@@ -61,9 +71,11 @@ class DataSyntax:
         write instead."""
         call = stmt.value
         if not self.is_data_call(call):
+            typo = type(call) is ast.Call and type(call.func) is ast.Name   # `spiral(...)`?
             raise self.error("unsupported", "a tuple assignment takes a data helper's two "
                              "values, as in `X, y = xor()`; assign any other value to one "
-                             "name, one line each", stmt.targets[0])
+                             "name, one line each", stmt.targets[0],
+                             hint=function_hint(call.func.id) if typo else None)
         usage = USAGE[call.func.id]
         said = f"{call.func.id}() gives two values, the inputs and their labels: write " \
                f"`{usage}`"
@@ -98,10 +110,45 @@ class DataSyntax:
                              f"name, as in `{name}2 = ...`", target)
 
     def data_values(self, call: ast.Call, fname: str) -> tuple[str, tuple[np.ndarray, ...]]:
-        """(the call as canonical text, (X, y) as float64), its arguments checked first."""
-        if call.args or call.keywords:
-            raise self.error("bad_argument", "xor takes no arguments: X, y = xor()", call)
-        return "xor()", datasets.xor()
+        """(the call as canonical text, (X, y) as float64): its arguments checked, then the
+        size of X and y against max_elements and max_total_elements, then made."""
+        if any(type(a) is ast.Starred for a in call.args) or \
+                any(k.arg is None for k in call.keywords):
+            raise self.error("unsupported", "* and ** arguments are not supported", call)
+        counts, defaults = SIGNATURES[fname]
+        given = self.keywords(call, fname, tuple(defaults))
+        if len(call.args) != len(counts):
+            takes = " and ".join(name for name, _ in counts) or "no arguments"
+            raise self.error("bad_argument", f"{fname} takes {takes}{' by position' * bool(counts)}"
+                             f", as in `{USAGE[fname]}`", call)
+        args = {name: self.whole(a, fname, name, least) for a, (name, least) in
+                zip(call.args, counts)}
+        example = USAGE[fname].split(" = ", 1)[1]
+        for key, default in defaults.items():
+            args[key] = self.seed(call, fname, given, example) if key == "seed" else \
+                self.noise(given[key]) if key in given else default
+        points = args.get("n", 4) * args.get("classes", 1)
+        self.budget(call, fname, 2 * points)   # X (N, 2)
+        self.budget(call, fname, points)       # y (N,)
+        text = f"{fname}(" + ", ".join([str(args[n]) for n, _ in counts] +
+                                        [f"{k}={number_text(args[k])}" for k in defaults]) + ")"
+        return text, getattr(datasets, fname)(**args)
+
+    def whole(self, node: ast.expr, fname: str, what: str, least: int) -> int:
+        """An integer literal from `least` up (a size: MAX_INDEX keeps a 4,000-digit one out)."""
+        value = number(node)
+        if type(value) is not int or not least <= value <= MAX_INDEX:
+            raise self.error("bad_argument", f"{what} of {fname} must be an integer of "
+                             f"{least} or more", node)
+        return value
+
+    def noise(self, node: ast.expr) -> float | int:
+        """The noise's scale: a finite number, 0 or more."""
+        value = self.real(node, "noise")
+        if value < 0:
+            raise self.error("bad_argument", "noise must be 0 or more (the scale of the normal "
+                             "noise)", node)
+        return value
 
     def misused_data(self, node: ast.Call) -> None:
         """A data helper inside an expression or const(...): it gives two values."""

@@ -8,9 +8,8 @@ import ast
 import re
 
 import numpy as np
-import orjson
-
 from engine.dtypes import DEFAULT, cast, too_large
+from engine.literals import read_numbers
 from engine.syntax import MAX_DIMS, MAX_LABEL, depth, is_literal, literal_value
 
 MIN_JSON_LIST = 256   # characters: a shorter list is walked (as cheap, and no JSON call)
@@ -82,11 +81,8 @@ class LiteralSyntax:
                                  node.end_col_offset)
         if len(text) < MIN_JSON_LIST or _NOT_JSON_NUMBERS.search(text):
             return None
-        try:
-            value = np.array(orjson.loads(text), dtype=np.float64)
-        except (orjson.JSONDecodeError, ValueError, TypeError, OverflowError):
-            return None
-        if value.ndim == 0 or value.size == 0 or value.ndim > MAX_DIMS:
+        value = read_numbers(text)
+        if value is None:
             return None
         self.lists[id(node)] = value
         return value

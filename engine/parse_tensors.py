@@ -9,10 +9,13 @@
   A comparison anywhere else is refused.
 - Leaf helpers, read at parse time into the node's literal, like a list literal: a name
   assigned one is a leaf (trainable), `const(...)` of one a constant, one inside an expression
-  a constant. `randn(4, 5, seed=0)` (numpy's default_rng(seed).standard_normal, drawn in
-  float64 and then cast to the program's dtype, so a seed gives the same numbers on every run
-  and in both dtypes up to rounding; the seed is required: two `randn(3)` giving equal numbers
-  would surprise), `zeros(2, 3)`, `ones((2, 3))`, `eye(n)` or `eye(n, m)`, `arange(stop)`,
+  a constant. `randn(4, 5, seed=0)` (numpy's default_rng(seed).standard_normal(shape), drawn
+  in float64 and then cast to the program's dtype, so a seed gives the same numbers on every
+  run and in both dtypes up to rounding; the seed is required: two `randn(3)` giving equal
+  numbers would surprise), `randn(4, 5, seed=0, std=0.5)` (the same draws times std, a positive
+  number: torch.nn.init.normal_'s std), `uniform(4, 5, low=-1, high=1, seed=0)` (numpy's
+  default_rng(seed).uniform(low, high, shape): [low, high), low < high, by default 0 and 1;
+  the seed required), `zeros(2, 3)`, `ones((2, 3))`, `eye(n)` or `eye(n, m)`, `arange(stop)`,
   `arange(start, stop)`, `arange(start, stop, step)`. Sizes are checked against max_elements
   (each) and max_total_elements (all helpers together) before anything is allocated.
 """
@@ -25,12 +28,15 @@ import numpy as np
 
 from engine.errors import ProgramError
 from engine.ops.shape import MAX_PIECES
-from engine.syntax import HELPERS, MAX_DIMS, number
+from engine.syntax import DATA, HELPERS, MAX_DIMS, number
 
 COMPARE_OPS = {ast.Gt: "greater", ast.GtE: "greater_equal", ast.Lt: "less",
                ast.LtE: "less_equal", ast.Eq: "equal", ast.NotEq: "not_equal"}
 MAX_INDEX = 2**62     # an index or size beyond any tensor (and a 4,000-digit one stays out)
 MAX_SEED = 2**64 - 1
+# the keyword parameters of the helpers that take any, in the order their canonical text
+# writes them ("randn(4, 5, seed=0, std=0.5)"); every other helper takes none
+KEYWORDS = {"randn": ("seed", "std"), "uniform": ("low", "high", "seed")}
 
 
 class TensorSyntax:
@@ -88,7 +94,7 @@ class TensorSyntax:
         span = self.span(node)
         if fname in ("concat", "stack"):
             return self.pieces(node, fname, name, span)
-        self.no_keywords(node, fname)
+        self.keywords(node, fname, ())
         args = node.args
         if fname == "where":
             if len(args) != 3:
@@ -151,12 +157,6 @@ class TensorSyntax:
         return [(node.left, None), (node.comparators[0], None)], \
             lambda args: self.add(op, "op", args, span, name)
 
-    def no_keywords(self, node: ast.Call, fname: str) -> None:
-        if node.keywords:
-            kw = node.keywords[0]
-            raise ProgramError("bad_argument", f"{fname} has no parameter `{kw.arg}`",
-                               **self.leading_span(kw, len(kw.arg)).to_dict())
-
     def sizes(self, args: list[ast.expr], node: ast.AST, fname: str,
               minus_one: bool = False) -> list[int]:
         """Sizes given as integers (`2, 3`) or one tuple or list of them (`(2, 3)`)."""
@@ -185,9 +185,7 @@ class TensorSyntax:
         if any(isinstance(a, ast.Starred) for a in node.args) or \
                 any(k.arg is None for k in node.keywords):
             raise self.error("unsupported", "* and ** arguments are not supported", node)
-        seed = self.seed(node) if fname == "randn" else None
-        if fname != "randn":
-            self.no_keywords(node, fname)
+        given = self.keywords(node, fname, KEYWORDS.get(fname, ()))
         if fname == "arange":
             start, stop, step = self.arange_args(node)
             span = (stop - start) / step
@@ -199,7 +197,7 @@ class TensorSyntax:
             self.budget(node, fname, max(n, 0))
             if n <= 0:
                 raise self.error("bad_argument", "arange: the range is empty", node)
-            self.inits[id(node)] = f"arange({_g(start)}, {_g(stop)}, {_g(step)})"
+            self.inits[id(node)] = f"arange({', '.join(map(number_text, (start, stop, step)))})"
             return np.arange(start, stop, step, dtype=np.float64)
         if fname == "eye":
             shape = self.sizes(node.args, node, "eye")
@@ -212,28 +210,70 @@ class TensorSyntax:
         shape = self.sizes(node.args, node, fname)
         if not shape or 0 in shape:
             raise self.error("bad_argument", f"{fname} takes sizes of 1 or more, as in "
-                             f"{fname}(2, 3" + (", seed=0)" if seed is not None else ")"), node)
+                             f"{fname}(2, 3{', seed=0' if fname in KEYWORDS else ''})", node)
+        if fname in KEYWORDS:
+            return self.random(node, fname, shape, given)
         self.budget(node, fname, math.prod(shape))
-        dims = ", ".join(map(str, shape))
-        if fname == "randn":
-            self.inits[id(node)] = f"randn({dims}, seed={seed})"
-            return np.random.default_rng(seed).standard_normal(tuple(shape))
-        self.inits[id(node)] = f"{fname}({dims})"
+        self.inits[id(node)] = f"{fname}({', '.join(map(str, shape))})"
         return (np.zeros if fname == "zeros" else np.ones)(tuple(shape), dtype=np.float64)
 
-    def seed(self, node: ast.Call) -> int:
-        seeds = [kw for kw in node.keywords if kw.arg == "seed"]
+    def random(self, node: ast.Call, fname: str, shape: list[int], given: dict) -> np.ndarray:
+        """randn(..., seed=S, std=σ): default_rng(S).standard_normal(shape) · σ (σ = 1 when
+        not given: the draws as they come); uniform(..., low=a, high=b, seed=S):
+        default_rng(S).uniform(a, b, shape), 0 <= a < b <= 1 by default. Checked, then
+        budgeted, then drawn."""
+        seed = self.seed(node, fname, given, f"{fname}(4, 5, seed=0)")
+        if fname == "randn":
+            std = self.real(given["std"], "std", positive=True) if "std" in given else None
+            params = {"seed": seed} | ({} if std is None else {"std": std})
+        else:
+            low = self.real(given["low"], "low") if "low" in given else 0
+            high = self.real(given["high"], "high") if "high" in given else 1
+            if not low < high:
+                raise self.error("bad_argument", "uniform needs low < high, got low="
+                                 f"{number_text(low)} and high={number_text(high)}",
+                                 given.get("high", node))
+            params = {"low": low, "high": high, "seed": seed}
+        self.budget(node, fname, math.prod(shape))
+        self.inits[id(node)] = f"{fname}({', '.join(map(str, shape))}, " + \
+            ", ".join(f"{k}={number_text(v)}" for k, v in params.items()) + ")"
+        rng = np.random.default_rng(seed)
+        if fname == "uniform":
+            return rng.uniform(params["low"], params["high"], tuple(shape))
+        value = rng.standard_normal(tuple(shape))
+        return value if std is None else value * std
+
+    def keywords(self, node: ast.Call, fname: str, allowed: tuple[str, ...]
+                 ) -> dict[str, ast.expr]:
+        """A call's keyword arguments by name, each one `allowed` (else bad_argument at it)."""
         for kw in node.keywords:
-            if kw.arg != "seed":
-                raise ProgramError("bad_argument", f"randn has no parameter `{kw.arg}`",
+            if kw.arg not in allowed:
+                raise ProgramError("bad_argument", f"{fname} has no parameter `{kw.arg}`",
                                    **self.leading_span(kw, len(kw.arg)).to_dict())
-        if not seeds:
-            raise self.error("bad_argument", "randn needs a seed, as in randn(4, 5, seed=0): "
-                             "the same seed gives the same numbers on every run", node)
-        value = number(seeds[0].value)
+        return {kw.arg: kw.value for kw in node.keywords}
+
+    def seed(self, node: ast.Call, fname: str, given: dict, example: str) -> int:
+        """The required seed=S of a random helper: an integer from 0 to 2**64 - 1 (numpy's
+        default_rng takes any such)."""
+        if "seed" not in given:
+            raise self.error("bad_argument", f"{fname} needs a seed, as in {example}: the "
+                             "same seed gives the same numbers on every run", node)
+        value = number(given["seed"])
         if not isinstance(value, int) or not 0 <= value <= MAX_SEED:
             raise self.error("bad_argument", "the seed must be an integer from 0 to 2**64 - 1",
-                             seeds[0].value)
+                             given["seed"])
+        return value
+
+    def real(self, node: ast.expr, what: str, positive: bool = False) -> float | int:
+        """A finite number literal (above 0 if `positive`), as written: an int stays one."""
+        value = number(node)
+        try:
+            finite = value is not None and math.isfinite(value)
+        except OverflowError:   # an integer beyond float64
+            finite = False
+        if not finite or (positive and not value > 0):
+            raise self.error("bad_argument", f"{what} must be a "
+                             f"{'positive ' if positive else ''}finite number", node)
         return value
 
     def arange_args(self, node: ast.Call) -> tuple[float, float, float]:
@@ -261,10 +301,10 @@ class TensorSyntax:
             raise self.error("too_large", f"{fname}(...) would hold {size:,} elements; the "
                              f"limit (max_elements) is {self.max_elements:,}", node)
         if self.helper_elements > self.max_total_elements:
-            raise self.error("too_large", f"the program's {', '.join(HELPERS)} calls would hold "
-                             f"{self.helper_elements:,} elements; the limit "
+            raise self.error("too_large", f"the program's {', '.join(HELPERS + DATA)} calls "
+                             f"would hold {self.helper_elements:,} elements; the limit "
                              f"(max_total_elements) is {self.max_total_elements:,}", node)
 
 
-def _g(x) -> str:
+def number_text(x) -> str:
     return str(x) if isinstance(x, int) else repr(float(x))

@@ -32,7 +32,7 @@ SIGNATURES.update(cross_entropy=(1, ("target",)), leaky_relu=(1, ("slope",)),
 REQUIRED = {"cross_entropy": ("target",)}   # parameters a call must give
 # tensor syntax (engine/parse_tensors.py): structure calls and leaf helpers
 STRUCTURE = ("reshape", "transpose", "concat", "stack", "where")
-HELPERS = ("randn", "zeros", "ones", "eye", "arange")
+HELPERS = ("randn", "uniform", "zeros", "ones", "eye", "arange")
 # data helpers (engine/parse_data.py, engine/datasets.py): `X, y = xor()`, two constants
 DATA = ("xor", "spirals", "moons")
 RESERVED = set(FUNCTIONS) | {"const"} | set(STRUCTURE) | set(HELPERS) | set(DATA)

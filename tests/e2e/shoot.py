@@ -12,6 +12,7 @@ after an edit, an error without a line, a medium graph to pan, a graph too big t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import pathlib
 import shutil
 import sys
@@ -35,6 +36,32 @@ MOMENTS = [
     ("seed-bias-broadcast", 12),
     ("seed-bias-broadcast", "end"),
 ]
+
+
+@contextlib.contextmanager
+def browser_for_shots():
+    """Debian's chromium for a screenshot script (each page logs its errors), closed after."""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=BROWSER_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def themed_pages(browser, url: str, sizes, themes=("light", "projector")):
+    """For each size and theme: (the explorer in a fresh context, ready, the theme picked,
+    "WxH-theme"); the context is closed when the next one is made."""
+    for width, height in sizes:
+        for theme in themes:
+            context = browser.new_context(viewport={"width": width, "height": height})
+            page = context.new_page()
+            page.on("pageerror", lambda e: print("pageerror:", e))
+            page.goto(url)
+            page.wait_for_selector('#app[data-status="ready"]')
+            pick_theme(page, theme)
+            yield page, f"{width}x{height}-{theme}"
+            context.close()
 
 
 def trace_text(page, text: str) -> None:

@@ -10,15 +10,12 @@ note), and a confident cross-entropy (no negative zero).
 from __future__ import annotations
 
 import pathlib
-import shutil
 import sys
 
-from playwright.sync_api import sync_playwright
-
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from live_server import BROWSER_ARGS, shoot_main  # noqa: E402
+from live_server import shoot_main  # noqa: E402
 from page_helpers import choose, own_program  # noqa: E402
-from shoot import pick_theme  # noqa: E402
+from shoot import browser_for_shots, themed_pages  # noqa: E402
 from shoot_issue9 import _end  # noqa: E402
 from test_numbers_page import CONFIDENT, UNDERFLOW, UNUSED  # noqa: E402
 
@@ -27,27 +24,16 @@ SIZES = [(1280, 800), (1024, 768)]
 
 def shoot(url: str, out: pathlib.Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=BROWSER_ARGS)
-        for width, height in SIZES:
-            for theme in ("light", "projector"):
-                name = f"{width}x{height}-{theme}"
-                context = browser.new_context(viewport={"width": width, "height": height})
-                page = context.new_page()
-                page.on("pageerror", lambda e: print("pageerror:", e))
-                page.goto(url)
-                page.wait_for_selector('#app[data-status="ready"]')
-                pick_theme(page, theme)
-                choose(page, "bug-detach")
+    with browser_for_shots() as browser:
+        for page, name in themed_pages(browser, url, SIZES):
+            choose(page, "bug-detach")
+            _end(page)
+            page.screenshot(path=out / f"detach-done-{name}.png")
+            for key, text in (("unused", UNUSED), ("underflow", UNDERFLOW),
+                              ("confident", CONFIDENT)):
+                own_program(page, text)
                 _end(page)
-                page.screenshot(path=out / f"detach-done-{name}.png")
-                for key, text in (("unused", UNUSED), ("underflow", UNDERFLOW),
-                                  ("confident", CONFIDENT)):
-                    own_program(page, text)
-                    _end(page)
-                    page.screenshot(path=out / f"{key}-done-{name}.png")
-                context.close()
-        browser.close()
+                page.screenshot(path=out / f"{key}-done-{name}.png")
     print(f"saved to {out}")
 
 

@@ -3,6 +3,7 @@ that make constants and fill Program.data, and cross_entropy with class indices 
 against PyTorch (float64) and the numbers seed 003 prints."""
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -111,7 +112,7 @@ def test_seed_003_step_0_in_the_language():
     ("X = y = xor()\n", "unsupported", 1, 0, "write `X, y = xor()`"),
     ("a, b = 1.0, 2.0\n", "unsupported", 1, 0, "tuple assignment takes a data helper"),
     ("X, y = xor(3)\n", "bad_argument", 1, 7, "no arguments"),
-    ("X, y = xor(seed=1)\n", "bad_argument", 1, 7, "no arguments"),
+    ("X, y = xor(seed=1)\n", "bad_argument", 1, 11, "no parameter `seed`"),
     ("X, X = xor()\n", "duplicate_leaf", 1, 3, "already assigned"),
     ("a = 1.0\na, y = xor()\n", "duplicate_leaf", 2, 0, "already assigned"),
     ("X, y = xor()\nX = X * 2\n", "duplicate_leaf", 2, 0, "assigned once"),
@@ -134,8 +135,185 @@ def test_seed_003_step_0_in_the_language():
      21, "unknown name `u`"),
 ])
 def test_data_and_named_targets_refuse_clearly(program, kind, line, col, words):
+    assert_refused(program, kind, line, col, words)
+
+
+def assert_refused(program: str, kind: str, line: int, col: int, words: str) -> None:
+    """The program's trace raises ProgramError `kind` at (line, col) saying `words`."""
     with pytest.raises(ProgramError) as info:
         run_trace(program)
     e = info.value
     assert (e.kind, e.line, e.col) == (kind, line, col), e
     assert words in e.message, e.message
+
+
+# ---- leaf initializers: randn(..., std=), uniform(...) ---------------------------------------
+def test_randn_std_scales_the_seeded_draws():
+    body = run_trace("W = randn(3, 2, seed=4, std=0.5)\nV = randn(2, seed=4)\n"
+                     "L = sum(W @ V)\n")
+    program = parse("W = randn(3, 2, seed=4, std=0.5)\nL = sum(W)\n")
+    want = np.random.default_rng(4).standard_normal((3, 2)) * 0.5
+    np.testing.assert_array_equal(program.nodes[0].literal, want)
+    nodes = {n["label"]: n for n in body["graph"]["nodes"]}
+    assert nodes["W"]["role"] == "leaf" and nodes["W"]["formula"] == \
+        "W = randn(3, 2, seed=4, std=0.5)"
+    assert nodes["V"]["params"] == {"init": "randn(2, seed=4)"}   # unchanged without std
+    f32 = parse("# dtype: float32\nW = randn(3, 2, seed=4, std=0.5)\nL = sum(W)\n")
+    np.testing.assert_array_equal(f32.nodes[0].literal, want.astype(np.float32))
+
+
+def test_uniform_is_numpy_default_rng_uniform():
+    program = parse("W = uniform(2, 3, low=-1, high=1, seed=7)\nb = uniform(4, seed=1)\n"
+                    "c = const(uniform((2,), low=2, high=2.5, seed=0))\nL = sum(W) + sum(b)\n")
+    W, b, c = (program.nodes[program.names[k]] for k in "Wbc")
+    np.testing.assert_array_equal(W.literal,
+                                  np.random.default_rng(7).uniform(-1, 1, (2, 3)))
+    np.testing.assert_array_equal(b.literal, np.random.default_rng(1).uniform(0, 1, 4))
+    np.testing.assert_array_equal(c.literal, np.random.default_rng(0).uniform(2, 2.5, 2))
+    assert (W.role, b.role, c.role) == ("leaf", "leaf", "const")
+    assert W.params == {"init": "uniform(2, 3, low=-1, high=1, seed=7)"}
+    assert b.params == {"init": "uniform(4, low=0, high=1, seed=1)"}
+
+
+@pytest.mark.parametrize("program,kind,col,words", [
+    ("W = randn(2, std=0.5)\n", "bad_argument", 4, "needs a seed"),
+    ("W = randn(2, seed=0, std=0)\n", "bad_argument", 25, "positive finite"),
+    ("W = randn(2, seed=0, std=-1)\n", "bad_argument", 25, "positive finite"),
+    ("W = randn(2, seed=0, std=1e400)\n", "bad_argument", 25, "positive finite"),
+    ("W = randn(2, seed=0, mean=1)\n", "bad_argument", 21, "no parameter `mean`"),
+    ("W = uniform(2)\n", "bad_argument", 4, "uniform needs a seed"),
+    ("W = uniform(2, seed=1.5)\n", "bad_argument", 20, "seed must be an integer"),
+    ("W = uniform(2, seed=0, std=1)\n", "bad_argument", 23, "no parameter `std`"),
+    ("W = uniform(2, low=1, high=0, seed=0)\n", "bad_argument", 27, "low < high"),
+    ("W = uniform(2, low=1, seed=0)\n", "bad_argument", 4, "low < high"),
+    ("W = uniform(2, low=-1e999, seed=0)\n", "bad_argument", 19, "finite number"),
+    ("a = 1.0\nW = uniform(2, low=a, seed=0)\n", "bad_argument", 19, "finite number"),
+    ("W = uniform(0, seed=0)\n", "bad_argument", 12, "1 or more"),
+    ("W = uniform(1000, 1001, seed=0)\n", "too_large", 4, "max_elements"),
+])
+def test_bad_initializers_are_located(program, kind, col, words):
+    assert_refused(program, kind, program.count("\n"), col, words)
+
+
+# ---- spirals, moons ---------------------------------------------------------------------------
+def spirals_by_hand(n: int, classes: int, seed: int, noise: float):
+    """The recipe of the issue, point by point: for class j in order and i = 0..n-1,
+    r = (i+1)/n, θ = 4j + 4i/(n-1) + noise·N(0,1) from default_rng(seed), (r sin θ, r cos θ)."""
+    rng = np.random.default_rng(seed)
+    points, labels = [], []
+    for j in range(classes):
+        draws = rng.standard_normal(n)
+        for i in range(n):
+            r, theta = (i + 1) / n, 4 * j + 4 * i / (n - 1) + noise * draws[i]
+            points.append((r * math.sin(theta), r * math.cos(theta)))
+            labels.append(j)
+    return np.array(points), np.array(labels, dtype=float)
+
+
+@pytest.mark.parametrize("call,n,classes,seed,noise", [
+    ("spirals(100, 3, seed=0)", 100, 3, 0, 0.2),
+    ("spirals(100, 3, seed=5, noise=0.2)", 100, 3, 5, 0.2),
+    ("spirals(7, 2, seed=1, noise=0)", 7, 2, 1, 0.0),
+    ("spirals(2, 4, noise=1.5, seed=9)", 2, 4, 9, 1.5),
+])
+def test_spirals_follow_the_recipe(call, n, classes, seed, noise):
+    program = parse(f"X, y = {call}\nL = sum(X)\n")
+    X, y = program.nodes[0].literal, program.nodes[1].literal
+    want_X, want_y = spirals_by_hand(n, classes, seed, noise)
+    assert X.shape == (n * classes, 2) and y.shape == (n * classes,)
+    np.testing.assert_allclose(X, want_X, rtol=0, atol=2e-16)
+    np.testing.assert_array_equal(y, want_y)
+    radius = np.tile(np.arange(1, n + 1) / n, classes)   # never 0: no shared point
+    np.testing.assert_allclose(np.hypot(X[:, 0], X[:, 1]), radius, rtol=1e-15)
+    assert program.data == {"X": "inputs", "y": "labels"}
+    assert program.nodes[0].params == {"data": f"spirals({n}, {classes}, seed={seed}, "
+                                               f"noise={noise!r})".replace("noise=0.0", "noise=0")}
+
+
+def test_the_three_spirals_of_seed_000_are_three_turning_arms():
+    """The reference shape: without noise each class is an arm whose angle runs from 4j to
+    4j + 4 as its radius grows from 1/n to 1, so the arms interleave."""
+    X = parse("X, y = spirals(100, 3, seed=0, noise=0)\nL = sum(X)\n").nodes[0].literal
+    theta = np.arctan2(X[:, 0], X[:, 1]).reshape(3, 100)
+    for j in range(3):
+        want = 4 * j + 4 * np.arange(100) / 99
+        np.testing.assert_allclose(np.angle(np.exp(1j * (theta[j] - want))), 0, atol=1e-12)
+    seeded = parse("X, y = spirals(100, 3, seed=0)\nL = sum(X)\n").nodes[0].literal
+    other = parse("X, y = spirals(100, 3, seed=1)\nL = sum(X)\n").nodes[0].literal
+    assert not np.array_equal(seeded, other) and not np.array_equal(seeded, X)
+
+
+@pytest.mark.parametrize("n,noise,seed", [(200, 0.1, 0), (7, 0.3, 4), (2, 0, 1)])
+def test_moons_follow_make_moons_with_default_rng_noise(n, noise, seed):
+    program = parse(f"A, b = moons({n}, noise={noise}, seed={seed})\nL = sum(A)\n")
+    X, y = program.nodes[0].literal, program.nodes[1].literal
+    outer, inner = n // 2, n - n // 2
+    t, u = np.linspace(0, np.pi, outer), np.linspace(0, np.pi, inner)
+    clean = np.concatenate([np.c_[np.cos(t), np.sin(t)], np.c_[1 - np.cos(u), 1 - np.sin(u) - 0.5]])
+    want = clean + noise * np.random.default_rng(seed).standard_normal((n, 2))
+    np.testing.assert_array_equal(X, want)
+    np.testing.assert_array_equal(y, [0.0] * outer + [1.0] * inner)
+    assert program.data == {"A": "inputs", "b": "labels"}
+    if noise == 0:   # on the two half circles: radius 1 about (0, 0) and about (1, 0.5)
+        np.testing.assert_allclose(np.hypot(*X[:outer].T), 1, rtol=1e-15)
+        np.testing.assert_allclose(np.hypot(X[outer:, 0] - 1, X[outer:, 1] - 0.5), 1,
+                                   rtol=1e-15)
+
+
+def test_spirals_train_through_cross_entropy_as_pytorch_does():
+    text = ("X, y = spirals(20, 3, seed=2)\nW = randn(2, 3, seed=1, std=0.5)\n"
+            "b = uniform(3, low=-0.1, high=0.1, seed=3)\nL = cross_entropy(X @ W + b, y)\n")
+    body = run_trace(text)
+    X, y = spirals_by_hand(20, 3, 2, 0.2)
+    W = _t(np.random.default_rng(1).standard_normal((2, 3)) * 0.5)
+    b = _t(np.random.default_rng(3).uniform(-0.1, 0.1, 3))
+    loss = F.cross_entropy(torch.tensor(X) @ W + b, torch.tensor(y).long())
+    loss.backward()
+    assert decode(body["output"]["value"]) == pytest.approx(loss.item(), rel=1e-14)
+    grads = _grads(body)
+    np.testing.assert_allclose(grads["W"], W.grad.numpy(), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(grads["b"], b.grad.numpy(), rtol=1e-12, atol=1e-15)
+    assert set(grads) == {"W", "b"}   # X and y are data
+
+
+def test_a_data_set_is_bounded_by_max_elements_before_it_is_made():
+    parse("X, y = spirals(10, 3, seed=0)\nL = sum(X)\n", max_elements=60)   # X: 60 elements
+    with pytest.raises(ProgramError) as info:
+        parse("X, y = spirals(10, 3, seed=0)\nL = sum(X)\n", max_elements=59)
+    e = info.value
+    assert (e.kind, e.line, e.col) == ("too_large", 1, 7) and "max_elements" in e.message
+    with pytest.raises(ProgramError) as info:   # X and y together: 90
+        parse("X, y = moons(30, seed=0)\nL = sum(X)\n", max_total_elements=89)
+    assert info.value.kind == "too_large" and "max_total_elements" in info.value.message
+    with pytest.raises(ProgramError) as info:   # a trillion points: refused by arithmetic
+        parse("X, y = spirals(10**12, 3, seed=0)\nL = sum(X)\n".replace("10**12", str(10**12)))
+    assert info.value.kind == "too_large"
+
+
+@pytest.mark.parametrize("program,col,words", [
+    ("X, y = spirals(100, seed=0)\n", 7, "takes n and classes"),
+    ("X, y = spirals(100, 3, 0)\n", 7, "takes n and classes"),
+    ("X, y = spirals(1, 3, seed=0)\n", 15, "n of spirals must be an integer of 2"),
+    ("X, y = spirals(100, 0, seed=0)\n", 20, "classes of spirals must be an integer of 1"),
+    ("X, y = spirals(100, 3.0, seed=0)\n", 20, "must be an integer"),
+    ("X, y = spirals(100, 3)\n", 7, "spirals needs a seed"),
+    ("X, y = spirals(100, 3, seed=-1)\n", 28, "seed must be an integer"),
+    ("X, y = spirals(100, 3, seed=True)\n", 28, "seed must be an integer"),
+    ("X, y = spirals(100, 3, seed=2**64)\n", 28, "seed must be an integer"),
+    ("X, y = spirals(100, 3, seed=0, noise=-0.1)\n", 37, "0 or more"),
+    ("X, y = spirals(100, 3, seed=0, noise=1e999)\n", 37, "finite number"),
+    ("X, y = spirals(100, 3, seed=0, std=1)\n", 31, "no parameter `std`"),
+    ("X, y = moons(1, seed=0)\n", 13, "n of moons must be an integer of 2"),
+    ("X, y = moons(10)\n", 7, "moons needs a seed"),
+    ("X, y = moons(10, 0.1, seed=0)\n", 7, "takes n by position"),
+    ("X, y = moons(n=10, seed=0)\n", 13, "no parameter `n`"),
+])
+def test_bad_data_helper_calls_are_located(program, col, words):
+    assert_refused(program, "bad_argument", 1, col, words)
+
+
+def test_a_misspelt_data_helper_is_named_in_the_hint():
+    with pytest.raises(ProgramError) as info:
+        parse("X, y = spiral(100, 3, seed=0)\n")
+    assert info.value.kind == "unsupported" and (info.value.line, info.value.col) == (1, 0)
+    assert info.value.hint.startswith("did you mean `spirals`?"), info.value.hint

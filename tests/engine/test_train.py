@@ -199,3 +199,39 @@ def test_the_wall_clock_budget_ends_the_stream_with_an_error_event():
     with pytest.raises(ProgramError) as e:
         train(parse(XOR), config)
     assert e.value.kind == "timeout" and "train_timeout_seconds" in e.value.message
+
+
+# ---- the data helpers' inputs: start event and decision boundary ----------------------------
+def _xor_with_helper(seed: int) -> str:
+    return ("X, y = xor()\n" + "".join(f"{k} = {v!r}\n" for k, v in seed003_weights(seed).items())
+            + "h = relu(X @ W1.T + b1)\nz = h @ W2.T + b2\nL = cross_entropy(z, y)\n")
+
+
+def test_xor_helper_trains_as_the_literal_program_and_draws_its_boundary():
+    events = list(iterations(parse(_xor_with_helper(1)),
+                             TrainConfig(steps=301, lr=0.5, boundary_every=100)))
+    assert events[0]["data"] == {"X": XOR_X, "y": XOR_Y} and events[0]["classes"] == 2
+    literal = train(parse(seed003_xor(1)), TrainConfig(steps=301, lr=0.5))
+    assert events[-1]["losses"] == literal["losses"]
+    boundaries = [e for e in events if e["type"] == "boundary"]
+    assert [e["i"] for e in boundaries] == [0, 100, 200, 300]
+    last = boundaries[-1]
+    g = last["grid"]
+    assert g == {"x0": -0.15, "x1": 1.15, "y0": -0.15, "y1": 1.15, "nx": 48, "ny": 48}
+    # each cell's class and confidence: the trained net by hand (numpy) at the cell's centre
+    p = {k: np.array(decode(v)) for k, v in events[-1]["params"].items()}
+    xs = g["x0"] + (np.arange(48) + 0.5) * (g["x1"] - g["x0"]) / 48
+    ys = g["y0"] + (np.arange(48) + 0.5) * (g["y1"] - g["y0"]) / 48
+    cells = np.array([(x, y) for y in ys for x in xs])   # row-major, row 0 the lowest y
+    z = np.maximum(cells @ p["W1"].T + p["b1"], 0) @ p["W2"].T + p["b2"]
+    assert last["classes"] == np.argmax(z, axis=1).tolist()
+    top = np.exp(z.max(axis=1)) / np.exp(z).sum(axis=1)
+    assert np.allclose(last["confidence"], top, atol=5e-5)
+    # the four corners: XOR's classes
+    assert [last["classes"][r * 48 + c] for r, c in ((0, 0), (47, 0), (0, 47), (47, 47))] == \
+        [0, 1, 1, 0]
+
+
+def test_the_answer_carries_the_last_boundary():
+    answer = train(parse(_xor_with_helper(1)), TrainConfig(steps=10, lr=0.5, boundary_every=4))
+    assert answer["boundary"]["i"] == 9 and len(answer["boundary"]["classes"]) == 48 * 48

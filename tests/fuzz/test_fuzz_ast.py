@@ -7,13 +7,14 @@ import ast
 
 from hypothesis import given, strategies as st
 
-from engine.syntax import FUNCTIONS, HELPERS, STRUCTURE
+from engine.syntax import DATA, FUNCTIONS, HELPERS, STRUCTURE
 from oracle import bounded, trace_or_refuse
 
 NAMES = ["a", "b", "x", "L", "W", "y_hat", "const", "__import__", "__builtins__", "__class__",
          "eval", "exec", "open", "os", "np", "self", "_", "ｘ", "ﬁ", "x" * 70, *FUNCTIONS]
 ATTRS = ["T", "__class__", "__globals__", "shape", "sum", "mro", "x" * 70]
-KEYWORDS = ["axis", "approximate", "target", "__x", "dtype", "seed", "x" * 70]
+KEYWORDS = ["axis", "approximate", "target", "__x", "dtype", "seed", "std", "low", "high",
+            "noise", "x" * 70]
 BINOPS = [ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult,             # the language
           ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd]
 UNARY = [ast.USub, ast.UAdd, ast.Not, ast.Invert]
@@ -32,7 +33,7 @@ def _lists(children):
 
 
 def _calls(children):
-    func = st.one_of(st.sampled_from([*FUNCTIONS, *STRUCTURE, *HELPERS, "const", "print",
+    func = st.one_of(st.sampled_from([*FUNCTIONS, *STRUCTURE, *HELPERS, *DATA, "const", "print",
                                       "__import__", "getattr"])
                      .map(lambda n: ast.Name(n, ast.Load())),
                      children.map(lambda c: ast.Attribute(c, "sum", ast.Load())))
