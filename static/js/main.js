@@ -22,7 +22,7 @@ import { createResetControl } from "./render/reset.js";
 import { createSharePanel } from "./render/share.js";
 import { createTrainPanel } from "./render/train.js";
 import { markDead } from "./render/dead.js";
-import { fetchIteration, zeroedGrads } from "./train.js";
+import { fetchIteration } from "./train.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
 import {
   choosePreset, createStore, editProgram, menuFor, openLink, restoredEditor, SAVED_KEY,
@@ -268,11 +268,7 @@ async function showIteration(k) {
   if (request !== inFlight) return;
   walk.iteration = { k, dead: body.dead_units ?? [] };
   begin(walk, request);
-  // the body's results (output, grads) are the done event's in a stream
-  const { output, grads, first_non_finite: nonFinite } = body;
-  for (const ev of body.events) {
-    addEvent(walk, ev.kind === "done" ? { output, grads, first_non_finite: nonFinite, ...ev } : zeroedGrads(ev, walk.nodesById));
-  }
+  for (const ev of body.events) addEvent(walk, ev); // steppable: as a stream's events
   $("#player").dataset.iteration = String(k);
   finish(walk);
 }

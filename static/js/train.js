@@ -215,13 +215,27 @@ export async function streamTraining(body, { signal, onEvent } = {}) {
 
 /**
  * Iteration `k` of the run `state` describes, recorded (POST /api/train): its trace body, a
- * walk the player steps (forward, zero_grad, backward, update). Rejects with TraceError.
+ * walk the player steps (forward, zero_grad, backward, update), made `steppable`. Rejects
+ * with TraceError.
  */
 export async function fetchIteration(state, k, { signal } = {}) {
   const response = await post("/api/train", iterationRequest(state, k), { signal, accept: "application/json" });
   const body = await response.json().catch(() => null);
   if (!response.ok) throw new TraceError(body?.error ?? { kind: `http ${response.status}`, message: `the server answered ${response.status}` });
   const trace = body?.recorded?.[k] ?? body?.recorded?.[String(k)];
-  if (!trace) throw new TraceError({ kind: "bad_response", message: `the answer has no iteration ${k}` });
-  return trace;
+  if (!trace?.graph || !Array.isArray(trace.events)) throw new TraceError({ kind: "bad_response", message: `the answer has no iteration ${k}` });
+  return steppable(trace);
+}
+
+/**
+ * A recorded iteration's body made ready to step, as a stream's events would be: each
+ * zero_grad event with the zeros it sets (zeroedGrads), and the done event with the body's
+ * results (output, grads, first_non_finite), which a body sends once at its top level.
+ */
+export function steppable(trace) {
+  const nodesById = Object.fromEntries(trace.graph.nodes.map((n) => [n.id, n]));
+  const { output, grads, first_non_finite: nonFinite } = trace;
+  const events = trace.events.map((ev) => (ev.kind === "done"
+    ? { output, grads, first_non_finite: nonFinite, ...ev } : zeroedGrads(ev, nodesById)));
+  return { ...trace, events };
 }

@@ -167,5 +167,11 @@ def test_a_link_keeps_the_train_settings_and_the_chosen_iteration(explorer, chro
         assert other.locator("#train-lr").input_value() == "0.25"
         assert other.locator("#train-steps").input_value() == "301"
         assert other.locator("#train-iteration").input_value() == "100"
+        total = other.locator("#player").get_attribute("data-total")
+        # the embed of that link steps the same iteration's walk
+        embed = context.new_page()
+        embed.goto(url.replace("/#", "/embed#"))
+        embed.wait_for_selector('#embed[data-status="ready"][data-iteration="100"]')
+        assert embed.locator("#player").get_attribute("data-total") == total
     finally:
         context.close()

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   addTrainEvent, arrived, createRun, deadByNode, deadText, formatLoss, iterationRequest,
-  iterationsPerFrame, readTrainStream, runView, trainRequest, zeroedGrads,
+  iterationsPerFrame, readTrainStream, runView, steppable, trainRequest, zeroedGrads,
 } from "../../static/js/train.js";
 import { lossScale } from "../../static/js/render/losscurve.js";
 import { agreeing, cellColour, cellOf } from "../../static/js/render/boundary.js";
@@ -189,6 +189,19 @@ test("zeroed gradients take their parameter's shape; with the bug nothing is zer
   const bug = { kind: "zero_grad", nodes: ["n1"], zeroed: false };
   assert.equal(zeroedGrads(bug, nodes), bug);
   assert.deepEqual(fold([zeroedGrads({ kind: "zero_grad", nodes: ["n1"], zeroed: true }, nodes)]).adjoints.n1.data, [0, 0]);
+});
+
+test("a recorded body steps as a stream would: zeros at zero_grad, the results at done", () => {
+  const body = {
+    graph: { nodes: [{ id: "n0", shape: [2] }, { id: "n1", shape: [] }], edges: [] },
+    events: [{ seq: 0, kind: "zero_grad", nodes: ["n0"], zeroed: true }, { seq: 1, kind: "done" }],
+    output: { name: "L", node: "n1", value: 0.1102 }, grads: { W: [1, 2] }, first_non_finite: null,
+  };
+  const ready = steppable(body);
+  assert.deepEqual(ready.events[0].adjoints.n0.data, [0, 0]);
+  assert.equal(ready.events[1].output.value, 0.1102);
+  assert.deepEqual(ready.events[1].grads, { W: [1, 2] });
+  assert.equal(body.events[0].adjoints, undefined); // the body itself is not changed
 });
 
 test("with no_zero_grad the piled-up adjoints stay, as the event carries them", () => {
