@@ -11,34 +11,30 @@ it came from.
 from __future__ import annotations
 
 import ast
-import difflib
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
-import orjson
 
 from engine.blocks import Block, Statement, block_kind
-from engine.dtypes import DEFAULT, cast, program_dtype, too_large
+from engine.dtypes import DEFAULT, program_dtype
 from engine.errors import ProgramError
 from engine.labels import print_label
 from engine.wording import counted
 from engine.literals import Lifted, lift
 from engine.names import name_problem, names_in
+from engine.parse_calls import CallSyntax
+from engine.parse_data import DataSyntax
+from engine.parse_literals import NUMBER_TYPES, LiteralSyntax
 from engine.parse_tensors import TensorSyntax
 from engine.source import Lines, clip, python_ast
 from engine.second_order import SecondOrder, read as second_order_header
 from engine.switches import program_bugs
-from engine.syntax import HELPERS, MAX_ELEMENTS, MAX_TOTAL_ELEMENTS, STRUCTURE
-from engine.syntax import (BINOPS, FUNCTIONS, MAX_CLASS_INDEX, MAX_DEPTH, MAX_DIMS, MAX_LABEL,
-                           MAX_STATEMENTS, OPERATORS, REQUIRED, RESERVED, SIGNATURES, construct,
-                           depth, is_literal, literal_value, number, primed, supported_operator)
+from engine.syntax import MAX_ELEMENTS, MAX_TOTAL_ELEMENTS
+from engine.syntax import (BINOPS, MAX_DEPTH, MAX_LABEL, MAX_STATEMENTS, OPERATORS, RESERVED,
+                           construct, number, primed, supported_operator)
 
 
 _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
-MIN_JSON_LIST = 256   # characters: a shorter list is walked (as cheap, and no JSON call)
-_NOT_JSON_NUMBERS = re.compile(r"[^0-9eE.\-\[\],\s]")
-_NUMBER = (int, float)   # the types of a number literal's value (bool is not one: `type is`)
 
 
 @dataclass(slots=True)
@@ -99,6 +95,9 @@ class Program:
     lines: Lines | None = None
     # what the trace warns about in the text itself: (kind, message, node index, span)
     notes: list[tuple[str, str, int, Span]] = field(default_factory=list)
+    # each name a data helper assigned (`X, y = xor()`, engine/parse_data.py) -> what it
+    # holds, "inputs" or "labels"; the training engine finds the input points through it
+    data: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -163,7 +162,7 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     return Program(builder.nodes, builder.names, builder.leaves, builder.last, builder.blocks,
                    builder.dtype, bugs, builder.no_grad, builder.inplace, second,
                    bugs_span=bugs_at and Span(bugs_at[0], 0, bugs_at[0], bugs_at[1]),
-                   body=builder.body, lines=lines, notes=builder.notes)
+                   body=builder.body, lines=lines, notes=builder.notes, data=builder.data)
 
 
 def _statements(tree: ast.Module) -> list[ast.stmt]:
@@ -178,7 +177,7 @@ def _statements(tree: ast.Module) -> list[ast.stmt]:
     return out
 
 
-class _Builder(TensorSyntax):
+class _Builder(CallSyntax, DataSyntax, LiteralSyntax, TensorSyntax):
     """Walks the whitelisted ast and appends IR nodes."""
 
     def __init__(self, lines: Lines, tree: ast.Module, max_depth: int = MAX_DEPTH,
@@ -206,6 +205,7 @@ class _Builder(TensorSyntax):
         self.notes: list[tuple[str, str, int, Span]] = []   # Program.notes
         self.in_block = False   # inside a checkpoint or no_grad block (they do not nest)
         self.body: list = []   # the statements and blocks of the body being read
+        self.data: dict[str, str] = {}   # Program.data
 
     # ---- locations ---------------------------------------------------------------------------
     def span(self, node: ast.AST) -> Span:
@@ -319,6 +319,8 @@ class _Builder(TensorSyntax):
             decorators = getattr(stmt, "decorator_list", None)   # point at the first line
             raise self.error("unsupported", f"{construct(stmt)} is not supported; "
                              "write `name = expression`", decorators[0] if decorators else stmt)
+        if self.is_data_statement(stmt):   # `X, y = xor()` (engine/parse_data.py)
+            return self.data_assignment(stmt)
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
             raise self.error("unsupported", "assign to exactly one name, as in `x = 1.0`",
                              stmt.targets[-1] if len(stmt.targets) == 1 else stmt)
@@ -328,6 +330,7 @@ class _Builder(TensorSyntax):
         if name in RESERVED:
             raise self.error("unsupported", f"`{name}` is a built-in function and cannot be "
                              "assigned", target)
+        self.not_data(name, target)
         if self.is_literal(stmt.value) or self.is_const_call(stmt.value):
             self.leaf(name, stmt.value, target)
         else:
@@ -351,6 +354,7 @@ class _Builder(TensorSyntax):
         if target.id in RESERVED:
             raise self.error("unsupported", f"`{target.id}` is a built-in function and cannot "
                              "be assigned", target)
+        self.not_data(target.id, target)
         old = self.lookup(ast.copy_location(ast.Name(target.id, ast.Load()), target))
         if self.nodes[old].role == "leaf":
             raise self.error("inplace", "a leaf Variable that requires grad is being used in "
@@ -424,7 +428,7 @@ class _Builder(TensorSyntax):
             if node.id in self.lifted:
                 return self.constant(node)   # a big list literal (engine/literals.py)
             return self.lookup(node)   # `y = x` makes no new value: y refers to x's node
-        if type(node) is ast.Constant and type(node.value) in _NUMBER:
+        if type(node) is ast.Constant and type(node.value) in NUMBER_TYPES:
             return self.constant(node)   # a plain number: no list or sign to look at
         if isinstance(node, (ast.BinOp, ast.UnaryOp)) and not supported_operator(node.op):
             raise self.error("unsupported", f"the operator {OPERATORS.get(type(node.op), '?')} "
@@ -537,8 +541,10 @@ class _Builder(TensorSyntax):
         """Every name the statements from the current one on assign (computed on the first
         unknown name; an earlier statement's tree is freed, and its names are in `names`)."""
         if self.all_targets is None:
-            self.all_targets = {t.id for s in _statements(self.tree) if isinstance(s, ast.Assign)
-                                for t in s.targets if isinstance(t, ast.Name)}
+            self.all_targets = {n.id for s in _statements(self.tree) if isinstance(s, ast.Assign)
+                                for t in s.targets
+                                for n in (t.elts if type(t) is ast.Tuple else (t,))
+                                if isinstance(n, ast.Name)}
         return self.all_targets
 
     def forget(self) -> None:
@@ -548,259 +554,6 @@ class _Builder(TensorSyntax):
         self.lists.clear()
         self.inits.clear()
         self.conditions.clear()
-
-    def call(self, node: ast.Call, name: str | None):
-        func = node.func
-        if isinstance(func, ast.Attribute):
-            self.identifier(func.attr, func, self.attribute_span(func))
-            raise self.error("unsupported", f"calling a method (`.{clip(func.attr)}()`) is not "
-                             "supported; only the functions and `.T` are", func)
-        if not isinstance(func, ast.Name):
-            raise self.error("unsupported", f"calling {construct(func)} is not supported", func)
-        self.identifier(func.id, func)
-        if func.id == "const":
-            if len(node.args) != 1 or node.keywords or not self.is_literal(node.args[0]):
-                raise self.error("bad_argument", "const takes one literal, as in "
-                                 "`const([1.0, 2.0])`", node)
-            return self.constant(node.args[0], node)
-        if func.id in STRUCTURE:
-            return self.structure_call(node, func.id, name)
-        if func.id not in FUNCTIONS:
-            raise self.error("unsupported", f"unknown function `{clip(func.id)}`", func,
-                             hint=_function_hint(func.id))
-        op, allowed = FUNCTIONS[func.id]
-        args, params = self.arguments(node, func.id, allowed)
-        span = self.span(node)
-        return [(a, None) for a in args], \
-            lambda inputs: self.add(op, "op", inputs, span, name, params=params)
-
-    def arguments(self, node: ast.Call, fname: str, allowed: tuple[str, ...]):
-        """Split a call's arguments into value inputs and parameters: SIGNATURES says how many
-        values come first and which parameters may follow them by position; FUNCTIONS which
-        may be given by keyword. bad_argument (at the call, or at the keyword or argument at
-        fault) for a wrong count, an unknown or repeated parameter, or a bad value."""
-        args = list(node.args)
-        params: dict = {}
-        if any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in node.keywords):
-            raise self.error("unsupported", "* and ** arguments are not supported", node)
-        for kw in node.keywords:
-            self.identifier(kw.arg, kw, self.leading_span(kw, len(kw.arg)))
-        values, positional = SIGNATURES.get(fname, (1, ()))
-        if not values <= len(args) <= values + len(positional):
-            raise self.error("bad_argument", _usage(fname, values, positional, allowed,
-                                                    len(args)), node)
-        for key, arg in zip(positional, args[values:]):
-            params[key] = self.parameter(fname, key, arg)
-        args = args[:values]
-        for kw in node.keywords:
-            if kw.arg not in allowed or kw.arg in params:
-                said = "is given twice" if kw.arg in params else f"is not a parameter of {fname}"
-                raise ProgramError("bad_argument", f"`{kw.arg}` {said}; "
-                                   + _usage(fname, values, positional, allowed),
-                                   **self.leading_span(kw, len(kw.arg)).to_dict())
-            params[kw.arg] = self.parameter(fname, kw.arg, kw.value)
-        self.complete(fname, params, node)
-        return args, params
-
-    # ---- parameters (engine/syntax.py: FUNCTIONS, SIGNATURES, REQUIRED) ---------------------
-    def parameter(self, fname: str, key: str, node: ast.expr):
-        """The value of parameter `key` of a call to `fname`; bad_argument at `node` if it is
-        not one the parameter takes."""
-        if key == "axis":
-            return self.axis(node, fname)
-        if key == "keepdims":
-            if not (isinstance(node, ast.Constant) and type(node.value) is bool):
-                raise self.error("bad_argument", "keepdims must be True or False", node)
-            return node.value
-        if key == "approximate":
-            return self.approximate(node)
-        if key == "target":
-            return self.targets(node)
-        if key == "correction":
-            value = number(node)
-            if type(value) is not int or not 0 <= value <= MAX_CLASS_INDEX:
-                raise self.error("bad_argument", "correction must be a non-negative integer "
-                                 "(1: the unbiased variance, torch.var's default; 0: the "
-                                 "population variance)", node)
-            return value
-        if key in ("lo", "hi") and isinstance(node, ast.Constant) and node.value is None:
-            return None
-        value = number(node)   # slope, lo, hi, eps: a number
-        if value is None:
-            raise self.error("bad_argument", f"{key} of {fname} must be a number"
-                             + (" or None" if key in ("lo", "hi") else ""), node)
-        try:   # an integer stays one (clip(x, 0, 1) reads as written) if float64 holds it
-            value = value if type(value) is int and abs(value) < 2**53 else float(value)
-        except OverflowError:
-            raise self.error("bad_argument", f"{key} is too large for float64", node) from None
-        if key == "eps" and not 0 < value < float("inf"):
-            raise self.error("bad_argument", "eps must be a positive number", node)
-        if key == "slope" and not abs(value) < float("inf"):
-            raise self.error("bad_argument", "slope must be a finite number", node)
-        return value
-
-    def complete(self, fname: str, params: dict, node: ast.Call) -> None:
-        """Refuse a call that leaves out a parameter it needs."""
-        for key in REQUIRED.get(fname, ()):
-            if key not in params:
-                raise self.error("bad_argument", f"{fname} takes (logits, targets): a class "
-                                 "index, or a list of class indices for a batch of logits",
-                                 node)
-        if fname == "clip" and params.get("lo") is None and params.get("hi") is None:
-            raise self.error("bad_argument", "clip takes (x, lo, hi) with at least one bound "
-                             "that is not None", node)
-
-    def targets(self, node: ast.expr) -> int | tuple[int, ...]:
-        """cross_entropy's targets: one class index, or a list of them (one per row)."""
-        if isinstance(node, ast.List) and node.elts and all(number(e) is not None
-                                                            for e in node.elts):
-            return tuple(self.class_index(e) for e in node.elts)
-        if type(node) is ast.Name and node.id in self.lifted:   # a long list, read as floats
-            value = self.lifted[node.id].value
-            if value.ndim != 1 or np.any(value != np.floor(value)) or np.any(value < 0) \
-                    or np.any(value > MAX_CLASS_INDEX):
-                raise self.error("bad_argument", "the targets must be a flat list of "
-                                 "non-negative integer class indices", node)
-            return tuple(int(v) for v in value)
-        return self.class_index(node)
-
-    def axis(self, node: ast.expr, fname: str = ""):
-        value = number(node)
-        if isinstance(node, ast.Constant) and node.value is None:
-            return None
-        if not isinstance(value, int) or isinstance(value, bool):
-            hint = {"max": "maximum", "min": "minimum"}.get(fname)
-            raise self.error("bad_argument", "axis must be an integer or None"
-                             + (f"; {fname}(x, axis) reduces one tensor, {hint}(a, b) compares "
-                                "two elementwise" if hint else ""), node)
-        if abs(value) > MAX_DIMS:   # no value has more axes; and a 4,000-digit axis stays out
-            raise self.error("bad_argument", f"axis must be between -{MAX_DIMS} and {MAX_DIMS}",
-                             node)
-        return value
-
-    def approximate(self, node: ast.expr) -> str:
-        if not (isinstance(node, ast.Constant) and node.value in ("none", "tanh")):
-            raise self.error("bad_argument", 'approximate must be "none" or "tanh"', node)
-        return node.value
-
-    def class_index(self, node: ast.expr) -> int:
-        value = number(node)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise self.error("bad_argument", "the class index must be a non-negative integer "
-                             "(or, for a batch of logits, a list of them)", node)
-        if value > MAX_CLASS_INDEX:
-            raise self.error("bad_argument", "the class index is larger than any tensor", node)
-        return value
-
-    def constant(self, node: ast.expr, outer: ast.expr | None = None) -> int:
-        """A number or literal inside an expression; its label is its source text, clipped
-        (a float literal may have a million digits)."""
-        span = self.span(outer or node)
-        label = self.text.clipped(span.line, span.col, span.end_line, span.end_col,
-                                  MAX_LABEL) or "const"
-        return self.add("const", "const", [], span, None, label=label,
-                        literal=self.shared_number(node), params=self.init(node))
-
-    def shared_number(self, node: ast.expr) -> np.ndarray:
-        """self.literal(node), one read-only 0-d array per number a program's constants repeat
-        (`x * 1.0001` on every line: about 100 bytes a constant node saved); read-only, so no
-        in-place update can reach the constants that share it."""
-        if type(node) is not ast.Constant or type(node.value) not in _NUMBER:
-            return self.literal(node)
-        key = (type(node.value), node.value)   # 1 and 1.0 stay apart (and so do 0.0 and -0.0
-        shared = self.numbers.get(key)         # by their type and sign: -0.0 is a UnaryOp)
-        if shared is None:
-            shared = self.numbers[key] = self.literal(node)
-            shared.flags.writeable = False
-        return shared
-
-    def init(self, node: ast.expr) -> dict | None:
-        """{"init": "randn(4, 5, seed=0)"} for a value made by a leaf helper, else None."""
-        made = self.inits.get(id(node)) if self.inits else None
-        return None if made is None else {"init": made}
-
-    def is_literal(self, node: ast.expr) -> bool:
-        """syntax.is_literal, with a big list read from its text instead of walked."""
-        if type(node) is ast.Name:
-            return node.id in self.lifted
-        return self.list_literal(node) is not None or is_literal(node) or \
-            self.is_helper_call(node)
-
-    def is_const_call(self, node: ast.expr) -> bool:
-        """syntax.is_const_call, with a big list read from its text instead of walked."""
-        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id == "const" and len(node.args) == 1 and not node.keywords
-                and self.is_literal(node.args[0]))
-
-    def list_literal(self, node: ast.expr) -> np.ndarray | None:
-        """A big list of numbers read from its source text by a JSON parser (orjson), or None
-        to walk it node by node as before.
-
-        A 1024 x 1024 weight matrix is a million AST nodes; walking them in Python cost 88% of
-        a tensor trace. A list whose text holds only digits, signs, points, exponents,
-        brackets, commas and blanks is JSON when it parses as JSON, and then means the same
-        numbers: both round a decimal to the nearest float64. Anything else (`1_000`, `.5`,
-        `+1`, a trailing comma, a comment, a ragged or empty list, an integer beyond 64 bits,
-        a non-ASCII program whose columns are bytes) is left to the walk, which also makes
-        its error messages. Remembered per node, so `literal` does not read it twice.
-        """
-        if type(node) is not ast.List or not self.text.ascii:
-            return None
-        if id(node) in self.lists:
-            return self.lists[id(node)]
-        text = self.text.segment(node.lineno, node.col_offset, node.end_lineno,
-                                 node.end_col_offset)
-        if len(text) < MIN_JSON_LIST or _NOT_JSON_NUMBERS.search(text):
-            return None
-        try:
-            value = np.array(orjson.loads(text), dtype=np.float64)
-        except (orjson.JSONDecodeError, ValueError, TypeError, OverflowError):
-            return None
-        if value.ndim == 0 or value.size == 0 or value.ndim > MAX_DIMS:
-            return None
-        self.lists[id(node)] = value
-        return value
-
-    def literal(self, node: ast.expr) -> np.ndarray:
-        """A number, nested list of numbers or leaf helper call as an array of the program's
-        dtype. A number that does not fit it (1e39 in float32) is an error."""
-        value = self.literal64(node)
-        if self.dtype == DEFAULT:
-            return value
-        out = cast(value, self.dtype)
-        if out is None:
-            raise self.error("bad_argument", too_large(self.dtype), node)
-        return out
-
-    def literal64(self, node: ast.expr) -> np.ndarray:
-        """A number or nested list of numbers as a float64 array.
-
-        Ragged lists, lists nested deeper than MAX_DIMS and integers beyond float64 are errors.
-        """
-        if self.is_helper_call(node):
-            return self.helper(node)
-        if id(node) in self.lists:   # read from its text already (list_literal)
-            return self.lists[id(node)]
-        if type(node) is ast.Name and node.id in self.lifted:
-            return self.lifted[node.id].value
-        if type(node) is ast.Constant and type(node.value) in _NUMBER:   # the common case
-            try:
-                return np.array(float(node.value))
-            except OverflowError:
-                raise self.error("bad_argument", "a number is too large for float64 (the "
-                                 "largest is about 1.8e308)", node) from None
-        if depth(node) > MAX_DIMS:
-            raise self.error("bad_argument", f"a list may be nested at most {MAX_DIMS} deep",
-                             node)
-        try:
-            value = np.array(literal_value(node), dtype=np.float64)
-        except OverflowError:
-            raise self.error("bad_argument", "a number is too large for float64 (the largest "
-                             "is about 1.8e308)", node) from None
-        except ValueError:
-            raise self.error("bad_argument", "a nested list must be rectangular, like "
-                             "[[1, 2], [3, 4]]", node) from None
-        return value
 
     # ---- nodes -------------------------------------------------------------------------------
     def add(self, op: str, role: str, inputs: list[int], span: Span, name: str | None,
@@ -823,26 +576,3 @@ class _Builder(TensorSyntax):
         printed = print_label(op, [self.nodes[i] for i in inputs], params or {})
         return printed or self.text.clipped(span.line, span.col, span.end_line, span.end_col,
                                             MAX_LABEL) or op
-
-
-def _usage(fname: str, values: int, positional: tuple, allowed: tuple, given: int | None = None
-           ) -> str:
-    """How a function is called, for an error: "sum takes 1 value argument, then axis; keyword
-    parameters: axis, keepdims (got 3 arguments)"."""
-    text = f"{fname} takes {values} value argument{'s' if values != 1 else ''}"
-    if positional:
-        text += ", then " + ", ".join(positional)
-    if allowed:
-        text += "; keyword parameters: " + ", ".join(allowed)
-    return text + ("" if given is None else f" (got {given} argument{'s' if given != 1 else ''})")
-
-
-def _function_hint(name: str) -> str:
-    """The hint of an unknown function: the nearest names first ("did you mean `tanh`?", by
-    difflib's ratio), then every function, so a typo is answered in the first words."""
-    known = sorted({*FUNCTIONS, *STRUCTURE, *HELPERS, "const"})
-    near = difflib.get_close_matches(name, known, n=2, cutoff=0.7)
-    every = "the functions are " + ", ".join(known)
-    if not near:
-        return every
-    return "did you mean " + " or ".join(f"`{n}`" for n in near) + "? " + every

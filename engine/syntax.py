@@ -33,7 +33,9 @@ REQUIRED = {"cross_entropy": ("target",)}   # parameters a call must give
 # tensor syntax (engine/parse_tensors.py): structure calls and leaf helpers
 STRUCTURE = ("reshape", "transpose", "concat", "stack", "where")
 HELPERS = ("randn", "zeros", "ones", "eye", "arange")
-RESERVED = set(FUNCTIONS) | {"const"} | set(STRUCTURE) | set(HELPERS)
+# data helpers (engine/parse_data.py, engine/datasets.py): `X, y = xor()`, two constants
+DATA = ("xor", "spirals", "moons")
+RESERVED = set(FUNCTIONS) | {"const"} | set(STRUCTURE) | set(HELPERS) | set(DATA)
 MAX_DIMS = 32
 MAX_CLASS_INDEX = 2**31   # beyond any tensor: a value of 2**31 elements is refused
 MAX_LABEL = 24    # characters of source text an unnamed intermediate's label shows

@@ -36,7 +36,7 @@ def _picked(z, target):
     return np.arange(np.shape(z)[0]), np.asarray(target)
 
 
-def _cross_entropy(z, target):
+def _cross_entropy(z, target, **_):
     losses = _row_losses(z, target)
     return losses if np.ndim(z) == 1 else np.mean(losses)
 
@@ -83,32 +83,37 @@ def check_targets(shape: tuple, target) -> tuple[str, str] | None:
     return None
 
 
-def _targets_text(target) -> str:
+def _targets_text(target, target_label=None) -> str:
+    """The targets as the narration writes them: the name that holds them (`y`), else the
+    indices, the first six of a long list."""
+    if target_label is not None:
+        return target_label
     if np.ndim(target) == 0:
         return str(target)
     shown = ", ".join(map(str, target[:6]))
     return f"[{shown}{', …' if len(target) > 6 else ''}]"
 
 
-def _ce_text(z, target=0, **_):
-    return f"cross_entropy({z}, {_targets_text(target)})"
+def _ce_text(z, target=0, target_label=None, **_):
+    return f"cross_entropy({z}, {_targets_text(target, target_label)})"
 
 
-def _ce_partial(z, target=0, **_):
+def _ce_partial(z, target=0, target_label=None, **_):
     if np.ndim(target) == 0:
-        return f"softmax({z}) - onehot({target})"
-    return f"(softmax({z}) - onehot({_targets_text(target)})) / {len(target)}"
+        return f"softmax({z}) - onehot({_targets_text(target, target_label)})"
+    return f"(softmax({z}) - onehot({_targets_text(target, target_label)})) / {len(target)}"
 
 
-def _ce_vjp_text(z, target=0, g="", **kw):
-    return f"({_ce_partial(z, target)}) · {g}" if np.ndim(target) == 0 else \
-        f"{_ce_partial(z, target)} · {g}"
+def _ce_vjp_text(z, target=0, target_label=None, g="", **kw):
+    partial = _ce_partial(z, target, target_label)
+    return f"({partial}) · {g}" if np.ndim(target) == 0 else f"{partial} · {g}"
 
 
 register(Op(
     name="cross_entropy", arity=1, forward=_cross_entropy,
-    vjp=(lambda g, out, z, target: g * _p_minus_y(z, target),),
-    jvp=lambda dots, out, z, target: np.sum(_p_minus_y(z, target) * dots[0]),
+    # params: target, and target_label when a name holds the targets (for the text only)
+    vjp=(lambda g, out, z, target, **_: g * _p_minus_y(z, target),),
+    jvp=lambda dots, out, z, target, **_: np.sum(_p_minus_y(z, target) * dots[0]),
     text=_ce_text, partials=(_ce_partial,), vjp_text=(_ce_vjp_text,), elementwise=False,
     params=("target",),
     # forward: max, subtract, exp, sum (n each), a log per row, the pick and mean;

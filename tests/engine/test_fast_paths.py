@@ -13,7 +13,7 @@ import orjson
 import pytest
 from hypothesis import given, settings
 
-from engine import literals, parse as parse_module
+from engine import literals, parse_literals
 from engine.graph import build_graph, creation_order, node_id
 from engine.parse import parse
 from engine.trace import budget, scalar
@@ -72,7 +72,7 @@ def test_python_float_arithmetic_is_numpys_float64_arithmetic():
 # ---- list literals read as JSON ------------------------------------------------------------
 def walked(monkeypatch):
     """Every list walked node by node, as before the fast paths."""
-    monkeypatch.setattr(parse_module, "MIN_JSON_LIST", 10**12)
+    monkeypatch.setattr(parse_literals, "MIN_JSON_LIST", 10**12)
     monkeypatch.setattr(literals, "MIN_CHARS", 10**12)
 
 
@@ -141,8 +141,8 @@ def test_a_list_read_as_json_traces_as_the_walked_list(text, monkeypatch):
 
 def test_json_lists_are_read_without_the_walk(monkeypatch):
     calls = []
-    real = parse_module.is_literal
-    monkeypatch.setattr(parse_module, "is_literal", lambda n: calls.append(n) or real(n))
+    real = parse_literals.is_literal
+    monkeypatch.setattr(parse_literals, "is_literal", lambda n: calls.append(n) or real(n))
     program = parse(LISTS[0])
     assert program.nodes[0].literal.shape == (20, 30) and len(calls) < 20
 

@@ -1,0 +1,110 @@
+"""Data helpers in the language, mixed into engine/parse.py's builder.
+
+`X, y = xor()` (and the other helpers of engine/datasets.py, whose docstrings give each
+recipe) makes two constants, data and not leaves: training updates a program's leaves, never
+its data. X holds the inputs (N, 2), y their class indices (N,), which cross_entropy takes by
+name (`L = cross_entropy(Z, y)`, engine/parse_calls.py). The parsed Program's `data` says
+which name holds what: {"X": "inputs", "y": "labels"}. Each node's params are {"data": the
+call as canonical text, e.g. "xor()"}.
+
+Refused, each a ProgramError at its place in the text: a data helper anywhere but alone on
+the right of a two-name tuple assignment, and a tuple assignment of anything else
+("unsupported"); a data name assigned again, or a name assigned before ("duplicate_leaf");
+wrong arguments ("bad_argument"); a data set over max_elements, or the helpers' values over
+max_total_elements together ("too_large", before anything is made).
+"""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from engine import datasets
+from engine.syntax import RESERVED
+
+PARTS = ("inputs", "labels")   # what X and y hold, in the order they are assigned
+USAGE = {"xor": "X, y = xor()"}
+
+
+class DataSyntax:
+    """Methods of engine.parse._Builder for the data helpers (see the module docstring).
+
+    Uses the builder's error, span, add, identifier, names, times_assigned, as_dtype; keeps
+    `data` (name -> "inputs" or "labels": Program.data)."""
+
+    def is_data_call(self, node: ast.expr) -> bool:
+        return type(node) is ast.Call and type(node.func) is ast.Name and \
+            node.func.id in USAGE
+
+    def is_data_statement(self, stmt: ast.Assign) -> bool:
+        """A tuple assignment, or an assignment of a data helper's call: data_assignment's."""
+        return self.is_data_call(stmt.value) or \
+            any(type(t) in (ast.Tuple, ast.List) for t in stmt.targets)
+
+    def data_assignment(self, stmt: ast.Assign) -> None:
+        """`X, y = helper(...)`: two constant nodes, X's then y's, both at the call."""
+        names = self.data_names(stmt)
+        call = stmt.value
+        fname = call.func.id
+        text, values = self.data_values(call, fname)
+        span = self.span(call)
+        for name, value, part in zip(names, values, PARTS):
+            self.names[name] = self.add("const", "const", [], span, name, name,
+                                        literal=self.as_dtype(value, call),
+                                        params={"data": text})
+            self.data[name] = part
+            self.times_assigned[name] = 1
+        self.last = names[-1]
+
+    def data_names(self, stmt: ast.Assign) -> list[str]:
+        """The two names of `X, y = helper(...)`, each new; else the error that says what to
+        write instead."""
+        call = stmt.value
+        if not self.is_data_call(call):
+            raise self.error("unsupported", "a tuple assignment takes a data helper's two "
+                             "values, as in `X, y = xor()`; assign any other value to one "
+                             "name, one line each", stmt.targets[0])
+        usage = USAGE[call.func.id]
+        said = f"{call.func.id}() gives two values, the inputs and their labels: write " \
+               f"`{usage}`"
+        if len(stmt.targets) != 1:
+            raise self.error("unsupported", said, stmt)
+        target = stmt.targets[0]
+        if type(target) is not ast.Tuple or len(target.elts) != 2:
+            got = f" ({len(target.elts)} names were given)" if type(target) is ast.Tuple \
+                else ""
+            raise self.error("unsupported", said + got, target)
+        names = []
+        for element in target.elts:
+            if type(element) is not ast.Name:
+                raise self.error("unsupported", said, element)
+            name = element.id
+            self.identifier(name, element)
+            if name in RESERVED:
+                raise self.error("unsupported", f"`{name}` is a built-in function and cannot "
+                                 "be assigned", element)
+            if name in self.names or name in names:
+                raise self.error("duplicate_leaf", f"`{name}` is already assigned; data is "
+                                 "assigned once, to new names", element)
+            names.append(name)
+        return names
+
+    def not_data(self, name: str, target: ast.AST) -> None:
+        """Refuse to assign a data name again: the training engine and the page find the data
+        by its name (Program.data), so it names one value for the whole program."""
+        if name in self.data:
+            raise self.error("duplicate_leaf", f"`{name}` holds the {self.data[name]} of a "
+                             "data helper; data is assigned once: give the new value another "
+                             f"name, as in `{name}2 = ...`", target)
+
+    def data_values(self, call: ast.Call, fname: str) -> tuple[str, tuple[np.ndarray, ...]]:
+        """(the call as canonical text, (X, y) as float64), its arguments checked first."""
+        if call.args or call.keywords:
+            raise self.error("bad_argument", "xor takes no arguments: X, y = xor()", call)
+        return "xor()", datasets.xor()
+
+    def misused_data(self, node: ast.Call) -> None:
+        """A data helper inside an expression or const(...): it gives two values."""
+        usage = USAGE[node.func.id]
+        raise self.error("unsupported", f"{node.func.id}() gives two values, the inputs and "
+                         f"their labels: write `{usage}` on a line of its own", node)
