@@ -282,13 +282,22 @@ class Tracer:
             return self.encode.full(value, self.limit)
         return self.encode(value, None)
 
+    def result(self, value):
+        """A leaf gradient of the done event: with all its data for the body and the stream
+        (records' `arrays`), else over the inline limit as its summary, as node values travel
+        in the events (issue 15 §1: a Python float per element of a million-element gradient
+        cost more than numpy's whole forward and backward)."""
+        if self.arrays:
+            return self.encode.full(value, self.limit)
+        return self.encode(value, self.limit)
+
     def done(self, seq: int, adjoints: list) -> dict:
         """The `done` event: output, grads, first_non_finite, each active mode's fields, and
         the warnings with their narration."""
         grads = {}
         for name, i in self.program.leaves.items():
             adj = adjoints[i] if adjoints[i] is not None else np.zeros_like(self.values[i])
-            grads[name] = self.full(adj)
+            grads[name] = self.result(adj)
         output = {"name": self.output_name, "node": self.ids[self.output],
                   "value": self.full(self.values[self.output])}
         record = {"seq": seq, "kind": "done", "output": output, "grads": grads,
@@ -333,9 +342,11 @@ class Tracer:
         """The events of the request's mode, `done` last, each a dict with the fields of its
         model in the model's order (docs/trace-format.md).
 
-        arrays: the done event's full-data tensors (the output and the leaf gradients) may be
+        arrays: the done event's full-data tensors (the output and the leaf gradients) are
         numpy arrays instead of nested lists (values.Encoder.full), for a caller that writes
-        them with orjson.OPT_SERIALIZE_NUMPY (the body, the stream): same JSON, less time."""
+        them with orjson.OPT_SERIALIZE_NUMPY (the body, the stream): same JSON, less time.
+        Without it a leaf gradient over the inline limit is its summary (`data` null), as
+        node values are in the events; the body and the stream always carry full data."""
         self.arrays = arrays
         walk = next(m.walk for m in MODES if m.name == self.options.mode and m.walk)
         yield from walk(self)
