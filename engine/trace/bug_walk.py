@@ -122,9 +122,7 @@ class Lab:
         if overwrite:
             adjoints[j] = None   # the edge then writes its contribution alone: `=`
         if type(t.values[node.index]) is float and node.op in scalar.FORWARD:
-            records = [reverse.scalar_edge(t, node, arg, j, g, adjoints, seq)]
-            if records[0] is None:
-                records = list(reverse.edge(t, node, arg, j, g, adjoints, seq))
+            records = list(reverse.scalar_edges(t, node, g, adjoints, seq, only=arg))
         else:
             records = list(reverse.edge(t, node, arg, j, g, adjoints, seq))
         label = t.program.nodes[node.index].label

@@ -7,7 +7,7 @@ checkpoint block before its first backward step, then `done`. The order of the e
 reverse creation order, which is a reverse topological order of the tape.
 
 `backward` is also the pass the other modes drain for adjoints without events (forward mode's
-comparison, the node detail), and the bug lab walks with `edge`, `scalar_edge` and
+comparison, the node detail), and the bug lab walks with `edge`, `scalar_edges` and
 `recompute` (engine/trace/bugs.py).
 """
 from __future__ import annotations
@@ -107,16 +107,53 @@ def backward(t, seq) -> Iterator[dict]:
             continue
         if pending and requires[i]:
             yield from recompute(t, i, pending, seq)
-        is_scalar = type(values[i]) is float and node.op in fast
+        if type(values[i]) is float and node.op in fast:
+            yield from scalar_edges(t, node, g, adjoints, seq)
+            continue
         for arg, j in enumerate(node.inputs):
-            if not requires[j]:
-                continue
-            record = scalar_edge(t, node, arg, j, g, adjoints, seq) if is_scalar else None
-            if record is not None:
-                yield record
-            else:
+            if requires[j]:
                 yield from edge(t, node, arg, j, g, adjoints, seq)
     return adjoints
+
+
+def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None
+                 ) -> Iterator[dict]:
+    """Every backward edge (or argument `only`'s) of a scalar + - * / or negation on floats
+    (engine/trace/scalar.py), each accumulate record written here in one step (the common case
+    of a lecture's program: issue 15 §1); an edge where Python would raise, or whose
+    contribution is not finite, is the numpy path's (edge)."""
+    op, values, requires, ids = get_op(node.op), t.values, t.requires, t.ids
+    i = node.index
+    xs = [float(values[k]) for k in node.inputs]
+    out, upstream, g = values[i], g, float(g)
+    named = ", so" if node.name is not None else ":"
+    wrapped = None   # the labels in the rules' math, made at the first edge that needs them
+    formula, outbar, dst = t.formulas[i], t.symbols[i], ids[i]
+    for arg, j in enumerate(node.inputs) if only is None else [(only, node.inputs[only])]:
+        if not requires[j]:
+            continue
+        try:   # the local derivative: the vjp rule with an upstream gradient of 1.0
+            local = float(op.vjp[arg](1.0, out, *xs))
+        except ArithmeticError:   # a division by zero: numpy answers (inf or nan)
+            local = None
+        contrib = None if local is None else local * g
+        if contrib is None or contrib - contrib != 0.0:   # the numpy path applies the rule
+            yield from edge(t, node, arg, j, upstream, adjoints, seq)
+            continue
+        before = adjoints[j]
+        after = contrib if before is None else float(before) + contrib
+        adjoints[j] = after
+        if wrapped is None:
+            wrapped = [_wrapped(t.program.nodes[k]) for k in node.inputs]
+        partial = narrate.fill(op.partials[arg], wrapped, node.params, out=_wrapped(node))
+        yield {"seq": next(seq), "kind": "accumulate", "node": dst, "input": ids[j],
+               "arg": arg, "upstream": g if g - g == 0.0 else number(g),
+               "local": local if local - local == 0.0 else number(local),
+               "partial": partial, "contribution": contrib,
+               "adjoint_before": 0.0 if before is None else _number(before),
+               "adjoint_after": _number(after),
+               "narration": narrate.scalar_edge(formula, named, t.symbols[j], outbar,
+                                                partial, local, g, contrib, before, after)}
 
 
 def recompute(t, i: int, pending: list, seq) -> Iterator[dict]:
@@ -134,35 +171,6 @@ def recompute(t, i: int, pending: list, seq) -> Iterator[dict]:
                    "value": v if type(v) is float and v - v == 0.0 else encode(v, t.limit),
                    "narration": f"checkpoint: recompute {t.formulas[k]} (the forward "
                                 "pass did not keep it)"}
-
-
-def scalar_edge(t, node, arg: int, j: int, g, adjoints: list, seq) -> dict | None:
-    """One backward edge of a scalar + - * / or negation on floats (engine/trace/scalar.py),
-    or None when Python would raise and numpy must answer."""
-    op, values = get_op(node.op), t.values
-    xs = [float(values[k]) for k in node.inputs]
-    local = scalar.local(op.vjp[arg], values[node.index], xs)
-    if local is None:
-        return None
-    g = float(g)
-    contrib = local * g
-    if contrib - contrib != 0.0:   # inf or NaN: the numpy path applies the rule to g (_vjp)
-        return None
-    before = adjoints[j]
-    after = contrib if before is None else float(before) + contrib
-    adjoints[j] = after
-    nodes = t.program.nodes
-    partial = narrate.fill(op.partials[arg], [_wrapped(nodes[k]) for k in node.inputs],
-                           node.params, out=_wrapped(node))
-    text = narrate.scalar_edge(t.formulas[node.index],
-                               ", so" if node.name is not None else ":", t.symbols[j],
-                               t.symbols[node.index], partial, local, g, contrib,
-                               before, after)
-    return {"seq": next(seq), "kind": "accumulate", "node": t.ids[node.index],
-            "input": t.ids[j], "arg": arg, "upstream": _number(g),
-            "local": _number(local), "partial": partial, "contribution": _number(contrib),
-            "adjoint_before": 0.0 if before is None else _number(before),
-            "adjoint_after": _number(after), "narration": text}
 
 
 def edge(t, node, arg: int, j: int, g, adjoints: list, seq) -> Iterator[dict]:

@@ -125,8 +125,8 @@ class Tracer:
                                    self.output)
         self.formulas = [self._formula(n) for n in nodes]
         output_label, bars = self.output_label, {}   # a label's symbol, worked out once
-        self.symbols = [bars.get(n.label) or bars.setdefault(n.label, narrate.bar(n.label,
-                        output_label)) for n in nodes]
+        self.symbols = [bars.get(n.label) or bars.setdefault(n.label, narrate.bar(
+                        n.label, output_label, strength(n))) for n in nodes]
         self._check_size(limits)
 
     def _forward(self, limits: Limits) -> None:
