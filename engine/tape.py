@@ -2,7 +2,7 @@
 
 Training runs the same graph thousands of times (issue 15, section 1). `compile(program)` does
 what does not change between passes once: the nodes in creation order (topological: the parser
-makes every input before its consumer), each node's shape (engine/trace/shapes.py, so a shape
+makes every input before its consumer), each node's shape (engine/trace/shape_pass.py, so a shape
 error is refused here), which nodes need a gradient (engine/graph.requires_grad) and one row per
 op node with its registered rules (engine/ops). `Tape.forward(leaves)` and
 `Tape.backward(values)` are then loops over those rows: no parsing, no events, no narration.
@@ -28,7 +28,7 @@ from engine.parse import Program
 from engine.source import clip
 from engine.trace.forward import evaluate_op
 from engine.trace.scalar import FORWARD as SCALAR_FORWARD
-from engine.trace.shapes import infer_shapes
+from engine.trace.shape_pass import infer_shapes
 
 MAX_ELEMENTS = 1_000_000   # the Tracer's default per-node bound (engine/trace/runner.Limits)
 
