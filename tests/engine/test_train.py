@@ -235,3 +235,16 @@ def test_xor_helper_trains_as_the_literal_program_and_draws_its_boundary():
 def test_the_answer_carries_the_last_boundary():
     answer = train(parse(_xor_with_helper(1)), TrainConfig(steps=10, lr=0.5, boundary_every=4))
     assert answer["boundary"]["i"] == 9 and len(answer["boundary"]["classes"]) == 48 * 48
+
+
+def test_a_diverging_run_says_nan_as_json_can_carry_it():
+    # lr 1e300: the weights overflow after one update; every number stays valid JSON
+    import json
+
+    text = ("X, y = xor()\nW1 = randn(2, 4, seed=0)\nb1 = zeros(4)\nW2 = randn(4, 2, seed=1)\n"
+            "b2 = zeros(2)\nh = relu(X @ W1 + b1)\nz = h @ W2 + b2\nL = cross_entropy(z, y)\n")
+    answer = train(parse(text), TrainConfig(steps=5, lr=1e300, record=(4,)))
+    assert answer["losses"][0] == pytest.approx(0.713857364853198) and \
+        answer["losses"][1:] == ["NaN"] * 4
+    assert set(answer["boundary"]["confidence"]) == {"NaN"}
+    json.dumps(answer, allow_nan=False)   # no bare NaN anywhere, recorded walk included
