@@ -108,8 +108,7 @@ class Tape:
         return values
 
     def _set_leaves(self, values: list, leaves: dict) -> None:
-        dtype = np.float32 if self.program.dtype == "float32" else np.float64
-        shapes, where = self.shapes, self.leaves
+        dtype, shapes, where = self.base_dtype, self.shapes, self.leaves
         for name, value in leaves.items():
             i = where.get(name)
             if i is None:
