@@ -1,4 +1,5 @@
-"""The `gradwalk` command: `gradwalk serve`, `gradwalk trace FILE|-`, `gradwalk export FILE|-`.
+"""The `gradwalk` command: `gradwalk serve`, `gradwalk trace FILE|-`, `gradwalk export FILE|-`,
+`gradwalk train FILE|-` (server/cli_train.py).
 
 Every failure prints one line to stderr and exits with a code from EXIT_CODES; never a
 traceback. The engine and the server are imported inside main(), so a Ctrl-C while they load is
@@ -12,6 +13,7 @@ import json
 import sys
 import warnings
 
+from server import cli_train
 from server.cli_io import (InputError, OutputError, read_program, say, silence_stdout,
                            write_stdout)
 
@@ -186,11 +188,14 @@ def _main(argv: list[str] | None) -> int:
     export.add_argument("-o", dest="out", default="-", help="the file to write (default stdout)")
     export.add_argument("--output", default=None, type=_name,
                         help="the name to differentiate (the file to write is -o)")
+    cli_train.add_parser(sub, EXIT_CODES)
     args = parser.parse_args(argv)
     if args.command == "serve":
         return _serve(args.host, args.port, args.workers)
     if args.command == "export":
         return _export(args.file, args.format, args.output, args.out)
+    if args.command == "train":
+        return cli_train.run(args, _make)
     return _trace(args.file, args.format, args.output, args.dtype, args.output_grad,
                   _options(args))
 

@@ -48,3 +48,13 @@ SSE_EVENT = {
 }
 SSE_RESPONSE = {"description": "Server-Sent Events: `graph`, the events, then `done` or `error`",
                 "content": {"text/event-stream": {"schema": SSE_EVENT}}}
+
+# The training stream's events (engine/train; docs/trace-format.md, "Training").
+TRAIN_SSE_EVENT = {**SSE_EVENT, "properties": {
+    **SSE_EVENT["properties"],
+    "event": {"type": "string", "enum": ["start", "iteration", "boundary", "dead", "recorded",
+                                         "done", "error"]}}}
+TRAIN_SSE_RESPONSE = {"description": "Server-Sent Events: `start`, one `iteration` per "
+                                     "iteration (`boundary`, `dead`, `recorded` among them), "
+                                     "then `done` or `error`",
+                      "content": {"text/event-stream": {"schema": TRAIN_SSE_EVENT}}}

@@ -47,6 +47,18 @@ class Settings:
     trace_timeout_seconds: the wall-clock budget of one trace once it has its slot (seconds);
         a trace past it stops and answers 422 `timeout` (an error event in the stream, exit 1
         in the CLI).
+    max_train_steps: the most iterations one training request may run (iterations); more:
+        422 `too_large` naming GRADWALK_MAX_TRAIN_STEPS, before the first iteration.
+    max_train_elements: the values one iteration holds (all nodes' elements) times the steps
+        (elements x iterations); bounds the work of a training run by its memory traffic. The
+        three seeds' networks need at most 1.4e8 (three spirals, 64 units, 3,000 steps).
+    max_train_flops: the forward pass's FLOPs times the steps (FLOPs x iterations; a backward
+        pass and an update cost about twice as much again, as for max_flops).
+    train_timeout_seconds: the wall-clock budget of one training run once it has its slot
+        (seconds); past it the run stops and answers 422 `timeout` (an `error` event in the
+        stream).
+    max_train_record: the most iterations one request may ask recorded (each one a whole
+        trace body in the answer; iterations).
     max_body_bytes: the largest request body (bytes); the default fits a max_program_chars
         program even with every character JSON-escaped (`\\u00e9`, 6 bytes). Larger: 413.
     body_timeout_seconds: how long a request body may take to arrive (seconds); a body still
@@ -92,6 +104,11 @@ class Settings:
     max_statements: int = 120_000
     max_depth: int = 100
     trace_timeout_seconds: float = 20.0
+    max_train_steps: int = 10_000
+    max_train_elements: int = 2_000_000_000
+    max_train_flops: int = 20_000_000_000
+    train_timeout_seconds: float = 60.0
+    max_train_record: int = 10
     max_body_bytes: int = 16 * 1024 * 1024
     body_timeout_seconds: float = 30.0
     header_timeout_seconds: float = 10.0

@@ -13,12 +13,13 @@
 // walk is ready (on every load: a deck may reload it), {type: "gradwalk:ready", steps} first.
 
 import { fetchTrace } from "./api.js";
+import { fetchIteration } from "./train.js";
 import { embedOptions } from "./embedding.js";
 import { narrate } from "./narration.js";
 import { readLinkState } from "./permalink.js";
 import { createPlayer } from "./render/player.js";
 import { rangeOf } from "./spans.js";
-import { createStore, encodeLink } from "./state.js";
+import { createStore, encodeLink, TRAIN_FIELDS } from "./state.js";
 import { applyTheme } from "./theme.js";
 import { contentBox, wholeScale } from "./viewport.js";
 import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, provideWalk, stepSpan } from "./walk.js";
@@ -36,9 +37,12 @@ const openFull = root.querySelector(".open-full");
 
 const link = readLinkState(document, location);
 const options = embedOptions(location.search, link.state);
+// Train mode's fields too: a link to a chosen training iteration embeds that iteration's walk.
+const trainFields = Object.fromEntries(["mode", ...TRAIN_FIELDS].filter((name) => link.state && Object.hasOwn(link.state, name))
+  .map((name) => [name, link.state[name]]));
 const store = createStore({
   program: link.state?.program ?? "", output: link.state?.output ?? "", speed: options.speed,
-  theme: options.theme, font: options.font,
+  theme: options.theme, font: options.font, ...trainFields,
 });
 let walk = null; // prepareWalk's result, once traced
 let pendingStep = options.step; // where to go once traced (goto and step messages move it)
@@ -165,7 +169,10 @@ async function start() {
   let result = inlinedTrace();
   if (!result) {
     try {
-      result = await fetchTrace(program, output || null);
+      // a Train-mode link with an iteration chosen shows that iteration's recorded walk
+      const { mode, train_chosen: chosen, train_iteration: k } = store.get();
+      result = mode === "train" && chosen ? await fetchIteration(store.get(), k) : await fetchTrace(program, output || null);
+      if (mode === "train" && chosen) root.dataset.iteration = String(k);
     } catch (error) {
       const where = error.detail?.line == null ? "" : ` (line ${error.detail.line})`;
       return fail(`Not traced${where}: ${error.detail?.message ?? error.message}`);

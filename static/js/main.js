@@ -20,6 +20,9 @@ import { createSecondOrderPanel } from "./render/hessian.js";
 import { createPlayer } from "./render/player.js";
 import { createResetControl } from "./render/reset.js";
 import { createSharePanel } from "./render/share.js";
+import { createTrainPanel } from "./render/train.js";
+import { markDead } from "./render/dead.js";
+import { fetchIteration } from "./train.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
 import {
   choosePreset, createStore, editProgram, menuFor, openLink, restoredEditor, SAVED_KEY,
@@ -111,6 +114,16 @@ const modes = createModesPanel($("#editor .side"), {
   request: () => ({ program: shown?.program ?? editor.getText(), output: store.get().output || null }),
 });
 
+// Train mode (issue 15 §3): the run's controls, loss curve and boundary over the graph; a
+// chosen iteration's recorded walk is stepped by the player (showIteration).
+let deadShown = []; // the units dead by the iteration the Train panel shows
+const trainPanel = createTrainPanel($(".stage"), {
+  store,
+  onIteration: (k) => showIteration(k),
+  onDead: (dead) => { deadShown = dead; markDead(svg, deadUnitsOf(shown)); },
+  onError: (detail) => editor.showError(detail),
+});
+
 // The trace's warnings under the narration (a click shows the place in the program), and
 // the nodes a no_grad block made / the edges detach cuts, marked in the graph (issue 9).
 const warnings = createWarningStrip(narration, { onSelect: (w, walk) => editor.select(w, walk?.program) });
@@ -166,6 +179,8 @@ async function trace() {
   const request = (inFlight = new AbortController());
   if (shown?.complete) lastGood = shown;
   setStatus("loading");
+  delete $("#player").dataset.iteration; // the program's own walk, not a training iteration's
+  if (store.get().train_chosen) store.set({ train_chosen: false });
   let walk = null;
   let shownReading = false; // the graph's progress replaced the drawing
   let frame = 0; // one page update a frame while events arrive
@@ -224,6 +239,44 @@ async function trace() {
     // A bug of the page's, not the server's or the network's: say so.
     fail({ kind: "page", message: `the page could not show this trace (${error.message})` });
   }
+}
+
+/**
+ * Train mode: iteration `k` of the run the store describes, recorded by the server (its
+ * forward, zero_grad, backward and update, with that iteration's numbers), as the walk the
+ * player steps; the player's element carries `data-iteration`.
+ */
+async function showIteration(k) {
+  const program = editor.getText();
+  if (program !== store.get().program) store.set(editProgram(store.get(), program, presets));
+  store.set({ playing: false });
+  cancelWork();
+  const request = (inFlight = new AbortController());
+  if (shown?.complete) lastGood = shown;
+  setStatus("loading");
+  let body;
+  try {
+    body = await fetchIteration(store.get(), k, { signal: request.signal });
+  } catch (error) {
+    if (request !== inFlight || error.name === "AbortError") return;
+    return fail(error.detail ?? { kind: "page", message: String(error.message ?? error) });
+  }
+  if (request !== inFlight) return;
+  const head = { version: body.version, graph: body.graph, ledger: body.ledger };
+  const walk = await runSliced(beginWalkSteps(head, program, { groupAbove: store.get().group_above }),
+    { cancelled: () => request !== inFlight });
+  if (request !== inFlight) return;
+  walk.iteration = { k, dead: body.dead_units ?? [] };
+  begin(walk, request);
+  for (const ev of body.events) addEvent(walk, ev); // steppable: as a stream's events
+  $("#player").dataset.iteration = String(k);
+  finish(walk);
+}
+
+/** The dead units to mark on `walk`'s graph: its iteration's, else the Train panel's. */
+function deadUnitsOf(walk) {
+  if (store.get().mode !== "train" || !walk) return [];
+  return walk.iteration ? walk.iteration.dead : deadShown;
 }
 
 /** The graph event arrived: show the new walk (its step 0) and start its layout. */
@@ -465,6 +518,7 @@ function render({ animate }) {
   panel.show(shown, view, { animate, duration });
   modes.show(shown, view, svg); // forward mode: each box's tangent
   markUnrecorded(shown, svg);
+  markDead(svg, deadUnitsOf(shown));
   nav.refresh(); // the minimap moves off this step's callouts
   warnings.show(shown, view);
   narration.textContent = narrate(view.event, shown.nodesById, { direction: modes.direction(shown), hvp: shown.trace?.hvp });
@@ -551,14 +605,22 @@ function showMenu(state) {
 function showProgram(patch) {
   store.set(patch);
   editor.setText(patch.program);
-  trace();
+  openWalk();
+}
+
+/** Trace the program, or in train mode with an iteration chosen (a link's), show that one. */
+function openWalk() {
+  const state = store.get();
+  return state.mode === "train" && state.train_chosen ? showIteration(state.train_iteration) : trace();
 }
 
 presetMenu.addEventListener("change", () => {
   const patch = choosePreset(store.get(), presetMenu.value, presets);
   presetMenu.blur(); // the arrow keys go back to the player
   if (!("program" in patch)) return showMenu(store.get());
-  modes.choosePreset(presets.find((p) => p.id === presetMenu.value)); // a preset may set the mode
+  const preset = presets.find((p) => p.id === presetMenu.value);
+  modes.choosePreset(preset); // a preset may set the mode
+  if (preset?.train) store.set({ ...preset.train, train_chosen: false, train_iteration: 0 }); // and train settings
   showProgram(patch);
 });
 
@@ -599,6 +661,12 @@ function showHidden(hidden) {
 }
 const hideProgram = (hidden) => store.set({ hide_program: hidden });
 toggleProgram.addEventListener("click", () => hideProgram(!store.get().hide_program));
+
+// Train mode shows its panel; another program or setting makes the run shown stale.
+store.subscribe((state, before) => {
+  if (state.mode !== before.mode) trainPanel.show(state.mode === "train");
+  if (state.program !== before.program) trainPanel.reset();
+});
 
 // View options (theme, font scale, program hidden) live in the store, so links carry them.
 store.subscribe((state, before) => {
@@ -677,6 +745,7 @@ createExportMenu($("#export-menu"));
 
 showMenu(store.get());
 showHidden(store.get().hide_program);
+trainPanel.show(store.get().mode === "train");
 showLook(store.get());
 editor.setText(store.get().program);
 render({ animate: false });
@@ -689,4 +758,4 @@ if (opening) {
   graphMessage.textContent = `This program is big (${opening}), so it was not traced when the page opened. `
     + "Press Trace (Ctrl+Enter) to trace it.";
   narration.textContent = "Waiting for Trace.";
-} else trace(); // an empty saved text shows the editor's hint
+} else openWalk(); // an empty saved text shows the editor's hint

@@ -15,6 +15,9 @@ function labelOf(nodesById, id) {
 }
 
 const NARRATE = {
+  // A recorded training iteration (engine/train): the engine narrates its own two steps.
+  zero_grad: (ev) => ev.narration ?? "zero_grad: every parameter's gradient is set to 0 before the backward pass.",
+  update: (ev) => ev.narration ?? `${ev.name} -= lr · ${ev.name}\u0304`,
   evaluate(ev, nodesById) {
     const node = nodesById[ev.node];
     const value = formatValue(ev.value);

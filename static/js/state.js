@@ -29,7 +29,8 @@ export const LINKED_LABEL = "↪ Program from the link";
 export const EDITED_MARK = "Edited:"; // before an edited example's title in the menu, so a
 // menu cut to its first words (1024 px) still says which it is
 export const VERSION = 1; // the `v` of the state object; a link with a larger one is refused
-export const MODES = ["reverse", "forward"]; // the walk's mode (render/modes.js's #mode)
+export const MODES = ["reverse", "forward", "train"]; // the walk's mode (render/modes.js's #mode)
+export const OPTIMIZERS = ["sgd", "momentum", "adam"]; // train mode's update rule (train.js)
 export const DIRECTIONS = ["element", "random"]; // a tensor leaf's tangent (modes.js)
 
 // Each type reads a field from a query string (`parse`: string -> value or undefined) and
@@ -58,6 +59,15 @@ const groupIds = {
 };
 /** Whether `value` is field `f`'s default (a list: when both are empty). */
 const isDefault = (f, value) => value === f.default || (Array.isArray(value) && Array.isArray(f.default) && !value.length && !f.default.length);
+// A learning rate: a positive finite number, at most 1e6 (the server's bound).
+const rate = {
+  check: (v) => typeof v === "number" && Number.isFinite(v) && v > 0 && v <= 1e6,
+  parse: (s) => (/^\d*\.?\d+(e[-+]?\d+)?$/i.test(s) && rate.check(Number(s)) ? Number(s) : undefined),
+};
+const steps = {
+  check: (v) => Number.isSafeInteger(v) && v >= 1 && v <= 100_000,
+  parse: (s) => (/^\d+$/.test(s) && steps.check(Number(s)) ? Number(s) : undefined),
+};
 const bool = {
   parse: (s) => ({ 1: true, true: true, 0: false, false: false })[s],
   check: (v) => typeof v === "boolean",
@@ -86,7 +96,21 @@ export const FIELDS = {
   group_above: { type: int, default: 400 },
   // The groups the user expanded, outermost first (walk.js openGroups restores them).
   open_groups: { type: groupIds, default: [] },
+  // Train mode (issue 15 §3, train.js): the run's steps, learning rate, optimizer and the
+  // no_zero_grad bug (drawn beside the fix), and the iteration chosen on the slider, whose
+  // recorded walk the player steps (train_iteration 0 with train_chosen false: none chosen).
+  train_steps: { type: steps, default: 300 },
+  train_lr: { type: rate, default: 0.5 },
+  train_optimizer: { type: oneOf(OPTIMIZERS), default: "sgd" },
+  train_bug: { type: bool, default: false },
+  train_iteration: { type: int, default: 0 },
+  train_chosen: { type: bool, default: false },
 };
+
+// The fields a link sets to their defaults when it lacks them (openLink): the walk's mode and
+// its tangent, and train mode's settings.
+const WALK_FIELDS = ["mode", "tangent", "tangent_direction", "tangent_element", "tangent_seed"];
+export const TRAIN_FIELDS = Object.keys(FIELDS).filter((name) => name.startsWith("train_"));
 
 export function defaultState() {
   const state = { playing: false, draft: "", edits: {}, linked: null, back: CUSTOM };
@@ -232,7 +256,7 @@ export function openLink(state, link, presets) {
   }
   // The walk's mode and tangent leaf are the link's, their defaults when it has none (an
   // older link opens in reverse mode, also in a tab that was in forward mode).
-  for (const name of ["mode", "tangent", "tangent_direction", "tangent_element", "tangent_seed"]) {
+  for (const name of [...WALK_FIELDS, ...TRAIN_FIELDS]) {
     const value = Object.hasOwn(link, name) ? link[name] : FIELDS[name].default;
     if (value !== state[name]) patch[name] = value;
   }

@@ -26,12 +26,24 @@ async function refused(response) {
 }
 
 /** Rejects with a TraceError unless `response` is a trace stream (a 200 of text/event-stream). */
-async function checkStream(response) {
+export async function checkStream(response) {
   if (!response.ok) throw await refused(response);
   const type = response.headers.get("Content-Type") ?? "";
   if (!type.startsWith("text/event-stream")) {
     // A proxy's HTML page, say: an answer, but not a trace.
     throw new TraceError({ kind: "bad_response", message: `the server answered ${response.status} without a trace stream` });
+  }
+}
+
+/**
+ * An SSE message's data parsed as JSON, or a TraceError ("bad_response") when it is not JSON
+ * (the trace stream's and the training stream's readers both).
+ */
+export function messageData(message) {
+  try {
+    return JSON.parse(message.data);
+  } catch {
+    return new TraceError({ kind: "bad_response", message: `the stream sent a ${message.event ?? "message"} that is not JSON` });
   }
 }
 
@@ -50,14 +62,9 @@ export async function readTraceStream(response, { onGraph, onEvent, onChunk, sli
   const parser = createParser({
     onEvent(message) {
       if (done || failure) return;
-      let data;
-      try {
-        data = JSON.parse(message.data);
-      } catch {
-        failure = new TraceError({ kind: "bad_response", message: `the stream sent a ${message.event ?? "message"} that is not JSON` });
-        return;
-      }
-      if (message.event === "error") {
+      const data = messageData(message);
+      if (data instanceof TraceError) failure = data;
+      else if (message.event === "error") {
         failure = new TraceError(data.error ?? data);
       } else if (message.event === "graph") {
         sawGraph = true;

@@ -15,7 +15,7 @@ export function edgeIdOf(event) {
 export function focusOf(event) {
   if (!event) return {};
   if (event.kind === "evaluate" || event.kind === "seed" || event.kind === "recompute"
-      || event.kind === "tangent") {
+      || event.kind === "tangent" || event.kind === "update") {
     return { current: event.node };
   }
   if (event.kind === "accumulate" || event.kind === "unbroadcast") {
@@ -87,10 +87,26 @@ const APPLY = {
     view.received[ev.input] = (view.received[ev.input] || 0) + 1;
     view.carried[edgeIdOf(ev)] = true;
   },
+  // A recorded training iteration (engine/train): zero_grad between the forward and the
+  // backward pass sets the parameters' adjoints to 0, or, with the no_zero_grad bug, leaves
+  // them as the last iteration left them (`adjoints`, when the event carries them); each
+  // update after the backward pass gives a parameter its new value.
+  zero_grad(view, ev) {
+    view.phase = "zero_grad";
+    for (const id of ev.nodes ?? []) {
+      const kept = ev.adjoints?.[id];
+      if (kept !== undefined) view.adjoints[id] = kept;
+      else if (ev.zeroed !== false) view.adjoints[id] = 0;
+    }
+  },
+  update(view, ev) {
+    view.phase = "update";
+    view.values[ev.node] = ev.value;
+  },
   done(view, ev) {
     // a leaf the walk sent nothing to (a cut path, or unused) still has its gradient at
     // Done: the box shows what the narration says (walk.js withLeafAdjoints)
-    if (view.phase === "backward") {
+    if (view.phase === "backward" || view.phase === "update") {
       for (const [id, g] of leafAdjoints(view, ev)) view.adjoints[id] = g;
     }
     view.phase = "done";
@@ -140,8 +156,16 @@ function applyRecorded(view, ev, log) {
       record(log, view, "carried", edgeIdOf(ev));
       count = 3;
       break;
+    case "zero_grad":
+      for (const id of ev.nodes ?? []) record(log, view, "adjoints", id);
+      count = ev.nodes?.length ?? 0;
+      break;
+    case "update":
+      record(log, view, "values", ev.node);
+      count = 1;
+      break;
     case "done":
-      if (view.phase !== "backward") break;
+      if (view.phase !== "backward" && view.phase !== "update") break;
       for (const [id] of leafAdjoints(view, ev)) record(log, view, "adjoints", id);
       count = leafAdjoints(view, ev).length;
       break;
@@ -312,6 +336,7 @@ export function createTimeline(events = [], { every, budget = SNAPSHOT_BUDGET, d
         edges.add(edgeIdOf(ev));
       } else if (ev.node !== undefined) nodes.add(ev.node);
       for (const id of ev.reset ?? []) nodes.add(id); // the bug lab's second pass
+      if (ev.kind === "zero_grad") for (const id of ev.nodes ?? []) nodes.add(id); // training's
     }
     return { nodes, edges };
   }

@@ -20,6 +20,7 @@ test("the default state", () => {
     playing: false, draft: "", edits: {}, linked: null, back: "", preset: "", program: "", output: "", step: 0,
     speed: 2, theme: "auto", font: 1, hide_program: false, mode: "reverse", tangent: "",
     tangent_direction: "element", tangent_element: 0, tangent_seed: 1, group_above: 400, open_groups: [],
+    train_steps: 300, train_lr: 0.5, train_optimizer: "sgd", train_bug: false, train_iteration: 0, train_chosen: false,
   });
 });
 
@@ -302,7 +303,7 @@ test("reloading one's own tab (its URL is a link) opens the entry one was on, no
 });
 
 test("forward mode and its tangent leaf go into the link and come back", () => {
-  assert.deepEqual(MODES, ["reverse", "forward"]);
+  assert.deepEqual(MODES, ["reverse", "forward", "train"]);
   const state = { ...defaultState(), program: MINE, step: 4, mode: "forward", tangent: "w" };
   assert.deepEqual(linkState(state), { v: 1, program: MINE, step: 4, mode: "forward", tangent: "w" });
   const { state: back, error } = decodeLink(`#${encodeLink(state)}`);

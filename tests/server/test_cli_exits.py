@@ -24,6 +24,8 @@ WRITERS = {
     "export tex": ["export", "{prog}", "--format", "tex"],
     "export json": ["export", "{prog}", "--format", "json"],
     "export html": ["export", "{prog}", "--format", "html"],
+    # a recorded iteration is the chain's whole walk: far more than a pipe holds
+    "train json": ["train", "{prog}", "--steps", "2", "--lr", "0.1", "--record", "0"],
 }
 
 

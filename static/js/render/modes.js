@@ -8,6 +8,7 @@
 // carries them: the selects show the store, and a change goes into it.
 
 import { forwardBugNote } from "../bugs.js";
+import { el } from "./dom.js";
 import { counted, formatNumber, fullPrecision } from "../format.js";
 import { METRICS } from "../layout.js";
 import {
@@ -16,17 +17,6 @@ import {
 } from "../modes.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-
-/** Elements by tag with attributes and children. */
-function el(doc, tag, attrs = {}, ...children) {
-  const e = doc.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "text") e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  e.append(...children);
-  return e;
-}
 
 /**
  * The panel, appended to `root` (the program's side column). `store` holds `mode` and
@@ -47,6 +37,7 @@ export function createModesPanel(root, { store, onModeChange, request }) {
   const mode = el(doc, "select", { id: "mode", "aria-label": "Mode" },
     option("Reverse mode", "reverse", "The backward pass: adjoints from the output back to the leaves"),
     option("Forward mode", "forward", "Tangents carried forward with the values: dual numbers a + ȧ·ε"),
+    option("Train", "train", "Gradient descent on the program's leaves: the loss curve, the decision boundary, any iteration stepped"),
     hvpOption);
   // Forward mode on a `# bugs:` program: the switches change only the backward pass.
   const modeNote = el(doc, "p", { id: "mode-note", class: "mode-note", role: "status", hidden: "" });

@@ -24,7 +24,10 @@ function label(button, text) {
   }
 }
 
-const PHASES = { start: "ready", forward: "forward pass", backward: "backward pass", done: "done", error: "error" };
+const PHASES = {
+  start: "ready", forward: "forward pass", zero_grad: "zero_grad", backward: "backward pass", update: "update",
+  done: "done", error: "error",
+};
 
 function el(tag, attrs = {}, text = "") {
   const node = document.createElement(tag);

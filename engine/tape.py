@@ -1,0 +1,246 @@
+"""A program compiled once into a tape: forward and backward passes as plain functions over it.
+
+Training runs the same graph thousands of times (issue 15, section 1). `compile(program)` does
+what does not change between passes once: the nodes in creation order (topological: the parser
+makes every input before its consumer), each node's shape (engine/trace/shape_pass.py, so a shape
+error is refused here), which nodes need a gradient (engine/graph.requires_grad) and one row per
+op node with its registered rules (engine/ops). `Tape.forward(leaves)` and
+`Tape.backward(values)` are then loops over those rows: no parsing, no events, no narration.
+
+The numbers are the Tracer's (engine/trace/runner.py): the same op rows, `evaluate_op` on the
+first (checked) pass, the vjp rules applied to the upstream gradient and summed back with
+`unbroadcast`, and `+=` where a value is used twice. As the Tracer's scalar path
+(engine/trace/scalar.py), a float64 program's 0-d + - * / and negation run on Python floats;
+since the shapes are known here, which rows take that path is decided once, at compile time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine import tape_code
+from engine.errors import ProgramError
+from engine.graph import creation_order, requires_grad
+from engine.ops import get_op
+from engine.ops.broadcast import unbroadcast
+from engine.parse import Program
+from engine.source import clip
+from engine.trace.forward import evaluate_op
+from engine.trace.scalar import FORWARD as SCALAR_FORWARD
+from engine.trace.shape_pass import infer_shapes
+
+MAX_ELEMENTS = 1_000_000   # the Tracer's default per-node bound (engine/trace/runner.Limits)
+
+
+@dataclass(slots=True)
+class Row:
+    """One op node of the tape: its index, op row (engine/ops/registry.Op), input indices,
+    parameters, and how it runs: `scalar` when its value and inputs are float64 0-d (Python
+    floats); `numpy_in`: input positions whose Python float must reach numpy as np.float64
+    (the Tracer's `_inputs`), so numpy's rules see the kind they always saw."""
+
+    index: int
+    op: object
+    inputs: tuple[int, ...]
+    params: dict
+    scalar: bool
+    numpy_in: tuple[int, ...]
+    floats: bool   # float64 and 0-d, its inputs too: every value a Python float
+    grad_args: tuple[tuple[int, int], ...]   # (argument position, input index) needing a grad
+
+
+class Tape:
+    """A compiled program (build with `compile`).
+
+    program: the parsed Program; output: the index of the differentiated node; shapes: each
+    node's shape (tuple); requires: per node, whether it gets a gradient; rows: the op nodes
+    in creation order (Row); leaves: leaf name -> node index (the program's parameters).
+    """
+
+    def __init__(self, program: Program, output: int, shapes: list, requires: list[bool],
+                 rows: list[Row]):
+        self.program = program
+        self.output = output
+        self.shapes = shapes
+        self.requires = requires
+        self.rows = rows
+        self.leaves = dict(program.leaves)
+        self.scalar = program.dtype == "float64"
+        self.base_dtype = np.float64 if self.scalar else np.float32
+        self.checked = False   # the first forward pass runs evaluate_op's checks
+        # the passes as straight-line code (engine/tape_code.py), None for a huge tape
+        self._forward_code, self._backward_code = tape_code.generate(self)
+        # values that never change (consts, and leaves not given): made once
+        self.base: list = [None] * len(program.nodes)
+        for n in program.nodes:
+            if n.literal is not None:
+                self.base[n.index] = self._literal(n.literal)
+
+    def _literal(self, value):
+        value = np.asarray(value)
+        return float(value) if value.ndim == 0 and self.scalar else value
+
+    # ---- forward ---------------------------------------------------------------------------
+    def forward(self, leaves: dict | None = None) -> list:
+        """Every node's value (a list indexed by node), the leaves named in `leaves` (name ->
+        array of the leaf's shape) taking those values, every other leaf its literal.
+
+        A float64 program's 0-d values are Python floats. Raises ProgramError "bad_argument"
+        for an unknown leaf name or a value of the wrong shape, and what the first checked
+        pass finds (engine/trace/forward.evaluate_op: targets, sizes)."""
+        values = list(self.base)
+        if leaves:
+            self._set_leaves(values, leaves)
+        with np.errstate(all="ignore"):
+            if not self.checked:
+                self._checked_forward(values)
+                self.checked = True
+                return values
+            if self._forward_code is not None:
+                try:
+                    self._forward_code(values)
+                    return values
+                except ArithmeticError:   # x / 0 on floats: the loop answers as numpy
+                    pass
+            for row in self.rows:
+                values[row.index] = self._run(row, values)
+        return values
+
+    def _set_leaves(self, values: list, leaves: dict) -> None:
+        dtype, shapes, where = self.base_dtype, self.shapes, self.leaves
+        for name, value in leaves.items():
+            i = where.get(name)
+            if i is None:
+                raise ProgramError("bad_argument", f"the program has no leaf `{clip(name)}`")
+            if type(value) is float and self.scalar and shapes[i] == ():
+                values[i] = value   # the common case of a scalar program: as it is
+                continue
+            value = np.asarray(value, dtype=dtype)
+            if value.shape != shapes[i]:
+                raise ProgramError("bad_argument", f"leaf `{clip(name)}` has shape "
+                                   f"{shapes[i]}; a value of shape {value.shape} was given")
+            values[i] = self._literal(value)
+
+    def _run(self, row: Row, values: list):
+        xs = [values[k] for k in row.inputs]
+        if row.scalar:
+            try:
+                return SCALAR_FORWARD[row.op.name](*xs)
+            except ArithmeticError:   # x / 0: numpy answers inf or nan, as the Tracer does
+                return float(row.op.forward(*map(np.float64, xs)))
+        for a in row.numpy_in:
+            xs[a] = np.float64(xs[a])
+        out = row.op.forward(*xs, **row.params)
+        return float(out) if self.scalar and not self.shapes[row.index] else out
+
+    def _checked_forward(self, values: list) -> None:
+        nodes = self.program.nodes
+        for row in self.rows:
+            if row.scalar:
+                values[row.index] = self._run(row, values)
+                continue
+            xs = [values[k] for k in row.inputs]
+            for a in row.numpy_in:
+                xs[a] = np.float64(xs[a])
+            out = evaluate_op(nodes[row.index], xs, MAX_ELEMENTS)
+            values[row.index] = float(out) if self.scalar and not self.shapes[row.index] \
+                else out
+
+    # ---- backward --------------------------------------------------------------------------
+    def backward(self, values: list, seed=None) -> dict[str, np.ndarray | float]:
+        """Leaf name -> d output / d leaf (the leaf's shape; zeros where the output does not
+        depend on it; a Python float for a 0-d leaf of a float64 program), by reverse mode
+        over `values` (from `forward`). seed: the output's starting adjoint (None: 1, or ones
+        of the output's shape)."""
+        adjoints = self.adjoints(values, seed)
+        grads = {}
+        for name, i in self.leaves.items():
+            g = adjoints[i]
+            if g is None:
+                g = 0.0 if self.scalar and not self.shapes[i] else \
+                    np.zeros(self.shapes[i], dtype=self.base_dtype)
+            grads[name] = g
+        return grads
+
+    def adjoints(self, values: list, seed=None) -> list:
+        """Every node's adjoint (None where nothing flowed back), as `backward` computes them:
+        each row's vjp rules applied to its adjoint, summed back to the input's shape
+        (unbroadcast) and added to the input's adjoint (x̄ += ...)."""
+        adj: list = [None] * len(values)
+        out = values[self.output]
+        first = (1.0 if type(out) is float else np.ones_like(out)) if seed is None \
+            else self._literal(seed)
+        adj[self.output] = first
+        with np.errstate(all="ignore"):
+            if self._backward_code is not None:
+                try:
+                    self._backward_code(values, adj)
+                    return adj
+                except ArithmeticError:   # a division by 0 on floats: the loop, as numpy
+                    adj = [None] * len(values)
+                    adj[self.output] = first
+            for row in reversed(self.rows):
+                g = adj[row.index]
+                if g is None or not row.grad_args:
+                    continue
+                xs = [values[k] for k in row.inputs]
+                o = values[row.index]
+                for arg, j in row.grad_args:
+                    c = self._contribution(row, arg, g, o, xs)
+                    before = adj[j]
+                    adj[j] = c if before is None else before + c
+        return adj
+
+    def _contribution(self, row: Row, arg: int, g, out, xs: list):
+        vjp = row.op.vjp[arg]
+        if row.scalar:
+            try:
+                return vjp(g, out, *xs)
+            except ArithmeticError:   # a division by 0: numpy's inf or nan
+                return float(vjp(np.float64(g), np.float64(out), *map(np.float64, xs)))
+        if type(out) is float:   # a 0-d value of a numpy rule (tanh, exp, sum, ...)
+            out = np.float64(out)
+        if type(g) is float:
+            g = np.float64(g)
+        if row.numpy_in:
+            xs = list(xs)
+            for a in row.numpy_in:
+                xs[a] = np.float64(xs[a])
+        shape = self.shapes[row.inputs[arg]]
+        c = unbroadcast(vjp(g, out, *xs, **row.params), shape)[0]
+        return float(c) if self.scalar and not shape else c
+
+
+def compile(program: Program, output: str | None = None,
+            max_elements: int = MAX_ELEMENTS) -> Tape:
+    """The tape of `program`, differentiating `output` (default: the last assigned name).
+
+    Raises ProgramError "unknown_output" for a name the program lacks, "shape" (at the node's
+    span) for operands that do not fit, "too_large" for a node over `max_elements` elements.
+    """
+    name = program.last if output is None else output
+    if name not in program.names:
+        raise ProgramError("unknown_output", f"the program has no name `{clip(name)}` to "
+                           "differentiate")
+    if creation_order(program) is None:   # the parser never makes this
+        raise ProgramError("bad_argument", "the program's nodes are not in creation order")
+    shapes = infer_shapes(program, max_elements)
+    if None in shapes:   # an op no rule or probe could shape (the probe raises first)
+        raise ProgramError("shape", "a node's shape could not be worked out")
+    requires = requires_grad(program)
+    scalar = program.dtype == "float64"
+    rows = []
+    for n in program.nodes:
+        if n.role != "op":
+            continue
+        ins = tuple(n.inputs)
+        all_scalar = scalar and not shapes[n.index] and all(not shapes[k] for k in ins)
+        fast = all_scalar and n.op in SCALAR_FORWARD and not n.params
+        numpy_in = () if fast or not scalar else \
+            tuple(a for a, k in enumerate(ins) if not shapes[k])
+        grads = tuple((a, k) for a, k in enumerate(ins) if requires[k]) if requires[n.index] \
+            else ()
+        rows.append(Row(n.index, get_op(n.op), ins, n.params, fast, numpy_in, all_scalar,
+                        grads))
+    return Tape(program, program.names[name], shapes, requires, rows)

@@ -1,0 +1,86 @@
+"""The decision boundary of a classifier with 2-D inputs, for the page's heat map.
+
+The program's inputs (the name a data helper assigned with the role "inputs", Program.data)
+are replaced by the centres of a grid of cells around the data points, and the nodes between
+them and the logits cross_entropy takes are evaluated again with the op rows' forward rules
+(the rest of the values, the weights above all, are the iteration's). Each cell gets the class
+of its largest logit and that class's softmax probability, the "confidence".
+
+Grid: x from x0 to x1 in nx columns, y from y0 to y1 in ny rows, each extent the data's range
+widened by PAD of it on both sides; cell (r, c) is centred at (x0 + (c + ½)(x1 - x0)/nx,
+y0 + (r + ½)(y1 - y0)/ny); the lists are row-major from row 0 (the lowest y).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.tape import Tape
+from engine.trace.values import number
+from engine.train.watch import ancestors
+
+GRID = 48     # cells a side
+PAD = 0.15    # of the data's range, added on each side of the grid
+
+
+class Boundary:
+    """Built by `find`; `at(values)` -> the grid's fields for one set of values."""
+
+    def __init__(self, tape: Tape, inputs: int, logits: int, points: np.ndarray):
+        self.tape, self.inputs, self.logits = tape, inputs, logits
+        lo, hi = points.min(axis=0), points.max(axis=0)
+        pad = np.maximum(PAD * (hi - lo), 0.1)
+        (self.x0, self.y0), (self.x1, self.y1) = lo - pad, hi + pad
+        xs = self.x0 + (np.arange(GRID) + 0.5) * (self.x1 - self.x0) / GRID
+        ys = self.y0 + (np.arange(GRID) + 0.5) * (self.y1 - self.y0) / GRID
+        gx, gy = np.meshgrid(xs, ys)   # row-major: rows over y, columns over x
+        self.grid = np.stack([gx.ravel(), gy.ravel()], axis=1).astype(points.dtype)
+        # the rows to run again: those fed by the inputs on the way to the logits
+        used, fed = ancestors(tape.program, logits), {inputs}
+        self.rows = []
+        for row in tape.rows:
+            if row.index in used and any(k in fed for k in row.inputs):
+                fed.add(row.index)
+                self.rows.append(row)
+
+    def at(self, values: list) -> dict:
+        """{"grid": {x0, x1, y0, y1, nx, ny}, "classes": [class per cell], "confidence": [top
+        softmax probability per cell]} for the weights in `values`."""
+        values = list(values)
+        values[self.inputs] = self.grid
+        with np.errstate(all="ignore"):
+            for row in self.rows:
+                values[row.index] = row.op.forward(*[values[k] for k in row.inputs],
+                                                   **row.params)
+            z = np.asarray(values[self.logits], dtype=np.float64)
+            p = np.exp(z - z.max(axis=-1, keepdims=True))
+            p /= p.sum(axis=-1, keepdims=True)
+        top = np.round(p.max(axis=-1), 4)
+        return {"grid": {"x0": float(self.x0), "x1": float(self.x1), "y0": float(self.y0),
+                         "y1": float(self.y1), "nx": GRID, "ny": GRID},
+                "classes": np.argmax(z, axis=-1).tolist(),
+                # a diverged run's NaN as the string every other number uses (JSON has none)
+                "confidence": top.tolist() if np.isfinite(top).all() else
+                [number(c) for c in top]}
+
+
+def inputs_node(tape: Tape) -> int | None:
+    """The node holding the program's input points (Program.data's "inputs" name), or None."""
+    program = tape.program
+    for name, role in getattr(program, "data", {}).items():
+        if role == "inputs" and name in program.names:
+            return program.names[name]
+    return None
+
+
+def find(tape: Tape, head: int | None, values: list) -> Boundary | None:
+    """The boundary of a classifier (cross_entropy node `head`) whose inputs are points of 2
+    coordinates, (N, 2) with N ≥ 1; None otherwise (no boundary event is sent)."""
+    inputs = inputs_node(tape)
+    if head is None or inputs is None:
+        return None
+    points = np.asarray(values[inputs])
+    logits = tape.program.nodes[head].inputs[0]
+    if points.ndim != 2 or points.shape[1] != 2 or len(points) == 0 or \
+            np.ndim(values[logits]) != 2:
+        return None
+    return Boundary(tape, inputs, logits, points)

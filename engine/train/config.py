@@ -1,0 +1,106 @@
+"""What a training run is asked to do (TrainConfig) and how much it may do (TrainLimits).
+
+`check(config)` refuses a bad request before anything runs (ProgramError "bad_argument", or
+"too_large" naming the limit). The cost limits that need the program's size (elements and
+FLOPs per iteration, times the steps) are checked in engine/train/loop.py after the first,
+checked forward pass, still before the first iteration is reported.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from engine.errors import ProgramError
+from engine.trace.runner import Limits
+
+OPTIMIZERS = ("sgd", "momentum", "adam")
+BUGS = ("no_zero_grad",)
+
+
+@dataclass(frozen=True)
+class TrainLimits:
+    """How much one training run may cost.
+
+    max_steps: the most iterations (steps).
+    max_element_steps: the elements every node's value holds in one iteration, times the
+        steps (elements · steps): what the run writes to memory, bounded.
+    max_flop_steps: one iteration's floating-point operations (the forward pass's FLOPs by
+        the op rows' counts, times 3: the backward pass costs about twice the forward, seed
+        003_70db1bc89ad395af.txt, Step 5), times the steps (FLOPs).
+    max_recorded: the most iterations that may be recorded as full traces.
+    timeout_seconds: the wall-clock budget of the whole run (seconds; None: none), checked
+        after every iteration; past it ProgramError "timeout" (an `error` event mid-way).
+    trace: the limits of one recorded iteration's trace (engine/trace/runner.Limits).
+    """
+
+    max_steps: int = 10_000
+    max_element_steps: int = 2_000_000_000
+    max_flop_steps: int = 20_000_000_000
+    max_recorded: int = 10
+    timeout_seconds: float | None = None
+    trace: Limits = field(default_factory=Limits)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training run.
+
+    steps: iterations (each: forward, zero_grad, backward, update; seed 003's loop).
+    lr: the learning rate (a finite number > 0).
+    optimizer: "sgd", "momentum" (heavy ball, `momentum` below) or "adam" (engine/train/optim.py).
+    record: iterations (0-based, below `steps`) whose full trace is kept (engine/train/record.py).
+    bugs: () or ("no_zero_grad",): the gradients are never zeroed, so each update uses the sum
+        of every gradient so far (PyTorch's .grad accumulates when zero_grad is not called).
+    boundary_every: a decision-boundary event every this many iterations, and after the last
+        (2-D inputs and a cross_entropy loss only; engine/train/boundary.py).
+    output: the loss's name (None: the last assigned name).
+    momentum, betas, eps: the optimizers' constants (PyTorch's: momentum 0.9 is the value
+        most texts use, torch.optim.SGD's default is 0; Adam's betas (0.9, 0.999), eps 1e-8).
+    """
+
+    steps: int
+    lr: float
+    optimizer: str = "sgd"
+    record: tuple[int, ...] = ()
+    bugs: tuple[str, ...] = ()
+    boundary_every: int = 25
+    limits: TrainLimits = field(default_factory=TrainLimits)
+    output: str | None = None
+    momentum: float = 0.9
+    betas: tuple[float, float] = (0.9, 0.999)
+    eps: float = 1e-8
+
+
+def check(config: TrainConfig) -> None:
+    """Raise ProgramError for a config no run can follow: "bad_argument" naming the field, or
+    "too_large" naming the limit (max_steps, max_recorded)."""
+    limits = config.limits
+    if type(config.steps) is not int or config.steps < 1:
+        raise _bad("steps", f"steps must be a whole number of at least 1, not {config.steps!r}")
+    if config.steps > limits.max_steps:
+        raise ProgramError("too_large", f"{config.steps:,} steps asked; the limit (max_steps) "
+                           f"is {limits.max_steps:,}", hint="train for fewer steps")
+    if not isinstance(config.lr, (int, float)) or isinstance(config.lr, bool) or \
+            not math.isfinite(config.lr) or config.lr <= 0:
+        raise _bad("lr", f"the learning rate must be a finite number above 0, not {config.lr!r}")
+    if config.optimizer not in OPTIMIZERS:
+        raise _bad("optimizer", f"unknown optimizer {config.optimizer!r}; one of "
+                   f"{', '.join(OPTIMIZERS)}")
+    unknown = [b for b in config.bugs if b not in BUGS]
+    if unknown:
+        raise _bad("bugs", f"unknown training bug {unknown[0]!r}; the one there is: "
+                   f"{', '.join(BUGS)}")
+    outside = [k for k in config.record if type(k) is not int or not 0 <= k < config.steps]
+    if outside:
+        raise _bad("record", f"iteration {outside[0]!r} cannot be recorded: iterations run "
+                   f"from 0 to {config.steps - 1}")
+    if len(set(config.record)) > limits.max_recorded:
+        raise ProgramError("too_large", f"{len(set(config.record))} iterations to record; the "
+                           f"limit (max_recorded) is {limits.max_recorded}",
+                           hint="record fewer iterations")
+    if type(config.boundary_every) is not int or config.boundary_every < 1:
+        raise _bad("boundary_every", "boundary_every must be a whole number of at least 1")
+
+
+def _bad(field_name: str, message: str) -> ProgramError:
+    return ProgramError("bad_argument", message, hint=f"check `{field_name}`")

@@ -1,0 +1,83 @@
+"""A recorded iteration: the whole walk of one training iteration, for the player to step.
+
+Its body is what POST /api/trace answers for the program written with that iteration's leaf
+values (engine/trace/runner.run_trace on a copy of the Program whose leaves hold them), with
+two kinds of event added, as seed 003_70db1bc89ad395af.txt's loop writes them (forward,
+zero_grad, backward, update):
+- `zero_grad`, before the backward pass's first event (its `seed`): {"nodes": [leaf ids],
+  "zeroed": true}; with the no_zero_grad bug "zeroed" is false and the narration says the
+  leaves' .grad still holds every earlier iteration's gradients.
+- one `update` per leaf after the backward pass's last event: {"node", "name", "value": the
+  leaf's new value (encoded as node values are), "grad": the gradient the update used,
+  "narration": "W1 -= 0.5 · W̄1"}.
+Each added event carries "kind" and "type" (the same word: "kind" as every trace event,
+"type" as the training contract names it), and every event's seq is numbered again from 0.
+The body's "dead_units" lists the ReLU units dead at that iteration (engine/train/watch.py).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from engine.graph import node_id
+from engine.parse import Program
+from engine.trace.narrate import bar
+from engine.trace.runner import Limits, run_trace
+from engine.trace.values import encode
+
+
+def with_leaves(program: Program, leaves: dict) -> Program:
+    """A copy of `program` whose leaves (name -> value of the leaf's shape) hold new values;
+    the original is not changed."""
+    nodes = list(program.nodes)
+    dtype = np.float32 if program.dtype == "float32" else np.float64
+    for name, value in leaves.items():
+        i = program.leaves[name]
+        nodes[i] = dataclasses.replace(nodes[i], literal=np.asarray(value, dtype=dtype))
+    return dataclasses.replace(program, nodes=nodes)
+
+
+def body(program: Program, output: str, limits: Limits, params: dict, step: dict) -> dict:
+    """The recorded body of one iteration.
+
+    params: the leaves' values the iteration ran with; step: {"iteration", "new": leaf ->
+    value after the update, "grads": leaf -> gradient used, "narrate": (name, bar) -> the
+    update's narration, "zeroed": bool, "dead_units": list}. Raises ProgramError as
+    run_trace does (the trace's own limits)."""
+    traced = run_trace(with_leaves(program, params), output, limits)
+    events = traced["events"]
+    first_backward = next(k for k, e in enumerate(events) if e["kind"] == "seed")
+    done = events.pop()   # the last event is the done event; the updates come before it
+    leaves = program.leaves
+    events.insert(first_backward, _zero_grad(program, output, step))
+    for name, i in leaves.items():
+        events.append({"kind": "update", "type": "update", "node": node_id(i), "name": name,
+                       "value": encode(step["new"][name], limits.inline),
+                       "grad": encode(step["grads"][name], limits.inline),
+                       "narration": step["narrate"](name, bar(name, output))})
+    events.append(done)
+    for seq, event in enumerate(events):
+        event["seq"] = seq
+    traced["dead_units"] = step["dead_units"]
+    traced["iteration"] = step["iteration"]
+    return traced
+
+
+def _zero_grad(program: Program, output: str, step: dict) -> dict:
+    names = list(program.leaves)
+    bars = ", ".join(bar(n, output) for n in names)
+    k = step["iteration"]
+    if step["zeroed"]:
+        text = (f"zero_grad(): {bars} = 0 before the backward pass (its += would otherwise "
+                "add this pass's gradients to the last one's)")
+    elif k == 0:
+        text = ("BUG no_zero_grad: zero_grad() is not called; at iteration 0 the leaves' "
+                ".grad is still empty, so this pass starts from 0 anyway")
+    else:
+        text = (f"BUG no_zero_grad: zero_grad() is not called, so the leaves' .grad still "
+                f"holds the sum of iterations 0 to {k - 1}'s gradients; this pass adds to it "
+                "and the update uses the sum")
+    return {"kind": "zero_grad", "type": "zero_grad",
+            "nodes": [node_id(i) for i in program.leaves.values()],
+            "zeroed": step["zeroed"], "narration": text}

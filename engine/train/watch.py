@@ -1,0 +1,99 @@
+"""What a training run watches besides the loss: the classifier's accuracy and dead ReLU units.
+
+A dead unit (seed 003_70db1bc89ad395af.txt, "Training", seed 5): a ReLU unit whose
+pre-activation is ≤ 0 for every sample of an iteration, so its mask zeroes every gradient that
+would move its weights, and plain gradient descent never brings it back. In a value of shape
+(..., H) the samples are the leading axes and the H units the last one; a 1-D value is one
+sample of H units. A 0-d ReLU (a program written with scalars, one node per sample) is not a
+unit across samples, so it is not watched.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.graph import node_id
+from engine.parse import Program
+
+
+def ancestors(program: Program, output: int) -> set[int]:
+    """The nodes `output` is computed from (itself included)."""
+    seen, todo = {output}, [output]
+    nodes = program.nodes
+    while todo:
+        for k in nodes[todo.pop()].inputs:
+            if k not in seen:
+                seen.add(k)
+                todo.append(k)
+    return seen
+
+
+def classifier(program: Program, output: int) -> int | None:
+    """The cross_entropy node the loss is made from (the last one, when there are several),
+    or None for a regression loss (mse, a sum of squares, ...)."""
+    used = ancestors(program, output)
+    heads = [i for i in used if program.nodes[i].op == "cross_entropy"]
+    return max(heads) if heads else None
+
+
+def targets(program: Program, head: int, values: list) -> np.ndarray:
+    """The class indices the cross_entropy node `head` compares with: its `target` parameter,
+    or the value of its second input when the indices are held by a name."""
+    node = program.nodes[head]
+    if "target" in node.params:
+        return np.asarray(node.params["target"])
+    return np.asarray(values[node.inputs[1]]).astype(int)
+
+
+def accuracy(program: Program, head: int | None, values: list, classes=None) -> float | None:
+    """The fraction of samples whose largest logit is their class (None without a classifier):
+    the logits are cross_entropy's first input, (C,) for one sample or (N, C). classes: the
+    targets when already read (`targets`), which a training loop reads once."""
+    if head is None:
+        return None
+    if classes is None:
+        classes = targets(program, head, values)
+    logits = np.asarray(values[program.nodes[head].inputs[0]])
+    return float(np.count_nonzero(np.argmax(logits, axis=-1) == classes)) / max(classes.size, 1)
+
+
+class DeadUnits:
+    """The ReLU units of a program, watched iteration by iteration; each death reported once.
+
+    found: every death so far, as {"node", "name", "unit", "iteration"} (unit: the index along
+    the last axis; name: the name the ReLU's value was assigned to, else its label).
+    """
+
+    def __init__(self, program: Program, output: int, requires: list[bool], shapes: list):
+        used = ancestors(program, output)
+        self.program = program
+        self.relus = [n.index for n in program.nodes if n.op == "relu" and n.index in used
+                      and requires[n.index] and shapes[n.index] != ()]
+        self.found: list[dict] = []
+        self.seen: set[tuple[int, int]] = set()
+
+    def dead_now(self, values: list) -> list[tuple[int, int]]:
+        """(relu node, unit) of every unit dead in this iteration's values."""
+        dead = []
+        for i in self.relus:
+            pre = np.asarray(values[self.program.nodes[i].inputs[0]])
+            # the largest pre-activation of each unit over the samples: one reduction
+            off = pre.reshape(-1, pre.shape[-1]).max(axis=0) <= 0
+            dead.extend((i, int(u)) for u in np.flatnonzero(off))
+        return dead
+
+    def update(self, values: list, iteration: int) -> list[dict]:
+        """The units that died at `iteration` (not reported before); added to `found`."""
+        new = []
+        for i, unit in self.dead_now(values):
+            if (i, unit) not in self.seen:
+                self.seen.add((i, unit))
+                node = self.program.nodes[i]
+                new.append({"node": node_id(i), "name": node.name or node.label,
+                            "unit": unit, "iteration": iteration})
+        self.found.extend(new)
+        return new
+
+    def at(self, values: list) -> list[dict]:
+        """The dead units of this iteration's values, each as reported when it died."""
+        now = set(self.dead_now(values))
+        return [d for d in self.found if (int(d["node"][1:]), d["unit"]) in now]

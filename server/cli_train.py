@@ -1,0 +1,117 @@
+"""`gradwalk train FILE|- --steps N --lr LR [--optimizer sgd|momentum|adam] [--record K,...]
+[--bug no_zero_grad] [--output NAME] --format json|table` (issue 15, section 2).
+
+json writes the answer of engine.train.train (the same as POST /api/train's body, under the
+same limits: server/training.py train_limits, the GRADWALK_MAX_TRAIN_* settings); table one
+row per tenth of the run with its loss and accuracy, then the final accuracy, the dead units
+and the recorded iterations. Exit codes are `gradwalk trace`'s (server/cli.py EXIT_CODES): a
+flag of the wrong form is a usage error (2), a program or a limit the run refuses is 1.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+
+import orjson
+
+from server.cli_io import write_stdout
+
+
+def _steps(value: str) -> int:
+    """--steps' type: a whole number from 1 (the limit is the engine's, max_steps)."""
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a number of steps: give a "
+                                         "whole number from 1")
+    return int(value)
+
+
+def _rate(value: str) -> float:
+    """--lr's type: a finite number above 0."""
+    try:
+        lr = float(value)
+    except ValueError:
+        lr = math.nan
+    if not (math.isfinite(lr) and lr > 0):
+        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a learning rate: give a "
+                                         "number above 0, e.g. 0.5")
+    return lr
+
+
+def _iterations(value: str) -> tuple[int, ...]:
+    """--record's type: iterations separated by commas, e.g. 0,100,300."""
+    parts = [p.strip() for p in value.split(",")]
+    if not all(p.isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a list of iterations: give "
+                                         "e.g. 0,100,300")
+    return tuple(sorted({int(p) for p in parts}))
+
+
+def add_parser(sub, epilog: str) -> None:
+    """The `train` subcommand on the CLI's subparsers."""
+    train = sub.add_parser("train", help="train a program's leaves ('-' reads stdin)",
+                           epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    train.add_argument("file")
+    train.add_argument("--steps", type=_steps, required=True, metavar="N",
+                       help="iterations: forward, zero_grad, backward, update")
+    train.add_argument("--lr", type=_rate, required=True, help="the learning rate")
+    train.add_argument("--optimizer", choices=("sgd", "momentum", "adam"), default="sgd",
+                       help="sgd (default), momentum (0.9) or adam (PyTorch's defaults)")
+    train.add_argument("--record", type=_iterations, default=(), metavar="K,...",
+                       help="iterations whose whole walk is kept (json: `recorded`)")
+    train.add_argument("--bug", dest="bugs", action="append", default=[],
+                       choices=("no_zero_grad",),
+                       help="no_zero_grad: never zero the gradients (they pile up)")
+    train.add_argument("--output", default=None, help="the loss's name (default: the last)")
+    train.add_argument("--format", choices=("json", "table"), default="json")
+
+
+def run(args, make) -> int:
+    """Run `gradwalk train`; make: server.cli._make (reads the file, maps errors to codes)."""
+    def answer(text: str, settings) -> dict:
+        from engine.errors import ProgramError
+        from engine.train import TrainConfig, train
+        from server.training import named, train_limits
+        from server.tracing import parse_program
+
+        program = parse_program(text, settings)
+        config = TrainConfig(steps=args.steps, lr=args.lr, optimizer=args.optimizer,
+                             record=args.record, bugs=tuple(args.bugs), output=args.output,
+                             limits=train_limits(settings))   # POST /api/train's limits
+        try:
+            return train(program, config)
+        except ProgramError as e:   # a limit's message names its GRADWALK_ setting too
+            raise ProgramError(**named(e.to_dict())) from None
+
+    code, result = make(args.file, answer, json_errors=args.format == "json")
+    if code:
+        return code
+    if args.format == "json":
+        write_stdout(orjson.dumps(result) + b"\n")
+    else:
+        write_stdout(table(result).encode())
+    return 0
+
+
+def table(answer: dict) -> str:
+    """The run as text: a row per tenth of the steps (and the last), then what it ended at."""
+    losses = answer["losses"]
+    n = len(losses)
+    every = max(1, n // 10)
+    rows = sorted({*range(0, n, every), n - 1})
+    lines = [f"{'step':>6}  {'loss':>12}"]
+    lines += [f"{k:>6}  {_number(losses[k]):>12}" for k in rows]
+    acc = answer["accuracy"]
+    lines.append("")
+    lines.append("accuracy: none (a regression loss)" if acc is None else
+                 f"accuracy: {acc:.1%} of the training samples after the last update")
+    for d in answer["dead_units"]:
+        lines.append(f"dead unit: {d['name']} unit {d['unit']} ({d['node']}), its "
+                     f"pre-activation ≤ 0 for every sample from iteration {d['iteration']}")
+    if answer["recorded"]:
+        lines.append(f"recorded iterations: {', '.join(answer['recorded'])} (their walks are "
+                     "in --format json)")
+    return "\n".join(lines) + "\n"
+
+
+def _number(x) -> str:
+    return x if isinstance(x, str) else f"{x:.6g}"

@@ -1,0 +1,119 @@
+// The decision boundary of a 2-D classifier as it trains (issue 15 §3): a heat map on a
+// canvas (id `boundary`), each grid cell coloured by the class the network predicts there,
+// pale where it is unsure (its top probability near 1/k) and full where it is sure, with the
+// training points drawn over it in their labels' colours. Drawn from the stream's `boundary`
+// events (train.js runView). Takes its root element; no global ids.
+//
+// The grid (engine/train): {x0, x1, y0, y1, nx, ny}, `classes` and `confidence` row-major
+// with ny rows of nx cells, row 0 at y0; cell (r, c) covers x0 + c·dx .. x0 + (c+1)·dx and
+// y0 + r·dy .. y0 + (r+1)·dy. y grows upwards, as on a blackboard.
+
+import { schemeTableau10 } from "d3";
+
+// Okabe and Ito's colour-blind safe colours first (blue, vermillion, bluish green), then
+// Tableau's for more classes.
+export const CLASS_COLOURS = ["#0072B2", "#D55E00", "#009E73", ...schemeTableau10.slice(3)];
+const SIZE = 180; // CSS pixels, square
+
+/** "#rrggbb" as [r, g, b]. */
+function rgb(hex) {
+  const n = parseInt(hex.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+/**
+ * A cell's colour: its class's colour mixed with white by how sure the network is,
+ * `confidence` from 1/k (white-ish) to 1 (the class's colour at 60%, so the points read over
+ * it). Returns "rgb(r, g, b)".
+ */
+export function cellColour(cls, confidence, k) {
+  const base = rgb(CLASS_COLOURS[cls % CLASS_COLOURS.length]);
+  const floor = 1 / Math.max(k, 2);
+  const sure = Math.max(0, Math.min(1, (confidence - floor) / (1 - floor)));
+  const t = 0.15 + 0.45 * sure;
+  const [r, g, b] = base.map((v) => Math.round(255 + (v - 255) * t));
+  return `rgb(${r}, ${g}, ${b})`;
+}
+
+/** The grid cell (row, column) holding point (px, py), clamped to the grid. */
+export function cellOf(grid, px, py) {
+  const c = Math.floor(((px - grid.x0) / (grid.x1 - grid.x0)) * grid.nx);
+  const r = Math.floor(((py - grid.y0) / (grid.y1 - grid.y0)) * grid.ny);
+  return [Math.max(0, Math.min(grid.ny - 1, r)), Math.max(0, Math.min(grid.nx - 1, c))];
+}
+
+/**
+ * How many training points lie in a cell predicted as their own label: with every point
+ * right the boundary has formed (a check the browser tests read as `data-agree`).
+ */
+export function agreeing(boundary, data) {
+  if (!boundary || !data) return 0;
+  let n = 0;
+  data.X.forEach(([px, py], i) => {
+    const [r, c] = cellOf(boundary.grid, px, py);
+    if (boundary.classes[r * boundary.grid.nx + c] === data.y[i]) n += 1;
+  });
+  return n;
+}
+
+/** The canvas in `root`. draw(view) draws runView's boundary and data (nothing: cleared). */
+export function createBoundary(root) {
+  const doc = root.ownerDocument;
+  const canvas = doc.createElement("canvas");
+  canvas.id = "boundary";
+  canvas.className = "boundary";
+  canvas.setAttribute("role", "img");
+  canvas.dataset.drawn = "false";
+  root.append(canvas);
+
+  function draw({ boundary, data, classes }) {
+    const scale = doc.defaultView?.devicePixelRatio || 1;
+    canvas.width = SIZE * scale;
+    canvas.height = SIZE * scale;
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(scale, 0, 0, scale, 0, 0);
+    ctx.clearRect(0, 0, SIZE, SIZE);
+    canvas.dataset.drawn = String(Boolean(boundary));
+    if (!boundary) {
+      delete canvas.dataset.iteration;
+      canvas.setAttribute("aria-label", "Decision boundary: not trained yet");
+      return;
+    }
+    const { grid } = boundary;
+    const k = classes ?? Math.max(...boundary.classes) + 1;
+    const cw = SIZE / grid.nx;
+    const ch = SIZE / grid.ny;
+    for (let r = 0; r < grid.ny; r += 1) {
+      for (let c = 0; c < grid.nx; c += 1) {
+        const at = r * grid.nx + c;
+        ctx.fillStyle = cellColour(boundary.classes[at], boundary.confidence[at], k);
+        // row 0 at the bottom; a cell overlaps its neighbours by a hair so no seams show
+        ctx.fillRect(c * cw, SIZE - (r + 1) * ch, cw + 0.5, ch + 0.5);
+      }
+    }
+    if (data) drawPoints(ctx, grid, data);
+    canvas.dataset.iteration = String(boundary.i);
+    canvas.dataset.classes = String(new Set(boundary.classes).size);
+    canvas.dataset.agree = String(agreeing(boundary, data));
+    canvas.setAttribute("aria-label", `Decision boundary at iteration ${boundary.i}: `
+      + `${canvas.dataset.agree} of ${data?.y.length ?? 0} training points on their class's side`);
+  }
+
+  return { draw, node: canvas };
+}
+
+/** The training points in their labels' colours, outlined in black to read on any cell. */
+function drawPoints(ctx, grid, data) {
+  const sx = SIZE / (grid.x1 - grid.x0);
+  const sy = SIZE / (grid.y1 - grid.y0);
+  const radius = data.y.length > 50 ? 2.5 : 6;
+  ctx.lineWidth = data.y.length > 50 ? 0.8 : 1.5;
+  ctx.strokeStyle = "#000";
+  data.X.forEach(([px, py], i) => {
+    ctx.beginPath();
+    ctx.arc((px - grid.x0) * sx, SIZE - (py - grid.y0) * sy, radius, 0, 2 * Math.PI);
+    ctx.fillStyle = CLASS_COLOURS[data.y[i] % CLASS_COLOURS.length];
+    ctx.fill();
+    ctx.stroke();
+  });
+}

@@ -1,0 +1,13 @@
+// Making the panels' elements (render/modes.js, render/train.js): no global ids, the
+// document is the root's.
+
+/** An element of `doc` by tag, with attributes (`text`: its text) and children. */
+export function el(doc, tag, attrs = {}, ...children) {
+  const e = doc.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "text") e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  e.append(...children);
+  return e;
+}

@@ -1,0 +1,60 @@
+// The loss curve of a training run (issue 15 §3): an SVG (id `loss-curve`) drawn with D3, the
+// loss before each update against the iteration, growing as the run is shown; its
+// `data-points` is the number of iterations drawn. A second series (the fix beside the
+// no_zero_grad bug) is drawn dashed under the first. The y axis is logarithmic when the
+// losses span more than a decade (a falling loss, 0.84 to 0.013, reads as a slope), else
+// linear. Takes its root element; no global ids.
+
+import { axisBottom, axisLeft, line, scaleLinear, scaleLog, select } from "d3";
+import { formatLoss } from "../train.js";
+
+const WIDTH = 320;
+const HEIGHT = 150;
+const M = { top: 10, right: 16, bottom: 24, left: 52 }; // room for the axes' numbers (15 px)
+
+/** The y scale for the losses shown: log when positive and over a decade apart. */
+export function lossScale(values, [bottom, top]) {
+  const finite = values.filter(Number.isFinite);
+  const lo = finite.length ? Math.min(...finite) : 0;
+  const hi = finite.length ? Math.max(...finite) : 1;
+  if (lo > 0 && hi / lo > 10) return scaleLog().domain([lo, hi]).range([bottom, top]).nice();
+  return scaleLinear().domain([Math.min(0, lo), hi > lo ? hi : lo + 1]).range([bottom, top]).nice();
+}
+
+/**
+ * The curve in `root` (an element; the svg is made in it). draw({series, steps, cursor})
+ * draws `series` ([{name, losses, kind: "run" | "fix"}]) over iterations 0..steps-1 with a
+ * cursor line at iteration `cursor` (the one the slider chose, or null).
+ */
+export function createLossCurve(root) {
+  const svg = select(root).append("svg").attr("id", "loss-curve").attr("class", "loss-curve")
+    .attr("viewBox", `0 0 ${WIDTH} ${HEIGHT}`).attr("role", "img")
+    .attr("data-points", "0");
+  const plot = svg.append("g").attr("transform", `translate(${M.left},${M.top})`);
+  const w = WIDTH - M.left - M.right;
+  const h = HEIGHT - M.top - M.bottom;
+  const xAxis = plot.append("g").attr("class", "axis x").attr("transform", `translate(0,${h})`);
+  const yAxis = plot.append("g").attr("class", "axis y");
+  const lines = plot.append("g").attr("class", "lines");
+  const cursor = plot.append("line").attr("class", "loss-cursor").attr("y1", 0).attr("y2", h);
+
+  function draw({ series, steps, cursor: at = null }) {
+    const all = series.flatMap((s) => s.losses);
+    const x = scaleLinear().domain([0, Math.max(1, steps - 1)]).range([0, w]);
+    const y = lossScale(all, [h, 0]);
+    xAxis.call(axisBottom(x).ticks(4).tickSizeOuter(0));
+    yAxis.call(axisLeft(y).ticks(4, y.base ? "~g" : undefined).tickSizeOuter(0));
+    const path = line().defined((v) => Number.isFinite(v)).x((_, i) => x(i)).y((v) => y(v));
+    lines.selectAll("path").data(series, (s) => s.kind)
+      .join("path").attr("class", (s) => `loss-line ${s.kind}`).attr("d", (s) => path(s.losses));
+    const run = series.find((s) => s.kind === "run") ?? series[0];
+    const points = run ? run.losses.length : 0;
+    svg.attr("data-points", String(points));
+    const last = points ? run.losses[points - 1] : null;
+    svg.attr("aria-label", points ? `Loss after ${points} iterations: ${formatLoss(last)}` : "Loss curve: not trained yet");
+    cursor.attr("hidden", at === null ? "" : null);
+    if (at !== null) cursor.attr("x1", x(at)).attr("x2", x(at));
+  }
+
+  return { draw, node: svg.node() };
+}

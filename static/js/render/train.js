@@ -1,0 +1,219 @@
+// The Train panel (issue 15 §3): steps, learning rate, optimizer and the no_zero_grad bug;
+// Train / Pause / Step one iteration; the loss curve (render/losscurve.js) and, for a 2-D
+// input, the decision boundary (render/boundary.js); and the iteration slider, whose choice
+// asks for that iteration recorded and hands its walk to the page's player (`onIteration`).
+// Takes its root element; no global ids. The settings and the chosen iteration live in the
+// page's store (state.js train_*), so links keep them.
+//
+// The run is streamed whole and shown up to a cursor (train.js): Train moves the cursor a few
+// iterations a frame, Pause stops it, Step moves it one iteration. With the bug on, the fixed
+// run streams beside it and its curve is drawn dashed under the buggy one.
+
+import {
+  addTrainEvent, arrived, createRun, deadByNode, deadText, formatLoss, iterationsPerFrame, MAX_LR,
+  MAX_STEPS, OPTIMIZERS, runView, streamTraining, trainRequest,
+} from "../train.js";
+import { createBoundary } from "./boundary.js";
+import { createLossCurve } from "./losscurve.js";
+import { el } from "./dom.js";
+
+const OPTIMIZER_NAMES = { sgd: "SGD", momentum: "Momentum", adam: "Adam" };
+
+/**
+ * The panel, appended to `root`. `store` holds the train_* fields and the program;
+ * `onIteration(k)` asks the page to show iteration k's recorded walk; `onDead(dead)` marks
+ * the units dead by the iteration shown on the graph; `onError(detail)` shows a refused run
+ * next to the program. Returns {show(visible), stop(), node}.
+ */
+export function createTrainPanel(root, { store, onIteration, onDead, onError, frame = requestAnimationFrame }) {
+  const doc = root.ownerDocument;
+  const section = el(doc, "section", { id: "train", class: "train", "aria-label": "Training", "data-status": "idle", hidden: "" });
+  const steps = el(doc, "input", { id: "train-steps", type: "number", min: "1", max: String(MAX_STEPS), step: "1", inputmode: "numeric", "aria-label": "Steps" });
+  const lr = el(doc, "input", { id: "train-lr", type: "text", size: "5", inputmode: "decimal", "aria-label": "Learning rate" });
+  const optimizer = el(doc, "select", { id: "train-optimizer", "aria-label": "Optimizer" },
+    ...OPTIMIZERS.map((o) => new Option(OPTIMIZER_NAMES[o], o)));
+  const bug = el(doc, "input", { id: "train-bug", type: "checkbox" });
+  const run = el(doc, "button", { id: "train-run", type: "button", class: "btn primary" }, "▶ Train");
+  const pause = el(doc, "button", { id: "train-pause", type: "button", class: "btn" }, "❚❚ Pause");
+  const step = el(doc, "button", { id: "train-step", type: "button", class: "btn", title: "Show one more iteration" }, "Step one iteration");
+  const status = el(doc, "p", { id: "train-status", class: "train-status", role: "status" });
+  const slider = el(doc, "input", { id: "train-iteration", type: "range", min: "0", max: "0", value: "0", "aria-label": "Iteration to step through" });
+  const sliderText = el(doc, "output", { class: "train-iteration-text" });
+  const open = el(doc, "button", { id: "train-open", type: "button", class: "btn", title: "Step this iteration's forward, zero_grad, backward and update in the graph" }, "Step it");
+  const plots = el(doc, "div", { class: "train-plots" });
+  const controls = el(doc, "div", { class: "train-controls" },
+    el(doc, "label", {}, "Steps ", steps), el(doc, "label", {}, "lr ", lr), optimizer,
+    el(doc, "label", { class: "train-bug", title: "The bug lab: skip zero_grad, so the adjoints pile up across iterations; the fixed run is drawn dashed beside it" }, bug, " no zero_grad"),
+    el(doc, "span", { class: "train-buttons" }, run, pause, step),
+    status,
+    el(doc, "div", { class: "train-slider" }, el(doc, "label", {}, "Iteration ", slider), sliderText, open));
+  section.append(controls, plots);
+  root.prepend(section);
+  const curve = createLossCurve(plots);
+  const boundary = createBoundary(plots);
+
+  let shown = null; // {run, fix, key}: the runs streaming or streamed, for request `key`
+  let cursor = -1; // the iteration shown
+  let playing = false;
+  let ticking = false;
+  let abort = null;
+
+  /** The store's settings into the controls. */
+  function showSettings() {
+    const s = store.get();
+    if (doc.activeElement !== steps) steps.value = String(s.train_steps);
+    if (doc.activeElement !== lr) lr.value = String(s.train_lr);
+    optimizer.value = s.train_optimizer;
+    bug.checked = s.train_bug;
+  }
+  store.subscribe((s, before) => {
+    if (["train_steps", "train_lr", "train_optimizer", "train_bug"].some((k) => s[k] !== before[k])) showSettings();
+  });
+  showSettings();
+
+  const setting = (control, read) => control.addEventListener("change", () => {
+    const patch = read();
+    if (patch) store.set(patch);
+    else showSettings(); // not a valid value: the store's shows again
+  });
+  setting(steps, () => {
+    const v = Number(steps.value);
+    return Number.isSafeInteger(v) && v >= 1 && v <= MAX_STEPS ? { train_steps: v } : null;
+  });
+  setting(lr, () => {
+    const v = Number(lr.value.trim());
+    return lr.value.trim() && Number.isFinite(v) && v > 0 && v <= MAX_LR ? { train_lr: v } : null;
+  });
+  setting(optimizer, () => ({ train_optimizer: optimizer.value }));
+  setting(bug, () => ({ train_bug: bug.checked }));
+
+  /** The key of the run the store describes: a new one means training again. */
+  const keyOf = (s) => JSON.stringify(trainRequest(s));
+
+  /** Start streaming the run the store describes (and its fix, with the bug on). */
+  function start() {
+    stop();
+    const s = store.get();
+    const controller = (abort = new AbortController());
+    shown = { run: createRun(), fix: s.train_bug ? createRun() : null, key: keyOf(s), error: null };
+    const mine = shown;
+    cursor = -1;
+    setStatus("training");
+    const stream = (body, into) => streamTraining(body, {
+      signal: controller.signal, onEvent: (ev) => { addTrainEvent(into, ev); tick(); },
+    });
+    const runs = [stream(trainRequest(s), mine.run)];
+    if (mine.fix) runs.push(stream(trainRequest(s, { fixed: true }), mine.fix));
+    Promise.all(runs).then(() => {
+      if (shown === mine) tick();
+    }, (error) => {
+      if (error.name === "AbortError" || shown !== mine) return;
+      mine.error = error.detail ?? { kind: "page", message: String(error.message ?? error) };
+      playing = false;
+      setStatus("error");
+      onError?.(mine.error);
+      render();
+    });
+  }
+
+  /** Stop the streams (a new run, another program, another mode). */
+  function stop() {
+    abort?.abort();
+    abort = null;
+    playing = false;
+  }
+
+  function setStatus(name) {
+    section.dataset.status = name; // idle | training | paused | done | error: tests read it
+  }
+
+  /** One frame of playing: the cursor moves on, up to what has arrived. */
+  function tick() {
+    if (ticking || !shown) return render();
+    ticking = true;
+    frame(() => {
+      ticking = false;
+      if (!shown) return;
+      const last = arrived(shown.run) - 1;
+      if (playing) cursor = Math.min(last, cursor + iterationsPerFrame(store.get().train_steps));
+      if (playing && shown.run.done && cursor >= last) {
+        playing = false;
+        setStatus("done");
+      }
+      render();
+      if (playing) tick();
+    });
+  }
+
+  function render() {
+    const view = shown ? runView(shown.run, cursor) : runView(createRun(), -1);
+    const series = [{ kind: "run", name: "run", losses: view.losses }];
+    if (shown?.fix) series.unshift({ kind: "fix", name: "with zero_grad", losses: shown.fix.losses.slice(0, view.iteration + 1) });
+    const s = store.get();
+    curve.draw({ series, steps: view.steps || s.train_steps, cursor: s.train_chosen ? s.train_iteration : null });
+    boundary.node.hidden = !view.boundary && !view.data?.X?.[0] || view.data?.X?.[0]?.length !== 2;
+    boundary.draw(view);
+    section.dataset.iteration = String(view.iteration);
+    const accuracy = view.accuracy === null || view.accuracy === undefined ? "" : ` · accuracy ${Math.round(100 * view.accuracy)}%`;
+    const dead = Object.values(deadByNode(view.dead)).map((units) => ` · ${deadText(units)}`).join("");
+    const fix = shown?.fix && view.iteration >= 0 ? ` (with zero_grad: ${formatLoss(shown.fix.losses[view.iteration])})` : "";
+    status.textContent = view.iteration < 0
+      ? (shown?.error ? `Not trained: ${shown.error.message}` : "Press Train to run the steps.")
+      : `iteration ${view.iteration} of ${view.steps} · loss ${formatLoss(view.loss)}${fix}${accuracy}${dead}`;
+    status.dataset.loss = view.loss === null ? "" : String(view.loss);
+    // Any iteration of the run the settings describe can be recorded, trained or not yet.
+    const top = Math.max(0, (view.steps || s.train_steps) - 1);
+    slider.max = String(top);
+    slider.value = String(Math.min(s.train_iteration, top));
+    sliderText.textContent = `${slider.value}`;
+    pause.disabled = !playing;
+    step.disabled = Boolean(shown?.run.done) && view.iteration >= arrived(shown.run) - 1;
+    onDead?.(view.dead);
+  }
+
+  run.addEventListener("click", () => {
+    const s = store.get();
+    // A paused run of the same settings goes on; anything else trains afresh.
+    if (!shown || shown.key !== keyOf(s) || shown.error || (shown.run.done && cursor >= arrived(shown.run) - 1)) start();
+    playing = true;
+    if (section.dataset.status !== "training") setStatus("training");
+    tick();
+  });
+  pause.addEventListener("click", () => {
+    playing = false;
+    setStatus("paused");
+    render();
+  });
+  step.addEventListener("click", () => {
+    if (!shown || shown.key !== keyOf(store.get())) start();
+    playing = false;
+    setStatus("paused");
+    cursor = Math.min(cursor + 1, Math.max(0, arrived(shown.run) - 1));
+    tick();
+  });
+  const choose = () => {
+    store.set({ train_iteration: Number(slider.value), train_chosen: true });
+    onIteration(Number(slider.value));
+  };
+  slider.addEventListener("input", () => { sliderText.textContent = slider.value; });
+  slider.addEventListener("change", choose);
+  open.addEventListener("click", choose);
+
+  return {
+    node: section,
+    /** Show or hide the panel (train mode on or off); hiding stops a run. */
+    show(visible) {
+      section.hidden = !visible;
+      if (!visible) stop();
+      render();
+    },
+    /** The program changed: its old run no longer applies. */
+    reset() {
+      stop();
+      shown = null;
+      cursor = -1;
+      setStatus("idle");
+      render();
+    },
+  };
+}

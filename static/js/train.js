@@ -1,0 +1,241 @@
+// Training on the page (issue 15 §3): the request, the stream's events folded into a run, and
+// the view of a run at one iteration. No DOM and no d3, so `node --test` covers it with
+// hand-made events (the shapes of docs/trace-format.md, "Training").
+//
+// The stream (POST /api/train/stream) arrives far faster than a room can watch it (300 XOR
+// iterations in a fraction of a second), so the page keeps every event in the run and shows
+// the run up to a cursor, the iteration shown: Train moves the cursor on a few iterations a
+// frame, Pause stops it, Step moves it by one. What is drawn at iteration k is a pure fold of
+// the events up to k (runView), as the walk's step k is of events[:k].
+//
+//   start      {steps, params, data: {X, y} | null, classes}
+//   iteration  {i, loss, accuracy}            one per iteration, in order
+//   boundary   {i, grid: {x0, x1, y0, y1, nx, ny}, classes, confidence}   2-D inputs only
+//   dead       {i, node, name, unit}          a unit dead for every sample from iteration i
+//   recorded   {i, trace}                     a whole trace body of iteration i
+//   done       {losses, accuracy, params, dead_units}
+//   error      {error: {kind, message, ...}}  rejects, as a 422 would
+
+import { createParser } from "eventsource-parser";
+import { TraceError } from "./api.js";
+import { checkStream, messageData } from "./stream.js";
+export { OPTIMIZERS } from "./state.js";
+
+export const MAX_STEPS = 10_000; // the server's default GRADWALK_MAX_TRAIN_STEPS
+export const MAX_LR = 1e6;
+const BUG = "no_zero_grad"; // the bug lab's one switch in training
+
+/**
+ * The request body of a training run for the page's state (state.js: train_steps, train_lr,
+ * train_optimizer, train_bug) and program: {program, output, steps, lr, optimizer, bugs}.
+ * `fixed`: the run beside a buggy one, without the bug (the fix drawn next to it).
+ */
+export function trainRequest(state, { fixed = false, record = [] } = {}) {
+  const body = {
+    program: state.program, output: state.output || null, steps: state.train_steps,
+    lr: state.train_lr, optimizer: state.train_optimizer, bugs: [],
+  };
+  if (state.train_bug && !fixed) body.bugs = [BUG];
+  if (record.length) body.record = record;
+  return body;
+}
+
+/**
+ * The request that records iteration `k` of the run `state` describes: only k + 1 steps are
+ * needed, since iteration k's numbers do not depend on the later ones.
+ */
+export function iterationRequest(state, k) {
+  return { ...trainRequest(state, { record: [k] }), steps: k + 1 };
+}
+
+// ---------------------------------------------------------------- the run: a fold of events
+
+/** An empty run, before its start event. */
+export function createRun() {
+  return {
+    start: null, losses: [], accuracy: [], boundaries: [], dead: [], recorded: {}, done: null,
+  };
+}
+
+/** Add one stream event to `run` (in place); returns the run. Unknown types are kept out. */
+export function addTrainEvent(run, ev) {
+  switch (ev.type) {
+    case "start": run.start = ev; break;
+    case "iteration":
+      run.losses[ev.i] = ev.loss;
+      run.accuracy[ev.i] = ev.accuracy ?? null;
+      break;
+    case "boundary": run.boundaries.push(ev); break;
+    case "dead": run.dead.push({ node: ev.node, name: ev.name, unit: ev.unit, iteration: ev.i }); break;
+    case "recorded": run.recorded[ev.i] = ev.trace; break;
+    case "done": run.done = ev; break;
+    default: break;
+  }
+  return run;
+}
+
+/** How many iterations of `run` have arrived (the cursor's range is 0 .. arrived - 1). */
+export function arrived(run) {
+  return run.losses.length;
+}
+
+/**
+ * What the page shows of `run` at iteration `k` (clamped to what has arrived): {iteration,
+ * losses (0..k), loss, accuracy, boundary (the last one made at or before k, or null), dead
+ * (the units dead by k), steps}. `iteration` is -1 before any has arrived.
+ */
+export function runView(run, k) {
+  const last = arrived(run) - 1;
+  const at = Math.max(-1, Math.min(k, last));
+  let boundary = null;
+  for (const b of run.boundaries) if (b.i <= at) boundary = b;
+  return {
+    iteration: at,
+    steps: run.start?.steps ?? 0,
+    losses: run.losses.slice(0, at + 1),
+    loss: at >= 0 ? run.losses[at] : null,
+    accuracy: at >= 0 ? run.accuracy[at] : null,
+    boundary,
+    dead: run.dead.filter((d) => d.iteration <= at),
+    data: run.start?.data ?? null,
+    classes: run.start?.classes ?? null,
+  };
+}
+
+/**
+ * How many iterations Train moves on per frame so that a run of `steps` plays in about
+ * `seconds` at 60 frames a second, at least one.
+ */
+export function iterationsPerFrame(steps, seconds = 4) {
+  return Math.max(1, Math.ceil(steps / (60 * seconds)));
+}
+
+/** The loss shown to a room: 4 decimals as the seed prints it (0.0132), more when smaller. */
+export function formatLoss(loss) {
+  if (loss === null || loss === undefined) return "–";
+  if (!Number.isFinite(loss)) return String(loss);
+  if (loss !== 0 && Math.abs(loss) < 1e-3) return loss.toExponential(2);
+  return loss.toFixed(4);
+}
+
+/** "h: unit 2 dead (since iteration 0)": what the status line and a dead unit's node say. */
+export function deadText(dead) {
+  const units = dead.map((d) => d.unit).join(", ");
+  const since = Math.min(...dead.map((d) => d.iteration));
+  const name = [...new Set(dead.map((d) => d.name))].join(", ");
+  return `${name}: unit${dead.length === 1 ? "" : "s"} ${units} dead (since iteration ${since})`;
+}
+
+/** Dead units grouped by node id: {n7: [{node, name, unit, iteration}, ...]}. */
+export function deadByNode(dead) {
+  const out = {};
+  for (const d of dead) (out[d.node] ??= []).push(d);
+  return out;
+}
+
+/**
+ * A recorded iteration's `zero_grad` event with the zeroed adjoints it sets, each of its
+ * parameter's shape (encoded as the trace encodes values: a number, or {shape, dtype,
+ * summary, data} with data nested lists, null over `inline` elements), so each box shows 0 where its
+ * gradient will pile up. With the no_zero_grad bug (zeroed false) it is returned as it is.
+ * `nodesById`: the graph's nodes by id (their `shape`).
+ */
+export function zeroedGrads(ev, nodesById, inline = 64) {
+  if (ev.kind !== "zero_grad" || ev.zeroed === false || ev.adjoints) return ev;
+  const zeros = (shape) => {
+    if (!shape?.length) return 0;
+    const size = shape.reduce((a, b) => a * b, 1);
+    const nested = (dims) => (dims.length ? Array.from({ length: dims[0] }, () => nested(dims.slice(1))) : 0);
+    return {
+      shape, dtype: "float64", summary: { min: 0, max: 0, mean: 0, norm: 0 },
+      data: size <= inline ? nested(shape) : null,
+    };
+  };
+  return { ...ev, adjoints: Object.fromEntries(ev.nodes.map((id) => [id, zeros(nodesById[id]?.shape)])) };
+}
+
+// ---------------------------------------------------------------- the stream
+
+/**
+ * Read a training stream `response` (a fetch Response of POST /api/train/stream) to its end,
+ * calling `onEvent(ev)` for each event in order. Resolves with the done event; rejects with
+ * a TraceError (an `error` event, a stream cut before done, a refused request) or with the
+ * AbortError of the request's signal.
+ */
+export async function readTrainStream(response, { onEvent } = {}) {
+  await checkStream(response);
+  let done = null;
+  let failure = null;
+  const parser = createParser({
+    onEvent(message) {
+      if (done || failure) return;
+      const data = messageData(message);
+      if (data instanceof TraceError) failure = data;
+      else if (message.event === "error") failure = new TraceError(data.error ?? data);
+      else {
+        onEvent?.(data);
+        if (data.type === "done") done = data;
+      }
+    },
+  });
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  try {
+    while (!done && !failure) {
+      const { value, done: ended } = await reader.read();
+      if (ended) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+  } finally {
+    if (done || failure) reader.cancel().catch(() => {});
+  }
+  if (failure) throw failure;
+  if (!done) throw new TraceError({ kind: "network", message: "the training stream ended before its last event" });
+  return done;
+}
+
+/** POST `body` to `url` as JSON; a fetch that found no server is a TraceError "network". */
+async function post(url, body, { signal, accept }) {
+  try {
+    return await fetch(url, {
+      method: "POST", headers: { "Content-Type": "application/json", Accept: accept },
+      body: JSON.stringify(body), signal,
+    });
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    throw new TraceError({ kind: "network", message: `could not reach the server (${error.message})` });
+  }
+}
+
+/** Stream a training run (POST /api/train/stream); resolves and rejects as readTrainStream. */
+export async function streamTraining(body, { signal, onEvent } = {}) {
+  const response = await post("/api/train/stream", body, { signal, accept: "text/event-stream" });
+  return readTrainStream(response, { onEvent });
+}
+
+/**
+ * Iteration `k` of the run `state` describes, recorded (POST /api/train): its trace body, a
+ * walk the player steps (forward, zero_grad, backward, update), made `steppable`. Rejects
+ * with TraceError.
+ */
+export async function fetchIteration(state, k, { signal } = {}) {
+  const response = await post("/api/train", iterationRequest(state, k), { signal, accept: "application/json" });
+  const body = await response.json().catch(() => null);
+  if (!response.ok) throw new TraceError(body?.error ?? { kind: `http ${response.status}`, message: `the server answered ${response.status}` });
+  const trace = body?.recorded?.[k] ?? body?.recorded?.[String(k)];
+  if (!trace?.graph || !Array.isArray(trace.events)) throw new TraceError({ kind: "bad_response", message: `the answer has no iteration ${k}` });
+  return steppable(trace);
+}
+
+/**
+ * A recorded iteration's body made ready to step, as a stream's events would be: each
+ * zero_grad event with the zeros it sets (zeroedGrads), and the done event with the body's
+ * results (output, grads, first_non_finite), which a body sends once at its top level.
+ */
+export function steppable(trace) {
+  const nodesById = Object.fromEntries(trace.graph.nodes.map((n) => [n.id, n]));
+  const { output, grads, first_non_finite: nonFinite } = trace;
+  const events = trace.events.map((ev) => (ev.kind === "done"
+    ? { output, grads, first_non_finite: nonFinite, ...ev } : zeroedGrads(ev, nodesById)));
+  return { ...trace, events };
+}

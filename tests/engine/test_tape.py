@@ -1,0 +1,167 @@
+"""engine/tape.py (issue 15, section 1): a program compiled once, forward and backward many times.
+
+References: the Tracer's own body (engine/trace/runner.run_trace, the walk the tape must agree
+with) and PyTorch float64 (tests/engine/torch_program.py, written op by op with torch's calls).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from engine.errors import ProgramError
+from engine.parse import parse
+from engine.tape import compile
+from engine.trace.runner import run_trace
+from engine.trace.values import decode
+from torch_program import torch_function
+
+PRESETS = json.loads((Path(__file__).parents[2] / "server" / "presets.json").read_text())
+# headers that change the walk, not the numbers of a plain pass (bug lab, second order)
+PLAIN = [p for p in PRESETS if not p["program"].startswith(("# bugs:", "# hessian:"))]
+
+
+def _with_leaves(text: str, leaves: dict):
+    program = parse(text)
+    nodes = list(program.nodes)
+    for name, value in leaves.items():
+        i = program.leaves[name]
+        nodes[i] = dataclasses.replace(nodes[i], literal=np.asarray(value))
+    return dataclasses.replace(program, nodes=nodes)
+
+
+@pytest.mark.parametrize("preset", PLAIN, ids=[p["id"] for p in PLAIN])
+def test_tape_equals_the_tracer_on_every_preset(preset):
+    text = preset["program"]
+    tape = compile(parse(text))
+    values = tape.forward()
+    grads = tape.backward(values)
+    body = run_trace(text)
+    assert np.allclose(values[tape.output], decode(body["output"]["value"]), rtol=1e-13,
+                       atol=0)
+    assert set(grads) == set(body["grads"])
+    for name, g in grads.items():
+        assert np.shape(g) == np.shape(decode(body["grads"][name]))
+        assert np.allclose(g, decode(body["grads"][name]), rtol=1e-12, atol=1e-15), name
+
+
+@pytest.mark.parametrize("preset", PLAIN, ids=[p["id"] for p in PLAIN])
+def test_tape_gradients_equal_pytorch_float64(preset):
+    text = preset["program"]
+    f, names, primals = torch_function(text)
+    primals = [p.clone().requires_grad_(True) for p in primals]
+    out = f(*primals)
+    out.backward(torch.ones_like(out))
+    tape = compile(parse(text))
+    grads = tape.backward(tape.forward())
+    for name, p in zip(names, primals):
+        want = np.zeros(p.shape) if p.grad is None else p.grad.numpy()
+        assert np.allclose(grads[name], want, rtol=1e-10, atol=1e-12), name
+
+
+def test_one_tape_many_passes_each_equals_a_fresh_trace():
+    # the same compiled tape, fed new leaf values, gives what the Tracer gives for a program
+    # written with those values (so nothing of an earlier pass leaks into the next)
+    text = next(p["program"] for p in PRESETS if p["id"] == "mlp-classifier")
+    tape = compile(parse(text))
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        leaves = {n: rng.normal(size=tape.shapes[i]) for n, i in tape.leaves.items()}
+        grads = tape.backward(tape.forward(leaves))
+        body = run_trace(_with_leaves(text, leaves))
+        for name, g in grads.items():
+            assert np.allclose(g, decode(body["grads"][name]), rtol=1e-12, atol=1e-15)
+
+
+def test_scalar_rows_run_on_python_floats_and_division_by_zero_is_numpys():
+    tape = compile(parse("a = 1.0\nb = 0.0\nc = a / b\nd = tanh(a) * 2.0\nL = c * 0.0 + d\n"))
+    values = tape.forward()
+    assert all(type(v) is float for v in values)
+    assert np.isnan(values[tape.output])   # inf * 0 = nan, as numpy (no ZeroDivisionError)
+    grads = tape.backward(values)
+    assert np.isnan(grads["a"]) and np.isnan(grads["b"])
+
+
+def test_the_seed_and_a_broadcast_bias():
+    text = "X = const([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])\nb = [0.5, -0.5]\nY = X * b\n"
+    tape = compile(parse(text))
+    grads = tape.backward(tape.forward(), seed=np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]))
+    assert grads["b"].tolist() == [1.0 + 5.0, 8.0 + 6.0]   # summed over the rows: unbroadcast
+
+
+@pytest.mark.parametrize("leaves, message", [
+    ({"nope": 1.0}, "has no leaf `nope`"),
+    ({"b": [1.0, 2.0, 3.0]}, "leaf `b` has shape (2,); a value of shape (3,) was given"),
+])
+def test_a_bad_leaf_value_is_a_clear_error(leaves, message):
+    tape = compile(parse("b = [0.5, -0.5]\nL = sum(b * b)\n"))
+    with pytest.raises(ProgramError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        tape.forward(leaves)
+
+
+def test_compile_refuses_an_unknown_output_and_a_shape_error():
+    with pytest.raises(ProgramError) as e:
+        compile(parse("a = 1.0\n"), output="zz")
+    assert e.value.kind == "unknown_output"
+    with pytest.raises(ProgramError) as e:
+        compile(parse("A = [[1.0, 2.0]]\nB = [[1.0, 2.0]]\nC = A @ B\n"))
+    assert e.value.kind == "shape"
+
+
+# ---- the generated passes (engine/tape_code.py) ------------------------------------------------
+EDGE_FLOATS = [0.0, -0.0, 1.5, -1.5, float("inf"), float("-inf"), float("nan"), 5e-324, -5e-324]
+
+
+@pytest.mark.parametrize("x", EDGE_FLOATS)
+def test_the_float_relu_is_the_op_rows_relu_at_every_edge(x):
+    from engine.ops import get_op
+    from engine.tape_code import relu, relu_vjp
+
+    op = get_op("relu")
+    want = op.forward(np.float64(x))
+    got = relu(x)
+    assert type(got) is float and (np.isnan(want) and np.isnan(got) or
+                                   (got == want and np.signbit(got) == np.signbit(want)))
+    for g in (2.0, float("inf"), float("nan")):
+        want = op.vjp[0](np.float64(g), np.float64(want), np.float64(x))
+        got = relu_vjp(g, relu(x))
+        assert np.isnan(want) and np.isnan(got) or got == want
+
+
+def _loop_only(tape):
+    tape._forward_code = tape._backward_code = None
+    return tape
+
+
+@pytest.mark.parametrize("preset", PLAIN, ids=[p["id"] for p in PLAIN])
+def test_the_generated_passes_equal_the_loops_bit_for_bit(preset):
+    program = parse(preset["program"])
+    fast, slow = compile(program), _loop_only(compile(program))
+    assert fast._forward_code is not None
+    for tape in (fast, slow):
+        tape.forward()   # the checked pass; the next ones take the generated code (fast)
+    fv, sv = fast.forward(), slow.forward()
+    assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(fv, sv))
+    fg, sg = fast.backward(fv), slow.backward(sv)
+    assert all(np.array_equal(fg[k], sg[k], equal_nan=True) for k in fg)
+
+
+def test_a_scalar_network_runs_on_floats_in_the_generated_code_and_equals_pytorch():
+    # seed 003's first hidden unit and logit written with scalars: relu, exp, log on floats
+    text = ("w0 = 0.3\nw1 = -0.4\nb = 0.1\nv = 0.7\nc = 0.2\n"
+            "h = relu(w0 * 1.0 + w1 * 0.0 + b)\nz0 = v * h + c\nz1 = c - v * h\n"
+            "L = log(exp(z0) + exp(z1)) - z1\n")
+    tape = compile(parse(text))
+    tape.forward()
+    values = tape.forward()
+    assert all(type(x) is float for x in values)
+    grads = tape.backward(values)
+    f, names, primals = torch_function(text)
+    primals = [p.clone().requires_grad_(True) for p in primals]
+    f(*primals).backward()
+    for name, p in zip(names, primals):
+        assert grads[name] == pytest.approx(p.grad.item(), rel=1e-14, abs=1e-16)
