@@ -152,7 +152,6 @@ class Tracer:
         output_label, bars = self.output_label, {}   # a label's symbol, worked out once
         self.symbols = [bars.get(n.label) or bars.setdefault(n.label, narrate.bar(n.label,
                         output_label)) for n in nodes]
-        self._check_size(limits)
         self.lab = None   # the bug lab's walk (engine/trace/bugs.py), when a switch is on
         if options.bugs or self.program.bugs or self.program.inplace:
             from engine.trace import bugs
@@ -184,6 +183,7 @@ class Tracer:
             from engine.trace import forward_mode, gradcheck   # over their limits, are refused
             forward_mode.prepare(self)                         # before the first event
             gradcheck.prepare(self)
+        self._check_size(limits)   # last: the estimate counts the warnings and the bug walk
 
     def _cuts(self):
         """The program's cut paths (engine/trace/cuts.py), warned about; None without any. In
