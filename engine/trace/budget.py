@@ -41,7 +41,7 @@ EVALUATE = len('{"seq":,"kind":"evaluate","node":"","value":},')
 RECOMPUTE = len('{"seq":,"kind":"recompute","node":"","value":,"narration":"checkpoint: '
                 'recompute  (the forward pass did not keep it)"},')
 TANGENT = len('{"seq":,"kind":"tangent","node":"","value":,"tangent":,"rule":"",'
-              '"narration":""},') + 110   # the rule's and narration's own words
+              '"narration":""},') + 100   # the rule's and narration's own words
 ACCUMULATE = len('{"seq":,"kind":"accumulate","node":"","input":"","arg":,"upstream":,'
                  '"local":,"partial":"","contribution":,"adjoint_before":,"adjoint_after":,'
                  '"narration":""},') + 2 + 80   # the arg's digits, the narration's words
@@ -55,8 +55,6 @@ SEED = 200         # the backward pass's first event, `seed`, and the `done` eve
 CHECK = 200        # a gradient-check entry's field names and errors, per leaf
 FIRST = 200        # first_non_finite when the walk meets a NaN, an infinity or an underflow
 UNDERFLOW = 420    # an underflow's warning, its words in the narration (and its label's bytes)
-BUG_NARRATION = 400   # bytes a "BUG ..." narration adds to an event, at most (engine/trace/
-                      # bugs.py: its words and a few numbers)
 
 
 def unknown_bytes(shape: tuple, inline: int) -> int:
@@ -98,6 +96,8 @@ def per_node(tracer, inline: int) -> list[int]:
                                                           tracer.symbols))
     id_b = list(map(len, ids))
     edge_numbers = numbers.edges
+    cuts = getattr(tracer, "cuts", None)   # a tangent cut off says where (forward_text.py)
+    cut_why = max(formula_b, default=0) if cuts is not None and tangents is not None else 0
     for i in reversed(tracer.order):
         n, shape, width = nodes[i], shapes[i], id_b[i]
         edges = len(n.inputs)
@@ -107,11 +107,11 @@ def per_node(tracer, inline: int) -> list[int]:
                     + 4 * inputs + 3 * edges + (EDGE + width) * edges    # the node, its edges
                     + (ledger(i) if n.role == "op" else 0))
         if tangents is not None:   # value, tangent, rule and narration (forward_text.py)
-            words = formula_b[i] + label_b[i] + sum(map(label_b.__getitem__, n.inputs))
             t = tangents[i]
             cost[i] += (TANGENT + seq + width + known
                         + known_bytes(_zeros(values[i]) if t is None else t, inline)
-                        + 3 * words + NUMBERS * (2 + edges))
+                        + formula_b[i] + 4 * label_b[i] + 2 * _rule(n, label_b, partial)
+                        + NUMBERS * (2 + edges) + cut_why)
         else:
             cost[i] += EVALUATE + seq + width + known
         if i in recomputed and backward:   # checkpoint: computed again, once per pass
@@ -140,34 +140,73 @@ def per_node(tracer, inline: int) -> list[int]:
                               + (out_value + in_value if broadcast else 0))
             cost[i] += passes * (said + known_edge)
     cost[tracer.output] += (results(tracer, shapes, inline, numbers)
-                            + (passes - 1) * SEED + extras(tracer, inline, tangents)
-                            + (_bug_words(tracer, lab) if lab is not None else 0))
+                            + (passes - 1) * SEED + extras(tracer, tangents, numbers.marked)
+                            + (_bug_words(tracer, lab, shapes, inline) if lab is not None else 0))
     return cost
 
 
-def _bug_words(tracer, lab) -> int:
-    """What the bug lab (engine/trace/bugs.py) adds to the events it changes, "BUG ..." and a
-    few numbers (BUG_NARRATION), on the edges each switch can change: every edge (wrong_order),
-    an edge into an input that already has an adjoint (overwrite), an edge of a rule that read
-    a tensor updated in place (inplace), an input's first edge in the second pass
-    (no_zero_grad); and the second pass's seed (its words, the leaves it names, `reset`)."""
+def _bug_words(tracer, lab, shapes: list, inline: int) -> int:
+    """What the bug lab (engine/trace/bugs.py `Lab._tell`, `_seed`) adds to the events it
+    changes, per switch on the edges it can change: its "BUG ..." words with labels, symbols
+    and numbers at their longest (`show`), and what a changed number adds (overwrite's adjoint
+    before, no_zero_grad's sum onto the first pass's gradient); then the second pass's seed."""
     nodes, requires, on = tracer.program.nodes, tracer.requires, set(lab.on)
+    label = max((len(n.label.encode()) for n in nodes), default=0)
+    symbol = max((len(x.encode()) for x in tracer.symbols), default=0)
+    show = SHOW_SCALAR if all(not s for s in shapes) else SHOW_TENSOR
     graded = [(i, j) for i, n in enumerate(nodes) if n.role == "op" and lab.reach[i]
               for j in n.inputs if requires[j]]
-    changed = 0
+    inputs = {j for _, j in graded}
+    value = {j: unknown_bytes(shapes[j], inline) for j in inputs}
+    words = 0
     if "wrong_order" in on:
-        changed += len(graded) * lab.passes
-    if "overwrite" in on:
-        changed += (len(graded) - len({j for _, j in graded})) * lab.passes
+        words += len(graded) * (WRONG_ORDER + 4 * label + symbol)
+    if "overwrite" in on:   # an edge into an input that already has an adjoint
+        again = [j for _, j in graded]
+        for j in inputs:
+            again.remove(j)
+        words += sum(OVERWRITE + 2 * symbol + 3 * show + label + value[j] for j in again)
     if "inplace" in on:
-        changed += sum(1 for i, _ in graded if i in lab.stale) * lab.passes
-    if "no_zero_grad" in on:
-        changed += len({j for _, j in graded})
-    if lab.passes == 1:
-        return changed * BUG_NARRATION
-    leaves = sum(len(s.encode()) + 40 for s in tracer.symbols[:0]) + 4 * (SCALAR + 60)
-    reset = sum(len(tracer.ids[i]) + 3 for i, n in enumerate(nodes) if lab.reach[i])
-    return changed * BUG_NARRATION + SEED + 2 * BUG_NARRATION + leaves + reset
+        formula = max((len(f.encode()) for f in tracer.formulas), default=0)
+        words += sum(1 for i, _ in graded if i in lab.stale) * (INPLACE + formula + 3 * label
+                                                                 + 2 * show)
+    words *= lab.passes
+    if lab.passes == 2:   # the second pass's seed, and each input's sum onto the first pass's
+        words += SEED_AGAIN + 4 * (symbol + show + 4) + sum(len(tracer.ids[i]) + 3 for i in
+                                                            range(len(nodes)) if lab.reach[i])
+        if "no_zero_grad" in on:
+            words += sum(NO_ZERO_GRAD + 2 * symbol + show + 3 * NUMBERS + value[j]
+                         for j in inputs if nodes[j].role == "leaf")
+    return words
+
+
+# The bug lab's words (engine/trace/bugs.py), without their labels, symbols and numbers
+WRONG_ORDER = len("BUG wrong_order:  is visited before its consumers , ,  (forward order, not "
+                  "reverse topological), so its adjoint  is still 0 and it passes on 0. ")
+OVERWRITE = len("BUG overwrite:  =  replaces the  it held (from ): `=` where `+=` belongs, so "
+                "that contribution is lost ( += would give ). ") + len(',"bug":"overwrite"')
+INPLACE = len("BUG inplace: the rule of  reads  = , but it saved  = :  was updated in place on "
+              "line  (version ; the rule saved version ), and without a version counter the "
+              "gradient is silently wrong. ") + 3 * 10 + len(',"bug":"inplace"')
+NO_ZERO_GRAD = len("BUG no_zero_grad:  starts this pass at , the first pass's gradient, not 0. "
+                   ) + len(',"bug":"no_zero_grad"')
+SEED_AGAIN = len("BUG no_zero_grad: a second backward pass without zero_grad(): the leaves' "
+                 ".grad still holds the first pass's ( = , ...) and this pass adds to it, as "
+                 "PyTorch's .grad accumulates. ") + len(',"bug":"no_zero_grad","reset":[]')
+SHOW_SCALAR = 11   # bugs.show: a number as narration writes it
+SHOW_TENSOR = 6 * 13 + 12   # ... or up to six of them in brackets, or "a (4, 3) tensor"
+
+
+def _rule(node, label_b: list[int], partial) -> int:
+    """A tangent's jvp rule as forward_text writes it (in its `rule` and again in its
+    narration): per input, its op's partial times the input's d(label) (elementwise), or
+    ∂(label)/∂(input)·d(input)."""
+    if node.role != "op":
+        return 8   # `ẋ = e[0, 0]`, `ẋ = given`, `ċ = 0`: the leaf's own words count them
+    if get_op(node.op).elementwise:
+        return sum(partial(node, arg, label_b) + label_b[j] + 10
+                   for arg, j in enumerate(node.inputs))
+    return sum(label_b[node.index] + 2 * label_b[j] + 16 for j in node.inputs)
 
 
 def _zeros(value):
@@ -303,34 +342,26 @@ def _second_order(leaves: dict, shapes: list, full: bool, steps: int) -> int:
     return total
 
 
-def extras(tracer, inline: int, tangents: list | None) -> int:
+def extras(tracer, tangents: list | None, marked: bool = True) -> int:
     """What the walk says beyond its events' own words: the warnings known now (exactly, with
     the done event's narration of them), the cut paths' sentences (engine/trace/cuts.py),
     forward mode's kinks, and room for the one first_non_finite marker (with an underflow's
-    warning) the walk may find."""
+    warning) the walk may find, when it may (`marked`: budget_numbers.Numbers)."""
     listed = tracer.warnings.listed() if getattr(tracer, "warnings", None) else []
     kinks_found = _kinks(tracer, tangents) if tangents is not None and \
         tracer.options.mode == "forward" else []
     said = sum(len(text.encode()) for text, _ in kinks_found)
     listed += [message for _, message in kinks_found]
-    if tracer.options.mode == "forward":   # every number is known: a marker only if one is
-        marked = any(_non_finite(x) for x in itertools.chain(tracer.values, tangents))
-        total = said + (FIRST if marked else 0)
-    else:   # the backward walk's numbers are not known: room for a NaN's or an underflow's
+    total = said
+    if marked:   # room for a NaN's or an underflow's marker, warning and words
         longest = max((len(n.label.encode()) for n in tracer.program.nodes), default=0)
-        total = FIRST + UNDERFLOW + 2 * longest + said
+        total += FIRST + UNDERFLOW + 2 * longest
     if listed:
         total += len(orjson.dumps(listed)) + len(warn.narration(listed).encode()) + 40
     cuts = getattr(tracer, "cuts", None)
     if cuts is not None and cuts.program is tracer.program:
         total += _cut_notes(cuts, tracer.ids, tracer.output)
     return total
-
-
-def _non_finite(x) -> bool:
-    if x is None:
-        return False
-    return not math.isfinite(x) if type(x) is float else not np.isfinite(x).all()
 
 
 def _kinks(tracer, tangents: list) -> list[tuple[str, dict]]:
@@ -429,5 +460,5 @@ def scalar_bound(tracer) -> int | None:
     # (`firsts` of them) has at most one first edge, and an input the walk never reaches none.
     firsts = len({j for j in inputs if tracer.requires[j]})
     first_saving = SCALAR - ZERO + 3 * NUMBERS
-    return (extras(tracer, None, None) + len(nodes) * per_node + known + escaped + params + ledger + len(inputs) * per_edge
+    return (extras(tracer, None) + len(nodes) * per_node + known + escaped + params + ledger + len(inputs) * per_edge
             + graded * per_graded - firsts * first_saving + quoted + inputs_text + tail)

@@ -14,14 +14,14 @@ So where the numbers are cheap next to the events, they are worked out first:
   non-zero number differently, never a 0 into a non-zero one: products and sums of the same
   exact zeros).
 
-- in reverse mode, the same adjoints when every tensor is small enough to carry its numbers in
-  the events (they are then most of the body); a scalar program's numbers are a small part of
-  its body, and a big tensor's adjoint travels as its summary, so their adjoints stay unknown
-  (working them out would double the backward pass's numpy work for nothing).
+- in reverse mode, the same adjoints for a program with small tensors (SMALL); a scalar
+  program's, or a big one's, stay unknown (working them out would double the backward pass's
+  numpy work for a few per cent of the estimate).
 """
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import orjson
@@ -70,14 +70,19 @@ class Numbers:
     tangents: each node's tangent (None: zero) in forward and hvp mode, else None;
     edges: {(node, arg): bytes of the numbers of that edge's accumulate event (upstream, local,
     contribution, adjoint before and after) and unbroadcast event} in hvp mode, else None;
-    adjoints: each node's final adjoint in hvp mode (the leaves' are H v), else None."""
+    adjoints: each node's final adjoint in hvp mode (the leaves' are H v), else None;
+    marked: whether the walk may mark a first non-finite number or an underflow (True when
+    its numbers are not all known: the walk's markers, engine/trace/underflow.py, look at
+    them)."""
 
     def __init__(self, tracer, inline: int):
         self.tangents = self.edges = self.adjoints = None
+        self.marked = True
         mode = tracer.options.mode
-        if mode == "reverse" and getattr(tracer, "lab", None) is None and _small(tracer, inline):
-            self.adjoints, self.edges = _adjoints(tracer, inline)
+        if mode == "reverse" and getattr(tracer, "lab", None) is None and _small(tracer):
+            self.adjoints, self.edges, self.marked = _adjoints(tracer, inline)
         if mode not in ("forward", "hvp"):
+            self.marked = self.marked or _values_marked(tracer, underflow=True)
             return
         from engine.trace import forward_mode   # forward_mode imports what imports this
         if mode == "forward":
@@ -86,24 +91,71 @@ class Numbers:
             program = tracer.program
             given = {program.leaves[n]: v for n, v in tracer.second.vector.items()}
         self.tangents = forward_mode.carry(tracer, given)
-        if mode == "hvp":
-            self.adjoints, self.edges = _adjoints(tracer, inline)
+        # a value or a tangent is marked when not finite (forward_mode._watch, hvp._watch)
+        self.marked = any(map(_non_finite, self.tangents)) or \
+            _values_marked(tracer, underflow=False)
+        if mode == "hvp":   # and an adjoint of its reverse walk as in reverse mode
+            self.adjoints, self.edges, marked = _adjoints(tracer, inline)
+            self.marked = self.marked or marked
 
 
-def _small(tracer, inline: int) -> bool:
-    """Whether a reverse walk's adjoints are worth working out first: the program has a tensor
-    and every value carries its numbers in the events (at most `inline` elements), so the
-    numbers are most of the body and their numpy work is small next to the events'. A
-    scalar program's numbers are few of its bytes; a big tensor's adjoint is a summary."""
+TINY = 1e-150
+"""A product of numbers of at least this size (or 0) is never below float64's smallest normal
+number, 2.2e-308: a walk whose every number is 0 or at least TINY in size and finite marks no
+underflow (underflow.py: a subnormal number, or a product of non-zero numbers that is 0)."""
+
+
+def _risky(x) -> bool:
+    """Whether x (a number, an array or None) is not finite or has a non-zero element below
+    TINY in size."""
+    if x is None:
+        return False
+    if type(x) is float:
+        return not (x == 0.0 or TINY <= abs(x) < math.inf)
+    with np.errstate(all="ignore"):
+        a = np.abs(np.asarray(x, dtype=np.float64))
+        return not np.isfinite(a).all() or bool(np.any((a < TINY) & (a != 0)))
+
+
+def _non_finite(x) -> bool:
+    if x is None:
+        return False
+    return not math.isfinite(x) if type(x) is float else not np.isfinite(x).all()
+
+
+def _values_marked(tracer, underflow: bool) -> bool:
+    """Whether the walk marks a forward value: not finite, or (`underflow`: reverse mode's walk)
+    underflowed as engine/trace/underflow.py judges it."""
+    from engine.trace import underflow as judge
+
+    nodes, dtype = tracer.program.nodes, tracer.program.dtype
+    for i, v in enumerate(tracer.values):
+        if _non_finite(v):
+            return True
+        if underflow and nodes[i].role == "op" and (_risky(v) or not np.all(v)) and \
+                judge.forward(nodes[i].op, [tracer.values[k] for k in nodes[i].inputs], v, dtype):
+            return True
+    return False
+
+
+SMALL = 1 << 16
+"""A reverse walk's adjoints are worked out first for a program with a tensor whose values hold
+at most this many elements together: its numbers (events, the leaves' gradients) are most of
+its body, and their numpy work is small next to the events'. A scalar program's numbers are a
+small part of its body; a big tensor's adjoint travels as its summary, and only the leaves'
+gradients carry every number (at most 25 bytes against about 20: 1.25 times)."""
+
+
+def _small(tracer) -> bool:
     sizes = [np.size(v) for v in tracer.values if type(v) is not float]
-    return bool(sizes) and max(sizes) <= inline
+    return bool(sizes) and sum(sizes) <= SMALL
 
 
-def _adjoints(tracer, inline: int) -> tuple[list, dict]:
+def _adjoints(tracer, inline: int) -> tuple[list, dict, bool]:
     """The reverse walk's adjoints (engine/trace/runner.py `_backward` without a bug lab, which
     hvp mode never has) and each edge's numbers' bytes, exactly: a scalar edge through the
     walk's own `_scalar_edge`, a tensor edge through its vjp rule and unbroadcast, so every
-    number is the walk's to the last bit."""
+    number is the walk's to the last bit; and whether one of them may be marked (_risky)."""
     from engine.ops import get_op
     from engine.ops.broadcast import unbroadcast
     from engine.trace import scalar
@@ -114,7 +166,7 @@ def _adjoints(tracer, inline: int) -> tuple[list, dict]:
     out = values[tracer.output]
     adjoints[tracer.output] = tracer.output_grad if tracer.output_grad is not None else \
         1.0 if type(out) is float else np.ones_like(out)
-    edges, count = {}, itertools.count()
+    edges, count, marked = {}, itertools.count(), tracer.program.dtype != "float64"
     for i in tracer.deadline.paced(reversed(tracer.order)):
         node, g = nodes[i], adjoints[i]
         if g is None or node.role != "op":
@@ -128,6 +180,7 @@ def _adjoints(tracer, inline: int) -> tuple[list, dict]:
             record = tracer._scalar_edge(node, arg, j, g, adjoints, count) if fast else None
             if record is not None:
                 edges[(i, arg)] = sum(encoded_bytes(record[k], inline) for k in NUMBERS)
+                marked = marked or any(map(_risky, (record[k] for k in NUMBERS[:3])))
                 continue
             with np.errstate(all="ignore"):
                 local, raw = _vjp(op, arg, g, o, xs, node.params)
@@ -142,7 +195,8 @@ def _adjoints(tracer, inline: int) -> tuple[list, dict]:
             if axes:   # the unbroadcast event's before and after
                 size += encoded_bytes(raw, inline) + encoded_bytes(contrib, inline)
             edges[(i, arg)] = size
-    return adjoints, edges
+            marked = marked or _risky(g) or _risky(local) or _risky(raw) or _risky(after)
+    return adjoints, edges, marked
 
 
 NUMBERS = ("upstream", "local", "contribution", "adjoint_before", "adjoint_after")
