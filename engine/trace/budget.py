@@ -95,7 +95,7 @@ def per_node(tracer, inline: int) -> list[int]:
     label_b, formula_b, symbol_b = (_lengths(t) for t in (labels, tracer.formulas,
                                                           tracer.symbols))
     id_b = list(map(len, ids))
-    edge_numbers = numbers.edges
+    edge_numbers, walked = numbers.edges, numbers.walked
     cuts = getattr(tracer, "cuts", None)   # a tangent cut off says where (forward_text.py)
     cut_why = max(formula_b, default=0) if cuts is not None and tangents is not None else 0
     for i in reversed(tracer.order):
@@ -116,6 +116,9 @@ def per_node(tracer, inline: int) -> list[int]:
             cost[i] += EVALUATE + seq + width + known
         if i in recomputed and backward:   # checkpoint: computed again, once per pass
             cost[i] += passes * (RECOMPUTE + seq + width + known + formula_b[i])
+        if walked is not None:   # a bug walk's events, counted as they are
+            cost[i] += walked[i]
+            continue
         if not backward or not has_adjoint[i] or n.role != "op":
             continue
         out_value = unknown_bytes(shape, inline)
@@ -141,7 +144,8 @@ def per_node(tracer, inline: int) -> list[int]:
             cost[i] += passes * (said + known_edge)
     cost[tracer.output] += (results(tracer, shapes, inline, numbers)
                             + (passes - 1) * SEED + extras(tracer, tangents, numbers.marked)
-                            + (_bug_words(tracer, lab, shapes, inline) if lab is not None else 0))
+                            + (_bug_words(tracer, lab, shapes, inline)
+                               if lab is not None and walked is None else 0))
     return cost
 
 

@@ -71,16 +71,22 @@ class Numbers:
     edges: {(node, arg): bytes of the numbers of that edge's accumulate event (upstream, local,
     contribution, adjoint before and after) and unbroadcast event} in hvp mode, else None;
     adjoints: each node's final adjoint in hvp mode (the leaves' are H v), else None;
+    walked: a bug lab's backward events' bytes per node (its seeds at the output), for a
+    program with small tensors (SMALL), else None;
     marked: whether the walk may mark a first non-finite number or an underflow (True when
     its numbers are not all known: the walk's markers, engine/trace/underflow.py, look at
     them)."""
 
     def __init__(self, tracer, inline: int):
-        self.tangents = self.edges = self.adjoints = None
+        self.tangents = self.edges = self.adjoints = self.walked = None
         self.marked = True
         mode = tracer.options.mode
-        if mode == "reverse" and getattr(tracer, "lab", None) is None and _small(tracer):
-            self.adjoints, self.edges, self.marked = _adjoints(tracer, inline)
+        lab = getattr(tracer, "lab", None)
+        if mode == "reverse" and _small(tracer):
+            if lab is None:
+                self.adjoints, self.edges, self.marked = _adjoints(tracer, inline)
+            else:
+                self.walked = _walked(tracer)
         if mode not in ("forward", "hvp"):
             self.marked = self.marked or _values_marked(tracer, underflow=True)
             return
@@ -149,6 +155,18 @@ gradients carry every number (at most 25 bytes against about 20: 1.25 times)."""
 def _small(tracer) -> bool:
     sizes = [np.size(v) for v in tracer.values if type(v) is not float]
     return bool(sizes) and sum(sizes) <= SMALL
+
+
+def _walked(tracer) -> list[int]:
+    """The bug lab's backward walk (engine/trace/bugs.py) run once without sending its events,
+    each one's bytes added to its node's: what a switch does to the numbers (an adjoint
+    overwritten, passed on as 0, doubled) is the walk's own, and the lab is for small teaching
+    programs (SMALL), whose walk is cheap."""
+    walked = [0] * len(tracer.program.nodes)
+    index = {node_id: i for i, node_id in enumerate(tracer.ids)}
+    for record in tracer._backward(itertools.count()):
+        walked[index[record["node"]]] += len(orjson.dumps(record)) + 1
+    return walked
 
 
 def _adjoints(tracer, inline: int) -> tuple[list, dict, bool]:
