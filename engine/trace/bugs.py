@@ -36,7 +36,6 @@ import numpy as np
 from engine.errors import ProgramError
 from engine.ops import get_op
 from engine.switches import check as check_names
-from engine.trace import budget
 from engine.trace.bug_walk import Lab
 from engine.trace.mode import Mode
 
@@ -52,7 +51,7 @@ def setup(tracer, limits) -> Lab | None:
     nothing in this program; "inplace" (PyTorch's message, at the in-place update) when a
     backward rule would read a tensor that an in-place update changed after the rule saved
     it and the `inplace` switch is off; "shape" for an in-place update that would change its
-    tensor's shape; "too_large" for a bug walk over max_response_bytes.
+    tensor's shape.
     """
     program = tracer.program
     requested = check_names(tracer.options.bugs)
@@ -77,9 +76,7 @@ def setup(tracer, limits) -> Lab | None:
                                                          if name in program.bugs else {}))
     if not on:
         return None
-    lab = Lab(tracer, on, reach, stale)
-    _check_size(tracer, limits, lab.passes)
-    return lab
+    return Lab(tracer, on, reach, stale)   # its size: the runner's estimate (budget.py)
 
 
 def _prepare(tracer, limits, state) -> Lab | None:
@@ -112,22 +109,6 @@ def _check_shapes(tracer) -> None:
                                f"broadcast shape {list(new)}", s.line, s.col, s.end_line,
                                s.end_col, hint="an in-place update cannot change its tensor's "
                                                "shape; assign a new name instead")
-
-
-# Bytes a "BUG ..." narration adds to an event, at most (its words and a few numbers).
-BUG_NARRATION = 400
-
-
-def _check_size(tracer, limits, passes: int) -> None:
-    """Refuse a bug walk whose body would pass max_response_bytes ("too_large"): two passes
-    send the backward events twice, and every changed event carries more narration."""
-    edges = sum(len(n.inputs) for n in tracer.program.nodes)
-    total = sum(budget.per_node(tracer, limits.inline)) * passes + BUG_NARRATION * edges * passes
-    if total > limits.max_response_bytes:
-        raise ProgramError(
-            "too_large", f"with the bug lab's switches the trace would take about "
-            f"{total / 1e6:,.1f} MB; the limit (max_response_bytes) is "
-            f"{limits.max_response_bytes / 1e6:,.1f} MB", hint="trace a smaller program")
 
 
 def _where(program) -> dict:

@@ -116,12 +116,13 @@ def backward(t, seq) -> Iterator[dict]:
     return adjoints
 
 
-def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None
-                 ) -> Iterator[dict]:
+def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
+                 fallback: bool = True) -> Iterator[dict]:
     """Every backward edge (or argument `only`'s) of a scalar + - * / or negation on floats
     (engine/trace/scalar.py), each accumulate record written here in one step (the common case
     of a lecture's program: issue 15 §1); an edge where Python would raise, or whose
-    contribution is not finite, is the numpy path's (edge)."""
+    contribution is not finite, is the numpy path's (edge), or, without `fallback`, left
+    undone (no record, its adjoint untouched)."""
     op, values, requires, ids = get_op(node.op), t.values, t.requires, t.ids
     i = node.index
     xs = [float(values[k]) for k in node.inputs]
@@ -138,7 +139,8 @@ def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None
             local = None
         contrib = None if local is None else local * g
         if contrib is None or contrib - contrib != 0.0:   # the numpy path applies the rule
-            yield from edge(t, node, arg, j, upstream, adjoints, seq)
+            if fallback:
+                yield from edge(t, node, arg, j, upstream, adjoints, seq)
             continue
         before = adjoints[j]
         after = contrib if before is None else float(before) + contrib

@@ -27,13 +27,3 @@ def forward(op: str, xs: list) -> float | None:
         return FORWARD[op](*xs)
     except ArithmeticError:
         return None
-
-
-def local(vjp, out: float, xs: list) -> float | None:
-    """The local derivative d out / d x_arg as a float: the op's vjp rule with an upstream
-    gradient of 1.0 (what the numpy path computes with ones_like), or None where Python would
-    raise (a division by a zero or by a square that underflows to zero)."""
-    try:
-        return float(vjp(1.0, out, *xs))
-    except ArithmeticError:
-        return None

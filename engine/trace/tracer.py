@@ -90,6 +90,7 @@ class Tracer:
                     self.states.pop(mode.name, None)
                 else:
                     self.states[mode.name] = state
+        self._check_size(limits)   # last: the estimate counts the warnings and the bug walk
 
     # ---- compiling -----------------------------------------------------------------------
     def _compile(self, output: str | None, output_grad, limits: Limits) -> None:
@@ -127,7 +128,6 @@ class Tracer:
         output_label, bars = self.output_label, {}   # a label's symbol, worked out once
         self.symbols = [bars.get(n.label) or bars.setdefault(n.label, narrate.bar(
                         n.label, output_label, strength(n))) for n in nodes]
-        self._check_size(limits)
 
     def _forward(self, limits: Limits) -> None:
         """Every node's value, within the budgets of `limits` (ProgramError "too_large").

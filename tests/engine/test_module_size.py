@@ -1,13 +1,14 @@
 """No engine module over about 400 lines (STYLE.md, issue 15 §1): a module past it wants
-splitting. engine/parse.py is being split on the `lang` branch (issue 15's language work) and
-is the one exception until it lands."""
+splitting. Two modules other branches own are the exceptions until their work lands:
+engine/parse.py, being split on the `lang` branch (issue 15's language work), and
+engine/trace/budget.py, being rewritten on the `size` branch (the response-size estimate)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 ENGINE = Path(__file__).parents[2] / "engine"
 MAX_LINES = 420   # "about 400"
-BEING_SPLIT = {"parse.py"}   # owned by the lang branch
+BEING_SPLIT = {"parse.py", "trace/budget.py"}   # owned by the lang and size branches
 
 
 def test_no_engine_module_is_over_about_400_lines():
