@@ -107,7 +107,7 @@ def test_seed_5_shows_its_dead_unit_stuck_at_ln_2(explorer):
     trained(page, SEED_5)
     status = page.locator("#train-status")
     assert round(float(status.get_attribute("data-loss")), 4) == round(math.log(2), 4)
-    assert "h: unit 3 dead (since iteration 0)" in status.inner_text()
+    assert page.locator("#train-dead").inner_text() == "h: unit 3 dead (since iteration 0)"
     h = page.locator('g.node.dead[data-name="h"]')
     assert h.get_attribute("data-dead") == "h: unit 3 dead (since iteration 0)"
     assert h.locator("text.dead-tag").text_content() == "h: unit 3 dead (since iteration 0)"

@@ -37,6 +37,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   const pause = el(doc, "button", { id: "train-pause", type: "button", class: "btn" }, "❚❚ Pause");
   const step = el(doc, "button", { id: "train-step", type: "button", class: "btn", title: "Show one more iteration" }, "Step one iteration");
   const status = el(doc, "p", { id: "train-status", class: "train-status", role: "status" });
+  const deadLine = el(doc, "p", { id: "train-dead", class: "train-dead", hidden: "" });
   const slider = el(doc, "input", { id: "train-iteration", type: "range", min: "0", max: "0", value: "0", "aria-label": "Iteration to step through" });
   const sliderText = el(doc, "output", { class: "train-iteration-text" });
   const open = el(doc, "button", { id: "train-open", type: "button", class: "btn", title: "Step this iteration's forward, zero_grad, backward and update in the graph" }, "Step it");
@@ -45,7 +46,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     el(doc, "label", {}, "Steps ", steps), el(doc, "label", {}, "lr ", lr), optimizer,
     el(doc, "label", { class: "train-bug", title: "The bug lab: skip zero_grad, so the adjoints pile up across iterations; the fixed run is drawn dashed beside it" }, bug, " no zero_grad"),
     el(doc, "span", { class: "train-buttons" }, run, pause, step),
-    status,
+    status, deadLine,
     el(doc, "div", { class: "train-slider" }, el(doc, "label", {}, "Iteration ", slider), sliderText, open));
   section.append(controls, plots);
   root.prepend(section);
@@ -147,7 +148,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
 
   function render() {
     const view = shown ? runView(shown.run, cursor) : runView(createRun(), -1);
-    const series = [{ kind: "run", name: "run", losses: view.losses }];
+    const series = [{ kind: "run", name: shown?.fix ? "no zero_grad" : "loss", losses: view.losses }];
     if (shown?.fix) series.unshift({ kind: "fix", name: "with zero_grad", losses: shown.fix.losses.slice(0, view.iteration + 1) });
     const s = store.get();
     curve.draw({ series, steps: view.steps || s.train_steps, cursor: s.train_chosen ? s.train_iteration : null });
@@ -155,11 +156,13 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     boundary.draw(view);
     section.dataset.iteration = String(view.iteration);
     const accuracy = view.accuracy === null || view.accuracy === undefined ? "" : ` · accuracy ${Math.round(100 * view.accuracy)}%`;
-    const dead = Object.values(deadByNode(view.dead)).map((units) => ` · ${deadText(units)}`).join("");
     const fix = shown?.fix && view.iteration >= 0 ? ` (with zero_grad: ${formatLoss(shown.fix.losses[view.iteration])})` : "";
     status.textContent = view.iteration < 0
       ? (shown?.error ? `Not trained: ${shown.error.message}` : "Press Train to run the steps.")
-      : `iteration ${view.iteration} of ${view.steps} · loss ${formatLoss(view.loss)}${fix}${accuracy}${dead}`;
+      : `iteration ${view.iteration} of ${view.steps} · loss ${formatLoss(view.loss)}${fix}${accuracy}`;
+    // the dead units on a line of their own, under the loss: they are also on their nodes
+    deadLine.textContent = Object.values(deadByNode(view.dead)).map(deadText).join(" · ");
+    deadLine.hidden = !deadLine.textContent;
     status.dataset.loss = view.loss === null ? "" : String(view.loss);
     // Any iteration of the run the settings describe can be recorded, trained or not yet.
     const top = Math.max(0, (view.steps || s.train_steps) - 1);
