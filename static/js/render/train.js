@@ -60,10 +60,10 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   let abort = null;
 
   /** The store's settings into the controls. */
-  function showSettings() {
+  function showSettings({ force = false } = {}) {
     const s = store.get();
-    if (doc.activeElement !== steps) steps.value = String(s.train_steps);
-    if (doc.activeElement !== lr) lr.value = String(s.train_lr);
+    if (force || doc.activeElement !== steps) steps.value = String(s.train_steps);
+    if (force || doc.activeElement !== lr) lr.value = String(s.train_lr);
     optimizer.value = s.train_optimizer;
     bug.checked = s.train_bug;
   }
@@ -75,7 +75,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   const setting = (control, read) => control.addEventListener("change", () => {
     const patch = read();
     if (patch) store.set(patch);
-    else showSettings(); // not a valid value: the store's shows again
+    else showSettings({ force: true }); // not a valid value: the store's shows again
   });
   setting(steps, () => {
     const v = Number(steps.value);
