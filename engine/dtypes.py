@@ -5,7 +5,7 @@ case: `# DTYPE: Float32`); a caller
 (the API's `dtype` field, the CLI's `--dtype`) may ask too. Every literal, leaf helper, value
 and gradient of the trace is then of that type (engine/parse.py casts the literals; numpy keeps
 float32 through every op; the tracer's Python-float path for scalars is float64 and is used by
-float64 programs only: engine/trace/runner.py).
+float64 programs only: engine/trace/tracer.py).
 """
 from __future__ import annotations
 

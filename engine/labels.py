@@ -85,7 +85,7 @@ def operand_text(op: str, arg: int, label: str, s: int | None = None) -> str:
     """Operand `arg` of operator `op` ("add", "pow", "neg", ...) with the parentheses
     precedence needs, from its label's text: the same rules as print_label, so a formula
     reads `x @ W1 + b1` as the node's label does; a call's argument is left as it is."""
-    if s is None:   # known from the IR when the caller has it (engine/trace/runner.py)
+    if s is None:   # known from the IR when the caller has it (engine/trace/tracer.py)
         s = text_strength(label)
     if op in _BINARY:
         level = _BINARY[op][1]

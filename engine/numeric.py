@@ -5,7 +5,7 @@ import numpy as np
 
 from engine.parse import Program
 from engine.trace.forward import evaluate
-from engine.trace.runner import Limits
+from engine.trace.limits import Limits
 
 
 def forward_value(program: Program, output: int, leaves: dict[int, np.ndarray]) -> np.ndarray:

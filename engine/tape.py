@@ -2,7 +2,7 @@
 
 Training runs the same graph thousands of times (issue 15, section 1). `compile(program)` does
 what does not change between passes once: the nodes in creation order (topological: the parser
-makes every input before its consumer), each node's shape (engine/trace/shapes.py, so a shape
+makes every input before its consumer), each node's shape (engine/trace/shape_pass.py, so a shape
 error is refused here), which nodes need a gradient (engine/graph.requires_grad) and one row per
 op node with its registered rules (engine/ops). `Tape.forward(leaves)` and
 `Tape.backward(values)` are then loops over those rows: no parsing, no events, no narration.
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine import tape_code
 from engine.errors import ProgramError
 from engine.graph import creation_order, requires_grad
 from engine.ops import get_op
@@ -27,7 +28,7 @@ from engine.parse import Program
 from engine.source import clip
 from engine.trace.forward import evaluate_op
 from engine.trace.scalar import FORWARD as SCALAR_FORWARD
-from engine.trace.shapes import infer_shapes
+from engine.trace.shape_pass import infer_shapes
 
 MAX_ELEMENTS = 1_000_000   # the Tracer's default per-node bound (engine/trace/runner.Limits)
 
@@ -45,6 +46,7 @@ class Row:
     params: dict
     scalar: bool
     numpy_in: tuple[int, ...]
+    floats: bool   # float64 and 0-d, its inputs too: every value a Python float
     grad_args: tuple[tuple[int, int], ...]   # (argument position, input index) needing a grad
 
 
@@ -65,7 +67,10 @@ class Tape:
         self.rows = rows
         self.leaves = dict(program.leaves)
         self.scalar = program.dtype == "float64"
+        self.base_dtype = np.float64 if self.scalar else np.float32
         self.checked = False   # the first forward pass runs evaluate_op's checks
+        # the passes as straight-line code (engine/tape_code.py), None for a huge tape
+        self._forward_code, self._backward_code = tape_code.generate(self)
         # values that never change (consts, and leaves not given): made once
         self.base: list = [None] * len(program.nodes)
         for n in program.nodes:
@@ -92,20 +97,29 @@ class Tape:
                 self._checked_forward(values)
                 self.checked = True
                 return values
+            if self._forward_code is not None:
+                try:
+                    self._forward_code(values)
+                    return values
+                except ArithmeticError:   # x / 0 on floats: the loop answers as numpy
+                    pass
             for row in self.rows:
                 values[row.index] = self._run(row, values)
         return values
 
     def _set_leaves(self, values: list, leaves: dict) -> None:
-        dtype = np.float32 if self.program.dtype == "float32" else np.float64
+        dtype, shapes, where = self.base_dtype, self.shapes, self.leaves
         for name, value in leaves.items():
-            i = self.leaves.get(name)
+            i = where.get(name)
             if i is None:
                 raise ProgramError("bad_argument", f"the program has no leaf `{clip(name)}`")
+            if type(value) is float and self.scalar and shapes[i] == ():
+                values[i] = value   # the common case of a scalar program: as it is
+                continue
             value = np.asarray(value, dtype=dtype)
-            if value.shape != self.shapes[i]:
+            if value.shape != shapes[i]:
                 raise ProgramError("bad_argument", f"leaf `{clip(name)}` has shape "
-                                   f"{self.shapes[i]}; a value of shape {value.shape} was given")
+                                   f"{shapes[i]}; a value of shape {value.shape} was given")
             values[i] = self._literal(value)
 
     def _run(self, row: Row, values: list):
@@ -134,16 +148,19 @@ class Tape:
                 else out
 
     # ---- backward --------------------------------------------------------------------------
-    def backward(self, values: list, seed=None) -> dict[str, np.ndarray]:
+    def backward(self, values: list, seed=None) -> dict[str, np.ndarray | float]:
         """Leaf name -> d output / d leaf (the leaf's shape; zeros where the output does not
-        depend on it), by reverse mode over `values` (from `forward`). seed: the output's
-        starting adjoint (None: 1, or ones of the output's shape)."""
+        depend on it; a Python float for a 0-d leaf of a float64 program), by reverse mode
+        over `values` (from `forward`). seed: the output's starting adjoint (None: 1, or ones
+        of the output's shape)."""
         adjoints = self.adjoints(values, seed)
         grads = {}
         for name, i in self.leaves.items():
             g = adjoints[i]
-            grads[name] = np.zeros(self.shapes[i]) if g is None else np.asarray(g, dtype=float) \
-                if self.scalar else np.asarray(g)
+            if g is None:
+                g = 0.0 if self.scalar and not self.shapes[i] else \
+                    np.zeros(self.shapes[i], dtype=self.base_dtype)
+            grads[name] = g
         return grads
 
     def adjoints(self, values: list, seed=None) -> list:
@@ -152,9 +169,17 @@ class Tape:
         (unbroadcast) and added to the input's adjoint (x̄ += ...)."""
         adj: list = [None] * len(values)
         out = values[self.output]
-        adj[self.output] = (1.0 if type(out) is float else np.ones_like(out)) if seed is None \
+        first = (1.0 if type(out) is float else np.ones_like(out)) if seed is None \
             else self._literal(seed)
+        adj[self.output] = first
         with np.errstate(all="ignore"):
+            if self._backward_code is not None:
+                try:
+                    self._backward_code(values, adj)
+                    return adj
+                except ArithmeticError:   # a division by 0 on floats: the loop, as numpy
+                    adj = [None] * len(values)
+                    adj[self.output] = first
             for row in reversed(self.rows):
                 g = adj[row.index]
                 if g is None or not row.grad_args:
@@ -216,5 +241,6 @@ def compile(program: Program, output: str | None = None,
             tuple(a for a, k in enumerate(ins) if not shapes[k])
         grads = tuple((a, k) for a, k in enumerate(ins) if requires[k]) if requires[n.index] \
             else ()
-        rows.append(Row(n.index, get_op(n.op), ins, n.params, fast, numpy_in, grads))
+        rows.append(Row(n.index, get_op(n.op), ins, n.params, fast, numpy_in, all_scalar,
+                        grads))
     return Tape(program, program.names[name], shapes, requires, rows)

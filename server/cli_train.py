@@ -1,7 +1,8 @@
 """`gradwalk train FILE|- --steps N --lr LR [--optimizer sgd|momentum|adam] [--record K,...]
 [--bug no_zero_grad] [--output NAME] --format json|table` (issue 15, section 2).
 
-json writes the answer of engine.train.train (the same as POST /api/train's body); table one
+json writes the answer of engine.train.train (the same as POST /api/train's body, under the
+same limits: server/training.py train_limits, the GRADWALK_MAX_TRAIN_* settings); table one
 row per tenth of the run with its loss and accuracy, then the final accuracy, the dead units
 and the recorded iterations. Exit codes are `gradwalk trace`'s (server/cli.py EXIT_CODES): a
 flag of the wrong form is a usage error (2), a program or a limit the run refuses is 1.
@@ -67,14 +68,19 @@ def add_parser(sub, epilog: str) -> None:
 def run(args, make) -> int:
     """Run `gradwalk train`; make: server.cli._make (reads the file, maps errors to codes)."""
     def answer(text: str, settings) -> dict:
-        from engine.train import TrainConfig, TrainLimits, train
-        from server.tracing import limits, parse_program
+        from engine.errors import ProgramError
+        from engine.train import TrainConfig, train
+        from server.training import named, train_limits
+        from server.tracing import parse_program
 
         program = parse_program(text, settings)
         config = TrainConfig(steps=args.steps, lr=args.lr, optimizer=args.optimizer,
                              record=args.record, bugs=tuple(args.bugs), output=args.output,
-                             limits=TrainLimits(trace=limits(settings)))
-        return train(program, config)
+                             limits=train_limits(settings))   # POST /api/train's limits
+        try:
+            return train(program, config)
+        except ProgramError as e:   # a limit's message names its GRADWALK_ setting too
+            raise ProgramError(**named(e.to_dict())) from None
 
     code, result = make(args.file, answer, json_errors=args.format == "json")
     if code:

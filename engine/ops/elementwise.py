@@ -14,7 +14,7 @@ Edges (issue 7, section 2). Each vjp is written the way PyTorch writes it
 - no intermediate overflows where the derivative is finite: sigmoid from exp(-|x|), the tanh
   GELU's inner cubic on a clipped x, the divisor's partial as (x / y) / y, never x / y^2.
 The runner multiplies a local derivative by the upstream gradient only where that product is
-finite; elsewhere it calls the vjp with the gradient itself (engine/trace/runner.py `_vjp`), so
+finite; elsewhere it calls the vjp with the gradient itself (engine/trace/reverse.py `vjp`), so
 these selections hold through the whole engine. Checked at the edge points of
 tests/engine/edge_points.py against PyTorch float64 (tests/engine/test_edges.py).
 """

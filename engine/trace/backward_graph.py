@@ -26,7 +26,7 @@ from engine.labels import print_label
 from engine.parse import IRNode, Program, Span
 from engine.source import clip
 from engine.trace import narrate
-from engine.trace.shapes import infer_shapes, out_shape
+from engine.trace.shape_pass import infer_shapes, out_shape
 from engine.trace.vjp_rules import RULES
 
 

@@ -32,6 +32,8 @@ from engine.ops import get_op
 from engine.source import clip
 from engine.trace import kinks, seed, warn
 from engine.trace.forward_text import narration
+from engine.trace.mode import Mode
+from engine.trace.reverse import drain
 from engine.trace.values import encode, non_finite
 
 MAX_PASSES = 256
@@ -114,6 +116,15 @@ def prepare(tracer) -> None:
         warn.zero_direction(tracer.warnings, "tangents", given, f'{{"{first}": 1}}')
 
 
+def _prepare(tracer, limits, state):
+    prepare(tracer)
+    return state
+
+
+MODE = Mode("forward", wanted=lambda options, program: options.mode == "forward",
+            prepare=_prepare, walk=lambda tracer: records(tracer))
+
+
 # ---- carrying tangents -----------------------------------------------------------------------
 def tangent_of(tracer, i: int, tangents: list, given: dict):
     """Node i's tangent from its inputs' (None: zero; a node no leaf reaches has None)."""
@@ -124,7 +135,7 @@ def tangent_of(tracer, i: int, tangents: list, given: dict):
         return None   # a constant: no tangent
     if not tracer.requires[i]:
         return None
-    xs = tracer._inputs(node)
+    xs = tracer.inputs(node)
     dots = [tangents[k] if tangents[k] is not None else _zeros(tracer.values[k])
             for k in node.inputs]
     dots = [np.float64(d) if type(d) is float else d for d in dots]
@@ -179,7 +190,7 @@ def records(tracer) -> Iterator[dict]:
                "tangent": tangent, "rule": rule, "narration": text}
         seq += 1
     adjoints = reverse_adjoints(tracer)
-    done = tracer._done(seq, adjoints)
+    done = tracer.done(seq, adjoints)
     out = tangents[tracer.output]
     done["jvp"] = encode(_zeros(values[tracer.output]) if out is None else out, None)
     n, m = _inputs_size(tracer), int(np.size(values[tracer.output]))
@@ -195,7 +206,7 @@ def _kink(tracer, i: int) -> str:
     `tangents` (engine/trace/kinks.py) and the words for its event; else ""."""
     node = tracer.program.nodes[i]
     out = tracer.values[i]
-    count = kinks.at(node.op, out, tracer._inputs(node), node.params)
+    count = kinks.at(node.op, out, tracer.inputs(node), node.params)
     if not count:
         return ""
     message = kinks.forward_message(node.op, node, tracer.formulas[i], count,
@@ -212,7 +223,7 @@ def _watch(tracer, i: int, value, tangent) -> None:
     """The walk's first non-finite number: a value (phase "forward") or a tangent."""
     if type(value) is not float and non_finite(value):
         tracer.first_non_finite = {"node": tracer.ids[i], "phase": "forward",
-                                   "why": tracer._why_forward(i)}
+                                   "why": tracer.why_forward(i)}
     elif type(tangent) is not float and non_finite(tangent):
         node = tracer.program.nodes[i]
         tracer.first_non_finite = {
@@ -226,21 +237,13 @@ def reverse_adjoints(tracer, output_grad=None) -> list:
     (None where none arrives). output_grad: the output's seed for this pass (None: the
     trace's)."""
     if output_grad is None:
-        return _drain(tracer._backward(itertools.count()))
+        return drain(tracer.backward(itertools.count()))
     kept = tracer.output_grad
     tracer.output_grad = output_grad
     try:
-        return _drain(tracer._backward(itertools.count()))
+        return drain(tracer.backward(itertools.count()))
     finally:
         tracer.output_grad = kept
-
-
-def _drain(records):
-    while True:
-        try:
-            next(records)
-        except StopIteration as stop:
-            return stop.value
 
 
 def _inputs_size(tracer) -> int:

@@ -98,7 +98,7 @@ def _terms(tracer, node, tangents) -> tuple[str, str | None]:
     op = get_op(node.op)
     labels = [tracer.program.nodes[k].label for k in node.inputs]
     operands = [narrate.wrap(x) for x in labels] if op.symbol else labels
-    xs = tracer._inputs(node)
+    xs = tracer.inputs(node)
     out = tracer.values[node.index]
     scalar = np.ndim(out) == 0 and all(np.ndim(x) == 0 for x in xs)
     texts, numbers = [], []

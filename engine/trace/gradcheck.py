@@ -32,6 +32,7 @@ from engine.errors import ProgramError
 from engine.ops import get_op
 from engine.source import clip
 from engine.trace import kinks
+from engine.trace.mode import Mode
 from engine.trace.values import encode
 
 EPS = 1e-6          # the step h's scale (torch.autograd.gradcheck's eps)
@@ -85,6 +86,15 @@ def prepare(tracer) -> None:
                                              "leaves)")
 
 
+def _prepare(tracer, limits, state):
+    prepare(tracer)
+    return state
+
+
+MODE = Mode("check", wanted=lambda options, program: options.check, prepare=_prepare,
+            done=lambda tracer, state, adjoints: {"gradcheck": check(tracer, adjoints)})
+
+
 def check(tracer, adjoints: list) -> dict:
     """{leaf: {max_abs_error, max_rel_error, ok, eps, atol, rtol, numeric, analytic}}: the
     leaf's adjoint (`analytic`, from `adjoints`) against central differences (`numeric`), both
@@ -129,7 +139,7 @@ def _explain(tracer, name: str, entry: dict, path: list[int]) -> None:
     for j in path:
         node = program.nodes[j]
         if node.op in kinks.TABLE and kinks.at(node.op, tracer.values[j],
-                                               tracer._inputs(node), node.params):
+                                               tracer.inputs(node), node.params):
             entry["kink"] = reason = kinks.check_reason(node.op, node)
             tracer.warnings.add(
                 "non_differentiable", f"The gradient check of {clip(name)} disagrees at a "

@@ -17,10 +17,8 @@ traces the program [backward graph; v; s]: `tangent` events in creation order (f
 reverse), then `seed` at s and `accumulate` events (reverse over reverse), then `done` with
 `hvp` (reverse over reverse) and `hvp_forward_over_reverse`; both equal H v.
 
-The full Hessian (`# hessian: full`, at most MAX_HESSIAN_INPUTS scalar inputs) is one
-forward-over-reverse pass per scalar input, a column each; its largest eigenvalue in magnitude
-(`# hessian: power_iteration N`) is N steps of power iteration, v ← H v / ‖H v‖, each one
-forward-over-reverse pass, with the Rayleigh quotient vᵀ H v of each step as the estimate.
+The full Hessian (`# hessian: full`, at most MAX_HESSIAN_INPUTS scalar inputs) and its largest
+eigenvalue (`# hessian: power_iteration N`) are engine/trace/hessian.py's.
 """
 from __future__ import annotations
 
@@ -34,16 +32,17 @@ import numpy as np
 from engine.errors import ProgramError
 from engine.parse import Program
 from engine.source import clip
-from engine.trace import kinks
-from engine.trace import forward_mode, forward_text, narrate, seed
+from engine.trace import forward_mode, forward_text, kinks, narrate, seed, warn
+from engine.trace import hessian as matrices
 from engine.trace.backward_graph import BackwardProgram, Builder, backward_program
+from engine.trace.limits import Limits
+from engine.trace.mode import Mode
 from engine.trace.options import Options
-from engine.trace.values import encode, non_finite, number
+from engine.trace.values import encode, non_finite
 
 MAX_HESSIAN_INPUTS = 50
 """The full Hessian is for programs whose leaves hold at most this many elements together
 (one pass over the backward graph per element; a 50 × 50 heat map)."""
-POWER_SEED = 0   # power iteration starts from a seeded random unit vector (numpy's default_rng)
 
 
 @dataclass
@@ -136,6 +135,29 @@ def prepare(program: Program, output: str | None, output_grad, options: Options,
         return Plan(program, output, back, None, full, steps)
     with_s, s_name = _with_inner_product(program, back, values)
     return Plan(with_s, s_name, back, values, full, steps, origin=(program, out))
+
+
+def _plan(program: Program, output, output_grad, options: Options, limits: Limits, deadline):
+    """The mode's `plan` hook: (plan, program, output, output_grad, options) to trace, or None."""
+    plan = prepare(program, output, output_grad, options, limits.max_elements,
+                   limits.max_nodes, deadline)
+    return None if plan is None else (plan, *plan.traced(output_grad, options))
+
+
+def _prepare(tracer, limits, plan: Plan) -> Plan:
+    """After compiling: hvp mode's adjoint symbols (∂s/∂ā), and warnings at kinks and for a
+    zero vector."""
+    if tracer.options.mode == "hvp":   # ∂s/∂a: the backward graph's own ā is a node
+        tracer.symbols = plan.symbols(tracer)
+    warn_kinks(tracer)   # second derivatives at a kink: said, as forward mode
+    if tracer.options.mode == "hvp" and plan.vector is not None:
+        first = next(iter(tracer.program.leaves), "a")
+        warn.zero_direction(tracer.warnings, "vector", plan.vector, f'{{"{first}": 1}}')
+    return plan
+
+
+MODE = Mode("hvp", plan=_plan, prepare=_prepare, walk=lambda tracer: records(tracer),
+            done=lambda tracer, plan, adjoints: results(tracer, adjoints))
 
 
 def _header_fits(mode: str, vector, header) -> None:
@@ -260,8 +282,8 @@ def records(tracer) -> Iterator[dict]:
         seq += 1
     plan.forward_result = _at_grads(tracer, plan, tangents)
     seq = itertools.count(seq)
-    adjoints = yield from tracer._watch_adjoints(tracer._backward(seq))
-    yield tracer._done(next(seq), adjoints)
+    adjoints = yield from tracer.watch_adjoints(tracer.backward(seq))
+    yield tracer.done(next(seq), adjoints)
 
 
 def warn_kinks(tracer) -> None:
@@ -275,7 +297,7 @@ def warn_kinks(tracer) -> None:
         if node.op not in kinks.TABLE:
             continue
         out = tracer.values[node.index]
-        count = kinks.at(node.op, out, tracer._inputs(node), node.params)
+        count = kinks.at(node.op, out, tracer.inputs(node), node.params)
         if count:
             tracer.warnings.add("non_differentiable", kinks.second_order_message(
                 node.op, node, tracer.formulas[node.index], count, int(np.size(out)), what),
@@ -318,7 +340,7 @@ def _watch(tracer, i: int, value, tangent) -> None:
     for phase, x in (("forward", value), ("tangent", tangent)):
         if type(x) is not float and non_finite(x):
             label = clip(tracer.program.nodes[i].label)
-            why = tracer._why_forward(i) if phase == "forward" else \
+            why = tracer.why_forward(i) if phase == "forward" else \
                 f"the tangent of {label} is not finite: its jvp rule has no finite value here"
             tracer.first_non_finite = {"node": tracer.ids[i], "phase": phase, "why": why}
             return
@@ -344,95 +366,13 @@ def results(tracer, adjoints: list) -> dict:
                        for name, i in tracer.program.leaves.items()}
         forward = plan.forward_result
         if forward is None:   # the events were not walked (events() of another caller)
-            forward = _at_grads(tracer, plan, forward_mode.carry(tracer, _given(tracer)))
+            given = {tracer.program.leaves[n]: v for n, v in plan.vector.items()}
+            forward = _at_grads(tracer, plan, forward_mode.carry(tracer, given))
         done["hvp_forward_over_reverse"] = forward
     if plan.full or plan.power_iteration:
-        inner = _inner(tracer)
+        inner = matrices.inner(tracer, plan)
         if plan.full:
-            done["hessian"] = hessian(inner, plan)
+            done["hessian"] = matrices.hessian(inner, plan)
         if plan.power_iteration:
-            done["eigen"] = power_iteration(inner, plan, plan.power_iteration)
+            done["eigen"] = matrices.power_iteration(inner, plan, plan.power_iteration)
     return done
-
-
-def _given(tracer) -> dict:
-    plan = tracer.second
-    return {tracer.program.leaves[n]: v for n, v in plan.vector.items()}
-
-
-def _inner(tracer):
-    """A tracer whose program holds the backward graph (the trace itself in hvp mode)."""
-    plan: Plan = tracer.second
-    if plan.vector is not None:
-        return tracer
-    from engine.trace.runner import Limits, Tracer
-    # the backward graph was built within the trace's limits; its passes run on the trace's
-    # clock (each carry checks the deadline every 1,024 nodes)
-    inner = Tracer(plan.backward.program, plan.backward.program.last,
-                   Limits(max_nodes=10 ** 9, max_flops=10 ** 12, max_response_bytes=10 ** 12,
-                          max_total_elements=10 ** 9))
-    inner.deadline = tracer.deadline
-    return inner
-
-
-# ---- matrices ----------------------------------------------------------------------------------
-def _hvp(inner, plan: Plan, direction: np.ndarray) -> np.ndarray:
-    """H v for a flat v over the leaves' elements (leaf order), by forward over reverse."""
-    given, start = {}, 0
-    for name, i in inner.program.leaves.items():
-        like = inner.values[i]
-        size = int(np.size(like))
-        part = direction[start:start + size]
-        start += size
-        given[i] = float(part[0]) if type(like) is float else \
-            part.reshape(np.shape(like)).astype(np.result_type(like))
-    tangents = forward_mode.carry(inner, given)
-    parts = []
-    for name, i in inner.program.leaves.items():
-        t = tangents[plan.backward.grads[name]]
-        parts.append(np.zeros(int(np.size(inner.values[i]))) if t is None else
-                     np.ravel(np.asarray(t, dtype=np.float64)))
-    return np.concatenate(parts) if parts else np.zeros(0)
-
-
-def element_names(inner) -> list[str]:
-    """Each scalar input's name: `a`, `W[0,1]`."""
-    names = []
-    for name, i in inner.program.leaves.items():
-        shape = np.shape(inner.values[i])
-        if not shape:
-            names.append(name)
-        else:
-            names.extend(f"{name}[{','.join(map(str, ix))}]" for ix in np.ndindex(*shape))
-    return names
-
-
-def hessian(inner, plan: Plan) -> dict:
-    """{"leaves": each scalar input's name, "matrix": H (n × n, H[r][c] = ∂²L/∂x_r∂x_c),
-    "passes": n} by one forward-over-reverse pass per scalar input (a column each)."""
-    names = element_names(inner)
-    n = len(names)
-    columns = [_hvp(inner, plan, np.eye(n)[k]) for k in range(n)]
-    matrix = np.stack(columns, axis=1) if columns else np.zeros((0, 0))
-    return {"leaves": names, "matrix": [[number(x) for x in row] for row in matrix.tolist()],
-            "passes": n}
-
-
-def power_iteration(inner, plan: Plan, steps: int) -> dict:
-    """The largest-magnitude eigenvalue of H by power iteration: v ← H v / ‖H v‖ from a
-    seeded random unit vector, `estimates` the Rayleigh quotient vᵀ H v at each step
-    (Golub & Van Loan, Matrix Computations, 4th ed., §8.2.1). Stops early when H v = 0."""
-    names = element_names(inner)
-    v = np.random.default_rng(POWER_SEED).standard_normal(len(names))
-    v /= np.linalg.norm(v) or 1.0
-    estimates = []
-    for _ in range(steps):
-        w = _hvp(inner, plan, v)
-        estimates.append(float(v @ w))
-        norm = float(np.linalg.norm(w))
-        if not norm > 0 or not np.isfinite(norm):
-            break
-        v = w / norm
-    return {"steps": len(estimates), "estimates": [number(x) for x in estimates],
-            "value": number(estimates[-1]) if estimates else 0.0,
-            "vector": {name: number(x) for name, x in zip(names, v.tolist())}}

@@ -81,7 +81,7 @@ def reached(program, requires: list[bool], output: int) -> list[bool]:
 def build(program, values: list, flops: list[int], requires: list[bool], output: int
           ) -> Ledger:
     """The ledger of a traced program: values and flops are every node's forward value and
-    forward FLOPs (engine/trace/runner.py computes both in its forward pass).
+    forward FLOPs (engine/trace/tracer.py computes both in its forward pass).
 
     A `with checkpoint():` block (engine/blocks.py) keeps only its inputs in the forward pass;
     the tensors its own rules save are live again from its recomputation in the backward pass.

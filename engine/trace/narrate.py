@@ -30,15 +30,19 @@ def group(text: str) -> str:
 _SHORT_NAME = re.compile(r"^[^\W\d_][\d'⁰¹²³⁴⁵⁶⁷⁸⁹⁽⁾]*$")
 
 
-def bar(label: str, output: str) -> str:
+def bar(label: str, output: str, strength: int | None = None) -> str:
     """The adjoint's symbol: d̄, w̄1, c̄' for a one-letter name (a bar reads well over one letter
     only); ∂L/∂y_hat and ∂L/∂(w1 * x) for longer names and unnamed intermediates.
 
     The output's label is in every symbol, so it is clipped to MAX_LABEL characters (labels are
-    at most MAX_NAME or MAX_LABEL long already: engine/parse.py)."""
+    at most MAX_NAME or MAX_LABEL long already: engine/parse.py). strength: how tightly the
+    label binds (engine/labels.py strength), when the caller has the node; else read back
+    from the label's text (which may parse it)."""
     if _SHORT_NAME.match(label):
         return label[0] + MACRON + label[1:]
-    return f"∂{clip(output, MAX_LABEL)}/∂{wrap(label)}"
+    if strength is None:
+        return f"∂{clip(output, MAX_LABEL)}/∂{wrap(label)}"
+    return f"∂{clip(output, MAX_LABEL)}/∂{label if strength >= ATOM else f'({label})'}"
 
 
 def leaf_formula(label: str, literal: np.ndarray, const: bool) -> str:

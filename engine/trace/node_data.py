@@ -10,7 +10,9 @@ from engine.errors import ProgramError
 from engine.parse import Program
 from engine.source import clip
 from engine.trace.options import DEFAULT, Options
-from engine.trace.runner import Limits, Tracer
+from engine.trace.limits import Limits
+from engine.trace.reverse import drain
+from engine.trace.tracer import Tracer
 from engine.trace.values import encode
 
 NODE_ID = re.compile(r"n(0|[1-9][0-9]{0,8})")
@@ -43,9 +45,4 @@ def node_data(program: str | Program, output: str | None, node: str,
 
 def _final_adjoints(tracer: Tracer) -> list:
     """Every node's adjoint after the backward pass (None where there is none)."""
-    backward = tracer._backward(itertools.count())   # the one backward pass there is
-    while True:
-        try:
-            next(backward)
-        except StopIteration as stop:
-            return stop.value
+    return drain(tracer.backward(itertools.count()))   # the one backward pass there is

@@ -1,16 +1,15 @@
-"""Shape inference: every node's shape from the literals' shapes, before any value is computed.
+"""Shape rules: an op node's shape from its inputs' shapes, before any value is computed.
 
-The tracer runs this pass over the IR first (engine/trace/runner.py), so a shape mismatch in
+The shape pass (engine/trace/shape_pass.py) runs them over the IR first, so a shape mismatch in
 `@`, broadcasting, reshape, transpose, concat, stack, where or indexing is reported, naming
 both shapes, the op, and the node's line and column, before any forward value exists; a
 node over max_elements is refused before numpy allocates it (ProgramError "too_large"), and
 a node with no elements (an empty slice) is refused as "shape" (refuse_empty).
 
 Rules: the ops in RULES by name; any other elementwise op broadcasts its inputs; any other op
-(a new reduction, say) is run on zeros of its input shapes when they hold at most
-PROBE_ELEMENTS elements (its shape, not its values, is what is learnt), else its shape is left
-unknown (None) and it, and what depends on it, is checked when evaluated
-(engine/trace/forward.py), still before the first event.
+has no rule here (known_shape gives None) and the shape pass probes it. This module computes no
+value: engine/trace/forward.py checks each evaluation with these rules, so it must not import
+forward.py (the probe, which evaluates, lives in shape_pass.py).
 """
 from __future__ import annotations
 
@@ -19,51 +18,17 @@ import math
 import numpy as np
 
 from engine.errors import ProgramError
-from engine.ops import REGISTRY, get_op
+from engine.ops import get_op
 from engine.ops.shape import key
 from engine.parse import IRNode, Program
 from engine.wording import counted
 
 Shape = tuple
-PROBE_ELEMENTS = 65_536
-
-
-def infer_shapes(program: Program, max_elements: int) -> list[Shape | None]:
-    """Each node's shape (None where no rule knows it). Raises ProgramError "shape" or
-    "bad_argument" at the node's span, or "too_large" for a node over max_elements."""
-    elementwise = {name for name, op in REGISTRY.items() if op.elementwise}
-    shapes: list[Shape | None] = [None] * len(program.nodes)
-    for n in program.nodes:
-        literal = n.literal
-        if literal is not None:
-            shapes[n.index] = literal.shape
-            continue
-        ins = [shapes[k] for k in n.inputs]
-        if n.op in elementwise and ins.count(()) == len(ins):
-            shapes[n.index] = ()   # a scalar chain: the common case, at no cost
-            continue
-        if None in ins:
-            continue
-        out = out_shape(n, ins)
-        if out is not None:
-            refuse_empty(n, out)
-        if out is not None and math.prod(out) > max_elements:
-            raise error(n, "too_large", f"{n.label} would hold {math.prod(out):,} elements "
-                        f"(shape {out}); the limit (max_elements) is {max_elements:,}")
-        shapes[n.index] = out
-    return shapes
-
-
-def out_shape(n: IRNode, ins: list[Shape]) -> Shape | None:
-    """The shape of op node `n` given its input shapes: by a rule, else by a probe on zeros
-    (None when the inputs are too big to try); errors as in infer_shapes."""
-    shape = known_shape(n, ins)
-    return _probe(n, ins) if shape is None else shape
 
 
 def known_shape(n: IRNode, ins: list[Shape]) -> Shape | None:
     """The shape op node `n` makes from input shapes `ins` by a rule (RULES, or broadcasting
-    for an elementwise op), None for an op without one; errors as in infer_shapes. Used by
+    for an elementwise op), None for an op without one; errors as in shape_pass.infer_shapes. Used by
     engine/trace/forward.py before it computes a value."""
     if n.op in RULES:
         return RULES[n.op](n, *ins, **n.params)
@@ -200,17 +165,6 @@ def _var(n: IRNode, x: Shape, axis=None, keepdims: bool = False, correction=1) -
                     f"n - correction = {count - correction}; give a correction below {count} "
                     "(correction=0 is the population variance)")
     return out
-
-
-def _probe(n: IRNode, ins: list[Shape]) -> Shape | None:
-    """The shape an op makes from zeros of its input shapes (through evaluate_op, so its
-    checks and messages are the evaluation's); None when they are too big to try."""
-    from engine.trace.forward import evaluate_op   # here: forward.py uses this module
-
-    if sum(math.prod(s) for s in ins) > PROBE_ELEMENTS:
-        return None
-    with np.errstate(all="ignore"):
-        return np.shape(evaluate_op(n, [np.zeros(s) for s in ins], PROBE_ELEMENTS * 16))
 
 
 def _along(n: IRNode, x: Shape, axis: int = -1, **_) -> Shape:

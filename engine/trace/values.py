@@ -131,6 +131,8 @@ def _undo_strings(x):
 
 def short(x) -> str:
     """A number for narration: 4 decimals without trailing zeros (0.7864, 2, -6), or 4 sig. digits."""
+    if type(x) is float and (1e-3 <= x < 1e5 or -1e5 < x <= -1e-3):   # most numbers, once each
+        return f"{x:.4f}".rstrip("0").rstrip(".")   # never "" or "-0" at 0.001 and above
     if isinstance(x, str):
         return x
     x = float(x)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.tape import Tape
+from engine.trace.values import number
 from engine.train.watch import ancestors
 
 GRID = 48     # cells a side
@@ -53,10 +54,13 @@ class Boundary:
             z = np.asarray(values[self.logits], dtype=np.float64)
             p = np.exp(z - z.max(axis=-1, keepdims=True))
             p /= p.sum(axis=-1, keepdims=True)
+        top = np.round(p.max(axis=-1), 4)
         return {"grid": {"x0": float(self.x0), "x1": float(self.x1), "y0": float(self.y0),
                          "y1": float(self.y1), "nx": GRID, "ny": GRID},
                 "classes": np.argmax(z, axis=-1).tolist(),
-                "confidence": np.round(p.max(axis=-1), 4).tolist()}
+                # a diverged run's NaN as the string every other number uses (JSON has none)
+                "confidence": top.tolist() if np.isfinite(top).all() else
+                [number(c) for c in top]}
 
 
 def inputs_node(tape: Tape) -> int | None:

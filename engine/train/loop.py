@@ -43,7 +43,8 @@ class Run:
                                hint="reduce it with mean(...) or sum(...)")
         self._check_cost()
         self.head = classifier(program, tape.output)
-        self.dead = DeadUnits(program, tape.output, tape.requires)
+        self.classes = None if self.head is None else targets(program, self.head, self.values)
+        self.dead = DeadUnits(program, tape.output, tape.requires, tape.shapes)
         self.boundary = boundary.find(tape, self.head, self.values)
         self.opt = optim.make(config)
         self.accumulate = "no_zero_grad" in config.bugs
@@ -85,7 +86,7 @@ class Run:
         values = self.values if i == 0 else tape.forward(self.params)
         loss = values[tape.output]
         self.losses.append(number(loss))
-        acc = accuracy(self.program, self.head, values)
+        acc = accuracy(self.program, self.head, values, self.classes)
         died = self.dead.update(values, i)
         fresh = tape.backward(values)   # zero_grad: .grad starts from nothing...
         if self.accumulate and self.grads is not None:   # ...unless the bug keeps it
@@ -129,7 +130,7 @@ class Run:
     def done(self) -> dict:
         final = self.tape.forward(self.params)
         return {"type": "done", "losses": self.losses,
-                "accuracy": accuracy(self.program, self.head, final),
+                "accuracy": accuracy(self.program, self.head, final, self.classes),
                 "params": {k: encode(v, None) for k, v in self.params.items()},
                 "dead_units": self.dead.found}
 

@@ -44,14 +44,16 @@ def targets(program: Program, head: int, values: list) -> np.ndarray:
     return np.asarray(values[node.inputs[1]]).astype(int)
 
 
-def accuracy(program: Program, head: int | None, values: list) -> float | None:
+def accuracy(program: Program, head: int | None, values: list, classes=None) -> float | None:
     """The fraction of samples whose largest logit is their class (None without a classifier):
-    the logits are cross_entropy's first input, (C,) for one sample or (N, C)."""
+    the logits are cross_entropy's first input, (C,) for one sample or (N, C). classes: the
+    targets when already read (`targets`), which a training loop reads once."""
     if head is None:
         return None
+    if classes is None:
+        classes = targets(program, head, values)
     logits = np.asarray(values[program.nodes[head].inputs[0]])
-    right = np.argmax(logits, axis=-1) == targets(program, head, values)
-    return float(np.mean(right))
+    return float(np.count_nonzero(np.argmax(logits, axis=-1) == classes)) / max(classes.size, 1)
 
 
 class DeadUnits:
@@ -61,11 +63,11 @@ class DeadUnits:
     the last axis; name: the name the ReLU's value was assigned to, else its label).
     """
 
-    def __init__(self, program: Program, output: int, requires: list[bool]):
+    def __init__(self, program: Program, output: int, requires: list[bool], shapes: list):
         used = ancestors(program, output)
         self.program = program
         self.relus = [n.index for n in program.nodes if n.op == "relu" and n.index in used
-                      and requires[n.index]]
+                      and requires[n.index] and shapes[n.index] != ()]
         self.found: list[dict] = []
         self.seen: set[tuple[int, int]] = set()
 
@@ -74,9 +76,8 @@ class DeadUnits:
         dead = []
         for i in self.relus:
             pre = np.asarray(values[self.program.nodes[i].inputs[0]])
-            if pre.ndim == 0:
-                continue
-            off = np.all(pre.reshape(-1, pre.shape[-1]) <= 0, axis=0)
+            # the largest pre-activation of each unit over the samples: one reduction
+            off = pre.reshape(-1, pre.shape[-1]).max(axis=0) <= 0
             dead.extend((i, int(u)) for u in np.flatnonzero(off))
         return dead
 

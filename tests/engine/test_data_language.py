@@ -13,6 +13,7 @@ import torch.nn.functional as F
 
 from engine.errors import ProgramError
 from engine.parse import parse
+from engine.trace.options import Options
 from engine.trace.runner import run_trace
 from engine.trace.values import decode
 
@@ -42,7 +43,14 @@ def test_xor_makes_two_constants_and_names_their_parts():
 
 def test_xor_in_float32_is_float32():
     program = parse("# dtype: float32\nX, y = xor()\nL = sum(X)\n")
-    assert program.nodes[0].literal.dtype == np.float32
+    assert program.nodes[0].literal.dtype == program.nodes[1].literal.dtype == np.float32
+    body = run_trace("# dtype: float32\nX, y = xor()\nW = [[0.5, -0.2], [0.1, 0.3]]\n"
+                     "L = cross_entropy(X @ W, y)\n")
+    W = torch.tensor([[0.5, -0.2], [0.1, 0.3]], dtype=torch.float32, requires_grad=True)
+    F.cross_entropy(torch.tensor(XOR_X, dtype=torch.float32) @ W,
+                    torch.tensor([0, 1, 1, 0])).backward()
+    assert body["grads"]["W"]["dtype"] == "float32"
+    np.testing.assert_allclose(_grads(body)["W"], W.grad.numpy(), rtol=1e-6, atol=1e-7)
 
 
 # ---- cross_entropy with targets held by a name -----------------------------------------------
@@ -317,3 +325,29 @@ def test_a_misspelt_data_helper_is_named_in_the_hint():
         parse("X, y = spiral(100, 3, seed=0)\n")
     assert info.value.kind == "unsupported" and (info.value.line, info.value.col) == (1, 0)
     assert info.value.hint.startswith("did you mean `spirals`?"), info.value.hint
+
+
+def test_named_targets_hold_in_every_mode_against_pytorch_and_central_differences():
+    """The hvp (both ways), forward mode's jvp and the gradient check over a program with a
+    data helper, initializers and name-held targets."""
+    text = ("X, y = xor()\nW = randn(2, 2, seed=0, std=0.5)\n"
+            "b = uniform(2, low=-1, high=1, seed=1)\nL = cross_entropy(tanh(X @ W + b), y)\n")
+    W = _t(np.random.default_rng(0).standard_normal((2, 2)) * 0.5)
+    b = _t(np.random.default_rng(1).uniform(-1, 1, 2))
+    X = torch.tensor(XOR_X, dtype=torch.float64)
+
+    def f(W, b):
+        return F.cross_entropy(torch.tanh(X @ W + b), torch.tensor([0, 1, 1, 0]))
+    v = (torch.tensor([[1.0, 0.0], [0.0, 1.0]], dtype=torch.float64),
+         torch.tensor([0.5, 0.5], dtype=torch.float64))
+    _, hv = torch.autograd.functional.hvp(f, (W, b), v)
+    body = run_trace('# hvp: {"W": [[1, 0], [0, 1]], "b": [0.5, 0.5]}\n' + text)
+    for key in ("hvp", "hvp_forward_over_reverse"):
+        np.testing.assert_allclose(decode(body[key]["W"]), hv[0].numpy(), atol=1e-15)
+        np.testing.assert_allclose(decode(body[key]["b"]), hv[1].numpy(), atol=1e-15)
+    _, jvp = torch.autograd.functional.jvp(f, (W, b), v)
+    body = run_trace(text, options=Options(mode="forward", tangents={"W": [[1, 0], [0, 1]],
+                                                                      "b": [0.5, 0.5]}))
+    assert decode(body["jvp"]) == pytest.approx(jvp.item(), abs=1e-15)
+    check = run_trace(text, options=Options(check=True))["gradcheck"]
+    assert check["W"]["ok"] and check["b"]["ok"] and check["W"]["max_abs_error"] < 1e-9

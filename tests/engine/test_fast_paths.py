@@ -4,6 +4,7 @@ the creation order against networkx's lexicographic topological sort, and the re
 serializes against the typed events."""
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -17,7 +18,9 @@ from engine import literals, parse_literals
 from engine.graph import build_graph, creation_order, node_id
 from engine.parse import parse
 from engine.trace import budget, scalar
+from engine.trace.reverse import drain
 from engine.trace.runner import Tracer, trace_json
+from engine.trace.values import encode
 from helpers import CASES
 from test_random_programs import programs
 
@@ -230,11 +233,38 @@ ARRAY_DONE = {
 @pytest.mark.parametrize("text", ARRAY_DONE.values(), ids=ARRAY_DONE)
 def test_the_done_event_with_arrays_is_the_same_json_byte_for_byte(text):
     """records(arrays=True) leaves finite full data as arrays for OPT_SERIALIZE_NUMPY (the body
-    and the stream): the bytes must be those of the nested lists."""
-    as_lists = list(Tracer(text).records())[-1]
+    and the stream): the bytes must be those of the nested lists (values.encode with no
+    limit: every element), which records() gives for gradients within the inline limit."""
+    tracer = Tracer(text)
+    as_lists = list(tracer.records())[-1]
+    adjoints = drain(tracer.backward(itertools.count()))   # the same pass, without events
+    as_lists["grads"] = {name: encode(np.zeros_like(tracer.values[i]) if adjoints[i] is None
+                                      else adjoints[i], None)
+                         for name, i in tracer.program.leaves.items()}
     as_arrays = list(Tracer(text).records(arrays=True))[-1]
     kinds = {type(g["data"]).__name__ for g in as_arrays["grads"].values()}
     assert kinds <= {"ndarray", "list"} and ("ndarray" in kinds or "log" in text)
     assert orjson.dumps(as_arrays, option=orjson.OPT_SERIALIZE_NUMPY) == orjson.dumps(as_lists)
     body = orjson.loads(trace_json(text))
     assert body["grads"] == orjson.loads(orjson.dumps(as_lists["grads"]))
+
+
+def test_records_carry_a_big_gradient_as_its_summary_and_the_body_in_full():
+    """Issue 15 §1: a leaf gradient over the inline limit travels in records() as its summary
+    (data null), as node values do; the body (trace_json) and records(arrays=True), which the
+    stream sends, carry every element. Both summaries are of the same numbers."""
+    text = ARRAY_DONE["big"]   # W is 90 x 80: 7,200 elements, over the default 64
+    tracer = Tracer(text)
+    done = list(tracer.records())[-1]
+    grad = done["grads"]["W"]
+    assert grad["data"] is None and grad["shape"] == [90, 80]
+    body = orjson.loads(trace_json(text))
+    full = np.array(body["grads"]["W"]["data"])
+    assert full.shape == (90, 80)
+    W = tracer.values[tracer.program.leaves["W"]]
+    want = (np.ones((90, 90)) / 8100) @ W * 2   # d mean(W Wᵀ)/dW = (G + Gᵀ) W, G = 1/n²
+    np.testing.assert_allclose(full, want, rtol=1e-12)
+    assert grad["summary"]["max"] == pytest.approx(full.max(), rel=1e-15)
+    assert grad["summary"]["min"] == pytest.approx(full.min(), rel=1e-15)
+    streamed = list(Tracer(text).records(arrays=True))[-1]["grads"]["W"]
+    np.testing.assert_array_equal(streamed["data"], full)

@@ -9,7 +9,7 @@ import torch
 
 from engine.errors import ProgramError
 from engine.parse import parse
-from engine.trace import runner
+from engine.trace import runner, tracer as tracer_module
 from engine.trace.runner import Limits, Tracer, run_trace
 from engine.trace.values import decode
 
@@ -313,7 +313,7 @@ def test_the_shape_pass_agrees_on_the_seed_cases(seed_case):
 def test_an_empty_value_is_refused_before_any_value(monkeypatch, program, line, col, shape):
     # review of issue 7: an empty slice went on to a ZeroDivisionError (HTTP 500) in mse,
     # NaN means, numpy's text from max/softmax and a page that could not lay out
-    monkeypatch.setattr(runner, "evaluate_op", None)   # never reached: the shape pass refuses
+    monkeypatch.setattr(tracer_module, "evaluate_op", None)   # never reached: the shape pass refuses
     with pytest.raises(ProgramError) as info:
         Tracer(program)
     e = info.value
@@ -340,8 +340,8 @@ def test_var_with_no_degrees_of_freedom_is_refused(program, words):
 
 def test_no_op_meets_a_zero_size_when_the_shape_pass_cannot_probe(monkeypatch):
     # an op without a shape rule over inputs too big to probe is checked when evaluated
-    from engine.trace import shapes
-    monkeypatch.setattr(shapes, "PROBE_ELEMENTS", 0)
+    from engine.trace import shape_pass, shapes
+    monkeypatch.setattr(shape_pass, "PROBE_ELEMENTS", 0)
     monkeypatch.setattr(shapes, "RULES", {k: v for k, v in shapes.RULES.items() if k != "index"})
     with pytest.raises(ProgramError) as info:
         Tracer("x = randn(2, 3, seed=0)\nL = sum(x[1:1])\n")

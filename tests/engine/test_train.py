@@ -235,3 +235,40 @@ def test_xor_helper_trains_as_the_literal_program_and_draws_its_boundary():
 def test_the_answer_carries_the_last_boundary():
     answer = train(parse(_xor_with_helper(1)), TrainConfig(steps=10, lr=0.5, boundary_every=4))
     assert answer["boundary"]["i"] == 9 and len(answer["boundary"]["classes"]) == 48 * 48
+
+
+def test_a_diverging_run_says_nan_as_json_can_carry_it():
+    # lr 1e300: the weights overflow after one update; every number stays valid JSON
+    import json
+
+    text = ("X, y = xor()\nW1 = randn(2, 4, seed=0)\nb1 = zeros(4)\nW2 = randn(4, 2, seed=1)\n"
+            "b2 = zeros(2)\nh = relu(X @ W1 + b1)\nz = h @ W2 + b2\nL = cross_entropy(z, y)\n")
+    answer = train(parse(text), TrainConfig(steps=5, lr=1e300, record=(4,)))
+    assert answer["losses"][0] == pytest.approx(0.713857364853198) and \
+        answer["losses"][1:] == ["NaN"] * 4
+    assert set(answer["boundary"]["confidence"]) == {"NaN"}
+    json.dumps(answer, allow_nan=False)   # no bare NaN anywhere, recorded walk included
+
+
+# ---- the same network written with scalars, and in float32 ------------------------------------
+@pytest.mark.parametrize("optimizer, lr", [("sgd", 0.5), ("momentum", 0.05), ("adam", 0.05)])
+def test_seed_003_written_with_scalars_trains_as_the_tensor_program(optimizer, lr):
+    # bench/train.py's program: 22 scalar leaves, the seed's forward line by line (the
+    # generated float code of engine/tape_code.py) against the matrices of seed003_xor
+    from bench.train import scalar_xor_program
+
+    config = TrainConfig(steps=301, lr=lr, optimizer=optimizer)
+    scalar = train(parse(scalar_xor_program()), config)
+    tensor = train(parse(seed003_xor(1)), config)
+    assert np.allclose(scalar["losses"], tensor["losses"], rtol=1e-11, atol=1e-14)
+    assert type(scalar["params"]["w0"]) is float
+    assert scalar["params"]["w0"] == pytest.approx(decode(tensor["params"]["W1"])[0][0],
+                                                   rel=1e-10)
+
+
+def test_a_float32_program_trains_in_float32():
+    answer = train(parse("# dtype: float32\n" + seed003_xor(1)),
+                   TrainConfig(steps=301, lr=0.5, record=(300,)))
+    assert answer["losses"][300] == pytest.approx(0.0132222, abs=2e-6)
+    assert answer["params"]["W1"]["dtype"] == "float32"
+    assert answer["recorded"]["300"]["grads"]["b2"]["dtype"] == "float32"

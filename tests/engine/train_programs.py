@@ -26,3 +26,28 @@ def seed003_xor(seed: int = 1) -> str:
             + "".join(f"{k} = {v!r}\n" for k, v in w.items())
             + "h = relu(X @ W1.T + b1)\nz = h @ W2.T + b2\n"
             f"L = cross_entropy(z, {XOR_Y!r})\n")
+
+
+# Seed 000_83dd1fd5d418f184.txt: three interleaved spirals and a 64-unit ReLU layer (spirals
+# seed 0, the weights randn(..., std=0.5) seeds 0 and 1), and XOR with 4 tanh units and a tanh
+# output trained on the squared error toward (-1, 1, 1, -1). The presets of the same names
+# (server/presets.json, train-spirals and train-xor-tanh) hold the same text.
+SPIRALS = """X, y = spirals(100, 3, seed=0)
+W1 = randn(2, 64, seed=0, std=0.5)
+b1 = zeros(64)
+W2 = randn(64, 3, seed=1, std=0.5)
+b2 = zeros(3)
+h = relu(X @ W1 + b1)
+z = h @ W2 + b2
+L = cross_entropy(z, y)
+"""
+XOR_TANH = """X, y = xor()
+t = const([[-1.0], [1.0], [1.0], [-1.0]])
+W1 = randn(2, 4, seed=0)
+b1 = zeros(4)
+W2 = randn(4, 1, seed=1)
+b2 = zeros(1)
+h = tanh(X @ W1 + b1)
+out = tanh(h @ W2 + b2)
+L = mse(out, t)
+"""

@@ -84,7 +84,8 @@ def test_a_bad_flag_is_a_usage_error(args, message):
 @pytest.mark.parametrize("fmt", ["json", "table"])
 @pytest.mark.parametrize("program, args, words", [
     ("a = 1.0\nb = a +* 2\n", [], "line 2, column 8"),
-    ("a = 1.0\nL = a * a\n", ["--steps", "10001"], "the limit (max_steps) is 10,000"),
+    ("a = 1.0\nL = a * a\n", ["--steps", "10001"],
+     "the limit (max_steps, GRADWALK_MAX_TRAIN_STEPS) is 10,000"),
     ("a = 1.0\nL = a * a\n", ["--record", "3"], "iterations run from 0 to 2"),
     ("A = [1.0, 2.0]\nL = A * A\n", [], "training needs a scalar loss"),
 ])
@@ -100,6 +101,21 @@ def test_a_refused_run_is_exit_1_in_one_line(fmt, program, args, words):
             json.loads(r.stdout)["error"]["line"] == 2
     else:
         assert r.stdout == ""
+
+
+def test_the_train_settings_apply_to_the_cli():
+    # the bound set to 3 (GRADWALK_MAX_TRAIN_STEPS), then 4 steps asked: refused by its name
+    import os
+
+    env = {**os.environ, "GRADWALK_MAX_TRAIN_STEPS": "3"}
+    ok = gradwalk("train", "-", "--steps", "3", "--lr", "0.1", stdin="a = 1.0\nL = a * a\n",
+                  env=env)
+    assert ok.returncode == 0 and len(json.loads(ok.stdout)["losses"]) == 3
+    r = gradwalk("train", "-", "--steps", "4", "--lr", "0.1", "--format", "table",
+                 stdin="a = 1.0\nL = a * a\n", env=env)
+    assert r.returncode == 1
+    assert _one_line(r.stderr) == ("gradwalk: -: 4 steps asked; the limit (max_steps, "
+                                   "GRADWALK_MAX_TRAIN_STEPS) is 3 (train for fewer steps)\n")
 
 
 def test_a_missing_file_is_exit_2():

@@ -1,0 +1,163 @@
+"""Expressions in the language, mixed into engine/parse.py's builder: operators, `.T`,
+calls, indexing, where's comparison and unary signs, walked with an explicit stack (a chain of
+any length, nesting up to max_depth), and the notes where a list means something else to
+Python (`[0.0] * 3`, `[1.0] + [2.0]`).
+"""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from engine.parse_literals import NUMBER_TYPES
+from engine.source import clip
+from engine.syntax import BINOPS, OPERATORS, construct, number, supported_operator
+from engine.wording import counted
+
+if TYPE_CHECKING:
+    from engine.parse import Span
+
+
+class ExpressionSyntax:
+    """Methods of engine.parse._Builder for expressions (see the module docstring). Uses the
+    builder's error, span, add, lookup, constant, call, subscript, compare, is_literal,
+    identifier, attribute_span, conditions, notes, text and lifted."""
+
+    def expression(self, root: ast.expr, name: str | None = None) -> int:
+        """Append the nodes of an expression, inputs before consumers and left before right;
+        returns the index of its result.
+
+        Iterative: `visit` either finishes a node (an index) or names its operands and how to
+        combine them; operands are walked from an explicit stack, so a chain of any length is
+        fine. Errors come in the same order a left-to-right recursive walk would give them.
+        Each operand is one level deeper than its consumer, except the left operand of a binary
+        operator and the `x` of `x.T`: a chain `x + x + ... + x` is one level however long, and
+        `tanh(tanh(x))`, `a ** (b ** c)`, `x - (y - z)` nest. Deeper than max_depth: too_large.
+        """
+        done: list[int] = []   # indices of finished operands, a value stack
+        todo: list = [(root, name, 0)]
+        while todo:
+            item = todo.pop()
+            if callable(item[0]):   # (combine, arity): all operands are on `done`
+                combine, arity = item
+                operands = done[len(done) - arity:]
+                del done[len(done) - arity:]
+                done.append(combine(operands))
+                continue
+            node, node_name, level = item
+            if level > self.max_depth:
+                raise self.error("too_large", f"the expression is nested more than "
+                                 f"{self.max_depth} deep (the limit, max_depth)", node,
+                                 hint="name the inner parts on lines of their own")
+            result = self.visit(node, node_name)
+            if isinstance(result, int):
+                done.append(result)
+                continue
+            operands, combine = result
+            todo.append((combine, len(operands)))
+            chain = isinstance(node, (ast.BinOp, ast.Attribute, ast.Subscript))
+            for k in range(len(operands) - 1, -1, -1):
+                todo.append((*operands[k], level + (0 if chain and k == 0 else 1)))
+        return done[0]
+
+    def visit(self, node: ast.expr, name: str | None):
+        """An index, or ([(operand, its name), ...], combine(operand indices) -> index)."""
+        if isinstance(node, ast.Name):
+            if node.id in self.lifted:
+                return self.constant(node)   # a big list literal (engine/literals.py)
+            return self.lookup(node)   # `y = x` makes no new value: y refers to x's node
+        if type(node) is ast.Constant and type(node.value) in NUMBER_TYPES:
+            return self.constant(node)   # a plain number: no list or sign to look at
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and not supported_operator(node.op):
+            raise self.error("unsupported", f"the operator {OPERATORS.get(type(node.op), '?')} "
+                             "is not supported; the operators are + - * / ** @", node)
+        if isinstance(node, ast.UnaryOp):
+            return self.unary(node, name)
+        if self.is_literal(node):
+            return self.constant(node)
+        if isinstance(node, ast.BinOp):
+            op, span = BINOPS[type(node.op)], self.span(node)
+            note = self.list_meaning(node, op, span) if op in ("mul", "add") else None
+            if note is not None:
+                return [(node.left, None), (node.right, None)], \
+                    lambda args: self.noted(self.add(op, "op", args, span, name), note, span)
+            return [(node.left, None), (node.right, None)], \
+                lambda args: self.add(op, "op", args, span, name)
+        if isinstance(node, ast.Attribute):
+            self.identifier(node.attr, node, self.attribute_span(node))
+            if node.attr != "T":
+                raise self.error("unsupported", f"attribute access `.{clip(node.attr)}` is not "
+                                 "supported (only `.T`)", node)
+            span = self.span(node)
+            return [(node.value, None)], lambda args: self.add("transpose", "op", args, span, name)
+        if isinstance(node, ast.Call):
+            return self.call(node, name)
+        if isinstance(node, ast.Subscript):
+            return self.subscript(node, name)
+        if isinstance(node, ast.Compare):
+            if id(node) in self.conditions:
+                return self.compare(node, name)
+            raise self.error("unsupported", "a comparison is supported only as the condition "
+                             "of where, as in where(x > 0, x, 0.1 * x)", node)
+        if isinstance(node, ast.List):
+            raise self.error("unsupported", "an empty list is not supported" if not node.elts
+                             else "a list may hold only numbers or lists of numbers, as in "
+                             "[[1.0, 2.0], [3.0, 4.0]]", node)
+        if isinstance(node, ast.Constant):
+            raise self.error("unsupported", f"{type(node.value).__name__} constant "
+                             f"{clip(repr(node.value))} is not supported; use numbers", node)
+        raise self.error("unsupported", f"{construct(node)} is not supported", node)
+
+    def list_meaning(self, node: ast.BinOp, op: str, span: Span) -> tuple[str, str] | None:
+        """A (kind, message) note where Python's lists would mean something else than the
+        tensors they are here (numpy's meaning), since a student may mean Python's:
+        `[0.0] * 3` multiplies (Python repeats the list: "list_repetition"), `[1.0] + [2.0]`
+        adds (Python joins the lists: "list_concatenation")."""
+        pair = (node.left, node.right)
+        if op == "add":
+            if type(pair[0]) is ast.List and type(pair[1]) is ast.List:
+                text = self.text.clipped(span.line, span.col, span.end_line, span.end_col, 40)
+                return "list_concatenation", (
+                    f"`{text}` (line {span.line}, col {span.col + 1}) adds element by element "
+                    "(broadcasting), as numpy does: a list here is a tensor. It does not join "
+                    "the lists, as Python would; for that, write the joined list, or "
+                    "concat([a, b])")
+            return None
+        for lst, times in (pair, pair[::-1]):
+            if type(lst) is ast.List and type(times) is ast.Constant and \
+                    type(times.value) is int:
+                text = self.text.clipped(span.line, span.col, span.end_line, span.end_col, 40)
+                return "list_repetition", (
+                    f"`{text}` (line {span.line}, col {span.col + 1}) multiplies every element "
+                    f"by {times.value}, as numpy does: a list here is a tensor. It does not "
+                    f"repeat the list {counted(times.value, 'time')}, as Python would; for that, write "
+                    "the elements out, or zeros(n) / ones(n)")
+        return None
+
+    def noted(self, index: int, note: tuple[str, str], span: Span) -> int:
+        self.notes.append((*note, index, span))
+        return index
+
+    def unary(self, node: ast.UnaryOp, name: str | None):
+        """A run of unary + and - taken in one step (a signed number is one constant), so
+        `- - - ... a` costs its length, not its length squared."""
+        run, inner = [], node
+        while isinstance(inner, ast.UnaryOp):
+            if not supported_operator(inner.op):
+                raise self.error("unsupported", f"the operator "
+                                 f"{OPERATORS.get(type(inner.op), '?')} is not supported; the "
+                                 "operators are + - * / ** @", inner)
+            run.append(inner)
+            inner = inner.operand
+        if number(inner) is not None:
+            return self.constant(node)
+        # the name goes to the outermost minus (`b = +-a`); `b = +a` is b referring to a
+        named = next((k for k, u in enumerate(run) if isinstance(u.op, ast.USub)), None)
+
+        def combine(args: list[int]) -> int:
+            index = args[0]
+            for k in reversed(range(len(run))):
+                if isinstance(run[k].op, ast.USub):
+                    index = self.add("neg", "op", [index], self.span(run[k]),
+                                     name if k == named else None)
+            return index
+        return [(inner, name if named is None else None)], combine

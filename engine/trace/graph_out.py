@@ -1,0 +1,73 @@
+"""The `graph` part of a trace (docs/trace-format.md): nodes, edges, blocks, groups and the
+ledger's totals, as a dict or as JSON written in batches (so no dict per node of the whole
+graph, and no second copy of its JSON, is held at once)."""
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+import numpy as np
+import orjson
+
+from engine.graph import graph_edges, graph_json as graph_dict, graph_nodes
+from engine.groups import groups
+from engine.trace.values import TRACE_VERSION
+
+BATCH = 512   # nodes (or records) serialized per orjson call: few calls, a bounded list of dicts
+
+
+def graph_json(t) -> dict:
+    """{nodes, edges, blocks, groups} of Tracer `t`, for orjson (a node's or group's `span` is
+    its Span dataclass; `graph_parts` gives the JSON)."""
+    every = range(len(t.values))
+    return {**graph_dict(t.program, t.deadline.paced(t.order), t.ids, t.requires,
+                         node_shapes(t, every), t.formulas, t.symbols, node_ledgers(t)),
+            "blocks": blocks_json(t), "groups": groups(t.program)}
+
+
+def node_ledgers(t, indices: Iterable[int] | None = None) -> dict[int, dict | None]:
+    """Each node's `ledger` field (docs/trace-format.md), by node index: None for leaves and
+    constants. `indices`: only those nodes (a batch of the graph event: a dict per node of
+    the whole graph at once was about 400 bytes a node of the trace's peak memory)."""
+    led, ids, nodes = t.ledger, t.ids, t.program.nodes
+    return {i: None if nodes[i].role != "op" else {
+        "saves": [ids[k] for k in led.saves[i]], "saved_elements": led.saved_elements[i],
+        "saved_bytes": led.saved_bytes[i], "flops_forward": led.flops_forward[i],
+        "flops_backward": led.flops_backward[i],
+        "activation_bytes": led.activation_bytes[i],
+        "released_by": None if led.released_by[i] is None else ids[led.released_by[i]],
+        "recomputed": led.recomputed[i]}
+        for i in (range(len(nodes)) if indices is None else indices)}
+
+
+def node_shapes(t, indices: Iterable[int]) -> dict[int, list[int]]:
+    """Each node's `shape` field by node index ([] for a scalar)."""
+    values = t.values
+    return {i: [] if type(values[i]) is float else list(np.shape(values[i])) for i in indices}
+
+
+def graph_parts(t) -> Iterator[bytes]:
+    """{"version", "graph": {nodes, edges, blocks, groups}, "ledger"} as JSON in pieces,
+    BATCH nodes at a time."""
+    order, program, ids = t.order, t.program, t.ids
+    runs = [order[k:k + BATCH] for k in range(0, len(order), BATCH)]
+    yield b'{"version":%d,"graph":{"nodes":[' % TRACE_VERSION
+    for k, run in enumerate(t.deadline.paced(runs)):
+        yield (b"," if k else b"") + orjson.dumps(graph_nodes(
+            program, run, ids, t.requires, node_shapes(t, run), t.formulas, t.symbols,
+            node_ledgers(t, run)))[1:-1]
+    yield b'],"edges":['
+    comma = b""
+    for run in runs:
+        edges = orjson.dumps(graph_edges(program, run, ids))[1:-1]
+        if edges:   # a run of leaves has none
+            yield comma + edges
+            comma = b","
+    yield b'],"blocks":' + orjson.dumps(blocks_json(t)) + b',"groups":' + \
+        orjson.dumps(groups(program)) + b'},"ledger":' + orjson.dumps(t.ledger.totals) + b"}"
+
+
+def blocks_json(t) -> list[dict]:
+    """The graph's `blocks` (docs/trace-format.md): `with checkpoint():` and `with no_grad():`
+    bodies, in the program's order."""
+    blocks = sorted([*t.program.blocks, *t.program.no_grad], key=lambda b: b.first)
+    return [{"kind": b.kind, "nodes": t.ids[b.first:b.end], "span": b.span} for b in blocks]

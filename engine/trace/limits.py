@@ -1,0 +1,40 @@
+"""How much a trace may hold and show: the engine's limits, one frozen object (server/
+settings.py fills it from the GRADWALK_ settings)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.syntax import MAX_DEPTH, MAX_STATEMENTS
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much a trace may hold and show.
+
+    inline: tensors with at most this many elements carry their data in events (elements).
+    max_elements: the largest value any node may hold (elements).
+    max_nodes: the most nodes a program may have (nodes); a 100,000-node chain fits.
+    max_total_elements: the sum of all values' sizes (elements), which bounds memory.
+    max_flops: the forward pass's floating-point operations (FLOPs); the backward pass costs
+        about twice as much (../shared/seeds/003_70db1bc89ad395af.txt).
+    max_response_bytes: the largest body a trace may make (bytes), estimated from the graph
+        before anything is serialized (engine/trace/budget.py); a 100,000-node scalar chain
+        makes about 70 MB.
+    max_statements: the most statements (lines) a program may have, checked before any node
+        is made (`y = x` makes no node, so the node limit alone would not bound them).
+    max_depth: how deeply an expression may nest: calls, lists, right operands (engine/parse.py);
+        a left-associative chain `x + x + ... + x` stays at one level.
+    timeout_seconds: the wall-clock budget of one trace from the Tracer's construction to its
+        last event (seconds; None: none), checked every 1,024 nodes or edges
+        (engine/trace/deadline.py); past it, ProgramError "timeout".
+    """
+
+    inline: int = 64
+    max_elements: int = 1_000_000
+    max_nodes: int = 120_000
+    max_total_elements: int = 5_000_000
+    max_flops: int = 1_000_000_000
+    max_response_bytes: int = 100_000_000
+    max_statements: int = MAX_STATEMENTS
+    max_depth: int = MAX_DEPTH
+    timeout_seconds: float | None = None

@@ -1,0 +1,253 @@
+"""Reverse mode: the backward pass walked edge by edge (the default mode).
+
+Events (docs/trace-format.md): an `evaluate` event per node in creation order, then `seed` at
+the output, then per backward edge an `accumulate` (x̄ += local · ḡ) after an `unbroadcast`
+where the contribution's shape was summed down (STYLE.md), a `recompute` per node of a
+checkpoint block before its first backward step, then `done`. The order of the edges is
+reverse creation order, which is a reverse topological order of the tape.
+
+`backward` is also the pass the other modes drain for adjoints without events (forward mode's
+comparison, the node detail), and the bug lab walks with `edge`, `scalar_edges` and
+`recompute` (engine/trace/bugs.py).
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Iterator
+
+import numpy as np
+
+from engine.labels import ATOM, strength
+from engine.ops import get_op
+from engine.ops.broadcast import unbroadcast
+from engine.trace import narrate, nonfinite, scalar, seed, underflow, unused
+from engine.trace.mode import Mode
+from engine.trace.values import decode_lenient, encode, non_finite, number
+
+
+def prepare(t, limits, state):
+    """A node L does not use gets no gradient: said (engine/trace/unused.py)."""
+    unused.warn_unused(t.warnings, t.program, t.output, t.ids, t.formulas)
+    return True
+
+
+def walk(t) -> Iterator[dict]:
+    """`evaluate` events, then the backward pass's records, then `done`."""
+    ids, values, limit = t.ids, t.values, t.limit
+    seq = 0
+    t.first_non_finite = None
+    tiny = underflow.tiny(t.program.dtype)   # below it a number underflowed
+    for i in t.deadline.paced(t.order):
+        v = values[i]
+        value = v if type(v) is float and v - v == 0.0 else t.encode(v, limit)
+        if type(value) is not float and t.first_non_finite is None and non_finite(value):
+            t.first_non_finite = {"node": ids[i], "phase": "forward", "why": t.why_forward(i)}
+        elif t.first_non_finite is None and \
+                (type(value) is not float or not abs(value) >= tiny):
+            underflow.note(t, i, "forward", seq)
+        yield {"seq": seq, "kind": "evaluate", "node": ids[i], "value": value}
+        seq += 1
+    seq = itertools.count(seq)
+    records = t.backward(seq)
+    if t.cuts is not None and t.cuts.program is t.program:   # say where it's cut
+        records = t.cuts.narrate(records, t.ids)
+    adjoints = yield from watch_adjoints(t, records)
+    yield t.done(next(seq), adjoints)
+
+
+MODE = Mode("reverse", wanted=lambda options, program: options.mode == "reverse",
+            prepare=prepare, walk=walk)
+
+
+def watch_adjoints(t, records: Iterator[dict]):
+    """The backward records passed through, noting in `first_non_finite` the first input
+    whose adjoint stops being finite (phase "backward"); returns what `records` returns."""
+    while True:
+        try:
+            record = next(records)
+        except StopIteration as stop:
+            return stop.value
+        if t.first_non_finite is None and record["kind"] == "accumulate":
+            after = record["adjoint_after"]
+            if type(after) is not float and non_finite(after):
+                t.first_non_finite = {"node": record["input"], "phase": "backward",
+                                      "why": _why_backward(t, record)}
+            elif type(after) is not float or \
+                    not abs(after) >= underflow.tiny(t.program.dtype):
+                underflow.note(t, int(record["input"][1:]), "backward", record["seq"], record)
+        yield record
+
+
+def _why_backward(t, record: dict) -> str:
+    node = t.program.nodes[int(record["node"][1:])]
+    return nonfinite.backward(node.op, decode_lenient(record["local"]),
+                              decode_lenient(record["contribution"]),
+                              decode_lenient(record["adjoint_after"]), record.get("arg", 0),
+                              [t.values[k] for k in node.inputs])
+
+
+def backward(t, seq) -> Iterator[dict]:
+    """The seed record, then every backward edge's records in reverse creation order; returns
+    every node's adjoint (None where none arrives)."""
+    nodes, values, ids = t.program.nodes, t.values, t.ids
+    requires = t.requires
+    adjoints: list = [None] * len(nodes)
+    out = values[t.output]
+    adjoints[t.output] = t.output_grad if t.output_grad is not None else \
+        1.0 if type(out) is float else np.ones_like(out)
+    yield {"seq": next(seq), "kind": "seed", "node": ids[t.output],
+           "adjoint": t.encode(adjoints[t.output], t.limit),
+           "narration": seed.narration(t.output_label, t.symbols[t.output], out,
+                                       t.output_grad is not None)}
+    fast = scalar.FORWARD
+    pending = list(t.program.blocks)   # checkpoints not yet recomputed
+    for i in t.deadline.paced(reversed(t.order)):
+        node, g = nodes[i], adjoints[i]
+        if g is None or node.role != "op":
+            continue
+        if pending and requires[i]:
+            yield from recompute(t, i, pending, seq)
+        if type(values[i]) is float and node.op in fast:
+            yield from scalar_edges(t, node, g, adjoints, seq)
+            continue
+        for arg, j in enumerate(node.inputs):
+            if requires[j]:
+                yield from edge(t, node, arg, j, g, adjoints, seq)
+    return adjoints
+
+
+def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None
+                 ) -> Iterator[dict]:
+    """Every backward edge (or argument `only`'s) of a scalar + - * / or negation on floats
+    (engine/trace/scalar.py), each accumulate record written here in one step (the common case
+    of a lecture's program: issue 15 §1); an edge where Python would raise, or whose
+    contribution is not finite, is the numpy path's (edge)."""
+    op, values, requires, ids = get_op(node.op), t.values, t.requires, t.ids
+    i = node.index
+    xs = [float(values[k]) for k in node.inputs]
+    out, upstream, g = values[i], g, float(g)
+    named = ", so" if node.name is not None else ":"
+    wrapped = None   # the labels in the rules' math, made at the first edge that needs them
+    formula, outbar, dst = t.formulas[i], t.symbols[i], ids[i]
+    for arg, j in enumerate(node.inputs) if only is None else [(only, node.inputs[only])]:
+        if not requires[j]:
+            continue
+        try:   # the local derivative: the vjp rule with an upstream gradient of 1.0
+            local = float(op.vjp[arg](1.0, out, *xs))
+        except ArithmeticError:   # a division by zero: numpy answers (inf or nan)
+            local = None
+        contrib = None if local is None else local * g
+        if contrib is None or contrib - contrib != 0.0:   # the numpy path applies the rule
+            yield from edge(t, node, arg, j, upstream, adjoints, seq)
+            continue
+        before = adjoints[j]
+        after = contrib if before is None else float(before) + contrib
+        adjoints[j] = after
+        if wrapped is None:
+            wrapped = [_wrapped(t.program.nodes[k]) for k in node.inputs]
+        partial = narrate.fill(op.partials[arg], wrapped, node.params, out=_wrapped(node))
+        yield {"seq": next(seq), "kind": "accumulate", "node": dst, "input": ids[j],
+               "arg": arg, "upstream": g if g - g == 0.0 else number(g),
+               "local": local if local - local == 0.0 else number(local),
+               "partial": partial, "contribution": contrib,
+               "adjoint_before": 0.0 if before is None else _number(before),
+               "adjoint_after": _number(after),
+               "narration": narrate.scalar_edge(formula, named, t.symbols[j], outbar,
+                                                partial, local, g, contrib, before, after)}
+
+
+def recompute(t, i: int, pending: list, seq) -> Iterator[dict]:
+    """Before the first backward step inside a checkpoint block: its forward again, one
+    `recompute` event per node (torch.utils.checkpoint; the block kept only its inputs)."""
+    for block in [b for b in pending if i in b]:
+        pending.remove(block)
+        for k in range(block.first, block.end):
+            node = t.program.nodes[k]
+            if node.role == "op":
+                with np.errstate(all="ignore"):
+                    t.values[k] = t.evaluate(node, np.inf)
+            v = t.values[k]
+            yield {"seq": next(seq), "kind": "recompute", "node": t.ids[k],
+                   "value": v if type(v) is float and v - v == 0.0 else encode(v, t.limit),
+                   "narration": f"checkpoint: recompute {t.formulas[k]} (the forward "
+                                "pass did not keep it)"}
+
+
+def edge(t, node, arg: int, j: int, g, adjoints: list, seq) -> Iterator[dict]:
+    """One backward edge: vjp, unbroadcast when needed, then input-bar += contribution."""
+    op, limit, enc = get_op(node.op), t.limit, t.encode
+    xs = t.inputs(node)
+    out = t.values[node.index]
+    if type(out) is float:
+        out = np.float64(out)
+    # errstate is entered per edge: a context held across `yield` breaks when the stream
+    # resumes the generator in another thread.
+    with np.errstate(all="ignore"):
+        local, raw = vjp(op, arg, g, out, xs, node.params)
+        contrib, axes = unbroadcast(raw, np.shape(xs[arg]))
+    src, dst = t.ids[j], t.ids[node.index]
+    if axes:
+        yield {"seq": next(seq), "kind": "unbroadcast", "node": dst, "input": src,
+               "arg": arg, "from_shape": list(np.shape(raw)),
+               "to_shape": list(np.shape(contrib)), "axes": list(axes),
+               "before": enc(raw, limit), "after": enc(contrib, limit)}
+    before = adjoints[j]
+    with np.errstate(all="ignore"):
+        after = contrib if before is None else before + contrib
+    adjoints[j] = after
+    labels = [t.program.nodes[k].label for k in node.inputs]
+    partial, text = narrate.accumulate(
+        t.formulas[node.index], op, arg, node.label, labels, node.params, local, g,
+        contrib, before, after, axes, t.output_label,
+        node.name is not None, (np.shape(out), [np.shape(x) for x in xs]),
+        (t.symbols[j], t.symbols[node.index]))
+    yield {"seq": next(seq), "kind": "accumulate", "node": dst, "input": src, "arg": arg,
+           "upstream": enc(g, limit),
+           "local": None if local is None else enc(local, limit), "partial": partial,
+           "contribution": enc(contrib, limit),
+           "adjoint_before": enc.zeros(contrib, limit) if before is None else enc(before, limit),
+           "adjoint_after": enc(after, limit), "narration": text}
+
+
+def drain(records) -> list:
+    """Run a backward pass without keeping its records: what it returns (the adjoints)."""
+    while True:
+        try:
+            next(records)
+        except StopIteration as stop:
+            return stop.value
+
+
+def _finite(x) -> bool:
+    """Whether every element of a vjp's result is finite (a 0-d one without a ufunc call)."""
+    if type(x) is np.float64:
+        return x - x == 0.0
+    return bool(np.isfinite(x).all())
+
+
+def _wrapped(node) -> str:
+    """narrate.wrap of a node's label, from the IR (labels.strength) rather than by reading the
+    label's text back: a label in the rule's math, parenthesized unless it is an atom."""
+    return node.label if strength(node) == ATOM else f"({node.label})"
+
+
+def _number(x):
+    """A scalar as JSON: the float itself when finite (the common case, without a call)."""
+    return x if type(x) is float and x - x == 0.0 else number(x)
+
+
+def vjp(op, arg: int, g, out, xs: list, params: dict):
+    """(local derivative or None, vjp result before unbroadcast) for one argument.
+
+    Where the local derivative is elementwise (elementwise ops, scalar outputs), the vjp is that
+    derivative times g, so one call gives both. Where that product is not finite the rule is
+    applied to g itself: a rule that selects (relu passes an infinite g as 0 where x <= 0,
+    pow's 0 where y = 0) would otherwise give 0 * inf = NaN (issue 7, section 2).
+    """
+    if op.elementwise or np.ndim(out) == 0:
+        local = op.vjp[arg](np.ones_like(out), out, *xs, **params)
+        contrib = local * g
+        if not _finite(contrib):
+            contrib = op.vjp[arg](g, out, *xs, **params)
+        return local, contrib
+    return None, op.vjp[arg](g, out, *xs, **params)

@@ -1,0 +1,370 @@
+"""The tracer: a program compiled once (parse, shapes, forward values, formulas, adjoint
+symbols, ledger), then walked by a mode (engine/trace/mode.py, listed in modes.py).
+
+The HTTP response, the stream and the CLI all iterate `Tracer.records()` (the events as plain
+dicts, serialized with orjson: engine/trace/runner.py); `Tracer.events()` gives the same
+sequence as typed models. Forward values are computed once in the constructor, so a shape
+error is raised before the first event is sent.
+"""
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Iterable, Iterator
+
+import numpy as np
+
+from engine.errors import ProgramError
+from engine.graph import (build_graph, creation_order, node_id, requires_grad,
+                          topological_order)
+from engine.labels import strength
+from engine.ops import get_op
+from engine.parse import Program, parse
+from engine.source import clip
+from engine.trace import (budget, graph_out, ledger, narrate, nonfinite, reverse, scalar, seed,
+                          warn)
+from engine.trace import cuts as cut_paths
+from engine.trace.deadline import Deadline
+from engine.trace.forward import evaluate_op
+from engine.trace.limits import Limits
+from engine.trace.modes import MODES
+from engine.trace.options import DEFAULT, Options
+from engine.trace.shape_pass import infer_shapes
+from engine.trace.values import Encoder
+from engine.trace.warn import Warnings
+
+if TYPE_CHECKING:   # pydantic is imported when typed events are asked for (events())
+    from engine.trace.events import _Event
+
+
+class Tracer:
+    """One program, traced.
+
+    text: the program, or a Program already parsed by engine.parse.parse (the server parses
+    before it takes a trace slot); output: the name whose adjoint is seeded (default: the last
+    assigned); output_grad: the output's starting adjoint (a number or nested list of the
+    output's shape; None: 1, or ones for a tensor output; engine/trace/seed.py); dtype:
+    "float64" or "float32" for a program given as text (None: its `# dtype:` line, else
+    float64; engine/dtypes.py); options: the mode and its inputs (engine/trace/options.py).
+    Raises ProgramError for a bad program, an unknown output name, a shape error (found by a
+    pass over the IR before any value is computed: engine/trace/shape_pass.py), a bad
+    output_grad, a mode's refusal or a program beyond `limits`.
+
+    The trace runs on the flat IR (a tape: nodes in creation order, which is topological):
+    `records()` yields each event as a plain dict, the form the body and the stream serialize;
+    `events()` is the same sequence as typed pydantic models (engine/trace/events.py). The
+    networkx DAG of the program (`graph`, engine/graph.py) is built in bulk when first asked
+    for; nothing in the trace walks it.
+    """
+
+    def __init__(self, text: str | Program, output: str | None = None,
+                 limits: Limits = Limits(), output_grad=None, dtype: str | None = None,
+                 options: Options = DEFAULT):
+        options_apply(options)
+        self.deadline = Deadline(limits.timeout_seconds)   # from here to the last event
+        self.program = text if isinstance(text, Program) else \
+            parse(text, limits.max_statements, limits.max_depth, dtype=dtype,
+                  max_elements=limits.max_elements, max_total_elements=limits.max_total_elements)
+        if dtype is not None and dtype != self.program.dtype:
+            raise ProgramError("bad_argument", f"the program was parsed as "
+                               f"{self.program.dtype}, not {dtype}")
+        self.first_non_finite = None   # the walk's first NaN or infinity (set as it goes)
+        self.states: dict[str, object] = {}   # each active mode's state, by name
+        for mode in MODES:   # a mode may trace another program (hvp: the backward graph)
+            planned = mode.plan and mode.plan(self.program, output, output_grad, options,
+                                              limits, self.deadline)
+            if planned:
+                self.states[mode.name], self.program, output, output_grad, options = planned
+        self.options = options   # mode, tangents, vector, check, bugs
+        self._compile(output, output_grad, limits)
+        # what the numbers are not (engine/trace/warn.py): cut paths now, kinks as found
+        self.warnings = Warnings()
+        for kind, message, i, span in self.program.notes:   # what the text may mislead on
+            self.warnings.add(kind, message, self.ids[i], span=span)
+        self.cuts = self._cuts()
+        for mode in MODES:   # each refuses what it cannot do before the first event
+            if mode.name in self.states or (mode.plan is None and mode.wanted and
+                                            mode.wanted(self.options, self.program)):
+                state = self.states.get(mode.name, True)
+                state = mode.prepare(self, limits, state) if mode.prepare else state
+                if state is None:
+                    self.states.pop(mode.name, None)
+                else:
+                    self.states[mode.name] = state
+
+    # ---- compiling -----------------------------------------------------------------------
+    def _compile(self, output: str | None, output_grad, limits: Limits) -> None:
+        """Shapes, every forward value, the output's seed, ledger, formulas and symbols."""
+        # Python floats are float64: the scalar path (engine/trace/scalar.py) is for float64
+        # programs only; a float32 program's scalars stay 0-d float32 arrays.
+        self.scalar_path = self.program.dtype == "float64"
+        self.limit = limits.inline
+        self.encode = Encoder()   # values.encode, each big tensor summarized once
+        self.arrays = False   # records(arrays=True): done's full data as numpy arrays
+        nodes = self.program.nodes
+        if len(nodes) > limits.max_nodes:
+            raise ProgramError("too_large", f"the program makes {len(nodes):,} "
+                               f"nodes; the limit (max_nodes) is {limits.max_nodes:,}")
+        self.output_name = self.program.last if output is None else output
+        if self.output_name not in self.program.names:
+            raise ProgramError("unknown_output", f"the program has no name "
+                               f"`{clip(self.output_name)}` to differentiate")
+        self.output = self.program.names[self.output_name]
+        self.output_label = nodes[self.output].label   # c' when c was reassigned
+        self.ids = [node_id(i) for i in range(len(nodes))]   # made once, used per event
+        self.requires = requires_grad(self.program)
+        self.order = creation_order(self.program)
+        if self.order is None:   # the parser never makes this; a hand-built Program might
+            self.order = [self.graph.nodes[n]["index"] for n in topological_order(self.graph)]
+        # every shape first: a mismatch is refused before any value is computed
+        self.shapes = infer_shapes(self.program, limits.max_elements)
+        self.values: list = [None] * len(nodes)
+        self._forward(limits)
+        self.output_grad = seed.output_grad(output_grad, self.values[self.output],
+                                            self.program, self.output)
+        self.ledger = ledger.build(self.program, self.values, self.flops, self.requires,
+                                   self.output)
+        self.formulas = [self._formula(n) for n in nodes]
+        output_label, bars = self.output_label, {}   # a label's symbol, worked out once
+        self.symbols = [bars.get(n.label) or bars.setdefault(n.label, narrate.bar(
+                        n.label, output_label, strength(n))) for n in nodes]
+        self._check_size(limits)
+
+    def _forward(self, limits: Limits) -> None:
+        """Every node's value, within the budgets of `limits` (ProgramError "too_large").
+
+        In a float64 program, 0-d values of + - * / and negation are Python floats
+        (engine/trace/scalar.py); a 0-d literal is kept as a float too. A float32 program
+        never takes that path (Python floats are float64): its scalars are 0-d float32
+        arrays. Every other op gets its inputs as the numpy objects it always got (`inputs`),
+        so its numbers are numpy's.
+        """
+        elements = flops = 0
+        nodes, values = self.program.nodes, self.values
+        max_total, max_flops = limits.max_total_elements, limits.max_flops
+        self.flops = costs = [0] * len(nodes)   # each node's forward FLOPs, for the ledger
+        with np.errstate(all="ignore"):
+            for i in self.deadline.paced(self.order):
+                node = nodes[i]
+                literal = node.literal
+                if literal is not None:
+                    if literal.ndim == 0 and self.scalar_path:
+                        values[i] = float(literal)
+                        elements += 1
+                    else:
+                        values[i] = literal
+                        elements += literal.size
+                    continue
+                out = self.evaluate(node, limits.max_elements)
+                if type(out) is float:
+                    elements += 1
+                    cost = 1   # the elementwise ops' FLOPs: one per output element
+                else:
+                    elements += np.size(out)
+                    cost = int(get_op(node.op).flops(out, *self.inputs(node)))
+                costs[i] = cost
+                flops += cost
+                values[i] = out
+                if elements > max_total or flops > max_flops:
+                    s = node.span
+                    raise ProgramError(
+                        "too_large", f"the program is too big to trace: by {node.label} its "
+                        f"values hold {elements:,} elements and cost {flops:,} FLOPs (limits: "
+                        f"max_total_elements {max_total:,}, max_flops {max_flops:,})",
+                        s.line, s.col, s.end_line, s.end_col)
+
+    def evaluate(self, node, max_elements):
+        """An op node's value from its inputs' values: a Python float on the scalar path,
+        else numpy's (evaluate_op checks shapes and `max_elements`)."""
+        values = self.values
+        if node.op in scalar.FORWARD and self.scalar_path:
+            xs = [values[k] for k in node.inputs]
+            if all(type(x) is float or np.ndim(x) == 0 for x in xs):
+                out = scalar.forward(node.op, [float(x) for x in xs])
+                if out is not None:
+                    return out
+        return evaluate_op(node, self.inputs(node), max_elements)   # errstate: the caller's
+
+    def inputs(self, node) -> list:
+        """A node's input values as the numpy path always had them: a 0-d literal as its 0-d
+        array, a scalar result as a numpy float64 (numpy's `**` on a 0-d array may round
+        differently from C's pow on a scalar, so the kind matters)."""
+        nodes, xs = self.program.nodes, []
+        for k in node.inputs:
+            x = self.values[k]
+            if type(x) is float:
+                literal = nodes[k].literal
+                x = literal if literal is not None else np.float64(x)
+            xs.append(x)
+        return xs
+
+    _inputs = inputs   # the name tests and older callers use
+
+    def _check_size(self, limits: Limits) -> None:
+        """Refuse a trace whose body would pass max_response_bytes (ProgramError "too_large",
+        at the node where the estimate crosses it), before any event is made."""
+        bound = budget.scalar_bound(self)
+        if bound is not None and bound <= limits.max_response_bytes:
+            return   # within the limit whatever the per-node estimate says
+        costs = budget.per_node(self, limits.inline)
+        total = sum(costs)
+        if total <= limits.max_response_bytes:
+            return
+        running = 0
+        for i in self.order:
+            running += costs[i]
+            if running > limits.max_response_bytes:
+                break
+        node = self.program.nodes[i]
+        s = node.span
+        raise ProgramError(
+            "too_large", f"the trace would take about {total / 1e6:,.1f} MB; the limit "
+            f"(max_response_bytes) is {limits.max_response_bytes / 1e6:,.1f} MB, passed at "
+            f"{clip(node.label)}", s.line, s.col, s.end_line, s.end_col,
+            hint="trace fewer nodes or smaller tensors (the setting is "
+                 "GRADWALK_MAX_RESPONSE_BYTES)")
+
+    def _formula(self, n) -> str:
+        if n.role != "op" and n.name and n.params.get("init"):   # randn(4, 5, seed=0), ...
+            made = n.params["init"]
+            return f"{n.label} = const({made})" if n.role == "const" else f"{n.label} = {made}"
+        if n.role != "op":
+            return narrate.leaf_formula(n.label, n.literal, n.role == "const") if n.name \
+                else n.label
+        inputs = [self.program.nodes[i] for i in n.inputs]
+        return narrate.formula(get_op(n.op), n.label, [x.label for x in inputs], n.params,
+                               n.name is not None, [strength(x) for x in inputs])
+
+    def _cuts(self):
+        """The program's cut paths (engine/trace/cuts.py), warned about; None without any. In
+        hvp mode they are the program's before its backward pass was recorded."""
+        program, output = self.program, self.output
+        if self.second is not None and self.second.origin is not None:
+            program, output = self.second.origin
+        found = cut_paths.find(program, output, self.requires, self.formulas)
+        if found is not None:
+            found.warn(self.warnings, self.ids, program.nodes[output].label)
+        return found
+
+    # ---- what modes share (engine/trace/mode.py's Compiled) -------------------------------
+    def state(self, name: str):
+        """Mode `name`'s state (None when the mode is not part of this trace)."""
+        return self.states.get(name)
+
+    @property
+    def second(self):
+        """hvp's plan (engine/trace/hvp.py) when second derivatives are asked for, else None."""
+        return self.states.get("hvp")
+
+    @property
+    def lab(self):
+        """The bug lab's walk (engine/trace/bugs.py) when a switch is on, else None."""
+        return self.states.get("bugs")
+
+    def why_forward(self, i: int) -> str:
+        node = self.program.nodes[i]
+        return nonfinite.forward(node.op, [self.values[k] for k in node.inputs], self.values[i])
+
+    def backward(self, seq) -> Iterator[dict]:
+        """The backward pass (the reverse walk's, or an active mode's own: the bug lab's): its
+        records, returning every node's adjoint."""
+        for mode in MODES:
+            if mode.backward is not None and mode.name in self.states:
+                return (yield from mode.backward(self, self.states[mode.name], seq))
+        return (yield from reverse.backward(self, seq))
+
+    def watch_adjoints(self, records: Iterator[dict]):
+        """engine/trace/reverse.py's watch_adjoints: first non-finite and underflowed adjoints."""
+        return (yield from reverse.watch_adjoints(self, records))
+
+    def full(self, value):
+        """A done-event tensor with all its data (records' `arrays`: an array when finite)."""
+        if self.arrays:
+            return self.encode.full(value, self.limit)
+        return self.encode(value, None)
+
+    def result(self, value):
+        """A leaf gradient of the done event: with all its data for the body and the stream
+        (records' `arrays`), else over the inline limit as its summary, as node values travel
+        in the events (issue 15 §1: a Python float per element of a million-element gradient
+        cost more than numpy's whole forward and backward)."""
+        if self.arrays:
+            return self.encode.full(value, self.limit)
+        return self.encode(value, self.limit)
+
+    def done(self, seq: int, adjoints: list) -> dict:
+        """The `done` event: output, grads, first_non_finite, each active mode's fields, and
+        the warnings with their narration."""
+        grads = {}
+        for name, i in self.program.leaves.items():
+            adj = adjoints[i] if adjoints[i] is not None else np.zeros_like(self.values[i])
+            grads[name] = self.result(adj)
+        output = {"name": self.output_name, "node": self.ids[self.output],
+                  "value": self.full(self.values[self.output])}
+        record = {"seq": seq, "kind": "done", "output": output, "grads": grads,
+                  "first_non_finite": self.first_non_finite}
+        for mode in MODES:
+            if mode.done is not None and mode.name in self.states:
+                record.update(mode.done(self, self.states[mode.name], adjoints))
+        if self.warnings:   # engine/trace/warn.py: said by the done event's narration too
+            record["warnings"] = self.warnings.listed()
+            record["narration"] = warn.narration(record["warnings"])
+        return record
+
+    # ---- output ----------------------------------------------------------------------------
+    @functools.cached_property
+    def graph(self):
+        """The program as a networkx.DiGraph (engine/graph.py's schema), built on first use."""
+        return build_graph(self.program, self.requires)
+
+    def graph_json(self) -> dict:
+        """{nodes, edges, blocks, groups} (engine/trace/graph_out.py)."""
+        return graph_out.graph_json(self)
+
+    def graph_parts(self) -> Iterator[bytes]:
+        """The `graph` event's data as JSON in pieces (engine/trace/graph_out.py)."""
+        return graph_out.graph_parts(self)
+
+    def graph_bytes(self) -> bytes:
+        """The `graph` event's data as JSON: {"version": 1, "graph": {nodes, edges}}."""
+        return b"".join(self.graph_parts())
+
+    def node_ledgers(self, indices: Iterable[int] | None = None) -> dict[int, dict | None]:
+        return graph_out.node_ledgers(self, indices)
+
+    def events(self) -> Iterator[_Event]:
+        """The events as typed models (engine/trace/events.py), in the order of `records`."""
+        from engine.trace.events import MODELS
+
+        for record in self.records():
+            yield MODELS[record["kind"]](**record)
+
+    def records(self, arrays: bool = False) -> Iterator[dict]:
+        """The events of the request's mode, `done` last, each a dict with the fields of its
+        model in the model's order (docs/trace-format.md).
+
+        arrays: the done event's full-data tensors (the output and the leaf gradients) are
+        numpy arrays instead of nested lists (values.Encoder.full), for a caller that writes
+        them with orjson.OPT_SERIALIZE_NUMPY (the body, the stream): same JSON, less time.
+        Without it a leaf gradient over the inline limit is its summary (`data` null), as
+        node values are in the events; the body and the stream always carry full data."""
+        self.arrays = arrays
+        walk = next(m.walk for m in MODES if m.name == self.options.mode and m.walk)
+        yield from walk(self)
+
+
+def options_apply(options: Options) -> None:
+    """Refuse a request field its mode does not use (a field silently ignored would hide a
+    mistake): `tangents` outside forward mode, `vector` outside hvp mode, `eps` without
+    `check`. Raises ProgramError("bad_argument") naming the field."""
+    unused = [(options.tangents is not None and options.mode != "forward",
+               "tangents", "forward mode (mode: \"forward\")"),
+              (options.vector is not None and options.mode != "hvp",
+               "vector", "Hessian-vector products (mode: \"hvp\")"),
+              (options.eps is not None and not options.check,
+               "eps", "the gradient check (check: true)")]
+    for wrong, field, where in unused:
+        if wrong:
+            raise ProgramError("bad_argument", f"`{field}` applies to {where} only; this "
+                               f"request is in {options.mode} mode" +
+                               (" without the check" if field == "eps" else ""),
+                               hint=f"remove `{field}`, or ask for {where}")

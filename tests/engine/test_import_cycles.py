@@ -1,0 +1,111 @@
+"""No import circles in engine/ (issue 15 §1): the walk from program text to the event the page
+draws stays one way.
+
+The imports are read with `ast` (every `import` and `from ... import`, also those inside
+functions, which break no circle, only hide one), resolved to engine's modules (`from
+engine.trace import hvp` is an edge to engine.trace.hvp, `from engine.ops import get_op` one to
+the package engine.ops), and the
+graph's strongly connected components found by Tarjan's algorithm (iterative; Tarjan, "Depth-
+first search and linear graph algorithms", SIAM J. Comput. 1972). Any component of more than
+one module is a circle.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ENGINE = Path(__file__).parents[2] / "engine"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ENGINE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path, modules: set[str]) -> set[str]:
+    """The engine modules `path` imports (a `from package import module` counts the module)."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            # `from package import module` imports the module; `from module import name`
+            # the module itself (a package's own __init__ importing its modules is no circle)
+            found.update(f"{target}.{a.name}" if f"{target}.{a.name}" in modules else target
+                         for a in node.names)
+    return {m for m in found if m in modules and m != name}
+
+
+def import_graph() -> dict[str, set[str]]:
+    paths = sorted(ENGINE.rglob("*.py"))
+    modules = {module_name(p) for p in paths}
+    return {module_name(p): imports(p, modules) for p in paths}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with a circle in them (iterative Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, children = work[-1]
+            w = next(children, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == v:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_finder_finds_a_circle():
+    """The check itself can fail: a two-module circle and a self-import are found."""
+    assert circles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_graph_reads_engine_imports():
+    """The graph is engine's own: the runner's known imports are edges of it."""
+    graph = import_graph()
+    assert "engine.trace.runner" in graph and "engine.parse" in graph
+    assert "engine.parse" in graph["engine.trace.runner"]
+    assert "engine.errors" in graph["engine.trace.forward"]
+    assert "engine.ops.registry" in graph["engine.ops"]   # `from engine.ops.registry import`
+
+
+def test_no_import_circles_in_engine():
+    found = circles(import_graph())
+    assert found == [], f"import circles in engine/: {found}"
