@@ -28,7 +28,7 @@ def canvas_colours(page) -> int:
         const c = document.querySelector('#boundary');
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
         const seen = new Set();
-        for (let i = 0; i < d.length; i += 4 * 97) seen.add(`${d[i]},${d[i + 1]},${d[i + 2]},${d[i + 3]}`);
+        for (let i = 0; i < d.length; i += 4 * 97) seen.add(d.slice(i, i + 4).join());
         return seen.size;
     }""")
 
@@ -202,7 +202,8 @@ def test_a_refused_run_says_why_and_other_modes_hide_the_panel(explorer):
     page.click("#train-run")
     page.wait_for_selector('#train[data-status="error"]')
     assert "scalar loss" in page.locator(".program-error").inner_text()
-    assert page.locator("#train-status").inner_text().startswith("Not trained: training needs a scalar loss")
+    status = page.locator("#train-status").inner_text()
+    assert status.startswith("Not trained: training needs a scalar loss")
     page.select_option("#mode", "reverse")
     page.wait_for_selector("#train", state="hidden")
     page.select_option("#mode", "train")
