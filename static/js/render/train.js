@@ -23,7 +23,7 @@ const OPTIMIZER_NAMES = { sgd: "SGD", momentum: "Momentum", adam: "Adam" };
  * The panel, appended to `root`. `store` holds the train_* fields and the program;
  * `onIteration(k)` asks the page to show iteration k's recorded walk; `onDead(dead)` marks
  * the units dead by the iteration shown on the graph; `onError(detail)` shows a refused run
- * next to the program. Returns {show(visible), stop(), node}.
+ * next to the program. Returns {node, show(visible), reset()}.
  */
 export function createTrainPanel(root, { store, onIteration, onDead, onError, frame = requestAnimationFrame }) {
   const doc = root.ownerDocument;
@@ -152,7 +152,8 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     if (shown?.fix) series.unshift({ kind: "fix", name: "with zero_grad", losses: shown.fix.losses.slice(0, view.iteration + 1) });
     const s = store.get();
     curve.draw({ series, steps: view.steps || s.train_steps, cursor: s.train_chosen ? s.train_iteration : null });
-    boundary.node.hidden = !view.boundary && !view.data?.X?.[0] || view.data?.X?.[0]?.length !== 2;
+    // the start event carries the data only for a classifier of 2-D points (engine/train)
+    boundary.node.hidden = view.data?.X?.[0]?.length !== 2;
     boundary.draw(view);
     section.dataset.iteration = String(view.iteration);
     const accuracy = view.accuracy === null || view.accuracy === undefined ? "" : ` · accuracy ${Math.round(100 * view.accuracy)}%`;
