@@ -173,6 +173,8 @@ def test_a_link_keeps_the_train_settings_and_the_chosen_iteration(explorer, chro
         embed.goto(url.replace("/#", "/embed#"))
         embed.wait_for_selector('#embed[data-status="ready"][data-iteration="100"]')
         assert embed.locator("#player").get_attribute("data-total") == total
+        dead = embed.locator('g.node.dead[data-name="h"]')   # with the iteration's dead units
+        assert dead.get_attribute("data-dead") == "h: units 0, 1 dead (since iteration 0)"
     finally:
         context.close()
 
