@@ -51,9 +51,10 @@ class Settings:
         422 `too_large` naming GRADWALK_MAX_TRAIN_STEPS, before the first iteration.
     max_train_elements: the values one iteration holds (all nodes' elements) times the steps
         (elements x iterations); bounds the work of a training run by its memory traffic. The
-        three seeds' networks need at most 1.4e8 (three spirals, 64 units, 3,000 steps).
-    max_train_flops: the forward pass's FLOPs times the steps (FLOPs x iterations; a backward
-        pass and an update cost about twice as much again, as for max_flops).
+        seeds' largest network needs 1.8e8 (three spirals, 64 units, 3,000 steps: 60,688 a step).
+    max_train_flops: one iteration's FLOPs, three times the forward pass's (the backward pass
+        costs about twice the forward), times the steps (FLOPs x iterations); the spirals'
+        3,000 steps need 2.1e9.
     train_timeout_seconds: the wall-clock budget of one training run once it has its slot
         (seconds); past it the run stops and answers 422 `timeout` (an `error` event in the
         stream).

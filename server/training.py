@@ -8,12 +8,13 @@ in a worker thread holding a trace slot (server/slots.py), like a trace.
 The limits (server/settings.py) are the engine's to check (engine/train/config.py TrainLimits:
 steps and recorded iterations before anything runs, the elements and FLOPs of one iteration
 times the steps once the tape is compiled, the wall-clock budget after each iteration), handed
-the settings; `named` puts each setting's name beside the engine's name for it. Past any of them the answer is
-a ProgramError naming the setting: 422 for /api/train, the stream's one `error` event for the
-stream (before its `start`, or mid-way for the budget).
+the settings; `named` puts each setting's name beside the engine's name for it. Past any of
+them the answer is a ProgramError naming the setting: 422 for /api/train, the stream's one
+`error` event for the stream (before its `start`, or mid-way for the budget).
 """
 from __future__ import annotations
 
+import logging
 from typing import Callable
 
 import orjson
@@ -25,6 +26,7 @@ from server.settings import Settings
 from server.tracing import ClientGone, _nothing, _Pieces, error_event, limits, sse_event
 
 ORJSON = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+log = logging.getLogger("gradwalk")
 
 
 def train_limits(settings: Settings) -> TrainLimits:
@@ -90,11 +92,9 @@ def train_stream(program: Program, config, settings: Settings,
     except ProgramError as e:
         out.add(error_event(named(e.to_dict())))
     except Exception:   # noqa: BLE001 - the stream must end with an event, not a cut
-        import logging
+        from server.errors import INTERNAL   # here: starlette is not a CLI import
 
-        from server.errors import INTERNAL
-
-        logging.getLogger("gradwalk").exception("unexpected error in the training stream")
+        log.exception("unexpected error in the training stream")
         out.add(error_event(INTERNAL))
     out.flush()
 

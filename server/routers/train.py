@@ -2,8 +2,8 @@
 Server-Sent Events), issue 15 §2.
 
 A training run is read, parsed and queued as a trace is (server/routers/traces.py), and takes
-a trace slot while it computes; its limits are settings (server/training.py). The events and the JSON
-answer are the engine's (engine/train; docs/trace-format.md, "Training").
+a trace slot while it computes; its limits are settings (server/training.py). The events and
+the JSON answer are the engine's (engine/train; docs/trace-format.md, "Training").
 """
 from __future__ import annotations
 
@@ -61,8 +61,7 @@ async def train(request: Request, settings: SettingsDep, slots: SlotsDep) -> Res
 
 @router.post("/train/stream", response_class=EventStream, openapi_extra=TRAIN_BODY,
              responses={200: TRAIN_SSE_RESPONSE, **STREAM_ERRORS})
-async def train_events(request: Request, settings: SettingsDep,
-                       slots: SlotsDep) -> EventStream:
+async def train_events(request: Request, settings: SettingsDep, slots: SlotsDep) -> EventStream:
     """One SSE per event: `start`, then `iteration` (one each, with its loss), `boundary`,
     `dead`, `recorded` as they come, and `done`; or one `error` (status 200). A malformed
     request is refused before the stream starts (422, 413, 415, 408; 503 `busy`)."""

@@ -17,6 +17,7 @@ import { fetchIteration } from "./train.js";
 import { embedOptions } from "./embedding.js";
 import { narrate } from "./narration.js";
 import { readLinkState } from "./permalink.js";
+import { markDead } from "./render/dead.js";
 import { createPlayer } from "./render/player.js";
 import { rangeOf } from "./spans.js";
 import { createStore, encodeLink, TRAIN_FIELDS } from "./state.js";
@@ -86,6 +87,7 @@ function render({ animate = false } = {}) {
     phase = view.phase;
     const duration = state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 700;
     panel.show(walk, view, { animate, duration });
+    markDead(svg, walk.trace.dead_units ?? []); // a training iteration's (render/dead.js)
     narration.textContent = narrate(view.event, walk.nodesById);
     narration.dataset.kind = view.event?.kind ?? "start";
     if (options.program) showProgram(stepSpan(walk, view));

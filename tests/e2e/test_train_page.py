@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 
-from page_helpers import choose, node
+from page_helpers import choose, node, trace
 
 SEED_003 = "train-xor-seed1"
 SEED_5 = "train-xor-seed5"
@@ -28,7 +28,7 @@ def canvas_colours(page) -> int:
         const c = document.querySelector('#boundary');
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
         const seen = new Set();
-        for (let i = 0; i < d.length; i += 4 * 97) seen.add(`${d[i]},${d[i + 1]},${d[i + 2]},${d[i + 3]}`);
+        for (let i = 0; i < d.length; i += 4 * 97) seen.add(d.slice(i, i + 4).join());
         return seen.size;
     }""")
 
@@ -107,7 +107,7 @@ def test_seed_5_shows_its_dead_unit_stuck_at_ln_2(explorer):
     trained(page, SEED_5)
     status = page.locator("#train-status")
     assert round(float(status.get_attribute("data-loss")), 4) == round(math.log(2), 4)
-    assert "h: unit 3 dead (since iteration 0)" in status.inner_text()
+    assert page.locator("#train-dead").inner_text() == "h: unit 3 dead (since iteration 0)"
     h = page.locator('g.node.dead[data-name="h"]')
     assert h.get_attribute("data-dead") == "h: unit 3 dead (since iteration 0)"
     assert h.locator("text.dead-tag").text_content() == "h: unit 3 dead (since iteration 0)"
@@ -173,5 +173,40 @@ def test_a_link_keeps_the_train_settings_and_the_chosen_iteration(explorer, chro
         embed.goto(url.replace("/#", "/embed#"))
         embed.wait_for_selector('#embed[data-status="ready"][data-iteration="100"]')
         assert embed.locator("#player").get_attribute("data-total") == total
+        dead = embed.locator('g.node.dead[data-name="h"]')   # with the iteration's dead units
+        assert dead.get_attribute("data-dead") == "h: units 0, 1 dead (since iteration 0)"
     finally:
         context.close()
+
+
+def test_the_three_spirals_reach_100_percent_on_the_page(explorer):
+    page = explorer.page
+    choose(page, "train-spirals")
+    page.click("#train-run")
+    page.wait_for_selector('#train[data-status="done"]', timeout=120_000)
+    assert "accuracy 100%" in page.locator("#train-status").inner_text()
+    boundary = page.locator("#boundary")
+    assert boundary.get_attribute("data-classes") == "3"
+    # the heat map's 48x48 cells are coloured by their centres: a point near the boundary may
+    # sit in a cell of the neighbouring class (293 of 300 here); a boundary that had not formed
+    # would agree with about a third
+    assert int(boundary.get_attribute("data-agree")) >= 285
+    assert page.locator("#loss-curve").get_attribute("data-points") == "3000"
+
+
+def test_a_refused_run_says_why_and_other_modes_hide_the_panel(explorer):
+    page = explorer.page
+    choose(page, SEED_003)
+    page.fill("#train-steps", "20000")   # over the input's max: the store keeps 301
+    page.locator("#train-steps").dispatch_event("change")
+    assert page.locator("#train-steps").input_value() == "301"
+    trace(page, "w = [1.0, -2.0]\nL = w * w\n")   # a loss that is not a scalar
+    page.click("#train-run")
+    page.wait_for_selector('#train[data-status="error"]')
+    assert "scalar loss" in page.locator(".program-error").inner_text()
+    status = page.locator("#train-status").inner_text()
+    assert status.startswith("Not trained: training needs a scalar loss")
+    page.select_option("#mode", "reverse")
+    page.wait_for_selector("#train", state="hidden")
+    page.select_option("#mode", "train")
+    page.wait_for_selector("#train", state="visible")

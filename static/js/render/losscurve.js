@@ -37,6 +37,7 @@ export function createLossCurve(root) {
   const yAxis = plot.append("g").attr("class", "axis y");
   const lines = plot.append("g").attr("class", "lines");
   const cursor = plot.append("line").attr("class", "loss-cursor").attr("y1", 0).attr("y2", h);
+  const legend = plot.append("g").attr("class", "loss-legend");
 
   function draw({ series, steps, cursor: at = null }) {
     const all = series.flatMap((s) => s.losses);
@@ -47,12 +48,25 @@ export function createLossCurve(root) {
     const path = line().defined((v) => Number.isFinite(v)).x((_, i) => x(i)).y((v) => y(v));
     lines.selectAll("path").data(series, (s) => s.kind)
       .join("path").attr("class", (s) => `loss-line ${s.kind}`).attr("d", (s) => path(s.losses));
+    // two curves say which is which (the bug and its fix), bottom left, where a falling loss
+    // is not
+    const named = series.length > 1 ? series : [];
+    const entry = legend.selectAll("g.entry").data(named, (s) => s.kind)
+      .join((enter) => {
+        const g = enter.append("g").attr("class", "entry");
+        g.append("line").attr("x1", 0).attr("x2", 24);
+        g.append("text").attr("x", 30).attr("dy", "0.35em");
+        return g;
+      })
+      .attr("transform", (_, i) => `translate(8,${h - 10 - 18 * (named.length - 1 - i)})`);
+    entry.select("line").attr("class", (s) => `loss-line ${s.kind}`);
+    entry.select("text").text((s) => s.name);
     const run = series.find((s) => s.kind === "run") ?? series[0];
     const points = run ? run.losses.length : 0;
     svg.attr("data-points", String(points));
     const last = points ? run.losses[points - 1] : null;
     svg.attr("aria-label", points ? `Loss after ${points} iterations: ${formatLoss(last)}` : "Loss curve: not trained yet");
-    cursor.attr("hidden", at === null ? "" : null);
+    cursor.style("display", at === null ? "none" : null); // (an svg element has no `hidden`)
     if (at !== null) cursor.attr("x1", x(at)).attr("x2", x(at));
   }
 

@@ -23,7 +23,7 @@ const OPTIMIZER_NAMES = { sgd: "SGD", momentum: "Momentum", adam: "Adam" };
  * The panel, appended to `root`. `store` holds the train_* fields and the program;
  * `onIteration(k)` asks the page to show iteration k's recorded walk; `onDead(dead)` marks
  * the units dead by the iteration shown on the graph; `onError(detail)` shows a refused run
- * next to the program. Returns {show(visible), stop(), node}.
+ * next to the program. Returns {node, show(visible), reset()}.
  */
 export function createTrainPanel(root, { store, onIteration, onDead, onError, frame = requestAnimationFrame }) {
   const doc = root.ownerDocument;
@@ -37,6 +37,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   const pause = el(doc, "button", { id: "train-pause", type: "button", class: "btn" }, "❚❚ Pause");
   const step = el(doc, "button", { id: "train-step", type: "button", class: "btn", title: "Show one more iteration" }, "Step one iteration");
   const status = el(doc, "p", { id: "train-status", class: "train-status", role: "status" });
+  const deadLine = el(doc, "p", { id: "train-dead", class: "train-dead", hidden: "" });
   const slider = el(doc, "input", { id: "train-iteration", type: "range", min: "0", max: "0", value: "0", "aria-label": "Iteration to step through" });
   const sliderText = el(doc, "output", { class: "train-iteration-text" });
   const open = el(doc, "button", { id: "train-open", type: "button", class: "btn", title: "Step this iteration's forward, zero_grad, backward and update in the graph" }, "Step it");
@@ -45,7 +46,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     el(doc, "label", {}, "Steps ", steps), el(doc, "label", {}, "lr ", lr), optimizer,
     el(doc, "label", { class: "train-bug", title: "The bug lab: skip zero_grad, so the adjoints pile up across iterations; the fixed run is drawn dashed beside it" }, bug, " no zero_grad"),
     el(doc, "span", { class: "train-buttons" }, run, pause, step),
-    status,
+    status, deadLine,
     el(doc, "div", { class: "train-slider" }, el(doc, "label", {}, "Iteration ", slider), sliderText, open));
   section.append(controls, plots);
   root.prepend(section);
@@ -59,10 +60,10 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   let abort = null;
 
   /** The store's settings into the controls. */
-  function showSettings() {
+  function showSettings({ force = false } = {}) {
     const s = store.get();
-    if (doc.activeElement !== steps) steps.value = String(s.train_steps);
-    if (doc.activeElement !== lr) lr.value = String(s.train_lr);
+    if (force || doc.activeElement !== steps) steps.value = String(s.train_steps);
+    if (force || doc.activeElement !== lr) lr.value = String(s.train_lr);
     optimizer.value = s.train_optimizer;
     bug.checked = s.train_bug;
   }
@@ -74,7 +75,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   const setting = (control, read) => control.addEventListener("change", () => {
     const patch = read();
     if (patch) store.set(patch);
-    else showSettings(); // not a valid value: the store's shows again
+    else showSettings({ force: true }); // not a valid value: the store's shows again
   });
   setting(steps, () => {
     const v = Number(steps.value);
@@ -147,19 +148,22 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
 
   function render() {
     const view = shown ? runView(shown.run, cursor) : runView(createRun(), -1);
-    const series = [{ kind: "run", name: "run", losses: view.losses }];
+    const series = [{ kind: "run", name: shown?.fix ? "no zero_grad" : "loss", losses: view.losses }];
     if (shown?.fix) series.unshift({ kind: "fix", name: "with zero_grad", losses: shown.fix.losses.slice(0, view.iteration + 1) });
     const s = store.get();
     curve.draw({ series, steps: view.steps || s.train_steps, cursor: s.train_chosen ? s.train_iteration : null });
-    boundary.node.hidden = !view.boundary && !view.data?.X?.[0] || view.data?.X?.[0]?.length !== 2;
+    // the start event carries the data only for a classifier of 2-D points (engine/train)
+    boundary.node.hidden = view.data?.X?.[0]?.length !== 2;
     boundary.draw(view);
     section.dataset.iteration = String(view.iteration);
     const accuracy = view.accuracy === null || view.accuracy === undefined ? "" : ` · accuracy ${Math.round(100 * view.accuracy)}%`;
-    const dead = Object.values(deadByNode(view.dead)).map((units) => ` · ${deadText(units)}`).join("");
     const fix = shown?.fix && view.iteration >= 0 ? ` (with zero_grad: ${formatLoss(shown.fix.losses[view.iteration])})` : "";
     status.textContent = view.iteration < 0
       ? (shown?.error ? `Not trained: ${shown.error.message}` : "Press Train to run the steps.")
-      : `iteration ${view.iteration} of ${view.steps} · loss ${formatLoss(view.loss)}${fix}${accuracy}${dead}`;
+      : `iteration ${view.iteration} of ${view.steps} · loss ${formatLoss(view.loss)}${fix}${accuracy}`;
+    // the dead units on a line of their own, under the loss: they are also on their nodes
+    deadLine.textContent = Object.values(deadByNode(view.dead)).map(deadText).join(" · ");
+    deadLine.hidden = !deadLine.textContent;
     status.dataset.loss = view.loss === null ? "" : String(view.loss);
     // Any iteration of the run the settings describe can be recorded, trained or not yet.
     const top = Math.max(0, (view.steps || s.train_steps) - 1);

@@ -1,0 +1,68 @@
+"""Screenshots of Train mode (issue 15 §3) for a person to look at (not a test).
+
+    python tests/e2e/shoot_train.py [--url http://127.0.0.1:8123] [--out /tmp/gradwalk-train]
+
+Starts the real server on a free port unless --url is given. At 1280x800 and 1024x768, in the
+light and the projector theme: "XOR, seed 003" trained (the curve at 0.0132, the boundary
+formed), its iteration 100 chosen and stepped to its first update with the program hidden;
+seed 5 trained (the dead unit on its node); the no_zero_grad bug beside the fix; the three
+spirals trained.
+"""
+from __future__ import annotations
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from live_server import shoot_main  # noqa: E402
+from page_helpers import choose  # noqa: E402
+from shoot import browser_for_shots, themed_pages  # noqa: E402
+
+SIZES = [(1280, 800), (1024, 768)]
+
+
+def trained(page, preset: str) -> None:
+    choose(page, preset)
+    page.click("#train-run")
+    page.wait_for_selector('#train[data-status="done"]', timeout=120_000)
+    page.wait_for_timeout(300)
+
+
+def first_update(page) -> None:
+    """Iteration 100 recorded, stepped to its first update, the program hidden."""
+    slider = page.locator("#train-iteration")
+    slider.fill("100")
+    slider.dispatch_event("change")
+    page.wait_for_selector('#player[data-iteration="100"]')
+    page.wait_for_selector('#app[data-status="ready"]')
+    page.click("#toggle-program")
+    page.locator("#graph").click(position={"x": 2, "y": 2})
+    while page.locator("#player .phase").inner_text() != "update":
+        page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(900)
+
+
+def shoot(url: str, out: pathlib.Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with browser_for_shots() as browser:
+        for page, name in themed_pages(browser, url, SIZES):
+            trained(page, "train-xor-seed1")
+            page.screenshot(path=out / f"xor-trained-{name}.png")
+            first_update(page)
+            page.screenshot(path=out / f"xor-iteration-100-update-{name}.png")
+            page.click("#toggle-program")
+            trained(page, "train-xor-seed5")
+            page.screenshot(path=out / f"seed5-dead-{name}.png")
+            trained(page, "train-no-zero-grad")
+            page.screenshot(path=out / f"no-zero-grad-{name}.png")
+            trained(page, "train-spirals")
+            page.screenshot(path=out / f"spirals-{name}.png")
+    print(f"saved to {out}")
+
+
+def main() -> None:
+    shoot_main(__doc__, "/tmp/gradwalk-train", shoot)
+
+
+if __name__ == "__main__":
+    main()
