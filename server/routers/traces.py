@@ -62,8 +62,9 @@ MAX_OUTPUT_CHARS = 256   # an output name longer than this is refused (character
 M = TypeVar("M", bound=BaseModel)
 
 
-class TraceRequest(BaseModel):
-    """A program (Python syntax, see docs/trace-format.md) and the name to differentiate."""
+class ProgramRequest(BaseModel):
+    """A program (Python syntax, see docs/trace-format.md) and the name to differentiate: what
+    every route that traces reads (POST /api/quiz/mistakes reads only this)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -75,6 +76,23 @@ class TraceRequest(BaseModel):
     dtype: Literal["float64", "float32"] | None = Field(
         default=None, description="the floating-point type of every value and gradient; "
         "default: the program's `# dtype:` first line, else float64 (both given must agree)")
+
+    @field_validator("program")
+    @classmethod
+    def _text(cls, program: str) -> str:   # every route's program: trace, stream, export, node
+        return without_bom(program)
+
+    @field_validator("output")
+    @classmethod
+    def _identifier(cls, name: str | None) -> str | None:
+        if name is not None and not name.isidentifier():
+            raise ValueError("must be a name such as `L` or `loss` (a Python identifier)")
+        return name
+
+
+class TraceRequest(ProgramRequest):
+    """A program (Python syntax, see docs/trace-format.md) and the name to differentiate."""
+
     # strict: no numeric strings or booleans; a list's elements are checked by the engine
     # (engine/trace/seed.py: numbers, rectangular, finite), which keeps the schema free of a
     # recursive $ref (the request schema is inlined in the OpenAPI document)
@@ -106,18 +124,6 @@ class TraceRequest(BaseModel):
         """The engine's view of the issue-9 fields."""
         return Options(mode=self.mode, tangents=self.tangents, vector=self.vector,
                        check=self.check, eps=self.eps, bugs=tuple(self.bugs))
-
-    @field_validator("program")
-    @classmethod
-    def _text(cls, program: str) -> str:   # every route's program: trace, stream, export, node
-        return without_bom(program)
-
-    @field_validator("output")
-    @classmethod
-    def _identifier(cls, name: str | None) -> str | None:
-        if name is not None and not name.isidentifier():
-            raise ValueError("must be a name such as `L` or `loss` (a Python identifier)")
-        return name
 
 
 class ErrorDetail(BaseModel):
