@@ -17,6 +17,7 @@ import { embedOptions } from "./embedding.js";
 import { narrate } from "./narration.js";
 import { readLinkState } from "./permalink.js";
 import { createPlayer } from "./render/player.js";
+import { createQuizSession } from "./quiz-session.js";
 import { rangeOf } from "./spans.js";
 import { createStore, encodeLink } from "./state.js";
 import { applyTheme } from "./theme.js";
@@ -38,7 +39,7 @@ const link = readLinkState(document, location);
 const options = embedOptions(location.search, link.state);
 const store = createStore({
   program: link.state?.program ?? "", output: link.state?.output ?? "", speed: options.speed,
-  theme: options.theme, font: options.font,
+  theme: options.theme, font: options.font, quiz: link.state?.quiz ?? "",
 });
 let walk = null; // prepareWalk's result, once traced
 let pendingStep = options.step; // where to go once traced (goto and step messages move it)
@@ -51,7 +52,14 @@ root.dataset.program = String(options.program);
 programBox.hidden = !options.program;
 
 const total = () => walk?.timeline.length ?? 0;
-const playback = createPlayback(store, { total, steppable: () => Boolean(walk) });
+// A quiz in the link (issue 16) stops the walk at each question; at the end its result goes
+// to the page around the embed: {type: "gradwalk:result", score, max, answers} (docs/slides.md).
+const quiz = createQuizSession(root, {
+  store, before: narration, seek: (step) => playback.actions.seek(step), changed: () => render(),
+  onEnd: (message) => window.parent !== window && window.parent.postMessage(message, "*"),
+});
+const reachable = () => (walk ? quiz.limit(total()) : 0);
+const playback = createPlayback(store, { total: reachable, steppable: () => Boolean(walk) });
 const player = createPlayer(root.querySelector(".player"), playback.actions);
 provideWalk(() => ({ svg, walk, state: store.get() }));
 const panel = createGraphPanel(svg, { message: graphMessage });
@@ -82,6 +90,7 @@ function render({ animate = false } = {}) {
     phase = view.phase;
     const duration = state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 700;
     panel.show(walk, view, { animate, duration });
+    quiz.show(view, svg);
     narration.textContent = narrate(view.event, walk.nodesById);
     narration.dataset.kind = view.event?.kind ?? "start";
     if (options.program) showProgram(stepSpan(walk, view));
@@ -120,7 +129,7 @@ function go(step) {
 
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
-  if (event.target.matches?.("select")) return; // the speed menu keeps its keys
+  if (event.target.matches?.("select, input")) return; // the speed menu and the quiz's box keep their keys
   const action = event.key === " " && event.shiftKey ? "back" : EMBED_KEYS[event.key];
   if (!action) return;
   event.preventDefault(); // no scroll, no second "click" on a focused button
@@ -172,6 +181,7 @@ async function start() {
     }
   }
   walk = prepareWalk(result, program);
+  quiz.setWalk(walk);
   root.dataset.graph = panel.draw(walk);
   // A slide shows the whole graph when it still reads from the back of the room; a bigger
   // one is shown around the current step, as in the explorer. Larger text (font=) raises
@@ -183,7 +193,7 @@ async function start() {
   }
   root.dataset.status = "ready";
   if (window.parent !== window) window.parent.postMessage({ type: "gradwalk:ready", steps: total() }, "*");
-  store.set({ step: Math.min(Math.max(0, pendingStep), total()) }); // past the end: the last
+  store.set({ step: Math.min(Math.max(0, pendingStep), reachable()) }); // past the end (or a question): the last
   render();
   if (options.autoplay) playback.actions.play();
 }

@@ -21,6 +21,9 @@ import { createPlayer } from "./render/player.js";
 import { createResetControl } from "./render/reset.js";
 import { createSharePanel } from "./render/share.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
+import { createQuizSetup } from "./render/quiz.js";
+import { freshSeed, withNumbers } from "./quiz.js";
+import { createQuizSession } from "./quiz-session.js";
 import {
   choosePreset, createStore, editProgram, menuFor, openLink, restoredEditor, SAVED_KEY,
   savedEditor,
@@ -114,6 +117,19 @@ const modes = createModesPanel($("#editor .side"), {
 // The trace's warnings under the narration (a click shows the place in the program), and
 // the nodes a no_grad block made / the edges detach cuts, marked in the graph (issue 9).
 const warnings = createWarningStrip(narration, { onSelect: (w, walk) => editor.select(w, walk?.program) });
+
+// The quiz (issue 16): its panel over the narration, its setup beside the program. The
+// player may not pass a question's step until it is answered (total() is the quiz's gate).
+const quiz = createQuizSession(narration.parentNode, {
+  store, before: narration, seek: (step) => actions.seek(step), changed: () => regate(),
+});
+createQuizSetup($("#editor .side"), {
+  store,
+  onNewNumbers: () => { // the same graph, fresh numbers for the leaves: the seed goes into the link
+    const seed = freshSeed();
+    showProgram({ ...editProgram(store.get(), withNumbers(editor.getText(), seed), presets), quiz_seed: seed });
+  },
+});
 
 // ---------------------------------------------------------------- tracing
 
@@ -237,6 +253,7 @@ function begin(walk, request) {
   nav.select(null);
   ledgerPanel.draw({ ...walk.trace, ledger: null }); // drawn once every event is in
   modes.begin(walk);
+  quiz.setWalk(walk); // its questions once every event is in (finish)
   secondPanel.draw(null);
   // A link's expanded groups open before the first layout; any other trace opens as planned.
   if (pendingGroups?.length && walk.groups) openGroups(walk, pendingGroups);
@@ -347,10 +364,11 @@ function finish(walk) {
   app.dataset.traceLength = String(walk.timeline.length);
   ledgerPanel.draw(walk.trace);
   secondPanel.draw(walk.trace);
+  quiz.setWalk(walk);
   if (walk.layout && !walk.drawing) panel.markOutput(walk);
   else if (walk.plan.reason) app.dataset.graph = panel.draw(walk); // the message, with the results
   else layOut(walk); // the numbers are all in: lay out now
-  const step = Math.min(pendingStep ?? store.get().step, walk.timeline.length);
+  const step = Math.min(pendingStep ?? store.get().step, total()); // not past a quiz's question
   pendingStep = null;
   store.set({ step });
   render({ animate: false });
@@ -390,14 +408,16 @@ function restore(walk) {
   app.dataset.graph = panel.draw(walk);
   ledgerPanel.draw(walk.trace);
   secondPanel.draw(walk.trace);
+  quiz.setWalk(walk);
   app.dataset.traceLength = String(walk.timeline.length);
-  store.set({ step: Math.min(store.get().step, walk.timeline.length) });
+  store.set({ step: Math.min(store.get().step, total()) });
 }
 
 /** Nothing typed yet: the editor shows its hint; nothing is traced, and nothing is wrong. */
 function showEmpty() {
   cancelWork();
   shown = null;
+  quiz.setWalk(null);
   stale = false;
   pinned = null;
   pendingStep = null;
@@ -464,6 +484,7 @@ function render({ animate }) {
   const duration = state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 700;
   panel.show(shown, view, { animate, duration });
   modes.show(shown, view, svg); // forward mode: each box's tangent
+  quiz.show(view, svg); // a question's node marked, its number hidden
   markUnrecorded(shown, svg);
   nav.refresh(); // the minimap moves off this step's callouts
   warnings.show(shown, view);
@@ -488,7 +509,13 @@ store.subscribe((state, before) => {
 // ---------------------------------------------------------------- the player
 
 function total() {
-  return shown ? shown.timeline.length : 0;
+  return shown ? quiz.limit(shown.timeline.length) : 0;
+}
+
+/** The quiz's gate moved: a step past it goes back to it; else the step is shown again. */
+function regate() {
+  if (store.get().step > total()) store.set({ step: total(), playing: false });
+  else render({ animate: false });
 }
 
 /** Stepping is for a trace of the program; after an error the old one only shows. */

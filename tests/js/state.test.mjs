@@ -20,6 +20,7 @@ test("the default state", () => {
     playing: false, draft: "", edits: {}, linked: null, back: "", preset: "", program: "", output: "", step: 0,
     speed: 2, theme: "auto", font: 1, hide_program: false, mode: "reverse", tangent: "",
     tangent_direction: "element", tangent_element: 0, tangent_seed: 1, group_above: 400, open_groups: [],
+    quiz: "", quiz_seed: 0, diff_base: "",
   });
 });
 
