@@ -91,11 +91,11 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
     const answered = answers.size;
     if (q) {
       const n = questions.indexOf(q) + 1;
-      panel.ask(q, `Quiz (${specText(spec)}): question ${n} of ${questions.length}. What is ${q.symbol}? Enter submits.`, { focus: fresh });
+      panel.ask(q, `Question ${n} of ${questions.length} · ${specText(spec)}`, { focus: fresh });
     } else if (view.phase === "done") {
       end();
     } else {
-      panel.idle(`Quiz (${specText(spec)}): ${answered} of ${questions.length} answered. Step on (→) to the next question.`);
+      panel.idle(`Quiz · ${specText(spec)}: ${answered} of ${questions.length} answered; step on (→) to the next question.`);
     }
   }
 
@@ -134,8 +134,8 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
     panel.say({
       verdict: "wrong", mistake: verdict.mistake?.kind, kinds: verdict.kinds,
       title: `Not quite: ${right}, not ${formatNumber(verdict.value)}.`,
-      named: verdict.mistake ? `${capital(verdict.mistake.text)}.` : null,
-      lines: [`The rule: ${rule(q)}`, "Try again, or Show and continue."],
+      named: verdict.mistake ? `${capital(verdict.mistake.text)}.${verdict.also.map((m) => ` Or: ${m.text}.`).join("")}` : null,
+      lines: [`The rule: ${rule(q)}`],
     });
   }
 

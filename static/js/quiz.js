@@ -117,14 +117,16 @@ export function matches(x, v) {
  * The verdict on `text` for `question`, given the mistakes table's entries for it
  * (POST /api/quiz/mistakes: [{kind, value, text}], most telling first): {verdict: "right"
  * | "wrong" | "unreadable", value, mistake: the first entry that gives this number or null,
- * kinds: every kind that gives it}.
+ * kinds: every kind that gives it, also: the first entry of each other kind}.
  */
 export function judge(text, question, mistakes = []) {
   const value = readAnswer(text);
-  if (Number.isNaN(value)) return { verdict: "unreadable", value, mistake: null, kinds: [] };
-  if (matches(value, question.answer)) return { verdict: "right", value, mistake: null, kinds: [] };
+  if (Number.isNaN(value)) return { verdict: "unreadable", value, mistake: null, kinds: [], also: [] };
+  if (matches(value, question.answer)) return { verdict: "right", value, mistake: null, kinds: [], also: [] };
   const named = mistakes.filter((m) => matches(value, m.value));
-  return { verdict: "wrong", value, mistake: named[0] ?? null, kinds: [...new Set(named.map((m) => m.kind))] };
+  const kinds = [...new Set(named.map((m) => m.kind))];
+  const also = kinds.slice(1).map((kind) => named.find((m) => m.kind === kind));
+  return { verdict: "wrong", value, mistake: named[0] ?? null, kinds, also };
 }
 
 /**

@@ -82,6 +82,7 @@ test("the fan-out answers of the issue: right, overwrite, and -0.7864's kinds", 
   assert.equal(minus.mistake.kind, "overwrite");
   assert.match(minus.mistake.text, /contribution through e/);
   assert.deepEqual(minus.kinds, ["overwrite", "sign"]);
+  assert.deepEqual(minus.also.map((m) => m.text), ["you have the sign wrong"]); // said too
   const other = judge("5", q, A_MISTAKES);
   assert.equal(other.verdict, "wrong");
   assert.equal(other.mistake, null);

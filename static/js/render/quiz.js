@@ -34,11 +34,12 @@ export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
   const question = html("label", { className: "quiz-question", htmlFor: "quiz-answer" });
   const check = html("button", { type: "submit", className: "btn primary", textContent: "Check" });
   const skip = html("button", { type: "button", className: "btn", textContent: "Show and continue" });
+  const status = html("span", { className: "quiz-status" });
   const form = html("form", { className: "quiz-form", noValidate: true }, question, input, check, skip);
-  const status = html("p", { className: "quiz-status" });
+  const row = html("div", { className: "quiz-row" }, form, status);
   const feedback = html("p", { id: "quiz-feedback", className: "quiz-feedback", role: "status" });
   feedback.setAttribute("aria-live", "polite");
-  const el = html("section", { id: "quiz", className: "quiz", tabIndex: -1 }, status, form, feedback);
+  const el = html("section", { id: "quiz", className: "quiz", tabIndex: -1 }, row, feedback);
   el.setAttribute("aria-label", "Quiz");
   el.hidden = true;
   el.dataset.quiz = "off";
@@ -61,12 +62,8 @@ export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
       question.textContent = `${q.symbol} = ?`;
       question.title = q.what === "adjoint" ? `the gradient ${q.symbol} once every contribution is in` : `the value of ${q.symbol}`;
       input.setAttribute("aria-label", q.what === "adjoint" ? `Your answer: the gradient ${q.symbol}` : `Your answer: the value of ${q.symbol}`);
-      if (focus) {
+      if (focus) { // a new question: the last verdict stays (it names its own node) until answered
         input.value = "";
-        delete el.dataset.verdict;
-        delete el.dataset.mistake;
-        delete el.dataset.mistakes;
-        feedback.replaceChildren();
         input.focus({ preventScroll: true });
       }
     },
