@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from page_helpers import EDITOR, get_program, node, wait_step
-from test_embed import deck_server  # noqa: F401  (a fixture: a parent page on another origin)
+from test_embed import deck_html, deck_server  # noqa: F401  (a fixture: a parent page on another origin)
 from test_links import fragment
 
 TANH = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
@@ -133,14 +133,7 @@ def test_the_score_after_a_whole_walk(chromium, app_url):
 
 def test_the_embed_posts_its_result_to_the_page_around_it(chromium, app_url, deck_server):  # noqa: F811
     embed = f"{app_url}/embed#{fragment({'v': 1, 'program': TANH, 'quiz': 'fanout'})}"
-    deck = f"""<!doctype html><title>lms</title>
-      <iframe id="walk" src="{embed}" width="1000" height="620" title="walk"></iframe>
-      <script>
-        window.results = [];
-        addEventListener("message", (e) => {{
-          if (e.data && e.data.type === "gradwalk:result") window.results.push(e.data);
-        }});
-      </script>"""
+    deck = deck_html(embed, "gradwalk:result", "results", height=620)   # an LMS page
     context = chromium.new_context(viewport={"width": 1100, "height": 700})
     try:
         page = context.new_page()
