@@ -24,6 +24,7 @@ import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
 import { createQuizSetup } from "./render/quiz.js";
 import { freshSeed, withNumbers } from "./quiz.js";
 import { createQuizSession } from "./quiz-session.js";
+import { createDiffSession } from "./diff-session.js";
 import {
   choosePreset, createStore, editProgram, menuFor, openLink, restoredEditor, SAVED_KEY,
   savedEditor,
@@ -130,6 +131,14 @@ createQuizSetup($("#editor .side"), {
     showProgram({ ...editProgram(store.get(), withNumbers(editor.getText(), seed), presets), quiz_seed: seed });
   },
 });
+// Edit and diff (issue 16 §2): the walk against the run before it, node by node.
+const diffs = createDiffSession($("#editor .side"), { store, svg });
+
+/** The quiz and the diff follow the walk shown (`walk` may still be arriving, or null). */
+function followWalk(walk) {
+  quiz.setWalk(walk);
+  diffs.setWalk(walk);
+}
 
 // ---------------------------------------------------------------- tracing
 
@@ -175,6 +184,8 @@ async function trace() {
   const program = editor.getText();
   // The editor reports edits once a frame: the text traced is the text in the store.
   if (program !== store.get().program) store.set(editProgram(store.get(), program, presets));
+  // Comparing runs: this trace is compared with the run shown before it.
+  if (store.get().diff_base && shown?.complete && shown.program !== program) store.set({ diff_base: shown.program });
   store.set({ playing: false });
   cancelWork();
   editor.showLineStarts();
@@ -253,7 +264,7 @@ function begin(walk, request) {
   nav.select(null);
   ledgerPanel.draw({ ...walk.trace, ledger: null }); // drawn once every event is in
   modes.begin(walk);
-  quiz.setWalk(walk); // its questions once every event is in (finish)
+  followWalk(walk); // the quiz's questions and the diff once every event is in (finish)
   secondPanel.draw(null);
   // A link's expanded groups open before the first layout; any other trace opens as planned.
   if (pendingGroups?.length && walk.groups) openGroups(walk, pendingGroups);
@@ -364,7 +375,7 @@ function finish(walk) {
   app.dataset.traceLength = String(walk.timeline.length);
   ledgerPanel.draw(walk.trace);
   secondPanel.draw(walk.trace);
-  quiz.setWalk(walk);
+  followWalk(walk);
   if (walk.layout && !walk.drawing) panel.markOutput(walk);
   else if (walk.plan.reason) app.dataset.graph = panel.draw(walk); // the message, with the results
   else layOut(walk); // the numbers are all in: lay out now
@@ -408,7 +419,7 @@ function restore(walk) {
   app.dataset.graph = panel.draw(walk);
   ledgerPanel.draw(walk.trace);
   secondPanel.draw(walk.trace);
-  quiz.setWalk(walk);
+  followWalk(walk);
   app.dataset.traceLength = String(walk.timeline.length);
   store.set({ step: Math.min(store.get().step, total()) });
 }
@@ -417,7 +428,7 @@ function restore(walk) {
 function showEmpty() {
   cancelWork();
   shown = null;
-  quiz.setWalk(null);
+  followWalk(null);
   stale = false;
   pinned = null;
   pendingStep = null;
@@ -485,12 +496,13 @@ function render({ animate }) {
   panel.show(shown, view, { animate, duration });
   modes.show(shown, view, svg); // forward mode: each box's tangent
   quiz.show(view, svg); // a question's node marked, its number hidden
+  diffs.mark(); // the changed nodes, against the run compared with
   markUnrecorded(shown, svg);
   nav.refresh(); // the minimap moves off this step's callouts
   warnings.show(shown, view);
   narration.textContent = narrate(view.event, shown.nodesById, { direction: modes.direction(shown), hvp: shown.trace?.hvp });
   if (view.event?.kind === "done") secondPanel.reveal(); // the H v table into view at Done
-  if (pinned) detail.show(shown, view, pinned);
+  if (pinned) showDetail(view);
   narration.dataset.kind = view.event?.kind ?? "start";
   if (view.event?.bug) narration.dataset.bug = view.event.bug; // a bug-lab switch changed it
   else delete narration.dataset.bug;
@@ -555,10 +567,16 @@ function hover(node, { pin = false } = {}) {
     pinned = pinned === node ? null : node;
     // the live view of the step shown (render's): at(k) would copy and replay (130,000 events at End)
     nav.select(pinned); // first: a wide detail panel goes below its trace buttons
-    if (pinned && shown && !stale) detail.show(shown, shown.timeline.view(store.get().step), pinned);
+    if (pinned && shown && !stale) showDetail(shown.timeline.view(store.get().step));
     else detail.hide();
   }
   editor.mark("hover", (node ?? pinned)?.span ?? null, shown?.program);
+}
+
+/** The pinned node's detail panel at `view`, with its numbers in the run compared with. */
+function showDetail(view) {
+  detail.show(shown, view, pinned);
+  diffs.detail($("#detail"), pinned.id);
 }
 
 /** The example menu shows the state: an example's title, or "✎ Your program". */

@@ -4,18 +4,14 @@ whole walk; the embed posts its result to the page around it; "New numbers" keep
 and its answers agree with PyTorch float64."""
 from __future__ import annotations
 
-import base64
-import json
 import re
-import urllib.parse
-import zlib
 
 import pytest
 import torch
 
-from page_helpers import EDITOR, get_program, node, wait_step
+from page_helpers import get_program, node, trace, wait_step
 from test_embed import deck_html, deck_server  # noqa: F401  (a fixture: a parent page on another origin)
-from test_links import fragment
+from test_links import fragment, unpack
 
 TANH = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
 A_STEP = 13   # events[13] is ā's last contribution (through e): the walk stops before it
@@ -190,8 +186,7 @@ def test_new_numbers_keep_the_graph_and_the_answers_follow_pytorch(chromium, app
         assert program.split("\n")[3:] == TANH.split("\n")[3:]   # the same graph's lines
         assert page.locator("g.node").evaluate_all("els => els.map(e => e.dataset.name + ':' + e.querySelector('text.tag').textContent)") == shape
         # the seed is in the link, and the link's program is the new one
-        packed = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).fragment)["s"][0]
-        state = json.loads(zlib.decompress(base64.urlsafe_b64decode(packed + "=" * (-len(packed) % 4)), -15))
+        state = unpack(page.url)
         assert state["quiz"] == "fanout" and state["quiz_seed"] > 0 and state["program"] == program
         expected = torch_a_bar(leaves["a"], leaves["b"], leaves["c"])
         page.locator("#narration").click()
@@ -203,3 +198,31 @@ def test_new_numbers_keep_the_graph_and_the_answers_follow_pytorch(chromium, app
         assert errors == []
     finally:
         context.close()
+
+
+def test_a_quiz_from_the_menu_or_an_ask_line(explorer):
+    page = explorer.page   # the tanh fan-out example, no quiz
+    linked = page.evaluate("location.hash")
+    page.locator("#quiz-preset").select_option("adjoints")
+    page.wait_for_function("h => location.hash !== h", arg=linked)   # the link carries it
+    assert unpack(page.url)["quiz"] == "adjoints"
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    page.locator("#narration").click()
+    page.keyboard.press("End")
+    wait_step(page, 8)   # t̄ is asked first
+    assert page.locator("#quiz").get_attribute("data-asking") == "n5"
+    page.locator("#quiz-preset").select_option("")   # off: the walk runs on
+    assert page.locator("#quiz").is_hidden()
+    page.locator("#narration").click()
+    page.keyboard.press("End")
+    wait_step(page, 16)
+    # a first line `# ask: d` asks d̄ only
+    trace(page, "# ask: d\n" + TANH)
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    page.locator("#narration").click()
+    page.keyboard.press("End")
+    wait_step(page, 10)
+    assert page.locator("#quiz").get_attribute("data-asking") == "n4"
+    answer(page, "2")   # t̄ without tanh's local derivative
+    assert page.locator("#quiz").get_attribute("data-mistake") == "missing_local"
+    assert explorer.unexpected_errors() == []
