@@ -74,20 +74,21 @@ export function diffRuns(before, after) {
 }
 
 /**
- * The colour scale's position of each changed row, 0..1: |Δ| of its value (else its
- * adjoint) relative to its size before, on a log scale from 1e-9 to 1 (a change of 1e-4
- * of a number reads 0.56, a doubling 1). {id: t}.
+ * The colour scale's position of each changed row, 0.15..1: the relative change of its value
+ * (else its adjoint), |Δ| / |before|, as a share of the largest in this diff (a changed
+ * shape or a new node counts as the largest). {id: t}.
  */
 export function strengths(rows) {
-  const out = {};
+  const rel = {};
   for (const r of rows) {
     if (!r.changed) continue;
     const c = r.value?.changed ? r.value : r.adjoint;
     const size = Math.max(Math.abs(flat(c.before)?.[0] ?? 0), 1e-12);
-    const rel = c.delta === null ? 1 : Math.abs(c.delta) / size;
-    out[r.id] = Math.max(0.05, Math.min(1, (Math.log10(Math.max(rel, 1e-9)) + 9) / 9));
+    rel[r.id] = c.delta === null ? Infinity : Math.abs(c.delta) / size;
   }
-  return out;
+  const finite = Object.values(rel).filter(Number.isFinite);
+  const top = Math.max(...finite, 0) || 1;
+  return Object.fromEntries(Object.entries(rel).map(([id, x]) => [id, 0.15 + 0.85 * Math.min(1, x / top)]));
 }
 
 /**

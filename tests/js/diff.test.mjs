@@ -38,8 +38,10 @@ test("a change's colour strength grows with its relative size", () => {
   const { rows } = diffRuns(before, after);
   const t = strengths(rows);
   const byLabel = Object.fromEntries(rows.map((r) => [r.label, r.id]));
-  assert.ok(t[byLabel.a] > 0.5 && t[byLabel.a] <= 1); // 1e-3 relative
-  assert.ok(t[byLabel.L] < t[byLabel.a]); // 8.5e-4 relative
+  assert.equal(t[byLabel.a], 1); // 1e-3 relative, the largest (with e and d)
+  assert.ok(Math.abs(t[byLabel.L] - (0.15 + 0.85 * (0.0007862659939406047 / 0.9242343145200195) / 0.001)) < 1e-6);
+  assert.ok(t[byLabel.L] < t[byLabel.a] && t[byLabel.b] < t[byLabel.L]); // b̄ moved 5.4e-4 relative
+  assert.equal(t[byLabel.c] > 0.15, true);
 });
 
 test("a node only one run has, a reshaped tensor, an unchanged one", () => {

@@ -110,7 +110,7 @@ export function markDiff(svg, diff, { changedOnly = false } = {}) {
     text.setAttribute("y", String(Number(box.getAttribute("y")) - 6));
     text.setAttribute("text-anchor", "end");
     text.textContent = `${r.value?.changed ? "Δ" : "Δ grad"} ${deltaText(c)}`;
-    g.append(text);
+    box.parentNode.append(text); // beside the box, in its positioned group
   }
 }
 
