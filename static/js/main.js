@@ -23,6 +23,7 @@ import { createSharePanel } from "./render/share.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
 import { createQuizSetup } from "./render/quiz.js";
 import { freshSeed, withNumbers } from "./quiz.js";
+import { practiceProgram } from "./quiz-practice.js";
 import { createQuizSession } from "./quiz-session.js";
 import { createDiffSession } from "./diff-session.js";
 import {
@@ -129,6 +130,11 @@ createQuizSetup($("#editor .side"), {
   onNewNumbers: () => { // the same graph, fresh numbers for the leaves: the seed goes into the link
     const seed = freshSeed();
     showProgram({ ...editProgram(store.get(), withNumbers(editor.getText(), seed), presets), quiz_seed: seed });
+  },
+  onPractice: (options) => { // a generated graph to drill on, quizzed on every adjoint unless a quiz is on
+    const seed = freshSeed();
+    const program = practiceProgram(seed, options);
+    showProgram({ ...editProgram(store.get(), program, presets, { replaced: true }), quiz_seed: seed, quiz: store.get().quiz || "adjoints" });
   },
 });
 // Edit and diff (issue 16 §2): the walk against the run before it, node by node.

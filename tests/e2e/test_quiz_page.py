@@ -226,3 +226,23 @@ def test_a_quiz_from_the_menu_or_an_ask_line(explorer):
     answer(page, "2")   # t̄ without tanh's local derivative
     assert page.locator("#quiz").get_attribute("data-mistake") == "missing_local"
     assert explorer.unexpected_errors() == []
+
+
+def test_practice_makes_a_seeded_graph_to_drill_on(explorer):
+    page = explorer.page
+    page.locator("#practice-size").select_option("3")
+    page.locator("#practice-ops").select_option("+ × tanh")
+    page.locator("#practice").click()
+    page.wait_for_function("() => /^# practice: seed=\\d+, 3 ops from \\+ × tanh/.test("
+                           "document.querySelector('#editor .editor').gradwalkEditor.getText())")
+    page.wait_for_selector('#app[data-status="ready"]')
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    program = get_program(page)
+    state = unpack(page.url)
+    assert state["quiz"] == "adjoints" and state["program"] == program
+    assert f"seed={state['quiz_seed']}," in program.split("\n")[0]
+    assert page.locator("g.node").count() == 6   # three leaves, three ops
+    page.locator("#narration").click()
+    page.keyboard.press("End")
+    page.wait_for_selector("#quiz[data-asking]")   # the backward pass stops at its first adjoint
+    assert explorer.unexpected_errors() == []

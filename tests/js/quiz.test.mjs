@@ -137,3 +137,31 @@ test("the quiz is a link field, and a link without one turns it off", () => {
   assert.equal(openLink({ ...defaultState(), quiz: "values" }, { v: 1, program: PROGRAM }, []).quiz, "");
   assert.equal(openLink(defaultState(), { v: 1, program: PROGRAM, quiz: "fanout" }, []).quiz, "fanout");
 });
+
+test("Practice: a seeded graph of the size and op set asked, every leaf used", async () => {
+  const { practiceProgram, OP_SETS, SIZES } = await import("../../static/js/quiz-practice.js");
+  for (const ops of Object.keys(OP_SETS)) {
+    for (const size of SIZES) {
+      for (const seed of [1, 2, 99, 123456]) {
+        const text = practiceProgram(seed, { size, ops });
+        assert.equal(text, practiceProgram(seed, { size, ops })); // seeded
+        const lines = text.trim().split("\n");
+        assert.equal(lines[0], `# practice: seed=${seed}, ${size} ops from ${ops}`);
+        const body = lines.slice(4);
+        assert.equal(body.length, size);
+        assert.match(body.at(-1), /^L = /);
+        const used = body.map((l) => l.split("=")[1]).join(" ");
+        for (const leaf of ["a", "b", "c"]) assert.match(used, new RegExp(`\\b${leaf}\\b`), text);
+        for (const l of body) {
+          const names = l.split("=")[1].match(/\b[a-z]\w*\b/g).filter((n) => !["tanh", "exp", "sigmoid"].includes(n));
+          const op = (l.match(/(tanh|exp|sigmoid)\(/) ?? l.match(/ ([+*-]) /))[1];
+          assert.ok({ "+": "add", "*": "mul", "-": "sub" }[op] ? OP_SETS[ops].includes({ "+": "add", "*": "mul", "-": "sub" }[op]) : OP_SETS[ops].includes(op), l);
+          assert.ok(names.length >= 1);
+        }
+      }
+    }
+  }
+  assert.notEqual(practiceProgram(1), practiceProgram(2));
+  assert.throws(() => practiceProgram(1, { size: 1 }), RangeError);
+  assert.throws(() => practiceProgram(1, { ops: "÷" }), RangeError);
+});

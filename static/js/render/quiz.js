@@ -12,6 +12,7 @@
 
 import { METRICS } from "../layout.js";
 import { namedSpec, PRESETS } from "../quiz.js";
+import { OP_SETS, SIZES } from "../quiz-practice.js";
 
 const html = (tag, props = {}, ...children) => {
   const el = Object.assign(document.createElement(tag), props);
@@ -133,7 +134,7 @@ export function markAsked(svg, q) {
  * nodes with their names) and "New numbers". Reads and writes the store's `quiz`;
  * `onNewNumbers()` gives the leaves fresh numbers.
  */
-export function createQuizSetup(root, { store, onNewNumbers }) {
+export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
   const menu = html("select", { id: "quiz-preset" },
     html("option", { value: "", textContent: "Off" }),
     ...Object.entries(PRESETS).map(([value, label]) => html("option", { value, textContent: label })));
@@ -141,8 +142,16 @@ export function createQuizSetup(root, { store, onNewNumbers }) {
   names.setAttribute("aria-label", "The nodes to ask, by name");
   const fresh = html("button", { type: "button", className: "btn", id: "quiz-new-numbers", textContent: "New numbers",
     title: "Give the inputs fresh random numbers (seeded; the link keeps them), for the same graph" });
+  const size = html("select", { id: "practice-size" }, ...SIZES.map((n) => html("option", { value: String(n), textContent: `${n} ops` })));
+  const ops = html("select", { id: "practice-ops" }, ...Object.keys(OP_SETS).map((k) => html("option", { value: k, textContent: k })));
+  size.value = "4";
+  size.setAttribute("aria-label", "Practice graph size");
+  ops.setAttribute("aria-label", "Practice op set");
+  const practice = html("button", { type: "button", className: "btn", id: "practice", textContent: "Practice",
+    title: "A new small graph of this size and op set to drill the chain rule on (seeded: the link keeps it)" });
   const el = html("section", { className: "quiz-setup" },
-    html("label", {}, "Quiz ", menu), names, fresh);
+    html("div", { className: "quiz-setup-row" }, html("label", {}, "Quiz ", menu), names, fresh),
+    html("div", { className: "quiz-setup-row" }, practice, size, ops));
   el.setAttribute("aria-label", "Quiz setup");
   root.prepend(el);
   const showState = ({ quiz }) => {
@@ -162,6 +171,7 @@ export function createQuizSetup(root, { store, onNewNumbers }) {
   });
   names.addEventListener("change", setNamed);
   fresh.addEventListener("click", () => onNewNumbers());
+  practice.addEventListener("click", () => onPractice({ size: Number(size.value), ops: ops.value }));
   store.subscribe((state, before) => state.quiz !== before.quiz && showState(state));
   showState(store.get());
   return { el };
