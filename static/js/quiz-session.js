@@ -92,6 +92,9 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
     if (q) {
       const n = questions.indexOf(q) + 1;
       panel.ask(q, `Question ${n} of ${questions.length} · ${specText(spec)}`, { focus: fresh });
+    } else if (!questions.length && walk.complete !== false) {
+      panel.idle(`Quiz · ${specText(spec)}: nothing to ask in this walk (the quiz asks for scalar numbers of the backward`
+        + " pass's nodes or forward values; a tensor's are shown as usual).");
     } else if (view.phase === "done") {
       end();
     } else {

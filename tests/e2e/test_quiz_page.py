@@ -246,3 +246,19 @@ def test_practice_makes_a_seeded_graph_to_drill_on(explorer):
     page.keyboard.press("End")
     page.wait_for_selector("#quiz[data-asking]")   # the backward pass stops at its first adjoint
     assert explorer.unexpected_errors() == []
+
+
+def test_a_quiz_with_nothing_to_ask_says_so(chromium, app_url):
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        tensors = "W = [[1.0, 2.0]]\nx = [[3.0], [4.0]]\ny = W @ x\nL = sum(y * y)\n"
+        page.goto(f"{app_url}/#{fragment({'v': 1, 'program': tensors, 'quiz': 'fanout'})}")
+        page.wait_for_selector('#quiz[data-quiz="ready"]')
+        assert "nothing to ask in this walk" in page.locator("#quiz").inner_text()
+        page.locator("#narration").click()
+        page.keyboard.press("End")   # nothing holds the walk
+        page.wait_for_function("() => document.querySelector('#player').dataset.step === document.querySelector('#player').dataset.total")
+    finally:
+        context.close()
