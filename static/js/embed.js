@@ -21,7 +21,7 @@ import { createQuizSession } from "./quiz-session.js";
 import { rangeOf } from "./spans.js";
 import { createStore, encodeLink } from "./state.js";
 import { applyTheme } from "./theme.js";
-import { contentBox, wholeScale } from "./viewport.js";
+import { boxOf, contentBox, wholeScale } from "./viewport.js";
 import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, provideWalk, stepSpan } from "./walk.js";
 
 // The smallest scale at which the whole graph is shown at once: a deck scales its slides up
@@ -56,6 +56,7 @@ const total = () => walk?.timeline.length ?? 0;
 // to the page around the embed: {type: "gradwalk:result", score, max, answers} (docs/slides.md).
 const quiz = createQuizSession(root, {
   store, before: narration, seek: (step) => playback.actions.seek(step), changed: () => render(),
+  reveal: (ids) => walk?.layout && panel.zoom.reveal(boxOf(walk.layout, ids)),
   onEnd: (message) => window.parent !== window && window.parent.postMessage(message, "*"),
 });
 const reachable = () => (walk ? quiz.limit(total()) : 0);

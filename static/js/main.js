@@ -26,6 +26,7 @@ import { freshSeed, withNumbers } from "./quiz.js";
 import { practiceProgram } from "./quiz-practice.js";
 import { createQuizSession } from "./quiz-session.js";
 import { createDiffSession } from "./diff-session.js";
+import { boxOf } from "./viewport.js";
 import {
   choosePreset, createStore, editProgram, menuFor, openLink, restoredEditor, SAVED_KEY,
   savedEditor,
@@ -124,6 +125,7 @@ const warnings = createWarningStrip(narration, { onSelect: (w, walk) => editor.s
 // player may not pass a question's step until it is answered (total() is the quiz's gate).
 const quiz = createQuizSession(narration.parentNode, {
   store, before: narration, seek: (step) => actions.seek(step), changed: () => regate(),
+  reveal: (ids) => shown?.layout && zoom.reveal(boxOf(shown.layout, ids)),
 });
 createQuizSetup($("#editor .side"), {
   store,

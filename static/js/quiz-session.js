@@ -20,11 +20,12 @@ function specText(spec) {
 /**
  * The quiz of the page whose store is `store` (its `quiz` field and the walk's program say
  * which steps ask), with its panel in `root` before `before`. `seek(step)` moves the walk
- * (the player's action); `changed()` redraws the page (the gate moved); `onEnd(message)`
- * gets resultMessage once per walk when the walk reaches its end with every question asked.
+ * (the player's action); `changed()` redraws the page (the gate moved); `reveal(ids)` brings
+ * those nodes into the camera's view; `onEnd(message)` gets resultMessage once per walk when
+ * the walk reaches its end.
  * Returns {setWalk, limit, show, panel}.
  */
-export function createQuizSession(root, { store, before = null, seek, changed = () => {}, onEnd = () => {}, mistakes = fetchMistakes }) {
+export function createQuizSession(root, { store, before = null, seek, changed = () => {}, onEnd = () => {}, reveal: inView = () => {}, mistakes = fetchMistakes }) {
   let walk = null;
   let spec = "";
   let questions = [];
@@ -90,6 +91,9 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
     markAsked(svg, q);
     const answered = answers.size;
     if (q) {
+      // the asked node in view with what it is computed from (a phone's camera follows the
+      // step): a value's inputs, an adjoint's consumer on the revealing edge
+      inView(q.what === "value" ? [q.node, ...(walk.nodesById[q.node]?.inputs ?? [])] : [q.node, q.event.node]);
       const n = questions.indexOf(q) + 1;
       panel.ask(q, `Question ${n} of ${questions.length} · ${specText(spec)}`, { focus: fresh });
     } else if (!questions.length && walk.complete !== false) {

@@ -262,3 +262,27 @@ def test_a_quiz_with_nothing_to_ask_says_so(chromium, app_url):
         page.wait_for_function("() => document.querySelector('#player').dataset.step === document.querySelector('#player').dataset.total")
     finally:
         context.close()
+
+
+def test_on_a_phone_the_asked_node_and_its_inputs_are_in_view(chromium, app_url):
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        page.goto(f"{app_url}/embed#{fragment({'v': 1, 'program': TANH, 'quiz': 'values', 'step': 16})}")
+        page.wait_for_selector('#quiz[data-quiz="ready"][data-asking="n3"]')   # e = a * b
+        assert page.locator("#quiz input[name=answer]").get_attribute("inputmode") == "decimal"
+        page.wait_for_selector('#graph[data-camera="still"]')
+        inside = page.evaluate("""() => {
+          const view = document.querySelector('#graph').getBoundingClientRect();
+          return ['e', 'a', 'b'].map((n) => {
+            const r = document.querySelector(`g.node[data-name="${n}"] rect.box`).getBoundingClientRect();
+            return r.left >= view.left - 1 && r.right <= view.right + 1 && r.top >= view.top - 1 && r.bottom <= view.bottom + 1;
+          }); }""")
+        assert inside == [True, True, True]
+        box = page.locator("#quiz input[name=answer]")
+        box.fill("-0,5")   # a phone's decimal comma
+        box.press("Enter")
+        page.wait_for_selector('#quiz[data-verdict="right"]')
+    finally:
+        context.close()
