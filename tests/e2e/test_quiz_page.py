@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import httpx2 as httpx
 import pytest
 import torch
 
@@ -284,5 +285,21 @@ def test_on_a_phone_the_asked_node_and_its_inputs_are_in_view(chromium, app_url)
         box.fill("-0,5")   # a phone's decimal comma
         box.press("Enter")
         page.wait_for_selector('#quiz[data-verdict="right"]')
+    finally:
+        context.close()
+
+
+def test_short_links_carry_the_quiz(chromium, app_url):
+    state = {"v": 1, "program": TANH, "quiz": "fanout", "step": 16}
+    link = httpx.post(f"{app_url}/api/links", json={"state": state}).json()
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        for path, step in ((f"/s/{link['id']}", "#player"), (f"/embed/s/{link['id']}", "#embed")):
+            page = context.new_page()
+            page.set_default_timeout(20_000)
+            page.goto(app_url + path)
+            page.wait_for_selector('#quiz[data-quiz="ready"][data-asking="n0"]')
+            page.wait_for_selector(f'{step}[data-step="{A_STEP}"]')   # held before ā
+            page.close()
     finally:
         context.close()
