@@ -65,7 +65,8 @@ export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
       input.setAttribute("aria-label", q.what === "adjoint" ? `Your answer: the gradient ${q.symbol}` : `Your answer: the value of ${q.symbol}`);
       if (focus) { // a new question: the last verdict stays (it names its own node) until answered
         input.value = "";
-        input.focus({ preventScroll: true });
+        // to the box, unless the program is being edited (a trace from the editor reached it)
+        if (!document.activeElement?.closest?.(".cm-editor, textarea, select")) input.focus({ preventScroll: true });
       }
     },
     /** The verdict on an answer: {verdict, mistake (its kind), kinds, title, named (the
