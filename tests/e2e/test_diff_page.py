@@ -41,6 +41,10 @@ def test_nudging_a_moves_the_output_by_about_h_times_a_bar(explorer, chromium, a
     assert dL == pytest.approx(0.001 * a_bar, rel=1e-2)    # first order: ΔL ≈ h · ā
     assert delta_of(page, "a")[0] == pytest.approx(0.001, rel=1e-9)
     assert node(page, "L").locator(".diff-delta").text_content() == "Δ +0.0007863"
+    # drawn just over L's box, at its right end
+    label, box = (node(page, "L").locator(sel).bounding_box() for sel in (".diff-delta", "rect.box"))
+    assert box["y"] - 30 < label["y"] + label["height"] <= box["y"] + 2
+    assert abs((label["x"] + label["width"]) - (box["x"] + box["width"])) < 8
     assert node(page, "L").get_attribute("data-changed") == "value"
     assert node(page, "b").get_attribute("data-changed") == "adjoint"   # b̄ = a · ē moved
     assert node(page, "c").get_attribute("data-changed") == "adjoint"   # c̄ = t moved
