@@ -15,7 +15,7 @@ from server.errors import BUSY, INTERNAL, ErrorResponse, error_dict, error_respo
 from server.head import HeadAsGet
 from server.jsonbody import ShapeTooLarge, UnsupportedBody
 from server.health import HealthFirst
-from server.routers import exports, links, nodes, pages, traces, train
+from server.routers import exports, links, nodes, pages, quiz, traces, train
 from server.routers.pages import ROOT
 from server.settings import get_settings
 from server.shutdown import exit_within
@@ -91,6 +91,7 @@ def create_app() -> FastAPI:
     app.include_router(exports.router)
     app.include_router(nodes.router)
     app.include_router(train.router)
+    app.include_router(quiz.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     settings = get_settings()
     exit_within(settings.shutdown_timeout_seconds)

@@ -41,6 +41,9 @@ class Settings:
         trace stops and its client gets an `error` event of kind `too_slow`. The default holds
         two of the largest streams (max_response_bytes) whole.
     max_program_chars: the longest program accepted (characters); a 100,000-node chain fits.
+    max_quiz_nodes: the largest program (nodes) POST /api/quiz/mistakes answers for; its table
+        traces the program four times (the correct walk and three of the bug lab's engines:
+        engine/mistakes.py). Larger: 422 too_large (the quiz then names no mistakes).
     max_statements: the most statements (lines) a program may have (statements).
     max_depth: how deeply an expression may nest: calls, lists and right operands count a
         level, a left-associative chain `x + x + ... + x` stays at one (levels).
@@ -102,6 +105,7 @@ class Settings:
     max_queued_bytes: int = 4 * 1024 * 1024
     max_stream_buffer_bytes: int = 200_000_000
     max_program_chars: int = 2_000_000
+    max_quiz_nodes: int = 2_000
     max_statements: int = 120_000
     max_depth: int = 100
     trace_timeout_seconds: float = 20.0

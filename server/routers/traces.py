@@ -65,7 +65,7 @@ M = TypeVar("M", bound=BaseModel)
 class ProgramRequest(BaseModel):
     """A program (Python syntax, see docs/trace-format.md), the name to differentiate and the
     floating-point type: the fields every program route shares (trace, stream, node, export,
-    train)."""
+    train; POST /api/quiz/mistakes reads only these)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -63,20 +63,33 @@ export async function fetchTrace(program, output = null, { signal } = {}) {
  * One node's full value and final adjoint (POST /api/trace/node), for a tensor over the
  * inline limit: {node, shape, value, adjoint}. Rejects with TraceError as fetchTrace does.
  */
-export async function fetchNode(program, output, node, { signal } = {}) {
+export function fetchNode(program, output, node, { signal } = {}) {
+  return postJson("/api/trace/node", { program, output, node }, signal);
+}
+
+/**
+ * The quiz's mistakes table (POST /api/quiz/mistakes, engine/mistakes.py): {adjoint: {node
+ * id: [{kind, value, text}]}, value: {...}}. Rejects with TraceError as fetchTrace does.
+ */
+export function fetchMistakes(program, output, { signal } = {}) {
+  return postJson("/api/quiz/mistakes", { program, output }, signal);
+}
+
+/** POST `body` as JSON to `path`: the answer's body, or TraceError (as fetchTrace's). */
+async function postJson(path, body, signal) {
   let response;
   try {
-    response = await fetch("/api/trace/node", {
+    response = await fetch(path, {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify({ program, output, node }),
+      body: JSON.stringify(body),
       signal,
     });
   } catch (error) {
     if (error.name === "AbortError") throw error;
     throw new TraceError({ kind: "network", message: `could not reach the server (${error.message})` });
   }
-  const body = await response.json().catch(() => null);
-  if (!response.ok) throw new TraceError(errorDetail(response.status, body));
-  return body;
+  const answer = await response.json().catch(() => null);
+  if (!response.ok) throw new TraceError(errorDetail(response.status, answer));
+  return answer;
 }

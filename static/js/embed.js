@@ -19,10 +19,11 @@ import { narrate } from "./narration.js";
 import { readLinkState } from "./permalink.js";
 import { markDead } from "./render/dead.js";
 import { createPlayer } from "./render/player.js";
+import { createQuizSession } from "./quiz-session.js";
 import { rangeOf } from "./spans.js";
 import { createStore, encodeLink, TRAIN_FIELDS } from "./state.js";
 import { applyTheme } from "./theme.js";
-import { contentBox, wholeScale } from "./viewport.js";
+import { boxOf, contentBox, wholeScale } from "./viewport.js";
 import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, provideWalk, stepSpan } from "./walk.js";
 
 // The smallest scale at which the whole graph is shown at once: a deck scales its slides up
@@ -43,7 +44,7 @@ const trainFields = Object.fromEntries(["mode", ...TRAIN_FIELDS].filter((name) =
   .map((name) => [name, link.state[name]]));
 const store = createStore({
   program: link.state?.program ?? "", output: link.state?.output ?? "", speed: options.speed,
-  theme: options.theme, font: options.font, ...trainFields,
+  theme: options.theme, font: options.font, quiz: link.state?.quiz ?? "", ...trainFields,
 });
 let walk = null; // prepareWalk's result, once traced
 let pendingStep = options.step; // where to go once traced (goto and step messages move it)
@@ -56,7 +57,15 @@ root.dataset.program = String(options.program);
 programBox.hidden = !options.program;
 
 const total = () => walk?.timeline.length ?? 0;
-const playback = createPlayback(store, { total, steppable: () => Boolean(walk) });
+// A quiz in the link (issue 16) stops the walk at each question; at the end its result goes
+// to the page around the embed: {type: "gradwalk:result", score, max, answers} (docs/slides.md).
+const quiz = createQuizSession(root, {
+  store, before: narration, seek: (step) => playback.actions.seek(step), changed: () => render(),
+  reveal: (ids) => walk?.layout && panel.zoom.reveal(boxOf(walk.layout, ids)),
+  onEnd: (message) => window.parent !== window && window.parent.postMessage(message, "*"),
+});
+const reachable = () => (walk ? quiz.limit(total()) : 0);
+const playback = createPlayback(store, { total: reachable, steppable: () => Boolean(walk) });
 const player = createPlayer(root.querySelector(".player"), playback.actions);
 provideWalk(() => ({ svg, walk, state: store.get() }));
 const panel = createGraphPanel(svg, { message: graphMessage });
@@ -88,6 +97,7 @@ function render({ animate = false } = {}) {
     const duration = state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 700;
     panel.show(walk, view, { animate, duration });
     markDead(svg, walk.trace.dead_units ?? []); // a training iteration's (render/dead.js)
+    quiz.show(view, svg);
     narration.textContent = narrate(view.event, walk.nodesById);
     narration.dataset.kind = view.event?.kind ?? "start";
     if (options.program) showProgram(stepSpan(walk, view));
@@ -126,7 +136,7 @@ function go(step) {
 
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
-  if (event.target.matches?.("select")) return; // the speed menu keeps its keys
+  if (event.target.matches?.("select, input")) return; // the speed menu and the quiz's box keep their keys
   const action = event.key === " " && event.shiftKey ? "back" : EMBED_KEYS[event.key];
   if (!action) return;
   event.preventDefault(); // no scroll, no second "click" on a focused button
@@ -181,6 +191,7 @@ async function start() {
     }
   }
   walk = prepareWalk(result, program);
+  quiz.setWalk(walk);
   root.dataset.graph = panel.draw(walk);
   // A slide shows the whole graph when it still reads from the back of the room; a bigger
   // one is shown around the current step, as in the explorer. Larger text (font=) raises
@@ -192,7 +203,7 @@ async function start() {
   }
   root.dataset.status = "ready";
   if (window.parent !== window) window.parent.postMessage({ type: "gradwalk:ready", steps: total() }, "*");
-  store.set({ step: Math.min(Math.max(0, pendingStep), total()) }); // past the end: the last
+  store.set({ step: Math.min(Math.max(0, pendingStep), reachable()) }); // past the end (or a question): the last
   render();
   if (options.autoplay) playback.actions.play();
 }

@@ -24,6 +24,12 @@ import { createTrainPanel } from "./render/train.js";
 import { markDead } from "./render/dead.js";
 import { fetchIteration } from "./train.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
+import { createQuizSetup } from "./render/quiz.js";
+import { freshSeed, withNumbers } from "./quiz.js";
+import { practiceProgram } from "./quiz-practice.js";
+import { createQuizSession } from "./quiz-session.js";
+import { createDiffSession } from "./diff-session.js";
+import { boxOf } from "./viewport.js";
 import {
   choosePreset, createStore, editProgram, menuFor, openLink, restoredEditor, SAVED_KEY,
   savedEditor,
@@ -128,6 +134,33 @@ const trainPanel = createTrainPanel($(".stage"), {
 // the nodes a no_grad block made / the edges detach cuts, marked in the graph (issue 9).
 const warnings = createWarningStrip(narration, { onSelect: (w, walk) => editor.select(w, walk?.program) });
 
+// The quiz (issue 16): its panel over the narration, its setup beside the program. The
+// player may not pass a question's step until it is answered (total() is the quiz's gate).
+const quiz = createQuizSession(narration.parentNode, {
+  store, before: narration, seek: (step) => actions.seek(step), changed: () => regate(),
+  reveal: (ids) => shown?.layout && zoom.reveal(boxOf(shown.layout, ids)),
+});
+createQuizSetup($("#editor .side"), {
+  store,
+  onNewNumbers: () => { // the same graph, fresh numbers for the leaves: the seed goes into the link
+    const seed = freshSeed();
+    showProgram({ ...editProgram(store.get(), withNumbers(editor.getText(), seed), presets), quiz_seed: seed });
+  },
+  onPractice: (options) => { // a generated graph to drill on, quizzed on every adjoint unless a quiz is on
+    const seed = freshSeed();
+    const program = practiceProgram(seed, options);
+    showProgram({ ...editProgram(store.get(), program, presets, { replaced: true }), quiz_seed: seed, quiz: store.get().quiz || "adjoints" });
+  },
+});
+// Edit and diff (issue 16 §2): the walk against the run before it, node by node.
+const diffs = createDiffSession($("#editor .side"), { store, svg });
+
+/** The quiz and the diff follow the walk shown (`walk` may still be arriving, or null). */
+function followWalk(walk) {
+  quiz.setWalk(walk);
+  diffs.setWalk(walk);
+}
+
 // ---------------------------------------------------------------- tracing
 
 function setStatus(status) {
@@ -172,6 +205,8 @@ async function trace() {
   const program = editor.getText();
   // The editor reports edits once a frame: the text traced is the text in the store.
   if (program !== store.get().program) store.set(editProgram(store.get(), program, presets));
+  // Comparing runs: this trace is compared with the run shown before it.
+  if (store.get().diff_base && shown?.complete && shown.program !== program) store.set({ diff_base: shown.program });
   store.set({ playing: false });
   cancelWork();
   editor.showLineStarts();
@@ -290,6 +325,7 @@ function begin(walk, request) {
   nav.select(null);
   ledgerPanel.draw({ ...walk.trace, ledger: null }); // drawn once every event is in
   modes.begin(walk);
+  followWalk(walk); // the quiz's questions and the diff once every event is in (finish)
   secondPanel.draw(null);
   // A link's expanded groups open before the first layout; any other trace opens as planned.
   if (pendingGroups?.length && walk.groups) openGroups(walk, pendingGroups);
@@ -400,10 +436,11 @@ function finish(walk) {
   app.dataset.traceLength = String(walk.timeline.length);
   ledgerPanel.draw(walk.trace);
   secondPanel.draw(walk.trace);
+  followWalk(walk);
   if (walk.layout && !walk.drawing) panel.markOutput(walk);
   else if (walk.plan.reason) app.dataset.graph = panel.draw(walk); // the message, with the results
   else layOut(walk); // the numbers are all in: lay out now
-  const step = Math.min(pendingStep ?? store.get().step, walk.timeline.length);
+  const step = Math.min(pendingStep ?? store.get().step, total()); // not past a quiz's question
   pendingStep = null;
   store.set({ step });
   render({ animate: false });
@@ -443,14 +480,16 @@ function restore(walk) {
   app.dataset.graph = panel.draw(walk);
   ledgerPanel.draw(walk.trace);
   secondPanel.draw(walk.trace);
+  followWalk(walk);
   app.dataset.traceLength = String(walk.timeline.length);
-  store.set({ step: Math.min(store.get().step, walk.timeline.length) });
+  store.set({ step: Math.min(store.get().step, total()) });
 }
 
 /** Nothing typed yet: the editor shows its hint; nothing is traced, and nothing is wrong. */
 function showEmpty() {
   cancelWork();
   shown = null;
+  followWalk(null);
   stale = false;
   pinned = null;
   pendingStep = null;
@@ -517,13 +556,15 @@ function render({ animate }) {
   const duration = state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 700;
   panel.show(shown, view, { animate, duration });
   modes.show(shown, view, svg); // forward mode: each box's tangent
+  quiz.show(view, svg); // a question's node marked, its number hidden
+  diffs.mark(); // the changed nodes, against the run compared with
   markUnrecorded(shown, svg);
   markDead(svg, deadUnitsOf(shown));
   nav.refresh(); // the minimap moves off this step's callouts
   warnings.show(shown, view);
   narration.textContent = narrate(view.event, shown.nodesById, { direction: modes.direction(shown), hvp: shown.trace?.hvp });
   if (view.event?.kind === "done") secondPanel.reveal(); // the H v table into view at Done
-  if (pinned) detail.show(shown, view, pinned);
+  if (pinned) showDetail(view);
   narration.dataset.kind = view.event?.kind ?? "start";
   if (view.event?.bug) narration.dataset.bug = view.event.bug; // a bug-lab switch changed it
   else delete narration.dataset.bug;
@@ -542,7 +583,13 @@ store.subscribe((state, before) => {
 // ---------------------------------------------------------------- the player
 
 function total() {
-  return shown ? shown.timeline.length : 0;
+  return shown ? quiz.limit(shown.timeline.length) : 0;
+}
+
+/** The quiz's gate moved: a step past it goes back to it; else the step is shown again. */
+function regate() {
+  if (store.get().step > total()) store.set({ step: total(), playing: false });
+  else render({ animate: false });
 }
 
 /** Stepping is for a trace of the program; after an error the old one only shows. */
@@ -582,10 +629,16 @@ function hover(node, { pin = false } = {}) {
     pinned = pinned === node ? null : node;
     // the live view of the step shown (render's): at(k) would copy and replay (130,000 events at End)
     nav.select(pinned); // first: a wide detail panel goes below its trace buttons
-    if (pinned && shown && !stale) detail.show(shown, shown.timeline.view(store.get().step), pinned);
+    if (pinned && shown && !stale) showDetail(shown.timeline.view(store.get().step));
     else detail.hide();
   }
   editor.mark("hover", (node ?? pinned)?.span ?? null, shown?.program);
+}
+
+/** The pinned node's detail panel at `view`, with its numbers in the run compared with. */
+function showDetail(view) {
+  detail.show(shown, view, pinned);
+  diffs.detail($("#detail"), pinned.id);
 }
 
 /** The example menu shows the state: an example's title, or "✎ Your program". */

@@ -34,7 +34,8 @@ export function readLinkState(doc, loc) {
 }
 
 // The store fields whose change rewrites the URL (the rest are drafts, or transient).
-const URL_FIELDS = ["program", "preset", "output", "step", "speed", "theme", "font", "hide_program", "mode", "tangent", "group_above", "open_groups"];
+const URL_FIELDS = ["program", "preset", "output", "step", "speed", "theme", "font", "hide_program", "mode", "tangent", "group_above", "open_groups",
+  "quiz", "quiz_seed", "diff_base"]; // the quiz and the diff's base (issue 16)
 const DELAY_MS = 250; // typing rewrites the URL once it pauses: deflating a long text is not free
 
 const KEPT = " What you had typed is kept (see the Example menu).";

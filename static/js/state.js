@@ -18,6 +18,7 @@
 // example" is in resets.js.
 
 import { deflateSync, inflateSync, strFromU8, strToU8 } from "fflate";
+import { QUIZ_PATTERN } from "./quiz.js";
 
 export const SPEEDS = [0.5, 1, 2, 4, 8, 16]; // events per second
 export const THEMES = ["auto", "light", "dark", "projector"]; // auto: prefers-color-scheme
@@ -57,6 +58,7 @@ const groupIds = {
     return groupIds.check(v) ? v : undefined;
   },
 };
+const pattern = (re) => ({ parse: (s) => (re.test(s) ? s : undefined), check: (v) => typeof v === "string" && re.test(v) });
 /** Whether `value` is field `f`'s default (a list: when both are empty). */
 const isDefault = (f, value) => value === f.default || (Array.isArray(value) && Array.isArray(f.default) && !value.length && !f.default.length);
 // A learning rate: a positive finite number, at most 1e6 (the server's bound).
@@ -105,6 +107,12 @@ export const FIELDS = {
   train_bug: { type: bool, default: false },
   train_iteration: { type: int, default: 0 },
   train_chosen: { type: bool, default: false },
+  // The quiz (quiz.js): which steps ask ("" off, a preset, "nodes:d,a"), and the seed of
+  // the leaves' numbers "New numbers" gave (0: the program's own).
+  quiz: { type: pattern(QUIZ_PATTERN), default: "" },
+  quiz_seed: { type: int, default: 0 },
+  // Edit and diff (diff.js): the program of the run the one shown is compared with.
+  diff_base: { type: text, default: "" },
 };
 
 // The fields a link sets to their defaults when it lacks them (openLink): the walk's mode and
@@ -247,7 +255,8 @@ export function decodeLink(hash) {
  * menu entry (LINKED), while "✎ Your program" and the edited examples keep theirs. `back`
  * is the entry that was shown, which a plain visit later opens on (savedEditor). `mode`,
  * `tangent` and the tangent's direction (`tangent_direction`, `tangent_element`,
- * `tangent_seed`) are patched to the link's (else their defaults) where they differ from `state`.
+ * `tangent_seed`), the quiz (`quiz`, `quiz_seed`) and the diff's base (`diff_base`) are
+ * patched to the link's (else their defaults) where they differ from `state`.
  */
 export function openLink(state, link, presets) {
   const patch = {};
@@ -256,7 +265,7 @@ export function openLink(state, link, presets) {
   }
   // The walk's mode and tangent leaf are the link's, their defaults when it has none (an
   // older link opens in reverse mode, also in a tab that was in forward mode).
-  for (const name of [...WALK_FIELDS, ...TRAIN_FIELDS]) {
+  for (const name of [...WALK_FIELDS, "quiz", "quiz_seed", "diff_base", ...TRAIN_FIELDS]) {
     const value = Object.hasOwn(link, name) ? link[name] : FIELDS[name].default;
     if (value !== state[name]) patch[name] = value;
   }

@@ -61,6 +61,20 @@ def deck_server():
     server.server_close()
 
 
+def deck_html(embed: str, kind: str, into: str, height: int = 560) -> str:
+    """A page framing the embed at `embed` that collects its messages of type `kind` into
+    `window[into]`, and sends it messages with `send(msg)`."""
+    return f"""<!doctype html><title>deck</title>
+      <iframe id="walk" src="{embed}" width="1000" height="{height}" title="walk"></iframe>
+      <script>
+        window.{into} = [];
+        addEventListener("message", (e) => {{
+          if (e.data && e.data.type === "{kind}") window.{into}.push(e.data);
+        }});
+        window.send = (msg) => document.getElementById("walk").contentWindow.postMessage(msg, "*");
+      </script>"""
+
+
 def open_embed(context, url: str):
     page = context.new_page()
     page.set_default_timeout(15_000)
@@ -124,16 +138,7 @@ def test_presenter_keys_step_the_embed(context, app_url):
 
 
 def test_post_message_drives_the_embed_and_it_posts_its_state_back(context, app_url, deck_server):
-    embed = f"{app_url}/embed?step=2#{fragment({'v': 1, 'program': TANH})}"
-    deck = f"""<!doctype html><title>deck</title>
-      <iframe id="walk" src="{embed}" width="1000" height="560" title="walk"></iframe>
-      <script>
-        window.states = [];
-        addEventListener("message", (e) => {{
-          if (e.data && e.data.type === "gradwalk:state") window.states.push(e.data);
-        }});
-        window.send = (msg) => document.getElementById("walk").contentWindow.postMessage(msg, "*");
-      </script>"""
+    deck = deck_html(f"{app_url}/embed?step=2#{fragment({'v': 1, 'program': TANH})}", "gradwalk:state", "states")
     page = context.new_page()
     page.set_default_timeout(15_000)
     page.goto(deck_server(deck))  # a parent on another origin, as a slide deck is

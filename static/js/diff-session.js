@@ -1,0 +1,80 @@
+// Edit and diff over the walk on screen (issue 16, section 2), for the explorer: the run the
+// walk is compared with is the store's `diff_base` (a program: so a link holds both), traced
+// again through POST /api/trace once per text; each complete walk is diffed against it
+// (diff.js), shown in the "Compare runs" panel (render/diff.js), on the graph's nodes and in
+// the detail panel. Turned on, the base is the walk shown; each later trace of another text
+// moves it to the run before (see main.js trace).
+
+import { fetchTrace } from "./api.js";
+import { diffRuns } from "./diff.js";
+import { createDiffPanel, detailDiff, markDiff } from "./render/diff.js";
+
+/** The diff session with its panel in `root`, marking nodes in `svg`. {setWalk, mark, detail}. */
+export function createDiffSession(root, { store, svg, trace = fetchTrace }) {
+  let walk = null;
+  let diff = null;
+  let changedOnly = false;
+  let state = "ready";
+  let message = "";
+  const traces = new Map(); // base program -> Promise of its trace (output as asked)
+  const panel = createDiffPanel(root, {
+    onToggle: (on) => store.set({ diff_base: on ? walk?.program ?? store.get().program : "" }),
+    onFilter: (on) => {
+      changedOnly = on;
+      redraw();
+    },
+  });
+  store.subscribe((now, before) => now.diff_base !== before.diff_base && compute());
+
+  function baseTrace(program, output) {
+    const key = `${output}\u0000${program}`;
+    if (!traces.has(key)) {
+      if (traces.size > 8) traces.clear(); // a lecture compares a few runs, not hundreds
+      traces.set(key, trace(program, output).catch((error) => {
+        traces.delete(key);
+        throw error;
+      }));
+    }
+    return traces.get(key);
+  }
+
+  async function compute() {
+    const base = store.get().diff_base;
+    diff = null;
+    message = "";
+    state = "waiting";
+    redraw();
+    if (!base || !walk || walk.complete === false) return;
+    const mine = walk;
+    const shownTrace = { graph: walk.trace.graph, events: walk.timeline.events };
+    try { // the walk shown is its own base when turned on: no second trace
+      const before = base === walk.program ? shownTrace : await baseTrace(base, store.get().output || null);
+      if (walk !== mine || store.get().diff_base !== base) return;
+      diff = diffRuns(before, shownTrace);
+      state = "ready";
+    } catch (error) {
+      if (walk !== mine) return;
+      state = "error";
+      message = `The run compared with could not be traced again: ${error.detail?.message ?? error.message}`;
+    }
+    redraw();
+  }
+
+  function redraw() {
+    const leaves = new Set(walk?.trace.graph.nodes.filter((n) => n.role === "leaf").map((n) => n.label) ?? []);
+    panel.show(diff, { on: Boolean(store.get().diff_base), state, message, changedOnly, leaves });
+    markDiff(svg, diff, { changedOnly });
+  }
+
+  return {
+    /** The walk shown changed (or its last event came). */
+    setWalk(next) {
+      walk = next;
+      compute();
+    },
+    /** Mark the graph again (after it was drawn anew). */
+    mark: () => markDiff(svg, diff, { changedOnly }),
+    /** Both runs' numbers of node `id` under the detail panel `panel`. */
+    detail: (panelEl, id) => detailDiff(panelEl, diff, id),
+  };
+}

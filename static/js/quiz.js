@@ -1,0 +1,198 @@
+// The quiz (issue 16, section 1), without the DOM: which steps ask, how an answer is judged,
+// the score, and "New numbers". `node --test` covers it (tests/js/quiz.test.mjs).
+//
+// A quiz is page state (state.js `quiz`, in every link): "" (off), "adjoints" (the backward
+// pass stops before each node's adjoint is complete), "values" (before each forward value),
+// "fanout" (only the adjoints that are sums of two or more contributions) or "nodes:d,a"
+// (those nodes: their adjoint, or their value when the backward pass sends them none). A
+// program's first line `# ask: d, a` is the same as "nodes:d,a" when the state has no quiz.
+//
+// A question gates the walk: its step is the index i of the event that reveals the number,
+// so the player may reach step i (events[:i] shown) and no further until it is answered.
+
+import { randomLcg } from "d3-random";
+import { formatNumber } from "./format.js";
+
+export const PRESETS = {
+  adjoints: "every adjoint",
+  values: "every forward value",
+  fanout: "the fan-out sums only",
+  nodes: "named nodes",
+};
+// A valid `quiz` field: a preset, or "nodes:" and names separated by commas.
+export const QUIZ_PATTERN = /^(|adjoints|values|fanout|nodes:[A-Za-z_]\w*(,[A-Za-z_]\w*)*)$/;
+export const RELATIVE = 1e-3; // an answer within this relative error is right (engine/mistakes.py)
+const ASK_LINE = /^[ \t]*#[ \t]*ask[ \t]*:([^\n]*)$/m;
+
+/** The names of a program's `# ask: d, a` comment line, or null when it has none. */
+export function askedNames(program) {
+  const match = ASK_LINE.exec(String(program ?? ""));
+  if (!match) return null;
+  const names = match[1].split(/[,\s]+/).filter((n) => /^[A-Za-z_]\w*$/.test(n));
+  return names.length ? names : null;
+}
+
+/** The quiz in force: the state's `quiz`, else the program's `# ask:` line, else "" (off). */
+export function quizSpec(state) {
+  if (state.quiz) return state.quiz;
+  const names = askedNames(state.program);
+  return names ? `nodes:${names.join(",")}` : "";
+}
+
+/** The spec "nodes:d,a" for names typed as "d, a" ("" when there is no valid name). */
+export function namedSpec(text) {
+  const names = String(text).split(/[,\s]+/).filter((n) => /^[A-Za-z_]\w*$/.test(n));
+  return names.length ? `nodes:${names.join(",")}` : "";
+}
+
+/**
+ * The questions of `spec` on `trace` (a POST /api/trace body: graph and events), in walk
+ * order: [{step, node, what: "adjoint" | "value", symbol, answer, event}]. `step` is the
+ * index of the event that reveals `answer`; only scalar numbers are asked (a tensor's
+ * node is shown as usual), and never the output's seed.
+ */
+export function questionsOf(spec, trace) {
+  if (!spec || !trace) return [];
+  const nodes = new Map(trace.graph.nodes.map((n) => [n.id, n]));
+  const last = new Map(); // node id -> [index of its last accumulate event, how many]
+  const evaluated = new Map(); // node id -> index of its evaluate event
+  trace.events.forEach((ev, i) => {
+    if (ev.kind === "accumulate") last.set(ev.input, [i, (last.get(ev.input)?.[1] ?? 0) + 1]);
+    else if (ev.kind === "evaluate") evaluated.set(ev.node, i);
+  });
+  const adjoint = (id) => {
+    const i = last.get(id)?.[0];
+    return i !== undefined && typeof trace.events[i].adjoint_after === "number"
+      ? { step: i, node: id, what: "adjoint", symbol: nodes.get(id).adjoint_symbol ?? `${nodes.get(id).label}̄`, answer: trace.events[i].adjoint_after, event: trace.events[i] }
+      : null;
+  };
+  const value = (id) => {
+    const i = evaluated.get(id);
+    return i !== undefined && typeof trace.events[i].value === "number"
+      ? { step: i, node: id, what: "value", symbol: nodes.get(id).label, answer: trace.events[i].value, event: trace.events[i] }
+      : null;
+  };
+  let asked;
+  if (spec === "adjoints") asked = [...last.keys()].map(adjoint);
+  else if (spec === "fanout") asked = [...last].filter(([, [, n]]) => n > 1).map(([id]) => adjoint(id));
+  else if (spec === "values") asked = [...evaluated.keys()].filter((id) => nodes.get(id).role === "op").map(value);
+  else if (spec.startsWith("nodes:")) {
+    const names = new Set(spec.slice(6).split(","));
+    asked = trace.graph.nodes.filter((n) => names.has(n.name) || names.has(n.label))
+      .map((n) => (last.has(n.id) ? adjoint(n.id) : value(n.id)));
+  } else asked = [];
+  return asked.filter(Boolean).sort((a, b) => a.step - b.step);
+}
+
+/**
+ * The step the player may reach: the first unanswered question's (its number not yet
+ * revealed), else `total`. `done` is the set of questions' steps already answered.
+ */
+export function gateOf(questions, done, total) {
+  const open = questions.find((q) => !done.has(q.step));
+  return open ? Math.min(open.step, total) : total;
+}
+
+/** The question the walk waits on at `step`, or null. */
+export function askedAt(questions, done, step) {
+  return questions.find((q) => q.step === step && !done.has(q.step)) ?? null;
+}
+
+/**
+ * A typed answer as a number: "0.7864", "-.5", "1,5" (a decimal comma, as phones in many
+ * languages type it), "1e-3". NaN when it is not one number.
+ */
+export function readAnswer(text) {
+  const s = String(text ?? "").trim().replace(/^\u2212/, "-").replace(/^([-+]?\d*),(\d+)$/, "$1.$2");
+  return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s) ? Number(s) : Number.NaN;
+}
+
+/** True when `x` counts as `v`: within RELATIVE of it, or the same number as the page shows it. */
+export function matches(x, v) {
+  if (!Number.isFinite(x) || typeof v !== "number") return false;
+  return Math.abs(x - v) <= RELATIVE * Math.abs(v) || formatNumber(x) === formatNumber(v);
+}
+
+/**
+ * The verdict on `text` for `question`, given the mistakes table's entries for it
+ * (POST /api/quiz/mistakes: [{kind, value, text}], most telling first): {verdict: "right"
+ * | "wrong" | "unreadable", value, mistake: the first entry that gives this number or null,
+ * kinds: every kind that gives it, also: the first entry of each other kind}.
+ */
+export function judge(text, question, mistakes = []) {
+  const value = readAnswer(text);
+  if (Number.isNaN(value)) return { verdict: "unreadable", value, mistake: null, kinds: [], also: [] };
+  if (matches(value, question.answer)) return { verdict: "right", value, mistake: null, kinds: [], also: [] };
+  const named = mistakes.filter((m) => matches(value, m.value));
+  const kinds = [...new Set(named.map((m) => m.kind))];
+  const also = kinds.slice(1).map((kind) => named.find((m) => m.kind === kind));
+  return { verdict: "wrong", value, mistake: named[0] ?? null, kinds, also };
+}
+
+/**
+ * The score: {asked, right, first_try, mistakes: {kind: count}} over `answers` (one record
+ * per question answered: {tries: [{value, verdict, kind}], right}); `asked` counts the
+ * questions of the quiz.
+ */
+export function scoreOf(questions, answers) {
+  const records = [...answers.values()];
+  const mistakes = {};
+  for (const r of records) {
+    for (const t of r.tries) if (t.kind) mistakes[t.kind] = (mistakes[t.kind] ?? 0) + 1;
+  }
+  return {
+    asked: questions.length,
+    right: records.filter((r) => r.right).length,
+    first_try: records.filter((r) => r.tries[0]?.verdict === "right").length,
+    mistakes,
+  };
+}
+
+/** The embed's message to its parent at the end: formative, not a proctored grade (docs/slides.md). */
+export function resultMessage(questions, answers) {
+  const score = scoreOf(questions, answers);
+  return {
+    type: "gradwalk:result",
+    score: score.first_try,
+    max: score.asked,
+    right: score.right,
+    mistakes: score.mistakes,
+    answers: questions.map((q) => {
+      const r = answers.get(q.step);
+      return {
+        node: q.node, what: q.what, symbol: q.symbol, expected: q.answer,
+        given: r ? r.tries.map((t) => t.value) : [], right: Boolean(r?.right),
+        first_try: r?.tries[0]?.verdict === "right", mistakes: r ? r.tries.map((t) => t.kind).filter(Boolean) : [],
+      };
+    }),
+  };
+}
+
+// ---------------------------------------------------------------- New numbers
+
+// A scalar leaf: a line `name = <number literal>` (a comment may follow).
+const LEAF_LINE = /^([ \t]*)([A-Za-z_]\w*)([ \t]*=[ \t]*)([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)([ \t]*(?:#.*)?)$/;
+
+/**
+ * `program` with every scalar leaf (`a = 1.0`) given a fresh number from `seed` (an
+ * integer): uniform in [-2, 2] to one decimal, never 0 (d3-random's randomLcg, so the same
+ * seed gives the same numbers in every browser). Only the literals change: the graph, the
+ * constants (`const(...)`), the tensors and every other line stay as they are. Seed 0
+ * gives the program back.
+ */
+export function withNumbers(program, seed) {
+  if (!seed) return program;
+  const random = randomLcg(seed);
+  return program.split("\n").map((line) => {
+    const m = LEAF_LINE.exec(line);
+    if (!m) return line;
+    let x = 0;
+    while (x === 0) x = Math.round((random() * 4 - 2) * 10) / 10;
+    return `${m[1]}${m[2]}${m[3]}${x.toFixed(1)}${m[5]}`;
+  }).join("\n");
+}
+
+/** A fresh seed for "New numbers" (1 .. 2^31 - 1). */
+export function freshSeed(random = Math.random) {
+  return 1 + Math.floor(random() * (2 ** 31 - 2));
+}

@@ -1,0 +1,179 @@
+// The quiz on screen (issue 16): the answer panel over the narration, the asked node marked
+// in the graph (its number hidden behind "?"), and the setup beside the program (preset,
+// named nodes, "New numbers"). Each function takes its root element; the logic is
+// quiz.js (no DOM) and quiz-session.js.
+//
+// DOM contract (tests): the panel is #quiz, its answer box `#quiz input[name=answer]`; after
+// each answer #quiz carries data-verdict ("right" | "wrong") and, when the wrong number is
+// one a known mistake gives, data-mistake (the kind's id) and data-mistakes (every kind that
+// gives it). data-quiz is "off" | "waiting" (the walk is not all in, or the mistakes table is
+// on its way) | "ready"; data-asking the asked node's id while it waits for an answer;
+// data-score and data-max at the end.
+
+import { METRICS } from "../layout.js";
+import { namedSpec, PRESETS } from "../quiz.js";
+import { OP_SETS, SIZES } from "../quiz-practice.js";
+
+const html = (tag, props = {}, ...children) => {
+  const el = Object.assign(document.createElement(tag), props);
+  el.append(...children);
+  return el;
+};
+
+/**
+ * The answer panel, put into `root` before `before` (the narration): {el, ask(question,
+ * status), say(feedback), idle(status), off()}. `onSubmit(text)` on Enter or Check;
+ * `onContinue()` for "Show and continue".
+ */
+export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
+  const input = html("input", {
+    id: "quiz-answer", name: "answer", type: "text", inputMode: "decimal", autocomplete: "off",
+    spellcheck: false, enterKeyHint: "done",
+  });
+  input.setAttribute("autocapitalize", "off");
+  input.setAttribute("aria-describedby", "quiz-feedback");
+  const question = html("label", { className: "quiz-question", htmlFor: "quiz-answer" });
+  const check = html("button", { type: "submit", className: "btn primary", textContent: "Check" });
+  const skip = html("button", { type: "button", className: "btn", textContent: "Show and continue" });
+  const status = html("span", { className: "quiz-status" });
+  const form = html("form", { className: "quiz-form", noValidate: true }, question, input, check, skip);
+  const row = html("div", { className: "quiz-row" }, form, status);
+  const feedback = html("p", { id: "quiz-feedback", className: "quiz-feedback", role: "status" });
+  feedback.setAttribute("aria-live", "polite");
+  const el = html("section", { id: "quiz", className: "quiz", tabIndex: -1 }, row, feedback);
+  el.setAttribute("aria-label", "Quiz");
+  el.hidden = true;
+  el.dataset.quiz = "off";
+  root.insertBefore(el, before);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    onSubmit(input.value);
+  });
+  skip.addEventListener("click", () => onContinue());
+
+  return {
+    el,
+    input,
+    /** Ask `q` (quiz.js questionsOf); focus the box when it is a new question. */
+    ask(q, text, { focus = false } = {}) {
+      el.hidden = false;
+      form.hidden = false;
+      el.dataset.asking = q.node;
+      status.textContent = text;
+      question.textContent = `${q.symbol} = ?`;
+      question.title = q.what === "adjoint" ? `the gradient ${q.symbol} once every contribution is in` : `the value of ${q.symbol}`;
+      input.setAttribute("aria-label", q.what === "adjoint" ? `Your answer: the gradient ${q.symbol}` : `Your answer: the value of ${q.symbol}`);
+      if (focus) { // a new question: the last verdict stays (it names its own node) until answered
+        input.value = "";
+        // to the box, unless the program is being edited (a trace from the editor reached it)
+        if (!document.activeElement?.closest?.(".cm-editor, textarea, select")) input.focus({ preventScroll: true });
+      }
+    },
+    /** The verdict on an answer: {verdict, mistake (its kind), kinds, title, named (the
+     * mistake's words), lines}. */
+    say({ verdict, mistake = null, kinds = [], title, named = null, lines = [] }) {
+      if (verdict) el.dataset.verdict = verdict;
+      else delete el.dataset.verdict;
+      if (mistake) {
+        el.dataset.mistake = mistake;
+        el.dataset.mistakes = kinds.join(" ");
+      } else {
+        delete el.dataset.mistake;
+        delete el.dataset.mistakes;
+      }
+      feedback.replaceChildren(html("strong", { textContent: title }),
+        ...(named ? [" ", html("span", { className: "quiz-mistake", textContent: named })] : []),
+        ...lines.map((l) => html("span", { className: "quiz-line", textContent: l })));
+      if (verdict === "wrong") input.select();
+    },
+    /** The end: the score as the panel's headline. */
+    score(text) {
+      this.idle("Quiz done.");
+      feedback.replaceChildren(html("strong", { className: "quiz-score", textContent: text }));
+    },
+    /** Between questions (or at the end): the status line, no answer box. */
+    idle(text) {
+      el.hidden = false;
+      form.hidden = true;
+      delete el.dataset.asking;
+      status.textContent = text;
+      if (el.contains(document.activeElement) && document.activeElement !== el) el.focus({ preventScroll: true });
+    },
+    off() {
+      el.hidden = true;
+      el.dataset.quiz = "off";
+      delete el.dataset.asking;
+    },
+  };
+}
+
+/**
+ * Mark the asked node in `svg`: a ring, and its number (the adjoint's, or the value's)
+ * hidden behind "?" until it is answered. `q` null clears the mark.
+ */
+export function markAsked(svg, q) {
+  for (const g of svg.querySelectorAll("g.node.quiz-asked")) {
+    g.classList.remove("quiz-asked", "quiz-hidden-grad", "quiz-hidden-value");
+    g.querySelector(".quiz-mark")?.remove();
+  }
+  const g = q && svg.querySelector(`g.node[data-node="${q.node}"]`);
+  if (!g) return;
+  const block = g.querySelector(q.what === "adjoint" ? "g.grad-block" : "g.value-block");
+  g.classList.add("quiz-asked", q.what === "adjoint" ? "quiz-hidden-grad" : "quiz-hidden-value");
+  g.setAttribute("aria-label", `${q.symbol} = ?, asked in the quiz`);
+  if (!block) return;
+  const mark = document.createElementNS("http://www.w3.org/2000/svg", "text");
+  mark.setAttribute("class", "quiz-mark");
+  mark.setAttribute("x", String(METRICS.caption));
+  mark.setAttribute("y", String(METRICS.row - 6));
+  mark.textContent = "?";
+  block.append(mark);
+}
+
+/**
+ * The quiz's setup beside the program, in `root`: the preset menu (off, the presets, named
+ * nodes with their names) and "New numbers". Reads and writes the store's `quiz`;
+ * `onNewNumbers()` gives the leaves fresh numbers.
+ */
+export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
+  const menu = html("select", { id: "quiz-preset" },
+    html("option", { value: "", textContent: "Off" }),
+    ...Object.entries(PRESETS).map(([value, label]) => html("option", { value, textContent: label })));
+  const names = html("input", { id: "quiz-nodes", type: "text", placeholder: "d, a", autocomplete: "off", spellcheck: false });
+  names.setAttribute("aria-label", "The nodes to ask, by name");
+  const fresh = html("button", { type: "button", className: "btn", id: "quiz-new-numbers", textContent: "New numbers",
+    title: "Give the inputs fresh random numbers (seeded; the link keeps them), for the same graph" });
+  const size = html("select", { id: "practice-size" }, ...SIZES.map((n) => html("option", { value: String(n), textContent: `${n} ops` })));
+  const ops = html("select", { id: "practice-ops" }, ...Object.keys(OP_SETS).map((k) => html("option", { value: k, textContent: k })));
+  size.value = "4";
+  size.setAttribute("aria-label", "Practice graph size");
+  ops.setAttribute("aria-label", "Practice op set");
+  const practice = html("button", { type: "button", className: "btn", id: "practice", textContent: "Practice",
+    title: "A new small graph of this size and op set to drill the chain rule on (seeded: the link keeps it)" });
+  const el = html("section", { className: "quiz-setup" },
+    html("div", { className: "quiz-setup-row" }, html("label", {}, "Quiz ", menu), names, fresh),
+    html("div", { className: "quiz-setup-row" }, practice, size, ops));
+  el.setAttribute("aria-label", "Quiz setup");
+  root.prepend(el);
+  const showState = ({ quiz }) => {
+    const named = quiz.startsWith("nodes:");
+    menu.value = named ? "nodes" : quiz;
+    names.hidden = !named && menu.value !== "nodes";
+    if (named && document.activeElement !== names) names.value = quiz.slice(6).split(",").join(", ");
+  };
+  const setNamed = () => store.set({ quiz: namedSpec(names.value) });
+  menu.addEventListener("change", () => {
+    if (menu.value === "nodes") {
+      names.hidden = false;
+      names.focus();
+      if (names.value.trim()) setNamed();
+    } else store.set({ quiz: menu.value });
+    if (menu.value !== "nodes") menu.blur(); // the arrow keys go back to the player
+  });
+  names.addEventListener("change", setNamed);
+  fresh.addEventListener("click", () => onNewNumbers());
+  practice.addEventListener("click", () => onPractice({ size: Number(size.value), ops: ops.value }));
+  store.subscribe((state, before) => state.quiz !== before.quiz && showState(state));
+  showState(store.get());
+  return { el };
+}

@@ -1,0 +1,305 @@
+"""The quiz in Chromium (issue 16, section 3): a quiz link to the tanh fan-out example stops
+before ā, judges 0.7864 right and names 1.5729's and -0.7864's mistakes; the score after a
+whole walk; the embed posts its result to the page around it; "New numbers" keeps the graph
+and its answers agree with PyTorch float64."""
+from __future__ import annotations
+
+import re
+
+import httpx2 as httpx
+import pytest
+import torch
+
+from page_helpers import get_program, node, trace, wait_step
+from test_embed import deck_html, deck_server  # noqa: F401  (a fixture: a parent page on another origin)
+from test_links import fragment, unpack
+
+TANH = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
+A_STEP = 13   # events[13] is ā's last contribution (through e): the walk stops before it
+
+
+def open_quiz(chromium, app_url, state: dict, size=(1280, 800)):
+    """A fresh context (no drafts) at the quiz link `state`, once its quiz is ready."""
+    context = chromium.new_context(viewport={"width": size[0], "height": size[1]})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{app_url}/#{fragment({'v': 1, 'program': TANH, **state})}")
+    page.wait_for_selector('#app[data-status="ready"]')
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    return context, page, errors
+
+
+def answer(page, text: str) -> None:
+    """Type `text` in the answer box and press Enter; wait until the verdict is in."""
+    box = page.locator("#quiz input[name=answer]")
+    page.evaluate("delete document.querySelector('#quiz').dataset.verdict")
+    box.fill(text)
+    box.press("Enter")
+    page.wait_for_selector("#quiz[data-verdict]")
+
+
+def feedback(page) -> str:
+    return page.locator("#quiz .quiz-feedback").inner_text()
+
+
+def test_a_quiz_link_stops_before_a_bar_and_names_the_mistakes(chromium, app_url):
+    # the link asks for the end: the quiz holds it before ā's last contribution
+    context, page, errors = open_quiz(chromium, app_url, {"quiz": "fanout", "step": 16})
+    try:
+        wait_step(page, A_STEP)
+        quiz = page.locator("#quiz")
+        assert quiz.get_attribute("data-asking") == "n0"
+        box = page.locator("#quiz input[name=answer]")
+        assert box.get_attribute("inputmode") == "decimal"
+        assert page.evaluate("document.activeElement.name") == "answer"   # ready to type
+        assert node(page, "a").locator(".quiz-mark").text_content() == "?"   # its number hidden
+        assert "quiz-hidden-grad" in node(page, "a").get_attribute("class")
+        # the player cannot pass the question
+        page.locator("#narration").click()
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("End")
+        wait_step(page, A_STEP)
+        assert quiz.get_attribute("data-asking") == "n0"
+
+        answer(page, "1.5729")
+        assert quiz.get_attribute("data-verdict") == "wrong"
+        assert quiz.get_attribute("data-mistake") == "overwrite"
+        text = feedback(page)
+        assert "a\u0304 = 0.7864, not 1.5729" in text
+        assert "You overwrote a\u0304 instead of adding to it (1.5729 is only the contribution through d)" in text
+        assert "a\u0304 += b · e\u0304 = -0.5 · 1.5729 = -0.7864; a\u0304 = 1.5729 + (-0.7864) = 0.7864" in text   # the rule
+        wait_step(page, A_STEP)   # still asking
+
+        answer(page, "-0.7864")
+        assert quiz.get_attribute("data-verdict") == "wrong"
+        # the bug lab's overwrite engine keeps e's write: -0.7864; it is also -ā (a sign slip)
+        assert quiz.get_attribute("data-mistake") == "overwrite"
+        assert quiz.get_attribute("data-mistakes").split() == ["overwrite", "sign"]
+        assert "(-0.7864 is only the contribution through e). Or: you have the sign wrong." in feedback(page)
+
+        answer(page, "5")
+        assert quiz.get_attribute("data-verdict") == "wrong"
+        assert quiz.get_attribute("data-mistake") is None   # no known mistake gives 5
+
+        answer(page, "0.7864")
+        assert quiz.get_attribute("data-verdict") == "right"
+        assert "Right: a\u0304 = 0.7864." in feedback(page)
+        wait_step(page, A_STEP + 1)   # revealed
+        assert float(node(page, "a").get_attribute("data-adjoint")) == pytest.approx(0.7864477329659274, rel=1e-12)
+        assert node(page, "a").locator(".quiz-mark").count() == 0
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_the_score_after_a_whole_walk(chromium, app_url):
+    context, page, errors = open_quiz(chromium, app_url, {"quiz": "adjoints"})
+    try:
+        quiz = page.locator("#quiz")
+        # (step asked, answer typed, verdict): t̄, c̄, d̄ (tanh's local derivative forgotten,
+        # then shown), ē, ā (overwritten, then right), b̄ with a decimal comma
+        plan = [(8, "2", "right"), (9, "0.4621", "right"), (10, "2", "wrong"), (11, "1.5729", "right"),
+                (13, "1.5729", "wrong"), (13, "0.7864", "right"), (14, "1,5729", "right")]
+        for step, text, verdict in plan:
+            page.locator("#narration").click()
+            page.keyboard.press("End")   # runs on to the next question, and stops there
+            wait_step(page, step)
+            page.wait_for_selector("#quiz[data-asking]")
+            answer(page, text)
+            assert quiz.get_attribute("data-verdict") == verdict, (step, text)
+            if step == 10:
+                assert quiz.get_attribute("data-mistake") == "missing_local"
+                assert "forgot the local derivative (1 - t²)" in feedback(page)
+                page.get_by_role("button", name="Show and continue").click()
+                wait_step(page, 11)
+        page.locator("#narration").click()
+        page.keyboard.press("End")
+        wait_step(page, 16)
+        page.wait_for_selector("#quiz[data-score]")
+        assert quiz.get_attribute("data-score") == "4"   # t̄, c̄, ē, b̄ at the first try
+        assert quiz.get_attribute("data-max") == "6"
+        text = feedback(page)
+        assert "4 of 6 right at the first try, 5 right in the end" in text
+        assert "missing local ×1" in text and "overwrite ×1" in text
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_the_embed_posts_its_result_to_the_page_around_it(chromium, app_url, deck_server):  # noqa: F811
+    embed = f"{app_url}/embed#{fragment({'v': 1, 'program': TANH, 'quiz': 'fanout'})}"
+    deck = deck_html(embed, "gradwalk:result", "results", height=620)   # an LMS page
+    context = chromium.new_context(viewport={"width": 1100, "height": 700})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        page.goto(deck_server(deck))
+        frame = page.frame_locator("#walk")
+        frame.locator('#quiz[data-quiz="ready"]').wait_for()
+        frame.locator("#embed").press("End")
+        frame.locator('#embed[data-step="13"]').wait_for()
+        box = frame.locator("#quiz input[name=answer]")
+        box.fill("1.5729")
+        box.press("Enter")
+        assert frame.locator("#quiz").get_attribute("data-mistake") == "overwrite"
+        box.fill("0.7864")
+        box.press("Enter")   # keys typed in the box do not step the walk
+        frame.locator('#embed[data-step="14"]').wait_for()
+        frame.locator("#embed").press("End")
+        page.wait_for_function("() => window.results.length === 1")
+        result = page.evaluate("window.results[0]")
+        assert result["type"] == "gradwalk:result"
+        assert (result["score"], result["max"], result["right"]) == (0, 1, 1)
+        assert result["mistakes"] == {"overwrite": 1}
+        [a] = result["answers"]
+        assert a["node"] == "n0" and a["what"] == "adjoint" and a["symbol"] == "a\u0304"
+        assert a["given"] == [1.5729, 0.7864] and a["right"] and not a["first_try"]
+        assert a["expected"] == pytest.approx(0.7864477329659274, rel=1e-12)
+    finally:
+        context.close()
+
+
+def torch_a_bar(a: float, b: float, c: float) -> float:
+    """ā of the tanh fan-out program, by PyTorch float64."""
+    x = torch.tensor(a, dtype=torch.float64, requires_grad=True)
+    L = torch.tanh(x * b + x) * c
+    L.backward()
+    return float(x.grad)
+
+
+def leaf_numbers(program: str) -> dict[str, float]:
+    return {m[1]: float(m[2]) for m in re.finditer(r"^([abc]) = (\S+)$", program, re.M)}
+
+
+def test_new_numbers_keep_the_graph_and_the_answers_follow_pytorch(chromium, app_url):
+    context, page, errors = open_quiz(chromium, app_url, {"quiz": "fanout"})
+    try:
+        shape = page.locator("g.node").evaluate_all("els => els.map(e => e.dataset.name + ':' + e.querySelector('text.tag').textContent)")
+        page.locator("#quiz-new-numbers").click()
+        page.wait_for_function("() => !document.querySelector('#app').dataset.status.match(/loading|streaming/)")
+        page.wait_for_selector('#app[data-status="ready"]')
+        page.wait_for_selector('#quiz[data-quiz="ready"]')
+        program = get_program(page)
+        leaves = leaf_numbers(program)
+        assert set(leaves) == {"a", "b", "c"} and leaves != {"a": 1.0, "b": -0.5, "c": 2.0}
+        assert program.split("\n")[3:] == TANH.split("\n")[3:]   # the same graph's lines
+        assert page.locator("g.node").evaluate_all("els => els.map(e => e.dataset.name + ':' + e.querySelector('text.tag').textContent)") == shape
+        # the seed is in the link, and the link's program is the new one
+        state = unpack(page.url)
+        assert state["quiz"] == "fanout" and state["quiz_seed"] > 0 and state["program"] == program
+        expected = torch_a_bar(leaves["a"], leaves["b"], leaves["c"])
+        page.locator("#narration").click()
+        page.keyboard.press("End")
+        page.wait_for_selector("#quiz[data-asking='n0']")
+        answer(page, f"{expected:.6f}")
+        assert page.locator("#quiz").get_attribute("data-verdict") == "right"
+        assert float(node(page, "a").get_attribute("data-adjoint")) == pytest.approx(expected, rel=1e-12)
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_a_quiz_from_the_menu_or_an_ask_line(explorer):
+    page = explorer.page   # the tanh fan-out example, no quiz
+    linked = page.evaluate("location.hash")
+    page.locator("#quiz-preset").select_option("adjoints")
+    page.wait_for_function("h => location.hash !== h", arg=linked)   # the link carries it
+    assert unpack(page.url)["quiz"] == "adjoints"
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    page.locator("#narration").click()
+    page.keyboard.press("End")
+    wait_step(page, 8)   # t̄ is asked first
+    assert page.locator("#quiz").get_attribute("data-asking") == "n5"
+    page.locator("#quiz-preset").select_option("")   # off: the walk runs on
+    assert page.locator("#quiz").is_hidden()
+    page.locator("#narration").click()
+    page.keyboard.press("End")
+    wait_step(page, 16)
+    # a first line `# ask: d` asks d̄ only
+    trace(page, "# ask: d\n" + TANH)
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    page.locator("#narration").click()
+    page.keyboard.press("End")
+    wait_step(page, 10)
+    assert page.locator("#quiz").get_attribute("data-asking") == "n4"
+    answer(page, "2")   # t̄ without tanh's local derivative
+    assert page.locator("#quiz").get_attribute("data-mistake") == "missing_local"
+    assert explorer.unexpected_errors() == []
+
+
+def test_practice_makes_a_seeded_graph_to_drill_on(explorer):
+    page = explorer.page
+    page.locator("#practice-size").select_option("3")
+    page.locator("#practice-ops").select_option("+ × tanh")
+    page.locator("#practice").click()
+    page.wait_for_function("() => /^# practice: seed=\\d+, 3 ops from \\+ × tanh/.test("
+                           "document.querySelector('#editor .editor').gradwalkEditor.getText())")
+    page.wait_for_selector('#app[data-status="ready"]')
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    program = get_program(page)
+    state = unpack(page.url)
+    assert state["quiz"] == "adjoints" and state["program"] == program
+    assert f"seed={state['quiz_seed']}," in program.split("\n")[0]
+    assert page.locator("g.node").count() == 6   # three leaves, three ops
+    page.locator("#narration").click()
+    page.keyboard.press("End")
+    page.wait_for_selector("#quiz[data-asking]")   # the backward pass stops at its first adjoint
+    assert explorer.unexpected_errors() == []
+
+
+def test_a_quiz_with_nothing_to_ask_says_so(chromium, app_url):
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        tensors = "W = [[1.0, 2.0]]\nx = [[3.0], [4.0]]\ny = W @ x\nL = sum(y * y)\n"
+        page.goto(f"{app_url}/#{fragment({'v': 1, 'program': tensors, 'quiz': 'fanout'})}")
+        page.wait_for_selector('#quiz[data-quiz="ready"]')
+        assert "nothing to ask in this walk" in page.locator("#quiz").inner_text()
+        page.locator("#narration").click()
+        page.keyboard.press("End")   # nothing holds the walk
+        page.wait_for_function("() => document.querySelector('#player').dataset.step === document.querySelector('#player').dataset.total")
+    finally:
+        context.close()
+
+
+def test_on_a_phone_the_asked_node_and_its_inputs_are_in_view(chromium, app_url):
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        page.goto(f"{app_url}/embed#{fragment({'v': 1, 'program': TANH, 'quiz': 'values', 'step': 16})}")
+        page.wait_for_selector('#quiz[data-quiz="ready"][data-asking="n3"]')   # e = a * b
+        assert page.locator("#quiz input[name=answer]").get_attribute("inputmode") == "decimal"
+        page.wait_for_selector('#graph[data-camera="still"]')
+        inside = page.evaluate("""() => {
+          const view = document.querySelector('#graph').getBoundingClientRect();
+          return ['e', 'a', 'b'].map((n) => {
+            const r = document.querySelector(`g.node[data-name="${n}"] rect.box`).getBoundingClientRect();
+            return r.left >= view.left - 1 && r.right <= view.right + 1 && r.top >= view.top - 1 && r.bottom <= view.bottom + 1;
+          }); }""")
+        assert inside == [True, True, True]
+        box = page.locator("#quiz input[name=answer]")
+        box.fill("-0,5")   # a phone's decimal comma
+        box.press("Enter")
+        page.wait_for_selector('#quiz[data-verdict="right"]')
+    finally:
+        context.close()
+
+
+def test_short_links_carry_the_quiz(chromium, app_url):
+    state = {"v": 1, "program": TANH, "quiz": "fanout", "step": 16}
+    link = httpx.post(f"{app_url}/api/links", json={"state": state}).json()
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        for path, step in ((f"/s/{link['id']}", "#player"), (f"/embed/s/{link['id']}", "#embed")):
+            page = context.new_page()
+            page.set_default_timeout(20_000)
+            page.goto(app_url + path)
+            page.wait_for_selector('#quiz[data-quiz="ready"][data-asking="n0"]')
+            page.wait_for_selector(f'{step}[data-step="{A_STEP}"]')   # held before ā
+            page.close()
+    finally:
+        context.close()

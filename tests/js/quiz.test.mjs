@@ -1,0 +1,167 @@
+// The quiz without the DOM (static/js/quiz.js): the steps each preset asks on the tanh
+// fan-out example (fixtures/tanh-fanout.json, the server's answer as it came), judging,
+// the score and the embed's result, and "New numbers".
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import {
+  askedAt, askedNames, gateOf, judge, matches, namedSpec, questionsOf, quizSpec, QUIZ_PATTERN, readAnswer,
+  resultMessage, scoreOf, withNumbers,
+} from "../../static/js/quiz.js";
+import { checkState, linkState, decodeLink, encodeLink, openLink, defaultState } from "../../static/js/state.js";
+
+const trace = JSON.parse(readFileSync(new URL("./fixtures/tanh-fanout.json", import.meta.url)));
+const PROGRAM = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n";
+// engine/mistakes.py's entries for ā (POST /api/quiz/mistakes), the first few
+const A_MISTAKES = [
+  { kind: "overwrite", value: -0.7864477329659274, text: "you overwrote ā instead of adding to it (-0.7864 is only the contribution through e)" },
+  { kind: "overwrite", value: 1.5728954659318548, text: "you overwrote ā instead of adding to it (1.5729 is only the contribution through d)" },
+  { kind: "missing_local", value: 3.1457909318637096, text: "you forgot the local derivative (b) of e" },
+  { kind: "no_zero_grad", value: 1.5728954659318548, text: "you forgot zero_grad" },
+  { kind: "sign", value: -0.7864477329659274, text: "you have the sign wrong" },
+];
+
+test("every adjoint: one question per node before its last contribution, never the seed", () => {
+  const qs = questionsOf("adjoints", trace);
+  assert.deepEqual(qs.map((q) => [q.step, q.node, q.what]), [
+    [8, "n5", "adjoint"], [9, "n2", "adjoint"], [10, "n4", "adjoint"], [11, "n3", "adjoint"],
+    [13, "n0", "adjoint"], [14, "n1", "adjoint"],
+  ]);
+  const a = qs.find((q) => q.node === "n0");
+  assert.equal(a.answer, 0.7864477329659274); // after both contributions, not 1.5729
+  assert.equal(a.symbol, "a\u0304");
+});
+
+test("the other presets and named nodes", () => {
+  assert.deepEqual(questionsOf("fanout", trace).map((q) => q.node), ["n0"]);
+  assert.deepEqual(questionsOf("values", trace).map((q) => [q.step, q.node, q.answer]),
+    [[3, "n3", -0.5], [4, "n4", 0.5], [5, "n5", 0.46211715726000974], [6, "n6", 0.9242343145200195]]);
+  assert.deepEqual(questionsOf("nodes:d,a", trace).map((q) => [q.node, q.what]), [["n4", "adjoint"], ["n0", "adjoint"]]);
+  assert.deepEqual(questionsOf("nodes:L", trace).map((q) => [q.node, q.what]), [["n6", "value"]]); // the seed is never asked
+  assert.deepEqual(questionsOf("", trace), []);
+});
+
+test("a `# ask:` line is a quiz on those nodes unless the state names another", () => {
+  assert.deepEqual(askedNames(`# ask: d, a\n${PROGRAM}`), ["d", "a"]);
+  assert.equal(askedNames(PROGRAM), null);
+  assert.equal(quizSpec({ quiz: "", program: `# ask: d, a\n${PROGRAM}` }), "nodes:d,a");
+  assert.equal(quizSpec({ quiz: "fanout", program: `# ask: d\n${PROGRAM}` }), "fanout");
+  assert.equal(namedSpec(" d,  a "), "nodes:d,a");
+  assert.equal(namedSpec("1x"), "");
+});
+
+test("the gate holds the walk before the first unanswered question", () => {
+  const qs = questionsOf("fanout", trace);
+  assert.equal(gateOf(qs, new Set(), 16), 13);
+  assert.equal(askedAt(qs, new Set(), 13).node, "n0");
+  assert.equal(gateOf(qs, new Set([13]), 16), 16);
+  assert.equal(askedAt(qs, new Set([13]), 13), null);
+});
+
+test("answers are read as phones type them and judged to 1e-3 or the digits shown", () => {
+  assert.equal(readAnswer("0,7864"), 0.7864);
+  assert.equal(readAnswer(" −0.5 "), -0.5);
+  assert.equal(readAnswer(".5"), 0.5);
+  assert.ok(Number.isNaN(readAnswer("0.7.8")));
+  assert.ok(Number.isNaN(readAnswer("")));
+  assert.ok(matches(0.7864, 0.7864477329659274)); // the digits shown
+  assert.ok(matches(0.78645, 0.7864477329659274));
+  assert.ok(!matches(0.785, 0.7864477329659274)); // 1.8e-3 off
+  assert.ok(matches(0, 0) && !matches(0.001, 0));
+});
+
+test("the fan-out answers of the issue: right, overwrite, and -0.7864's kinds", () => {
+  const q = questionsOf("fanout", trace)[0];
+  assert.equal(judge("0.7864", q, A_MISTAKES).verdict, "right");
+  const over = judge("1.5729", q, A_MISTAKES);
+  assert.equal(over.verdict, "wrong");
+  assert.equal(over.mistake.kind, "overwrite");
+  assert.match(over.mistake.text, /1\.5729 is only the contribution through d/);
+  assert.deepEqual(over.kinds, ["overwrite", "no_zero_grad"]);
+  const minus = judge("-0.7864", q, A_MISTAKES);
+  assert.equal(minus.mistake.kind, "overwrite");
+  assert.match(minus.mistake.text, /contribution through e/);
+  assert.deepEqual(minus.kinds, ["overwrite", "sign"]);
+  assert.deepEqual(minus.also.map((m) => m.text), ["you have the sign wrong"]); // said too
+  const other = judge("5", q, A_MISTAKES);
+  assert.equal(other.verdict, "wrong");
+  assert.equal(other.mistake, null);
+  assert.equal(judge("abc", q, A_MISTAKES).verdict, "unreadable");
+});
+
+test("the score and the embed's result message", () => {
+  const qs = questionsOf("adjoints", trace);
+  const answers = new Map([
+    [8, { tries: [{ value: 2, verdict: "right", kind: null }], right: true }],
+    [13, { tries: [{ value: 1.5729, verdict: "wrong", kind: "overwrite" }, { value: 0.7864, verdict: "right", kind: null }], right: true }],
+    [14, { tries: [{ value: -1, verdict: "wrong", kind: null }], right: false }],
+  ]);
+  assert.deepEqual(scoreOf(qs, answers), { asked: 6, right: 2, first_try: 1, mistakes: { overwrite: 1 } });
+  const message = resultMessage(qs, answers);
+  assert.equal(message.type, "gradwalk:result");
+  assert.equal(message.score, 1);
+  assert.equal(message.max, 6);
+  assert.equal(message.answers.length, 6);
+  assert.deepEqual(message.answers[4], {
+    node: "n0", what: "adjoint", symbol: "a\u0304", expected: 0.7864477329659274, given: [1.5729, 0.7864],
+    right: true, first_try: false, mistakes: ["overwrite"],
+  });
+  assert.deepEqual(message.answers[1].given, []); // c̄ was not answered
+});
+
+test("New numbers: only the scalar leaves' literals change, the same for the same seed", () => {
+  const text = `# ask: a\n${PROGRAM}y = const(3.0)\nW = [[1.0, 2.0]]\n`;
+  const one = withNumbers(text, 7);
+  assert.equal(one, withNumbers(text, 7));
+  assert.notEqual(one, withNumbers(text, 8));
+  assert.equal(withNumbers(text, 0), text);
+  const lines = one.split("\n");
+  const original = text.split("\n");
+  for (const [i, line] of lines.entries()) {
+    if (/^[abc] = /.test(original[i])) {
+      const x = Number(line.split("=")[1]);
+      assert.ok(x >= -2 && x <= 2 && x !== 0 && /^-?\d\.\d$/.test(line.split("= ")[1]), line);
+    } else assert.equal(line, original[i]); // the graph's lines, const, tensors, the comment
+  }
+  assert.equal(withNumbers(one, 7), one); // renumbering renumbered text is the same
+});
+
+test("the quiz is a link field, and a link without one turns it off", () => {
+  assert.ok(QUIZ_PATTERN.test("nodes:d,a") && !QUIZ_PATTERN.test("nodes:") && !QUIZ_PATTERN.test("all"));
+  const state = { ...defaultState(), program: PROGRAM, quiz: "fanout", quiz_seed: 12 };
+  const link = linkState(state);
+  assert.equal(link.quiz, "fanout");
+  assert.equal(link.quiz_seed, 12);
+  assert.deepEqual(decodeLink(encodeLink(state)).state.quiz, "fanout");
+  assert.equal(checkState({ v: 1, program: PROGRAM, quiz: "everything" }).state.quiz, undefined);
+  assert.equal(openLink({ ...defaultState(), quiz: "values" }, { v: 1, program: PROGRAM }, []).quiz, "");
+  assert.equal(openLink(defaultState(), { v: 1, program: PROGRAM, quiz: "fanout" }, []).quiz, "fanout");
+});
+
+test("Practice: a seeded graph of the size and op set asked, every leaf used", async () => {
+  const { practiceProgram, OP_SETS, SIZES } = await import("../../static/js/quiz-practice.js");
+  for (const ops of Object.keys(OP_SETS)) {
+    for (const size of SIZES) {
+      for (const seed of [1, 2, 99, 123456]) {
+        const text = practiceProgram(seed, { size, ops });
+        assert.equal(text, practiceProgram(seed, { size, ops })); // seeded
+        const lines = text.trim().split("\n");
+        assert.equal(lines[0], `# practice: seed=${seed}, ${size} ops from ${ops}`);
+        const body = lines.slice(4);
+        assert.equal(body.length, size);
+        assert.match(body.at(-1), /^L = /);
+        const used = body.map((l) => l.split("=")[1]).join(" ");
+        for (const leaf of ["a", "b", "c"]) assert.match(used, new RegExp(`\\b${leaf}\\b`), text);
+        for (const l of body) {
+          const names = l.split("=")[1].match(/\b[a-z]\w*\b/g).filter((n) => !["tanh", "exp", "sigmoid"].includes(n));
+          const op = (l.match(/(tanh|exp|sigmoid)\(/) ?? l.match(/ ([+*-]) /))[1];
+          assert.ok({ "+": "add", "*": "mul", "-": "sub" }[op] ? OP_SETS[ops].includes({ "+": "add", "*": "mul", "-": "sub" }[op]) : OP_SETS[ops].includes(op), l);
+          assert.ok(names.length >= 1);
+        }
+      }
+    }
+  }
+  assert.notEqual(practiceProgram(1), practiceProgram(2));
+  assert.throws(() => practiceProgram(1, { size: 1 }), RangeError);
+  assert.throws(() => practiceProgram(1, { ops: "÷" }), RangeError);
+});
