@@ -29,7 +29,7 @@ from engine.parse_data import DataSyntax
 from engine.parse_expressions import ExpressionSyntax
 from engine.parse_literals import LiteralSyntax
 from engine.parse_tensors import TensorSyntax
-from engine.source import Lines, python_ast
+from engine.source import Lines, Span, python_ast  # Span: also imported from here
 from engine.second_order import SecondOrder, read as second_order_header
 from engine.switches import program_bugs
 from engine.syntax import MAX_ELEMENTS, MAX_TOTAL_ELEMENTS
@@ -38,20 +38,6 @@ from engine.syntax import (MAX_DEPTH, MAX_LABEL, MAX_STATEMENTS, RESERVED, const
 
 
 _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
-
-
-@dataclass(slots=True)
-class Span:
-    """Source range: 1-based lines, 0-based character columns, end_col exclusive."""
-
-    line: int
-    col: int
-    end_line: int
-    end_col: int
-
-    def to_dict(self) -> dict:
-        return {"line": self.line, "col": self.col, "end_line": self.end_line,
-                "end_col": self.end_col}
 
 
 # One empty dict shared by every node without parameters (most of them; a dict each cost 64

@@ -6,15 +6,11 @@ Python (`[0.0] * 3`, `[1.0] + [2.0]`).
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from engine.parse_literals import NUMBER_TYPES
-from engine.source import clip
+from engine.source import Span, clip
 from engine.syntax import BINOPS, OPERATORS, construct, number, supported_operator
 from engine.wording import counted
-
-if TYPE_CHECKING:
-    from engine.parse import Span
 
 
 class ExpressionSyntax:

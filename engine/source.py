@@ -12,6 +12,7 @@ import re
 import sys
 import threading
 import warnings
+from dataclasses import dataclass
 
 from engine.clip import clip  # noqa: F401  (also imported from here: user text in messages)
 from engine.errors import ProgramError
@@ -230,3 +231,17 @@ def first_bad_char(text: str) -> tuple[int, int]:
             if ch == "\x00" or "\ud800" <= ch <= "\udfff":
                 return i, j
     return 1, 0
+
+
+@dataclass(slots=True)
+class Span:
+    """Source range: 1-based lines, 0-based character columns, end_col exclusive."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "col": self.col, "end_line": self.end_line,
+                "end_col": self.end_col}
