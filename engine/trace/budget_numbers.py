@@ -63,6 +63,51 @@ def value_bytes(shape: tuple, inline: int | None) -> int:
     return TENSOR + 8 * len(shape) + data
 
 
+# Bytes of JSON. A float64 is at most 24 characters ("-1.2345678901234567e-300"), plus a comma.
+# Each record's fixed part is its skeleton: field names and punctuation with every value empty
+# (the values are counted apart, from the texts and numbers that fill them).
+NODE = len('{"id":"","index":,"name":null,"label":"","op":"","role":"","inputs":[],"params":,'
+           '"requires_grad":false,"span":{"line":,"col":,"end_line":,"end_col":},"shape":[],'
+           '"formula":"","adjoint_symbol":"","ledger":null},') + 16   # op and role words
+LEDGER = len('{"saves":[],"saved_elements":,"saved_bytes":,"flops_forward":,"flops_backward":,'
+             '"activation_bytes":,"released_by":null,"recomputed":false}') - len("null")
+EDGE = len('{"id":"->#","source":"","target":"","arg":},') + 2   # the arg's digits
+EVALUATE = len('{"seq":,"kind":"evaluate","node":"","value":},')
+RECOMPUTE = len('{"seq":,"kind":"recompute","node":"","value":,"narration":"checkpoint: '
+                'recompute  (the forward pass did not keep it)"},')
+TANGENT = len('{"seq":,"kind":"tangent","node":"","value":,"tangent":,"rule":"",'
+              '"narration":""},') + 100   # the rule's and narration's own words
+ACCUMULATE = len('{"seq":,"kind":"accumulate","node":"","input":"","arg":,"upstream":,'
+                 '"local":,"partial":"","contribution":,"adjoint_before":,"adjoint_after":,'
+                 '"narration":""},') + 2 + 80   # the arg's digits, the narration's words
+UNBROADCAST = len('{"seq":,"kind":"unbroadcast","node":"","input":"","arg":,"from_shape":[],'
+                  '"to_shape":[],"axes":[],"before":,"after":},') + 40
+SHOW_ELEMENTS = 6  # tensors up to this size have their numbers narrated (narrate.py)
+NUMBERS = 12       # a number as narration writes it (4 significant digits: "-1.235e-300")
+ZERO = 4           # 0.0 and a comma: the adjoint before a node's first contribution
+RESULTS = 120      # the results' field names: output, grads, first_non_finite, a mode's
+SEED = 200         # the backward pass's first event, `seed`, and the `done` event
+CHECK = 200        # a gradient-check entry's field names and errors, per leaf
+FIRST = 200        # first_non_finite when the walk meets a NaN, an infinity or an underflow
+UNDERFLOW = 420    # an underflow's warning, its words in the narration (and its label's bytes)
+
+
+def unknown_bytes(shape: tuple, inline: int) -> int:
+    """A value not computed yet (an adjoint, a tangent, a partial) of this shape: every
+    number at its longest."""
+    return value_bytes(shape, inline)
+
+
+def ascii_bytes(text: str) -> int:
+    """A string in the graph's JSON, which escapes non-ASCII characters as \\uXXXX."""
+    return len(text) if text.isascii() else len(text.encode("ascii", "backslashreplace"))
+
+
+def elements(shape: tuple) -> int:
+    return int(np.prod(shape)) if shape else 1
+
+
+
 # ---- tangents and adjoints, computed first -------------------------------------------------------
 class Numbers:
     """What the estimate knows of a trace's numbers before its events.
@@ -197,8 +242,8 @@ def _adjoints(tracer, inline: int) -> tuple[list, dict, bool]:
                 continue
             record = tracer._scalar_edge(node, arg, j, g, adjoints, count) if fast else None
             if record is not None:
-                edges[(i, arg)] = sum(encoded_bytes(record[k], inline) for k in NUMBERS)
-                marked = marked or any(map(_risky, (record[k] for k in NUMBERS[:3])))
+                edges[(i, arg)] = sum(encoded_bytes(record[k], inline) for k in EDGE_FIELDS)
+                marked = marked or any(map(_risky, (record[k] for k in EDGE_FIELDS[:3])))
                 continue
             with np.errstate(all="ignore"):
                 local, raw = _vjp(op, arg, g, o, xs, node.params)
@@ -217,7 +262,7 @@ def _adjoints(tracer, inline: int) -> tuple[list, dict, bool]:
     return adjoints, edges, marked
 
 
-NUMBERS = ("upstream", "local", "contribution", "adjoint_before", "adjoint_after")
+EDGE_FIELDS = ("upstream", "local", "contribution", "adjoint_before", "adjoint_after")
 
 
 def encoded_bytes(x, inline: int | None) -> int:

@@ -212,6 +212,14 @@ def test_the_scalar_bound_bounds_the_estimate(text):
     assert budget.scalar_bound(tracer) >= sum(budget.per_node(tracer, 64))
 
 
+def test_the_scalar_bound_is_the_estimate_on_a_chain():
+    # issue 15 §1: at 100,000 nodes the bound (1.26 times the estimate) passed the 100 MB
+    # limit, so the check fell through to the per-node estimate (4 to 6 µs a node); it counts
+    # per_node's terms per node and edge now, so on a chain it is the estimate itself
+    tracer = Tracer("x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 2_000)
+    assert budget.scalar_bound(tracer) == sum(budget.per_node(tracer, 64))
+
+
 def test_the_scalar_bound_leaves_tensors_to_the_estimate():
     assert budget.scalar_bound(Tracer("x = [1.0, 2.0]\nL = sum(x * x)\n")) is None
 
