@@ -24,22 +24,24 @@ import numpy as np
 from engine.ops.registry import get_op
 from engine.trace.budget_numbers import (ACCUMULATE, EDGE, EVALUATE, LEDGER, NODE, NUMBERS,
                                          RECOMPUTE, SCALAR, SEED, SHOW_ELEMENTS, TANGENT,
-                                         UNBROADCAST, ZERO, Numbers, known_bytes, elements,
+                                         UNBROADCAST, Numbers, known_bytes, elements, zeros_bytes,
                                          unknown_bytes)
 from engine.trace.budget_results import bug_words, extras, results
 
 
-def per_node(tracer, inline: int) -> list[int]:
+def per_node(tracer, inline: int, exact: bool = True) -> list[int]:
     """Each node's share of the body (bytes), indexed by node, in the tracer's mode; the
     results (output, grads, a mode's extras, the warnings) go to the output node.
 
-    Raises ProgramError "timeout" past the trace's deadline (the numbers worked out first:
-    budget_numbers.Numbers)."""
+    exact: work out the numbers first where they are cheap (budget_numbers.Numbers), else
+    count each unknown number at its longest (an upper bound of the exact estimate).
+    Raises ProgramError "timeout" past the trace's deadline."""
     nodes, values, ids = tracer.program.nodes, tracer.values, tracer.ids
     shapes = [getattr(v, "shape", ()) for v in values]
     requires = tracer.requires
-    numbers = Numbers(tracer, inline)
-    tangents = numbers.tangents   # events per node: tangent events (forward, hvp)
+    numbers = Numbers(tracer, inline) if exact else Numbers.unknown()
+    tangents = numbers.tangents
+    tangent_events = tracer.options.mode in ("forward", "hvp")
     backward = tracer.options.mode != "forward"
     lab = getattr(tracer, "lab", None)
     passes = lab.passes if lab is not None else 1
@@ -58,7 +60,7 @@ def per_node(tracer, inline: int) -> list[int]:
     id_b = list(map(len, ids))
     edge_numbers, walked = numbers.edges, numbers.walked
     cuts = getattr(tracer, "cuts", None)   # a tangent cut off says where (forward_text.py)
-    cut_why = max(formula_b, default=0) if cuts is not None and tangents is not None else 0
+    cut_why = max(formula_b, default=0) if cuts is not None and tangent_events else 0
     for i in reversed(tracer.order):
         n, shape, width = nodes[i], shapes[i], id_b[i]
         edges = len(n.inputs)
@@ -67,10 +69,11 @@ def per_node(tracer, inline: int) -> list[int]:
         cost[i] += (NODE + 2 * width + graph_text[i] + 8 * len(shape) + _params(n.params)
                     + 4 * inputs + 3 * edges + (EDGE + width) * edges    # the node, its edges
                     + (ledger(i) if n.role == "op" else 0))
-        if tangents is not None:   # value, tangent, rule and narration (forward_text.py)
-            t = tangents[i]
+        if tangent_events:   # value, tangent, rule and narration (forward_text.py)
+            t = tangents[i] if tangents is not None else None
             cost[i] += (TANGENT + seq + width + known
-                        + known_bytes(_zeros(values[i]) if t is None else t, inline)
+                        + (unknown_bytes(shape, inline) if tangents is None else
+                           known_bytes(_zeros(values[i]) if t is None else t, inline))
                         + formula_b[i] + 4 * label_b[i] + 2 * _rule(n, label_b, partial)
                         + NUMBERS * (2 + edges) + cut_why)
         else:
@@ -91,7 +94,7 @@ def per_node(tracer, inline: int) -> list[int]:
             first, has_adjoint[j] = not has_adjoint[j], True
             in_shape = shapes[j]
             in_value = unknown_bytes(in_shape, inline) if in_shape else SCALAR
-            before = ZERO * max(1, min(elements(in_shape), inline + 1)) if first else in_value
+            before = zeros_bytes(in_shape, inline) if first else in_value
             broadcast = elementwise and in_shape != shape
             said = (ACCUMULATE + seq + width + id_b[j] + quoted + 2 * partial(n, arg, label_b)
                     + 2 * symbol_b[j] + NUMBERS * (3 if first else 6)
@@ -191,8 +194,12 @@ def _partials():
 
 
 def scalar_bound(tracer) -> int | None:
-    """A fast upper bound of sum(per_node(tracer, inline)) for a scalar program in reverse mode
-    (engine/trace/budget_scalar.py), or None."""
+    """A cheap upper bound of sum(per_node(tracer, inline)): for a scalar program in reverse
+    mode the sums of engine/trace/budget_scalar.py; otherwise per_node with no number worked
+    out first (each at its longest). Within max_response_bytes, the check is done without
+    the numbers (engine/trace/runner.py); past it, per_node works them out, so a body that
+    fits is not refused for numbers that turn out short."""
     from engine.trace.budget_scalar import scalar_bound as bound
 
-    return bound(tracer)
+    fast = bound(tracer)
+    return fast if fast is not None else sum(per_node(tracer, tracer.limit, exact=False))

@@ -108,6 +108,18 @@ def elements(shape: tuple) -> int:
 
 
 
+def zeros_bytes(shape: tuple, inline: int | None) -> int:
+    """An adjoint before its first contribution, zeros of this shape (values.Encoder.zeros):
+    each 0.0 and its comma."""
+    if not shape:
+        return ZERO
+    size = elements(shape)
+    if inline is not None and size > inline:
+        return value_bytes(shape, inline)
+    rows = size // shape[-1] if shape[-1] else 0
+    return value_bytes(shape, 0) - 4 + size * ZERO + 2 * (rows + len(shape))
+
+
 # ---- tangents and adjoints, computed first -------------------------------------------------------
 class Numbers:
     """What the estimate knows of a trace's numbers before its events.
@@ -121,6 +133,14 @@ class Numbers:
     marked: whether the walk may mark a first non-finite number or an underflow (True when
     its numbers are not all known: the walk's markers, engine/trace/underflow.py, look at
     them)."""
+
+    @classmethod
+    def unknown(cls) -> "Numbers":
+        """Nothing worked out: every number at its longest, room for a marker."""
+        numbers = cls.__new__(cls)
+        numbers.tangents = numbers.edges = numbers.adjoints = numbers.walked = None
+        numbers.marked = True
+        return numbers
 
     def __init__(self, tracer, inline: int):
         self.tangents = self.edges = self.adjoints = self.walked = None

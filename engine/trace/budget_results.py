@@ -82,8 +82,7 @@ def extras(tracer, tangents: list | None, marked: bool = True) -> int:
     forward mode's kinks, and room for the one first_non_finite marker (with an underflow's
     warning) the walk may find, when it may (`marked`: budget_numbers.Numbers)."""
     listed = tracer.warnings.listed() if getattr(tracer, "warnings", None) else []
-    kinks_found = _kinks(tracer, tangents) if tangents is not None and \
-        tracer.options.mode == "forward" else []
+    kinks_found = _kinks(tracer, tangents) if tracer.options.mode == "forward" else []
     said = sum(len(text.encode()) for text, _ in kinks_found)
     listed += [message for _, message in kinks_found]
     total = said
@@ -99,14 +98,16 @@ def extras(tracer, tangents: list | None, marked: bool = True) -> int:
     return total
 
 
-def _kinks(tracer, tangents: list) -> list[tuple[str, dict]]:
+def _kinks(tracer, tangents: list | None) -> list[tuple[str, dict]]:
     """Forward mode's kinks (forward_mode._kink): (the event's note, the warning) per node at
-    a point where its op has no derivative, as many as the warnings keep."""
+    a point where its op has no derivative and a tangent arrives (`tangents` None: wherever
+    one may)."""
     from engine.trace import kinks
 
     found = []
     for node in tracer.program.nodes:
-        if node.op not in kinks.TABLE or tangents[node.index] is None:
+        if node.op not in kinks.TABLE or (tangents is not None and
+                                          tangents[node.index] is None):
             continue
         out = tracer.values[node.index]
         count = kinks.at(node.op, out, tracer._inputs(node), node.params)
