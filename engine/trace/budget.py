@@ -1,18 +1,25 @@
-"""How many bytes a trace's body will take, worked out from the graph before anything is
-serialized, so an oversized trace is refused before it costs memory and time.
+"""How many bytes a trace's body will take, worked out before any event is made, so an
+oversized trace is refused before it costs memory and time (engine/trace/runner.py, at the
+end of the Tracer's constructor: the warnings and the bug lab are known by then).
 
-The estimate is an upper bound, within 1.5 times the real body for scalar chains, fan-out and
-tensors in every mode (tests/engine/test_size_estimate.py; issue 14: it was 3.6 times, and
-under the real size in hvp mode). Each record is counted as its skeleton (field names and
-punctuation) plus what fills it: ids and texts by their bytes (escaped in the graph, UTF-8 in
-events), forward values exactly (they are known), and the numbers not computed yet (adjoints,
-tangents, partials) at their longest. Per node: the graph node with its ledger, its edges, and
-its `evaluate` event (reverse mode) or `tangent` event (forward mode, and hvp mode's walk over
-the backward graph); per backward edge: an `accumulate` event and, where an elementwise op
-broadcast the input, an `unbroadcast` event; then the results, once: the output and every
-leaf's gradient with full data, and what the mode adds. The bound is loose only where the
-unknown numbers turn out short: a sparse H v, or a one-hot tangent through big tensors
-(mostly 0.0, 4 bytes against 25), up to 4.6 times in the tests.
+The estimate is an upper bound within 1.5 times the real body in every mode: reverse, the
+gradient check, forward, hvp and the bug lab (tests/engine/test_size_estimate.py: scalar
+chains, fan-out, tensors, every preset; issue 14 §6: it was 3.6 times, then up to 4.6 times
+where the numbers turn out mostly 0, and under the body for cut paths, `# hessian:` lines and
+two-pass bug walks). Each record is counted as its skeleton (field names and punctuation)
+plus what fills it: ids and texts by their bytes (escaped in the graph, UTF-8 in events),
+forward values exactly (orjson's form), the other numbers exactly where they are worked out
+first (budget_numbers.py: tangents, hvp's adjoints, a small-tensor program's adjoints, a small
+bug walk's events) and else at their longest. Per node: the graph node with its ledger, its
+edges, its `evaluate` or `tangent` event (forward and hvp mode) and its `recompute` events;
+per backward edge: an `accumulate` event and, where an elementwise op broadcast the input, an
+`unbroadcast` event; then the results and what the walk says beyond its events
+(budget_results.py: each mode's results, the warnings, the cut paths' sentences, the bug lab's
+words, room for a NaN's or an underflow's marker where one may come).
+
+Cost: the trace first asks `scalar_bound`, a cheaper upper bound (a scalar program in reverse
+mode: budget_scalar.py's sums, about 1.3 to 1.9 µs a node; otherwise this estimate with no
+number worked out), and works the numbers out only when that bound passes the limit.
 """
 from __future__ import annotations
 
