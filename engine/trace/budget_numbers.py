@@ -127,7 +127,8 @@ class Numbers:
     tangents: each node's tangent (None: zero) in forward and hvp mode, else None;
     edges: {(node, arg): bytes of the numbers of that edge's accumulate event (upstream, local,
     contribution, adjoint before and after) and unbroadcast event} in hvp mode, else None;
-    adjoints: each node's final adjoint in hvp mode (the leaves' are H v), else None;
+    adjoints: each node's final adjoint in hvp mode (the leaves' are H v), and where reverse
+    mode's are worked out (SMALL; forward mode's `grads` are reverse mode's), else None;
     walked: a bug lab's backward events' bytes per node (its seeds at the output), for a
     program with small tensors (SMALL), else None;
     marked: whether the walk may mark a first non-finite number or an underflow (True when
@@ -168,6 +169,8 @@ class Numbers:
         if mode == "hvp":   # and an adjoint of its reverse walk as in reverse mode
             self.adjoints, self.edges, marked = _adjoints(tracer, inline)
             self.marked = self.marked or marked
+        elif _small(tracer):   # forward mode's `grads`: its reverse walk's, without events
+            self.adjoints, _, _ = _adjoints(tracer, inline)
 
 
 TINY = 1e-150

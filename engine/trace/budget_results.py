@@ -45,8 +45,9 @@ def results(tracer, shapes: list, inline: int, numbers: Numbers | None = None) -
             g = tracer.second.backward.grads[name]
             total += known_bytes(_adjoint(tangents, tracer.values, g), None) if tangents \
                 else value_bytes(shapes[i], None)
-    if options.check:
-        total += 2 * grads + (CHECK + ELEMENT) * len(leaves)
+    if options.check:   # analytic (the gradients), numeric (central differences: unknown)
+        numeric = names + sum(value_bytes(shapes[i], None) for i in leaves.values())
+        total += grads + numeric + (CHECK + ELEMENT) * len(leaves) + _check_kinks(tracer)
     second = tracer.second
     if second is not None and (second.full or second.power_iteration):
         total += _second_order(leaves, shapes, second.full, second.power_iteration)
@@ -96,6 +97,24 @@ def extras(tracer, tangents: list | None, marked: bool = True) -> int:
     if cuts is not None and cuts.program is tracer.program:
         total += _cut_notes(cuts, tracer.ids, tracer.output)
     return total
+
+
+CHECK_KINK = len("The gradient check of  disagrees at a point where an op has no derivative, "
+                 "not because of a wrong gradient: ") + len(',"kink":""') + 120   # the warning's
+
+
+def _check_kinks(tracer) -> int:
+    """The gradient check's words at a kink (gradcheck._explain): at most one per leaf, its
+    reason in the leaf's entry, in a warning and in the done event's narration."""
+    from engine.trace import kinks
+
+    reasons = [len(kinks.check_reason(n.op, n).encode()) for n in tracer.program.nodes
+               if n.op in kinks.TABLE and kinks.at(n.op, tracer.values[n.index],
+                                                   tracer._inputs(n), n.params)]
+    if not reasons:
+        return 0
+    return sum(CHECK_KINK + 3 * (max(reasons) + len(name.encode()))
+               for name in tracer.program.leaves)
 
 
 def _kinks(tracer, tangents: list | None) -> list[tuple[str, dict]]:

@@ -42,6 +42,8 @@ RANGE = {
     "underflowing adjoint": "x0 = 0.5\n" + "".join(f"x{i + 1} = tanh(x{i}) * 0.9 + 0.1\n"
                                                    for i in range(2_000)),
     "relu at 0": "x = [0.0, 1.0, -2.0]\nw = [1.0, 2.0, 3.0]\nL = sum(relu(x) * w)\n",
+    # short gradients, long central differences (3.0 against 2.9999999999996696)
+    "long central differences": "x = randn(60, seed=0)\nL = sum(x * 3.0) * 7.0\n",
     # orjson writes 1e-05 as 0.00001, two bytes longer than Python's repr
     "short decimals": "a = 0.00001\nb = 0.000012345678901234\nL = a * b + 0.00003\n",
     **{f"preset {k}": v for k, v in PRESETS.items()},
