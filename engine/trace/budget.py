@@ -33,7 +33,7 @@ from engine.trace.budget_numbers import (ACCUMULATE, EDGE, EVALUATE, LEDGER, NOD
                                          RECOMPUTE, SCALAR, SEED, SHOW_ELEMENTS, TANGENT,
                                          UNBROADCAST, Numbers, known_bytes, elements, zeros_bytes,
                                          unknown_bytes)
-from engine.trace.budget_results import bug_words, extras, results
+from engine.trace.budget_results import bug_words, extras, groups_bytes, results
 
 
 def per_node(tracer, inline: int, exact: bool = True) -> list[int]:
@@ -113,7 +113,10 @@ def per_node(tracer, inline: int, exact: bool = True) -> list[int]:
                               + 2 * in_value + before
                               + (out_value + in_value if broadcast else 0))
             cost[i] += passes * (said + known_edge)
-    cost[tracer.output] += (results(tracer, shapes, inline, numbers)
+    spread, rest = divmod(groups_bytes(tracer.program), len(nodes))   # each node's boxes
+    for i in range(len(nodes)):
+        cost[i] += spread
+    cost[tracer.output] += (rest + results(tracer, shapes, inline, numbers)
                             + (passes - 1) * SEED + extras(tracer, tangents, numbers.marked)
                             + (bug_words(tracer, lab, shapes, inline)
                                if lab is not None and walked is None else 0))

@@ -9,6 +9,7 @@ from operator import attrgetter
 import numpy as np
 import orjson
 
+from engine.groups import groups
 from engine.trace import warn
 from engine.trace.budget_numbers import (CHECK, ELEMENT, FIRST, NUMBERS, RESULTS, SEED,
                                          UNDERFLOW, Numbers, ascii_bytes, known_bytes, elements,
@@ -29,6 +30,13 @@ def results(tracer, shapes: list, inline: int, numbers: Numbers | None = None) -
         grads = names + sum(known_bytes(_adjoint(numbers.adjoints, tracer.values, i), None)
                             for i in leaves.values())
     total = grads + output + RESULTS + SEED
+    if options.mode != "forward":   # the seed's adjoint and words (engine/trace/seed.py)
+        out = tracer.values[tracer.output]
+        start = tracer.output_grad if tracer.output_grad is not None else \
+            1.0 if np.ndim(out) == 0 else np.ones(np.shape(out))
+        node = tracer.program.nodes[tracer.output]
+        total += known_bytes(start, inline) + SEED_WORDS + 6 * len(node.label.encode()) + \
+            len(tracer.symbols[tracer.output].encode()) + 8 * np.ndim(out)
     if options.mode == "forward":   # jvp; every pass's Jacobian, unless there are too many
         from engine.trace.forward_mode import MAX_PASSES
 
@@ -99,6 +107,15 @@ def extras(tracer, tangents: list | None, marked: bool = True) -> int:
     return total
 
 
+# The seed's words without its labels (engine/trace/seed.py narration): the longest of its three
+SEED_WORDS = max(len(s.encode()) for s in (
+    " starts as the given output_grad v (PyTorch: .backward(gradient=v)): the gradients that "
+    "follow are those of sum(v ⊙ )",
+    " is a  tensor, not a number:  starts as ones (PyTorch: .backward(torch.ones_like())), so "
+    "the gradients that follow are those of sum()",
+    " = ∂/∂ = 1: the backward pass starts at the output"))
+
+
 CHECK_KINK = len("The gradient check of  disagrees at a point where an op has no derivative, "
                  "not because of a wrong gradient: ") + len(',"kink":""') + 120   # the warning's
 
@@ -115,6 +132,13 @@ def _check_kinks(tracer) -> int:
         return 0
     return sum(CHECK_KINK + 3 * (max(reasons) + len(name.encode()))
                for name in tracer.program.leaves)
+
+
+def groups_bytes(program) -> int:
+    """The graph's `groups` (engine/groups.py) as JSON, worked out and dropped: about 0.9 µs a
+    node (a bound without them, from the statements, was twice their size on a chain: repeats
+    and their repetitions cannot be told apart without finding the cycles)."""
+    return len(orjson.dumps(groups(program)))
 
 
 def _kinks(tracer, tangents: list | None) -> list[tuple[str, dict]]:
