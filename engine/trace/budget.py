@@ -33,7 +33,8 @@ from engine.trace.budget_numbers import (ACCUMULATE, EDGE, EVALUATE, LEDGER, NOD
                                          RECOMPUTE, SCALAR, SEED, SHOW_ELEMENTS, TANGENT,
                                          UNBROADCAST, Numbers, known_bytes, elements, zeros_bytes,
                                          unknown_bytes)
-from engine.trace.budget_results import bug_words, extras, groups_bytes, results
+from engine.trace.budget_results import (bug_words, extras, groups_bound, groups_bytes,
+                                         results)
 
 
 def per_node(tracer, inline: int, exact: bool = True) -> list[int]:
@@ -113,7 +114,9 @@ def per_node(tracer, inline: int, exact: bool = True) -> list[int]:
                               + 2 * in_value + before
                               + (out_value + in_value if broadcast else 0))
             cost[i] += passes * (said + known_edge)
-    spread, rest = divmod(groups_bytes(tracer.program), len(nodes))   # each node's boxes
+    boxes = groups_bytes(tracer.program) if exact else \
+        groups_bound(tracer.program, max(label_b, default=0))
+    spread, rest = divmod(boxes, len(nodes))   # each node's share of the groups
     for i in range(len(nodes)):
         cost[i] += spread
     cost[tracer.output] += (rest + results(tracer, shapes, inline, numbers)

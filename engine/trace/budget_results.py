@@ -134,6 +134,47 @@ def _check_kinks(tracer) -> int:
                for name in tracer.program.leaves)
 
 
+GROUP = len('{"id":"g","kind":"statement","name":"","first":,"end":,"parent":"g","span":'
+            '{"line":,"col":,"end_line":,"end_col":}},')
+
+
+def groups_bound(program, longest: int) -> int:
+    """An upper bound of groups_bytes without working the groups out, from the statements
+    (engine/groups.py): a statement that makes two or more nodes is one group; one of k >
+    MAX_CHILDREN nodes has at most k/30 + 3 parts and chunks of parts (two parts in a row hold
+    more than MAX_CHILDREN nodes); a repeat needs MIN_REPEAT repetitions and only a cycle of
+    two or more statements gives each repetition a group, so repeats, repetitions and their
+    chunks are at most 0.68 of the statements; a `with group()` block is one. A name is at
+    most two labels (`longest` bytes each) and a few words, or a name of the program's
+    (MAX_NAME characters, 4 bytes each in UTF-8) and a few words."""
+    from engine.blocks import Block
+    from engine.groups import MAX_CHILDREN
+
+    statements = made = parts = boxes = named = 0
+    stack = list(program.body)
+    while stack:
+        item = stack.pop()
+        if type(item) is Block:
+            if item.kind == "group":
+                boxes += 1
+                named += len(item.name.encode())
+            stack.extend(item.body)
+            continue
+        size = item.end - item.first
+        statements += size > 0
+        made += size >= 2
+        parts += size // 30 + 3 if size > MAX_CHILDREN else 0
+    count = made + (68 * statements) // 100 + parts
+    ascii_text = program.lines is None or program.lines.ascii
+    name = max(2 * longest, (1 if ascii_text else 4) * NAME_CHARS) + 40
+    digits = 2 * len(str(count + boxes)) + 2 * len(str(len(program.nodes))) + 4 * 7
+    return count * (GROUP + digits + name) + boxes * (GROUP + digits) + named
+
+
+NAME_CHARS = 64   # a name (engine/syntax.py MAX_NAME) or a statement's text in a repeat's name
+                  # (engine/groups.py MAX_NAME, 60)
+
+
 def groups_bytes(program) -> int:
     """The graph's `groups` (engine/groups.py) as JSON, worked out and dropped: about 0.9 µs a
     node (a bound without them, from the statements, was twice their size on a chain: repeats

@@ -24,7 +24,7 @@ import orjson
 from engine.ops.registry import REGISTRY
 from engine.trace.budget_numbers import (ACCUMULATE, EDGE, EVALUATE, LEDGER, NODE, NUMBERS,
                                          SCALAR, ZERO)
-from engine.trace.budget_results import extras, groups_bytes, results
+from engine.trace.budget_results import extras, groups_bound, results
 
 
 def scalar_bound(tracer) -> int | None:
@@ -73,7 +73,8 @@ def scalar_bound(tracer) -> int | None:
                        + 2 * partial + 2 * symbol_b[e_input]).sum())
     # an input's first contribution starts from 0.0 and narrates no sum: once per input
     firsts = len(np.unique(e_input)) * (SCALAR - ZERO + 3 * NUMBERS)
-    return (node_part + edge_part - firsts + extras(tracer, None) + groups_bytes(tracer.program)
+    return (node_part + edge_part - firsts + extras(tracer, None)
+            + groups_bound(tracer.program, int(label_b.max(initial=0)))
             + results(tracer, [()] * n, 0))
 
 

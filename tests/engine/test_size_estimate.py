@@ -46,6 +46,13 @@ RANGE = {
     "long central differences": "x = randn(60, seed=0)\nL = sum(x * 3.0) * 7.0\n",
     # orjson writes 1e-05 as 0.00001, two bytes longer than Python's repr
     "short decimals": "a = 0.00001\nb = 0.000012345678901234\nL = a * b + 0.00003\n",
+    # the graph's groups (engine/groups.py): repeats of a two-line cycle, non-ASCII names,
+    # the parts of a long sum, `with group()` boxes
+    "period-2 repeats": "x = 1.0\n" + "y = x * 2.0 + 1.0\nx = y * 0.5 - 1.0\n" * 200,
+    "non-ASCII repeats": "θ = 1.0\n" + "φ = θ * 2.0 + 1.0\nθ = tanh(φ) * 0.9\n" * 100,
+    "long sum": "x = 0.5\nL = " + " + ".join(["x * 2"] * 300) + "\n",
+    "group blocks": "x = 1.0\n" + "".join(f'with group("ñame {i}"):\n    y{i} = tanh(x * {i}.0 + 1)'
+                                          f"\n    x = y{i} * 0.5\n" for i in range(30)),
     **{f"preset {k}": v for k, v in PRESETS.items()},
 }
 MODES = {"reverse": Options(), "check": Options(check=True), "forward": Options(mode="forward"),
