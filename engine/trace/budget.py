@@ -18,8 +18,8 @@ per backward edge: an `accumulate` event and, where an elementwise op broadcast 
 words, room for a NaN's or an underflow's marker where one may come).
 
 Cost: the trace first asks `scalar_bound`, a cheaper upper bound (a scalar program in reverse
-mode: budget_scalar.py's sums, about 1.3 to 1.9 µs a node; otherwise this estimate with no
-number worked out), and works the numbers out only when that bound passes the limit.
+mode: budget_scalar.py's sums, about 1.6 to 2 µs a node; otherwise this estimate with no
+number and no group worked out), and works them out only when that bound passes the limit.
 """
 from __future__ import annotations
 

@@ -72,7 +72,8 @@ def scalar_bound(tracer) -> int | None:
                     + (id_b[e_owner] + id_b[e_input] + formula_b[e_owner] + symbol_b[e_owner]
                        + 2 * partial + 2 * symbol_b[e_input]).sum())
     # an input's first contribution starts from 0.0 and narrates no sum: once per input
-    firsts = len(np.unique(e_input)) * (SCALAR - ZERO + 3 * NUMBERS)
+    firsts = int(np.count_nonzero(np.bincount(e_input, minlength=n))) * \
+        (SCALAR - ZERO + 3 * NUMBERS)
     return (node_part + edge_part - firsts + extras(tracer, None)
             + groups_bound(tracer.program, int(label_b.max(initial=0)))
             + results(tracer, [()] * n, 0))
