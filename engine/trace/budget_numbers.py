@@ -63,6 +63,63 @@ def value_bytes(shape: tuple, inline: int | None) -> int:
     return TENSOR + 8 * len(shape) + data
 
 
+# Bytes of JSON. A float64 is at most 24 characters ("-1.2345678901234567e-300"), plus a comma.
+# Each record's fixed part is its skeleton: field names and punctuation with every value empty
+# (the values are counted apart, from the texts and numbers that fill them).
+NODE = len('{"id":"","index":,"name":null,"label":"","op":"","role":"","inputs":[],"params":,'
+           '"requires_grad":false,"span":{"line":,"col":,"end_line":,"end_col":},"shape":[],'
+           '"formula":"","adjoint_symbol":"","ledger":null},') + 16   # op and role words
+LEDGER = len('{"saves":[],"saved_elements":,"saved_bytes":,"flops_forward":,"flops_backward":,'
+             '"activation_bytes":,"released_by":null,"recomputed":false}') - len("null")
+EDGE = len('{"id":"->#","source":"","target":"","arg":},') + 2   # the arg's digits
+EVALUATE = len('{"seq":,"kind":"evaluate","node":"","value":},')
+RECOMPUTE = len('{"seq":,"kind":"recompute","node":"","value":,"narration":"checkpoint: '
+                'recompute  (the forward pass did not keep it)"},')
+TANGENT = len('{"seq":,"kind":"tangent","node":"","value":,"tangent":,"rule":"",'
+              '"narration":""},') + 100   # the rule's and narration's own words
+ACCUMULATE = len('{"seq":,"kind":"accumulate","node":"","input":"","arg":,"upstream":,'
+                 '"local":,"partial":"","contribution":,"adjoint_before":,"adjoint_after":,'
+                 '"narration":""},') + 2 + 80   # the arg's digits, the narration's words
+UNBROADCAST = len('{"seq":,"kind":"unbroadcast","node":"","input":"","arg":,"from_shape":[],'
+                  '"to_shape":[],"axes":[],"before":,"after":},') + 40
+SHOW_ELEMENTS = 6  # tensors up to this size have their numbers narrated (narrate.py)
+NUMBERS = 12       # a number as narration writes it (4 significant digits: "-1.235e-300")
+ZERO = 4           # 0.0 and a comma: the adjoint before a node's first contribution
+RESULTS = 120      # the results' field names: output, grads, first_non_finite, a mode's
+SEED = 200         # the backward pass's first event, `seed`, and the `done` event
+CHECK = 200        # a gradient-check entry's field names and errors, per leaf
+FIRST = 200        # first_non_finite when the walk meets a NaN, an infinity or an underflow
+UNDERFLOW = 420    # an underflow's warning, its words in the narration (and its label's bytes)
+
+
+def unknown_bytes(shape: tuple, inline: int) -> int:
+    """A value not computed yet (an adjoint, a tangent, a partial) of this shape: every
+    number at its longest."""
+    return value_bytes(shape, inline)
+
+
+def ascii_bytes(text: str) -> int:
+    """A string in the graph's JSON, which escapes non-ASCII characters as \\uXXXX."""
+    return len(text) if text.isascii() else len(text.encode("ascii", "backslashreplace"))
+
+
+def elements(shape: tuple) -> int:
+    return int(np.prod(shape)) if shape else 1
+
+
+
+def zeros_bytes(shape: tuple, inline: int | None) -> int:
+    """An adjoint before its first contribution, zeros of this shape (values.Encoder.zeros):
+    each 0.0 and its comma."""
+    if not shape:
+        return ZERO
+    size = elements(shape)
+    if inline is not None and size > inline:
+        return value_bytes(shape, inline)
+    rows = size // shape[-1] if shape[-1] else 0
+    return value_bytes(shape, 0) - 4 + size * ZERO + 2 * (rows + len(shape))
+
+
 # ---- tangents and adjoints, computed first -------------------------------------------------------
 class Numbers:
     """What the estimate knows of a trace's numbers before its events.
@@ -70,12 +127,21 @@ class Numbers:
     tangents: each node's tangent (None: zero) in forward and hvp mode, else None;
     edges: {(node, arg): bytes of the numbers of that edge's accumulate event (upstream, local,
     contribution, adjoint before and after) and unbroadcast event} in hvp mode, else None;
-    adjoints: each node's final adjoint in hvp mode (the leaves' are H v), else None;
+    adjoints: each node's final adjoint in hvp mode (the leaves' are H v), and where reverse
+    mode's are worked out (SMALL; forward mode's `grads` are reverse mode's), else None;
     walked: a bug lab's backward events' bytes per node (its seeds at the output), for a
     program with small tensors (SMALL), else None;
     marked: whether the walk may mark a first non-finite number or an underflow (True when
     its numbers are not all known: the walk's markers, engine/trace/underflow.py, look at
     them)."""
+
+    @classmethod
+    def unknown(cls) -> "Numbers":
+        """Nothing worked out: every number at its longest, room for a marker."""
+        numbers = cls.__new__(cls)
+        numbers.tangents = numbers.edges = numbers.adjoints = numbers.walked = None
+        numbers.marked = True
+        return numbers
 
     def __init__(self, tracer, inline: int):
         self.tangents = self.edges = self.adjoints = self.walked = None
@@ -103,6 +169,8 @@ class Numbers:
         if mode == "hvp":   # and an adjoint of its reverse walk as in reverse mode
             self.adjoints, self.edges, marked = _adjoints(tracer, inline)
             self.marked = self.marked or marked
+        elif _small(tracer):   # forward mode's `grads`: its reverse walk's, without events
+            self.adjoints, _, _ = _adjoints(tracer, inline)
 
 
 TINY = 1e-150
@@ -199,8 +267,8 @@ def _adjoints(tracer, inline: int) -> tuple[list, dict, bool]:
             record = next(reverse.scalar_edges(tracer, node, g, adjoints, count, only=arg,
                                                fallback=False), None) if fast else None
             if record is not None:
-                edges[(i, arg)] = sum(encoded_bytes(record[k], inline) for k in NUMBERS)
-                marked = marked or any(map(_risky, (record[k] for k in NUMBERS[:3])))
+                edges[(i, arg)] = sum(encoded_bytes(record[k], inline) for k in EDGE_FIELDS)
+                marked = marked or any(map(_risky, (record[k] for k in EDGE_FIELDS[:3])))
                 continue
             with np.errstate(all="ignore"):
                 local, raw = _vjp(op, arg, g, o, xs, node.params)
@@ -219,7 +287,7 @@ def _adjoints(tracer, inline: int) -> tuple[list, dict, bool]:
     return adjoints, edges, marked
 
 
-NUMBERS = ("upstream", "local", "contribution", "adjoint_before", "adjoint_after")
+EDGE_FIELDS = ("upstream", "local", "contribution", "adjoint_before", "adjoint_after")
 
 
 def encoded_bytes(x, inline: int | None) -> int:
