@@ -1,5 +1,6 @@
 """Issue 15: a target held by a name (`X, y = xor()`, `y = const([...])`) is drawn feeding the
-loss that reads it, by a dotted edge that no gradient travels; literal targets have none."""
+loss that reads it, by a dotted edge that no gradient travels; literal targets have none. The
+data nodes are named by the call that made them."""
 from __future__ import annotations
 
 from page_helpers import trace
@@ -28,6 +29,9 @@ def test_a_name_held_target_is_drawn_feeding_the_loss(explorer):
     assert edge["data"] and edge["dash"] not in ("", "none")
     assert edge["length"] > 20 and max(edge["height"], edge["width"]) > 10
     assert edge["shape"] == "(4,)"
+    # the data nodes read as the program wrote the call (their formula), not as 8 numbers
+    assert page.locator('g.node[data-name="X"]').get_attribute("aria-label").startswith(
+        "X, y = xor()")
     assert explorer.unexpected_errors() == []
 
 

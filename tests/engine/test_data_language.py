@@ -377,3 +377,26 @@ def test_literal_targets_have_no_target_edge():
     body = run_trace("Z = [[1.0, 2.0], [0.5, -1.0]]\nL = cross_entropy(Z, [1, 0])\n")
     assert body["graph"]["edges"] == [{"id": "n0->n1#0", "source": "n0", "target": "n1",
                                        "arg": 0}]
+
+
+@pytest.mark.parametrize("text, want", [
+    ("X, y = xor()\nW = [[1.0, 2.0], [0.5, -1.0]]\nL = cross_entropy(X @ W, y)\n",
+     "X, y = xor()"),
+    ("P, t = spirals(10, 3, seed=0)\nW = [[1.0, 2.0, 0.0], [0.5, -1.0, 1.0]]\n"
+     "L = cross_entropy(P @ W, t)\n", "P, t = spirals(10, 3, seed=0, noise=0.2)"),
+    ("X, y = moons(8, seed=2)\nW = [[1.0, 2.0], [0.5, -1.0]]\nL = cross_entropy(X @ W, y)\n",
+     "X, y = moons(8, noise=0.1, seed=2)"),
+])
+def test_a_data_nodes_formula_reads_as_the_program_wrote_the_call(text, want):
+    """Issue 15: X's formula read `X = const([[0.0, 0.0], …])`; both names' nodes now read
+    the call that made them."""
+    body = run_trace(text)
+    data = [n for n in body["graph"]["nodes"] if n["params"].get("data")]
+    assert [n["formula"] for n in data] == [want, want]
+
+
+def test_other_constants_keep_their_formula():
+    body = run_trace("y = const([1, 0])\nc = const(2.0)\nZ = [[1.0, 2.0], [0.5, -1.0]]\n"
+                     "L = cross_entropy(Z * c, y)\n")
+    formulas = {n["label"]: n["formula"] for n in body["graph"]["nodes"]}
+    assert formulas["y"] == "y = const([1.0, 0.0])" and formulas["c"] == "c = const(2.0)"
