@@ -20,11 +20,11 @@ SHORT = 8   # a last axis shorter than this is reduced column by column
 def _columns(a):
     """a's last axis moved to the front, contiguous: reducing it over axis 0 is C - 1
     vector operations."""
-    return np.ascontiguousarray(a.T if np.ndim(a) == 2 else np.moveaxis(a, -1, 0))
+    return np.ascontiguousarray(a.T if a.ndim == 2 else np.moveaxis(a, -1, 0))
 
 
 def _short(a) -> bool:
-    return np.ndim(a) > 1 and 1 < np.shape(a)[-1] < SHORT
+    return type(a) is np.ndarray and a.ndim > 1 and 1 < a.shape[-1] < SHORT
 
 
 def last_sum(a, keepdims: bool = False):
@@ -32,7 +32,7 @@ def last_sum(a, keepdims: bool = False):
     returns a's shape without its last axis (kept with size 1 when keepdims)."""
     if not _short(a):
         return np.sum(a, axis=-1, keepdims=keepdims)
-    out = _columns(a).sum(axis=0)
+    out = np.add.reduce(_columns(a), axis=0)
     return out[..., None] if keepdims else out
 
 
@@ -41,5 +41,5 @@ def last_max(a, keepdims: bool = False):
     last_sum. Raises ValueError for an empty last axis, as numpy."""
     if not _short(a):
         return np.max(a, axis=-1, keepdims=keepdims)
-    out = _columns(a).max(axis=0)
+    out = np.maximum.reduce(_columns(a), axis=0)
     return out[..., None] if keepdims else out

@@ -93,7 +93,7 @@ def _row_losses(z, target, m, shifted, e):
     4.248e-18, where log(1 + exp(-40)) rounds to log 1 and -(0 - 0) gives -0. A row whose
     maximum is infinite takes the log-softmax's NaN, as PyTorch."""
     rest = e.copy()   # e is the softmax's too
-    rest.reshape(-1)[_flat(z, np.argmax(z, axis=-1))] = 0.0
+    rest.reshape(-1)[_flat(z, z.argmax(axis=-1))] = 0.0
     top = m[..., 0]
     pick = _flat(z, target)
     tail = (top - z.reshape(-1)[pick]) + np.log1p(last_sum(rest))

@@ -53,7 +53,7 @@ def accuracy(program: Program, head: int | None, values: list, classes=None) -> 
     if classes is None:
         classes = targets(program, head, values)
     logits = np.asarray(values[program.nodes[head].inputs[0]])
-    return float(np.count_nonzero(np.argmax(logits, axis=-1) == classes)) / max(classes.size, 1)
+    return float(np.count_nonzero(logits.argmax(axis=-1) == classes)) / max(classes.size, 1)
 
 
 def _silent(out: np.ndarray) -> np.ndarray:
