@@ -143,11 +143,19 @@ def graph_nodes(program: Program, order: Iterable[int], ids: list[str], requires
 
 
 def graph_edges(program: Program, order: Iterable[int], ids: list[str]) -> list[dict]:
-    """The `edges` of graph_json into the nodes in `order`, in argument order."""
+    """The `edges` of graph_json into the nodes in `order`, in argument order. A constant the
+    op reads as data, not as an input, feeds it by an edge marked "grad": false, after the
+    inputs' (cross_entropy's targets held by a name, params["target_node"]: the reader sees
+    where `y` goes; no gradient flows back along it)."""
     ir, edges = program.nodes, []
     for i in order:
         nid = ids[i]
         for arg, k in enumerate(ir[i].inputs):
             src = ids[k]
             edges.append({"id": f"{src}->{nid}#{arg}", "source": src, "target": nid, "arg": arg})
+        held = ir[i].params.get("target_node") if ir[i].params else None
+        if held is not None:
+            src, arg = ids[held], len(ir[i].inputs)
+            edges.append({"id": f"{src}->{nid}#{arg}", "source": src, "target": nid, "arg": arg,
+                          "grad": False})
     return edges

@@ -187,3 +187,22 @@ def _call(op: str, inputs: list, params: dict) -> str | None:
         return None
     # Only a call: a row's text that is an operator form has its own branch above.
     return text if text.endswith(")") and "(" in text and "\n" not in text else None
+
+
+def data_formula(node, nodes: list) -> str | None:
+    """A data helper's constant's formula as the program wrote the call, `X, y = xor()` (or
+    `X, y = spirals(100, 3, seed=0, noise=0.2)`: params["data"] is the call's canonical text),
+    for both of the names it assigns; None for any other node. nodes: the program's IR nodes
+    (engine/parse.py). A helper makes two constants in a row, inputs then labels, with one
+    call and one span (engine/parse_data.py); its names are never assigned again, so their
+    labels are the names."""
+    call = node.params.get("data") if node.params else None
+    if call is None:
+        return None
+    def same(k):
+        return 0 <= k < len(nodes) and nodes[k].params.get("data") == call \
+            and nodes[k].span == node.span
+    first = node.index if same(node.index + 1) else node.index - 1
+    if not same(first) or not same(first + 1):   # not made by a helper as described above
+        return None
+    return f"{nodes[first].label}, {nodes[first + 1].label} = {call}"

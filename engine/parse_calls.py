@@ -117,7 +117,7 @@ class CallSyntax:
     def complete(self, fname: str, params: dict, node: ast.Call, given: dict) -> None:
         """Refuse a call that leaves out a parameter it needs. Targets held by a name are
         narrated by it: params["target_label"] is that node's label (`cross_entropy(Z, y)`,
-        not 300 indices)."""
+        not 300 indices), params["target_node"] that node's index."""
         for key in REQUIRED.get(fname, ()):
             if key not in params:
                 raise self.error("bad_argument", f"{fname} takes (logits, targets): a class "
@@ -129,6 +129,8 @@ class CallSyntax:
         held = given.get("target")
         if type(held) is ast.Name and held.id not in self.lifted:
             params["target_label"] = self.nodes[self.names[held.id]].label
+            # the graph draws an edge from that constant (engine/graph.graph_edges)
+            params["target_node"] = self.names[held.id]
 
     def targets(self, node: ast.expr) -> int | tuple[int, ...]:
         """cross_entropy's targets: one class index, or a list of them (one per row), written

@@ -48,6 +48,9 @@ class Row:
     numpy_in: tuple[int, ...]
     floats: bool   # float64 and 0-d, its inputs too: every value a Python float
     grad_args: tuple[tuple[int, int], ...]   # (argument position, input index) needing a grad
+    # where the forward keeps what the vjps need (the op's forward_saving), past the nodes'
+    # values; None for an op without it
+    saved: int | None = None
 
 
 class Tape:
@@ -56,6 +59,8 @@ class Tape:
     program: the parsed Program; output: the index of the differentiated node; shapes: each
     node's shape (tuple); requires: per node, whether it gets a gradient; rows: the op nodes
     in creation order (Row); leaves: leaf name -> node index (the program's parameters).
+    A pass's values list holds every node's value, then the saved tensors of the rows whose
+    op keeps some for its vjps (Row.saved), as PyTorch keeps them on its graph.
     """
 
     def __init__(self, program: Program, output: int, shapes: list, requires: list[bool],
@@ -72,7 +77,7 @@ class Tape:
         # the passes as straight-line code (engine/tape_code.py), None for a huge tape
         self._forward_code, self._backward_code = tape_code.generate(self)
         # values that never change (consts, and leaves not given): made once
-        self.base: list = [None] * len(program.nodes)
+        self.base: list = [None] * (len(program.nodes) + sum(r.saved is not None for r in rows))
         for n in program.nodes:
             if n.literal is not None:
                 self.base[n.index] = self._literal(n.literal)
@@ -83,8 +88,9 @@ class Tape:
 
     # ---- forward ---------------------------------------------------------------------------
     def forward(self, leaves: dict | None = None) -> list:
-        """Every node's value (a list indexed by node), the leaves named in `leaves` (name ->
-        array of the leaf's shape) taking those values, every other leaf its literal.
+        """Every node's value (a list indexed by node, then the rows' saved tensors), the
+        leaves named in `leaves` (name -> array of the leaf's shape) taking those values, every
+        other leaf its literal.
 
         A float64 program's 0-d values are Python floats. Raises ProgramError "bad_argument"
         for an unknown leaf name or a value of the wrong shape, and what the first checked
@@ -131,7 +137,10 @@ class Tape:
                 return float(row.op.forward(*map(np.float64, xs)))
         for a in row.numpy_in:
             xs[a] = np.float64(xs[a])
-        out = row.op.forward(*xs, **row.params)
+        if row.saved is None:
+            out = row.op.forward(*xs, **row.params)
+        else:
+            out, values[row.saved] = row.op.forward_saving(*xs, **row.params)
         return float(out) if self.scalar and not self.shapes[row.index] else out
 
     def _checked_forward(self, values: list) -> None:
@@ -144,6 +153,8 @@ class Tape:
             for a in row.numpy_in:
                 xs[a] = np.float64(xs[a])
             out = evaluate_op(nodes[row.index], xs, MAX_ELEMENTS)
+            if row.saved is not None:   # once: the checks above, then what the vjps keep
+                values[row.saved] = row.op.forward_saving(*xs, **row.params)[1]
             values[row.index] = float(out) if self.scalar and not self.shapes[row.index] \
                 else out
 
@@ -186,13 +197,16 @@ class Tape:
                     continue
                 xs = [values[k] for k in row.inputs]
                 o = values[row.index]
+                saved = None if row.saved is None else values[row.saved]
                 for arg, j in row.grad_args:
-                    c = self._contribution(row, arg, g, o, xs)
+                    c = self._contribution(row, arg, g, o, xs, saved)
                     before = adj[j]
                     adj[j] = c if before is None else before + c
         return adj
 
-    def _contribution(self, row: Row, arg: int, g, out, xs: list):
+    def _contribution(self, row: Row, arg: int, g, out, xs: list, saved=None):
+        """One edge's contribution to input `arg`'s adjoint, summed to its shape; saved: the
+        row's saved tensor (Row.saved), which its op's vjp_saved rule takes instead."""
         vjp = row.op.vjp[arg]
         if row.scalar:
             try:
@@ -208,7 +222,9 @@ class Tape:
             for a in row.numpy_in:
                 xs[a] = np.float64(xs[a])
         shape = self.shapes[row.inputs[arg]]
-        c = unbroadcast(vjp(g, out, *xs, **row.params), shape)[0]
+        local = vjp(g, out, *xs, **row.params) if saved is None else \
+            row.op.vjp_saved[arg](g, saved)
+        c = unbroadcast(local, shape)[0]
         return float(c) if self.scalar and not shape else c
 
 
@@ -231,6 +247,7 @@ def compile(program: Program, output: str | None = None,
     requires = requires_grad(program)
     scalar = program.dtype == "float64"
     rows = []
+    saved = len(program.nodes)   # the next free slot past the nodes' values
     for n in program.nodes:
         if n.role != "op":
             continue
@@ -241,6 +258,9 @@ def compile(program: Program, output: str | None = None,
             tuple(a for a, k in enumerate(ins) if not shapes[k])
         grads = tuple((a, k) for a, k in enumerate(ins) if requires[k]) if requires[n.index] \
             else ()
-        rows.append(Row(n.index, get_op(n.op), ins, n.params, fast, numpy_in, all_scalar,
-                        grads))
+        op = get_op(n.op)
+        keeps = op.forward_saving is not None and not fast
+        rows.append(Row(n.index, op, ins, n.params, fast, numpy_in, all_scalar, grads,
+                        saved if keeps else None))
+        saved += keeps
     return Tape(program, program.names[name], shapes, requires, rows)

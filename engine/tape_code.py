@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.ops.broadcast import unbroadcast
+
 MAX_ROWS = 20_000   # above this, compiling the text would cost more than the loops save
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 
@@ -43,17 +45,25 @@ def generate(tape) -> tuple:
     if len(tape.rows) > MAX_ROWS:
         return None, None
     env = {"R": tape.rows, "run": tape._run, "contrib": tape._contribution, "relu": relu,
-           "relu_vjp": relu_vjp, "f64": np.float64}
+           "relu_vjp": relu_vjp, "f64": np.float64, "ub": unbroadcast}
     forward = ["def forward(v):"]
     for k, row in enumerate(tape.rows):
-        forward.append(f"    v[{row.index}] = {_forward_line(k, row, env)}")
+        forward.append(f"    v[{row.index}] = {_forward_line(k, row, env, tape)}")
     backward = ["def backward(v, a):"] + _backward_lines(tape, env) + ["    return None"]
     code = "\n".join(forward + ["    return None"] + backward)
     exec(compile(code, "<tape>", "exec"), env)   # noqa: S102 - text of indices only (above)
     return env["forward"], env["backward"]
 
 
-def _forward_line(k: int, row, env: dict) -> str:
+def _plain(tape, row) -> bool:
+    """Whether the row's rules can be called as they are: an array value (not a float64
+    program's 0-d one, which the tape turns into a float), no numpy conversions of its inputs,
+    no parameters and nothing saved."""
+    return bool(tape.shapes[row.index]) and not row.numpy_in and not row.params \
+        and row.saved is None and not row.scalar
+
+
+def _forward_line(k: int, row, env: dict, tape) -> str:
     ins = [f"v[{i}]" for i in row.inputs]
     if row.scalar and row.op.name in _INFIX:
         return f" {_INFIX[row.op.name]} ".join(ins)
@@ -64,6 +74,9 @@ def _forward_line(k: int, row, env: dict) -> str:
     if row.floats and row.op.elementwise and not row.params:   # tanh, exp, log, ** ...
         env[f"F{k}"] = row.op.forward   # on np.float64, as the Tracer calls it
         return f"float(F{k}({', '.join(f'f64({x})' for x in ins)}))"
+    if _plain(tape, row):   # an array row: its op's own rule, with no per-row checks
+        env[f"F{k}"] = row.op.forward
+        return f"F{k}({', '.join(ins)})"
     return f"run(R[{k}], v)"
 
 
@@ -79,13 +92,13 @@ def _backward_lines(tape, env: dict) -> list[str]:
         i = row.index
         lines.append(f"    g = a[{i}]")
         for arg, j in row.grad_args:
-            c = _edge(k, row, arg, env)
+            c = _edge(k, row, arg, env, tape)
             lines.append(f"    a[{j}] = a[{j}] + {c}" if j in reached else f"    a[{j}] = {c}")
             reached.add(j)
     return lines
 
 
-def _edge(k: int, row, arg: int, env: dict) -> str:
+def _edge(k: int, row, arg: int, env: dict, tape) -> str:
     """The expression of one edge's contribution."""
     i, ins = row.index, ", ".join(f"v[{x}]" for x in row.inputs)
     if row.scalar:   # the op row's own vjp rule, on floats
@@ -99,4 +112,10 @@ def _edge(k: int, row, arg: int, env: dict) -> str:
         env[name] = row.op.vjp[arg]
         args = ", ".join(f"f64({x})" for x in ("g", f"v[{i}]", *(f"v[{x}]" for x in row.inputs)))
         return f"float({name}({args}))"
-    return f"contrib(R[{k}], {arg}, g, v[{i}], [{ins}])"
+    shape = tape.shapes[row.inputs[arg]]
+    if _plain(tape, row) and (shape or not tape.scalar):   # summed back to its input's shape
+        name = f"V{k}_{arg}"
+        env[name], env[f"S{k}_{arg}"] = row.op.vjp[arg], shape
+        return f"ub({name}(g, v[{i}], {ins}), S{k}_{arg})[0]"
+    saved = "" if row.saved is None else f", v[{row.saved}]"   # the forward's saved tensor
+    return f"contrib(R[{k}], {arg}, g, v[{i}], [{ins}]{saved})"

@@ -16,50 +16,101 @@ is "likely incorrect", so we refuse it (ValueError naming both shapes).
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from engine.ops.lastaxis import last_max, last_sum
 from engine.ops.registry import Op, register
 from engine.wording import counted
 
 
 # ---- cross_entropy ----------------------------------------------------------------------------
-def _log_softmax(z):
-    """log softmax along the last axis, its maximum subtracted first."""
-    shifted = z - np.max(z, axis=-1, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+def _softmax_parts(z):
+    """(m, shifted, e) for logits z (C,) or (N, C): each row's maximum m (its axis kept),
+    z - m and exp(z - m), the one softmax the loss and its gradient are made from."""
+    m = last_max(z, keepdims=True)
+    shifted = z - m
+    return m, shifted, np.exp(shifted)
 
 
-def _picked(z, target):
-    """The index of each row's target class in z: `target` for 1-D z, else (rows, targets)."""
-    if np.ndim(z) == 1:
-        return target
-    return np.arange(np.shape(z)[0]), np.asarray(target)
+def _log_softmax(shifted, e):
+    """log softmax along the last axis from the parts: shifted - log(sum(e))."""
+    return shifted - np.log(last_sum(e, keepdims=True))
+
+
+def _flat(z, index):
+    """Where each row's element `index` is in z.reshape(-1): `index` for 1-D z, else
+    row * C + index (one 1-D fancy index is a third the cost of a (rows, index) pair)."""
+    if z.ndim == 1:
+        return index
+    n, c = z.shape
+    if type(index) is tuple:
+        return _flat_targets(index, c)
+    return _row_starts(n, c) + index
+
+
+@functools.lru_cache(maxsize=32)
+def _flat_targets(target: tuple, c: int) -> np.ndarray:
+    """A program's targets (a tuple of class indices, engine/parse_calls.py) as flat indices,
+    made once: converting 300 Python ints costs more than the whole pick."""
+    out = _row_starts(len(target), c) + np.asarray(target, dtype=np.intp)
+    out.flags.writeable = False
+    return out
+
+
+@functools.lru_cache(maxsize=32)
+def _row_starts(n: int, c: int) -> np.ndarray:
+    out = np.arange(n, dtype=np.intp) * c
+    out.flags.writeable = False
+    return out
+
+
+def _mean(z, losses):
+    """The batch's mean loss, np.mean's number (its pairwise sum, then / N)."""
+    return losses if z.ndim == 1 else losses.sum() / len(losses)
 
 
 def _cross_entropy(z, target, **_):
-    losses = _row_losses(z, target)
-    return losses if np.ndim(z) == 1 else np.mean(losses)
+    z = np.asarray(z)
+    m, shifted, e = _softmax_parts(z)
+    return _mean(z, _row_losses(z, target, m, shifted, e))
 
 
-def _row_losses(z, target):
+def _ce_save(z, target, **_):
+    """(loss, saved) from one softmax: saved is the loss's gradient at ȳ = 1, (softmax(z) -
+    onehot(target)) / N, which the vjp scales by ȳ (the engine's saved tensor)."""
+    z = np.asarray(z)
+    m, shifted, e = _softmax_parts(z)
+    return (_mean(z, _row_losses(z, target, m, shifted, e)),
+            _p_minus_y(z, target, _log_softmax(shifted, e)))
+
+
+def _row_losses(z, target, m, shifted, e):
     """-log softmax(z)[y] per row as (m - z[y]) + log1p(r): m the row's maximum, r the sum of
     exp(z_j - m) over every element but one maximum (the log-sum-exp with log1p). A confident
     right answer keeps its tiny positive loss: [40, 0] with y = 0 is log1p(exp(-40)) =
     4.248e-18, where log(1 + exp(-40)) rounds to log 1 and -(0 - 0) gives -0. A row whose
     maximum is infinite takes the log-softmax's NaN, as PyTorch."""
-    m = np.max(z, axis=-1, keepdims=True)
-    e = np.exp(z - m)
-    np.put_along_axis(e, np.argmax(z, axis=-1)[..., None], 0.0, axis=-1)
-    top = np.squeeze(m, axis=-1)
-    tail = (top - z[_picked(z, target)]) + np.log1p(np.sum(e, axis=-1))
-    return np.where(np.isfinite(top), tail, -_log_softmax(z)[_picked(z, target)])
+    rest = e.copy()   # e is the softmax's too
+    rest.reshape(-1)[_flat(z, z.argmax(axis=-1))] = 0.0
+    top = m[..., 0]
+    pick = _flat(z, target)
+    tail = (top - z.reshape(-1)[pick]) + np.log1p(last_sum(rest))
+    if np.isfinite(top).all():   # the guard below costs a second softmax: only when needed
+        return tail
+    return np.where(np.isfinite(top), tail, -_log_softmax(shifted, e).reshape(-1)[pick])
 
 
-def _p_minus_y(z, target):
-    """(softmax(z) - onehot(target)) / N, N the batch size (1 for 1-D logits)."""
-    p = np.exp(_log_softmax(z))
-    p[_picked(z, target)] -= 1.0
-    return p if np.ndim(z) == 1 else p / np.shape(z)[0]
+def _p_minus_y(z, target, log_p=None):
+    """(softmax(z) - onehot(target)) / N, N the batch size (1 for 1-D logits); log_p: the
+    log softmax of z when already made."""
+    z = np.asarray(z)
+    if log_p is None:
+        log_p = _log_softmax(*_softmax_parts(z)[1:])
+    p = np.exp(log_p)
+    p.reshape(-1)[_flat(z, target)] -= 1.0
+    return p if z.ndim == 1 else p / len(z)
 
 
 def check_targets(shape: tuple, target) -> tuple[str, str] | None:
@@ -113,11 +164,15 @@ register(Op(
     name="cross_entropy", arity=1, forward=_cross_entropy,
     # params: target, and target_label when a name holds the targets (for the text only)
     vjp=(lambda g, out, z, target, **_: g * _p_minus_y(z, target),),
+    # an engine that keeps the forward's results (engine/tape.py) runs _ce_save and scales
+    # its saved gradient: one softmax per pass, not a second one in the vjp
+    forward_saving=_ce_save, vjp_saved=(lambda g, saved: g * saved,),
     jvp=lambda dots, out, z, target, **_: np.sum(_p_minus_y(z, target) * dots[0]),
     text=_ce_text, partials=(_ce_partial,), vjp_text=(_ce_vjp_text,), elementwise=False,
     params=("target",),
     # forward: max, subtract, exp, sum (n each), a log per row, the pick and mean;
-    # backward: the softmax again (5n), subtract at the targets, scale by g / N (n)
+    # backward: the softmax again (5n; kept from the forward by the tape), subtract at the
+    # targets, scale by g / N (n)
     flops=lambda out, z: 4 * int(np.size(z)),
     saves=("in0",), backward_flops=lambda out, z: 6 * int(np.size(z)),
 ))

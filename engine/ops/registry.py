@@ -45,6 +45,12 @@ class Op:
         `self * other` only when `self` requires grad); the ledger keeps the union over the
         inputs that require grad, and counts each such input's vjp as an equal share of
         backward_flops. () when every vjp needs all of `saves`.
+    forward_saving(*inputs, **params) -> (output, saved): optional, the forward rule that also
+        returns what the vjps need, for an engine that keeps it between the passes
+        (engine/tape.py; PyTorch's ctx.save_for_backward, JAX's custom_vjp forward). Its
+        output is forward's, bit for bit (tests/engine/test_saved_rows.py).
+    vjp_saved[i](g, saved) -> vjp[i]'s result, bit for bit, from forward_saving's `saved`;
+        given with forward_saving and only with it.
     """
 
     name: str
@@ -62,6 +68,8 @@ class Op:
     saves: tuple[str, ...] = ()
     backward_flops: Callable[..., int] | None = None
     saves_for: tuple[tuple[str, ...], ...] = ()
+    forward_saving: Callable[..., tuple] | None = None
+    vjp_saved: tuple[Callable[..., Array], ...] = ()
 
 
 REGISTRY: dict[str, Op] = {}
@@ -72,7 +80,8 @@ def register(op: Op) -> Op:
     """Add a row to the registry.
 
     Raises ValueError when the name is taken, when the row does not hold one vjp (and one
-    partial) per argument, or when its text names an argument the op does not have.
+    partial; and one vjp_saved, with forward_saving) per argument, or when its text names an
+    argument the op does not have.
     """
     if op.name in REGISTRY:
         raise ValueError(f"op {op.name!r} registered twice")
@@ -80,6 +89,9 @@ def register(op: Op) -> Op:
         raise ValueError(f"op {op.name!r}: needs one vjp and one partial per argument")
     if op.vjp_text and len(op.vjp_text) != op.arity:
         raise ValueError(f"op {op.name!r}: needs one vjp_text per argument")
+    if (op.forward_saving is None) != (not op.vjp_saved) or \
+            (op.vjp_saved and len(op.vjp_saved) != op.arity):
+        raise ValueError(f"op {op.name!r}: forward_saving needs one vjp_saved per argument")
     if op.saves_for and (len(op.saves_for) != op.arity
                          or not set().union(*op.saves_for) <= set(op.saves)):
         raise ValueError(f"op {op.name!r}: saves_for needs one entry per argument, within saves")

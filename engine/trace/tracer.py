@@ -16,7 +16,7 @@ import numpy as np
 from engine.errors import ProgramError
 from engine.graph import (build_graph, creation_order, node_id, requires_grad,
                           topological_order)
-from engine.labels import strength
+from engine.labels import data_formula, strength
 from engine.ops import get_op
 from engine.parse import Program, parse
 from engine.source import clip
@@ -224,6 +224,8 @@ class Tracer:
                  "GRADWALK_MAX_RESPONSE_BYTES)")
 
     def _formula(self, n) -> str:
+        if n.role == "const" and (data := data_formula(n, self.program.nodes)):   # X, y = xor()
+            return data
         if n.role != "op" and n.name and n.params.get("init"):   # randn(4, 5, seed=0), ...
             made = n.params["init"]
             return f"{n.label} = const({made})" if n.role == "const" else f"{n.label} = {made}"

@@ -18,6 +18,7 @@ from engine.parse import Program
 from engine.tape import Tape, compile
 from engine.trace.values import TRACE_VERSION, encode, number
 from engine.train import boundary, optim, record
+from engine.train.heap import keep_heap
 from engine.train.config import TrainConfig, check
 from engine.train.watch import DeadUnits, accuracy, classifier, targets
 
@@ -32,6 +33,7 @@ class Run:
             raise ProgramError("bad_argument", "the program has no leaves to train: write a "
                                "parameter as a literal or with randn(...) (a const is data)")
         self.program, self.config = program, config
+        keep_heap()   # a step's arrays reuse the last step's pages (engine/train/heap.py)
         self.tape = tape = compile(program, config.output, config.limits.trace.max_elements)
         self.output_name = config.output or program.last
         self.params = {n: tape.base[i] for n, i in tape.leaves.items()}
@@ -56,7 +58,8 @@ class Run:
     def _check_cost(self) -> None:
         """Elements and FLOPs of one iteration, times the steps, against the limits."""
         tape, limits, steps = self.tape, self.config.limits, self.config.steps
-        elements = sum(int(np.size(v)) for v in self.values)
+        nodes = self.values[:len(self.program.nodes)]   # not the saved tensors after them
+        elements = sum(int(np.size(v)) for v in nodes)
         flops = 3 * sum(int(r.op.flops(self.values[r.index],
                                                     *[self.values[k] for k in r.inputs]))
                         for r in tape.rows)

@@ -53,7 +53,18 @@ def accuracy(program: Program, head: int | None, values: list, classes=None) -> 
     if classes is None:
         classes = targets(program, head, values)
     logits = np.asarray(values[program.nodes[head].inputs[0]])
-    return float(np.count_nonzero(np.argmax(logits, axis=-1) == classes)) / max(classes.size, 1)
+    return float(np.count_nonzero(logits.argmax(axis=-1) == classes)) / max(classes.size, 1)
+
+
+def _silent(out: np.ndarray) -> np.ndarray:
+    """The columns of a ReLU's output (samples, units) that are 0 for every sample: the units
+    whose pre-activation is <= 0 throughout (NaN passes as NaN, a live unit).
+
+    A sum of numbers >= 0 is 0 only when every one is 0 (in floating point too: adding a
+    positive number never rounds to 0), so one matrix-vector product with ones (BLAS) finds
+    them: a column reduction of numpy's costs five times as much, a tenth of a training step
+    of the spirals network."""
+    return np.flatnonzero(np.ones(len(out), dtype=out.dtype) @ out == 0)
 
 
 class DeadUnits:
@@ -75,10 +86,8 @@ class DeadUnits:
         """(relu node, unit) of every unit dead in this iteration's values."""
         dead = []
         for i in self.relus:
-            pre = np.asarray(values[self.program.nodes[i].inputs[0]])
-            # the largest pre-activation of each unit over the samples: one reduction
-            off = pre.reshape(-1, pre.shape[-1]).max(axis=0) <= 0
-            dead.extend((i, int(u)) for u in np.flatnonzero(off))
+            out = np.asarray(values[i])
+            dead.extend((i, int(u)) for u in _silent(out.reshape(-1, out.shape[-1])))
         return dead
 
     def update(self, values: list, iteration: int) -> list[dict]:

@@ -83,7 +83,7 @@ def test_a_named_single_target_is_no_longer_refused():
     assert decode(body["output"]["value"]) == pytest.approx(loss.item(), rel=1e-15)
     np.testing.assert_allclose(_grads(body)["z"], z.grad.numpy(), rtol=1e-13, atol=1e-16)
     assert parse("z = [1.0, 2.0]\nt = const(1)\nL = cross_entropy(z, target=t)\n"
-                 ).nodes[-1].params == {"target": 1, "target_label": "t"}
+                 ).nodes[-1].params == {"target": 1, "target_label": "t", "target_node": 1}
 
 
 def test_seed_003_step_0_in_the_language():
@@ -351,3 +351,52 @@ def test_named_targets_hold_in_every_mode_against_pytorch_and_central_difference
     assert decode(body["jvp"]) == pytest.approx(jvp.item(), abs=1e-15)
     check = run_trace(text, options=Options(check=True))["gradcheck"]
     assert check["W"]["ok"] and check["b"]["ok"] and check["W"]["max_abs_error"] < 1e-9
+
+
+@pytest.mark.parametrize("text, holder, loss", [
+    ("X, y = xor()\nW = [[1.0, 2.0], [0.5, -1.0]]\nz = X @ W\nL = cross_entropy(z, y)\n",
+     "n1", "n4"),
+    ("y = const([1, 0])\nZ = [[1.0, 2.0], [0.5, -1.0]]\nL = cross_entropy(Z, y)\n", "n0", "n2"),
+    ("z = [1.0, 2.0, 0.5]\nt = const(1)\nL = cross_entropy(z, target=t)\n", "n1", "n2"),
+])
+def test_a_name_held_target_feeds_the_loss_by_an_edge_that_carries_no_gradient(text, holder,
+                                                                              loss):
+    """Issue 15: `y` was drawn as a lone constant; the graph event now has the edge from it
+    into the loss, marked grad: false, and the walk still sends y no gradient."""
+    body = run_trace(text)
+    into = [e for e in body["graph"]["edges"] if e["target"] == loss]
+    assert into[-1] == {"id": f"{holder}->{loss}#1", "source": holder, "target": loss,
+                        "arg": 1, "grad": False}
+    assert [e["arg"] for e in into] == [0, 1]
+    assert not any(e.get("input") == holder for e in body["events"])   # no accumulate into y
+    nodes = {n["id"]: n for n in body["graph"]["nodes"]}
+    assert nodes[holder]["requires_grad"] is False and nodes[holder]["role"] == "const"
+
+
+def test_literal_targets_have_no_target_edge():
+    body = run_trace("Z = [[1.0, 2.0], [0.5, -1.0]]\nL = cross_entropy(Z, [1, 0])\n")
+    assert body["graph"]["edges"] == [{"id": "n0->n1#0", "source": "n0", "target": "n1",
+                                       "arg": 0}]
+
+
+@pytest.mark.parametrize("text, want", [
+    ("X, y = xor()\nW = [[1.0, 2.0], [0.5, -1.0]]\nL = cross_entropy(X @ W, y)\n",
+     "X, y = xor()"),
+    ("P, t = spirals(10, 3, seed=0)\nW = [[1.0, 2.0, 0.0], [0.5, -1.0, 1.0]]\n"
+     "L = cross_entropy(P @ W, t)\n", "P, t = spirals(10, 3, seed=0, noise=0.2)"),
+    ("X, y = moons(8, seed=2)\nW = [[1.0, 2.0], [0.5, -1.0]]\nL = cross_entropy(X @ W, y)\n",
+     "X, y = moons(8, noise=0.1, seed=2)"),
+])
+def test_a_data_nodes_formula_reads_as_the_program_wrote_the_call(text, want):
+    """Issue 15: X's formula read `X = const([[0.0, 0.0], …])`; both names' nodes now read
+    the call that made them."""
+    body = run_trace(text)
+    data = [n for n in body["graph"]["nodes"] if n["params"].get("data")]
+    assert [n["formula"] for n in data] == [want, want]
+
+
+def test_other_constants_keep_their_formula():
+    body = run_trace("y = const([1, 0])\nc = const(2.0)\nZ = [[1.0, 2.0], [0.5, -1.0]]\n"
+                     "L = cross_entropy(Z * c, y)\n")
+    formulas = {n["label"]: n["formula"] for n in body["graph"]["nodes"]}
+    assert formulas["y"] == "y = const([1.0, 0.0])" and formulas["c"] == "c = const(2.0)"

@@ -205,9 +205,12 @@ function beginDrawing(root, layout, { outputId, onHover, onChip, onGroup } = {})
 
   // An edge into detach(x) / stop_gradient(x) is cut: no gradient crosses it (the bug lab).
   const cuts = new Set(layout.nodes.filter((n) => CUT_OPS.has(n.node.op)).map((n) => n.id));
+  // An edge marked grad: false carries data the op reads (cross_entropy's targets held by a
+  // name): the reader sees where y goes, dotted, as no gradient goes back along it.
   const edges = (list) => layers.edges.selectAll(null).data(list).enter()
     .append("g").attr("class", "edge").attr("data-edge", (d) => d.id)
-    .classed("cut", (d) => cuts.has(d.target)).call(edgeShell);
+    .classed("cut", (d) => cuts.has(d.target)).classed("data", (d) => d.grad === false)
+    .call(edgeShell);
 
   const nodes = (all) => {
     // A collapsed group's box is drawn by render/groups.js.
