@@ -1,8 +1,10 @@
 """create_app(): the FastAPI app with its routers, static files and error handlers."""
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
+from typing import AsyncIterator
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -77,6 +79,19 @@ def _plain(error: dict) -> str:
 SWITCH_INTERVAL_SECONDS = 0.001
 
 
+@contextlib.asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """The link store's lifespan; a first trace worker started before the server answers
+    (server/procs.py), and every one stopped at the end."""
+    try:
+        if get_settings().trace_processes:
+            await app.state.trace_slots.pool.warm()
+        async with links.lifespan(app):
+            yield
+    finally:
+        app.state.trace_slots.pool.close()
+
+
 def create_app() -> FastAPI:
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     # No /docs or /redoc: they load scripts from a CDN that our CSP blocks (the schema stays at
@@ -84,7 +99,7 @@ def create_app() -> FastAPI:
     app = FastAPI(title="gradwalk", version="0.1.0",
                   description="Step through forward and reverse-mode passes of a small program.",
                   docs_url=None, redoc_url=None, redirect_slashes=False,
-                  lifespan=links.lifespan)
+                  lifespan=lifespan)
     app.include_router(pages.router)
     app.include_router(traces.router)
     app.include_router(links.router)
