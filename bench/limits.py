@@ -34,12 +34,12 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests" / "server")]
 from bench.machine import describe  # noqa: E402
-from server_process import chain, get, post, raw_request, served, stream_head  # noqa: E402
+from server_process import (chain, get, post, post_bytes, raw_request, served,  # noqa: E402
+                            stream_head)
 from test_stream_limits import _slow_reader, _stalled  # noqa: E402
 
 MB = 1e6
@@ -122,7 +122,7 @@ def health(tmp: pathlib.Path, processes: bool) -> str:
     with served(tmp, **BIG, trace_processes=processes) as server:
         answers: list = []
         traces = [threading.Thread(target=lambda: answers.append(
-            raw_post(f"{server.url}/api/trace", body))) for _ in range(2)]
+            post_bytes(f"{server.url}/api/trace", body))) for _ in range(2)]
         for trace in traces:
             trace.start()
         seconds = []
@@ -156,14 +156,6 @@ def shutdown(tmp: pathlib.Path) -> str:
         stop.set()
     return (f"| SIGTERM with four slow stream readers (setting 5 s) | exited after "
             f"{took:.2f} s, status {status} |")
-
-
-def raw_post(url: str, body: bytes) -> tuple[int, bytes]:
-    """POST a JSON body; (status, the answer's bytes, not parsed)."""
-    request = urllib.request.Request(url, data=body, method="POST",
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=300) as r:
-        return r.status, r.read()
 
 
 CASES = {"memory": memory, "queue": queue, "health": health, "shutdown": shutdown}

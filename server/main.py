@@ -71,9 +71,9 @@ def _plain(error: dict) -> str:
     return str(error.get("msg", "invalid request")).removeprefix("Value error, ")
 
 
-# A trace runs in a worker thread and holds the GIL between Python's forced switches; the
-# event loop (the page, the health check, a busy answer, noticing a client that left) waits
-# for one at each step. At CPython's default 5 ms a request that needs a dozen steps took up
+# A trace in a worker thread (GRADWALK_TRACE_PROCESSES=false; validation and small parses
+# always) holds the GIL between Python's forced switches; the event loop (the page, the health
+# check, a busy answer, noticing a client that left) waits for one at each step. At CPython's default 5 ms a request that needs a dozen steps took up
 # to a second beside a big trace; at 1 ms it takes what it should (a 0.2 s busy answer in
 # 0.22-0.24 s instead of 0.4-1.4 s, measured beside an 80,000-node stream on 2 cores).
 SWITCH_INTERVAL_SECONDS = 0.001

@@ -34,7 +34,8 @@ class Settings:
         patch the engine in their own process use it; /healthz can then wait up to ~1 s
         beside big traces).
     busy_timeout_seconds: how long a request may take, from the arrival of its body, to be
-        validated, parsed and given a free slot before a 503 `busy` (seconds).
+        validated (a program of up to 8 KB also parsed) and given a free slot before a 503
+        `busy` (seconds).
     max_queued_bytes: the bodies of all requests between their arrival and a trace slot
         (being read, validated, parsed or waiting for a slot), together (bytes, each at least
         1 KiB, a chunked body at max_body_bytes, one alone always fits); a request that finds
