@@ -8,7 +8,8 @@ check under load"). A worker is started by multiprocessing's forkserver, which i
 engine once (server/worker_process.py); starting one is a fork (milliseconds).
 
 Bounds: at most `size` workers exist at once (the trace slots: server/slots.py); a worker is
-retired after MAX_TASKS_PER_WORKER tasks or IDLE_SECONDS without one, and killed when its
+retired after MAX_TASKS_PER_WORKER tasks, IDLE_SECONDS without one, or a task that grew it by
+more than 32 MB (what a big trace leaves in a heap goes with the process), and killed when its
 task is cancelled (the request was cancelled, the server shuts down) or, streaming, when it
 does not stop within STOP_GRACE_SECONDS of being told to (its client went away). Workers end
 with the server, even after a kill -9 of it (server/worker_process.py _die_with_parent).
@@ -32,7 +33,7 @@ import orjson
 from engine.errors import ProgramError
 from server import worker_process
 from server.worker_process import (BYTES, BYTES_END, FAILED, HEAD, LOG, PIECE, PROGRAM_ERROR,
-                                   RESULT, TASK)
+                                   RESULT, RETIRING, TASK)
 
 log = logging.getLogger("gradwalk")
 MAX_TASKS_PER_WORKER = 100   # then a fresh process: whatever a worker's heap kept goes
@@ -123,7 +124,7 @@ class Pool:
     def _give_back(self, worker: _Worker) -> None:
         if not worker.alive:
             return
-        if worker.tasks >= MAX_TASKS_PER_WORKER:
+        if worker.retiring or worker.tasks >= MAX_TASKS_PER_WORKER:
             worker.close()
             return
         worker.retire_timer = asyncio.get_running_loop().call_later(IDLE_SECONDS, worker.close)
@@ -160,6 +161,7 @@ class _Worker:
     def __init__(self, pool: Pool) -> None:
         self.pool = pool
         self.alive = True
+        self.retiring = False   # it asked for no more tasks (server/worker_process.py)
         self.tasks = 0
         self.stop_flag = _context.RawValue(ctypes.c_bool, False)
         self._sock, self._theirs = socket.socketpair()
@@ -202,6 +204,14 @@ class _Worker:
         if self.alive and self.process.pid is not None:
             self.process.kill()
         self.close()
+
+    def ended(self) -> str:
+        """How the process ended, as far as is known yet."""
+        try:
+            code = self.process.exitcode
+        except ValueError:   # already reaped and closed (_reap_soon)
+            return "reaped"
+        return "still ending" if code is None else f"exit code {code}"
 
     def lost(self) -> None:
         """The channel ended: the worker exited, or was retired or killed."""
@@ -269,6 +279,9 @@ class _Channel(asyncio.BufferedProtocol):
             record = orjson.loads(payload)
             log.log(record["level"], "%s", record["message"])
             return
+        if kind == RETIRING:
+            self.worker.retiring = True
+            return
         if kind == PIECE:
             if self.put is not None:
                 self.put(bytes(payload))
@@ -294,6 +307,5 @@ class _Channel(asyncio.BufferedProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         if self.done is not None and not self.done.done():
             self.done.set_exception(WorkerFailed(
-                f"the trace worker ended before it answered (exit code "
-                f"{self.worker.process.exitcode})"))
+                f"the trace worker ended before it answered ({self.worker.ended()})"))
         self.worker.lost()

@@ -8,7 +8,8 @@ loop keeps a GIL and a heap of its own (issue 14, docs/performance.md).
 Frames, both ways: a header HEAD (kind, payload length in bytes) and the payload. The server
 sends TASK frames (pickled `(fn, args, streaming)`); the worker answers with PIECE frames (raw
 bytes, streaming tasks only), then one RESULT (pickled return value), PROGRAM_ERROR (JSON of
-ProgramError.to_dict()) or FAILED (text: the exception and its traceback). A bytes value comes
+ProgramError.to_dict()) or FAILED (text: the exception and its traceback), after an empty
+RETIRING when the worker asks not to be given another task (RETIRE_GROWTH_BYTES). A bytes value comes
 as BYTES frames of at most PART_BYTES and an empty BYTES_END: the server then never makes,
 copies or unpickles one buffer the size of a whole trace body (56 MB for a 60,000-node chain,
 30-40 ms holding its GIL each time). A LOG frame (JSON: level, message) carries a record of
@@ -27,8 +28,13 @@ import traceback
 from typing import Callable
 
 HEAD = struct.Struct("!BQ")   # kind, payload length (bytes)
-TASK, PIECE, RESULT, PROGRAM_ERROR, FAILED, BYTES, BYTES_END, LOG = range(8)
+TASK, PIECE, RESULT, PROGRAM_ERROR, FAILED, BYTES, BYTES_END, LOG, RETIRING = range(9)
 PART_BYTES = 1 << 20   # a bytes value is sent in parts of this size (bytes)
+# A worker whose resident memory grew by more than this in a task asks to be retired: a fresh
+# process from the forkserver costs milliseconds, while what a big trace leaves in a heap
+# (partly used arenas that neither gc nor malloc_trim can return) stays for good: two
+# workers kept 86 MB after sixteen 60,000-node streams had gone (docs/performance.md).
+RETIRE_GROWTH_BYTES = 32 * 1024 * 1024
 GIVE_BACK_AFTER_SECONDS = 0.2   # idle this long after a task: return its memory (seconds)
 PR_SET_PDEATHSIG = 1   # linux/prctl.h
 
@@ -44,6 +50,7 @@ def serve(sock: socket.socket, stop_flag) -> None:
     import server.tracing  # noqa: F401
     from server.memory import give_back
 
+    start_rss = _rss()
     dirty = False
     while True:
         if dirty and not _readable(sock, GIVE_BACK_AFTER_SECONDS):
@@ -53,11 +60,32 @@ def serve(sock: socket.socket, stop_flag) -> None:
         if frame is None:   # the server closed the channel (retired, or gone)
             return
         fn, args, streaming = pickle.loads(frame[1])
-        _run(sock, fn, args, streaming, stop_flag)
+        _run(sock, fn, args, streaming, stop_flag, start_rss)
         dirty = True
 
 
-def _run(sock: socket.socket, fn: Callable, args: tuple, streaming: bool, stop_flag) -> None:
+def _run(sock: socket.socket, fn: Callable, args: tuple, streaming: bool, stop_flag,
+         start_rss: int) -> None:
+    """fn's outcome written back (after RETIRING when this process has grown too much)."""
+    try:
+        kind, payload = _outcome(sock, fn, args, streaming, stop_flag)
+        if _rss() - start_rss > RETIRE_GROWTH_BYTES:
+            _write_frame(sock, RETIRING, b"")
+        if kind == BYTES:
+            view = memoryview(payload)
+            for start in range(0, len(view), PART_BYTES):
+                _write_frame(sock, BYTES, view[start:start + PART_BYTES])
+            _write_frame(sock, BYTES_END, b"")
+        else:
+            _write_frame(sock, kind, payload)
+    except (BrokenPipeError, ConnectionResetError):
+        raise SystemExit(0) from None   # the server has gone: nobody to answer
+
+
+def _outcome(sock: socket.socket, fn: Callable, args: tuple, streaming: bool,
+             stop_flag) -> tuple[int, bytes]:
+    """(kind, payload) of fn's outcome: BYTES for a bytes value, else RESULT, PROGRAM_ERROR
+    or FAILED. Pieces of a streaming fn are written as they come."""
     from engine.errors import ProgramError
     from server.tracing import ClientGone
 
@@ -70,23 +98,19 @@ def _run(sock: socket.socket, fn: Callable, args: tuple, streaming: bool, stop_f
 
     try:
         result = fn(*args, put, check) if streaming else fn(*args)
-        if isinstance(result, bytes):
-            view = memoryview(result)
-            for start in range(0, len(view), PART_BYTES):
-                _write_frame(sock, BYTES, view[start:start + PART_BYTES])
-            _write_frame(sock, BYTES_END, b"")
-        else:
-            _write_frame(sock, RESULT, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
     except ClientGone:
-        _write_frame(sock, RESULT, pickle.dumps(None))
+        result = None
     except ProgramError as e:
         import orjson
 
-        _write_frame(sock, PROGRAM_ERROR, orjson.dumps(e.to_dict()))
+        return PROGRAM_ERROR, orjson.dumps(e.to_dict())
     except (BrokenPipeError, ConnectionResetError):
-        raise SystemExit(0)   # the server has gone: nobody to answer
+        raise
     except BaseException:   # noqa: BLE001 - the server logs it and answers `internal`
-        _write_frame(sock, FAILED, traceback.format_exc().encode("utf-8", "replace"))
+        return FAILED, traceback.format_exc().encode("utf-8", "replace")
+    if isinstance(result, bytes):
+        return BYTES, result
+    return RESULT, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 class _ToServer(logging.Handler):
@@ -121,6 +145,15 @@ def _die_with_parent() -> None:
         pass
     if os.getppid() == 1:   # the parent ended before the call above
         raise SystemExit(0)
+
+
+def _rss() -> int:
+    """This process's resident set size (bytes; Linux, else 0: never retires for memory)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return 0
 
 
 def _readable(sock: socket.socket, seconds: float) -> bool:

@@ -17,15 +17,16 @@ from server import procs
 from server.procs import Pool, WorkerFailed
 
 
-def _gone(pid: int, seconds: float = 5.0) -> bool:
-    """True once process `pid` has ended (its forkserver reaps it), within `seconds`."""
+async def _gone(pid: int, seconds: float = 5.0) -> bool:
+    """True once process `pid` has ended (its forkserver reaps it), within `seconds`. Waits
+    on the event loop, which closes the worker's channel."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
             return True
-        time.sleep(0.05)   # polling the process table
+        await asyncio.sleep(0.05)   # polling the process table
     return False
 
 
@@ -102,7 +103,7 @@ def test_a_worker_that_does_not_stop_is_killed_after_the_grace(monkeypatch):
         result = await pool.run(tasks.deaf, (30.0,), put=lambda piece: stopping.set(),
                                 stopping=stopping)
         assert result is None and time.monotonic() - start < 5
-        assert _gone(first) and pool.processes == 0
+        assert await _gone(first) and pool.processes == 0
         assert await pool.run(tasks.add, (1, 1)) == 2   # a new worker
         assert await pool.run(tasks.pid, ()) != first
 
@@ -117,7 +118,7 @@ def test_a_cancelled_task_kills_its_worker():
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert _gone(first) and pool.processes == 0
+        assert await _gone(first) and pool.processes == 0
         assert await pool.run(tasks.add, (2, 2)) == 4
 
     _with_pool(1, work)
@@ -129,7 +130,7 @@ def test_no_more_workers_than_the_size_and_each_retired_after_its_tasks(monkeypa
     async def work(pool: Pool) -> None:
         pids = [await pool.run(tasks.pid, ()) for _ in range(4)]
         assert pids[0] == pids[1] == pids[2] != pids[3]   # the 4th: a fresh process
-        assert _gone(pids[0])
+        assert await _gone(pids[0])
         busy = [asyncio.ensure_future(pool.run(tasks.sleep, (0.5,))) for _ in range(2)]
         await asyncio.sleep(0.1)
         with pytest.raises(WorkerFailed, match="all 2 trace workers are busy"):
@@ -146,6 +147,18 @@ def test_an_idle_worker_is_retired(monkeypatch):
     async def work(pool: Pool) -> None:
         first = await pool.run(tasks.pid, ())
         await asyncio.sleep(0.5)
-        assert pool.processes == 0 and _gone(first)
+        assert pool.processes == 0 and await _gone(first)
+
+    _with_pool(1, work)
+
+
+def test_a_worker_that_grew_in_a_task_is_retired_after_it(monkeypatch):
+    # What a big trace leaves in a worker's heap goes with the process (RETIRE_GROWTH_BYTES).
+    async def work(pool: Pool) -> None:
+        first = await pool.run(tasks.pid, ())
+        assert await pool.run(tasks.pid, ()) == first   # small tasks: the same worker
+        assert await pool.run(tasks.hold, (200 * 1024 * 1024,)) == 1   # grows it by 200 MB
+        assert await _gone(first) and pool.processes == 0
+        assert await pool.run(tasks.pid, ()) != first
 
     _with_pool(1, work)
