@@ -1,17 +1,24 @@
 """Issue 14's load cases at full size on a real `gradwalk serve`, with the default settings:
 
 - memory: 16 clients that never read, each streaming a 60,000-node chain (started one after
-  another, so the queue in front of the slots admits each); RSS before, at its peak, and 5 s
-  after they have closed; how many streams were dropped (GRADWALK_MAX_STREAM_BUFFER_BYTES).
+  another, so the queue in front of the slots admits each); the server's RSS and the memory of
+  the server with its trace workers (summed PSS) before, at the peak, and 5 s after they have
+  closed; how many streams were dropped (GRADWALK_MAX_STREAM_BUFFER_BYTES).
 - queue: 200 concurrent streams of a 30,000-node chain: how many started (200) or were refused
   (503 `busy`), when the last one had its answer, the server's CPU seconds, RSS at the end
   and 5 s later.
 - health: /healthz on a fresh connection every 50 ms beside two 60,000-node traces: median,
-  95th percentile and slowest (target: under 100 ms).
+  95th and 99th percentiles and slowest (target: under 100 ms). The traces' 56 MB answers are
+  read but not parsed here: json.loads of one holds this process's GIL for about a second,
+  which the prober, a thread of this process, would count as the server's.
+
+memory and health run twice, alternating, on the same code: with the traces in worker
+processes (the default) and in threads of the server (GRADWALK_TRACE_PROCESSES=false, as
+before issue 14's last fix).
 - shutdown: SIGTERM with four slow stream readers of a 60,000-node chain: seconds to exit
   (GRADWALK_SHUTDOWN_TIMEOUT_SECONDS, 5).
 
-    .venv/bin/python -m bench.limits [memory queue health shutdown]
+    .venv/bin/python -m bench.limits [memory queue health shutdown] [--rounds N]
 
 The bounded versions of these are the tests of tests/server/test_stream_limits.py.
 """
@@ -31,7 +38,8 @@ import time
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests" / "server")]
 from bench.machine import describe  # noqa: E402
-from server_process import chain, get, post, raw_request, served, stream_head  # noqa: E402
+from server_process import (chain, get, post, post_bytes, raw_request, served,  # noqa: E402
+                            stream_head)
 from test_stream_limits import _slow_reader, _stalled  # noqa: E402
 
 MB = 1e6
@@ -43,25 +51,34 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def memory(tmp: pathlib.Path) -> str:
+def _memory(server) -> tuple[float, float]:
+    """(the server's RSS, the server's and its workers' summed PSS), in MB."""
+    return server.rss() / MB, server.family_memory() / MB
+
+
+def memory(tmp: pathlib.Path, processes: bool) -> str:
     body = json.dumps({"program": chain(60_000)}).encode()
-    with served(tmp, **BIG, busy_timeout_seconds=300) as server:   # each waits its turn
-        before, peak = server.rss(), 0
+    with served(tmp, **BIG, busy_timeout_seconds=300, trace_processes=processes) as server:
+        post(f"{server.url}/api/trace", {"program": chain(100)})   # warm-up: a worker's imports
+        time.sleep(1)
+        before = peak = _memory(server)
         socks = []
         for _ in range(16):
             socks += _stalled(server, body, 1)
-            peak = max(peak, server.rss())
+            peak = tuple(map(max, peak, _memory(server)))
         for _ in range(40):   # the last traces finish into their feeds
             time.sleep(0.25)
-            peak = max(peak, server.rss())
+            peak = tuple(map(max, peak, _memory(server)))
         for sock in socks:
             sock.close()
         time.sleep(5)
-        after = server.rss()
+        after = _memory(server)
     dropped = (tmp / "server.log").read_text().count("stream dropped")
-    return (f"| 16 unread streams of a 60,000-node chain | RSS {before / MB:.0f} MB before, "
-            f"{peak / MB:.0f} MB at the peak, {after / MB:.0f} MB 5 s after they closed; "
-            f"{dropped} of 16 dropped |")
+    return (f"| 16 unread streams of a 60,000-node chain, traces in "
+            f"{'processes' if processes else 'threads'} | server RSS {before[0]:.0f} MB before, "
+            f"{peak[0]:.0f} MB at the peak, {after[0]:.0f} MB 5 s after they closed; server "
+            f"and workers (PSS) {before[1]:.0f}, {peak[1]:.0f}, {after[1]:.0f} MB "
+            f"({after[1] / before[1]:.2f} x before); {dropped} of 16 dropped |")
 
 
 async def _one_stream(port: int, request: bytes, answers: list) -> None:
@@ -100,11 +117,12 @@ def queue(tmp: pathlib.Path) -> str:
             f"{later / MB:.0f} MB 5 s later |")
 
 
-def health(tmp: pathlib.Path) -> str:
-    program = {"program": chain(60_000)}
-    with served(tmp, **BIG) as server:
-        traces = [threading.Thread(target=post, args=(f"{server.url}/api/trace", program, 300))
-                  for _ in range(2)]
+def health(tmp: pathlib.Path, processes: bool) -> str:
+    body = json.dumps({"program": chain(60_000)}).encode()
+    with served(tmp, **BIG, trace_processes=processes) as server:
+        answers: list = []
+        traces = [threading.Thread(target=lambda: answers.append(
+            post_bytes(f"{server.url}/api/trace", body))) for _ in range(2)]
         for trace in traces:
             trace.start()
         seconds = []
@@ -113,10 +131,12 @@ def health(tmp: pathlib.Path) -> str:
             assert get(f"{server.url}/healthz", timeout=30) == (200, b"ok")
             seconds.append(time.monotonic() - start)
             time.sleep(0.05)
+    assert [status for status, _ in answers] == [200, 200]
     ms = sorted(s * 1e3 for s in seconds)
-    return (f"| /healthz beside two 60,000-node traces ({len(ms)} probes) | median "
+    return (f"| /healthz beside two 60,000-node traces in "
+            f"{'processes' if processes else 'threads'} ({len(ms)} probes) | median "
             f"{statistics.median(ms):.1f} ms, 95th percentile {ms[int(len(ms) * 0.95)]:.1f} "
-            f"ms, slowest {ms[-1]:.1f} ms |")
+            f"ms, 99th {ms[int(len(ms) * 0.99)]:.1f} ms, slowest {ms[-1]:.1f} ms |")
 
 
 def shutdown(tmp: pathlib.Path) -> str:
@@ -139,17 +159,27 @@ def shutdown(tmp: pathlib.Path) -> str:
 
 
 CASES = {"memory": memory, "queue": queue, "health": health, "shutdown": shutdown}
+BOTH_MODES = {"memory", "health"}   # run with the traces in processes, then in threads
 
 
-def main(names: list[str]) -> None:
+def main(args: list[str]) -> None:
+    rounds = 1
+    if "--rounds" in args:
+        at = args.index("--rounds")
+        rounds = int(args[at + 1])
+        args = args[:at] + args[at + 2:]
     machine = describe()
     print(f"Measured {time.strftime('%Y-%m-%d')} by `python -m bench.limits` on "
           f"{machine['cores']} cores ({machine['cpu']}), {machine['python']}; load "
           f"{machine['load']} at the start.\n")
     print("| case | measured |\n|---|---|")
-    for name in names or list(CASES):
-        with tempfile.TemporaryDirectory() as tmp:
-            print(CASES[name](pathlib.Path(tmp)), flush=True)
+    for _ in range(rounds):
+        for name in args or list(CASES):
+            for mode in ((True, False) if name in BOTH_MODES else (None,)):
+                with tempfile.TemporaryDirectory() as tmp:
+                    run = CASES[name]
+                    line = run(pathlib.Path(tmp)) if mode is None else run(pathlib.Path(tmp), mode)
+                    print(line, flush=True)
     print(f"\nLoad {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the end.")
 
 

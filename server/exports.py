@@ -29,13 +29,13 @@ FORMATS = {
 
 
 def export(fmt: str, program: str, output: str | None, settings: Settings,
-           state: dict | None = None, parsed: Program | None = None,
-           output_grad=None) -> bytes:
+           state: dict | None = None, parsed: Program | str | None = None,
+           output_grad=None, dtype: str | None = None) -> bytes:
     """The file for `fmt` (a key of FORMATS), UTF-8. json is the trace body exactly (no
     newline); the others end with a newline. `state` (page state, html only) gives the step
-    and view options the page opens with; `parsed` is `program` parsed already (the route
-    parses before it takes a trace slot); output_grad: the output's starting adjoint
-    (engine/trace/seed.py).
+    and view options the page opens with; `parsed` is `program` parsed already (when the route
+    parsed it before it took a trace slot); output_grad: the output's starting adjoint
+    (engine/trace/seed.py); dtype: as trace_body's.
 
     Raises ProgramError, and MissingAsset (html without a built static/dist).
     """
@@ -43,7 +43,7 @@ def export(fmt: str, program: str, output: str | None, settings: Settings,
     from server.export_html import assemble, page_state
     from server.tracing import trace_body
 
-    body = trace_body(parsed or program, output, settings, output_grad)
+    body = trace_body(parsed or program, output, settings, output_grad, dtype)
     if fmt == "json":
         return body
     if fmt == "html":

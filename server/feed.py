@@ -8,8 +8,9 @@ streams (max_stream_buffer_bytes); past it the stream furthest behind, the one h
 unsent bytes, is dropped: its trace stops, its queue is freed, and its client gets one `error`
 event of kind `too_slow` in place of the rest (docs/trace-format.md, "Errors").
 
-Every count is kept on the event loop's thread (the thread hands pieces over with
-call_soon_threadsafe), so no lock is needed.
+Every count is kept on the event loop's thread (a worker thread hands pieces over with
+call_soon_threadsafe; a trace worker process's pieces arrive on the loop, server/procs.py), so
+no lock is needed.
 """
 from __future__ import annotations
 
@@ -47,11 +48,13 @@ class StreamBudget:
 
 
 class Feed:
-    """Pieces of a response made in a worker thread, handed to the event loop as they come.
+    """Pieces of a response made by a producer, handed to the event loop as they come.
 
-    The thread calls `put` (it never waits) and `check`; the loop reads the pieces with
-    `async for` until the producer has ended, and calls `stop` when it no longer wants them.
-    The loop is woken once per piece; pieces are tens of kilobytes, not single events.
+    A worker thread calls `put` (it never waits) and `check`; a worker process's pieces are
+    handed over on the loop by `arrive`, and its work is stopped through `stopping`. The loop
+    reads the pieces with `async for` until the producer has ended, and calls `stop` when it
+    no longer wants them. The loop is woken once per piece; pieces are tens of kilobytes, not
+    single events.
     """
 
     def __init__(self, budget: StreamBudget) -> None:
@@ -62,6 +65,7 @@ class Feed:
         self._ended = False
         self.queued = 0   # bytes in _pieces
         self.stopped = False
+        self.stopping = asyncio.Event()   # set with `stopped`, for a producer on the loop
         budget.feeds.add(self)
 
     # ---- the producer's side (a worker thread) ----
@@ -69,7 +73,7 @@ class Feed:
         if self.stopped:
             return
         try:
-            self._loop.call_soon_threadsafe(self._arrive, piece)
+            self._loop.call_soon_threadsafe(self.arrive, piece)
         except RuntimeError:   # the loop has closed (shutdown): nobody will read
             self.stopped = True
 
@@ -79,7 +83,8 @@ class Feed:
             raise ClientGone()
 
     # ---- the event loop's side ----
-    def _arrive(self, piece: bytes) -> None:
+    def arrive(self, piece: bytes) -> None:
+        """A piece made, handed over on the loop's thread."""
         if self.stopped:
             return
         self._pieces.append(piece)
@@ -106,13 +111,18 @@ class Feed:
     def stop(self) -> None:
         """The reader is gone: the producer stops at its next check, queued pieces are freed."""
         self.stopped = True
+        self.stopping.set()
         self._release()
 
     def drop(self) -> None:
         """Too far behind: the producer stops, the queue is freed, and the reader gets one
         `too_slow` error event (outside the budget: a few hundred bytes) and then the end."""
         self.stop()
-        self._pieces.append(error_event(TOO_SLOW))
+        self.fail(TOO_SLOW)
+
+    def fail(self, error: dict) -> None:
+        """End the stream with one `error` event (outside the budget), after what is queued."""
+        self._pieces.append(error_event(error))
         self.end()
 
     def __aiter__(self) -> Feed:

@@ -26,13 +26,14 @@ class UnsupportedBody(Exception):
 
 def queue_share(request: Request, settings: Settings, slots: TraceSlots):
     """The request's place in the queue before a trace slot (TraceSlots.waiting), weighed by
-    its Content-Length (a chunked body's size is unknown: max_body_bytes). Raises ServerBusy
-    when the queue is full."""
+    its Content-Length (a chunked body's size is unknown: max_body_bytes), its trace to run
+    in a worker process unless the setting trace_processes is off. Raises ServerBusy when the
+    queue is full."""
     try:
         size = int(request.headers["content-length"])
     except (KeyError, ValueError):
         size = settings.max_body_bytes
-    return slots.waiting(size, settings.busy_timeout_seconds)
+    return slots.waiting(size, settings.busy_timeout_seconds, settings.trace_processes)
 
 
 async def read_body(request: Request, wait: Waiting, model: type[M]) -> M:

@@ -1,8 +1,10 @@
 """create_app(): the FastAPI app with its routers, static files and error handlers."""
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
+from typing import AsyncIterator
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -69,12 +71,25 @@ def _plain(error: dict) -> str:
     return str(error.get("msg", "invalid request")).removeprefix("Value error, ")
 
 
-# A trace runs in a worker thread and holds the GIL between Python's forced switches; the
-# event loop (the page, the health check, a busy answer, noticing a client that left) waits
-# for one at each step. At CPython's default 5 ms a request that needs a dozen steps took up
+# A trace in a worker thread (GRADWALK_TRACE_PROCESSES=false; validation and small parses
+# always) holds the GIL between Python's forced switches; the event loop (the page, the health
+# check, a busy answer, noticing a client that left) waits for one at each step. At CPython's default 5 ms a request that needs a dozen steps took up
 # to a second beside a big trace; at 1 ms it takes what it should (a 0.2 s busy answer in
 # 0.22-0.24 s instead of 0.4-1.4 s, measured beside an 80,000-node stream on 2 cores).
 SWITCH_INTERVAL_SECONDS = 0.001
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """The link store's lifespan; a first trace worker started before the server answers
+    (server/procs.py), and every one stopped at the end."""
+    try:
+        if get_settings().trace_processes:
+            await app.state.trace_slots.pool.warm()
+        async with links.lifespan(app):
+            yield
+    finally:
+        app.state.trace_slots.pool.close()
 
 
 def create_app() -> FastAPI:
@@ -84,7 +99,7 @@ def create_app() -> FastAPI:
     app = FastAPI(title="gradwalk", version="0.1.0",
                   description="Step through forward and reverse-mode passes of a small program.",
                   docs_url=None, redoc_url=None, redirect_slashes=False,
-                  lifespan=links.lifespan)
+                  lifespan=lifespan)
     app.include_router(pages.router)
     app.include_router(traces.router)
     app.include_router(links.router)

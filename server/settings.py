@@ -27,9 +27,15 @@ class Settings:
     max_response_bytes: the largest trace body (bytes), estimated from the graph before anything
         is serialized; a 100,000-node scalar chain makes about 70 MB. Larger: 422 too_large.
     max_concurrent_traces: traces computed at once (the machine has few cores; more would
-        only share them and multiply the memory).
+        only share them and multiply the memory); also the most trace worker processes.
+    trace_processes: run each trace (its parse, its walk, its serialization) in a worker
+        process (server/procs.py), so the event loop never waits for a trace's GIL: true.
+        false runs them in threads of the server's process, as before issue 14 (tests that
+        patch the engine in their own process use it; /healthz can then wait up to ~1 s
+        beside big traces).
     busy_timeout_seconds: how long a request may take, from the arrival of its body, to be
-        validated, parsed and given a free slot before a 503 `busy` (seconds).
+        validated (a program of up to 8 KB also parsed) and given a free slot before a 503
+        `busy` (seconds).
     max_queued_bytes: the bodies of all requests between their arrival and a trace slot
         (being read, validated, parsed or waiting for a slot), together (bytes, each at least
         1 KiB, a chunked body at max_body_bytes, one alone always fits); a request that finds
@@ -101,6 +107,7 @@ class Settings:
     max_flops: int = 1_000_000_000
     max_response_bytes: int = 100_000_000
     max_concurrent_traces: int = 2
+    trace_processes: bool = True
     busy_timeout_seconds: float = 10.0
     max_queued_bytes: int = 4 * 1024 * 1024
     max_stream_buffer_bytes: int = 200_000_000
@@ -134,6 +141,11 @@ class Settings:
             if name not in Settings.__annotations__:
                 raise TypeError(f"Settings has no field {name!r}")
             setattr(self, name, value)
+
+    def __reduce__(self):
+        """Pickled as a plain Settings with every value, for the trace workers (the
+        pydantic-settings class made from the environment is local to a function)."""
+        return Settings, (), {name: getattr(self, name) for name in Settings.__annotations__}
 
     def link_database_url(self) -> str:
         """The database_url, or the SQLite file in data_dir when it is empty."""

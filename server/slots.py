@@ -8,14 +8,16 @@ queue full is answered 503 `busy` at once. Once its body has arrived it has
 busy_timeout_seconds to get through validation, parsing and the wait for one of
 max_concurrent_traces slots; past that it is answered `busy` too, before any more work is done
 for it (issue 14: 200 streams of a 30,000-node chain had the server parse for 88 s and hold
-1 GB). The waits are async tasks holding no thread; the work runs in worker threads from two
-pools, so neither can take the threads that static files use and the event loop is never
-blocked.
+1 GB). The waits are async tasks holding no thread. Validation (and the parse of a small
+program) runs in a few worker threads; each trace runs in a worker process of a pool as large
+as the slots (server/procs.py), so its GIL and its heap are not the event loop's (with the
+setting trace_processes off, in a worker thread as before). Neither takes the threads that
+static files use, and the event loop is never blocked.
 
-A stream's trace (`produce`) runs in a task of its own that holds the slot only while the thread
-computes: the thread hands its pieces to a Feed that never waits (server/feed.py), so a client
-that stops reading holds no slot and no thread. When the last slot and the queue are free the
-heap's free pages are given back (server/memory.py).
+A stream's trace (`produce`) runs in a task of its own that holds the slot only while the
+worker computes: the worker hands its pieces to a Feed that never waits (server/feed.py), so a
+client that stops reading holds no slot and no worker. When the last slot and the queue are
+free the heap's free pages are given back (server/memory.py).
 """
 from __future__ import annotations
 
@@ -28,8 +30,10 @@ import anyio
 import anyio.to_thread
 
 from engine.parse import Program
+from server.errors import INTERNAL
 from server.feed import Feed, StreamBudget
 from server.memory import free_in_pieces, give_back_soon
+from server.procs import Pool
 from server.tracing import ServerBusy
 
 T = TypeVar("T")
@@ -41,7 +45,8 @@ log = logging.getLogger("gradwalk")
 class TraceSlots:
     """count: traces computed at once; queue_bytes: request bodies between their arrival and a
     slot, together (bytes); buffer_bytes: stream bytes not yet read by their clients, together
-    (bytes, server/feed.py). Create one per app (the lifespan of its event loop)."""
+    (bytes, server/feed.py). Create one per app (the lifespan of its event loop); `pool` is
+    its trace worker processes, at most `count` (started when first needed)."""
 
     def __init__(self, count: int, queue_bytes: int = 1 << 62,
                  buffer_bytes: int = 1 << 62) -> None:
@@ -54,6 +59,7 @@ class TraceSlots:
         self._prepare_gate = anyio.Semaphore(PREPARE_THREADS)   # waited on with a deadline
         self._prepare_threads = anyio.CapacityLimiter(PREPARE_THREADS)
         self._producers: set[asyncio.Task] = set()
+        self.pool = Pool(count)
 
     @property
     def taken(self) -> int:
@@ -61,15 +67,17 @@ class TraceSlots:
         return self.count - self._slots.value
 
     @contextlib.asynccontextmanager
-    async def waiting(self, body_bytes: int, timeout: float) -> AsyncIterator[Waiting]:
+    async def waiting(self, body_bytes: int, timeout: float,
+                      processes: bool = True) -> AsyncIterator[Waiting]:
         """A share of the queue for a request whose body has body_bytes (capped at the queue's
         size, so a lone request always fits), until it holds a slot or ends. Raises ServerBusy
-        at once when the queue is full; `timeout` is the busy timeout (see Waiting)."""
+        at once when the queue is full; `timeout` is the busy timeout (see Waiting);
+        `processes`: its trace runs in a worker process (else a thread)."""
         weight = min(max(body_bytes, MIN_QUEUED_BYTES), self.queue_bytes)
         if self.queued + weight > self.queue_bytes:
             raise ServerBusy()
         self.queued += weight
-        wait = Waiting(self, weight, timeout)
+        wait = Waiting(self, weight, timeout, processes)
         try:
             yield wait
         finally:
@@ -105,12 +113,16 @@ class TraceSlots:
         finally:
             self._prepare_gate.release()
 
-    async def _produce(self, timeout: float, fn: Callable[..., object], *args) -> Feed:
+    async def _produce(self, timeout: float, processes: bool, fn: Callable[..., object],
+                       *args) -> Feed:
         await self._acquire(timeout)
         feed = Feed(self.streams)   # from here to the task, nothing awaits: the slot is kept
-        task = asyncio.get_running_loop().create_task(
-            anyio.to_thread.run_sync(_freeing, fn, *args, feed.put, feed.check,
-                                     limiter=self._trace_threads))
+        if processes:
+            work = self.pool.run(fn, args, put=feed.arrive, stopping=feed.stopping)
+        else:
+            work = anyio.to_thread.run_sync(_freeing, fn, *args, feed.put, feed.check,
+                                            limiter=self._trace_threads)
+        task = asyncio.get_running_loop().create_task(work)
         self._producers.add(task)   # the loop keeps only a weak reference to a task
         task.add_done_callback(lambda done: self._produced(done, feed))
         return feed
@@ -118,9 +130,11 @@ class TraceSlots:
     def _produced(self, task: asyncio.Task, feed: Feed) -> None:
         self._producers.discard(task)
         self._release()
-        feed.end()
-        if not task.cancelled() and task.exception() is not None:
-            log.error("the stream's producer failed", exc_info=task.exception())
+        if task.cancelled() or task.exception() is None or feed.stopped:
+            feed.end()
+            return
+        log.error("the stream's producer failed", exc_info=task.exception())
+        feed.fail(INTERNAL)   # a stream never just stops: it ends with an `error` event
 
 
 def _freeing(fn: Callable[..., T], *args) -> T:
@@ -153,8 +167,10 @@ class Waiting:
     the queue, and its busy deadline, `timeout` seconds after `start` (its body has arrived).
     Every method raises ServerBusy when the deadline passes before its work can start."""
 
-    def __init__(self, slots: TraceSlots, weight: int, timeout: float) -> None:
+    def __init__(self, slots: TraceSlots, weight: int, timeout: float,
+                 processes: bool = True) -> None:
         self.slots, self.weight, self.timeout = slots, weight, timeout
+        self.processes = processes   # the trace runs in a worker process, else a thread
         self.deadline = anyio.current_time() + timeout
 
     def start(self) -> None:
@@ -176,26 +192,44 @@ class Waiting:
         return await self.slots._prepare(self.left(), fn, *args)
 
     async def trace(self, fn: Callable[..., T], *args) -> T:
-        """fn(*args) in a worker thread while holding a slot, taken before the deadline.
+        """fn(*args) in a trace worker process (or thread: `processes`) while holding a slot,
+        taken before the deadline. fn and args must pickle: a module-level function of plain
+        values (server/procs.py). Raises what fn raises (ProgramError as itself; in a process,
+        anything else as WorkerFailed).
 
-        If the request is cancelled (its client went away), fn can stop early by calling
-        anyio.from_thread.check_cancelled(); the slot is freed when fn returns.
+        If the request is cancelled (the server shuts down), a worker process is killed at
+        once; a thread runs fn to its end. The slot is freed when fn has ended.
         """
         async with self.slots.held(self.left()):
             self.leave()
+            if self.processes:
+                return await self.slots.pool.run(fn, args)
             return await anyio.to_thread.run_sync(_freeing, fn, *args,
                                                   limiter=self.slots._trace_threads)
 
+    async def body(self, fn: Callable[..., bytes], *args) -> list[bytes]:
+        """As `trace`, for an fn that returns bytes (a response body): its value as a list of
+        parts of at most 1 MiB, never joined (a trace body can be 100 MB: one buffer of it
+        made or copied on the event loop holds it for tens of milliseconds)."""
+        async with self.slots.held(self.left()):
+            self.leave()
+            if self.processes:
+                return await self.slots.pool.run(fn, args, parts=True)
+            return [await anyio.to_thread.run_sync(_freeing, fn, *args,
+                                                   limiter=self.slots._trace_threads)]
+
     async def produce(self, fn: Callable[..., object], *args) -> Feed:
-        """Start fn(*args, put, check) in a worker thread holding a slot taken before the
-        deadline, and return the Feed it writes to.
+        """Start fn(*args, put, check) in a trace worker process (or thread: `processes`)
+        holding a slot taken before the deadline, and return the Feed it writes to. fn and
+        args must pickle, as for `trace`.
 
         fn calls put(piece) for each piece it makes and check() between pieces of work; check
         raises ClientGone once the feed was stopped (its client went away, or it was dropped
-        for being too far behind). The thread runs in a task of its own, which releases the
-        slot as soon as fn returns, whether the feed was read or not: the slot never waits on
-        the reader.
+        for being too far behind); a worker process that does not stop soon after is killed.
+        The work runs in a task of its own, which releases the slot as soon as fn returns,
+        whether the feed was read or not: the slot never waits on the reader. If fn fails the
+        stream ends with an `error` event of kind `internal`.
         """
-        feed = await self.slots._produce(self.left(), fn, *args)
+        feed = await self.slots._produce(self.left(), self.processes, fn, *args)
         self.leave()
         return feed

@@ -78,14 +78,30 @@ def trace_body(program: str | Program, output: str | None, settings: Settings,
     return trace_json(program, output, limits(settings), output_grad, dtype, options)
 
 
+def node_body(program: str | Program, output: str | None, node: str, settings: Settings,
+              output_grad=None, options: Options = DEFAULT, dtype: str | None = None
+              ) -> bytes:
+    """The JSON body of POST /api/trace/node (engine/trace/node_data.py): one node's value and
+    adjoint with every number. Raises ProgramError (`unknown_node` for an id the graph does
+    not have)."""
+    from engine.trace.node_data import node_data
+
+    if isinstance(program, str):
+        program = parse_program(program, settings, dtype)
+    return orjson.dumps(node_data(program, output, node, limits(settings), output_grad,
+                                  options))
+
+
 def _nothing() -> None:
     pass
 
 
-def stream_body(program: Program, output: str | None, settings: Settings,
+def stream_body(program: str | Program, output: str | None, settings: Settings,
                 put: Callable[[bytes], None], check: Callable[[], None] = _nothing,
-                output_grad=None, options: Options = DEFAULT) -> None:
+                output_grad=None, options: Options = DEFAULT, dtype: str | None = None
+                ) -> None:
     """The event stream as Server-Sent Events, handed to `put` piece by piece as it is made.
+    `program` is parsed here when it is text (in `dtype`: as trace_body's).
 
     `graph` first, handed on as soon as it is whole (its first parts sooner when it is over
     FLUSH_BYTES); then every event in order, in pieces of about FLUSH_BYTES, or fewer once
@@ -99,7 +115,9 @@ def stream_body(program: Program, output: str | None, settings: Settings,
     try:
         with gc_paused():
             check()
-            tracer = Tracer(program, output, limits(settings), output_grad, options=options)
+            if isinstance(program, str):
+                check_size(program, settings)
+            tracer = Tracer(program, output, limits(settings), output_grad, dtype, options)
             head = b"event: graph\ndata: "
             for part in tracer.graph_parts():   # megabytes for a big program (~450 B a node)
                 check()

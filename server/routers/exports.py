@@ -1,8 +1,8 @@
 """POST /api/export/{format}: a file of the walk (standalone HTML, the backward table as
 Markdown or LaTeX, or the trace JSON) as a download.
 
-Like POST /api/trace (routers/traces.py): the body is read and validated and the program parsed
-in worker threads, and the trace and the file are made while holding a trace slot, so exports
+Like POST /api/trace (routers/traces.py): the body is read and validated in a worker thread,
+and the trace and the file are made in a trace worker while holding a trace slot, so exports
 count against max_concurrent_traces and never block the event loop.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ from server.errors import error_dict, error_response
 from server.export_html import MissingAsset
 from server.exports import FORMATS, export
 from server.jsonbody import queue_share
-from server.routers.traces import ERRORS, TraceRequest, read_and_parse
+from server.routers.traces import ERRORS, Body, TraceRequest, read_and_parse
 
 router = APIRouter(prefix="/api/export", tags=["export"])
 
@@ -51,9 +51,9 @@ async def export_file(fmt: Literal["html", "md", "tex", "json"], request: Reques
     try:
         async with queue_share(request, settings, slots) as wait:
             body, program = await read_and_parse(request, settings, wait, ExportRequest)
-            data = await wait.trace(export, fmt, body.program, body.output, settings,
-                                    body.state, program, body.output_grad)
+            parts = await wait.body(export, fmt, body.program, body.output, settings,
+                                    body.state, program, body.output_grad, body.dtype)
     except MissingAsset as e:
         return error_response(503, error_dict("unavailable", str(e), hint="run `npm run build`"))
-    return Response(data, media_type=FORMATS[fmt].media_type, headers={
+    return Body(parts, FORMATS[fmt].media_type, headers={
         "Content-Disposition": f'attachment; filename="{filename(body.output, fmt)}"'})

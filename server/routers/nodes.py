@@ -1,22 +1,19 @@
 """POST /api/trace/node: one node's full value and adjoint, for the page's detail panel when
 a tensor is over the inline limit (its events carry only a summary). docs/trace-format.md.
 
-Like POST /api/trace (routers/traces.py): the body is read, validated and parsed in worker
-threads, and the trace is run while holding a trace slot, within the same limits.
+Like POST /api/trace (routers/traces.py): the body is read and validated in a worker thread,
+and the trace is run in a trace worker while holding a trace slot, within the same limits.
 """
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import Field
-import orjson
 
-from engine.trace.node_data import node_data
 from server.deps import SettingsDep, SlotsDep
 from server.jsonbody import queue_share
-from server.routers.traces import ERRORS, TraceRequest, read_and_parse
-from server.settings import Settings
-from server.tracing import check_size, limits
+from server.routers.traces import ERRORS, Body, TraceRequest, read_and_parse
+from server.tracing import node_body
 
 router = APIRouter(prefix="/api", tags=["trace"])
 
@@ -32,13 +29,6 @@ REQUEST_BODY = {"requestBody": {"required": True, "content": {
     "application/json": {"schema": NodeRequest.model_json_schema()}}}}
 
 
-def _node_body(program, body: NodeRequest, settings: Settings) -> bytes:
-    if isinstance(program, str):
-        check_size(program, settings)
-    return orjson.dumps(node_data(program, body.output, body.node, limits(settings),
-                                  body.output_grad, body.options()))
-
-
 @router.post("/trace/node", openapi_extra=REQUEST_BODY, responses=ERRORS,
              response_description="{node, shape, value, adjoint}, with full data")
 async def trace_node(request: Request, settings: SettingsDep, slots: SlotsDep) -> Response:
@@ -46,5 +36,6 @@ async def trace_node(request: Request, settings: SettingsDep, slots: SlotsDep) -
     422 on a program error or a node id the graph does not have (`unknown_node`)."""
     async with queue_share(request, settings, slots) as wait:
         body, program = await read_and_parse(request, settings, wait, NodeRequest)
-        data = await wait.trace(_node_body, program, body, settings)
-    return Response(data, media_type="application/json")
+        parts = await wait.body(node_body, program, body.output, body.node, settings,
+                                body.output_grad, body.options(), body.dtype)
+    return Body(parts, "application/json")

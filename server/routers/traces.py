@@ -1,9 +1,10 @@
 """POST /api/trace (the whole trace as JSON) and POST /api/trace/stream (Server-Sent Events).
 
 The handlers are `async def` and never block the event loop: the body is read as bytes (bounded
-by server/body.py), then validated, parsed and traced in worker threads (server/slots.py), each
-request holding a share of the bounded queue in front of the trace slots until it has one. A
-program is parsed before it takes a trace slot, so a syntax error never waits for one.
+by server/body.py), then validated in a worker thread and parsed and traced in a trace worker
+process (server/slots.py, server/procs.py), each request holding a share of the bounded queue
+in front of the trace slots until it has one. A small program is also parsed before it takes a
+trace slot, so its syntax error never waits for one.
 """
 from __future__ import annotations
 
@@ -57,8 +58,28 @@ class EventStream(StreamingResponse):
                 self.feed.stop()
 
 
+class Body(StreamingResponse):
+    """A body in parts (Waiting.body), sent part by part with its Content-Length: no buffer
+    of the whole body is made or copied on the event loop, and uvicorn waits for the client
+    to take each part instead of queueing them all."""
+
+    def __init__(self, parts: list[bytes], media_type: str,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(_each(parts), media_type=media_type,
+                         headers={"Content-Length": str(sum(map(len, parts))), **(headers or {})})
+
+
+async def _each(parts: list[bytes]) -> AsyncIterator[bytes]:
+    while parts:
+        yield parts.pop(0)   # a part sent is a part freed
+
+
 router = APIRouter(prefix="/api", tags=["trace"])
 MAX_OUTPUT_CHARS = 256   # an output name longer than this is refused (characters)
+# A program up to this long is parsed in a thread before its slot, so that an error in it
+# never waits for one (a few milliseconds holding the server's GIL); a longer one is parsed
+# only by its trace worker: the parse of a 60,000-line program holds the GIL for about 0.8 s.
+PARSE_FIRST_CHARS = 8192
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -161,11 +182,16 @@ STREAM_ERRORS = {status: {"description": text, "content": {"application/json": {
 
 
 async def read_and_parse(request: Request, settings: Settings, wait: Waiting,
-                         model: type[M] = TraceRequest) -> tuple[M, Program]:
-    """The body (server/jsonbody.py read_body) and its program parsed, both in worker threads.
-    Raises what read_body and engine.parse raise."""
+                         model: type[M] = TraceRequest) -> tuple[M, Program | str]:
+    """The body (server/jsonbody.py read_body) and its program: for a trace in a worker
+    process, the text (parsed there; checked here first when it is at most
+    PARSE_FIRST_CHARS long), else parsed here, both in worker threads. Raises what read_body
+    and engine.parse raise."""
     body = await read_body(request, wait, model)
-    return body, await wait.prepare(parse_program, body.program, settings, body.dtype)
+    if wait.processes and len(body.program) > PARSE_FIRST_CHARS:
+        return body, body.program
+    program = await wait.prepare(parse_program, body.program, settings, body.dtype)
+    return body, body.program if wait.processes else program
 
 
 @router.post("/trace", openapi_extra=REQUEST_BODY, responses=ERRORS,
@@ -174,9 +200,9 @@ async def trace(request: Request, settings: SettingsDep, slots: SlotsDep) -> Res
     """The graph, every event, the output and the leaves' gradients. 422 on a program error."""
     async with queue_share(request, settings, slots) as wait:
         body, program = await read_and_parse(request, settings, wait)
-        data = await wait.trace(trace_body, program, body.output, settings, body.output_grad,
-                                None, body.options())
-    return Response(data, media_type="application/json")
+        parts = await wait.body(trace_body, program, body.output, settings, body.output_grad,
+                                body.dtype, body.options())
+    return Body(parts, "application/json")
 
 
 @router.post("/trace/stream", response_class=EventStream, openapi_extra=REQUEST_BODY,
@@ -193,7 +219,7 @@ async def trace_stream(request: Request, settings: SettingsDep, slots: SlotsDep)
         except ProgramError as e:
             return EventStream(_once(error_event(e.to_dict())))
         feed = await wait.produce(functools.partial(stream_body, output_grad=body.output_grad,
-                                                    options=body.options()),
+                                                    options=body.options(), dtype=body.dtype),
                                   program, body.output, settings)
     return EventStream(_sent(feed), feed)
 
@@ -203,12 +229,12 @@ async def _once(piece: bytes) -> AsyncIterator[bytes]:
 
 
 async def _sent(feed: Feed) -> AsyncIterator[bytes]:
-    """The stream's bytes, sent as they are made. The trace runs in a worker thread holding a
-    slot and writes into a Feed that never waits (server/feed.py); this generator sends from
-    the feed. A client that stops reading holds no slot: the thread finishes into the feed and
+    """The stream's bytes, sent as they are made. The trace runs in a worker holding a slot
+    and writes into a Feed that never waits (server/feed.py); this generator sends from the
+    feed. A client that stops reading holds no slot: the worker finishes into the feed and
     frees its slot (and past max_stream_buffer_bytes the feed is dropped). A client that goes
     away stops the work: Starlette cancels this generator, EventStream stops the feed, and the
-    thread stops at its next event (server/tracing.py stream_body)."""
+    worker stops at its next event (server/tracing.py stream_body)."""
     async for piece in feed:
         yield piece
         # A turn for the loop after each piece. To a client that has gone, uvicorn's send

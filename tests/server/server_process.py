@@ -59,6 +59,12 @@ class Served:
         pages = int(pathlib.Path(f"/proc/{self.proc.pid}/statm").read_text().split()[1])
         return pages * os.sysconf("SC_PAGE_SIZE")
 
+    def family_memory(self) -> int:
+        """The memory of the server and every process under it (the trace workers and their
+        forkserver: server/procs.py), as the sum of their proportional set sizes (bytes,
+        /proc/<pid>/smaps_rollup): pages they share are counted once, split among them."""
+        return sum(_pss(pid) for pid in [self.proc.pid, *descendants(self.proc.pid)])
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -67,6 +73,30 @@ class Served:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes under `pid` (children, theirs, ...), from /proc."""
+    parents = {}
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found += children
+        todo += children
+    return found
+
+
+def _pss(pid: int) -> int:
+    """A process's proportional set size (bytes); 0 once it has gone."""
+    with contextlib.suppress(OSError):
+        for line in pathlib.Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 @contextlib.contextmanager
@@ -98,6 +128,19 @@ def post(url: str, body: dict, timeout: float = 120) -> tuple[int, dict]:
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read())
+
+
+def post_bytes(url: str, body: bytes, timeout: float = 300) -> tuple[int, bytes]:
+    """POST a JSON body; (status, the answer's bytes), not parsed: json.loads of a big trace
+    (56 MB for a 60,000-node chain) holds this process's GIL for about a second, which a
+    prober thread of this process would count as the server's time."""
+    request = urllib.request.Request(url, data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
 
 
 def raw_request(port: int, head: str, body: bytes = b"", rcvbuf: int | None = None,

@@ -149,6 +149,10 @@ def test_huge_integer_is_a_422_in_trace_and_an_error_event_in_stream(client):
 
 def test_stream_ends_with_an_error_event_on_an_internal_error(client, monkeypatch):
     from engine.trace import runner
+    from server.settings import get_settings
+
+    # the engine is patched in this process: the trace runs in a thread of it
+    monkeypatch.setattr(get_settings(), "trace_processes", False)
 
     def broken(self):
         raise RuntimeError("boom")

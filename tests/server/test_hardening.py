@@ -183,6 +183,7 @@ def test_an_internal_error_is_500_and_logged_with_its_traceback(client, monkeypa
         raise RuntimeError("boom")
 
     monkeypatch.setattr(traces, "trace_body", broken)
+    monkeypatch.setattr(get_settings(), "trace_processes", False)   # `broken` does not pickle
     with caplog.at_level(logging.ERROR, logger="gradwalk"):
         r = client.post("/api/trace", json={"program": PROGRAM})
     assert r.status_code == 500 and _error(r)["kind"] == "internal"

@@ -87,6 +87,8 @@ def test_the_default_budget_stops_a_long_trace_and_the_server_goes_on(client, mo
     """With the default 20 s and a clock that gains a second per 1,024 nodes, a 40,000-node
     chain runs out inside its forward pass; the next request is traced as usual."""
     monkeypatch.setattr(deadline_module, "time", FakeClock())
+    # the clock is patched in this process: the traces run in threads of it
+    monkeypatch.setattr(get_settings(), "trace_processes", False)
     long = "x = 1.0\n" + "x = tanh(x)\n" * 40_000
     r = client.post("/api/trace", json={"program": long})
     assert r.status_code == 422 and r.json()["error"]["kind"] == "timeout"

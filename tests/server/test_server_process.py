@@ -98,7 +98,9 @@ def test_a_client_gone_before_the_first_event_stops_the_work(tmp_path):
         while _busy(server.url):       # the slot comes back once the work has stopped
             pass
     log = (tmp_path / "server.log").read_text()
-    assert re.search(r"stream stopped after \d+ events: the client went away", log)
+    # stopped at its next event, or, still parsing (no event yet), killed after a grace
+    assert re.search(r"stream stopped after \d+ events: the client went away|stream stopped: "
+                     r"its trace worker was still busy", log)
     assert "Traceback" not in log
 
 

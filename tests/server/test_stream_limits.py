@@ -11,7 +11,7 @@ import threading
 import time
 import urllib.request
 
-from server_process import chain, get, post, raw_request, served, stream_head
+from server_process import chain, get, post, post_bytes, raw_request, served, stream_head
 
 MB = 1e6
 TINY = {"program": "a = 1.0\nL = a * a\n"}
@@ -184,15 +184,18 @@ def _health_seconds(url: str) -> float:
 
 
 def test_the_health_check_answers_fast_beside_two_big_traces(tmp_path):
-    # Two 60,000-node traces (each parsed, then traced in its slot) while /healthz is asked on
-    # a fresh connection every 50 ms, as an orchestrator does. Before: up to 2.84 s, most of
-    # it one ast.parse call holding the GIL. The bound is generous for a loaded CI machine;
-    # the 100 ms target is measured by bench/limits.py.
-    program = {"program": chain(60_000)}
+    # Two 60,000-node traces (each parsed and traced in its slot, in a worker process) while
+    # /healthz is asked on a fresh connection every 50 ms, as an orchestrator does. Before:
+    # up to 2.84 s in the issue, then up to 0.7-1.7 s with the parse in pieces (the event
+    # loop shared the GIL with the trace threads); 1.3-2.1 s here with the traces in threads
+    # (GRADWALK_TRACE_PROCESSES=false). The target is 100 ms (bench/limits.py measures it);
+    # the bound leaves a loaded CI machine's scheduling some room. The answers are read
+    # unparsed: parsing 56 MB here would stall this process's prober, not the server.
+    body = json.dumps({"program": chain(60_000)}).encode()
     with served(tmp_path, max_program_chars=5_000_000, trace_timeout_seconds=300) as server:
         answers: list = []
         traces = [threading.Thread(target=lambda: answers.append(
-            post(f"{server.url}/api/trace", program, timeout=300))) for _ in range(2)]
+            post_bytes(f"{server.url}/api/trace", body))) for _ in range(2)]
         for trace in traces:
             trace.start()
         seconds = []
@@ -201,6 +204,8 @@ def test_the_health_check_answers_fast_beside_two_big_traces(tmp_path):
             time.sleep(0.05)   # the orchestrator's interval, shortened
         for trace in traces:
             trace.join()
-    assert [status for status, _ in answers] == [200, 200], answers[0][1].get("error")
+    assert [status for status, _ in answers] == [200, 200], answers[0][1][:300]
+    for _, answer in answers:
+        assert json.loads(answer)["grads"]["x0"] != 0
     assert len(seconds) >= 10
-    assert max(seconds) < 3.0, f"slowest /healthz {max(seconds):.2f} s of {len(seconds)}"
+    assert max(seconds) < 0.3, f"slowest /healthz {max(seconds):.2f} s of {len(seconds)}"
