@@ -23,7 +23,8 @@ from engine.errors import ProgramError
 from engine.parse import Program
 from engine.train import TrainConfig, TrainLimits, iterations, train
 from server.settings import Settings
-from server.tracing import ClientGone, _nothing, _Pieces, error_event, limits, sse_event
+from server.tracing import (ClientGone, _nothing, _Pieces, error_event, limits, parse_program,
+                            sse_event)
 
 ORJSON = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
 log = logging.getLogger("gradwalk")
@@ -61,17 +62,24 @@ def named(error: dict) -> dict:
     return {**error, "message": message}
 
 
-def train_json(program: Program, config: TrainConfig, settings: Settings) -> bytes:
+def parsed(program: Program | str, settings: Settings, dtype: str | None = None) -> Program:
+    """The program parsed, when the route handed on its text (a worker process parses it
+    there: server/routers/traces.py read_and_parse). Raises ProgramError."""
+    return program if isinstance(program, Program) else parse_program(program, settings, dtype)
+
+
+def train_json(program: Program | str, config: TrainConfig, settings: Settings,
+               dtype: str | None = None) -> bytes:
     """The JSON body of POST /api/train: engine.train.train's answer. Raises ProgramError,
     its message naming the setting of a limit."""
     try:
-        answer = train(program, config)
+        answer = train(parsed(program, settings, dtype), config)
     except ProgramError as e:
         raise ProgramError(**named(e.to_dict())) from None
     return orjson.dumps(answer, option=ORJSON)
 
 
-def train_stream(program: Program, config, settings: Settings,
+def train_stream(program: Program | str, config, settings: Settings, dtype: str | None,
                  put: Callable[[bytes], None], check: Callable[[], None] = _nothing) -> None:
     """The training events as Server-Sent Events, handed to `put` piece by piece (see
     server/tracing.py stream_body: `put` never blocks, `check` raises ClientGone). A
@@ -80,7 +88,7 @@ def train_stream(program: Program, config, settings: Settings,
     out, seq = _Pieces(put), 0
     try:
         check()
-        for event in iterations(program, config):
+        for event in iterations(parsed(program, settings, dtype), config):
             if event["type"] == "error":   # the engine's error after the start (the budget)
                 out.add(error_event(named(event["error"])))
                 break

@@ -55,7 +55,8 @@ async def train(request: Request, settings: SettingsDep, slots: SlotsDep) -> Res
     dead units, the recorded iterations' traces. 422 on a program error or past a limit."""
     async with queue_share(request, settings, slots) as wait:
         body, program = await read_and_parse(request, settings, wait, TrainRequest)
-        data = await wait.trace(train_json, program, train_config(body, settings), settings)
+        data = await wait.trace(train_json, program, train_config(body, settings), settings,
+                               body.dtype)
     return Response(data, media_type="application/json")
 
 
@@ -71,5 +72,5 @@ async def train_events(request: Request, settings: SettingsDep, slots: SlotsDep)
         except ProgramError as e:
             return EventStream(_once(error_event(e.to_dict())))
         feed = await wait.produce(train_stream, program, train_config(body, settings),
-                                  settings)
+                                  settings, body.dtype)
     return EventStream(_sent(feed), feed)
