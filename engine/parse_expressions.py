@@ -6,15 +6,11 @@ Python (`[0.0] * 3`, `[1.0] + [2.0]`).
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from engine.parse_literals import NUMBER_TYPES
 from engine.source import clip
 from engine.syntax import BINOPS, OPERATORS, construct, number, supported_operator
 from engine.wording import counted
-
-if TYPE_CHECKING:
-    from engine.parse import Span
 
 
 # The chain fast path (ExpressionSyntax.chain) on or off: tests turn it off to compare.
@@ -146,11 +142,12 @@ class ExpressionSyntax:
                              f"{clip(repr(node.value))} is not supported; use numbers", node)
         raise self.error("unsupported", f"{construct(node)} is not supported", node)
 
-    def list_meaning(self, node: ast.BinOp, op: str, span: Span) -> tuple[str, str] | None:
+    def list_meaning(self, node: ast.BinOp, op: str, span) -> tuple[str, str] | None:
         """A (kind, message) note where Python's lists would mean something else than the
         tensors they are here (numpy's meaning), since a student may mean Python's:
         `[0.0] * 3` multiplies (Python repeats the list: "list_repetition"), `[1.0] + [2.0]`
-        adds (Python joins the lists: "list_concatenation")."""
+        adds (Python joins the lists: "list_concatenation"). span: the node's Span (engine/parse.py,
+        not imported here: parse imports this module)."""
         pair = (node.left, node.right)
         if op == "add":
             if type(pair[0]) is ast.List and type(pair[1]) is ast.List:
@@ -172,7 +169,7 @@ class ExpressionSyntax:
                     "the elements out, or zeros(n) / ones(n)")
         return None
 
-    def noted(self, index: int, note: tuple[str, str], span: Span) -> int:
+    def noted(self, index: int, note: tuple[str, str], span) -> int:
         self.notes.append((*note, index, span))
         return index
 
