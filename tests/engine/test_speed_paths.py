@@ -1,15 +1,20 @@
 """Issue 15 §1's fast paths give exactly what the general code gives: the parser's chain path
 (engine/parse_expressions.py `chain`: `x = x * 1.0001 + 0.001` without the stack walk), byte for
-byte on whole trace bodies and error for error on bad programs."""
+byte on whole trace bodies and error for error on bad programs; the Tracer's formulas made in
+one pass (Tracer._texts) against the op rows' templates; the graph's edges written from one
+template (graph_out.edges_json) against orjson."""
 from __future__ import annotations
 
+import orjson
 import pytest
 from hypothesis import given, settings
 
 from engine import parse_expressions
 from engine.errors import ProgramError
+from engine.graph import graph_edges
 from engine.parse import parse
-from engine.trace.runner import trace_json
+from engine.trace.graph_out import edges_json
+from engine.trace.runner import Tracer, trace_json
 from helpers import CASES
 from server.presets import presets
 from test_random_programs import programs
@@ -85,3 +90,23 @@ def test_a_chain_is_built_without_the_general_walk(monkeypatch):
     program = parse("x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 3 + "y = x ** 3 / 2 - x\n")
     assert [n.op for n in program.nodes[-5:]] == ["const", "pow", "const", "div", "sub"]
     assert program.nodes[-1].label == "y" and program.nodes[-2].label == "x''' ** 3 / 2"
+
+
+# ---- the Tracer's one pass over formulas and symbols, the graph's edges --------------------
+TEXTS = [*CHAINS, *[c["program"] for c in CASES], *[p["program"] for p in presets()],
+         "a = [1.0, 2.0]\nb = where(a > 0.5, a, 0.1 * a)\nL = sum(b * b)\n"]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_formulas_of_the_one_pass_are_the_templates(text):
+    tracer = Tracer(text)
+    assert tracer.formulas == [tracer._formula(n) for n in tracer.program.nodes]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_edges_written_from_the_template_are_orjsons_bytes(text):
+    tracer = Tracer(text)
+    order = tracer.order
+    expected = orjson.dumps(graph_edges(tracer.program, order, tracer.ids))[1:-1]
+    assert edges_json(tracer.program, order, tracer.ids) == expected
+    assert expected.count(b'"source"') == sum(len(n.inputs) for n in tracer.program.nodes)
