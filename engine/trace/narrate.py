@@ -86,6 +86,22 @@ def fill(template, labels: list[str], params: dict, **names) -> str:
     return template.format(*labels, **names, **params, **transposed)
 
 
+_ONE_LABEL = re.compile(r"\{(\d+)\}")
+
+
+@functools.lru_cache(maxsize=512)
+def plain_partial(template) -> str | int | None:
+    """What `fill` makes of a partial's template without filling it: the template itself
+    when it has no placeholder ("1", "-1"), k when it is exactly one label "{k}" (mul's "{1}"),
+    else None (fill it). The scalar edges' common case, once per template."""
+    if not isinstance(template, str):
+        return None
+    if "{" not in template and "}" not in template:
+        return template
+    whole = _ONE_LABEL.fullmatch(template)
+    return int(whole.group(1)) if whole else None
+
+
 _POSTFIX_T = re.compile(r"\{(\d+|g|out)\}ᵀ")
 
 

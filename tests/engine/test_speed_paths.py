@@ -2,7 +2,8 @@
 (engine/parse_expressions.py `chain`: `x = x * 1.0001 + 0.001` without the stack walk), byte for
 byte on whole trace bodies and error for error on bad programs; the Tracer's formulas made in
 one pass (Tracer._texts) against the op rows' templates; the graph's edges written from one
-template (graph_out.edges_json) against orjson."""
+template (graph_out.edges_json) against orjson; a scalar edge's partial taken as it is
+(narrate.plain_partial) against fill."""
 from __future__ import annotations
 
 import orjson
@@ -12,6 +13,8 @@ from hypothesis import given, settings
 from engine import parse_expressions
 from engine.errors import ProgramError
 from engine.graph import graph_edges
+from engine.ops import REGISTRY
+from engine.trace import narrate
 from engine.parse import parse
 from engine.trace.graph_out import edges_json
 from engine.trace.runner import Tracer, trace_json
@@ -110,3 +113,16 @@ def test_edges_written_from_the_template_are_orjsons_bytes(text):
     expected = orjson.dumps(graph_edges(tracer.program, order, tracer.ids))[1:-1]
     assert edges_json(tracer.program, order, tracer.ids) == expected
     assert expected.count(b'"source"') == sum(len(n.inputs) for n in tracer.program.nodes)
+
+
+def test_a_plain_partial_is_what_fill_writes():
+    labels, seen = ["(a + b)", "w1", "c'"], 0
+    for op in REGISTRY.values():
+        for template in op.partials:
+            plain = narrate.plain_partial(template)
+            if plain is None:
+                continue
+            seen += 1
+            filled = narrate.fill(template, labels[:op.arity or 3], {}, out="(y)")
+            assert (plain if type(plain) is str else labels[plain]) == filled
+    assert seen >= 6   # add's, sub's and mul's at least
