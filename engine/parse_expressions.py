@@ -13,6 +13,10 @@ from engine.syntax import BINOPS, OPERATORS, construct, number, supported_operat
 from engine.wording import counted
 
 
+# The chain fast path (ExpressionSyntax.chain) on or off: tests turn it off to compare.
+FAST_CHAIN = True
+
+
 class ExpressionSyntax:
     """Methods of engine.parse._Builder for expressions (see the module docstring). Uses the
     builder's error, span, add, lookup, constant, call, subscript, compare, is_literal,
@@ -29,6 +33,10 @@ class ExpressionSyntax:
         operator and the `x` of `x.T`: a chain `x + x + ... + x` is one level however long, and
         `tanh(tanh(x))`, `a ** (b ** c)`, `x - (y - z)` nest. Deeper than max_depth: too_large.
         """
+        if FAST_CHAIN and type(root) is ast.BinOp:
+            index = self.chain(root, name)
+            if index is not None:
+                return index
         done: list[int] = []   # indices of finished operands, a value stack
         todo: list = [(root, name, 0)]
         while todo:
@@ -54,6 +62,37 @@ class ExpressionSyntax:
             for k in range(len(operands) - 1, -1, -1):
                 todo.append((*operands[k], level + (0 if chain and k == 0 else 1)))
         return done[0]
+
+    def chain(self, root: ast.BinOp, name: str | None) -> int | None:
+        """The commonest shape, without the general walk's stack of work items (issue 15 §1):
+        a binary operator, or a left-leaning chain of them (`x * 1.0001 + 0.001`, `a * b - c`),
+        whose operands are names or plain numbers. Makes the nodes the general walk makes, in
+        its order (left to right), with its errors (an unknown name is looked up in the same
+        place; an unsupported operator or any other operand leaves the whole expression to
+        the general walk, before any node is made). None: not this shape."""
+        if self.max_depth < 1:   # the right operands are one level deep
+            return None
+        links, node = [], root
+        while type(node) is ast.BinOp:
+            op = BINOPS.get(type(node.op))
+            if op is None or not _plain(node.right):
+                return None
+            links.append((node, op))
+            node = node.left
+        if not _plain(node):
+            return None
+        index = self.plain(node)
+        for k in range(len(links) - 1, -1, -1):
+            binop, op = links[k]
+            index = self.add(op, "op", [index, self.plain(binop.right)], self.span(binop),
+                             name if k == 0 else None)
+        return index
+
+    def plain(self, node: ast.expr) -> int:
+        """A name's node, or a number's new constant (visit's first two cases)."""
+        if type(node) is ast.Name and node.id not in self.lifted:
+            return self.lookup(node)
+        return self.constant(node)
 
     def visit(self, node: ast.expr, name: str | None):
         """An index, or ([(operand, its name), ...], combine(operand indices) -> index)."""
@@ -103,11 +142,12 @@ class ExpressionSyntax:
                              f"{clip(repr(node.value))} is not supported; use numbers", node)
         raise self.error("unsupported", f"{construct(node)} is not supported", node)
 
-    def list_meaning(self, node: ast.BinOp, op: str, span: Span) -> tuple[str, str] | None:
+    def list_meaning(self, node: ast.BinOp, op: str, span) -> tuple[str, str] | None:
         """A (kind, message) note where Python's lists would mean something else than the
         tensors they are here (numpy's meaning), since a student may mean Python's:
         `[0.0] * 3` multiplies (Python repeats the list: "list_repetition"), `[1.0] + [2.0]`
-        adds (Python joins the lists: "list_concatenation")."""
+        adds (Python joins the lists: "list_concatenation"). span: the node's Span (engine/parse.py,
+        not imported here: parse imports this module)."""
         pair = (node.left, node.right)
         if op == "add":
             if type(pair[0]) is ast.List and type(pair[1]) is ast.List:
@@ -129,7 +169,7 @@ class ExpressionSyntax:
                     "the elements out, or zeros(n) / ones(n)")
         return None
 
-    def noted(self, index: int, note: tuple[str, str], span: Span) -> int:
+    def noted(self, index: int, note: tuple[str, str], span) -> int:
         self.notes.append((*note, index, span))
         return index
 
@@ -157,3 +197,9 @@ class ExpressionSyntax:
                                      name if k == named else None)
             return index
         return [(inner, name if named is None else None)], combine
+
+
+def _plain(node: ast.expr) -> bool:
+    """A name (a big list literal's placeholder too: a constant) or a plain number."""
+    kind = type(node)
+    return kind is ast.Name or (kind is ast.Constant and type(node.value) in NUMBER_TYPES)

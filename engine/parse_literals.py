@@ -27,6 +27,10 @@ class LiteralSyntax:
         span = self.span(outer or node)
         label = self.text.clipped(span.line, span.col, span.end_line, span.end_col,
                                   MAX_LABEL) or "const"
+        if type(node) is ast.Constant:   # a plain number is made by no helper: no init
+            shared = self.numbers.get((type(node.value), node.value))
+            if shared is not None:   # shared_number's, found without its call
+                return self.add("const", "const", [], span, None, label=label, literal=shared)
         return self.add("const", "const", [], span, None, label=label,
                         literal=self.shared_number(node), params=self.init(node))
 

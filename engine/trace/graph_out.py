@@ -8,7 +8,7 @@ from typing import Iterable, Iterator
 import numpy as np
 import orjson
 
-from engine.graph import graph_edges, graph_json as graph_dict, graph_nodes
+from engine.graph import graph_json as graph_dict, graph_nodes
 from engine.groups import groups
 from engine.trace.values import TRACE_VERSION
 
@@ -29,8 +29,9 @@ def node_ledgers(t, indices: Iterable[int] | None = None) -> dict[int, dict | No
     constants. `indices`: only those nodes (a batch of the graph event: a dict per node of
     the whole graph at once was about 400 bytes a node of the trace's peak memory)."""
     led, ids, nodes = t.ledger, t.ids, t.program.nodes
+    id_of = ids.__getitem__
     return {i: None if nodes[i].role != "op" else {
-        "saves": [ids[k] for k in led.saves[i]], "saved_elements": led.saved_elements[i],
+        "saves": list(map(id_of, led.saves[i])), "saved_elements": led.saved_elements[i],
         "saved_bytes": led.saved_bytes[i], "flops_forward": led.flops_forward[i],
         "flops_backward": led.flops_backward[i],
         "activation_bytes": led.activation_bytes[i],
@@ -58,12 +59,27 @@ def graph_parts(t) -> Iterator[bytes]:
     yield b'],"edges":['
     comma = b""
     for run in runs:
-        edges = orjson.dumps(graph_edges(program, run, ids))[1:-1]
+        edges = edges_json(program, run, ids)
         if edges:   # a run of leaves has none
             yield comma + edges
             comma = b","
     yield b'],"blocks":' + orjson.dumps(blocks_json(t)) + b',"groups":' + \
         orjson.dumps(groups(program)) + b'},"ledger":' + orjson.dumps(t.ledger.totals) + b"}"
+
+
+def edges_json(program, run: list[int], ids: list[str]) -> bytes:
+    """graph_edges' JSON for the nodes in `run` without its brackets, written from one
+    template (the bytes orjson writes for those dicts: node ids are `n` and digits, nothing
+    to escape; tests/engine/test_speed_paths.py compares): a dict per edge cost about as much
+    as the rest of the graph event."""
+    nodes, out = program.nodes, []
+    for i in run:
+        nid = ids[i]
+        for arg, k in enumerate(nodes[i].inputs):
+            src = ids[k]
+            out.append(f'{{"id":"{src}->{nid}#{arg}","source":"{src}","target":"{nid}",'
+                       f'"arg":{arg}}}')
+    return ",".join(out).encode()
 
 
 def blocks_json(t) -> list[dict]:

@@ -93,24 +93,20 @@ def build(program, values: list, flops: list[int], requires: list[bool], output:
     saves: list = [()] * n
     f_bwd = [0] * n
     savers: dict[int, list[int]] = {}   # saved tensor -> the nodes whose rules keep it
-    rows: dict[str, tuple] = {}
+    rows: dict[tuple, tuple] = {}
     scalar_costs: dict[str, int] = {}
     with_saves: list[int] = []
+    graded = requires.__getitem__
     for node in nodes:
         i = node.index
         if node.role != "op" or not requires[i]:
             continue
-        row = rows.get(node.op)
-        if row is None:   # the op and its saved slots: -1 for the output, k for input k
-            op = get_op(node.op)
-            row = rows[node.op] = (op, _slots(op.saves), [_slots(f) for f in op.saves_for])
-        op, slots, per_input = row
         ins = node.inputs
-        share = 1.0
-        if per_input:   # only the vjps of the inputs that require grad run, and keep tensors
-            needed = [a for a, k in enumerate(ins) if requires[k]]
-            slots = {s for a in needed for s in per_input[a]}
-            share = len(needed) / len(ins)
+        key = (node.op, *map(graded, ins))   # which of its inputs require grad
+        row = rows.get(key)
+        if row is None:
+            row = rows[key] = _row(node.op, key[1:])
+        op, slots, share = row
         if runs[i]:
             f_bwd[i] = round(share * _backward_flops(op, values, i, ins, flops, scalar_costs))
         if slots:
@@ -156,6 +152,17 @@ def build(program, values: list, flops: list[int], requires: list[bool], output:
     return Ledger(saves, saved_el, saved_b, flops, f_bwd, act, released, recomputed, totals)
 
 
+def _row(name: str, graded: tuple[bool, ...]) -> tuple:
+    """(op row, its saved slots: -1 for the output, k for input k, its share of the backward
+    FLOPs) for an op whose inputs require grad as `graded` says: a row with `saves_for` keeps
+    (and runs) only the vjps of those that do. Worked out once per op and pattern."""
+    op = get_op(name)
+    if not op.saves_for:
+        return op, _slots(op.saves), 1.0
+    needed = [a for a, g in enumerate(graded) if g]
+    return op, {s for a in needed for s in _slots(op.saves_for[a])}, len(needed) / len(graded)
+
+
 def _slots(names) -> list[int]:
     """Saved-tensor names as slots: -1 for the output ("out"), k for input k ("ink")."""
     return [-1 if s == "out" else int(s[2:]) for s in names]
@@ -167,7 +174,12 @@ def _backward_flops(op, values: list, i: int, ins: list[int], flops: list[int],
     figure depends on its op only, so it is asked of the row once per op."""
     if op.backward_flops is None:
         return 2 * flops[i]
-    scalar = type(values[i]) is float and all(type(values[k]) is float for k in ins)
+    scalar = type(values[i]) is float
+    if scalar:
+        for k in ins:   # a loop, not all(generator): this runs once per node
+            if type(values[k]) is not float:
+                scalar = False
+                break
     if scalar and op.name in scalar_costs:
         return scalar_costs[op.name]
     cost = int(op.backward_flops(values[i], *[values[k] for k in ins]))

@@ -45,6 +45,18 @@ def bar(label: str, output: str, strength: int | None = None) -> str:
     return f"∂{clip(output, MAX_LABEL)}/∂{label if strength >= ATOM else f'({label})'}"
 
 
+def _binary_texts() -> dict[str, str]:
+    """op name -> its symbol, for the rows whose forward text is `{0} <symbol> {1}` (+ - * /
+    ** @): their formula is the two operands around the symbol (Tracer._texts' fast path)."""
+    from engine.ops import REGISTRY   # the package: importing it registers every row
+
+    return {op.name: op.symbol for op in REGISTRY.values()
+            if op.symbol and op.text == f"{{0}} {op.symbol} {{1}}"}
+
+
+BINARY_TEXT = _binary_texts()
+
+
 def leaf_formula(label: str, literal: np.ndarray, const: bool) -> str:
     """"a = 1.0", "W = [[5.0, 6.0], [7.0, 8.0]]", "y = const(1.0)"; big tensors by their shape."""
     value = repr(literal.tolist()) if literal.size <= 16 else \
@@ -72,6 +84,22 @@ def fill(template, labels: list[str], params: dict, **names) -> str:
     given = dict(enumerate(labels)) | names
     transposed = {f"t_{k}": _transposed(x) for k, x in given.items() if isinstance(x, str)}
     return template.format(*labels, **names, **params, **transposed)
+
+
+_ONE_LABEL = re.compile(r"\{(\d+)\}")
+
+
+@functools.lru_cache(maxsize=512)
+def plain_partial(template) -> str | int | None:
+    """What `fill` makes of a partial's template without filling it: the template itself
+    when it has no placeholder ("1", "-1"), k when it is exactly one label "{k}" (mul's "{1}"),
+    else None (fill it). The scalar edges' common case, once per template."""
+    if not isinstance(template, str):
+        return None
+    if "{" not in template and "}" not in template:
+        return template
+    whole = _ONE_LABEL.fullmatch(template)
+    return int(whole.group(1)) if whole else None
 
 
 _POSTFIX_T = re.compile(r"\{(\d+|g|out)\}ᵀ")

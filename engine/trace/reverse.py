@@ -145,9 +145,15 @@ def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
         before = adjoints[j]
         after = contrib if before is None else float(before) + contrib
         adjoints[j] = after
-        if wrapped is None:
-            wrapped = [_wrapped(t.program.nodes[k]) for k in node.inputs]
-        partial = narrate.fill(op.partials[arg], wrapped, node.params, out=_wrapped(node))
+        plain = narrate.plain_partial(op.partials[arg])
+        if type(plain) is str:   # "1", "-1": the same text on every edge
+            partial = plain
+        elif plain is not None:   # "{1}": one input's label, as fill would write it
+            partial = _wrapped(t.program.nodes[node.inputs[plain]])
+        else:
+            if wrapped is None:
+                wrapped = [_wrapped(t.program.nodes[k]) for k in node.inputs]
+            partial = narrate.fill(op.partials[arg], wrapped, node.params, out=_wrapped(node))
         yield {"seq": next(seq), "kind": "accumulate", "node": dst, "input": ids[j],
                "arg": arg, "upstream": g if g - g == 0.0 else number(g),
                "local": local if local - local == 0.0 else number(local),

@@ -16,7 +16,7 @@ import numpy as np
 from engine.errors import ProgramError
 from engine.graph import (build_graph, creation_order, node_id, requires_grad,
                           topological_order)
-from engine.labels import data_formula, strength
+from engine.labels import data_formula, operand_text, strength
 from engine.ops import get_op
 from engine.parse import Program, parse
 from engine.source import clip
@@ -124,10 +124,7 @@ class Tracer:
                                             self.program, self.output)
         self.ledger = ledger.build(self.program, self.values, self.flops, self.requires,
                                    self.output)
-        self.formulas = [self._formula(n) for n in nodes]
-        output_label, bars = self.output_label, {}   # a label's symbol, worked out once
-        self.symbols = [bars.get(n.label) or bars.setdefault(n.label, narrate.bar(
-                        n.label, output_label, strength(n))) for n in nodes]
+        self._texts(nodes)
 
     def _forward(self, limits: Limits) -> None:
         """Every node's value, within the budgets of `limits` (ProgramError "too_large").
@@ -142,6 +139,7 @@ class Tracer:
         nodes, values = self.program.nodes, self.values
         max_total, max_flops = limits.max_total_elements, limits.max_flops
         self.flops = costs = [0] * len(nodes)   # each node's forward FLOPs, for the ledger
+        fast = scalar.FORWARD if self.scalar_path else {}
         with np.errstate(all="ignore"):
             for i in self.deadline.paced(self.order):
                 node = nodes[i]
@@ -154,7 +152,14 @@ class Tracer:
                         values[i] = literal
                         elements += literal.size
                     continue
-                out = self.evaluate(node, limits.max_elements)
+                out = None
+                rule = fast.get(node.op)
+                if rule is not None:   # evaluate's scalar path, inline when every input is a float
+                    xs = [values[k] for k in node.inputs]
+                    if all(type(x) is float for x in xs):
+                        out = scalar.forward(node.op, xs)
+                if out is None:
+                    out = self.evaluate(node, limits.max_elements)
                 if type(out) is float:
                     elements += 1
                     cost = 1   # the elementwise ops' FLOPs: one per output element
@@ -222,6 +227,29 @@ class Tracer:
             f"{clip(node.label)}", s.line, s.col, s.end_line, s.end_col,
             hint="trace fewer nodes or smaller tensors (the setting is "
                  "GRADWALK_MAX_RESPONSE_BYTES)")
+
+    def _texts(self, nodes) -> None:
+        """Every node's formula and adjoint symbol, in one pass over the tape (issue 15 §1):
+        a binary operator over two operands, the commonest node, is written here from its
+        inputs' labels and binding strengths (narrate.formula's text, without the template);
+        each distinct label's symbol is worked out once."""
+        formulas, symbols, bars = [], [], {}
+        output_label, binary = self.output_label, narrate.BINARY_TEXT
+        for n in nodes:
+            symbol = binary.get(n.op) if not n.params else None
+            if symbol is not None and len(n.inputs) == 2:
+                a, b = nodes[n.inputs[0]], nodes[n.inputs[1]]
+                rhs = (f"{operand_text(n.op, 0, a.label, strength(a))} {symbol} "
+                       f"{operand_text(n.op, 1, b.label, strength(b))}")
+                formulas.append(rhs if n.name is None else f"{n.label} = {rhs}")
+            else:
+                formulas.append(self._formula(n))
+            label = n.label
+            bar = bars.get(label)
+            if bar is None:
+                bar = bars[label] = narrate.bar(label, output_label, strength(n))
+            symbols.append(bar)
+        self.formulas, self.symbols = formulas, symbols
 
     def _formula(self, n) -> str:
         if n.role == "const" and (data := data_formula(n, self.program.nodes)):   # X, y = xor()

@@ -1,0 +1,128 @@
+"""Issue 15 §1's fast paths give exactly what the general code gives: the parser's chain path
+(engine/parse_expressions.py `chain`: `x = x * 1.0001 + 0.001` without the stack walk), byte for
+byte on whole trace bodies and error for error on bad programs; the Tracer's formulas made in
+one pass (Tracer._texts) against the op rows' templates; the graph's edges written from one
+template (graph_out.edges_json) against orjson; a scalar edge's partial taken as it is
+(narrate.plain_partial) against fill."""
+from __future__ import annotations
+
+import orjson
+import pytest
+from hypothesis import given, settings
+
+from engine import parse_expressions
+from engine.errors import ProgramError
+from engine.graph import graph_edges
+from engine.ops import REGISTRY
+from engine.trace import narrate
+from engine.parse import parse
+from engine.trace.graph_out import edges_json
+from engine.trace.runner import Tracer, trace_json
+from helpers import CASES
+from server.presets import presets
+from test_random_programs import programs
+
+CHAINS = [
+    "x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 40,
+    "a = 2.0\nb = -0.5\nc = a * b - a / b + a ** 2 - b\nv = [1.0, 2.0]\nw = v @ v * c\nL = w * w\n",
+    "a = [1.0, 2.0]\nb = [[3.0], [4.0]]\nc = a * b + 1 - b / 3\nL = sum(c * c)\n",
+    "α = 0.5\nβ = 1.5\nγ = α * β + α / 1.25 - β\nL = γ ** 2\n",   # non-ASCII columns
+    "x = 0.3\n" + "".join(f"x = x * 1.{'0' * 30}{k} + 0.{'0' * 40}{k}\n" for k in range(5)),
+    "x = 0.3\ny = x" + " + x * 2" * 60 + "\n",   # a long label, clipped at its ends
+    "x = 0.3\nx = x + 1\nx = x * x\nx = x - 2\nx = x / x\nx = x * 3.0\nx = x ** 2\n",
+    "W = " + repr([[0.5] * 40] * 40) + "\nv = W * 2.0 + W\nL = sum(v)\n",   # a lifted list
+    "x = 0.5\nz = x * 1\nz += 1.0\nz *= x\ny = z * 2 + 1\n",
+    "a = 1.0\nb = a * 2 + 3\nwith checkpoint():\n    c = b * b - a\nL = c * 2\n",
+]
+BAD = [
+    "a = 1.0\nb = a * c + 1\n",            # unknown name
+    "a = 1.0\nb = a + 2 * c\n",            # the right operand is not plain: the general walk
+    "a = 1.0\nb = a // 2 + c\n",           # an unsupported operator before an unknown name
+    "a = 1.0\nb = a * tanh + 1\n",         # a function used as a value
+    "a = 1.0\nb = a * b + 1\nb = 2.0\n",   # used before it is assigned
+    "a = 1.0\nb = a * __import__ + 1\n",   # a reserved name
+    "a = 1.0\nb = a * 'x' + 1\n",          # a string operand
+]
+
+
+def both(fn):
+    """fn() with the chain path on, then off."""
+    results = []
+    for fast in (True, False):
+        saved = parse_expressions.FAST_CHAIN
+        parse_expressions.FAST_CHAIN = fast
+        try:
+            results.append(fn())
+        finally:
+            parse_expressions.FAST_CHAIN = saved
+    return results
+
+
+def error_of(text: str):
+    try:
+        parse(text, max_depth=4)
+    except ProgramError as e:
+        return e.to_dict()
+    return None
+
+
+@pytest.mark.parametrize("text", [*CHAINS, *[c["program"] for c in CASES],
+                                  *[p["program"] for p in presets()]])
+def test_the_chain_path_gives_the_general_walks_body_byte_for_byte(text):
+    fast, slow = both(lambda: trace_json(text))
+    assert fast == slow
+
+
+@settings(max_examples=40, deadline=None)
+@given(programs())
+def test_the_chain_path_matches_the_general_walk_on_random_programs(text):
+    fast, slow = both(lambda: trace_json(text))
+    assert fast == slow
+
+
+@pytest.mark.parametrize("text", BAD)
+def test_the_chain_path_refuses_as_the_general_walk_does(text):
+    fast, slow = both(lambda: error_of(text))
+    assert fast is not None and fast == slow
+
+
+def test_a_chain_is_built_without_the_general_walk(monkeypatch):
+    def general(*args):
+        raise AssertionError("the general walk was used")
+    monkeypatch.setattr(parse_expressions.ExpressionSyntax, "visit", general)
+    program = parse("x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 3 + "y = x ** 3 / 2 - x\n")
+    assert [n.op for n in program.nodes[-5:]] == ["const", "pow", "const", "div", "sub"]
+    assert program.nodes[-1].label == "y" and program.nodes[-2].label == "x''' ** 3 / 2"
+
+
+# ---- the Tracer's one pass over formulas and symbols, the graph's edges --------------------
+TEXTS = [*CHAINS, *[c["program"] for c in CASES], *[p["program"] for p in presets()],
+         "a = [1.0, 2.0]\nb = where(a > 0.5, a, 0.1 * a)\nL = sum(b * b)\n"]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_formulas_of_the_one_pass_are_the_templates(text):
+    tracer = Tracer(text)
+    assert tracer.formulas == [tracer._formula(n) for n in tracer.program.nodes]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_edges_written_from_the_template_are_orjsons_bytes(text):
+    tracer = Tracer(text)
+    order = tracer.order
+    expected = orjson.dumps(graph_edges(tracer.program, order, tracer.ids))[1:-1]
+    assert edges_json(tracer.program, order, tracer.ids) == expected
+    assert expected.count(b'"source"') == sum(len(n.inputs) for n in tracer.program.nodes)
+
+
+def test_a_plain_partial_is_what_fill_writes():
+    labels, seen = ["(a + b)", "w1", "c'"], 0
+    for op in REGISTRY.values():
+        for template in op.partials:
+            plain = narrate.plain_partial(template)
+            if plain is None:
+                continue
+            seen += 1
+            filled = narrate.fill(template, labels[:op.arity or 3], {}, out="(y)")
+            assert (plain if type(plain) is str else labels[plain]) == filled
+    assert seen >= 6   # add's, sub's and mul's at least
