@@ -75,10 +75,16 @@ def edges_json(program, run: list[int], ids: list[str]) -> bytes:
     nodes, out = program.nodes, []
     for i in run:
         nid = ids[i]
-        for arg, k in enumerate(nodes[i].inputs):
+        node = nodes[i]
+        for arg, k in enumerate(node.inputs):
             src = ids[k]
             out.append(f'{{"id":"{src}->{nid}#{arg}","source":"{src}","target":"{nid}",'
                        f'"arg":{arg}}}')
+        held = node.params.get("target_node") if node.params else None
+        if held is not None:   # a name-held target: an edge without gradient (graph_edges)
+            src, arg = ids[held], len(node.inputs)
+            out.append(f'{{"id":"{src}->{nid}#{arg}","source":"{src}","target":"{nid}",'
+                       f'"arg":{arg},"grad":false}}')
     return ",".join(out).encode()
 
 

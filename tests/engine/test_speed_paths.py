@@ -112,7 +112,9 @@ def test_edges_written_from_the_template_are_orjsons_bytes(text):
     order = tracer.order
     expected = orjson.dumps(graph_edges(tracer.program, order, tracer.ids))[1:-1]
     assert edges_json(tracer.program, order, tracer.ids) == expected
-    assert expected.count(b'"source"') == sum(len(n.inputs) for n in tracer.program.nodes)
+    held = sum(1 for n in tracer.program.nodes if n.params and "target_node" in n.params)
+    assert expected.count(b'"source"') == sum(len(n.inputs) for n in tracer.program.nodes) + held
+    assert expected.count(b'"grad":false') == held   # a name-held target: no gradient along it
 
 
 def test_a_plain_partial_is_what_fill_writes():
