@@ -13,7 +13,7 @@
 // walk is ready (on every load: a deck may reload it), {type: "gradwalk:ready", steps} first.
 
 import { fetchTrace } from "./api.js";
-import { fetchIteration } from "./train.js";
+import { fetchIteration, iterationNarration } from "./train.js";
 import { embedOptions } from "./embedding.js";
 import { narrate } from "./narration.js";
 import { readLinkState } from "./permalink.js";
@@ -98,7 +98,9 @@ function render({ animate = false } = {}) {
     panel.show(walk, view, { animate, duration });
     markDead(svg, walk.trace.dead_units ?? []); // a training iteration's (render/dead.js)
     quiz.show(view, svg);
-    narration.textContent = narrate(view.event, walk.nodesById);
+    const said = narrate(view.event, walk.nodesById);
+    // a training iteration's walk says which iteration it is (the embed has no Train panel)
+    narration.textContent = root.dataset.iteration ? iterationNarration(Number(root.dataset.iteration), said) : said;
     narration.dataset.kind = view.event?.kind ?? "start";
     if (options.program) showProgram(stepSpan(walk, view));
   }

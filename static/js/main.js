@@ -22,7 +22,7 @@ import { createResetControl } from "./render/reset.js";
 import { createSharePanel } from "./render/share.js";
 import { createTrainPanel } from "./render/train.js";
 import { markDead } from "./render/dead.js";
-import { fetchIteration } from "./train.js";
+import { fetchIteration, iterationNarration } from "./train.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
 import { createQuizSetup } from "./render/quiz.js";
 import { freshSeed, withNumbers } from "./quiz.js";
@@ -562,7 +562,9 @@ function render({ animate }) {
   markDead(svg, deadUnitsOf(shown));
   nav.refresh(); // the minimap moves off this step's callouts
   warnings.show(shown, view);
-  narration.textContent = narrate(view.event, shown.nodesById, { direction: modes.direction(shown), hvp: shown.trace?.hvp });
+  const said = narrate(view.event, shown.nodesById, { direction: modes.direction(shown), hvp: shown.trace?.hvp });
+  // a training iteration's walk says which iteration the player steps (the run has many)
+  narration.textContent = shown.iteration ? iterationNarration(shown.iteration.k, said) : said;
   if (view.event?.kind === "done") secondPanel.reveal(); // the H v table into view at Done
   if (pinned) showDetail(view);
   narration.dataset.kind = view.event?.kind ?? "start";

@@ -4,7 +4,7 @@
 // by the server (`<script id="initial-state">`) wins over the fragment; a bad fragment or an
 // unknown short id is said in a message, and nothing typed is lost.
 
-import { checkState, decodeLink, encodeLink, linkState } from "./state.js";
+import { checkState, decodeLink, encodeLink, FIELDS, linkState } from "./state.js";
 
 /** The JSON in `<script type="application/json" id=...>`: {present, value} (value undefined if bad). */
 function inlined(doc, id) {
@@ -33,9 +33,10 @@ export function readLinkState(doc, loc) {
   return decodeLink(loc.hash);
 }
 
-// The store fields whose change rewrites the URL (the rest are drafts, or transient).
-const URL_FIELDS = ["program", "preset", "output", "step", "speed", "theme", "font", "hide_program", "mode", "tangent", "group_above", "open_groups",
-  "quiz", "quiz_seed", "diff_base"]; // the quiz and the diff's base (issue 16)
+// The store fields whose change rewrites the URL: every field a link holds (state.js FIELDS),
+// so a new field cannot be left out of the address bar (train_* once were: only the Share
+// link kept them). The rest of the store is drafts, or transient.
+export const URL_FIELDS = Object.keys(FIELDS);
 const DELAY_MS = 250; // typing rewrites the URL once it pauses: deflating a long text is not free
 
 const KEPT = " What you had typed is kept (see the Example menu).";

@@ -118,12 +118,32 @@ export function formatLoss(loss) {
   return loss.toFixed(4);
 }
 
-/** "h: unit 2 dead (since iteration 0)": what the status line and a dead unit's node say. */
+/**
+ * What the status line and a dead unit's node say of `dead` ([{name, unit, iteration}]):
+ * "h: unit 2 dead (since iteration 0)", "h: units 0, 1 dead (since iteration 0)", and when
+ * the units died at different iterations, each with its own: "h: units 32 (since iteration
+ * 3), 36 (since iteration 16), 40 (since iteration 32) dead".
+ */
 export function deadText(dead) {
-  const units = dead.map((d) => d.unit).join(", ");
-  const since = Math.min(...dead.map((d) => d.iteration));
   const name = [...new Set(dead.map((d) => d.name))].join(", ");
-  return `${name}: unit${dead.length === 1 ? "" : "s"} ${units} dead (since iteration ${since})`;
+  const units = [...dead].sort((a, b) => a.unit - b.unit);
+  const since = new Set(units.map((d) => d.iteration));
+  const plural = units.length === 1 ? "unit" : "units";
+  if (since.size === 1) return `${name}: ${plural} ${units.map((d) => d.unit).join(", ")} dead (since iteration ${units[0].iteration})`;
+  return `${name}: ${plural} ${units.map((d) => `${d.unit} (since iteration ${d.iteration})`).join(", ")} dead`;
+}
+
+/**
+ * "iteration 300 of 0–300": iterations count from 0, so a run of `steps` steps ends at
+ * steps - 1 ("of 301" read as off by one).
+ */
+export function iterationText(k, steps) {
+  return `iteration ${k} of 0–${Math.max(0, steps - 1)}`;
+}
+
+/** The narration of a recorded iteration's step: which iteration the player is stepping. */
+export function iterationNarration(k, text) {
+  return `Iteration ${k}: ${text}`;
 }
 
 /** Dead units grouped by node id: {n7: [{node, name, unit, iteration}, ...]}. */

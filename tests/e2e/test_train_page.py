@@ -52,7 +52,7 @@ def test_seed_003_learns_the_loss_falls_to_0_0132_and_the_boundary_forms(explore
     assert len([n for n in seen if 0 < n < 301]) >= 5, seen   # it grew, it did not jump
     status = page.locator("#train-status")
     assert round(float(status.get_attribute("data-loss")), 4) == 0.0132
-    assert "iteration 300 of 301" in status.inner_text()
+    assert "iteration 300 of 0–300" in status.inner_text()
     assert "loss 0.0132" in status.inner_text() and "accuracy 100%" in status.inner_text()
     boundary = page.locator("#boundary")
     assert boundary.get_attribute("data-drawn") == "true"
@@ -192,6 +192,9 @@ def test_the_three_spirals_reach_100_percent_on_the_page(explorer):
     # would agree with about a third
     assert int(boundary.get_attribute("data-agree")) >= 285
     assert page.locator("#loss-curve").get_attribute("data-points") == "3000"
+    # each unit with the iteration it died at, as `gradwalk train` says (not the first's for all)
+    assert page.locator("#train-dead").inner_text() == (
+        "h: units 32 (since iteration 3), 36 (since iteration 16), 40 (since iteration 32) dead")
 
 
 def test_a_refused_run_says_why_and_other_modes_hide_the_panel(explorer):

@@ -11,6 +11,16 @@ import { formatLoss } from "../train.js";
 const WIDTH = 320;
 const HEIGHT = 150;
 const M = { top: 10, right: 16, bottom: 24, left: 52 }; // room for the axes' numbers (15 px)
+const DIGIT = 9; // px a character of the axes' 15 px numbers takes, at most (a digit: 8.3)
+
+/**
+ * The left margin (px of the viewBox) that holds the y axis's widest label (`labels`, the
+ * tick texts) whole, at least M.left: "0.0001" at 15 px did not fit 52 and read ".0001".
+ */
+export function leftMargin(labels) {
+  const widest = Math.max(0, ...labels.map((t) => t.length));
+  return Math.max(M.left, 6 + 3 + 4 + DIGIT * widest); // tick, its padding, a gap, the text
+}
 
 /** The y scale for the losses shown: log when positive and over a decade apart. */
 export function lossScale(values, [bottom, top]) {
@@ -30,8 +40,7 @@ export function createLossCurve(root) {
   const svg = select(root).append("svg").attr("id", "loss-curve").attr("class", "loss-curve")
     .attr("viewBox", `0 0 ${WIDTH} ${HEIGHT}`).attr("role", "img")
     .attr("data-points", "0");
-  const plot = svg.append("g").attr("transform", `translate(${M.left},${M.top})`);
-  const w = WIDTH - M.left - M.right;
+  const plot = svg.append("g");
   const h = HEIGHT - M.top - M.bottom;
   const xAxis = plot.append("g").attr("class", "axis x").attr("transform", `translate(0,${h})`);
   const yAxis = plot.append("g").attr("class", "axis y");
@@ -41,10 +50,13 @@ export function createLossCurve(root) {
 
   function draw({ series, steps, cursor: at = null }) {
     const all = series.flatMap((s) => s.losses);
-    const x = scaleLinear().domain([0, Math.max(1, steps - 1)]).range([0, w]);
     const y = lossScale(all, [h, 0]);
+    const format = y.tickFormat(4, y.base ? "~g" : undefined);
+    const left = leftMargin(y.ticks(4).map(format));
+    plot.attr("transform", `translate(${left},${M.top})`);
+    const x = scaleLinear().domain([0, Math.max(1, steps - 1)]).range([0, WIDTH - left - M.right]);
     xAxis.call(axisBottom(x).ticks(4).tickSizeOuter(0));
-    yAxis.call(axisLeft(y).ticks(4, y.base ? "~g" : undefined).tickSizeOuter(0));
+    yAxis.call(axisLeft(y).ticks(4).tickFormat(format).tickSizeOuter(0));
     const path = line().defined((v) => Number.isFinite(v)).x((_, i) => x(i)).y((v) => y(v));
     lines.selectAll("path").data(series, (s) => s.kind)
       .join("path").attr("class", (s) => `loss-line ${s.kind}`).attr("d", (s) => path(s.losses));

@@ -10,7 +10,7 @@
 // run streams beside it and its curve is drawn dashed under the buggy one.
 
 import {
-  addTrainEvent, arrived, createRun, deadByNode, deadText, formatLoss, iterationsPerFrame, MAX_LR,
+  addTrainEvent, arrived, createRun, deadByNode, deadText, formatLoss, iterationsPerFrame, iterationText, MAX_LR,
   MAX_STEPS, OPTIMIZERS, runView, streamTraining, trainRequest,
 } from "../train.js";
 import { createBoundary } from "./boundary.js";
@@ -69,6 +69,8 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   }
   store.subscribe((s, before) => {
     if (["train_steps", "train_lr", "train_optimizer", "train_bug"].some((k) => s[k] !== before[k])) showSettings();
+    // the iteration chosen is the one the status line, the curve's marker and the boundary describe
+    if (s.train_iteration !== before.train_iteration || s.train_chosen !== before.train_chosen) render();
   });
   showSettings();
 
@@ -91,12 +93,15 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   /** The key of the run the store describes: a new one means training again. */
   const keyOf = (s) => JSON.stringify(trainRequest(s));
 
-  /** Start streaming the run the store describes (and its fix, with the bug on). */
-  function start() {
+  /**
+   * Start streaming the run the store describes (and its fix, with the bug on). `whole`: show
+   * the run to its end as it arrives, not played (the context of a chosen iteration).
+   */
+  function start({ whole = false } = {}) {
     stop();
     const s = store.get();
     const controller = (abort = new AbortController());
-    shown = { run: createRun(), fix: s.train_bug ? createRun() : null, key: keyOf(s), error: null };
+    shown = { run: createRun(), fix: s.train_bug ? createRun() : null, key: keyOf(s), error: null, whole };
     const mine = shown;
     cursor = -1;
     setStatus("training");
@@ -137,7 +142,9 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
       if (!shown) return;
       const last = arrived(shown.run) - 1;
       if (playing) cursor = Math.min(last, cursor + iterationsPerFrame(store.get().train_steps));
-      if (playing && shown.run.done && cursor >= last) {
+      else if (shown.whole) cursor = last;
+      if ((playing || shown.whole) && shown.run.done && cursor >= last) {
+        shown.whole = false;
         playing = false;
         setStatus("done");
       }
@@ -146,25 +153,33 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     });
   }
 
+  /**
+   * The iteration the status line and the boundary describe: the one chosen on the slider
+   * (stepped in the graph) once it has arrived, else the one the run is shown up to.
+   */
+  function described(s) {
+    return s.train_chosen && shown && s.train_iteration < arrived(shown.run) ? s.train_iteration : cursor;
+  }
+
   function render() {
+    const s = store.get();
+    // A chosen iteration (a link's, or a run's settings changed) is shown in its run: train it.
+    if (s.train_chosen && !section.hidden && (!shown || shown.key !== keyOf(s))) return start({ whole: true });
     const view = shown ? runView(shown.run, cursor) : runView(createRun(), -1);
+    const at = shown ? runView(shown.run, described(s)) : view;
     const series = [{ kind: "run", name: shown?.fix ? "no zero_grad" : "loss", losses: view.losses }];
     if (shown?.fix) series.unshift({ kind: "fix", name: "with zero_grad", losses: shown.fix.losses.slice(0, view.iteration + 1) });
-    const s = store.get();
     curve.draw({ series, steps: view.steps || s.train_steps, cursor: s.train_chosen ? s.train_iteration : null });
     // the start event carries the data only for a classifier of 2-D points (engine/train)
     boundary.node.hidden = view.data?.X?.[0]?.length !== 2;
-    boundary.draw(view);
+    boundary.draw(at);
     section.dataset.iteration = String(view.iteration);
-    const accuracy = view.accuracy === null || view.accuracy === undefined ? "" : ` · accuracy ${Math.round(100 * view.accuracy)}%`;
-    const fix = shown?.fix && view.iteration >= 0 ? ` (with zero_grad: ${formatLoss(shown.fix.losses[view.iteration])})` : "";
-    status.textContent = view.iteration < 0
-      ? (shown?.error ? `Not trained: ${shown.error.message}` : "Press Train to run the steps.")
-      : `iteration ${view.iteration} of ${view.steps} · loss ${formatLoss(view.loss)}${fix}${accuracy}`;
+    status.textContent = statusText(at, s);
+    status.dataset.iteration = String(at.iteration);
     // the dead units on a line of their own, under the loss: they are also on their nodes
-    deadLine.textContent = Object.values(deadByNode(view.dead)).map(deadText).join(" · ");
+    deadLine.textContent = Object.values(deadByNode(at.dead)).map(deadText).join(" · ");
     deadLine.hidden = !deadLine.textContent;
-    status.dataset.loss = view.loss === null ? "" : String(view.loss);
+    status.dataset.loss = at.loss === null ? "" : String(at.loss);
     // Any iteration of the run the settings describe can be recorded, trained or not yet.
     const top = Math.max(0, (view.steps || s.train_steps) - 1);
     slider.max = String(top);
@@ -172,7 +187,20 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     sliderText.textContent = `${slider.value}`;
     pause.disabled = !playing;
     step.disabled = Boolean(shown?.run.done) && view.iteration >= arrived(shown.run) - 1;
-    onDead?.(view.dead);
+    onDead?.(at.dead);
+  }
+
+  /** The status line for runView `at`: its iteration, loss (the fix's beside), accuracy. */
+  function statusText(at, s) {
+    const k = at.iteration;
+    if (k < 0) {
+      if (shown?.error) return `Not trained: ${shown.error.message}`;
+      return shown && s.train_chosen ? `Training the run of iteration ${s.train_iteration}…` : "Press Train to run the steps.";
+    }
+    const stepped = s.train_chosen && k === s.train_iteration ? ", stepped in the graph" : "";
+    const accuracy = at.accuracy === null || at.accuracy === undefined ? "" : ` · accuracy ${Math.round(100 * at.accuracy)}%`;
+    const fix = shown?.fix ? ` (with zero_grad: ${formatLoss(shown.fix.losses[k])})` : "";
+    return `${iterationText(k, at.steps)}${stepped} · loss ${formatLoss(at.loss)}${fix}${accuracy}`;
   }
 
   run.addEventListener("click", () => {

@@ -1,0 +1,111 @@
+"""Issue 15's review of Train mode on the page: a chosen iteration is the one the panel
+describes (status, the curve's marker, the boundary, the narration: item 1); the address bar
+keeps changed train settings (item 2); a link or embed naming an iteration opens with its
+run (item 4); the iteration wording counts from 0 and the loss axis's labels are whole (13).
+Every wait is on a data-* attribute the page sets."""
+from __future__ import annotations
+
+import math
+
+from page_helpers import choose
+
+SEED_003 = "train-xor-seed1"
+
+
+def choose_iteration(page, k: int) -> None:
+    """Move the Iteration slider to `k`, press Step it, wait for its walk."""
+    page.locator("#train-iteration").fill(str(k))
+    page.click("#train-open")
+    page.wait_for_selector(f'#player[data-iteration="{k}"]')
+    page.wait_for_selector('#app[data-status="ready"]')
+
+
+def shows_iteration_100(page) -> None:
+    """The panel describes seed 003's iteration 100 (loss 0.1102) inside its whole run."""
+    page.wait_for_selector('#train-status[data-iteration="100"]')
+    status = page.locator("#train-status")
+    assert math.isclose(float(status.get_attribute("data-loss")), 0.1102, abs_tol=5e-5)
+    assert status.inner_text().startswith("iteration 100 of 0–300, stepped in the graph · loss 0.1102")
+    assert page.locator("#loss-curve").get_attribute("data-points") == "301"
+    cursor = page.locator(".loss-cursor")
+    assert cursor.evaluate("c => getComputedStyle(c).display") != "none"
+    # the marker sits at x(100) of an axis 0..300
+    x = page.evaluate("""() => {
+        const c = document.querySelector('.loss-cursor'), ax = document.querySelector('#loss-curve .axis.x');
+        const at = (v) => [...ax.querySelectorAll('.tick')].find(t => t.textContent === v)
+            .getBoundingClientRect().left;
+        return [c.getBoundingClientRect().left, at('0'), at('100'), at('200')];
+    }""")
+    assert abs(x[0] - x[2]) < 3 and x[1] < x[0] < x[3], x
+    assert page.locator("#boundary").get_attribute("data-iteration") == "100"
+    assert page.locator("#boundary").get_attribute("data-drawn") == "true"
+
+
+def test_a_chosen_iteration_is_the_one_the_panel_and_narration_describe(explorer):
+    page = explorer.page
+    choose(page, SEED_003)
+    page.click("#train-run")
+    page.wait_for_selector('#train[data-status="done"]')
+    assert page.locator("#train-status").inner_text().startswith("iteration 300 of 0–300 · loss 0.0132")
+    choose_iteration(page, 100)
+    shows_iteration_100(page)
+    page.locator("#graph").click(position={"x": 2, "y": 2})
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector('#player[data-step="1"]')
+    assert page.locator("#narration").inner_text().startswith("Iteration 100: ")
+    assert not explorer.unexpected_errors()
+
+
+def test_the_loss_axis_labels_are_whole(explorer):
+    page = explorer.page
+    choose(page, "train-xor-tanh")   # its loss falls to 9.11e-4: a log axis down to 0.0001
+    page.click("#train-run")
+    page.wait_for_selector('#train[data-status="done"]', timeout=60_000)
+    labels = page.evaluate("""() => {
+        const svg = document.querySelector('#loss-curve').getBoundingClientRect();
+        return [...document.querySelectorAll('#loss-curve .axis.y text')]
+            .map(t => [t.textContent, t.getBoundingClientRect().left - svg.left]);
+    }""")
+    assert "0.0001" in [t for t, _ in labels], labels
+    assert all(left >= 0 for _, left in labels), labels
+
+
+def test_the_address_bar_keeps_changed_train_settings(explorer, chromium):
+    page = explorer.page
+    choose(page, "train-xor-tanh")
+    page.fill("#train-steps", "200")
+    page.locator("#train-steps").dispatch_event("change")
+    page.fill("#train-lr", "0.1")
+    page.locator("#train-lr").dispatch_event("change")
+    page.select_option("#train-optimizer", "adam")
+    page.wait_for_function("() => document.querySelector('#train-optimizer').value === 'adam'")
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        other = context.new_page()
+        other.goto(page.evaluate("location.href"))   # the address bar, not the Share link
+        other.wait_for_selector('#app[data-status="ready"]')
+        assert other.locator("#train-steps").input_value() == "200"
+        assert other.locator("#train-lr").input_value() == "0.1"
+        assert other.locator("#train-optimizer").input_value() == "adam"
+    finally:
+        context.close()
+
+
+def test_a_link_and_an_embed_to_iteration_100_open_with_its_run(explorer, chromium):
+    page = explorer.page
+    choose(page, SEED_003)
+    choose_iteration(page, 100)   # chosen before any Train: the run trains for its context
+    shows_iteration_100(page)
+    url = page.evaluate("location.href")
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        other = context.new_page()
+        other.goto(url)
+        other.wait_for_selector('#player[data-iteration="100"]')
+        shows_iteration_100(other)
+        embed = context.new_page()
+        embed.goto(url.replace("/#", "/embed#"))
+        embed.wait_for_selector('#embed[data-status="ready"][data-iteration="100"]')
+        assert "Iteration 100: " in embed.locator(".narration").inner_text()
+    finally:
+        context.close()
