@@ -33,8 +33,9 @@ def shows_iteration_100(page) -> None:
     x = page.evaluate("""() => {
         const c = document.querySelector('.loss-cursor'), ax = document.querySelector('#loss-curve .axis.x');
         const at = (v) => [...ax.querySelectorAll('.tick')].find(t => t.textContent === v)
-            .getBoundingClientRect().left;
-        return [c.getBoundingClientRect().left, at('0'), at('100'), at('200')];
+            .querySelector('line').getBoundingClientRect();
+        const mid = (r) => r.left + r.width / 2;
+        return [mid(c.getBoundingClientRect()), mid(at('0')), mid(at('100')), mid(at('200'))];
     }""")
     assert abs(x[0] - x[2]) < 3 and x[1] < x[0] < x[3], x
     assert page.locator("#boundary").get_attribute("data-iteration") == "100"
