@@ -4,7 +4,8 @@
 
 Starts the real server on a free port unless --url is given. At 1280x800 and 1024x768, in the
 light and the projector theme: "XOR, seed 003" trained (the curve at 0.0132, the boundary
-formed), its iteration 100 chosen and stepped to its first update with the program hidden;
+formed), its iteration 100 chosen (the panel at iteration 100; its link and embed opened
+afresh), then stepped to its first update with the program hidden;
 seed 5 trained (the dead unit on its node); the no_zero_grad bug beside the fix; the three
 spirals trained.
 """
@@ -42,12 +43,35 @@ def first_update(page) -> None:
     page.wait_for_timeout(900)
 
 
+def link_shots(page, out: pathlib.Path, name: str) -> None:
+    """Iteration 100 chosen (the panel describes it), and its link and embed opened afresh."""
+    page.locator("#train-iteration").fill("100")
+    page.click("#train-open")
+    page.wait_for_selector('#train-status[data-iteration="100"]')
+    page.wait_for_selector('#app[data-status="ready"]')
+    page.locator("#graph").click(position={"x": 2, "y": 2})
+    page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(900)
+    page.screenshot(path=out / f"xor-iteration-100-chosen-{name}.png")
+    url = page.evaluate("location.href")
+    for where, ready in ((url, "#train-status[data-iteration='100']"),
+                         (url.replace("/#", "/embed#"), "#embed[data-status='ready']")):
+        other = page.context.new_page()
+        other.goto(where)
+        other.wait_for_selector(ready, timeout=30_000)
+        other.wait_for_timeout(900)
+        kind = "embed" if "/embed#" in where else "link"
+        other.screenshot(path=out / f"xor-iteration-100-{kind}-{name}.png")
+        other.close()
+
+
 def shoot(url: str, out: pathlib.Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with browser_for_shots() as browser:
         for page, name in themed_pages(browser, url, SIZES):
             trained(page, "train-xor-seed1")
             page.screenshot(path=out / f"xor-trained-{name}.png")
+            link_shots(page, out, name)
             first_update(page)
             page.screenshot(path=out / f"xor-iteration-100-update-{name}.png")
             page.click("#toggle-program")
