@@ -7,7 +7,9 @@ For every scalar node the backward pass reaches, `mistakes` lists the wrong adjo
 - from the bug lab's engines (engine/trace/bugs.py), each run on the program: `overwrite`
   (`=` where `+=` belongs: the last write survives), `wrong_order` (nodes in forward order: a
   node passes on an adjoint its consumers have not finished), `no_zero_grad` (two passes
-  without zeroing: every leaf's gradient doubled);
+  without zeroing: every leaf's gradient doubled), asked only of a program that runs two
+  backward passes (a `# bugs: no_zero_grad` or `# bugs: zero_grad` line): in a single walk
+  there is no previous pass whose gradient could be left over;
 - from a small table of hand-computation slips, worked out from the correct walk's own
   accumulate events (x̄ += local · upstream, one per edge; contribution c_i = local_i · ū_i):
     overwrite      one contribution c_i alone, where x̄ has two or more (the other order of
@@ -28,6 +30,7 @@ test_mistakes.py checks every entry of the tanh fan-out example against PyTorch.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Iterable
 
 from engine.errors import ProgramError
@@ -37,6 +40,7 @@ from engine.trace.runner import Limits, Tracer
 from engine.trace.values import short
 
 ENGINES = ("overwrite", "wrong_order", "no_zero_grad")   # the bug lab's switches asked
+TWO_PASSES = {"no_zero_grad", "zero_grad"}   # the `# bugs:` switches that walk backward twice
 # Which kind names a value two kinds give (ā = 1.5729 in the tanh fan-out example is both the
 # contribution through d alone and the doubled gradient of no_zero_grad: overwrite is what
 # a student who stopped at the first contribution did).
@@ -68,7 +72,8 @@ def mistakes(program: str | Program, output: str | None = None,
     table: dict[str, dict[str, list]] = {"adjoint": {}, "value": {}}
     for node, value in walk.values.items():
         table["value"][node] = _unique(value, [("sign", -value, "you have the sign wrong")])
-    engines = {name: _engine_adjoints(tracer.program, output, limits, name) for name in ENGINES}
+    engines = {name: _engine_adjoints(tracer.program, output, limits, name)
+               for name in _engines_of(tracer.program)}
     for node, right in walk.adjoints.items():
         found = [*_from_engines(walk, node, right, engines), *_slips(walk, node, right)]
         found.sort(key=lambda m: ORDER.index(m[0]))   # stable: the engine's value first
@@ -99,9 +104,18 @@ class _Walk:
                 self.adjoints[r["input"]] = r["adjoint_after"]
 
 
+def _engines_of(program: Program) -> tuple[str, ...]:
+    """The bug lab's engines whose mistake a student of this program can make: forgetting
+    zero_grad needs a previous backward pass, which only a two-pass program has."""
+    two = bool(TWO_PASSES & set(program.bugs))
+    return tuple(e for e in ENGINES if e != "no_zero_grad" or two)
+
+
 def _engine_adjoints(program, output, limits, switch: str) -> dict | None:
     """{node id: (final adjoint, consumer id of the last write)} of the bug lab's engine
     `switch`, or None when the switch changes nothing in this program."""
+    if switch == "no_zero_grad":   # the program's own two passes, less their fix
+        program = replace(program, bugs=tuple(b for b in program.bugs if b != "zero_grad"))
     try:
         records = Tracer(program, output, limits, options=Options(bugs=(switch,))).records()
         final = {}

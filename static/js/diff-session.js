@@ -46,7 +46,7 @@ export function createDiffSession(root, { store, svg, trace = fetchTrace }) {
     redraw();
     if (!base || !walk || walk.complete === false) return;
     const mine = walk;
-    const shownTrace = { graph: walk.trace.graph, events: walk.timeline.events };
+    const shownTrace = { graph: walk.trace.graph, events: walk.timeline.events, output: walk.trace.output };
     try { // the walk shown is its own base when turned on: no second trace
       const before = base === walk.program ? shownTrace : await baseTrace(base, store.get().output || null);
       if (walk !== mine || store.get().diff_base !== base) return;
@@ -58,6 +58,7 @@ export function createDiffSession(root, { store, svg, trace = fetchTrace }) {
       message = `The run compared with could not be traced again: ${error.detail?.message ?? error.message}`;
     }
     redraw();
+    panel.reveal(); // a new comparison: its output's row in sight (later redraws keep the scroll)
   }
 
   function redraw() {

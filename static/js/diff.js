@@ -9,6 +9,7 @@
 // output moves by about h · ā (first order: ΔL = ā h + O(h²)).
 
 import { isTensor } from "./format.js";
+import { sinkOf } from "./graphwalk.js";
 
 /**
  * {values: {id: v}, adjoints: {id: g}} of a trace (`graph` and `events`; the done event,
@@ -54,10 +55,17 @@ export function change(before, after) {
   return { before, after, delta, changed: delta !== 0 };
 }
 
+/** The output's node id of `trace`: its `output` (a POST /api/trace body's, or the done
+ * event's), else the default output (graphwalk.js sinkOf). */
+export function outputNode(trace) {
+  return trace.output?.node ?? trace.events.at(-1)?.output?.node ?? sinkOf(trace.graph);
+}
+
 /**
- * The diff of run `after` against run `before` (both traces): [{id (after's), label,
- * value: change, adjoint: change, changed}] for after's nodes in order, and `gone`: the
- * labels of before's nodes that after lacks.
+ * The diff of run `after` against run `before` (both traces): {rows: [{id (after's), label,
+ * value: change, adjoint: change, changed}], output: the output's row, gone}. The rows are
+ * after's nodes in order with the output's first: the number a change is made to move leads
+ * the table, however many nodes follow. `gone`: the labels of before's nodes that after lacks.
  */
 export function diffRuns(before, after) {
   const old = finalNumbers(before);
@@ -69,8 +77,14 @@ export function diffRuns(before, after) {
     const adjoint = change(was === undefined ? undefined : old.adjoints[was], now.adjoints[n.id]);
     return { id: n.id, label: n.label, matched: was !== undefined, value, adjoint, changed: Boolean(value?.changed || adjoint?.changed) };
   });
+  const out = outputNode(after);
+  const output = rows.find((r) => r.id === out) ?? null;
   const labels = new Set(after.graph.nodes.map((n) => n.label));
-  return { rows, gone: before.graph.nodes.filter((n) => !labels.has(n.label)).map((n) => n.label) };
+  return {
+    rows: output ? [output, ...rows.filter((r) => r !== output)] : rows,
+    output,
+    gone: before.graph.nodes.filter((n) => !labels.has(n.label)).map((n) => n.label),
+  };
 }
 
 /**
@@ -98,7 +112,7 @@ export function strengths(rows) {
  */
 export function firstOrder(diff, leaves) {
   const moved = diff.rows.filter((r) => leaves.has(r.label) && r.value?.changed);
-  const out = diff.rows.at(-1);
+  const out = diff.output;
   if (moved.length !== 1 || !out?.value) return null;
   const [r] = moved;
   const { delta: h } = r.value;

@@ -11,6 +11,13 @@ export function searchKey(text) {
   return plainDigits(text).toLowerCase().replace(/[\s()]+/g, "");
 }
 
+/** The default output of `graph` ({nodes, edges}): the last node created that feeds nothing
+ * (the last name assigned), or null. */
+export function sinkOf(graph) {
+  const feeds = new Set(graph.edges.map((e) => e.source));
+  return graph.nodes.findLast((n) => !feeds.has(n.id))?.id ?? null;
+}
+
 /** id -> ids of the nodes that take it as an input (its consumers), from `nodes`' inputs. */
 export function consumersOf(nodes) {
   const out = new Map(nodes.map((n) => [n.id, []]));

@@ -51,6 +51,7 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
     table = null;
     request?.abort();
     request = null;
+    panel.clear(); // the last walk's verdict and score belong to its own quiz
     if (!spec) return panel.off();
     panel.el.dataset.quiz = "waiting";
     if (!complete) return;

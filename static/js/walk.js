@@ -6,7 +6,7 @@
 import {
   ancestorsOf, closeGroup, createGroupStateSteps, GROUP_ABOVE, groupedGraphSteps, groupsOfNode, openGroup, revealNode,
 } from "./groups.js";
-import { searchKeysOf } from "./graphwalk.js";
+import { searchKeysOf, sinkOf } from "./graphwalk.js";
 import { finish } from "./slices.js";
 import { LAYOUT_BUDGET_MS, planLayout, predictPlan } from "./layout.js";
 import { undrawnMessage } from "./narration.js";
@@ -224,8 +224,7 @@ export function outputOf(walk) {
   const named = walk.trace.output?.node;
   if (named) return named;
   if (walk.sink !== undefined) return walk.sink; // found once by beginWalk
-  const feeds = new Set(walk.trace.graph.edges.map((e) => e.source));
-  return walk.trace.graph.nodes.findLast((n) => !feeds.has(n.id))?.id ?? null;
+  return sinkOf(walk.trace.graph);
 }
 
 /** Append the stream's event `ev` to `walk` (beginWalk's). */

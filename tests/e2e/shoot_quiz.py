@@ -4,7 +4,7 @@
 
 Starts the real server on a free port unless --url is given. At 1280x800 and 1024x768, in the
 light and the projector theme: the tanh fan-out quiz link stopped before ā, 1.5729 answered
-(the overwrite mistake named), the score at the end; the diff of a = 1.0 against a = 1.001 at
+(the overwrite mistake named), the score at the end, then New numbers (a fresh quiz); the diff of a = 1.0 against a = 1.001 at
 Done; and the embed asking, in a deck-sized frame.
 """
 from __future__ import annotations
@@ -39,6 +39,11 @@ def shoot(url: str, out: pathlib.Path) -> None:
             page.wait_for_selector("#quiz[data-score]")
             page.wait_for_timeout(500)
             page.screenshot(path=out / f"score-{name}.png")
+            page.locator("#quiz-new-numbers").click()   # a fresh quiz: the score is gone
+            page.wait_for_selector('#app[data-status="ready"]')
+            page.wait_for_selector('#quiz[data-quiz="ready"]')
+            page.wait_for_timeout(500)
+            page.screenshot(path=out / f"new-numbers-{name}.png")
         for page, name in themed_pages(browser, url, SIZES):   # edit and diff: a = 1.0 vs 1.001
             page.locator("#diff-toggle").check()
             trace(page, TANH.replace("a = 1.0", "a = 1.001"))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from page_helpers import node, trace
+from page_helpers import node, reopened, trace
+from test_projector_layout_page import themed
 from test_links import fragment, unpack
 
 TANH = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
@@ -58,15 +59,9 @@ def test_nudging_a_moves_the_output_by_about_h_times_a_bar(explorer, chromium, a
     # the link holds both programs, and opens the same comparison elsewhere
     state = unpack(page.url)
     assert state["program"] == NUDGED and state["diff_base"] == TANH
-    context = chromium.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        other = context.new_page()
-        other.set_default_timeout(20_000)
-        other.goto(f"{app_url}/#{fragment(state)}")
+    with reopened(chromium, f"{app_url}/#{fragment(state)}") as other:
         other.wait_for_selector('#diff[data-state="ready"] tr[data-node]')
         assert delta_of(other, "L")[0] == pytest.approx(L1 - L0, rel=1e-9)
-    finally:
-        context.close()
     assert explorer.unexpected_errors() == []
 
 
@@ -79,7 +74,7 @@ def test_the_changed_filter_and_turning_it_off(explorer):
     page.wait_for_selector('#diff[data-state="ready"] tr[data-node]')
     page.locator("#diff-changed").check()
     assert page.locator("#graph").evaluate("s => s.classList.contains('diff-filter')")
-    assert page.locator("#diff tr[data-node] th").all_inner_texts() == ["b", "v", "L"]
+    assert page.locator("#diff tr[data-node] th").all_inner_texts() == ["L", "b", "v"]   # the output first
     assert delta_of(page, "v") == (2.0, 0.0)   # 4 · 0.5; v̄ = 1 unchanged
     assert node(page, "a").get_attribute("data-changed") is None
     page.wait_for_function("() => getComputedStyle(document.querySelector('g.node[data-name=u]')).opacity === '0.25'")
@@ -89,3 +84,38 @@ def test_the_changed_filter_and_turning_it_off(explorer):
     page.wait_for_function("h => location.hash !== h", arg=linked)   # the address is written again
     assert page.locator("g.node[data-changed]").count() == 0
     assert "diff_base" not in unpack(page.url)
+
+
+def test_the_output_row_leads_the_table_in_sight_at_lecture_sizes(chromium, app_url):
+    """The review's 1280x800 and 1024x768 (projector): L's row was below the panel's edge
+    and the table's type 11 px."""
+    with reopened(chromium, f"{app_url}/#{fragment({'v': 1, 'program': NUDGED, 'diff_base': TANH})}") as page:
+        page.wait_for_selector('#diff[data-state="ready"] tr[data-node]')
+        sizes = {}
+        for theme in ("light", "projector"):
+            themed(page, theme)
+            for width, height in ((1280, 800), (1024, 768)):
+                page.set_viewport_size({"width": width, "height": height})
+                trace(page, NUDGED)   # compared anew at this size and theme
+                page.wait_for_selector('#diff[data-state="ready"] tr[data-node]')
+                page.wait_for_timeout(200)   # the layout settles
+                rows = page.locator("#diff tr[data-node]")
+                assert rows.first.locator("th").inner_text() == "L"
+                side = page.locator("#editor .side").bounding_box()
+                row = rows.first.bounding_box()
+                where = (theme, width)
+                if (width, theme) == (1280, "light"):   # room for it all: nothing scrolled
+                    assert page.locator("#editor .side").evaluate("e => e.scrollTop") == 0
+                # the whole row, and the header above it, inside the side column's visible
+                # part (scrolled to it where the column is short) and the window
+                head = page.locator("#diff thead").bounding_box()
+                assert side["y"] <= head["y"] and row["y"] + row["height"] <= side["y"] + side["height"] + 1, where
+                assert row["y"] + row["height"] <= height, where
+                table = page.locator("#diff table").bounding_box()   # every column in sight
+                assert table["x"] + table["width"] <= side["x"] + side["width"] + 1, where
+                assert rows.first.locator("td.delta").first.inner_text() == "+0.0007863"
+                px = rows.first.locator("td").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+                assert px >= 14, where
+                sizes[where] = px
+        assert sizes[("projector", 1280)] > sizes[("light", 1280)]   # larger for the room
+        assert sizes[("projector", 1024)] > sizes[("light", 1024)]

@@ -69,6 +69,9 @@ def test_a_quiz_link_stops_before_a_bar_and_names_the_mistakes(chromium, app_url
         text = feedback(page)
         assert "a\u0304 = 0.7864, not 1.5729" in text
         assert "You overwrote a\u0304 instead of adding to it (1.5729 is only the contribution through d)" in text
+        # a single walk has no previous pass: not also "you forgot zero_grad"
+        assert quiz.get_attribute("data-mistakes").split() == ["overwrite"]
+        assert "zero_grad" not in text
         assert "a\u0304 += b · e\u0304 = -0.5 · 1.5729 = -0.7864; a\u0304 = 1.5729 + (-0.7864) = 0.7864" in text   # the rule
         wait_step(page, A_STEP)   # still asking
 
@@ -196,6 +199,48 @@ def test_new_numbers_keep_the_graph_and_the_answers_follow_pytorch(chromium, app
         answer(page, f"{expected:.6f}")
         assert page.locator("#quiz").get_attribute("data-verdict") == "right"
         assert float(node(page, "a").get_attribute("data-adjoint")) == pytest.approx(expected, rel=1e-12)
+        assert errors == []
+    finally:
+        context.close()
+
+
+def quiz_marks(page) -> dict:
+    """The last quiz's verdict and score as #quiz carries them, and its feedback's text."""
+    quiz = page.locator("#quiz")
+    marks = {k: quiz.get_attribute(f"data-{k}") for k in ("verdict", "mistake", "score", "max")}
+    return {**marks, "feedback": page.locator("#quiz .quiz-feedback").text_content()}
+
+
+FRESH = {"verdict": None, "mistake": None, "score": None, "max": None, "feedback": ""}
+
+
+def test_new_numbers_and_practice_start_a_fresh_quiz(chromium, app_url):
+    context, page, errors = open_quiz(chromium, app_url, {"quiz": "fanout"})
+    try:
+        page.locator("#narration").click()
+        page.keyboard.press("End")
+        page.wait_for_selector("#quiz[data-asking='n0']")
+        answer(page, "0.7864")
+        page.locator("#narration").click()
+        page.keyboard.press("End")
+        page.wait_for_selector("#quiz[data-score]")
+        assert quiz_marks(page)["score"] == "1" and quiz_marks(page)["max"] == "1"
+        page.locator("#quiz-new-numbers").click()
+        page.wait_for_function("() => !/^a = 1\\.0$/m.test(document.querySelector('#editor .editor').gradwalkEditor.getText())")
+        page.wait_for_selector('#app[data-status="ready"]')
+        page.wait_for_selector('#quiz[data-quiz="ready"]')
+        assert quiz_marks(page) == FRESH   # no score, no verdict of the last quiz
+        assert "Score" not in page.locator("#quiz").inner_text()
+        page.locator("#narration").click()
+        page.keyboard.press("End")
+        page.wait_for_selector("#quiz[data-asking='n0']")   # asked again, with the new numbers
+        answer(page, "1.5729")   # a wrong answer: a verdict and a mistake on the panel
+        assert quiz_marks(page)["verdict"] == "wrong"
+        page.locator("#practice").click()
+        page.wait_for_function("() => document.querySelector('#editor .editor').gradwalkEditor.getText().startsWith('# practice:')")
+        page.wait_for_selector('#app[data-status="ready"]')
+        page.wait_for_selector('#quiz[data-quiz="ready"]')
+        assert quiz_marks(page) == FRESH
         assert errors == []
     finally:
         context.close()

@@ -49,8 +49,9 @@ def test_fan_out_overwrites_are_the_contributions_alone(table, torch_walk):
     assert first["kind"] == "overwrite" and first["value"] == pytest.approx(through_e, rel=1e-12)
     assert "-0.7864 is only the contribution through e" in first["text"]
     assert kinds_of(table, "a", through_e) == ["overwrite", "sign"]   # also -ā
-    # 1.5729 is named overwrite before no_zero_grad's 2ā (the same number here)
-    assert kinds_of(table, "a", through_d)[:2] == ["overwrite", "no_zero_grad"]
+    # 1.5729 is the contribution through d alone; a single walk has no previous pass, so it
+    # is not also "you forgot zero_grad" (2ā is the same number here)
+    assert kinds_of(table, "a", through_d) == ["overwrite"]
     text = next(m["text"] for m in table["adjoint"]["n0"] if abs(m["value"] - through_d) < 1e-9)
     assert text == "you overwrote a\u0304 instead of adding to it (1.5729 is only the contribution through d)"
 
@@ -77,12 +78,24 @@ def test_hand_slips_against_pytorch(table, torch_walk):
 
 def test_bug_lab_engines_against_pytorch(table, torch_walk):
     vals, bars = torch_walk
-    # no_zero_grad: two passes, the leaves' .grad doubled
-    assert kinds_of(table, "b", 2 * bars["b"])[0] == "no_zero_grad"
-    assert kinds_of(table, "c", 2 * bars["c"])[0] == "no_zero_grad"
     # wrong_order: only the output's own inputs get a gradient; d is visited before t
     assert kinds_of(table, "d", 0.0) == ["wrong_order"]
     assert "wrong_order" not in [m["kind"] for m in table["adjoint"]["n5"]]   # t̄ is right there
+
+
+def test_forgetting_zero_grad_is_offered_only_where_two_passes_run(table, torch_walk):
+    _, bars = torch_walk
+    # a single walk (no `# bugs:` line, one backward pass): there is no previous pass
+    assert all(m["kind"] != "no_zero_grad" for ms in table["adjoint"].values() for m in ms)
+    assert kinds_of(table, "b", 2 * bars["b"]) == ["added_twice"]   # b̄ has one contribution
+    # a program that runs two passes (`# bugs: zero_grad`: .grad zeroed between them):
+    # forgetting zero_grad leaves the first pass's .grad in, every leaf's doubled
+    two = mistakes("# bugs: zero_grad\n" + TANH_FANOUT)
+    for leaf in "bc":
+        assert kinds_of(two, leaf, 2 * bars[leaf])[0] == "no_zero_grad", leaf
+    assert kinds_of(two, "a", 2 * bars["a"]) == ["overwrite", "no_zero_grad"]   # 1.5729 twice over
+    text = next(m["text"] for m in two["adjoint"]["n1"] if m["kind"] == "no_zero_grad")
+    assert text.startswith("you forgot zero_grad: the previous pass's gradient is still in b")
 
 
 def test_no_entry_is_judged_right(table, torch_walk):

@@ -64,6 +64,19 @@ test("the first-order prediction of the output's change: h · ā of the run befo
   assert.equal(first.h, 1.001 - 1.0);
   assert.equal(first.bar, A_BAR);
   assert.equal(first.predicted, (1.001 - 1.0) * A_BAR);
-  assert.equal(first.actual, diff.rows.at(-1).value.delta);
+  assert.equal(first.actual, diff.output.value.delta);
   assert.equal(firstOrder(diffRuns(before, before), new Set(["a", "b", "c"])), null); // nothing moved
+});
+
+test("the output's row leads the rows, wherever the output was made", () => {
+  const diff = diffRuns(before, after);
+  assert.equal(diff.rows[0].label, "L"); // the number the edit moves, first in the table
+  assert.equal(diff.output, diff.rows[0]);
+  assert.deepEqual(diff.rows.slice(1).map((r) => r.label), ["a", "b", "c", "e", "d", "t"]);
+  // an output that is not the last node made (the request's `output`): its row first
+  const onT = { ...after, output: { name: "t", node: "n5" } };
+  const other = diffRuns(before, onT);
+  assert.deepEqual(other.rows.map((r) => r.label), ["t", "a", "b", "c", "e", "d", "L"]);
+  assert.equal(firstOrder(other, new Set(["a", "b", "c"])).actual, other.output.value.delta);
+  assert.notEqual(other.output.value.delta, diff.output.value.delta);
 });

@@ -23,7 +23,7 @@ const deltaText = (c) => (!c ? "" : c.delta === null ? (c.changed ? "changed" : 
 
 /**
  * The panel, prepended to `root`: {el, show(diff | null, {on, state, message, changedOnly,
- * leaves: the labels of the walk's leaves})}. `onToggle(on)` when
+ * leaves: the labels of the walk's leaves}), reveal()}. `onToggle(on)` when
  * "Compare with the previous run" is switched; `onFilter(on)` for "changed only".
  */
 export function createDiffPanel(root, { onToggle, onFilter }) {
@@ -32,8 +32,9 @@ export function createDiffPanel(root, { onToggle, onFilter }) {
   const summary = html("p", { className: "diff-summary", role: "status" });
   const body = html("tbody");
   const table = html("table", { className: "diff-table" },
-    html("thead", {}, html("tr", {}, ...["node", "value before → after", "Δ value", "gradient before → after", "Δ gradient"]
-      .map((t) => html("th", { scope: "col", textContent: t })))), body);
+    html("thead", {}, html("tr", {}, ...[["node", "node"], ["value", "value before → after"], ["Δ", "Δ value"],
+      ["gradient", "gradient before → after"], ["Δ", "Δ gradient"]]
+      .map(([t, title]) => html("th", { scope: "col", textContent: t, title })))), body);
   const el = html("section", { id: "diff", className: "diff" },
     html("div", { className: "diff-bar" },
       html("label", { title: "Change one input or one line, trace again, and see what changed, node by node" }, toggle, " Compare with the previous run"),
@@ -54,7 +55,7 @@ export function createDiffPanel(root, { onToggle, onFilter }) {
     summary.textContent = !on ? "" : message || (diff ? summaryText(diff, leaves) : "");
     if (!on || !diff) return body.replaceChildren();
     body.replaceChildren(...diff.rows.filter((r) => !changedOnly || r.changed).map((r) => {
-      const tr = html("tr", { className: r.changed ? "changed" : "" },
+      const tr = html("tr", { className: [r.changed && "changed", r === diff.output && "output"].filter(Boolean).join(" ") },
         html("th", { scope: "row", textContent: r.label }),
         html("td", { textContent: `${num(r.value?.before)} → ${num(r.value?.after)}` }),
         html("td", { className: "delta", textContent: deltaText(r.value) }),
@@ -66,7 +67,16 @@ export function createDiffPanel(root, { onToggle, onFilter }) {
       return tr;
     }));
   }
-  return { el, show };
+  /** Scroll the column holding the panel (when it scrolls) so the table's first row, the
+   * output's, is in sight: beside a short editor the summary and the toggles fill it. */
+  function reveal() {
+    const first = body.firstElementChild;
+    const box = el.parentElement;
+    if (!first || !box || box.scrollHeight <= box.clientHeight) return;
+    const below = first.getBoundingClientRect().bottom - box.getBoundingClientRect().bottom;
+    if (below > 0) box.scrollTop += below;
+  }
+  return { el, show, reveal };
 }
 
 /**
@@ -75,7 +85,7 @@ export function createDiffPanel(root, { onToggle, onFilter }) {
  */
 function summaryText(diff, leaves) {
   const changed = diff.rows.filter((r) => r.changed);
-  const out = diff.rows.at(-1);
+  const out = diff.output;
   const output = out?.value && typeof out.value.delta === "number"
     ? `; ${out.label}: ${num(out.value.before)} → ${num(out.value.after)} (Δ ${signed(out.value.delta)})` : "";
   const gone = diff.gone.length ? `; gone: ${diff.gone.join(", ")}` : "";

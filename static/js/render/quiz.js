@@ -99,6 +99,13 @@ export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
       status.textContent = text;
       if (el.contains(document.activeElement) && document.activeElement !== el) el.focus({ preventScroll: true });
     },
+    /** A fresh quiz (a new walk, or the quiz changed): no verdict, no score, no answer,
+     * none of the last quiz's data-* left for a test or a screen reader to read. */
+    clear() {
+      for (const key of ["verdict", "mistake", "mistakes", "score", "max", "asking"]) delete el.dataset[key];
+      feedback.replaceChildren();
+      input.value = "";
+    },
     off() {
       el.hidden = true;
       el.dataset.quiz = "off";
