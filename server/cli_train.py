@@ -60,7 +60,8 @@ def add_parser(sub, epilog: str) -> None:
     train.add_argument("file")
     train.add_argument("--steps", type=_steps, required=True, metavar="N",
                        help="iterations: forward, zero_grad, backward, update")
-    train.add_argument("--lr", type=_rate, required=True, help="the learning rate")
+    train.add_argument("--lr", type=_rate, required=True,
+                       help="the learning rate: above 0, at most 1e6 (as the API)")
     train.add_argument("--optimizer", choices=("sgd", "momentum", "adam"), default="sgd",
                        help="sgd (default), momentum (0.9) or adam (PyTorch's defaults)")
     train.add_argument("--record", type=_iterations, default=(), metavar="K,...",
