@@ -18,15 +18,8 @@ from engine.parse import parse
 from engine.train import TrainConfig, iterations, train
 from engine.train.config import MAX_LR
 from engine.trace.values import decode
-from train_programs import seed003_weights, seed003_xor
+from train_programs import REGRESSION, seed003_weights, seed003_xor
 
-REGRESSION = """X = const([[1.0, 2.0], [-1.0, 0.5], [0.3, -2.0]])
-y = const([1.0, -1.0, 0.5])
-W = [[0.5, -0.2, 0.1], [0.3, 0.4, -0.6]]
-v = [1.0, -1.0, 0.5]
-h = relu(X @ W)
-L = mean((h @ v - y) ** 2)
-"""
 
 
 def _torch_regression(lr: float, steps: int):

@@ -7,19 +7,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from helpers import sse_events
 
+sys.path.insert(0, str(Path(__file__).parents[1] / "engine"))
+from train_programs import REGRESSION  # noqa: E402  (tests/engine: the training programs)
+
 CLI = [sys.executable, "-m", "server.cli"]
-REGRESSION = """X = const([[1.0, 2.0], [-1.0, 0.5], [0.3, -2.0]])
-y = const([1.0, -1.0, 0.5])
-W = [[0.5, -0.2, 0.1], [0.3, 0.4, -0.6]]
-v = [1.0, -1.0, 0.5]
-h = relu(X @ W)
-L = mean((h @ v - y) ** 2)
-"""
 # the first non-finite iteration of REGRESSION at lr 1000 (PyTorch float64 finds the same:
 # tests/engine/test_train_warnings.py)
 DIVERGED = {"iteration": 4, "why": "the loss is Infinity at iteration 4; the run diverged "
