@@ -9,7 +9,7 @@ zero_grad, backward, update):
   leaves' .grad still holds every earlier iteration's gradients.
 - one `update` per leaf after the backward pass's last event: {"node", "name", "value": the
   leaf's new value (encoded as node values are), "grad": the gradient the update used,
-  "narration": "b -= 0.5 · b̄ = 0.5 · 0.2463 = 0.1232: b 0.4 → 0.2768"}, its numbers as the
+  "narration": "b -= 0.5 · b̄ = 0.5 · 0.2463 = 0.1232, so b = 0.4 - 0.1232 = 0.2768"}, its numbers as the
   backward pass's narration gives them (engine/trace/narrate.py): a scalar's, a tensor's of at
   most SHOW_ELEMENTS elements, else the norms of the gradient and of the step (`update_numbers`).
 Each added event carries "kind" and "type" (the same word: "kind" as every trace event,
@@ -24,7 +24,7 @@ import numpy as np
 
 from engine.graph import node_id
 from engine.parse import Program
-from engine.trace.narrate import SHOW_ELEMENTS, bar, compact
+from engine.trace.narrate import SHOW_ELEMENTS, bar, compact, signed
 from engine.trace.runner import Limits, run_trace
 from engine.trace.values import encode, short
 
@@ -71,18 +71,21 @@ def body(program: Program, output: str, limits: Limits, params: dict, step: dict
 
 
 def update_numbers(name: str, grad_bar: str, old, new, grad, lr: float | None) -> str:
-    """The numbers of one update, to follow its rule: " = 0.5 · 0.2463 = 0.1232: w 0.4 →
-    0.2768" for a scalar under plain SGD (lr: the gradient's factor; None for momentum and
-    Adam, whose step is not a multiple of this gradient: then "; the step is 0.1: w 0.4 →
-    0.3"); a tensor of at most SHOW_ELEMENTS elements in brackets ([0.1, -0.2]); a bigger
-    one by Euclidean norms ("; ‖W̄1‖ = 0.31, ‖step‖ = 0.155")."""
+    """The numbers of one update, to follow its rule, as the backward pass's narration writes
+    them (engine/trace/narrate.py scalar_edge): " = 0.5 · 2.5477 = 1.2739, so w = 0.4 -
+    1.2739 = -0.8739" for a scalar under plain SGD (lr: the gradient's factor; None for
+    momentum and Adam, whose step is not a multiple of this gradient: "; the step is 0.08, so
+    w = 0.4 - 0.08 = 0.32"); a tensor of at most SHOW_ELEMENTS elements in brackets, with its
+    new value (its old one is the forward pass's); a bigger one by Euclidean norms ("; ‖W̄1‖ =
+    0.31, ‖step‖ = 0.155 over 8 elements")."""
     step = np.asarray(old) - np.asarray(new)
     if np.size(step) > SHOW_ELEMENTS:
         return (f"; ‖{grad_bar}‖ = {short(np.linalg.norm(grad))}, ‖step‖ = "
                 f"{short(np.linalg.norm(step))} over {np.size(step)} elements")
     if np.ndim(step) == 0:
-        step, old, new, grad = (float(v) for v in (step, old, new, grad))
-    moved = f": {name} {compact(old)} → {compact(new)}"
+        moved = f", so {name} = {short(old)} - {signed(step)} = {short(new)}"
+    else:
+        moved = f", so {name} = {compact(new)}"
     if lr is None:
         return f"; the step is {compact(step)}{moved}"
     return f" = {lr:g} · {compact(grad)} = {compact(step)}{moved}"

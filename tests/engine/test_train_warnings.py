@@ -112,8 +112,8 @@ def test_a_scalar_update_narrates_lr_times_its_gradient_and_the_new_value():
     grad = w.grad.item()   # 3 (1 - tanh² 0.4) = 2.5477...
     update = _updates("w = 0.4\nL = tanh(w) * 3.0\n", steps=1, lr=0.5)["w"]
     step, new = 0.5 * grad, 0.4 - 0.5 * grad
-    assert update["narration"] == (f"w -= 0.5 · w̄ = 0.5 · {grad:.4f} = {step:.4f}: "
-                                   f"w 0.4 → {new:.4f}")
+    assert update["narration"] == (f"w -= 0.5 · w̄ = 0.5 · {grad:.4f} = {step:.4f}, "
+                                   f"so w = 0.4 - {step:.4f} = {new:.4f}")
 
 
 def _torch_grads(seed: int) -> dict:
@@ -138,8 +138,7 @@ def test_small_tensors_narrate_their_numbers_and_big_ones_their_norms():
     b2 = update["b2"]["narration"]   # 2 numbers: in brackets
     assert b2.startswith("b2 -= 0.5 · b̄2 = 0.5 · [")
     got = _bracketed(b2)
-    want = [*grads["b2"], *(0.5 * grads["b2"]), *weights["b2"],
-            *(np.array(weights["b2"]) - 0.5 * grads["b2"])]
+    want = [*grads["b2"], *(0.5 * grads["b2"]), *(np.array(weights["b2"]) - 0.5 * grads["b2"])]
     assert np.allclose(got, want, atol=5.1e-5)
     w1 = update["W1"]["narration"]   # 8 numbers: the norms
     norm = np.linalg.norm(grads["W1"])
@@ -151,7 +150,7 @@ def test_momentum_narrates_the_step_it_took():
     update = _updates("w = 0.4\nL = w * w\n", steps=1, lr=0.1, optimizer="momentum")["w"]
     # torch.optim.SGD(momentum=0.9): the first step's buffer is the gradient, 0.8
     assert update["narration"] == ("w -= 0.1 · b, b = 0.9 · b + w̄ (momentum); the step is "
-                                   "0.08: w 0.4 → 0.32")
+                                   "0.08, so w = 0.4 - 0.08 = 0.32")
     assert decode(update["value"]) == pytest.approx(0.32, rel=1e-15)
 
 
