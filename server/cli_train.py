@@ -3,8 +3,9 @@
 
 json writes the answer of engine.train.train (the same as POST /api/train's body, under the
 same limits: server/training.py train_limits, the GRADWALK_MAX_TRAIN_* settings); table one
-row per tenth of the run with its loss and accuracy, then the final accuracy, the dead units
-and the recorded iterations. Exit codes are `gradwalk trace`'s (server/cli.py EXIT_CODES): a
+row per tenth of the run with its loss and accuracy, then a warning when the run diverged (its
+loss or parameters became NaN or infinite), the final accuracy, the dead units and the
+recorded iterations. Exit codes are `gradwalk trace`'s (server/cli.py EXIT_CODES): a
 flag of the wrong form is a usage error (2), a program or a limit the run refuses is 1.
 """
 from __future__ import annotations
@@ -26,14 +27,20 @@ def _steps(value: str) -> int:
 
 
 def _rate(value: str) -> float:
-    """--lr's type: a finite number above 0."""
+    """--lr's type: a number the engine takes (engine/train/config.py check_lr: above 0, at
+    most MAX_LR), refused with the engine's (and the API's) message."""
+    from engine.errors import ProgramError
+    from engine.train.config import check_lr
+
     try:
         lr = float(value)
     except ValueError:
         lr = math.nan
-    if not (math.isfinite(lr) and lr > 0):
-        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a learning rate: give a "
-                                         "number above 0, e.g. 0.5")
+    try:
+        check_lr(lr)
+    except ProgramError as e:
+        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a learning rate: "
+                                         f"{e.message}") from None
     return lr
 
 
@@ -53,7 +60,8 @@ def add_parser(sub, epilog: str) -> None:
     train.add_argument("file")
     train.add_argument("--steps", type=_steps, required=True, metavar="N",
                        help="iterations: forward, zero_grad, backward, update")
-    train.add_argument("--lr", type=_rate, required=True, help="the learning rate")
+    train.add_argument("--lr", type=_rate, required=True,
+                       help="the learning rate: above 0, at most 1e6 (as the API)")
     train.add_argument("--optimizer", choices=("sgd", "momentum", "adam"), default="sgd",
                        help="sgd (default), momentum (0.9) or adam (PyTorch's defaults)")
     train.add_argument("--record", type=_iterations, default=(), metavar="K,...",
@@ -102,6 +110,9 @@ def table(answer: dict) -> str:
     lines += [f"{k:>6}  {_number(losses[k]):>12}" for k in rows]
     acc = answer["accuracy"]
     lines.append("")
+    if answer.get("diverged"):
+        lines.append(f"WARNING: diverged at iteration {answer['diverged']['iteration']}: "
+                     f"{answer['diverged']['why']}")
     lines.append("accuracy: none (a regression loss)" if acc is None else
                  f"accuracy: {acc:.1%} of the training samples after the last update")
     for d in answer["dead_units"]:

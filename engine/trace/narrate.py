@@ -142,7 +142,8 @@ def compact(value) -> str:
     return "[" + ", ".join(compact(v) for v in value) + "]"
 
 
-def _signed(x) -> str:
+def signed(x) -> str:
+    """A number to follow an operator: "2", "(-0.7864)"."""
     s = short(x)
     return f"({s})" if s.startswith("-") else s
 
@@ -227,7 +228,7 @@ def scalar_edge(rule: str, so: str, inbar: str, outbar: str, partial: str, local
     "t = tanh(d), so d̄ += (1 - t²) · t̄ = 0.7864 · 2 = 1.5729", with "; ā = 1 + 2 = 3" when
     the input already held an adjoint (before is not None)."""
     text = (f"{rule}{so} {inbar} += {group(partial)} · {outbar} = "
-            f"{short(local)} · {_signed(g)} = {short(contrib)}")
+            f"{short(local)} · {signed(g)} = {short(contrib)}")
     if before is not None:
-        text += f"; {inbar} = {short(before)} + {_signed(contrib)} = {short(after)}"
+        text += f"; {inbar} = {short(before)} + {signed(contrib)} = {short(after)}"
     return text

@@ -14,6 +14,9 @@ from engine.errors import ProgramError
 from engine.trace.runner import Limits
 
 OPTIMIZERS = ("sgd", "momentum", "adam")
+# The largest learning rate a run takes (the API's and the CLI's one bound): past it a step of
+# any non-zero gradient is larger than any weight worth showing, so the run can only diverge.
+MAX_LR = 1e6
 BUGS = ("no_zero_grad",)
 
 
@@ -46,7 +49,7 @@ class TrainConfig:
     """One training run.
 
     steps: iterations (each: forward, zero_grad, backward, update; seed 003's loop).
-    lr: the learning rate (a finite number > 0).
+    lr: the learning rate (0 < lr <= MAX_LR, check_lr).
     optimizer: "sgd", "momentum" (heavy ball, `momentum` below) or "adam" (engine/train/optim.py).
     record: iterations (0-based, below `steps`) whose full trace is kept (engine/train/record.py).
     bugs: () or ("no_zero_grad",): the gradients are never zeroed, so each update uses the sum
@@ -80,9 +83,7 @@ def check(config: TrainConfig) -> None:
     if config.steps > limits.max_steps:
         raise ProgramError("too_large", f"{config.steps:,} steps asked; the limit (max_steps) "
                            f"is {limits.max_steps:,}", hint="train for fewer steps")
-    if not isinstance(config.lr, (int, float)) or isinstance(config.lr, bool) or \
-            not math.isfinite(config.lr) or config.lr <= 0:
-        raise _bad("lr", f"the learning rate must be a finite number above 0, not {config.lr!r}")
+    check_lr(config.lr)
     if config.optimizer not in OPTIMIZERS:
         raise _bad("optimizer", f"unknown optimizer {config.optimizer!r}; one of "
                    f"{', '.join(OPTIMIZERS)}")
@@ -100,6 +101,16 @@ def check(config: TrainConfig) -> None:
                            hint="record fewer iterations")
     if type(config.boundary_every) is not int or config.boundary_every < 1:
         raise _bad("boundary_every", "boundary_every must be a whole number of at least 1")
+
+
+def check_lr(lr) -> None:
+    """Raise ProgramError "bad_argument" (hint: check `lr`) unless 0 < lr <= MAX_LR; NaN and
+    infinities included. The one check of the learning rate: the engine's, the API's
+    (server/routers/train.py) and the CLI's (server/cli_train.py), with one message."""
+    if not isinstance(lr, (int, float)) or isinstance(lr, bool) or not math.isfinite(lr) or \
+            not 0 < lr <= MAX_LR:
+        raise _bad("lr", f"the learning rate must be a number above 0 and at most {MAX_LR:,.0f}, "
+                   f"not {lr!r}")
 
 
 def _bad(field_name: str, message: str) -> ProgramError:

@@ -20,7 +20,7 @@ from engine.trace.values import TRACE_VERSION, encode, number
 from engine.train import boundary, optim, record
 from engine.train.heap import keep_heap
 from engine.train.config import TrainConfig, check
-from engine.train.watch import DeadUnits, accuracy, classifier, targets
+from engine.train.watch import DeadUnits, accuracy, classifier, divergence, targets
 
 
 class Run:
@@ -53,6 +53,7 @@ class Run:
         self.grads: dict | None = None   # .grad, kept across iterations only by the bug
         self.losses: list = []
         self.last_boundary = None
+        self.diverged: dict | None = None   # the first non-finite loss or parameters
         self.started = time.monotonic()
 
     def _check_cost(self) -> None:
@@ -83,23 +84,32 @@ class Run:
                 "data": data, "classes": classes}
 
     def step(self, i: int) -> Iterator[dict]:
-        """Iteration i's events: iteration, boundary (every boundary_every and at the last),
-        dead (units that died now), recorded (when asked)."""
+        """Iteration i's events: iteration, diverged (once: the first non-finite loss or
+        parameters), boundary (every boundary_every and at the last), dead (units that died
+        now; none once the run diverged: a unit held at 0 by an infinite or NaN
+        pre-activation is the divergence, not a dead unit), recorded (when asked)."""
         config, tape = self.config, self.tape
         values = self.values if i == 0 else tape.forward(self.params)
         loss = values[tape.output]
         self.losses.append(number(loss))
         acc = accuracy(self.program, self.head, values, self.classes)
-        died = self.dead.update(values, i)
+        was = self.diverged
+        if was is None:
+            self.diverged = divergence(i, loss, {}, config.lr)
+        died = self.dead.update(values, i) if self.diverged is None else []
         fresh = tape.backward(values)   # zero_grad: .grad starts from nothing...
         if self.accumulate and self.grads is not None:   # ...unless the bug keeps it
             fresh = {k: self.grads[k] + g for k, g in fresh.items()}
         self.grads = fresh
         new = self.opt.step(self.params, fresh)
+        if self.diverged is None:
+            self.diverged = divergence(i, loss, new, config.lr)
         if i in config.record:
             recorded = self._record(i, values, new)
         self.params = new
         yield {"type": "iteration", "i": i, "loss": number(loss), "accuracy": acc}
+        if was is None and self.diverged is not None:
+            yield {"type": "diverged", "i": i, "why": self.diverged["why"]}
         last = i == config.steps - 1
         if self.boundary is not None and (i % config.boundary_every == 0 or last):
             after = tape.forward(new)   # the boundary the update made
@@ -116,38 +126,45 @@ class Run:
                                f"iteration {i}", hint="train for fewer steps")
 
     def _record(self, i: int, values: list, new: dict) -> dict:
-        step = {"iteration": i, "new": new, "grads": self.grads,
-                "narrate": self._narrator(i), "zeroed": not self.accumulate,
+        plain = type(self.opt) is optim.SGD   # its step is lr times the gradient
+        step = {"iteration": i, "new": new, "grads": self.grads, "narrate": self._narrator(i),
+                "lr": self.config.lr if plain else None, "zeroed": not self.accumulate,
                 "dead_units": self.dead.at(values)}
         return record.body(self.program, self.output_name, self.config.limits.trace,
                            self.params, step)
 
     def _narrator(self, i: int):
+        """(name, bar, numbers) -> the update's narration: the optimizer's rule, its numbers
+        (record.update_numbers), and with the bug what the gradient it used holds."""
         opt = self.opt
         if not self.accumulate or i == 0:
-            return opt.narration
-        return lambda name, b: (opt.narration(name, f"{name}.grad") +
-                                f", {name}.grad the sum of {b} over iterations 0 to {i} "
-                                "(BUG no_zero_grad: never zeroed)")
+            return lambda name, b, numbers: opt.narration(name, b) + numbers
+        return lambda name, b, numbers: (opt.narration(name, f"{name}.grad") + numbers +
+                                         f", {name}.grad the sum of {b} over iterations 0 to "
+                                         f"{i} (BUG no_zero_grad: never zeroed)")
 
     def done(self) -> dict:
         final = self.tape.forward(self.params)
         return {"type": "done", "losses": self.losses,
                 "accuracy": accuracy(self.program, self.head, final, self.classes),
                 "params": {k: encode(v, None) for k, v in self.params.items()},
-                "dead_units": self.dead.found}
+                "dead_units": self.dead.found, "diverged": self.diverged}
 
 
 def _refuse_headers(program: Program) -> None:
     """The bug lab's `# bugs:` line, in-place updates and `# hvp:`/`# hessian:` headers change
     one walk; training runs the program's plain passes, so they are refused, not ignored."""
     if program.bugs or program.inplace:
+        span = program.bugs_span if program.bugs else program.inplace[0].span
         raise ProgramError("bad_argument", "training runs plain passes: remove the `# bugs:` "
                            "line and in-place updates (`x += ...`)",
-                           hint="training's own bug is the `bugs` option: no_zero_grad")
-    if program.second_order is not None:
+                           hint="training's own bug is the `bugs` option: no_zero_grad",
+                           **(span.to_dict() if span else {}))
+    second = program.second_order
+    if second is not None:   # located at its line, as every refusal of a line is
+        where = second.vector_where or second.hessian_where or {}
         raise ProgramError("bad_argument", "training runs plain passes: remove the `# hvp:` "
-                           "or `# hessian:` line")
+                           "or `# hessian:` line", **where)
 
 
 def iterations(program: Program, config: TrainConfig) -> Iterator[dict]:
@@ -170,8 +187,9 @@ def _events(run: Run) -> Iterator[dict]:
 
 
 def train(program: Program, config: TrainConfig) -> dict:
-    """The JSON answer: {"version", "losses", "accuracy", "params", "dead_units", "recorded":
-    {"K": body}, "boundary": the last boundary event's fields or null}. Raises ProgramError."""
+    """The JSON answer: {"version", "losses", "accuracy", "params", "dead_units", "diverged":
+    {"iteration", "why"} or null, "recorded": {"K": body}, "boundary": the last boundary
+    event's fields or null}. Raises ProgramError."""
     answer = {"version": TRACE_VERSION, "recorded": {}, "boundary": None}
     for event in iterations(program, config):
         kind = event["type"]
@@ -185,4 +203,4 @@ def train(program: Program, config: TrainConfig) -> dict:
         elif kind == "done":
             answer.update({k: v for k, v in event.items() if k != "type"})
     return {k: answer[k] for k in ("version", "losses", "accuracy", "params", "dead_units",
-                                   "recorded", "boundary")}
+                                   "diverged", "recorded", "boundary")}

@@ -9,7 +9,9 @@ zero_grad, backward, update):
   leaves' .grad still holds every earlier iteration's gradients.
 - one `update` per leaf after the backward pass's last event: {"node", "name", "value": the
   leaf's new value (encoded as node values are), "grad": the gradient the update used,
-  "narration": "W1 -= 0.5 · W̄1"}.
+  "narration": "b -= 0.5 · b̄ = 0.5 · 0.2463 = 0.1232, so b = 0.4 - 0.1232 = 0.2768"}, its numbers as the
+  backward pass's narration gives them (engine/trace/narrate.py): a scalar's, a tensor's of at
+  most SHOW_ELEMENTS elements, else the norms of the gradient and of the step (`update_numbers`).
 Each added event carries "kind" and "type" (the same word: "kind" as every trace event,
 "type" as the training contract names it), and every event's seq is numbered again from 0.
 The body's "dead_units" lists the ReLU units dead at that iteration (engine/train/watch.py).
@@ -22,9 +24,9 @@ import numpy as np
 
 from engine.graph import node_id
 from engine.parse import Program
-from engine.trace.narrate import bar
+from engine.trace.narrate import SHOW_ELEMENTS, bar, compact, signed
 from engine.trace.runner import Limits, run_trace
-from engine.trace.values import encode
+from engine.trace.values import encode, short
 
 
 def with_leaves(program: Program, leaves: dict) -> Program:
@@ -42,8 +44,10 @@ def body(program: Program, output: str, limits: Limits, params: dict, step: dict
     """The recorded body of one iteration.
 
     params: the leaves' values the iteration ran with; step: {"iteration", "new": leaf ->
-    value after the update, "grads": leaf -> gradient used, "narrate": (name, bar) -> the
-    update's narration, "zeroed": bool, "dead_units": list}. Raises ProgramError as
+    value after the update, "grads": leaf -> gradient used, "narrate": (name, bar, numbers)
+    -> the update's narration, numbers its `update_numbers` text, "lr": the factor of the
+    gradient in the step (plain SGD's lr) or None (momentum, Adam), "zeroed": bool,
+    "dead_units": list}. Raises ProgramError as
     run_trace does (the trace's own limits)."""
     traced = run_trace(with_leaves(program, params), output, limits)
     events = traced["events"]
@@ -55,13 +59,36 @@ def body(program: Program, output: str, limits: Limits, params: dict, step: dict
         events.append({"kind": "update", "type": "update", "node": node_id(i), "name": name,
                        "value": encode(step["new"][name], limits.inline),
                        "grad": encode(step["grads"][name], limits.inline),
-                       "narration": step["narrate"](name, bar(name, output))})
+                       "narration": step["narrate"](name, bar(name, output), update_numbers(
+                           name, bar(name, output), params[name], step["new"][name],
+                           step["grads"][name], step["lr"]))})
     events.append(done)
     for seq, event in enumerate(events):
         event["seq"] = seq
     traced["dead_units"] = step["dead_units"]
     traced["iteration"] = step["iteration"]
     return traced
+
+
+def update_numbers(name: str, grad_bar: str, old, new, grad, lr: float | None) -> str:
+    """The numbers of one update, to follow its rule, as the backward pass's narration writes
+    them (engine/trace/narrate.py scalar_edge): " = 0.5 · 2.5477 = 1.2739, so w = 0.4 -
+    1.2739 = -0.8739" for a scalar under plain SGD (lr: the gradient's factor; None for
+    momentum and Adam, whose step is not a multiple of this gradient: "; the step is 0.08, so
+    w = 0.4 - 0.08 = 0.32"); a tensor of at most SHOW_ELEMENTS elements in brackets, with its
+    new value (its old one is the forward pass's); a bigger one by Euclidean norms ("; ‖W̄1‖ =
+    0.31, ‖step‖ = 0.155 over 8 elements")."""
+    step = np.asarray(old) - np.asarray(new)
+    if np.size(step) > SHOW_ELEMENTS:
+        return (f"; ‖{grad_bar}‖ = {short(np.linalg.norm(grad))}, ‖step‖ = "
+                f"{short(np.linalg.norm(step))} over {np.size(step)} elements")
+    if np.ndim(step) == 0:
+        moved = f", so {name} = {short(old)} - {signed(step)} = {short(new)}"
+    else:
+        moved = f", so {name} = {compact(new)}"
+    if lr is None:
+        return f"; the step is {compact(step)}{moved}"
+    return f" = {lr:g} · {compact(grad)} = {compact(step)}{moved}"
 
 
 def _zero_grad(program: Program, output: str, step: dict) -> dict:

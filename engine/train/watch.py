@@ -1,4 +1,5 @@
-"""What a training run watches besides the loss: the classifier's accuracy and dead ReLU units.
+"""What a training run watches besides the loss: the classifier's accuracy, dead ReLU units and
+divergence (a loss or a parameter that is no longer a finite number).
 
 A dead unit (seed 003_70db1bc89ad395af.txt, "Training", seed 5): a ReLU unit whose
 pre-activation is ≤ 0 for every sample of an iteration, so its mask zeroes every gradient that
@@ -13,6 +14,7 @@ import numpy as np
 
 from engine.graph import node_id
 from engine.parse import Program
+from engine.trace.values import number
 
 
 def ancestors(program: Program, output: int) -> set[int]:
@@ -106,3 +108,22 @@ class DeadUnits:
         """The dead units of this iteration's values, each as reported when it died."""
         now = set(self.dead_now(values))
         return [d for d in self.found if (int(d["node"][1:]), d["unit"]) in now]
+
+
+def divergence(i: int, loss, params: dict, lr: float) -> dict | None:
+    """{"iteration": i, "why": ...} when iteration i's loss (before its update) or the
+    parameters its update made are not finite (NaN or ±inf), else None. Gradient descent
+    diverges when lr is too large for the loss's curvature: each step overshoots further
+    (for a quadratic of curvature λ, once lr > 2/λ), until the numbers overflow."""
+    if not np.isfinite(loss):
+        if i == 0:   # no update has run: the program's own numbers overflow
+            return {"iteration": 0, "why": f"the loss is {number(loss)} at iteration 0, "
+                    "before any update: the program's numbers overflow or are undefined"}
+        return {"iteration": i, "why": f"the loss is {number(loss)} at iteration {i}; the "
+                f"run diverged (lr {lr:.10g} may be too large)"}
+    bad = [k for k, p in params.items() if not np.all(np.isfinite(p))]
+    if not bad:
+        return None
+    return {"iteration": i, "why": f"the update of iteration {i} made {', '.join(bad)} "
+            f"non-finite (NaN or infinity): the step lr · gradient overflowed (lr {lr:.10g} may "
+            "be too large)"}

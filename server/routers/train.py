@@ -11,9 +11,10 @@ from typing import Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from pydantic import Field, StrictFloat, StrictInt
+from pydantic import Field, StrictFloat, StrictInt, field_validator
 
 from engine.errors import ProgramError
+from engine.train.config import MAX_LR, check_lr
 from server.deps import SettingsDep, SlotsDep
 from server.jsonbody import queue_share
 from server.openapi import TRAIN_SSE_RESPONSE
@@ -31,7 +32,9 @@ class TrainRequest(ProgramRequest):
 
     steps: StrictInt = Field(ge=1, description="iterations to run (each: forward, zero_grad, "
                              "backward, update); at most GRADWALK_MAX_TRAIN_STEPS")
-    lr: StrictFloat | StrictInt = Field(gt=0, le=1e6, description="the learning rate")
+    lr: StrictFloat | StrictInt = Field(
+        description="the learning rate, above 0 and at most 1e6 (the CLI's bound too)",
+        json_schema_extra={"exclusiveMinimum": 0, "maximum": MAX_LR})
     optimizer: Literal["sgd", "momentum", "adam"] = Field(
         default="sgd", description="the update rule (docs/trace-format.md, \"Training\")")
     record: list[StrictInt] = Field(
@@ -41,6 +44,15 @@ class TrainRequest(ProgramRequest):
     bugs: list[Literal["no_zero_grad"]] = Field(
         default_factory=list, max_length=1, description="the bug lab in training: "
         "no_zero_grad lets the adjoints pile up across iterations")
+
+    @field_validator("lr")
+    @classmethod
+    def _rate(cls, lr: float) -> float:   # the engine's check and words (NaN included)
+        try:
+            check_lr(lr)
+        except ProgramError as e:
+            raise ValueError(e.message) from None
+        return lr
 
 
 TRAIN_BODY = {"requestBody": {"required": True, "content": {

@@ -51,3 +51,14 @@ h = tanh(X @ W1 + b1)
 out = tanh(h @ W2 + b2)
 L = mse(out, t)
 """
+
+
+# A regression net (mse through a ReLU layer) that diverges at lr 1000: its loss is first
+# infinite at iteration 4, in PyTorch float64 too (tests/engine/test_train_warnings.py).
+REGRESSION = """X = const([[1.0, 2.0], [-1.0, 0.5], [0.3, -2.0]])
+y = const([1.0, -1.0, 0.5])
+W = [[0.5, -0.2, 0.1], [0.3, 0.4, -0.6]]
+v = [1.0, -1.0, 0.5]
+h = relu(X @ W)
+L = mean((h @ v - y) ** 2)
+"""
