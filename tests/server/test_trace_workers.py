@@ -5,6 +5,7 @@ short-lived workers; every pool is closed in a `finally`."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import os
 import time
@@ -31,7 +32,9 @@ async def _gone(pid: int, seconds: float = 5.0) -> bool:
 
 
 def _with_pool(size: int, work) -> None:
-    """asyncio.run(work(pool)) with a fresh pool of `size`, closed whatever happens."""
+    """asyncio.run(work(pool)) with a fresh pool of `size`, closed whatever happens. In a
+    thread of its own: in the whole suite an earlier browser test's (Playwright's sync API)
+    event loop may still be this thread's running loop, where asyncio.run refuses to start."""
     async def main() -> None:
         pool = Pool(size)
         try:
@@ -39,7 +42,8 @@ def _with_pool(size: int, work) -> None:
         finally:
             pool.close()
 
-    asyncio.run(main())
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, main()).result()
 
 
 def test_values_program_errors_and_failures_come_back_as_they_were():
