@@ -64,6 +64,14 @@ def test_values_program_errors_and_failures_come_back_as_they_were():
     _with_pool(1, work)
 
 
+def test_a_worker_runs_nicer_than_the_server_so_the_event_loop_gets_a_core_first():
+    async def work(pool: Pool) -> None:
+        assert await pool.run(tasks.niceness, ()) == os.nice(0) + procs.worker_process.NICENESS
+        assert procs.worker_process.NICENESS == 5
+
+    _with_pool(1, work)
+
+
 def test_the_workers_log_records_are_the_servers(caplog):
     async def work(pool: Pool) -> None:
         with caplog.at_level(logging.INFO, logger="gradwalk"):

@@ -17,6 +17,11 @@ def pid() -> int:
     return os.getpid()
 
 
+def niceness() -> int:
+    """This process's nice value (os.nice(0) reads it without changing it)."""
+    return os.nice(0)
+
+
 def program_error() -> None:
     raise ProgramError("syntax", "syntax error: invalid syntax", 3, 4)
 
