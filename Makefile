@@ -1,13 +1,13 @@
 # Two commands for a fresh machine (see README):
 #   make serve   set everything up and run http://127.0.0.1:8000 with the first example loaded
-#   make test    set everything up (test tools and Debian's chromium included) and run all tests
+#   make test    set everything up (test tools, Debian's chromium and pdflatex included) and run all tests
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: serve test setup setup-test build chromium pytest jstest clean bench
+.PHONY: serve test setup setup-test build chromium latex pytest jstest clean bench
 
 serve: setup
 	$(VENV)/bin/gradwalk serve --host $(HOST) --port $(PORT)
@@ -18,7 +18,7 @@ test: setup-test
 
 setup: $(VENV)/.app build
 
-setup-test: setup $(VENV)/.test chromium
+setup-test: setup $(VENV)/.test chromium latex
 
 $(VENV)/.app: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -35,11 +35,18 @@ node_modules/.package-lock.json: package-lock.json
 build: node_modules/.package-lock.json
 	npm run build --silent
 
+# Debian packages for the tests, as root or through sudo: $(call apt_install,PACKAGES)
+apt_install = if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1); \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1); fi
+
 # Browser tests drive Debian's chromium (never a downloaded browser).
 chromium:
-	@command -v chromium >/dev/null || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
-	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; fi; }
+	@command -v chromium >/dev/null || { $(call apt_install,chromium); }
+
+# The LaTeX export's tests compile it with pdflatex and read the PDF with pdftotext.
+latex:
+	@command -v pdflatex >/dev/null && command -v pdftotext >/dev/null || { \
+	  $(call apt_install,--no-install-recommends texlive-latex-base texlive-latex-recommended poppler-utils); }
 
 # Engine speed against micrograd, PyTorch and numpy, side by side; writes docs/performance.md
 bench: setup

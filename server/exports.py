@@ -39,7 +39,8 @@ def export(fmt: str, program: str, output: str | None, settings: Settings,
 
     Raises ProgramError, and MissingAsset (html without a built static/dist).
     """
-    from engine.trace.table import render_latex, render_markdown
+    from engine.trace.table import render_markdown
+    from engine.trace.table_tex import render_latex
     from server.export_html import assemble, page_state
     from server.tracing import trace_body
 

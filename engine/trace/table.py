@@ -2,7 +2,8 @@
 ("The backward pass, node by node"): node, local slopes, upstream gradient, gradients sent back.
 
 `rows` and `results` make the cells once; `render_table` (plain text, `gradwalk trace --format
-table`), `render_markdown` and `render_latex` (booktabs, for lecture notes) only lay them out.
+table`) and `render_markdown` only lay them out. The LaTeX export typesets the same visits as
+math (engine/trace/table_tex.py).
 """
 from __future__ import annotations
 
@@ -21,26 +22,31 @@ Row = tuple[str, str, str, str]
 INLINE = 64   # elements: the default inline limit (GRADWALK_MAX_INLINE_ELEMENTS)
 
 
+def value_view(value, limit: int | None):
+    """What a value shows: ("scalar", x); ("data", nested lists) for a tensor that carries
+    its data within `limit` elements; else ("summary", shape, [(min|max|mean, x), ...])."""
+    if not isinstance(value, dict):
+        return ("scalar", value)
+    size = 1
+    for n in value["shape"]:
+        size *= n
+    if value.get("data") is None or (limit is not None and size > limit):
+        summary = value.get("summary") or {}
+        return ("summary", value["shape"], [(k, summary[k]) for k in ("min", "max", "mean")
+                                            if summary.get(k) is not None])
+    return ("data", value["data"])
+
+
 def _fmt(value, limit: int | None = None) -> str:
     """A scalar to 4 decimals; a tensor that carries its data as its numbers,
     [[17, 23], [-5, -7]]; one without data (over the inline limit), or with more than `limit`
     elements, as its shape and summary, [300×200] (min -1, max 2, mean 0.5)."""
-    if isinstance(value, dict):
-        size = 1
-        for n in value["shape"]:
-            size *= n
-        if value.get("data") is None or (limit is not None and size > limit):
-            return _shape_and_summary(value)
-        return _nested(value["data"])
-    return short(value)
-
-
-def _shape_and_summary(value: dict) -> str:
-    text = "[" + "×".join(map(str, value["shape"])) + "]"
-    summary = value.get("summary") or {}
-    parts = [f"{k} {short(summary[k])}" for k in ("min", "max", "mean")
-             if summary.get(k) is not None]
-    return f"{text} ({', '.join(parts)})" if parts else text
+    view = value_view(value, limit)
+    if view[0] == "summary":
+        text = "[" + "×".join(map(str, view[1])) + "]"
+        parts = [f"{k} {short(x)}" for k, x in view[2]]
+        return f"{text} ({', '.join(parts)})" if parts else text
+    return _nested(view[1]) if view[0] == "data" else short(view[1])
 
 
 def _nested(data) -> str:
@@ -53,16 +59,28 @@ def _flat(data) -> list:
     return [y for x in data for y in _flat(x)] if isinstance(data, list) else [data]
 
 
-def _slope(partial: str, local) -> str:
-    """"b = -0.5", or just "1" when the slope's numbers say no more than its formula
-    (a tensor of ones for an addition)."""
+def slope_shown(partial: str, local) -> bool:
+    """Whether a slope's numbers say more than its formula: not for "1" with a tensor of ones
+    (an addition), nor when the number is the formula."""
     if local is None:
-        return partial
+        return False
     if isinstance(local, dict) and local.get("data") is not None:
         if {short(x) for x in _flat(local["data"])} == {partial}:
-            return partial
-    text = _fmt(local)
-    return partial if text == partial else f"{partial} = {text}"
+            return False
+    return _fmt(local) != partial
+
+
+def visits_of(body: dict) -> tuple[str, list[tuple[dict, list[dict]]]]:
+    """The output's label and, in the order the backward pass visits them, each node with
+    its accumulate events (docs/trace-format.md)."""
+    nodes = {n["id"]: n for n in body["graph"]["nodes"]}
+    visits: dict[str, list[dict]] = {}
+    for e in body["events"]:
+        if e["kind"] == "accumulate":
+            visits.setdefault(e["node"], []).append(e)
+    return (nodes[body["output"]["node"]]["label"],
+            [(nodes[nid], [dict(e, input=nodes[e["input"]]["label"]) for e in events])
+             for nid, events in visits.items()])
 
 
 def rows(body: dict) -> list[Row]:
@@ -71,19 +89,15 @@ def rows(body: dict) -> list[Row]:
 
     body: the trace as POST /api/trace returns it (docs/trace-format.md).
     """
-    nodes = {n["id"]: n for n in body["graph"]["nodes"]}
-    output = nodes[body["output"]["node"]]["label"]
-    cells: dict[str, tuple[list, list, list]] = {}
-    for e in body["events"]:
-        if e["kind"] != "accumulate":
-            continue
-        slopes, upstream, sends = cells.setdefault(e["node"], ([], [], []))
-        inp = wrap(nodes[e["input"]]["label"])
-        upstream[:] = [_fmt(e["upstream"])]
-        slopes.append(f"{_slope(e['partial'], e['local'])} for {inp}")
-        sends.append(f"d{output}/d{inp} += {_fmt(e['contribution'])}")
-    return [(nodes[nid]["formula"], ", ".join(s), u[0], ", ".join(g))
-            for nid, (s, u, g) in cells.items()]
+    output, visits = visits_of(body)
+    out = []
+    for node, events in visits:
+        slopes = [(f"{e['partial']} = {_fmt(e['local'])}" if slope_shown(e["partial"], e["local"])
+                   else e["partial"]) + f" for {wrap(e['input'])}" for e in events]
+        sends = [f"d{output}/d{wrap(e['input'])} += {_fmt(e['contribution'])}" for e in events]
+        out.append((node["formula"], ", ".join(slopes), _fmt(events[-1]["upstream"]),
+                    ", ".join(sends)))
+    return out
 
 
 def results(body: dict, limit: int = INLINE) -> list[str]:
@@ -126,45 +140,3 @@ def render_markdown(body: dict) -> str:
     line = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
     lines = [line(table[0]), line(["-" * w for w in widths]), *map(line, table[1:])]
     return "\n".join([*lines, "", *(f"- {_md(r)}" for r in results(body))]) + "\n"
-
-
-# ---------------------------------------------------------------- LaTeX (booktabs)
-
-_TEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
-    "%": r"\%", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
-    # What the engine's texts use beyond ASCII, so pdflatex needs no extra package.
-    "×": r"$\times$", "·": r"$\cdot$", "∂": r"$\partial$", "−": "-", "ᵀ": r"\textsuperscript{T}",
-    "√": r"$\surd$", "Φ": r"$\Phi$", "φ": r"$\varphi$", "σ": r"$\sigma$",
-    **{s: rf"\textsuperscript{{{d}}}" for d, s in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")},
-}
-_MACRON = re.compile("(.)\u0304")   # t̄: a letter followed by a combining macron, an adjoint
-# -- and '' would become ligatures (a dash, a quote): a label c'' or a - -b stays as typed.
-_LIGATURE = re.compile(r"([-'`])(?=\1)")
-
-
-def _tex(text: str) -> str:
-    """Text-mode LaTeX for `text`: special characters escaped, the engine's symbols spelled."""
-    parts = _MACRON.split(text)   # odd items are the letters under a bar
-    out = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            out.append(rf"$\bar{{\mathrm{{{_tex(part)}}}}}$")
-        else:
-            out.append(_LIGATURE.sub(r"\1{}", "".join(_TEX_SPECIAL.get(ch, ch) for ch in part)))
-    text = "".join(out)
-    # After \\ or \midrule a cell starting with [ or * would be read as their argument.
-    return "{}" + text if text[:1] in "[*" and text else text
-
-
-def render_latex(body: dict) -> str:
-    """A booktabs tabular of the rows (\\toprule, \\midrule, \\bottomrule; needs
-    \\usepackage{booktabs}), then the final gradients as one paragraph."""
-    lines = [r"% The backward pass, made by gradwalk. Needs \usepackage{booktabs}.",
-             r"\begin{tabular}{llll}", r"\toprule",
-             " & ".join(_tex(c) for c in HEADER) + r" \\", r"\midrule",
-             *(" & ".join(_tex(c) for c in r) + r" \\" for r in rows(body)),
-             r"\bottomrule", r"\end{tabular}", "",
-             ", ".join(_tex(r) for r in results(body)) + "."]
-    return "\n".join(lines) + "\n"

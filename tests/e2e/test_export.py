@@ -171,7 +171,8 @@ def test_table_as_markdown_and_latex(explorer):
     tex, _ = download(page, "tex")
     tex = tex.decode()
     assert "\\toprule" in tex and "\\midrule" in tex and "\\bottomrule" in tex
-    assert "t = tanh(d) & 1 - t\\textsuperscript{2} = 0.7864 for d & 2 & dL/dd += 1.5729 \\\\" in tex
+    assert (r"$t = \tanh(d)$ & $1 - t^{2} = 0.7864$ for $d$ & $2$ & "
+            r"$\frac{\partial L}{\partial d} \mathrel{+}= 1.5729$ \\") in tex
 
 
 def test_copy_markdown(explorer):

@@ -36,7 +36,7 @@ import re  # noqa: E402
 
 import pytest  # noqa: E402
 
-from engine.trace import table  # noqa: E402
+from engine.trace import table, table_tex  # noqa: E402
 from engine.trace.values import short  # noqa: E402
 
 NEGATIVE_ZERO = re.compile(r"(?<![\w.])-0(?:\.0+)?(?![\w.])")   # "-0", "-0.0000"; not -0.5
@@ -57,7 +57,7 @@ def test_a_confident_right_answer_has_its_tiny_positive_loss():
 def _texts(body: dict) -> list[str]:
     """Everything a person reads of a trace: narration, formulas, the table in its three forms."""
     out = [json.dumps([e.get("narration") for e in body["events"]], ensure_ascii=False)]
-    out += [table.render_table(body), table.render_markdown(body), table.render_latex(body)]
+    out += [table.render_table(body), table.render_markdown(body), table_tex.render_latex(body)]
     out += table.results(body)
     return out
 

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from engine.trace.runner import Limits, trace_json
-from engine.trace.table import render_latex, render_markdown, render_table, results, rows
+from engine.trace.table import render_markdown, render_table, results, rows
 from helpers import case
 
 
@@ -50,17 +50,6 @@ def test_markdown(fanout):
     assert md[6:] == ["", "- L = 0.9242", "- dL/da = 0.7864", "- dL/db = 1.5729", "- dL/dc = 0.4621"]
 
 
-def test_latex_booktabs(fanout):
-    tex = render_latex(fanout).splitlines()
-    assert tex[1:5] == [r"\begin{tabular}{llll}", r"\toprule",
-                        r"Node & Local slopes & Upstream gradient & Gradients it sends back \\",
-                        r"\midrule"]
-    assert tex[5] == r"L = t * c & c = 2 for t, t = 0.4621 for c & 1 & dL/dt += 2, dL/dc += 0.4621 \\"
-    assert tex[6] == r"t = tanh(d) & 1 - t\textsuperscript{2} = 0.7864 for d & 2 & dL/dd += 1.5729 \\"
-    assert tex[9:11] == [r"\bottomrule", r"\end{tabular}"]
-    assert tex[-1] == "L = 0.9242, dL/da = 0.7864, dL/db = 1.5729, dL/dc = 0.4621."
-
-
 def test_tensors_print_their_numbers_up_to_the_inline_limit():
     b = body("seed-matmul-2x2")
     table = dict((r[0], r) for r in rows(b))
@@ -79,18 +68,6 @@ def test_a_slope_of_ones_is_written_once():
     adds = dict((r[0], r) for r in rows(b))["X @ W + b"]
     assert adds[1] == "1 for (X @ W), 1 for b"
     assert adds[3].endswith("dL/db += [0.0044, 0.143]")
-
-
-@pytest.mark.parametrize("text, tex", [
-    ("y_hat", r"y\_hat"), ("a % b & c # d $ e", r"a \% b \& c \# d \$ e"),
-    ("{x} ~ ^ \\", r"\{x\} \textasciitilde{} \textasciicircum{} \textbackslash{}"),
-    ("Xᵀ @ ∂L/∂(X @ W)", r"X\textsuperscript{T} @ $\partial$L/$\partial$(X @ W)"),
-    ("c'' = a--b", "c'{}' = a-{}-b"), ("t\u0304 · 2", r"$\bar{\mathrm{t}}$ $\cdot$ 2"),
-    ("[[1, 2]]", "{}[[1, 2]]"), ("a < b | c", r"a \textless{} b \textbar{} c"),
-])
-def test_latex_escapes(text, tex):
-    from engine.trace.table import _tex
-    assert _tex(text) == tex
 
 
 def test_markdown_escapes():

@@ -45,7 +45,10 @@ def test_cli_latex_to_a_file(tmp_path):
     assert r.returncode == 0 and r.stdout == ""
     tex = out.read_text()
     assert tex.count("\\toprule") == tex.count("\\midrule") == tex.count("\\bottomrule") == 1
-    assert "e = a * b & b = -0.5 for a, a = 1 for b & 1.5729 & dL/da += -0.7864, dL/db += 1.5729 \\\\" in tex
+    assert tex.startswith("% The backward pass") and tex.endswith("\\end{document}\n")
+    assert (r"$e = a \cdot b$ & $b = -0.5$ for $a$, $a = 1$ for $b$ & $1.5729$ & "
+            r"$\frac{\partial L}{\partial a} \mathrel{+}= -0.7864$, "
+            r"$\frac{\partial L}{\partial b} \mathrel{+}= 1.5729$ \\") in tex
 
 
 def test_cli_json_is_the_trace_body():
