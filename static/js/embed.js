@@ -23,11 +23,13 @@ import { createQuizSession } from "./quiz-session.js";
 import { rangeOf } from "./spans.js";
 import { createStore, encodeLink, TRAIN_FIELDS } from "./state.js";
 import { applyTheme } from "./theme.js";
-import { boxOf, contentBox, wholeScale } from "./viewport.js";
+import { swipeToStep, watchNarrow } from "./render/touch.js";
+import { boxOf, contentBox, READABLE_SCALE, wholeScale } from "./viewport.js";
 import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, provideWalk, stepSpan } from "./walk.js";
 
 // The smallest scale at which the whole graph is shown at once: a deck scales its slides up
-// to the screen (reveal.js: 1000 px wide to 1920), so half size still reads when projected.
+// to the screen (reveal.js: 1000 px wide to 1920), so half size still reads when projected;
+// a phone does not scale it up, so there the floor is READABLE_SCALE (14 px numbers).
 const WHOLE_MIN = 0.5;
 
 const root = document.getElementById("embed");
@@ -68,7 +70,10 @@ const reachable = () => (walk ? quiz.limit(total()) : 0);
 const playback = createPlayback(store, { total: reachable, steppable: () => Boolean(walk) });
 const player = createPlayer(root.querySelector(".player"), playback.actions);
 provideWalk(() => ({ svg, walk, state: store.get() }));
-const panel = createGraphPanel(svg, { message: graphMessage });
+// A phone (render/touch.js): the whole graph only while its numbers read (14 px), a swipe steps.
+const narrow = watchNarrow(() => {});
+const panel = createGraphPanel(svg, { message: graphMessage, readableWhole: () => narrow.matches });
+swipeToStep(svg, playback.actions);
 
 // ---------------------------------------------------------------- showing a step
 
@@ -199,7 +204,7 @@ async function start() {
   // one is shown around the current step, as in the explorer. Larger text (font=) raises
   // that floor; the projector theme does not (its numbers asked for scale 0.89, and the
   // tanh example, whole at 0.86 in 1000x600, lost its output off the right edge).
-  const floor = WHOLE_MIN * options.font;
+  const floor = (narrow.matches ? READABLE_SCALE : WHOLE_MIN) * options.font;
   if (walk.layout && wholeScale(contentBox(walk.layout), { width: svg.clientWidth, height: svg.clientHeight }) >= floor) {
     panel.zoom.fit({ whole: true });
   }

@@ -21,6 +21,7 @@ import { createPlayer } from "./render/player.js";
 import { createResetControl } from "./render/reset.js";
 import { createSharePanel } from "./render/share.js";
 import { createTrainPanel } from "./render/train.js";
+import { keepBarHeight, swipeToStep, watchNarrow } from "./render/touch.js";
 import { markDead } from "./render/dead.js";
 import { fetchIteration, iterationNarration } from "./train.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
@@ -104,7 +105,11 @@ const editor = createEditor($("#editor"), {
   onRun: () => trace(),
   onInput: (program, how) => store.set(editProgram(store.get(), program, presets, how)),
 });
-const panel = createGraphPanel(svg, { message: graphMessage, onHover: hover, onGroup: regroup, pinSize: true });
+// A phone or an upright tablet (render/touch.js): the program behind "Edit", Fit readable.
+const narrow = watchNarrow(() => showHidden(store.get().hide_program));
+const panel = createGraphPanel(svg, {
+  message: graphMessage, onHover: hover, onGroup: regroup, pinSize: true, readableWhole: () => narrow.matches,
+});
 const zoom = panel.zoom;
 // The selected (pinned) node's value, gradient and rules, beside the graph.
 const detail = createDetailPanel(svg.parentNode, { onClose: () => pinned && hover(pinned, { pin: true }) });
@@ -602,6 +607,8 @@ function steppable() {
 const playback = createPlayback(store, { total, steppable });
 const { actions } = playback;
 const player = createPlayer($("#player"), actions, { tools: $(".zoom-controls") });
+swipeToStep(svg, actions); // one finger sideways on the graph steps; two pinch and pan
+keepBarHeight($("#player"), app); // the narrow layout's bottom bar (narrow.css)
 
 // Keys drive the player unless a text field or a menu has the focus; on a button they still
 // do (Space plays rather than pressing it). Escape leaves the editor (render/editor.js) or
@@ -708,14 +715,23 @@ $("#zoom-fit").addEventListener("click", () => zoom.fit({ whole: true, duration:
 // In a lecture the program can make way for the graph once it has been read; the camera
 // refits to the freed height, keeping the current step in view (render/zoom.js watches the
 // svg's size).
+// On a narrow screen the program starts collapsed behind "Edit" (the graph and the narration
+// first: a phone showed the editor and put Next below the fold); a link's hide_program is
+// the wide layout's, and opening the editor there is not written into links.
 const toggleProgram = $("#toggle-program");
 function showHidden(hidden) {
-  app.classList.toggle("program-hidden", hidden);
-  toggleProgram.setAttribute("aria-pressed", String(hidden));
-  toggleProgram.textContent = hidden ? "Show program" : "Hide program";
+  const collapsed = narrow.matches ? !app.classList.contains("program-open") : hidden;
+  app.classList.toggle("program-hidden", collapsed);
+  toggleProgram.setAttribute("aria-pressed", String(collapsed));
+  toggleProgram.setAttribute("aria-expanded", String(!collapsed));
+  toggleProgram.textContent = !collapsed ? "Hide program" : narrow.matches ? "Edit" : "Show program";
 }
 const hideProgram = (hidden) => store.set({ hide_program: hidden });
-toggleProgram.addEventListener("click", () => hideProgram(!store.get().hide_program));
+toggleProgram.addEventListener("click", () => {
+  if (!narrow.matches) return hideProgram(!store.get().hide_program);
+  app.classList.toggle("program-open");
+  showHidden(store.get().hide_program);
+});
 
 // Train mode shows its panel; another program or setting makes the run shown stale.
 store.subscribe((state, before) => {

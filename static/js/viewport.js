@@ -338,3 +338,22 @@ export function revealTransform(t, box, view) {
   const y = axis(box.y0, box.y1, t.y, view.height);
   return x === t.x && y === t.y ? null : { k: t.k, x, y };
 }
+
+/**
+ * Fit on a narrow screen (issue 17: a phone's Fit printed the numbers at 4 px): all of
+ * `content` (a box, layout units) in `view` ({width, height}, px) while that keeps the
+ * scale at `floor` or more (autoScale's floor: numbers at MIN_TEXT_PX), else the view at
+ * `floor` that shows `focus` (the current step's box, stepBox; for an overview its core),
+ * from the drawing's start when there is none. `max` caps the scale as wholeTransform's.
+ * Returns {k, x, y}.
+ */
+export function readableTransform(content, view, focus, { floor = READABLE_SCALE, max = MAX_FIT_SCALE } = {}) {
+  const all = wholeTransform(content, view, { max });
+  if (all.k >= floor) return all;
+  const t = fitTransform(content, view, { min: floor, max: floor });
+  const shown = focus?.whole ? focus.core : focus;
+  if (!shown) return t;
+  // a plain box: revealTransform zooms out for a `whole` one, which is what this refuses
+  const { x0, y0, x1, y1 } = shown;
+  return revealTransform(t, { x0, y0, x1, y1 }, view) ?? t;
+}

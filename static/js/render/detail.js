@@ -173,6 +173,8 @@ export function createDetailPanel(container, { onClose } = {}) {
     root.classList.remove("stacked");
     const over = () => Math.max(0, ...[...root.querySelectorAll(".table-scroll")].map((s) => s.scrollWidth - s.clientWidth));
     if (!over()) return;
+    // A bottom sheet (narrow.css: a phone) is the screen's width already: stack, no more.
+    if (getComputedStyle(root).position === "fixed") return void root.classList.add("stacked");
     // The panel sits at the right with a gap; it may grow leftwards to the same gap.
     const gap = container.clientWidth - root.offsetLeft - root.offsetWidth;
     const widest = container.clientWidth - 2 * gap;

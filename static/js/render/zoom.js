@@ -10,7 +10,8 @@
 import * as d3 from "d3";
 import { METRICS } from "../layout.js";
 import {
-  autoScale, fitAround, followTransform, NUMBERS_FROM_PX, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS,
+  autoScale, fitAround, followTransform, NUMBERS_FROM_PX, readableTransform, revealTransform, wholeScale, wholeTransform,
+  ZOOM_LIMITS,
 } from "../viewport.js";
 
 const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
@@ -20,8 +21,10 @@ const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
  * is given its parent's size in pixels (kept up to date): an svg sized in percent is laid
  * out again, with all of its text, whenever anything beside it changes (the narration, the
  * step counter): 60 ms a step at 300 nodes. The parent must not take its size from the svg.
+ * While `readableWhole()` (a narrow screen: render/touch.js) the whole view (Fit) keeps to
+ * the readable scale.
  */
-export function createZoom(root, { pinSize = false } = {}) {
+export function createZoom(root, { pinSize = false, readableWhole = () => false } = {}) {
   const svg = d3.select(root);
   let content = null; // the box of the drawing shown (layout units), or null
   let fitted = "auto"; // "auto" | "whole" | false once the user has panned or zoomed
@@ -42,6 +45,10 @@ export function createZoom(root, { pinSize = false } = {}) {
     .interpolate(d3.interpolate)
     .scaleExtent([ZOOM_LIMITS.min, ZOOM_LIMITS.max])
     .clickDistance(4) // a click on a node that wobbles a little is still a click
+    // One finger is the swipe that steps (render/touch.js); two pinch and pan. d3 takes up
+    // both fingers when the second lands (it reads event.touches), so a pinch still zooms.
+    .filter((event) => (!event.ctrlKey || event.type === "wheel") && !event.button
+      && !(event.type === "touchstart" && event.touches.length < 2))
     .on("zoom", (event) => {
       const { k, x, y } = event.transform;
       // A CSS transform of an HTML element (render/graph.js cameraFrame says why)
@@ -124,14 +131,17 @@ export function createZoom(root, { pinSize = false } = {}) {
 
   /**
    * Fit the drawing: the automatic view (the whole graph if it fits at a readable scale,
-   * else the part around the current step), or with `whole` all of it at any scale.
+   * else the part around the current step), or with `whole` all of it at any scale (while
+   * `readableWhole()`, a narrow screen, no smaller than the readable scale: viewport.js).
    */
   function fit({ whole = false, duration = 0 } = {}) {
     if (!content) return;
     setFitted(whole ? "whole" : "auto");
     const view = viewSize();
     const auto = autoScale(scaling());
-    apply(whole ? wholeTransform(content, view, { max: auto.max }) : fitAround(content, view, focus, { ...scaling(), steps, home }), duration);
+    if (!whole) return apply(fitAround(content, view, focus, { ...scaling(), steps, home }), duration);
+    // a phone's Fit: all of it only while its numbers read (14 px), else the step at that size
+    apply(readableWhole() ? readableTransform(content, view, focus ?? home, auto) : wholeTransform(content, view, { max: auto.max }), duration);
   }
 
   /**

@@ -1,0 +1,70 @@
+// Phones and tablets (issue 17, section 2): the narrow layout's switch, the swipe that steps
+// the walk, and the height of the player's bottom bar. The layout itself is CSS
+// (static/css/narrow.css); the camera's pinch and two-finger pan are d3-zoom's
+// (render/zoom.js leaves one finger to the swipe here). Used by the explorer and the embed.
+
+/**
+ * Narrow: a phone, or a tablet upright: under 900 px wide, with a finger for a pointer (a
+ * desktop window as narrow, or 1280 px zoomed to 150%, keeps the lecturer's layout with its
+ * editor). The same query as narrow.css's (a media query's px are CSS px, as matchMedia's).
+ */
+export const NARROW_QUERY = "(max-width: 899.98px) and (pointer: coarse)";
+
+// A swipe steps once it has gone this far sideways (px), and mostly sideways: a thumb's
+// flick is about 60 px; a tap wobbles by a few.
+const SWIPE_PX = 40;
+const SIDEWAYS = 1.5; // |dx| at least this many times |dy|
+
+/**
+ * A one-finger horizontal swipe on `surface` (the graph's svg) steps: right to left is
+ * `forward()`, left to right `back()`, once per swipe (Apple's and Android's photo viewers
+ * page the same way). A second finger makes it a pinch (d3-zoom's), not a swipe.
+ * Returns a function that removes the listeners.
+ */
+export function swipeToStep(surface, { forward, back }) {
+  let start = null; // {id, x, y} of the one finger down, or null
+  const down = (event) => {
+    const t = event.touches;
+    start = t.length === 1 ? { id: t[0].identifier, x: t[0].clientX, y: t[0].clientY } : null;
+  };
+  const up = (event) => {
+    const finger = start && [...event.changedTouches].find((t) => t.identifier === start.id);
+    if (!finger || event.touches.length) return;
+    const dx = finger.clientX - start.x;
+    const dy = finger.clientY - start.y;
+    start = null;
+    if (Math.abs(dx) < SWIPE_PX || Math.abs(dx) < SIDEWAYS * Math.abs(dy)) return;
+    if (dx < 0) forward();
+    else back();
+  };
+  const cancel = () => { start = null; };
+  surface.addEventListener("touchstart", down, { passive: true });
+  surface.addEventListener("touchend", up, { passive: true });
+  surface.addEventListener("touchcancel", cancel, { passive: true });
+  return () => {
+    surface.removeEventListener("touchstart", down);
+    surface.removeEventListener("touchend", up);
+    surface.removeEventListener("touchcancel", cancel);
+  };
+}
+
+/**
+ * Keep `--bar-h` on `page` (an element whose descendants read it) at the height of `bar`
+ * (px): in the narrow layout the player is fixed to the bottom of the screen, and the page
+ * keeps that much room under its content, and the detail sheet sits on top of it.
+ */
+export function keepBarHeight(bar, page) {
+  const set = () => page.style.setProperty("--bar-h", `${Math.ceil(bar.getBoundingClientRect().height)}px`);
+  new ResizeObserver(set).observe(bar);
+  set();
+}
+
+/**
+ * matchMedia(NARROW_QUERY), with `onChange(narrow)` called when it turns (a phone rotated,
+ * a window resized). Returns the MediaQueryList (its `matches` is the answer now).
+ */
+export function watchNarrow(onChange) {
+  const query = window.matchMedia(NARROW_QUERY);
+  query.addEventListener("change", () => onChange(query.matches));
+  return query;
+}
