@@ -46,17 +46,19 @@ export function createDiffPanel(root, { onToggle, onFilter }) {
   toggle.addEventListener("change", () => onToggle(toggle.checked));
   filter.addEventListener("change", () => onFilter(filter.checked));
 
-  function show(diff, { on, state = "ready", message = "", changedOnly = false, leaves = new Set() }) {
+  function show(diff, { on, state = "ready", message = "", changedOnly = false, leaves = new Set(), at = null }) {
     toggle.checked = on;
     filter.checked = changedOnly;
     filter.disabled = !on;
     el.dataset.state = on ? state : "off";
     table.hidden = !(on && diff);
-    summary.textContent = !on ? "" : message || (diff ? summaryText(diff, leaves) : "");
+    summary.textContent = !on ? "" : message || (diff ? summaryText(diff, leaves, at) : "");
+    if (at) el.dataset.step = String(at.step);
+    else delete el.dataset.step;
     if (!on || !diff) return body.replaceChildren();
     body.replaceChildren(...diff.rows.filter((r) => !changedOnly || r.changed).map((r) => {
       const tr = html("tr", { className: [r.changed && "changed", r === diff.output && "output"].filter(Boolean).join(" ") },
-        html("th", { scope: "row", textContent: r.label }),
+        html("th", { scope: "row", textContent: r.was ? `${r.label} (was ${r.was})` : r.label }),
         html("td", { textContent: `${num(r.value?.before)} → ${num(r.value?.after)}` }),
         html("td", { className: "delta", textContent: deltaText(r.value) }),
         html("td", { textContent: r.adjoint ? `${num(r.adjoint.before)} → ${num(r.adjoint.after)}` : "" }),
@@ -80,18 +82,21 @@ export function createDiffPanel(root, { onToggle, onFilter }) {
 }
 
 /**
- * "7 of 7 nodes changed; L: 0.9242 → 0.925 (Δ +0.0007863); first order: Δa · ā = 0.001 ·
- * 0.7864 = 0.0007864".
+ * "Final numbers: 7 of 7 nodes changed; L: 0.9242 → 0.925 (Δ +0.0007863); first order: Δa ·
+ * ā = 0.001 · 0.7864 = 0.0007864", or "At step 9 of 16 (values known so far, gradients
+ * accumulated so far, in both runs): ..." mid-walk (`at`: {step, total}).
  */
-function summaryText(diff, leaves) {
+function summaryText(diff, leaves, at = null) {
   const changed = diff.rows.filter((r) => r.changed);
   const out = diff.output;
   const output = out?.value && typeof out.value.delta === "number"
     ? `; ${out.label}: ${num(out.value.before)} → ${num(out.value.after)} (Δ ${signed(out.value.delta)})` : "";
   const gone = diff.gone.length ? `; gone: ${diff.gone.join(", ")}` : "";
-  const first = firstOrder(diff, leaves);
+  const first = at ? null : firstOrder(diff, leaves); // ā is final only at the end
   const predicted = first ? `; first order: Δ${first.leaf} · ${first.leaf}̄ = ${formatNumber(first.h)} · ${formatNumber(first.bar)} = ${formatNumber(first.predicted)}` : "";
-  return `${changed.length} of ${diff.rows.length} nodes changed${output}${predicted}${gone}.`;
+  const when = at ? `At step ${at.step} of ${at.total} (values known so far, gradients accumulated so far, in both runs): `
+    : "Final numbers: ";
+  return `${when}${changed.length} of ${diff.rows.length} nodes changed${output}${predicted}${gone}.`;
 }
 
 /** Mark the changed nodes of `diff` in `svg` (null: clear); `changedOnly` fades the rest. */
