@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from page_helpers import node, reopened, trace
-from test_projector_layout_page import go, themed
 from test_links import fragment, unpack
+from test_projector_layout_page import go, themed
 
 TANH = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
 NUDGED = TANH.replace("a = 1.0", "a = 1.001")

@@ -19,7 +19,8 @@ A_STEP = 13   # events[13] is ā's last contribution (through e): the walk stops
 
 
 def open_quiz(chromium, app_url, state: dict, size=(1280, 800)):
-    """A fresh context (no drafts) at the quiz link `state`, once its quiz is ready."""
+    """A fresh context (no drafts) at the quiz link `state` (the tanh fan-out example unless
+    it names a program), once its quiz is ready."""
     context = chromium.new_context(viewport={"width": size[0], "height": size[1]})
     page = context.new_page()
     page.set_default_timeout(20_000)
@@ -299,7 +300,8 @@ def test_a_quiz_with_nothing_to_ask_says_so(chromium, app_url):
     try:
         page = context.new_page()
         page.set_default_timeout(20_000)
-        tensors = "W = [[1.0, 2.0]]\nx = [[3.0], [4.0]]\ny = W @ x\nL = sum(y * y)\n"
+        # W (9x9: 81 numbers) travels as a summary, not whole: no element of it to ask
+        tensors = "W = randn(9, 9, seed=0)\nL = sum(W * W)\n"
         page.goto(f"{app_url}/#{fragment({'v': 1, 'program': tensors, 'quiz': 'fanout'})}")
         page.wait_for_selector('#quiz[data-quiz="ready"]')
         assert "nothing to ask in this walk" in page.locator("#quiz").inner_text()
