@@ -13,6 +13,7 @@ import torch
 from page_helpers import get_program, node, trace, wait_step
 from test_embed import deck_html, deck_server  # noqa: F401  (a fixture: a parent page on another origin)
 from test_links import fragment, unpack
+from test_projector_layout_page import themed
 
 TANH = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
 A_STEP = 13   # events[13] is ā's last contribution (through e): the walk stops before it
@@ -350,3 +351,22 @@ def test_short_links_carry_the_quiz(chromium, app_url):
             page.close()
     finally:
         context.close()
+
+
+def test_the_quiz_setup_fits_the_side_column_at_lecture_sizes(open_explorer):
+    """The review: at 1024x768 in the projector theme the Practice row was below the side
+    column's edge (the idle comparison's "changed only" took a second line): it needed a
+    scroll. Every setup control is whole in the column's visible part, nothing scrolled."""
+    for width, height in ((1024, 768), (1280, 800)):
+        page = open_explorer(width, height).page
+        for theme in ("projector", "light"):
+            themed(page, theme)
+            page.wait_for_timeout(200)   # the layout settles
+            side = page.locator("#editor .side")
+            bottom = side.bounding_box()["y"] + side.bounding_box()["height"]
+            assert side.evaluate("e => e.scrollTop") == 0
+            for control in ("#quiz-preset", "#quiz-new-numbers", "#practice", "#practice-size",
+                            "#practice-ops", "#diff-toggle"):
+                box = page.locator(control).bounding_box()
+                assert box["y"] + box["height"] <= bottom + 0.5, (theme, width, control)
+            page.screenshot(path=f"/tmp/gradwalk-shots/quiz-setup-{theme}-{width}.png")
