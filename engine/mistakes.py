@@ -71,8 +71,10 @@ def close(a: float, b: float, rel: float = RELATIVE) -> bool:
     """The quiz's test of an answer a for b (static/js/quiz.js matches): |a - b| <= rel · |b|,
     or within half a unit of the last digit shown when the page shows fewer digits than rel
     resolves (0.0012 for 0.0012345 is typed to the digits shown), or printed the same."""
-    tolerance = max(rel * abs(b), shown_unit(b) / 2) * (1 + 1e-9)
-    return abs(a - b) <= tolerance or short(a) == short(b)
+    unit, gap = shown_unit(b), abs(a - b)
+    if gap <= max(rel * abs(b), unit / 2) * (1 + 1e-9):
+        return True
+    return gap <= unit and short(a) == short(b)   # a tie rounded the other way; else apart
 
 
 def mistakes(program: str | Program, output: str | None = None,
