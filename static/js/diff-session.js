@@ -2,17 +2,20 @@
 // walk is compared with is the store's `diff_base` (a program: so a link holds both), traced
 // again through POST /api/trace once per text; each complete walk is diffed against it
 // (diff.js), shown in the "Compare runs" panel (render/diff.js), on the graph's nodes and in
-// the detail panel. Turned on, the base is the walk shown; each later trace of another text
+// the detail panel. The numbers compared are those of the step on screen (values known so
+// far, adjoints accumulated so far, in both runs), and the final ones at step 0 and the end. Turned on, the base is the walk shown; each later trace of another text
 // moves it to the run before (see main.js trace).
 
 import { fetchTrace } from "./api.js";
-import { diffRuns } from "./diff.js";
+import { diffRuns, midWalk } from "./diff.js";
 import { createDiffPanel, detailDiff, markDiff } from "./render/diff.js";
 
 /** The diff session with its panel in `root`, marking nodes in `svg`. {setWalk, mark, detail}. */
 export function createDiffSession(root, { store, svg, trace = fetchTrace }) {
   let walk = null;
   let diff = null;
+  let pair = null; // {before, after}: the two traces diffed, once the base is in
+  let step = null; // the step on screen (null: the end)
   let changedOnly = false;
   let state = "ready";
   let message = "";
@@ -41,6 +44,7 @@ export function createDiffSession(root, { store, svg, trace = fetchTrace }) {
   async function compute() {
     const base = store.get().diff_base;
     diff = null;
+    pair = null;
     message = "";
     state = "waiting";
     redraw();
@@ -50,7 +54,8 @@ export function createDiffSession(root, { store, svg, trace = fetchTrace }) {
     try { // the walk shown is its own base when turned on: no second trace
       const before = base === walk.program ? shownTrace : await baseTrace(base, store.get().output || null);
       if (walk !== mine || store.get().diff_base !== base) return;
-      diff = diffRuns(before, shownTrace);
+      pair = { before, after: shownTrace };
+      diff = diffRuns(before, shownTrace, { step });
       state = "ready";
     } catch (error) {
       if (walk !== mine) return;
@@ -63,7 +68,8 @@ export function createDiffSession(root, { store, svg, trace = fetchTrace }) {
 
   function redraw() {
     const leaves = new Set(walk?.trace.graph.nodes.filter((n) => n.role === "leaf").map((n) => n.label) ?? []);
-    panel.show(diff, { on: Boolean(store.get().diff_base), state, message, changedOnly, leaves });
+    const at = walk && midWalk(step, walk.timeline.events.length) ? { step, total: walk.timeline.events.length } : null;
+    panel.show(diff, { on: Boolean(store.get().diff_base), state, message, changedOnly, leaves, at });
     markDiff(svg, diff, { changedOnly });
   }
 
@@ -73,8 +79,16 @@ export function createDiffSession(root, { store, svg, trace = fetchTrace }) {
       walk = next;
       compute();
     },
-    /** Mark the graph again (after it was drawn anew). */
-    mark: () => markDiff(svg, diff, { changedOnly }),
+    /** The step `k` is on screen (null: the end): the numbers of that step, marked again. */
+    mark(k = null) {
+      const was = step;
+      step = k;
+      if (pair && was !== k) {
+        diff = diffRuns(pair.before, pair.after, { step });
+        return redraw();
+      }
+      markDiff(svg, diff, { changedOnly });
+    },
     /** Both runs' numbers of node `id` under the detail panel `panel`. */
     detail: (panelEl, id) => detailDiff(panelEl, diff, id),
   };

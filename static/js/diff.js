@@ -4,9 +4,10 @@
 //
 // A run's numbers are its final ones: each node's value (its evaluate event) and its adjoint
 // after the whole backward pass (the last seed / accumulate into it; a leaf's from the done
-// event's grads). Nodes are matched by label (`a`, `e`, `c'`), which survives an edited
-// literal or an inserted line (node ids shift). The teaching case: nudge a by h and the
-// output moves by about h · ā (first order: ΔL = ā h + O(h²)).
+// event's grads). Nodes are matched by structure (matchNodes: the same op of matched inputs),
+// so an inserted line or a renamed variable still lines up the unchanged nodes (node ids
+// and labels shift). The teaching case: nudge a by h and the output moves by about h · ā
+// (first order: ΔL = ā h + O(h²)).
 
 import { isTensor } from "./format.js";
 import { sinkOf } from "./graphwalk.js";
@@ -28,6 +29,52 @@ export function finalNumbers(trace) {
     if (n.role === "leaf" && n.name in grads) adjoints[n.id] = grads[n.name];
   }
   return { values, adjoints };
+}
+
+/**
+ * Each node's numbers in walk order: {value: {id: [event index, v]}, adjoint: {id: [[event
+ * index, adjoint after it], ...]}} (the seed and every accumulate into the node).
+ */
+export function histories(trace) {
+  const value = {};
+  const adjoint = {};
+  trace.events.forEach((ev, i) => {
+    if (ev.kind === "evaluate" || ev.kind === "tangent") value[ev.node] = [i, ev.value];
+    else if (ev.kind === "seed") (adjoint[ev.node] ??= []).push([i, ev.adjoint]);
+    else if (ev.kind === "accumulate") (adjoint[ev.input] ??= []).push([i, ev.adjoint_after]);
+  });
+  return { value, adjoint };
+}
+
+const memo = new WeakMap(); // trace -> histories(trace): a step of the walk re-diffs at once
+
+/**
+ * Both runs' numbers at step `step` of after's walk (events[:step] shown): after's values
+ * known so far and adjoints accumulated so far; before's at the same point of its own walk,
+ * node by node (`match`: matchNodes): the value of a node whose value after knows, and its
+ * adjoint after as many contributions as after's node has received (all of them when it
+ * received fewer in all). {old, now}, each {values, adjoints} as finalNumbers gives them.
+ */
+export function numbersAt(before, after, match, step) {
+  const hist = (t) => memo.get(t) ?? memo.set(t, histories(t)).get(t);
+  const a = hist(after);
+  const b = hist(before);
+  const now = { values: {}, adjoints: {} };
+  const old = { values: {}, adjoints: {} };
+  for (const n of after.graph.nodes) {
+    const was = match.get(n.id);
+    const v = a.value[n.id];
+    if (v && v[0] < step) {
+      now.values[n.id] = v[1];
+      if (was !== undefined && b.value[was]) old.values[was] = b.value[was][1];
+    }
+    const got = (a.adjoint[n.id] ?? []).filter(([i]) => i < step);
+    if (!got.length) continue;
+    now.adjoints[n.id] = got.at(-1)[1];
+    const theirs = was === undefined ? [] : b.adjoint[was] ?? [];
+    if (theirs.length) old.adjoints[was] = theirs[Math.min(got.length, theirs.length) - 1][1];
+  }
+  return { old, now };
 }
 
 /** The numbers of a scalar or an inlined tensor, flattened; null for a summarized tensor. */
@@ -61,29 +108,120 @@ export function outputNode(trace) {
   return trace.output?.node ?? trace.events.at(-1)?.output?.node ?? sinkOf(trace.graph);
 }
 
+/** True when step `step` of a walk of `total` events is neither its start nor its end. */
+export function midWalk(step, total) {
+  return step !== null && step > 0 && step < total;
+}
+
+// ---------------------------------------------------------------- matching
+
+const kindOf = (n) => `${n.op}|${n.inputs?.length ?? 0}|${JSON.stringify(n.params ?? {})}`;
+
+/** A Map key -> nodes (in graph order) of `nodes`, each under every key `keys(n)` gives. */
+function index(nodes, keys) {
+  const map = new Map();
+  for (const n of nodes) {
+    for (const k of keys(n)) {
+      if (!map.has(k)) map.set(k, []);
+      map.get(k).push(n);
+    }
+  }
+  return map;
+}
+
+/**
+ * Which node of `before` (a graph: {nodes}) each node of `after` is: Map after id -> before
+ * id. Walked in topological order (the graph's node order), each node takes the first
+ * unclaimed node of `before` of the same op, arity and params found by, in turn:
+ *   1. structure: a leaf or constant of the same name; an op node whose inputs are,
+ *      position by position, the matches of its own inputs (so `e = a * b` renamed
+ *      `p = a * b` is still e);
+ *   2. part of the structure: where some inputs are new (a line inserted above), those
+ *      inputs it has matched agree position by position;
+ *   3. the same label (the old rule);
+ *   4. a leaf left over: the next unclaimed leaf of the same role and shape (a renamed
+ *      input, `a = 1.0` -> `x = 1.0`).
+ * A node of another op is never a match: it is new, and the one it replaced is gone. Each
+ * rule looks its candidates up in an index, so a graph of thousands of nodes matches in
+ * milliseconds.
+ */
+export function matchNodes(before, after) {
+  const claimed = new Set();
+  const match = new Map();
+  const nameOf = (n) => n.name ?? n.label;
+  const exact = index(before.nodes, (m) => [`${kindOf(m)}|${m.inputs?.length ? m.inputs.join(",") : `name:${nameOf(m)}`}`]);
+  const byInput = index(before.nodes, (m) => (m.inputs ?? []).map((id, k) => `${kindOf(m)}|${k}|${id}`));
+  const byLabel = index(before.nodes, (m) => [`${kindOf(m)}|${m.label}`]);
+  const leaves = index(before.nodes.filter((m) => !m.inputs?.length), (m) => [`${kindOf(m)}|${m.role}|${JSON.stringify(m.shape)}`]);
+  const next = new Map(); // list -> index of its first node not yet claimed
+  const take = (candidates = [], fits = () => true) => {
+    let i = next.get(candidates) ?? 0;
+    while (i < candidates.length && claimed.has(candidates[i].id)) i++;
+    next.set(candidates, i); // the claimed prefix is never looked at again (1,000 constants 0.5)
+    for (; i < candidates.length; i++) {
+      const m = candidates[i];
+      if (claimed.has(m.id) || !fits(m)) continue;
+      claimed.add(m.id);
+      return m.id;
+    }
+    return undefined;
+  };
+  const leftover = [];
+  for (const n of after.nodes) {
+    const kind = kindOf(n);
+    const inputs = (n.inputs ?? []).map((i) => match.get(i));
+    const k = inputs.findIndex((id) => id !== undefined);
+    const id = !inputs.length ? take(exact.get(`${kind}|name:${nameOf(n)}`))
+      : take(exact.get(`${kind}|${inputs.join(",")}`))
+        ?? (k < 0 ? undefined : take(byInput.get(`${kind}|${k}|${inputs[k]}`),
+          (m) => inputs.every((x, j) => x === undefined || m.inputs[j] === x)));
+    const found = id ?? take(byLabel.get(`${kind}|${n.label}`));
+    if (found !== undefined) match.set(n.id, found);
+    else if (!inputs.length) leftover.push(n);
+  }
+  for (const n of leftover) { // after every named leaf has had its own
+    const id = take(leaves.get(`${kindOf(n)}|${n.role}|${JSON.stringify(n.shape)}`));
+    if (id !== undefined) match.set(n.id, id);
+  }
+  return match;
+}
+
+const matched = new WeakMap(); // after's graph -> {before's graph, match}: a step re-diffs at once
+
 /**
  * The diff of run `after` against run `before` (both traces): {rows: [{id (after's), label,
- * value: change, adjoint: change, changed}], output: the output's row, gone}. The rows are
- * after's nodes in order with the output's first: the number a change is made to move leads
- * the table, however many nodes follow. `gone`: the labels of before's nodes that after lacks.
+ * was (before's label when it differs: a renamed node), matched, value: change, adjoint:
+ * change, changed}], output: the output's row, gone}. Nodes are paired by matchNodes. The
+ * rows are after's nodes in order with the output's first: the number a change is made to
+ * move leads the table, however many nodes follow. `gone`: the labels of before's nodes
+ * that match none of after's. `step`: the numbers at that step of after's walk (numbersAt)
+ * when it is mid-walk, else (null, step 0 where nothing is known yet, or the end) both
+ * runs' final numbers.
  */
-export function diffRuns(before, after) {
-  const old = finalNumbers(before);
-  const now = finalNumbers(after);
-  const byLabel = new Map(before.graph.nodes.map((n) => [n.label, n.id]));
+export function diffRuns(before, after, { step = null } = {}) {
+  let pair = matched.get(after.graph);
+  if (pair?.before !== before.graph) matched.set(after.graph, (pair = { before: before.graph, match: matchNodes(before.graph, after.graph) }));
+  const { match } = pair;
+  const { old, now } = !midWalk(step, after.events.length)
+    ? { old: finalNumbers(before), now: finalNumbers(after) } : numbersAt(before, after, match, step);
+  const oldById = new Map(before.graph.nodes.map((n) => [n.id, n]));
   const rows = after.graph.nodes.map((n) => {
-    const was = byLabel.get(n.label);
+    const was = match.get(n.id);
     const value = change(was === undefined ? undefined : old.values[was], now.values[n.id]);
     const adjoint = change(was === undefined ? undefined : old.adjoints[was], now.adjoints[n.id]);
-    return { id: n.id, label: n.label, matched: was !== undefined, value, adjoint, changed: Boolean(value?.changed || adjoint?.changed) };
+    const label = was === undefined ? undefined : oldById.get(was).label;
+    return {
+      id: n.id, label: n.label, ...(label !== undefined && label !== n.label ? { was: label } : {}),
+      matched: was !== undefined, value, adjoint, changed: Boolean(value?.changed || adjoint?.changed),
+    };
   });
   const out = outputNode(after);
   const output = rows.find((r) => r.id === out) ?? null;
-  const labels = new Set(after.graph.nodes.map((n) => n.label));
+  const kept = new Set(match.values());
   return {
     rows: output ? [output, ...rows.filter((r) => r !== output)] : rows,
     output,
-    gone: before.graph.nodes.filter((n) => !labels.has(n.label)).map((n) => n.label),
+    gone: before.graph.nodes.filter((n) => !kept.has(n.id)).map((n) => n.label),
   };
 }
 

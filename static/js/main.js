@@ -562,7 +562,7 @@ function render({ animate }) {
   panel.show(shown, view, { animate, duration });
   modes.show(shown, view, svg); // forward mode: each box's tangent
   quiz.show(view, svg); // a question's node marked, its number hidden
-  diffs.mark(); // the changed nodes, against the run compared with
+  diffs.mark(state.step); // the changed nodes at this step, against the run compared with at its own
   markUnrecorded(shown, svg);
   markDead(svg, deadUnitsOf(shown));
   nav.refresh(); // the minimap moves off this step's callouts

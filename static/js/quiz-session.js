@@ -43,7 +43,7 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
     walk = next;
     spec = walk ? quizSpec({ quiz: store.get().quiz, program: walk.program }) : "";
     const complete = walk && walk.complete !== false;
-    questions = spec && complete ? questionsOf(spec, { graph: walk.trace.graph, events: walk.timeline.events }) : [];
+    questions = spec && complete ? questionsOf(spec, { graph: walk.trace.graph, events: walk.timeline.events }, { seed: store.get().quiz_seed }) : [];
     done = new Set();
     answers = new Map();
     asking = null;
@@ -98,8 +98,8 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
       const n = questions.indexOf(q) + 1;
       panel.ask(q, `Question ${n} of ${questions.length} · ${specText(spec)}`, { focus: fresh });
     } else if (!questions.length && walk.complete !== false) {
-      panel.idle(`Quiz · ${specText(spec)}: nothing to ask in this walk (the quiz asks for scalar numbers of the backward`
-        + " pass's nodes or forward values; a tensor's are shown as usual).");
+      panel.idle(`Quiz · ${specText(spec)}: nothing to ask in this walk (the quiz asks for the backward pass's numbers`
+        + " or forward values, one element of a tensor; a tensor too large to travel whole is shown as usual).");
     } else if (view.phase === "done") {
       end();
     } else {

@@ -11,7 +11,7 @@
 // so the player may reach step i (events[:i] shown) and no further until it is answered.
 
 import { randomLcg } from "d3-random";
-import { formatNumber } from "./format.js";
+import { formatNumber, isTensor } from "./format.js";
 
 export const PRESETS = {
   adjoints: "every adjoint",
@@ -45,13 +45,64 @@ export function namedSpec(text) {
   return names.length ? `nodes:${names.join(",")}` : "";
 }
 
+// ---------------------------------------------------------------- tensors
+
+/** FNV-1a of `text`: a 32-bit integer, the same in every browser. */
+function hash(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * The element of a tensor of `shape` asked of node `id`: its flat (row-major) index, drawn
+ * by d3-random's randomLcg from `seed` (the state's quiz_seed) and the node's id, so each
+ * student of a class with "New numbers" gets their own element and a link the same one.
+ */
+export function elementOf(id, shape, seed = 0) {
+  const size = shape.reduce((n, d) => n * d, 1);
+  return Math.floor(randomLcg(hash(`${seed}:${id}`))() * size);
+}
+
+/** The multi-index of flat index `k` in `shape` (row-major): [1, 0] for 2 in (2, 2). */
+export function indexOf(k, shape) {
+  const index = [];
+  for (let a = shape.length - 1; a >= 0; a--) {
+    index.unshift(k % shape[a]);
+    k = Math.floor(k / shape[a]);
+  }
+  return index;
+}
+
+/** `x` (a number, or nested lists as a tensor's data) at flat index `k`; x itself when k is undefined. */
+export function elementAt(x, k) {
+  return k === undefined ? x : Array.isArray(x) ? x.flat(Infinity)[k] : undefined;
+}
+
+/**
+ * What a question asks of the number `v` of node `node` shown as `symbol`: {answer} for a
+ * scalar; for an inlined tensor one element, {answer, element, index, symbol: "W̄1[0,1]"};
+ * null when there is nothing to ask (a tensor sent as a summary, a non-finite number).
+ */
+function asked(v, node, symbol, seed) {
+  if (typeof v === "number") return { answer: v, symbol };
+  if (!isTensor(v) || v.data === null || !v.shape.length) return null;
+  const element = elementOf(node.id, v.shape, seed);
+  const answer = elementAt(v.data, element);
+  if (typeof answer !== "number") return null;
+  const index = indexOf(element, v.shape);
+  const base = /^[\p{L}_][\p{L}\p{N}_\u0300-\u036f']*$/u.test(symbol) || symbol.startsWith("∂") ? symbol : `(${symbol})`;
+  return { answer, element, index, shape: v.shape, symbol: `${base}[${index.join(",")}]` };
+}
+
 /**
  * The questions of `spec` on `trace` (a POST /api/trace body: graph and events), in walk
  * order: [{step, node, what: "adjoint" | "value", symbol, answer, event}]. `step` is the
- * index of the event that reveals `answer`; only scalar numbers are asked (a tensor's
- * node is shown as usual), and never the output's seed.
+ * index of the event that reveals `answer`; never the output's seed. A tensor node (its
+ * data inlined) is asked one element, drawn by elementOf from `seed`: the question has
+ * `element` (flat index), `index` and `shape` too, and its symbol names the element.
  */
-export function questionsOf(spec, trace) {
+export function questionsOf(spec, trace, { seed = 0 } = {}) {
   if (!spec || !trace) return [];
   const nodes = new Map(trace.graph.nodes.map((n) => [n.id, n]));
   const last = new Map(); // node id -> [index of its last accumulate event, how many]
@@ -60,28 +111,23 @@ export function questionsOf(spec, trace) {
     if (ev.kind === "accumulate") last.set(ev.input, [i, (last.get(ev.input)?.[1] ?? 0) + 1]);
     else if (ev.kind === "evaluate") evaluated.set(ev.node, i);
   });
-  const adjoint = (id) => {
-    const i = last.get(id)?.[0];
-    return i !== undefined && typeof trace.events[i].adjoint_after === "number"
-      ? { step: i, node: id, what: "adjoint", symbol: nodes.get(id).adjoint_symbol ?? `${nodes.get(id).label}̄`, answer: trace.events[i].adjoint_after, event: trace.events[i] }
-      : null;
+  const question = (id, i, what, v, symbol) => {
+    const q = i === undefined ? null : asked(v(trace.events[i]), nodes.get(id), symbol, seed);
+    return q && { step: i, node: id, what, ...q, event: trace.events[i] };
   };
-  const value = (id) => {
-    const i = evaluated.get(id);
-    return i !== undefined && typeof trace.events[i].value === "number"
-      ? { step: i, node: id, what: "value", symbol: nodes.get(id).label, answer: trace.events[i].value, event: trace.events[i] }
-      : null;
-  };
-  let asked;
-  if (spec === "adjoints") asked = [...last.keys()].map(adjoint);
-  else if (spec === "fanout") asked = [...last].filter(([, [, n]]) => n > 1).map(([id]) => adjoint(id));
-  else if (spec === "values") asked = [...evaluated.keys()].filter((id) => nodes.get(id).role === "op").map(value);
+  const adjoint = (id) => question(id, last.get(id)?.[0], "adjoint", (ev) => ev.adjoint_after,
+    nodes.get(id).adjoint_symbol ?? `${nodes.get(id).label}̄`);
+  const value = (id) => question(id, evaluated.get(id), "value", (ev) => ev.value, nodes.get(id).label);
+  let chosen;
+  if (spec === "adjoints") chosen = [...last.keys()].map(adjoint);
+  else if (spec === "fanout") chosen = [...last].filter(([, [, n]]) => n > 1).map(([id]) => adjoint(id));
+  else if (spec === "values") chosen = [...evaluated.keys()].filter((id) => nodes.get(id).role === "op").map(value);
   else if (spec.startsWith("nodes:")) {
     const names = new Set(spec.slice(6).split(","));
-    asked = trace.graph.nodes.filter((n) => names.has(n.name) || names.has(n.label))
+    chosen = trace.graph.nodes.filter((n) => names.has(n.name) || names.has(n.label))
       .map((n) => (last.has(n.id) ? adjoint(n.id) : value(n.id)));
-  } else asked = [];
-  return asked.filter(Boolean).sort((a, b) => a.step - b.step);
+  } else chosen = [];
+  return chosen.filter(Boolean).sort((a, b) => a.step - b.step);
 }
 
 /**
@@ -107,15 +153,37 @@ export function readAnswer(text) {
   return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s) ? Number(s) : Number.NaN;
 }
 
-/** True when `x` counts as `v`: within RELATIVE of it, or the same number as the page shows it. */
+/**
+ * The unit of the last digit the page shows of `v` (format.js formatNumber: 4 decimals for
+ * 1e-3 <= |v| < 1e5, else 4 significant digits): 1e-4 for 0.0012, 1e-11 for 1.835e-08.
+ */
+export function shownUnit(v) {
+  const a = Math.abs(v);
+  if (a === 0 || (a >= 1e-3 && a < 1e5)) return 1e-4;
+  return 10 ** (Math.floor(Math.log10(a)) - 3);
+}
+
+/**
+ * How far an answer may be from `v` and still be right: relative 1e-3 (RELATIVE), or half a
+ * unit of the last digit shown when the page shows fewer digits than that resolves (0.0012
+ * for 0.0012345: 2 significant digits, 3% off, but typed to the digits shown). The engine's
+ * mistakes table uses the same rule (engine/mistakes.py close).
+ */
+export function toleranceOf(v) {
+  return Math.max(RELATIVE * Math.abs(v), shownUnit(v) / 2);
+}
+
+/** True when `x` counts as `v`: within toleranceOf(v), or the same number as the page shows it
+ * (a tie rounded the other way). */
 export function matches(x, v) {
   if (!Number.isFinite(x) || typeof v !== "number") return false;
-  return Math.abs(x - v) <= RELATIVE * Math.abs(v) || formatNumber(x) === formatNumber(v);
+  return Math.abs(x - v) <= toleranceOf(v) * (1 + 1e-9) || formatNumber(x) === formatNumber(v);
 }
 
 /**
  * The verdict on `text` for `question`, given the mistakes table's entries for it
- * (POST /api/quiz/mistakes: [{kind, value, text}], most telling first): {verdict: "right"
+ * (POST /api/quiz/mistakes: [{kind, value, text}], most telling first; a tensor's value is
+ * the whole wrong tensor, judged at the question's element): {verdict: "right"
  * | "wrong" | "unreadable", value, mistake: the first entry that gives this number or null,
  * kinds: every kind that gives it, also: the first entry of each other kind}.
  */
@@ -123,7 +191,7 @@ export function judge(text, question, mistakes = []) {
   const value = readAnswer(text);
   if (Number.isNaN(value)) return { verdict: "unreadable", value, mistake: null, kinds: [], also: [] };
   if (matches(value, question.answer)) return { verdict: "right", value, mistake: null, kinds: [], also: [] };
-  const named = mistakes.filter((m) => matches(value, m.value));
+  const named = mistakes.filter((m) => matches(value, elementAt(m.value, question.element)));
   const kinds = [...new Set(named.map((m) => m.kind))];
   const also = kinds.slice(1).map((kind) => named.find((m) => m.kind === kind));
   return { verdict: "wrong", value, mistake: named[0] ?? null, kinds, also };
@@ -160,7 +228,7 @@ export function resultMessage(questions, answers) {
     answers: questions.map((q) => {
       const r = answers.get(q.step);
       return {
-        node: q.node, what: q.what, symbol: q.symbol, expected: q.answer,
+        node: q.node, what: q.what, symbol: q.symbol, ...(q.index ? { index: q.index } : {}), expected: q.answer,
         given: r ? r.tries.map((t) => t.value) : [], right: Boolean(r?.right),
         first_try: r?.tries[0]?.verdict === "right", mistakes: r ? r.tries.map((t) => t.kind).filter(Boolean) : [],
       };

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from page_helpers import node, reopened, trace
-from test_projector_layout_page import themed
 from test_links import fragment, unpack
+from test_projector_layout_page import go, themed
 
 TANH = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
 NUDGED = TANH.replace("a = 1.0", "a = 1.001")
@@ -32,7 +32,7 @@ def test_nudging_a_moves_the_output_by_about_h_times_a_bar(explorer, chromium, a
     page = explorer.page
     page.locator("#diff-toggle").check()
     page.wait_for_selector('#diff[data-state="ready"]')   # against itself: nothing changed
-    assert page.locator("#diff .diff-summary").inner_text().startswith("0 of 7 nodes changed")
+    assert page.locator("#diff .diff-summary").inner_text().startswith("Final numbers: 0 of 7 nodes changed")
     trace(page, NUDGED)
     page.wait_for_selector('#diff[data-state="ready"] tr[data-node]')
     L0, a_bar = torch_run(1.0)
@@ -50,7 +50,7 @@ def test_nudging_a_moves_the_output_by_about_h_times_a_bar(explorer, chromium, a
     assert node(page, "b").get_attribute("data-changed") == "adjoint"   # b̄ = a · ē moved
     assert node(page, "c").get_attribute("data-changed") == "adjoint"   # c̄ = t moved
     summary = page.locator("#diff .diff-summary").inner_text()
-    assert summary == ("7 of 7 nodes changed; L: 0.9242 → 0.925 (Δ +0.0007863); first order: "
+    assert summary == ("Final numbers: 7 of 7 nodes changed; L: 0.9242 → 0.925 (Δ +0.0007863); first order: "
                        "Δa · a\u0304 = 0.001 · 0.7864 = 0.0007864.")
     # both numbers in the detail panel
     node(page, "L").dispatch_event("click")
@@ -119,3 +119,39 @@ def test_the_output_row_leads_the_table_in_sight_at_lecture_sizes(chromium, app_
                 sizes[where] = px
         assert sizes[("projector", 1280)] > sizes[("light", 1280)]   # larger for the room
         assert sizes[("projector", 1024)] > sizes[("light", 1024)]
+
+
+def test_mid_walk_the_diff_compares_the_numbers_of_that_step(chromium, app_url):
+    """At step 13 ā has one contribution of two (through d) in both runs: the table compares
+    those, 1.5729 before, not the final 0.7864; at the end the final numbers again."""
+    _, a_bar = torch_run(1.0)
+    with reopened(chromium, f"{app_url}/#{fragment({'v': 1, 'program': NUDGED, 'diff_base': TANH})}") as page:
+        page.wait_for_selector('#diff[data-state="ready"] tr[data-node]')
+        a_row = page.locator('#diff tr[data-node="n0"]')
+        go(page, 13)
+        page.wait_for_selector('#diff[data-step="13"]')
+        summary = page.locator("#diff .diff-summary").inner_text()
+        assert summary.startswith("At step 13 of 16 (values known so far, gradients accumulated so far, in both runs)")
+        x = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)   # ā through d alone: d̄
+        d = x * -0.5 + x
+        (torch.tanh(d) * 2.0).backward(inputs=[d])
+        assert a_row.locator("td").nth(2).inner_text().startswith(f"{float(d.grad):.4f} → ")
+        b_row = page.locator('#diff tr[data-node="n1"]')
+        assert b_row.locator("td").nth(2).inner_text() == ""   # b̄ has nothing yet, in either run
+        go(page, 16)
+        page.wait_for_function("() => !document.querySelector('#diff').dataset.step")
+        assert page.locator("#diff .diff-summary").inner_text().startswith("Final numbers: 7 of 7")
+        assert a_row.locator("td").nth(2).inner_text().startswith(f"{a_bar:.4f} → ")
+
+
+def test_a_renamed_variable_lines_up_with_its_old_name(explorer):
+    page = explorer.page
+    trace(page, TANH)
+    page.locator("#diff-toggle").check()
+    page.wait_for_selector('#diff[data-state="ready"] tr[data-node]')
+    trace(page, TANH.replace("e = a * b\nd = e + a", "p = a * b\nd = p + a"))
+    page.wait_for_function("() => document.querySelector('#diff .diff-summary')?.textContent.includes('0 of 7')")
+    assert page.locator("#diff tr[data-node] th").all_inner_texts() == [
+        "L", "a", "b", "c", "p (was e)", "d", "t"]
+    assert "gone" not in page.locator("#diff .diff-summary").inner_text()
+    assert explorer.unexpected_errors() == []

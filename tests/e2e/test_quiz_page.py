@@ -13,13 +13,15 @@ import torch
 from page_helpers import get_program, node, trace, wait_step
 from test_embed import deck_html, deck_server  # noqa: F401  (a fixture: a parent page on another origin)
 from test_links import fragment, unpack
+from test_projector_layout_page import themed
 
 TANH = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
 A_STEP = 13   # events[13] is ā's last contribution (through e): the walk stops before it
 
 
 def open_quiz(chromium, app_url, state: dict, size=(1280, 800)):
-    """A fresh context (no drafts) at the quiz link `state`, once its quiz is ready."""
+    """A fresh context (no drafts) at the quiz link `state` (the tanh fan-out example unless
+    it names a program), once its quiz is ready."""
     context = chromium.new_context(viewport={"width": size[0], "height": size[1]})
     page = context.new_page()
     page.set_default_timeout(20_000)
@@ -299,7 +301,8 @@ def test_a_quiz_with_nothing_to_ask_says_so(chromium, app_url):
     try:
         page = context.new_page()
         page.set_default_timeout(20_000)
-        tensors = "W = [[1.0, 2.0]]\nx = [[3.0], [4.0]]\ny = W @ x\nL = sum(y * y)\n"
+        # W (9x9: 81 numbers) travels as a summary, not whole: no element of it to ask
+        tensors = "W = randn(9, 9, seed=0)\nL = sum(W * W)\n"
         page.goto(f"{app_url}/#{fragment({'v': 1, 'program': tensors, 'quiz': 'fanout'})}")
         page.wait_for_selector('#quiz[data-quiz="ready"]')
         assert "nothing to ask in this walk" in page.locator("#quiz").inner_text()
@@ -346,5 +349,50 @@ def test_short_links_carry_the_quiz(chromium, app_url):
             page.wait_for_selector('#quiz[data-quiz="ready"][data-asking="n0"]')
             page.wait_for_selector(f'{step}[data-step="{A_STEP}"]')   # held before ā
             page.close()
+    finally:
+        context.close()
+
+
+def test_the_quiz_setup_fits_the_side_column_at_lecture_sizes(open_explorer):
+    """The review: at 1024x768 in the projector theme the Practice row was below the side
+    column's edge (the idle comparison's "changed only" took a second line): it needed a
+    scroll. Every setup control is whole in the column's visible part, nothing scrolled."""
+    for width, height in ((1024, 768), (1280, 800)):
+        page = open_explorer(width, height).page
+        for theme in ("projector", "light"):
+            themed(page, theme)
+            page.wait_for_timeout(200)   # the layout settles
+            side = page.locator("#editor .side")
+            bottom = side.bounding_box()["y"] + side.bounding_box()["height"]
+            assert side.evaluate("e => e.scrollTop") == 0
+            for control in ("#quiz-preset", "#quiz-new-numbers", "#practice", "#practice-size",
+                            "#practice-ops", "#diff-toggle"):
+                box = page.locator(control).bounding_box()
+                assert box["y"] + box["height"] <= bottom + 0.5, (theme, width, control)
+            page.screenshot(path=f"/tmp/gradwalk-shots/quiz-setup-{theme}-{width}.png")
+
+
+def test_an_answer_typed_to_the_digits_shown_is_right(chromium, app_url):
+    """L = a * b * c with b = 0.0012345: the page shows c̄ = a · b = 0.00308625 as 0.0031
+    and ā = b · c as 0.0012 (2 significant digits); typed to those digits they are right
+    though 0.45% and 2.8% off, and 0.0013 for ā is not (PyTorch float64's gradients)."""
+    program = "a = 2.5\nb = 0.0012345\nc = 1.0\nL = a * b * c\n"
+    x = torch.tensor([2.5, 0.0012345, 1.0], dtype=torch.float64, requires_grad=True)
+    (x[0] * x[1] * x[2]).backward()
+    context, page, errors = open_quiz(chromium, app_url, {"program": program, "quiz": "nodes:a,c"})
+    try:
+        quiz = page.locator("#quiz")
+        for name, node_id, shown in (("c", "n2", "0.0031"), ("a", "n0", "0.0012")):
+            page.locator("#narration").click()
+            page.keyboard.press("End")   # on to the question
+            page.wait_for_selector(f'#quiz[data-asking="{node_id}"]')
+            bar = float(x.grad["abc".index(name)])
+            assert f"{bar:.4f}" == shown and abs(float(shown) - bar) > 1e-3 * abs(bar)
+            if name == "a":
+                answer(page, "0.0013")
+                assert quiz.get_attribute("data-verdict") == "wrong"
+            answer(page, shown)
+            assert quiz.get_attribute("data-verdict") == "right", name
+        assert errors == []
     finally:
         context.close()

@@ -112,9 +112,77 @@ def test_forward_values_and_tensors():
                            "text": "you have the sign wrong"}]
     assert "n0" not in vals   # a leaf's value is given, not asked
     tensors = mistakes("W = [[1.0, 2.0]]\nx = [[3.0], [4.0]]\ny = W @ x\nL = sum(y * y)\n")
-    # the tensors y = W @ x and y * y are not asked; the scalar L = sum(y * y) = 121 is
-    assert tensors["adjoint"] == {} and list(tensors["value"]) == ["n4"]
+    # the tensors y = W @ x and y * y have their entries as the scalar L = sum(y * y) has
+    assert list(tensors["value"]) == ["n2", "n3", "n4"]
     assert tensors["value"]["n4"][0]["value"] == -121.0
+    assert tensors["value"]["n2"] == [{"kind": "sign", "value": [[-11.0]], "text": "you have the sign wrong"}]
+
+
+MATMUL = ("X = [[1.0, 2.0], [3.0, 4.0]]\nW = [[5.0, 6.0], [7.0, 8.0]]\n"
+          "G = const([[1.0, 2.0], [-1.0, 0.0]])\nY = X @ W\nL = sum(G * Y)\n")
+
+
+def entries(table, node: str, kind: str) -> list:
+    return [m["value"] for m in table["adjoint"][node] if m["kind"] == kind]
+
+
+def test_tensor_mistakes_elementwise_against_pytorch():
+    """The matrix multiply example: X̄ = Ȳ Wᵀ and W̄ = Xᵀ Ȳ, and the wrong tensors each
+    mistake gives, every element, by PyTorch float64."""
+    X = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64, requires_grad=True)
+    W = torch.tensor([[5.0, 6.0], [7.0, 8.0]], dtype=torch.float64, requires_grad=True)
+    G = torch.tensor([[1.0, 2.0], [-1.0, 0.0]], dtype=torch.float64)
+    Y = X @ W
+    Y.retain_grad()
+    (G * Y).sum().backward()
+    table = mistakes(MATMUL)
+    Yb = Y.grad.detach()
+    # the transpose left out: Ȳ W for Ȳ Wᵀ, X Ȳ for Xᵀ Ȳ
+    assert entries(table, "n0", "transpose") == [(Yb @ W.detach()).tolist()]
+    assert entries(table, "n1", "transpose") == [(X.detach() @ Yb).tolist()]
+    assert entries(table, "n0", "transpose")[0] != X.grad.tolist()
+    text = next(m["text"] for m in table["adjoint"]["n0"] if m["kind"] == "transpose")
+    assert text == "you left out the transpose in Y = X @ W's rule: Y\u0304 @ W in place of Y\u0304 @ Wᵀ"
+    assert entries(table, "n0", "sign") == [(-X.grad).tolist()]
+    assert entries(table, "n0", "added_twice") == [(2 * X.grad).tolist()]
+    # G * Y: Ȳ takes G; forgetting it gives the ones of sum's gradient, the other factor Y
+    assert entries(table, "n3", "missing_local") == [torch.ones(2, 2).tolist()]
+    assert entries(table, "n3", "other_factor") == [Y.detach().tolist()]
+
+
+def test_tensor_fan_out_overwrite_elementwise():
+    """x used twice (h = x * w, z = h + x): each contribution alone is an overwrite, and an
+    entry is dropped only when it is right at every element."""
+    table = mistakes("x = [1.0, -2.0]\nw = [0.5, 0.25]\nh = x * w\nz = h + x\nL = sum(tanh(z))\n")
+    x = torch.tensor([1.0, -2.0], dtype=torch.float64, requires_grad=True)
+    w = torch.tensor([0.5, 0.25], dtype=torch.float64)
+    h = x * w
+    z = h + x
+    torch.tanh(z).sum().backward()
+    zbar = 1 - torch.tanh(z.detach()) ** 2
+    over = entries(table, "n0", "overwrite")
+    assert len(over) == 2
+    assert over[0] == pytest.approx((zbar * w).tolist(), rel=1e-12)   # through h: z̄ · w
+    assert over[1] == pytest.approx(zbar.tolist(), rel=1e-12)         # through z: z̄ · 1
+    texts = [m["text"] for m in table["adjoint"]["n0"] if m["kind"] == "overwrite"]
+    assert texts[0] == "you overwrote x\u0304 instead of adding to it (that is only the contribution through h)"
+    assert all(not all(close(a, b) for a, b in zip(v, x.grad.tolist()))
+               for ms in [table["adjoint"]["n0"]] for v in (m["value"] for m in ms))
+
+
+def test_close_is_the_pages_tolerance():
+    """Relative 1e-3, or the digits shown when the page shows fewer (static/js/quiz.js
+    matches): a mistake the page would judge right is never listed."""
+    assert close(1234.0, 1234.5678) and not close(1232.0, 1234.5678)
+    assert close(0.0012, 0.0012345) and close(0.00124, 0.0012345)   # shown as 0.0012
+    assert not close(0.0013, 0.0012345)
+    assert close(1.835e-8, 1.83494e-8) and not close(1.83e-8, 1.83494e-8)
+    assert close(0.0, 0.0) and not close(0.001, 0.0) and not close(1e-4, 0.0)
+    # ā = b = 0.00212 and the other factor a = 0.00209 both show as 0.0021: no other_factor
+    small = mistakes("a = 0.00209\nb = 0.00212\nL = a * b\n")["adjoint"]["n0"]
+    assert [m["kind"] for m in small if m["kind"] == "other_factor"] == []
+    assert [m["kind"] for m in mistakes("a = 0.5\nb = 0.25\nL = a * b\n")["adjoint"]["n0"]
+            if m["kind"] == "other_factor"] == ["other_factor"]
 
 
 def test_refuses_a_big_program():

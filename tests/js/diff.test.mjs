@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { change, diffRuns, finalNumbers, firstOrder, strengths } from "../../static/js/diff.js";
+import { change, diffRuns, finalNumbers, firstOrder, matchNodes, strengths } from "../../static/js/diff.js";
 
 const read = (name) => JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url)));
 const before = read("tanh-fanout.json");
@@ -51,10 +51,72 @@ test("a node only one run has, a reshaped tensor, an unchanged one", () => {
   assert.deepEqual(change(t([1, 2]), t([1, 2.5])).delta, 0.5);
   assert.equal(change(t([1, 2]), t([1, 2, 3])).changed, true);
   assert.equal(change(t([1, 2]), t([1, 2])).changed, false);
-  const renamed = { ...after, graph: { ...after.graph, nodes: after.graph.nodes.map((n) => (n.label === "t" ? { ...n, label: "u" } : n)) } };
-  const diff = diffRuns(before, renamed);
+  // a node of another op is new, and the one it replaced gone, whatever their labels
+  const swapped = { ...after, graph: { ...after.graph, nodes: after.graph.nodes.map((n) => (n.label === "t" ? { ...n, op: "sigmoid" } : n)) } };
+  const diff = diffRuns(before, swapped);
   assert.deepEqual(diff.gone, ["t"]);
-  assert.equal(diff.rows.find((r) => r.label === "u").matched, false);
+  assert.equal(diff.rows.find((r) => r.label === "t").matched, false);
+});
+
+// The engine's traces (POST /api/trace) of the edited programs, made as the other fixtures:
+//   tanh-fanout-renamed.json   the tanh fan-out example with e renamed p
+//   reassigned.json            w = 0.5; x = 1.0; x = x * w; x = tanh(x); L = x * x
+//   reassigned-inserted.json   the same with `x = x + 0.25` inserted above `x = x * w`
+
+test("renaming a variable lines up every node: nothing changed, nothing gone", () => {
+  const renamed = read("tanh-fanout-renamed.json");
+  const diff = diffRuns(before, renamed);
+  assert.deepEqual(diff.gone, []); // e was matched by label before, and gone
+  const p = diff.rows.find((r) => r.label === "p");
+  assert.equal(p.matched, true);
+  assert.equal(p.was, "e");
+  assert.equal(p.value.before, -0.5);
+  assert.equal(p.adjoint.before, 1.5728954659318548);
+  assert.deepEqual(diff.rows.filter((r) => r.changed).map((r) => r.label), []);
+  // a renamed input: the leaf left over pairs with the leaf left over
+  const leaf = { ...before, graph: { nodes: before.graph.nodes.map((n) => (n.name === "a" ? { ...n, name: "x", label: "x" } : n)) } };
+  assert.equal(matchNodes(before.graph, leaf.graph).get("n0"), "n0");
+  assert.deepEqual(diffRuns(before, leaf).gone, []);
+});
+
+test("a line inserted above lines up the nodes after it by structure, not by label", () => {
+  const old = read("reassigned.json");
+  const now = read("reassigned-inserted.json");
+  const label = (trace, id) => trace.graph.nodes.find((n) => n.id === id).label;
+  const pairs = [...matchNodes(old.graph, now.graph)].map(([a, b]) => [label(now, a), label(old, b)]);
+  // x' (the inserted x + 0.25) and its constant are new; x'' = x' * w is the old x' = x * w,
+  // x''' = tanh(x'') the old x'' (by label, x' and x'' would pair with another op's node)
+  assert.deepEqual(pairs, [["w", "w"], ["x", "x"], ["x''", "x'"], ["x'''", "x''"], ["L", "L"]]);
+  const diff = diffRuns(old, now);
+  assert.deepEqual(diff.gone, []);
+  const row = (l) => diff.rows.find((r) => r.label === l);
+  assert.equal(row("x'").matched, false);
+  assert.equal(row("w").value.changed, false); // w is as it was; its gradient moved
+  assert.equal(row("x''").value.before, 0.5); // 1.0 * 0.5 before, (1.0 + 0.25) * 0.5 now
+  assert.equal(row("x''").value.after, 0.625);
+});
+
+test("mid-walk, both runs' numbers at that step: values known so far, adjoints so far", () => {
+  // events[:13] shown: the backward pass has sent ā one contribution (through d) of two
+  const mid = diffRuns(before, after, { step: 13 });
+  const byLabel = Object.fromEntries(mid.rows.map((r) => [r.label, r]));
+  assert.equal(byLabel.a.adjoint.before, 1.5728954659318548); // not the final 0.7864
+  assert.equal(byLabel.a.adjoint.after, after.events[12].adjoint_after);
+  assert.equal(byLabel.b.adjoint, null); // b̄ arrives at event 14: nothing yet, in either run
+  assert.equal(byLabel.L.value.before, 0.9242343145200195);
+  // early in the forward pass only the values known so far are compared
+  const early = diffRuns(before, after, { step: 4 });
+  const e = Object.fromEntries(early.rows.map((r) => [r.label, r]));
+  assert.equal(e.e.value.after, 1.001 * -0.5);
+  assert.equal(e.d.value, null);
+  assert.equal(e.L.value, null);
+  assert.equal(e.a.adjoint, null);
+  assert.deepEqual(early.rows.filter((r) => r.changed).map((r) => r.label), ["a", "e"]);
+  // at step 0 and at the end: the final numbers
+  for (const step of [0, after.events.length, null]) {
+    assert.deepEqual(diffRuns(before, after, { step }), diffRuns(before, after));
+  }
+  assert.equal(diffRuns(before, after).rows.find((r) => r.label === "a").adjoint.before, A_BAR);
 });
 
 test("the first-order prediction of the output's change: h · ā of the run before", () => {

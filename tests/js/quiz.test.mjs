@@ -5,8 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  askedAt, askedNames, gateOf, judge, matches, namedSpec, questionsOf, quizSpec, QUIZ_PATTERN, readAnswer,
-  resultMessage, scoreOf, withNumbers,
+  askedAt, askedNames, elementAt, elementOf, gateOf, indexOf, judge, matches, namedSpec, questionsOf, quizSpec, QUIZ_PATTERN, readAnswer,
+  resultMessage, scoreOf, shownUnit, toleranceOf, withNumbers,
 } from "../../static/js/quiz.js";
 import { checkState, linkState, decodeLink, encodeLink, openLink, defaultState } from "../../static/js/state.js";
 
@@ -68,6 +68,22 @@ test("answers are read as phones type them and judged to 1e-3 or the digits show
   assert.ok(matches(0.78645, 0.7864477329659274));
   assert.ok(!matches(0.785, 0.7864477329659274)); // 1.8e-3 off
   assert.ok(matches(0, 0) && !matches(0.001, 0));
+});
+
+test("the tolerance: relative 1e-3, or the digits shown when the page shows fewer", () => {
+  // relative 1e-3 where the page's 4 decimals resolve finer: 1234.0 is right for 1234.5678
+  // (4.6e-4 off) though it prints differently, 1232 is not (2.1e-3 off)
+  assert.ok(matches(1234.0, 1234.5678) && !matches(1232, 1234.5678));
+  assert.ok(!matches(0.7855, 0.7864477329659274)); // 1.2e-3 off, and 0.7855 is not the digits shown
+  // the page shows 0.0012345 as "0.0012" (2 significant digits): typed to those digits it is
+  // right though 2.8% off; half a unit of the last digit either way (0.00125 is not)
+  assert.equal(toleranceOf(0.0012345), 5e-5);
+  assert.ok(matches(0.0012, 0.0012345) && matches(0.00124, 0.0012345) && !matches(0.0013, 0.0012345));
+  // 4 significant digits outside [1e-3, 1e5): 1.835e-08 shown, 1.83e-08 not right, 1.8351e-08 right
+  assert.equal(shownUnit(1.8349e-8), 1e-11);
+  assert.ok(matches(1.835e-8, 1.83494e-8) && !matches(1.83e-8, 1.83494e-8));
+  assert.ok(matches(123500, 123456.7)); // shown 1.235e+05
+  assert.ok(matches(0, 0) && !matches(0.001, 0) && !matches(0.0001, 0));
 });
 
 test("the fan-out answers of the issue: right, overwrite, and -0.7864's kinds", () => {
@@ -164,4 +180,57 @@ test("Practice: a seeded graph of the size and op set asked, every leaf used", a
   assert.notEqual(practiceProgram(1), practiceProgram(2));
   assert.throws(() => practiceProgram(1, { size: 1 }), RangeError);
   assert.throws(() => practiceProgram(1, { ops: "÷" }), RangeError);
+});
+
+// A tensor program (the "matrix multiply" example): the engine's trace and its mistakes table
+// (POST /api/quiz/mistakes), fixtures/matmul-2x2*.json. X̄ = Ȳ Wᵀ = [[17, 23], [-5, -7]] and
+// W̄ = Xᵀ Ȳ = [[-2, 2], [-2, 4]] (tests/engine/test_mistakes.py checks them against PyTorch).
+const matmul = JSON.parse(readFileSync(new URL("./fixtures/matmul-2x2.json", import.meta.url)));
+const matmulMistakes = JSON.parse(readFileSync(new URL("./fixtures/matmul-2x2-mistakes.json", import.meta.url)));
+const X_BAR = [[17, 23], [-5, -7]];
+
+test("a tensor node is asked one element, drawn by the seed", () => {
+  const qs = questionsOf("adjoints", matmul, { seed: 7 });
+  assert.deepEqual(qs.map((q) => [q.step, q.node]), [[7, "n4"], [8, "n3"], [9, "n0"], [10, "n1"]]); // every tensor adjoint
+  const x = qs.find((q) => q.node === "n0");
+  assert.equal(x.what, "adjoint");
+  assert.deepEqual(x.index, indexOf(x.element, [2, 2]));
+  assert.equal(x.symbol, `X\u0304[${x.index.join(",")}]`);
+  assert.equal(x.answer, X_BAR[x.index[0]][x.index[1]]);
+  assert.deepEqual(questionsOf("adjoints", matmul, { seed: 7 }), qs); // the same seed, the same elements
+  const elements = new Set(Array.from({ length: 40 }, (_, seed) => questionsOf("adjoints", matmul, { seed }).find((q) => q.node === "n0").element));
+  assert.deepEqual([...elements].sort(), [0, 1, 2, 3]); // every element is someone's question
+  const values = questionsOf("values", matmul, { seed: 7 });
+  assert.deepEqual(values.map((q) => q.node), ["n3", "n4", "n5"]); // Y, G * Y, and the scalar L
+  const gy = values.find((q) => q.node === "n4");
+  assert.match(gy.symbol, /^\(G \* Y\)\[\d,\d\]$/);
+  assert.deepEqual(indexOf(3, [2, 2]), [1, 1]);
+  assert.deepEqual(indexOf(5, [2, 3]), [1, 2]);
+  assert.equal(elementAt([[1, 2], [3, 4]], 2), 3);
+});
+
+test("a tensor element's wrong answer is named elementwise", () => {
+  const seed = Array.from({ length: 100 }, (_, s) => s).find((s) => elementOf("n0", [2, 2], s) === 0);
+  const q = questionsOf("adjoints", matmul, { seed }).find((x) => x.node === "n0");
+  assert.deepEqual(q.index, [0, 0]);
+  const table = matmulMistakes.adjoint.n0;
+  assert.equal(judge("17", q, table).verdict, "right");
+  const t = judge("19", q, table); // (Ȳ W)[0,0]: the transpose left out
+  assert.equal(t.verdict, "wrong");
+  assert.equal(t.mistake.kind, "transpose");
+  assert.match(t.mistake.text, /Y\u0304 @ W in place of Y\u0304 @ Wᵀ/);
+  assert.equal(judge("-17", q, table).mistake.kind, "sign");
+  assert.equal(judge("34", q, table).mistake.kind, "added_twice");
+  assert.equal(judge("18", q, table).mistake, null);
+  // at [1,0] the transposed product is right by chance (-5 either way): no mistake to name there
+  const other = { ...q, element: 2, index: [1, 0], answer: -5 };
+  assert.equal(judge("-5", other, table).verdict, "right");
+  const w = questionsOf("adjoints", matmul, { seed }).find((x) => x.node === "n1");
+  const slip = [[-1, 2], [-1, 6]]; // X Ȳ for Xᵀ Ȳ
+  const named = judge(String(slip[w.index[0]][w.index[1]]), w, matmulMistakes.adjoint.n1);
+  assert.equal(named.verdict, slip[w.index[0]][w.index[1]] === w.answer ? "right" : "wrong");
+  if (named.verdict === "wrong") assert.equal(named.mistake.kind, "transpose");
+  const message = resultMessage([q], new Map([[q.step, { tries: [{ value: 19, verdict: "wrong", kind: "transpose" }], right: false }]]));
+  assert.deepEqual(message.answers[0].index, [0, 0]);
+  assert.equal(message.answers[0].symbol, "X\u0304[0,0]");
 });

@@ -46,26 +46,30 @@ export function createDiffPanel(root, { onToggle, onFilter }) {
   toggle.addEventListener("change", () => onToggle(toggle.checked));
   filter.addEventListener("change", () => onFilter(filter.checked));
 
-  function show(diff, { on, state = "ready", message = "", changedOnly = false, leaves = new Set() }) {
+  const trs = new Map(); // node id -> its row in the table
+
+  function show(diff, { on, state = "ready", message = "", changedOnly = false, leaves = new Set(), at = null }) {
     toggle.checked = on;
     filter.checked = changedOnly;
     filter.disabled = !on;
     el.dataset.state = on ? state : "off";
     table.hidden = !(on && diff);
-    summary.textContent = !on ? "" : message || (diff ? summaryText(diff, leaves) : "");
-    if (!on || !diff) return body.replaceChildren();
-    body.replaceChildren(...diff.rows.filter((r) => !changedOnly || r.changed).map((r) => {
-      const tr = html("tr", { className: [r.changed && "changed", r === diff.output && "output"].filter(Boolean).join(" ") },
-        html("th", { scope: "row", textContent: r.label }),
-        html("td", { textContent: `${num(r.value?.before)} → ${num(r.value?.after)}` }),
-        html("td", { className: "delta", textContent: deltaText(r.value) }),
-        html("td", { textContent: r.adjoint ? `${num(r.adjoint.before)} → ${num(r.adjoint.after)}` : "" }),
-        html("td", { className: "delta", textContent: deltaText(r.adjoint) }));
-      tr.dataset.node = r.id;
-      if (typeof r.value?.delta === "number") tr.dataset.deltaValue = String(r.value.delta);
-      if (typeof r.adjoint?.delta === "number") tr.dataset.deltaAdjoint = String(r.adjoint.delta);
-      return tr;
-    }));
+    summary.textContent = !on ? "" : message || (diff ? summaryText(diff, leaves, at) : "");
+    if (at) el.dataset.step = String(at.step);
+    else delete el.dataset.step;
+    if (!on || !diff) {
+      trs.clear();
+      return body.replaceChildren();
+    }
+    // keyed by node id and updated in place: a step of the walk re-diffs, and a thousand
+    // rows built anew each step held the player up
+    const shown = diff.rows.filter((r) => !changedOnly || r.changed).map((r) => fillRow(trs.get(r.id) ?? newRow(r.id), r, diff.output));
+    const kids = body.children;
+    if (shown.length !== kids.length || shown.some((tr, i) => kids[i] !== tr)) {
+      body.replaceChildren(...shown);
+      trs.clear();
+      for (const tr of shown) trs.set(tr.dataset.node, tr);
+    }
   }
   /** Scroll the column holding the panel (when it scrolls) so the table's first row, the
    * output's, is in sight: beside a short editor the summary and the toggles fill it. */
@@ -79,48 +83,92 @@ export function createDiffPanel(root, { onToggle, onFilter }) {
   return { el, show, reveal };
 }
 
+/** An empty table row for node `id`: its header cell and four number cells. */
+function newRow(id) {
+  const tr = html("tr", {}, html("th", { scope: "row" }), html("td"), html("td", { className: "delta" }),
+    html("td"), html("td", { className: "delta" }));
+  tr.dataset.node = id;
+  return tr;
+}
+
+const setText = (el, text) => { if (el.textContent !== text) el.textContent = text; };
+/** el's data-`key`: x (a number or a string) where it differs, removed for anything else. */
+const setData = (el, key, x) => {
+  if (typeof x === "number" || typeof x === "string") {
+    if (el.dataset[key] !== String(x)) el.dataset[key] = String(x);
+  } else if (key in el.dataset) delete el.dataset[key];
+};
+
+/** Row `tr` showing `r` (diff.js diffRuns' row); `output` is the output's row. */
+function fillRow(tr, r, output) {
+  const className = [r.changed && "changed", r === output && "output"].filter(Boolean).join(" ");
+  if (tr.className !== className) tr.className = className;
+  const [th, value, dValue, adjoint, dAdjoint] = tr.children;
+  setText(th, r.was ? `${r.label} (was ${r.was})` : r.label);
+  setText(value, `${num(r.value?.before)} → ${num(r.value?.after)}`);
+  setText(dValue, deltaText(r.value));
+  setText(adjoint, r.adjoint ? `${num(r.adjoint.before)} → ${num(r.adjoint.after)}` : "");
+  setText(dAdjoint, deltaText(r.adjoint));
+  setData(tr, "deltaValue", r.value?.delta);
+  setData(tr, "deltaAdjoint", r.adjoint?.delta);
+  return tr;
+}
+
 /**
- * "7 of 7 nodes changed; L: 0.9242 → 0.925 (Δ +0.0007863); first order: Δa · ā = 0.001 ·
- * 0.7864 = 0.0007864".
+ * "Final numbers: 7 of 7 nodes changed; L: 0.9242 → 0.925 (Δ +0.0007863); first order: Δa ·
+ * ā = 0.001 · 0.7864 = 0.0007864", or "At step 9 of 16 (values known so far, gradients
+ * accumulated so far, in both runs): ..." mid-walk (`at`: {step, total}).
  */
-function summaryText(diff, leaves) {
+function summaryText(diff, leaves, at = null) {
   const changed = diff.rows.filter((r) => r.changed);
   const out = diff.output;
   const output = out?.value && typeof out.value.delta === "number"
     ? `; ${out.label}: ${num(out.value.before)} → ${num(out.value.after)} (Δ ${signed(out.value.delta)})` : "";
   const gone = diff.gone.length ? `; gone: ${diff.gone.join(", ")}` : "";
-  const first = firstOrder(diff, leaves);
+  const first = at ? null : firstOrder(diff, leaves); // ā is final only at the end
   const predicted = first ? `; first order: Δ${first.leaf} · ${first.leaf}̄ = ${formatNumber(first.h)} · ${formatNumber(first.bar)} = ${formatNumber(first.predicted)}` : "";
-  return `${changed.length} of ${diff.rows.length} nodes changed${output}${predicted}${gone}.`;
+  const when = at ? `At step ${at.step} of ${at.total} (values known so far, gradients accumulated so far, in both runs): `
+    : "Final numbers: ";
+  return `${when}${changed.length} of ${diff.rows.length} nodes changed${output}${predicted}${gone}.`;
 }
 
 /** Mark the changed nodes of `diff` in `svg` (null: clear); `changedOnly` fades the rest. */
 export function markDiff(svg, diff, { changedOnly = false } = {}) {
-  for (const g of svg.querySelectorAll("g.node[data-changed]")) {
-    delete g.dataset.changed;
-    delete g.dataset.delta;
-    g.style.removeProperty("--diff-t");
-    g.querySelector(".diff-delta")?.remove();
-  }
   svg.classList.toggle("diff-filter", Boolean(diff && changedOnly));
-  if (!diff) return;
-  const t = strengths(diff.rows);
-  for (const r of diff.rows) {
-    const g = r.changed && svg.querySelector(`g.node[data-node="${r.id}"]`);
-    if (!g) continue;
+  const t = diff ? strengths(diff.rows) : {};
+  const marks = new Map(); // node id -> its row, for the changed nodes
+  for (const r of diff?.rows ?? []) if (r.changed) marks.set(r.id, r);
+  // Updated in place, one pass over the nodes (not a query per row, nor every mark removed
+  // and made again): a step of the walk re-marks a thousand-node graph.
+  for (const g of svg.querySelectorAll("g.node[data-node]")) {
+    const r = marks.get(g.dataset.node);
+    if (!r) {
+      if (g.dataset.changed === undefined) continue;
+      delete g.dataset.changed;
+      delete g.dataset.delta;
+      g.style.removeProperty("--diff-t");
+      g.querySelector(".diff-delta")?.remove();
+      continue;
+    }
     const c = r.value?.changed ? r.value : r.adjoint;
-    g.dataset.changed = r.value?.changed ? "value" : "adjoint";
-    g.dataset.delta = String(c.delta ?? "");
-    g.style.setProperty("--diff-t", t[r.id].toFixed(3));
+    // each set only where it differs: an unchanged style or attribute set again still
+    // costs the browser a style pass over the graph
+    setData(g, "changed", r.value?.changed ? "value" : "adjoint");
+    setData(g, "delta", String(c.delta ?? ""));
+    const strength = t[r.id].toFixed(3);
+    if (g.style.getPropertyValue("--diff-t") !== strength) g.style.setProperty("--diff-t", strength);
     const box = g.querySelector("rect.box");
     if (!box) continue;
-    const text = document.createElementNS("http://www.w3.org/2000/svg", "text");
-    text.setAttribute("class", "diff-delta");
-    text.setAttribute("x", String(Number(box.getAttribute("x")) + Number(box.getAttribute("width"))));
-    text.setAttribute("y", String(Number(box.getAttribute("y")) - 6));
-    text.setAttribute("text-anchor", "end");
-    text.textContent = `${r.value?.changed ? "Δ" : "Δ grad"} ${deltaText(c)}`;
-    box.parentNode.append(text); // beside the box, in its positioned group
+    let text = g.querySelector(".diff-delta");
+    if (!text) {
+      text = document.createElementNS("http://www.w3.org/2000/svg", "text");
+      text.setAttribute("class", "diff-delta");
+      text.setAttribute("text-anchor", "end");
+      text.setAttribute("x", String(Number(box.getAttribute("x")) + Number(box.getAttribute("width"))));
+      text.setAttribute("y", String(Number(box.getAttribute("y")) - 6));
+      box.parentNode.append(text); // beside the box, in its positioned group (positions never change)
+    }
+    setText(text, `${r.value?.changed ? "Δ" : "Δ grad"} ${deltaText(c)}`);
   }
 }
 

@@ -61,8 +61,9 @@ export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
       el.dataset.asking = q.node;
       status.textContent = text;
       question.textContent = `${q.symbol} = ?`;
-      question.title = q.what === "adjoint" ? `the gradient ${q.symbol} once every contribution is in` : `the value of ${q.symbol}`;
-      input.setAttribute("aria-label", q.what === "adjoint" ? `Your answer: the gradient ${q.symbol}` : `Your answer: the value of ${q.symbol}`);
+      const where = q.index ? `, the element at ${q.index.length === 2 ? `row ${q.index[0]}, column ${q.index[1]}` : `index ${q.index.join(", ")}`}` : "";
+      question.title = q.what === "adjoint" ? `the gradient ${q.symbol} once every contribution is in${where}` : `the value of ${q.symbol}${where}`;
+      input.setAttribute("aria-label", q.what === "adjoint" ? `Your answer: the gradient ${q.symbol}${where}` : `Your answer: the value of ${q.symbol}${where}`);
       if (focus) { // a new question: the last verdict stays (it names its own node) until answered
         input.value = "";
         // to the box, unless the program is being edited (a trace from the editor reached it)
