@@ -16,9 +16,8 @@
 //   done       {losses, accuracy, params, dead_units}
 //   error      {error: {kind, message, ...}}  rejects, as a 422 would
 
-import { createParser } from "eventsource-parser";
 import { TraceError } from "./api.js";
-import { checkStream, messageData } from "./stream.js";
+import { readEvents } from "./stream.js";
 export { OPTIMIZERS } from "./state.js";
 
 export const MAX_STEPS = 10_000; // the server's default GRADWALK_MAX_TRAIN_STEPS
@@ -182,36 +181,14 @@ export function zeroedGrads(ev, nodesById, inline = 64) {
  * a TraceError (an `error` event, a stream cut before done, a refused request) or with the
  * AbortError of the request's signal.
  */
-export async function readTrainStream(response, { onEvent } = {}) {
-  await checkStream(response);
-  let done = null;
-  let failure = null;
-  const parser = createParser({
-    onEvent(message) {
-      if (done || failure) return;
-      const data = messageData(message);
-      if (data instanceof TraceError) failure = data;
-      else if (message.event === "error") failure = new TraceError(data.error ?? data);
-      else {
-        onEvent?.(data);
-        if (data.type === "done") done = data;
-      }
+export function readTrainStream(response, { onEvent } = {}) {
+  return readEvents(response, {
+    what: "training",
+    onMessage(_, data) {
+      onEvent?.(data);
+      return data.type === "done" ? data : null;
     },
   });
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  try {
-    while (!done && !failure) {
-      const { value, done: ended } = await reader.read();
-      if (ended) break;
-      parser.feed(decoder.decode(value, { stream: true }));
-    }
-  } finally {
-    if (done || failure) reader.cancel().catch(() => {});
-  }
-  if (failure) throw failure;
-  if (!done) throw new TraceError({ kind: "network", message: "the training stream ended before its last event" });
-  return done;
 }
 
 /** POST `body` to `url` as JSON; a fetch that found no server is a TraceError "network". */
