@@ -148,3 +148,43 @@ def test_the_embed_of_a_train_link_shows_the_curve_and_the_boundary(explorer, ch
         assert graph["height"] >= 250, graph
     finally:
         context.close()
+
+
+# ---------------------------------------------------------------- 1: the graph's area at 1024x768
+
+def box(page, selector: str) -> dict:
+    return page.locator(selector).bounding_box()
+
+
+def test_at_1024x768_the_graph_keeps_a_usable_area_beside_the_plots(open_explorer):
+    for theme in ("light", "projector"):
+        page = open_explorer(1024, 768).page
+        page.click("#view-menu summary")
+        page.select_option("#theme", theme)
+        page.click("#view-menu summary")
+        choose(page, SEED_003)
+        page.click("#train-run")
+        page.wait_for_selector('#train[data-status="done"]')
+        assert page.locator("#editor").is_visible()   # the program shown
+        graph, plots, player = box(page, ".graph-wrap"), box(page, ".train-plots"), box(page, "#player")
+        assert graph["height"] >= 260, (theme, graph)   # was a strip of about 200 px
+        assert graph["width"] >= 700, (theme, graph)
+        assert plots["x"] >= graph["x"] + graph["width"] - 1, (theme, plots, graph)   # beside it
+        assert box(page, "#loss-curve")["height"] >= 80, theme   # the curve keeps its size
+        assert box(page, "#boundary")["height"] >= 120, theme
+        assert player["y"] + player["height"] <= 768, theme   # the player on screen
+
+
+# ---------------------------------------------------------------- 2: the spirals' overview
+
+def test_the_spirals_boxes_are_not_drawn_as_tall_as_their_300_rows(open_explorer):
+    page = open_explorer(1024, 768).page
+    choose(page, "train-spirals")
+    page.wait_for_selector('#graph[data-camera="still"]')
+    sizes = page.evaluate("""() => [...document.querySelectorAll('g.node')]
+        .map(g => [g.dataset.name, g.getBBox().width, g.getBBox().height])""")
+    assert max(h for _, _, h in sizes) <= 450, sizes   # X @ W1 (300, 64) was 1,870 px tall
+    assert max(w for _, w, _ in sizes) <= 600, sizes   # y (300,) was 1,074 px wide
+    page.click("#zoom-fit")
+    page.wait_for_selector('#graph[data-fitted="whole"][data-camera="still"]')
+    assert float(page.locator("#graph").get_attribute("data-scale")) >= 0.15   # was 0.048
