@@ -129,19 +129,31 @@ export function createBoundary(root) {
 
 /**
  * The training points in their labels' colours (`colourOf(y)`, a regression's: its target's
- * on the heat scale), outlined in black to read on any cell.
+ * on the heat scale), outlined in black to read on any cell; a regression's also ringed in
+ * white, since a cell the output got right has the point's own colour.
  */
 function drawPoints(ctx, grid, data, colourOf = null) {
   const sx = SIZE / (grid.x1 - grid.x0);
   const sy = SIZE / (grid.y1 - grid.y0);
   const radius = data.y.length > 50 ? 2.5 : 6;
-  ctx.lineWidth = data.y.length > 50 ? 0.8 : 1.5;
-  ctx.strokeStyle = "#000";
+  const line = data.y.length > 50 ? 0.8 : 1.5;
   data.X.forEach(([px, py], i) => {
+    const [cx, cy] = [(px - grid.x0) * sx, SIZE - (py - grid.y0) * sy];
+    if (colourOf) ring(ctx, cx, cy, radius + line + 1, "#fff", 2 + line);
     ctx.beginPath();
-    ctx.arc((px - grid.x0) * sx, SIZE - (py - grid.y0) * sy, radius, 0, 2 * Math.PI);
+    ctx.arc(cx, cy, radius, 0, 2 * Math.PI);
     ctx.fillStyle = colourOf ? colourOf(data.y[i]) : CLASS_COLOURS[data.y[i] % CLASS_COLOURS.length];
     ctx.fill();
-    ctx.stroke();
+    ring(ctx, cx, cy, radius, "#000", line);
+    if (colourOf) ring(ctx, cx, cy, radius + 2 * line + 2, "#000", line);
   });
+}
+
+/** A circle's outline. */
+function ring(ctx, cx, cy, radius, colour, width) {
+  ctx.beginPath();
+  ctx.arc(cx, cy, radius, 0, 2 * Math.PI);
+  ctx.strokeStyle = colour;
+  ctx.lineWidth = width;
+  ctx.stroke();
 }
