@@ -55,7 +55,7 @@ class TrainConfig:
     bugs: () or ("no_zero_grad",): the gradients are never zeroed, so each update uses the sum
         of every gradient so far (PyTorch's .grad accumulates when zero_grad is not called).
     boundary_every: a decision-boundary event every this many iterations, and after the last
-        (2-D inputs and a cross_entropy loss only; engine/train/boundary.py).
+        (2-D inputs and a cross_entropy or mse loss only; engine/train/boundary.py).
     output: the loss's name (None: the last assigned name).
     momentum, betas, eps: the optimizers' constants (PyTorch's: momentum 0.9 is the value
         most texts use, torch.optim.SGD's default is 0; Adam's betas (0.9, 0.999), eps 1e-8).

@@ -75,11 +75,12 @@ class Run:
     # ---- events ----------------------------------------------------------------------------
     def start(self) -> dict:
         data = classes = None
-        if self.boundary is not None:
-            logits = self.values[self.boundary.logits]
-            data = {"X": np.asarray(self.values[self.boundary.inputs]).tolist(),
-                    "y": targets(self.program, self.head, self.values).tolist()}
-            classes = int(np.shape(logits)[-1])
+        b = self.boundary
+        if b is not None:   # a classifier's labels, or a regression's targets (one a point)
+            y = (targets(self.program, self.head, self.values) if b.target is None else
+                 np.asarray(self.values[b.target], dtype=np.float64).reshape(-1))
+            data = {"X": np.asarray(self.values[b.inputs]).tolist(), "y": y.tolist()}
+            classes = None if b.target is not None else int(np.shape(self.values[b.logits])[-1])
         return {"type": "start", "steps": self.config.steps, "params": list(self.params),
                 "data": data, "classes": classes}
 
@@ -189,18 +190,20 @@ def _events(run: Run) -> Iterator[dict]:
 def train(program: Program, config: TrainConfig) -> dict:
     """The JSON answer: {"version", "losses", "accuracy", "params", "dead_units", "diverged":
     {"iteration", "why"} or null, "recorded": {"K": body}, "boundary": the last boundary
-    event's fields or null}. Raises ProgramError."""
+    event's fields or null, "data" and "classes": the start event's}. Raises ProgramError."""
     answer = {"version": TRACE_VERSION, "recorded": {}, "boundary": None}
     for event in iterations(program, config):
         kind = event["type"]
         if kind == "error":
             e = event["error"]
             raise ProgramError(e["kind"], e["message"], hint=e.get("hint"))
-        if kind == "recorded":
+        if kind == "start":
+            answer.update(data=event["data"], classes=event["classes"])
+        elif kind == "recorded":
             answer["recorded"][str(event["i"])] = event["trace"]
         elif kind == "boundary":
             answer["boundary"] = {k: v for k, v in event.items() if k != "type"}
         elif kind == "done":
             answer.update({k: v for k, v in event.items() if k != "type"})
     return {k: answer[k] for k in ("version", "losses", "accuracy", "params", "dead_units",
-                                   "diverged", "recorded", "boundary")}
+                                   "diverged", "recorded", "boundary", "data", "classes")}

@@ -60,8 +60,8 @@ TRAIN_BODY = {"requestBody": {"required": True, "content": {
 
 
 @router.post("/train", openapi_extra=TRAIN_BODY, responses=ERRORS,
-             response_description="{version, losses, accuracy, params, dead_units, recorded, "
-                                  "boundary}")
+             response_description="{version, losses, accuracy, params, dead_units, diverged, "
+                                  "recorded, boundary, data, classes}")
 async def train(request: Request, settings: SettingsDep, slots: SlotsDep) -> Response:
     """The whole run: the loss before each update, the final accuracy and parameters, the
     dead units, the recorded iterations' traces. 422 on a program error or past a limit."""
@@ -75,8 +75,8 @@ async def train(request: Request, settings: SettingsDep, slots: SlotsDep) -> Res
 @router.post("/train/stream", response_class=EventStream, openapi_extra=TRAIN_BODY,
              responses={200: TRAIN_SSE_RESPONSE, **STREAM_ERRORS})
 async def train_events(request: Request, settings: SettingsDep, slots: SlotsDep) -> EventStream:
-    """One SSE per event: `start`, then `iteration` (one each, with its loss), `boundary`,
-    `dead`, `recorded` as they come, and `done`; or one `error` (status 200). A malformed
+    """One SSE per event: `start`, then `iteration` (one each, with its loss), `diverged`
+    (once), `boundary`, `dead`, `recorded` as they come, and `done`; or one `error` (status 200). A malformed
     request is refused before the stream starts (422, 413, 415, 408; 503 `busy`)."""
     async with queue_share(request, settings, slots) as wait:
         try:

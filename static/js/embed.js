@@ -13,7 +13,9 @@
 // walk is ready (on every load: a deck may reload it), {type: "gradwalk:ready", steps} first.
 
 import { fetchTrace } from "./api.js";
-import { fetchIteration, iterationNarration } from "./train.js";
+import { fetchIteration, fetchRun, iterationNarration } from "./train.js";
+import { createBoundary } from "./render/boundary.js";
+import { createLossCurve } from "./render/losscurve.js";
 import { embedOptions } from "./embedding.js";
 import { narrate } from "./narration.js";
 import { readLinkState } from "./permalink.js";
@@ -131,6 +133,23 @@ function fail(message) {
   render();
 }
 
+/**
+ * A Train-mode link's run beside the graph: its loss curve (up to the chosen iteration `at`,
+ * marked; else the whole run) and, for 2-D points, its boundary (after update `at`, or the
+ * last). `run`: POST /api/train's answer (losses, boundary, data, classes).
+ */
+function showRun(run, at) {
+  const aside = document.createElement("aside");
+  aside.className = "embed-train train-plots";
+  aside.setAttribute("aria-label", "Training");
+  root.append(aside);
+  root.dataset.train = "true";
+  const steps = store.get().train_steps;
+  createLossCurve(aside).draw({ series: [{ kind: "run", name: "loss", losses: run.losses }], steps, cursor: at });
+  if (!run.boundary || run.data?.X?.[0]?.length !== 2) return;
+  createBoundary(aside).draw({ boundary: run.boundary, data: run.data, classes: run.classes });
+}
+
 // ---------------------------------------------------------------- keys and messages
 
 // Presentation keys: Space and Shift+Space step like a slide deck's; P plays or pauses.
@@ -188,10 +207,18 @@ async function start() {
   let result = inlinedTrace();
   if (!result) {
     try {
-      // a Train-mode link with an iteration chosen shows that iteration's recorded walk
+      // a Train-mode link with an iteration chosen shows that iteration's recorded walk, and
+      // its run up to there; without one, the program's walk and the whole run
       const { mode, train_chosen: chosen, train_iteration: k } = store.get();
-      result = mode === "train" && chosen ? await fetchIteration(store.get(), k) : await fetchTrace(program, output || null);
-      if (mode === "train" && chosen) root.dataset.iteration = String(k);
+      let run = null;
+      if (mode === "train" && chosen) {
+        result = await fetchIteration(store.get(), k);
+        run = result.run;
+        root.dataset.iteration = String(k);
+      } else if (mode === "train") {
+        [result, run] = await Promise.all([fetchTrace(program, output || null), fetchRun(store.get()).catch(() => null)]);
+      } else result = await fetchTrace(program, output || null);
+      if (run) showRun(run, chosen ? k : null);
     } catch (error) {
       const where = error.detail?.line == null ? "" : ` (line ${error.detail.line})`;
       return fail(`Not traced${where}: ${error.detail?.message ?? error.message}`);

@@ -38,7 +38,9 @@ export function gridOf(shape) {
 /**
  * The heat map's box for a node of `shape` in a block `height` px high: {kind, width,
  * height, cell, rows, cols}; width 0 for a scalar. Cells are square, at most cellMax, as
- * many as fit in HEAT.width and `height`, at least cellMin (a bigger grid overflows down).
+ * many as fit in HEAT.width and `height`, at least cellMin; a grid that would still be wider
+ * or taller than HEAT.width has its columns `colCell` wide and its rows `rowCell` high,
+ * squeezed below `cell`, so it is at most HEAT.width each way.
  */
 export function heatSize(shape, height) {
   const kind = heatKind(shape);
@@ -50,7 +52,15 @@ export function heatSize(shape, height) {
   const [rows, cols] = gridOf(shape);
   const fit = Math.min(HEAT.cellMax, Math.floor(HEAT.width / cols), Math.floor(height / rows));
   const cell = Math.max(HEAT.cellMin, fit);
-  return { kind, width: cols * cell, height: rows * cell, cell, rows, cols };
+  // A long tensor (300 points of 2 coordinates) is not drawn 900 px tall: its rows share at
+  // most HEAT.width px, so a box stays about as tall as it is wide and the whole graph fits
+  // at a larger scale (the spirals' boxes were 1,870 px tall, their Fit at scale 0.05).
+  const rowCell = Math.min(cell, HEAT.width / rows);
+  const colCell = Math.min(cell, HEAT.width / cols); // and a long vector's columns (300 labels)
+  return {
+    kind, width: Math.min(cols * cell, HEAT.width), height: Math.min(rows * cell, HEAT.width),
+    cell, rowCell, colCell, rows, cols,
+  };
 }
 
 /**

@@ -48,32 +48,30 @@ export function messageData(message) {
 }
 
 /**
- * Read a stream `response` (a fetch Response of POST /api/trace/stream) to its end. Calls
- * `onGraph(head)` and `onEvent(event)` as above; `onChunk()` after each piece read (the
- * page draws, or yields, between pieces). Resolves with the done event; rejects with a
- * TraceError (an `error` event, a stream that ended without done, a refused request) or
- * with the AbortError of the request's signal. Reading yields to the page every `slice` ms.
+ * The SSE loop both streams share (the trace's and the training's): read `response` to its
+ * end, each message's data parsed as JSON and handed to `onMessage(name, data)` (name: the
+ * SSE event's), which returns the event that ends the stream (its `done`) or nothing, and
+ * may throw a TraceError to end it as failed. `onChunk()` after each piece read; the page
+ * has a turn every `slice` ms. Resolves with the ending event; rejects with a TraceError (an
+ * `error` event, a message that is not JSON, a stream that ended first, a refused request:
+ * `what` names the stream in the message) or with the AbortError of the request's signal.
  */
-export async function readTraceStream(response, { onGraph, onEvent, onChunk, slice = 30 } = {}) {
+export async function readEvents(response, { onMessage, onChunk, slice = 30, what = "trace" } = {}) {
   await checkStream(response);
   let done = null;
   let failure = null;
-  let sawGraph = false;
   const parser = createParser({
     onEvent(message) {
       if (done || failure) return;
       const data = messageData(message);
       if (data instanceof TraceError) failure = data;
-      else if (message.event === "error") {
-        failure = new TraceError(data.error ?? data);
-      } else if (message.event === "graph") {
-        sawGraph = true;
-        onGraph?.(data);
-      } else if (!sawGraph) {
-        failure = new TraceError({ kind: "bad_response", message: "the stream sent events before its graph" });
-      } else {
-        onEvent?.(data);
-        if (data.kind === "done") done = data;
+      else if (message.event === "error") failure = new TraceError(data.error ?? data);
+      else {
+        try {
+          done = onMessage(message.event, data) ?? null;
+        } catch (error) {
+          failure = error;
+        }
       }
     },
   });
@@ -101,8 +99,31 @@ export async function readTraceStream(response, { onGraph, onEvent, onChunk, sli
     if (done || failure) reader.cancel().catch(() => {});
   }
   if (failure) throw failure;
-  if (!done) throw new TraceError({ kind: "network", message: "the trace stream ended before its last event" });
+  if (!done) throw new TraceError({ kind: "network", message: `the ${what} stream ended before its last event` });
   return done;
+}
+
+/**
+ * Read a stream `response` (a fetch Response of POST /api/trace/stream) to its end. Calls
+ * `onGraph(head)` and `onEvent(event)` as above; `onChunk()` after each piece read (the
+ * page draws, or yields, between pieces). Resolves with the done event; rejects as
+ * readEvents. Reading yields to the page every `slice` ms.
+ */
+export function readTraceStream(response, { onGraph, onEvent, onChunk, slice = 30 } = {}) {
+  let sawGraph = false;
+  return readEvents(response, {
+    onChunk, slice, what: "trace",
+    onMessage(name, data) {
+      if (name === "graph") {
+        sawGraph = true;
+        onGraph?.(data);
+        return null;
+      }
+      if (!sawGraph) throw new TraceError({ kind: "bad_response", message: "the stream sent events before its graph" });
+      onEvent?.(data);
+      return data.kind === "done" ? data : null;
+    },
+  });
 }
 
 /**

@@ -12,13 +12,13 @@
 //   iteration  {i, loss, accuracy}            one per iteration, in order
 //   boundary   {i, grid: {x0, x1, y0, y1, nx, ny}, classes, confidence}   2-D inputs only
 //   dead       {i, node, name, unit}          a unit dead for every sample from iteration i
+//   diverged   {i, why}                       once: iteration i's loss or update is not finite
 //   recorded   {i, trace}                     a whole trace body of iteration i
 //   done       {losses, accuracy, params, dead_units}
 //   error      {error: {kind, message, ...}}  rejects, as a 422 would
 
-import { createParser } from "eventsource-parser";
 import { TraceError } from "./api.js";
-import { checkStream, messageData } from "./stream.js";
+import { readEvents } from "./stream.js";
 export { OPTIMIZERS } from "./state.js";
 
 export const MAX_STEPS = 10_000; // the server's default GRADWALK_MAX_TRAIN_STEPS
@@ -53,7 +53,7 @@ export function iterationRequest(state, k) {
 /** An empty run, before its start event. */
 export function createRun() {
   return {
-    start: null, losses: [], accuracy: [], boundaries: [], dead: [], recorded: {}, done: null,
+    start: null, losses: [], accuracy: [], boundaries: [], dead: [], recorded: {}, diverged: null, done: null,
   };
 }
 
@@ -68,6 +68,7 @@ export function addTrainEvent(run, ev) {
     case "boundary": run.boundaries.push(ev); break;
     case "dead": run.dead.push({ node: ev.node, name: ev.name, unit: ev.unit, iteration: ev.i }); break;
     case "recorded": run.recorded[ev.i] = ev.trace; break;
+    case "diverged": run.diverged ??= { i: ev.i, why: ev.why }; break;
     case "done": run.done = ev; break;
     default: break;
   }
@@ -82,7 +83,8 @@ export function arrived(run) {
 /**
  * What the page shows of `run` at iteration `k` (clamped to what has arrived): {iteration,
  * losses (0..k), loss, accuracy, boundary (the last one made at or before k, or null), dead
- * (the units dead by k), steps}. `iteration` is -1 before any has arrived.
+ * (the units dead by k), diverged ({i, why} once k reached the iteration the run diverged
+ * at, else null), steps}. `iteration` is -1 before any has arrived.
  */
 export function runView(run, k) {
   const last = arrived(run) - 1;
@@ -97,6 +99,7 @@ export function runView(run, k) {
     accuracy: at >= 0 ? run.accuracy[at] : null,
     boundary,
     dead: run.dead.filter((d) => d.iteration <= at),
+    diverged: run.diverged && run.diverged.i <= at ? run.diverged : null,
     data: run.start?.data ?? null,
     classes: run.start?.classes ?? null,
   };
@@ -108,6 +111,23 @@ export function runView(run, k) {
  */
 export function iterationsPerFrame(steps, seconds = 4) {
   return Math.max(1, Math.ceil(steps / (60 * seconds)));
+}
+
+/**
+ * A regression's outputs at the data points beside their targets, from a boundary event
+ * with `outputs` and the start event's data: "outputs (-0.98, 0.97, 0.97, -0.96) → targets
+ * (-1, 1, 1, -1)"; "" for a classifier or more than 8 points (too many to read out).
+ */
+export function outputsText(boundary, data) {
+  const out = boundary?.outputs;
+  if (!out || !data || out.length > 8) return "";
+  const two = (v) => (typeof v === "number" ? v.toFixed(2) : String(v));
+  return `outputs (${out.map(two).join(", ")}) → targets (${data.y.map(String).join(", ")})`;
+}
+
+/** What the page says of a run that diverged ({i, why}, the stream's event). */
+export function divergedText(diverged) {
+  return `Diverged at iteration ${diverged.i}: ${diverged.why}. Training stopped there.`;
 }
 
 /** The loss shown to a room: 4 decimals as the seed prints it (0.0132), more when smaller. */
@@ -182,36 +202,14 @@ export function zeroedGrads(ev, nodesById, inline = 64) {
  * a TraceError (an `error` event, a stream cut before done, a refused request) or with the
  * AbortError of the request's signal.
  */
-export async function readTrainStream(response, { onEvent } = {}) {
-  await checkStream(response);
-  let done = null;
-  let failure = null;
-  const parser = createParser({
-    onEvent(message) {
-      if (done || failure) return;
-      const data = messageData(message);
-      if (data instanceof TraceError) failure = data;
-      else if (message.event === "error") failure = new TraceError(data.error ?? data);
-      else {
-        onEvent?.(data);
-        if (data.type === "done") done = data;
-      }
+export function readTrainStream(response, { onEvent } = {}) {
+  return readEvents(response, {
+    what: "training",
+    onMessage(_, data) {
+      onEvent?.(data);
+      return data.type === "done" ? data : null;
     },
   });
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  try {
-    while (!done && !failure) {
-      const { value, done: ended } = await reader.read();
-      if (ended) break;
-      parser.feed(decoder.decode(value, { stream: true }));
-    }
-  } finally {
-    if (done || failure) reader.cancel().catch(() => {});
-  }
-  if (failure) throw failure;
-  if (!done) throw new TraceError({ kind: "network", message: "the training stream ended before its last event" });
-  return done;
 }
 
 /** POST `body` to `url` as JSON; a fetch that found no server is a TraceError "network". */
@@ -233,18 +231,35 @@ export async function streamTraining(body, { signal, onEvent } = {}) {
   return readTrainStream(response, { onEvent });
 }
 
+/** POST /api/train with `body`: the JSON answer (engine/train train). Rejects with TraceError. */
+async function trainAnswer(body, signal) {
+  const response = await post("/api/train", body, { signal, accept: "application/json" });
+  const answer = await response.json().catch(() => null);
+  if (!response.ok) throw new TraceError(answer?.error ?? { kind: `http ${response.status}`, message: `the server answered ${response.status}` });
+  if (!Array.isArray(answer?.losses)) throw new TraceError({ kind: "bad_response", message: "the answer has no losses" });
+  return answer;
+}
+
+/**
+ * The whole run `state` describes (POST /api/train, nothing recorded): {losses, boundary
+ * (the last, or null), data, classes, ...} for a loss curve and a boundary drawn once (the
+ * embed). Rejects with TraceError.
+ */
+export function fetchRun(state, { signal } = {}) {
+  return trainAnswer(trainRequest(state), signal);
+}
+
 /**
  * Iteration `k` of the run `state` describes, recorded (POST /api/train): its trace body, a
- * walk the player steps (forward, zero_grad, backward, update), made `steppable`. Rejects
- * with TraceError.
+ * walk the player steps (forward, zero_grad, backward, update), made `steppable`, with
+ * `run`: the answer's run up to k (losses 0..k, the boundary after update k, data, classes).
+ * Rejects with TraceError.
  */
 export async function fetchIteration(state, k, { signal } = {}) {
-  const response = await post("/api/train", iterationRequest(state, k), { signal, accept: "application/json" });
-  const body = await response.json().catch(() => null);
-  if (!response.ok) throw new TraceError(body?.error ?? { kind: `http ${response.status}`, message: `the server answered ${response.status}` });
-  const trace = body?.recorded?.[k] ?? body?.recorded?.[String(k)];
+  const { recorded, ...run } = await trainAnswer(iterationRequest(state, k), signal);
+  const trace = recorded?.[k] ?? recorded?.[String(k)];
   if (!trace?.graph || !Array.isArray(trace.events)) throw new TraceError({ kind: "bad_response", message: `the answer has no iteration ${k}` });
-  return steppable(trace);
+  return { ...steppable(trace), run };
 }
 
 /**

@@ -7,7 +7,8 @@ light and the projector theme: "XOR, seed 003" trained (the curve at 0.0132, the
 formed), its iteration 100 chosen (the panel at iteration 100; its link and embed opened
 afresh), then stepped to its first update with the program hidden;
 seed 5 trained (the dead unit on its node); the no_zero_grad bug beside the fix; the three
-spirals trained.
+spirals at step 0 and trained; XOR with tanh units trained (the output's boundary and its
+outputs); a run that diverges (stopped at iteration 47).
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from live_server import shoot_main  # noqa: E402
-from page_helpers import choose  # noqa: E402
+from page_helpers import choose, trace  # noqa: E402
 from shoot import browser_for_shots, themed_pages  # noqa: E402
 
 SIZES = [(1280, 800), (1024, 768)]
@@ -65,6 +66,17 @@ def link_shots(page, out: pathlib.Path, name: str) -> None:
         other.close()
 
 
+def diverged(page) -> None:
+    """w · w at lr 1000: the loss is infinite at iteration 47, where the page stops."""
+    trace(page, "w = [1.0, -2.0]\nL = sum(w * w)\n")
+    for field, value in (("#train-lr", "1000"), ("#train-steps", "100")):
+        page.fill(field, value)
+        page.locator(field).dispatch_event("change")
+    page.click("#train-run")
+    page.wait_for_selector('#train[data-status="diverged"]')
+    page.wait_for_timeout(300)
+
+
 def shoot(url: str, out: pathlib.Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with browser_for_shots() as browser:
@@ -79,8 +91,15 @@ def shoot(url: str, out: pathlib.Path) -> None:
             page.screenshot(path=out / f"seed5-dead-{name}.png")
             trained(page, "train-no-zero-grad")
             page.screenshot(path=out / f"no-zero-grad-{name}.png")
+            choose(page, "train-spirals")
+            page.wait_for_selector('#graph[data-camera="still"]')
+            page.screenshot(path=out / f"spirals-step0-{name}.png")
             trained(page, "train-spirals")
             page.screenshot(path=out / f"spirals-{name}.png")
+            trained(page, "train-xor-tanh")
+            page.screenshot(path=out / f"xor-tanh-{name}.png")
+            diverged(page)
+            page.screenshot(path=out / f"diverged-{name}.png")
     print(f"saved to {out}")
 
 

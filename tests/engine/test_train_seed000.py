@@ -94,3 +94,27 @@ def test_xor_with_tanh_units_heads_toward_minus_one_one_one_minus_one():
         loss.backward()
         opt.step()
     assert np.allclose(out, net().detach().numpy().ravel(), rtol=1e-10)
+
+
+def test_xor_with_tanh_units_has_its_outputs_boundary_over_the_plane():
+    """A regression over 2-D points (mse) gets a boundary too (issue 15 §3 review, item 3):
+    the prediction at each grid cell and at the data points, as PyTorch computes them."""
+    events = list(iterations(parse(XOR_TANH), TrainConfig(steps=500, lr=0.5)))
+    start = events[0]
+    assert start["classes"] is None
+    assert start["data"] == {"X": [[0, 0], [0, 1], [1, 0], [1, 1]], "y": [-1, 1, 1, -1]}
+    last = [e for e in events if e["type"] == "boundary"][-1]
+    assert last["i"] == 499 and "classes" not in last
+    assert np.allclose(last["outputs"], [-1, 1, 1, -1], atol=0.04)
+    g = last["grid"]
+    assert (g["nx"], g["ny"]) == (48, 48) and len(last["values"]) == 48 * 48
+    # each cell's centre through the trained network in PyTorch float64 (row 0 the lowest y)
+    params = {k: torch.tensor(decode(v)) for k, v in events[-1]["params"].items()}
+    xs = g["x0"] + (np.arange(48) + 0.5) * (g["x1"] - g["x0"]) / 48
+    ys = g["y0"] + (np.arange(48) + 0.5) * (g["y1"] - g["y0"]) / 48
+    gx, gy = np.meshgrid(xs, ys)
+    P = torch.tensor(np.stack([gx.ravel(), gy.ravel()], axis=1))
+    want = torch.tanh(torch.tanh(P @ params["W1"] + params["b1"]) @ params["W2"] + params["b2"])
+    assert np.allclose(last["values"], want.numpy().ravel(), atol=5e-5)
+    at = train(parse(XOR_TANH), TrainConfig(steps=3, lr=0.5))   # the JSON answer has the data
+    assert at["data"] == start["data"] and at["classes"] is None and at["boundary"]["i"] == 2

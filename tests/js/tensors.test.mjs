@@ -38,7 +38,13 @@ test("cells of a matrix, a vector, and a summary-only tensor", () => {
 test("heat map sizes: one line per matrix row, squeezed to fit, a badge from rank 3", () => {
   assert.equal(heatKind([]), "none");
   assert.equal(heatKind([3, 2, 2]), "badge");
-  assert.deepEqual(heatSize([4, 2], 96), { kind: "grid", width: 44, height: 88, cell: 22, rows: 4, cols: 2 });
+  assert.deepEqual(heatSize([4, 2], 96), { kind: "grid", width: 44, height: 88, cell: 22, rowCell: 22, colCell: 22, rows: 4, cols: 2 });
+  // a long tensor (the spirals' 300 points) is at most HEAT.width tall, not 900 px
+  const long = heatSize([300, 2], 72);
+  assert.equal(long.height, 168);
+  assert.equal(long.cell, 3);
+  assert.ok(Math.abs(long.rowCell - 0.56) < 1e-9);
+  assert.equal(heatSize([300], 24).width, 168); // and a long vector is at most as wide
   assert.equal(heatSize([10, 10], 72).cell, 7);
   assert.equal(heatSize([2, 3, 4], 72).text, "2×3×4");
   // The box makes room for it.

@@ -7,8 +7,14 @@
 // The grid (engine/train): {x0, x1, y0, y1, nx, ny}, `classes` and `confidence` row-major
 // with ny rows of nx cells, row 0 at y0; cell (r, c) covers x0 + c·dx .. x0 + (c+1)·dx and
 // y0 + r·dy .. y0 + (r+1)·dy. y grows upwards, as on a blackboard.
+//
+// A regression over 2-D points (an mse loss: XOR with tanh units) has `values` instead of
+// classes: each cell the output's value there on the page's diverging scale (heat.js: blue
+// positive, red negative, white 0, so the boundary is where blue meets red), the points in
+// their targets' colours.
 
 import { schemeTableau10 } from "d3";
+import { heatColor, toNumber } from "../heat.js";
 
 // Okabe and Ito's colour-blind safe colours first (blue, vermillion, bluish green), then
 // Tableau's for more classes.
@@ -43,17 +49,26 @@ export function cellOf(grid, px, py) {
 }
 
 /**
- * How many training points lie in a cell predicted as their own label: with every point
- * right the boundary has formed (a check the browser tests read as `data-agree`).
+ * How many training points lie in a cell predicted as their own label (a regression's: of
+ * their target's sign): with every point right the boundary has formed (a check the browser
+ * tests read as `data-agree`).
  */
 export function agreeing(boundary, data) {
   if (!boundary || !data) return 0;
+  const same = boundary.values
+    ? (at, y) => Math.sign(toNumber(boundary.values[at])) === Math.sign(y)
+    : (at, y) => boundary.classes[at] === y;
   let n = 0;
   data.X.forEach(([px, py], i) => {
     const [r, c] = cellOf(boundary.grid, px, py);
-    if (boundary.classes[r * boundary.grid.nx + c] === data.y[i]) n += 1;
+    if (same(r * boundary.grid.nx + c, data.y[i])) n += 1;
   });
   return n;
+}
+
+/** The ends of a regression's colour scale: the targets' largest |y|, at least 1. */
+export function valueScale(data) {
+  return Math.max(1, ...(data?.y ?? []).map((v) => Math.abs(v)).filter(Number.isFinite));
 }
 
 /** The canvas in `root`. draw(view) draws runView's boundary and data (nothing: cleared). */
@@ -66,7 +81,11 @@ export function createBoundary(root) {
   canvas.dataset.drawn = "false";
   root.append(canvas);
 
+  let drawn = null; // [boundary, data]: the last drawn (a frame that changes neither draws nothing)
+
   function draw({ boundary, data, classes }) {
+    if (drawn && drawn[0] === boundary && drawn[1] === data) return;
+    drawn = [boundary, data];
     const scale = doc.defaultView?.devicePixelRatio || 1;
     canvas.width = SIZE * scale;
     canvas.height = SIZE * scale;
@@ -80,40 +99,61 @@ export function createBoundary(root) {
       return;
     }
     const { grid } = boundary;
-    const k = classes ?? Math.max(...boundary.classes) + 1;
+    const ends = valueScale(data);
+    const k = boundary.values ? 0 : (classes ?? Math.max(...boundary.classes) + 1);
+    const colour = boundary.values
+      ? (at) => heatColor(toNumber(boundary.values[at]), ends)
+      : (at) => cellColour(boundary.classes[at], boundary.confidence[at], k);
     const cw = SIZE / grid.nx;
     const ch = SIZE / grid.ny;
     for (let r = 0; r < grid.ny; r += 1) {
       for (let c = 0; c < grid.nx; c += 1) {
         const at = r * grid.nx + c;
-        ctx.fillStyle = cellColour(boundary.classes[at], boundary.confidence[at], k);
+        ctx.fillStyle = colour(at);
         // row 0 at the bottom; a cell overlaps its neighbours by a hair so no seams show
         ctx.fillRect(c * cw, SIZE - (r + 1) * ch, cw + 0.5, ch + 0.5);
       }
     }
-    if (data) drawPoints(ctx, grid, data);
+    if (data) drawPoints(ctx, grid, data, boundary.values ? (y) => heatColor(y, ends) : null);
     canvas.dataset.iteration = String(boundary.i);
-    canvas.dataset.classes = String(new Set(boundary.classes).size);
+    canvas.dataset.kind = boundary.values ? "values" : "classes";
+    canvas.dataset.classes = boundary.values ? "" : String(new Set(boundary.classes).size);
     canvas.dataset.agree = String(agreeing(boundary, data));
-    canvas.setAttribute("aria-label", `Decision boundary at iteration ${boundary.i}: `
-      + `${canvas.dataset.agree} of ${data?.y.length ?? 0} training points on their class's side`);
+    const side = boundary.values ? "their target's sign (blue +, red −)" : "their class's side";
+    canvas.setAttribute("aria-label", `${boundary.values ? "The output" : "Decision boundary"} at iteration `
+      + `${boundary.i}: ${canvas.dataset.agree} of ${data?.y.length ?? 0} training points on ${side}`);
   }
 
   return { draw, node: canvas };
 }
 
-/** The training points in their labels' colours, outlined in black to read on any cell. */
-function drawPoints(ctx, grid, data) {
+/**
+ * The training points in their labels' colours (`colourOf(y)`, a regression's: its target's
+ * on the heat scale), outlined in black to read on any cell; a regression's also ringed in
+ * white, since a cell the output got right has the point's own colour.
+ */
+function drawPoints(ctx, grid, data, colourOf = null) {
   const sx = SIZE / (grid.x1 - grid.x0);
   const sy = SIZE / (grid.y1 - grid.y0);
   const radius = data.y.length > 50 ? 2.5 : 6;
-  ctx.lineWidth = data.y.length > 50 ? 0.8 : 1.5;
-  ctx.strokeStyle = "#000";
+  const line = data.y.length > 50 ? 0.8 : 1.5;
   data.X.forEach(([px, py], i) => {
+    const [cx, cy] = [(px - grid.x0) * sx, SIZE - (py - grid.y0) * sy];
+    if (colourOf) ring(ctx, cx, cy, radius + line + 1, "#fff", 2 + line);
     ctx.beginPath();
-    ctx.arc((px - grid.x0) * sx, SIZE - (py - grid.y0) * sy, radius, 0, 2 * Math.PI);
-    ctx.fillStyle = CLASS_COLOURS[data.y[i] % CLASS_COLOURS.length];
+    ctx.arc(cx, cy, radius, 0, 2 * Math.PI);
+    ctx.fillStyle = colourOf ? colourOf(data.y[i]) : CLASS_COLOURS[data.y[i] % CLASS_COLOURS.length];
     ctx.fill();
-    ctx.stroke();
+    ring(ctx, cx, cy, radius, "#000", line);
+    if (colourOf) ring(ctx, cx, cy, radius + 2 * line + 2, "#000", line);
   });
+}
+
+/** A circle's outline. */
+function ring(ctx, cx, cy, radius, colour, width) {
+  ctx.beginPath();
+  ctx.arc(cx, cy, radius, 0, 2 * Math.PI);
+  ctx.strokeStyle = colour;
+  ctx.lineWidth = width;
+  ctx.stroke();
 }

@@ -36,6 +36,10 @@ export function showHeat(block, values, kind) {
     const value = values[d.id];
     const { complete, cells, maxAbs } = value === undefined ? { complete: true, cells: [], maxAbs: 0 } : heatCells(value);
     const size = d.heat.cell;
+    const high = d.heat.rowCell ?? size; // a long tensor's rows are squeezed (heat.js heatSize)
+    const wide = d.heat.colCell ?? size;
+    const gapY = high >= 3 ? 1 : 0; // no gap between rows (or columns) thinner than 3 px
+    const gapX = wide >= 3 ? 1 : 0;
     const summaryCell = Math.min(22, d.heat.height / 3);
     g.attr("data-kind", kind)
       .attr("data-complete", value === undefined ? null : String(complete))
@@ -50,10 +54,10 @@ export function showHeat(block, values, kind) {
       .attr("data-i", (c) => c.i)
       .attr("data-j", (c) => c.j)
       .attr("data-v", (c) => String(c.v))
-      .attr("x", (c) => (c.stat ? 0 : c.j * size))
-      .attr("y", (c) => (c.stat ? c.i * 24 : c.i * size))
-      .attr("width", (c) => (c.stat ? summaryCell : size) - 1)
-      .attr("height", (c) => (c.stat ? summaryCell : size) - 1)
+      .attr("x", (c) => (c.stat ? 0 : c.j * wide))
+      .attr("y", (c) => (c.stat ? c.i * 24 : c.i * high))
+      .attr("width", (c) => (c.stat ? summaryCell - 1 : wide - gapX))
+      .attr("height", (c) => (c.stat ? summaryCell - 1 : high - gapY))
       .attr("fill", (c) => heatColor(c.v, maxAbs));
     g.selectAll("text.summary-note")
       .data(complete ? [] : [d])

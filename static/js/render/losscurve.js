@@ -32,9 +32,36 @@ export function lossScale(values, [bottom, top]) {
 }
 
 /**
+ * The points of `losses` to draw over `width` px: all of them when there are at most two a
+ * pixel, else each pixel's column of iterations as its lowest and highest loss in order (a
+ * spike stays drawn). Returns [[iteration, loss], ...]: 3,000 iterations drawn as a path of
+ * 3,000 vertices every frame was what held the page back, for no more ink.
+ */
+export function thinned(losses, width) {
+  const n = losses.length;
+  const columns = Math.max(1, Math.floor(width));
+  if (n <= 2 * columns) return losses.map((v, i) => [i, v]);
+  const out = [];
+  for (let c = 0; c < columns; c += 1) {
+    const from = Math.floor((c * n) / columns);
+    const to = Math.floor(((c + 1) * n) / columns);
+    let lo = from;
+    let hi = from;
+    for (let i = from; i < to; i += 1) {
+      if (!(losses[i] >= losses[lo])) lo = i; // NaN counts as a low: it breaks the line there
+      if (losses[i] > losses[hi]) hi = i;
+    }
+    for (const i of lo === hi ? [lo] : [Math.min(lo, hi), Math.max(lo, hi)]) out.push([i, losses[i]]);
+  }
+  if (out[out.length - 1][0] !== n - 1) out.push([n - 1, losses[n - 1]]); // the last one drawn
+  return out;
+}
+
+/**
  * The curve in `root` (an element; the svg is made in it). draw({series, steps, cursor})
  * draws `series` ([{name, losses, kind: "run" | "fix"}]) over iterations 0..steps-1 with a
- * cursor line at iteration `cursor` (the one the slider chose, or null).
+ * cursor line at iteration `cursor` (the one the slider chose, or null) and `note` ({at, text}
+ * or null: a marked iteration, where the run diverged).
  */
 export function createLossCurve(root) {
   const svg = select(root).append("svg").attr("id", "loss-curve").attr("class", "loss-curve")
@@ -47,8 +74,16 @@ export function createLossCurve(root) {
   const lines = plot.append("g").attr("class", "lines");
   const cursor = plot.append("line").attr("class", "loss-cursor").attr("y1", 0).attr("y2", h);
   const legend = plot.append("g").attr("class", "loss-legend");
+  const mark = plot.append("g").attr("class", "loss-note").style("display", "none");
+  mark.append("line").attr("y1", 0).attr("y2", h);
+  mark.append("text").attr("y", 14);
 
-  function draw({ series, steps, cursor: at = null }) {
+  let drawn = ""; // what the last draw showed: a frame that changes nothing draws nothing
+
+  function draw({ series, steps, cursor: at = null, note = null }) {
+    const key = JSON.stringify([series.map((s) => [s.kind, s.losses.length, s.losses.at(-1)]), steps, at, note]);
+    if (key === drawn) return;
+    drawn = key;
     const all = series.flatMap((s) => s.losses);
     const y = lossScale(all, [h, 0]);
     const format = y.tickFormat(4, y.base ? "~g" : undefined);
@@ -57,9 +92,15 @@ export function createLossCurve(root) {
     const x = scaleLinear().domain([0, Math.max(1, steps - 1)]).range([0, WIDTH - left - M.right]);
     xAxis.call(axisBottom(x).ticks(4).tickSizeOuter(0));
     yAxis.call(axisLeft(y).ticks(4).tickFormat(format).tickSizeOuter(0));
-    const path = line().defined((v) => Number.isFinite(v)).x((_, i) => x(i)).y((v) => y(v));
+    const path = line().defined(([, v]) => Number.isFinite(v)).x(([i]) => x(i)).y(([, v]) => y(v));
+    const width = x.range()[1];
     lines.selectAll("path").data(series, (s) => s.kind)
-      .join("path").attr("class", (s) => `loss-line ${s.kind}`).attr("d", (s) => path(s.losses));
+      .join("path").attr("class", (s) => `loss-line ${s.kind}`)
+      .each(function (s) {
+        const points = thinned(s.losses, width);
+        this.setAttribute("d", path(points) ?? "");
+        this.dataset.vertices = String(points.length);
+      });
     // two curves say which is which (the bug and its fix), bottom left, where a falling loss
     // is not
     const named = series.length > 1 ? series : [];
@@ -78,6 +119,16 @@ export function createLossCurve(root) {
     svg.attr("data-points", String(points));
     const last = points ? run.losses[points - 1] : null;
     svg.attr("aria-label", points ? `Loss after ${points} iterations: ${formatLoss(last)}` : "Loss curve: not trained yet");
+    // a note at an iteration (where the run diverged), its words on the side with room
+    mark.style("display", note ? null : "none");
+    if (note) {
+      const nx = x(note.at);
+      const right = nx < x.range()[1] / 2;
+      mark.attr("transform", `translate(${nx},0)`);
+      mark.select("text").text(note.text).attr("x", right ? 5 : -5)
+        .attr("text-anchor", right ? "start" : "end");
+    }
+    svg.attr("data-note", note ? String(note.at) : null);
     cursor.style("display", at === null ? "none" : null); // (an svg element has no `hidden`)
     if (at !== null) cursor.attr("x1", x(at)).attr("x2", x(at));
   }

@@ -181,7 +181,13 @@ export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
   names.addEventListener("change", setNamed);
   fresh.addEventListener("click", () => onNewNumbers());
   practice.addEventListener("click", () => onPractice({ size: Number(size.value), ops: ops.value }));
-  store.subscribe((state, before) => state.quiz !== before.quiz && showState(state));
+  // Train mode steps a training iteration's walk: the quiz's setup is no part of it
+  const showMode = ({ mode }) => { el.hidden = mode === "train"; };
+  store.subscribe((state, before) => {
+    if (state.quiz !== before.quiz) showState(state);
+    if (state.mode !== before.mode) showMode(state);
+  });
   showState(store.get());
+  showMode(store.get());
   return { el };
 }

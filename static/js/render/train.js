@@ -10,13 +10,14 @@
 // run streams beside it and its curve is drawn dashed under the buggy one.
 
 import {
-  addTrainEvent, arrived, createRun, deadByNode, deadText, formatLoss, iterationsPerFrame, iterationText, MAX_LR,
+  addTrainEvent, arrived, createRun, deadByNode, deadText, divergedText, formatLoss, outputsText, iterationText, MAX_LR,
   MAX_STEPS, OPTIMIZERS, runView, streamTraining, trainRequest,
 } from "../train.js";
 import { createBoundary } from "./boundary.js";
 import { createLossCurve } from "./losscurve.js";
 import { el } from "./dom.js";
 
+const PLAY_SECONDS = 4; // a whole run, played
 const OPTIMIZER_NAMES = { sgd: "SGD", momentum: "Momentum", adam: "Adam" };
 
 /**
@@ -38,6 +39,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   const step = el(doc, "button", { id: "train-step", type: "button", class: "btn", title: "Show one more iteration" }, "Step one iteration");
   const status = el(doc, "p", { id: "train-status", class: "train-status", role: "status" });
   const deadLine = el(doc, "p", { id: "train-dead", class: "train-dead", hidden: "" });
+  const outputs = el(doc, "p", { id: "train-outputs", class: "train-outputs", hidden: "" });
   const slider = el(doc, "input", { id: "train-iteration", type: "range", min: "0", max: "0", value: "0", "aria-label": "Iteration to step through" });
   const sliderText = el(doc, "output", { class: "train-iteration-text" });
   const open = el(doc, "button", { id: "train-open", type: "button", class: "btn", title: "Step this iteration's forward, zero_grad, backward and update in the graph" }, "Step it");
@@ -46,7 +48,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     el(doc, "label", {}, "Steps ", steps), el(doc, "label", {}, "lr ", lr), optimizer,
     el(doc, "label", { class: "train-bug", title: "The bug lab: skip zero_grad, so the adjoints pile up across iterations; the fixed run is drawn dashed beside it" }, bug, " no zero_grad"),
     el(doc, "span", { class: "train-buttons" }, run, pause, step),
-    status, deadLine,
+    status, outputs, deadLine,
     el(doc, "div", { class: "train-slider" }, el(doc, "label", {}, "Iteration ", slider), sliderText, open));
   section.append(controls, plots);
   root.prepend(section);
@@ -57,6 +59,8 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   let cursor = -1; // the iteration shown
   let playing = false;
   let ticking = false;
+  let deadSent = null; // the dead units last handed to onDead, as JSON
+  let clock = null; // {at: ms, from: iteration}: where playing started (playedTo)
   let abort = null;
 
   /** The store's settings into the controls. */
@@ -110,8 +114,11 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     });
     const runs = [stream(trainRequest(s), mine.run)];
     if (mine.fix) runs.push(stream(trainRequest(s, { fixed: true }), mine.fix));
+    section.dataset.stream = "open"; // "closed" once the server's last event is in: tests time the page's lag
     Promise.all(runs).then(() => {
-      if (shown === mine) tick();
+      if (shown !== mine) return;
+      section.dataset.stream = "closed";
+      tick();
     }, (error) => {
       if (error.name === "AbortError" || shown !== mine) return;
       mine.error = error.detail ?? { kind: "page", message: String(error.message ?? error) };
@@ -130,19 +137,25 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   }
 
   function setStatus(name) {
-    section.dataset.status = name; // idle | training | paused | done | error: tests read it
+    section.dataset.status = name; // idle | training | paused | done | diverged | error: tests read it
   }
 
-  /** One frame of playing: the cursor moves on, up to what has arrived. */
+  /**
+   * Ask for a frame (once: events arriving between two frames wait for it). A frame moves the
+   * cursor on and draws once: the stream brings a 3,000-step run's events far faster than a
+   * screen refreshes, and drawing the curve and the boundary at each event took 20 s.
+   */
   function tick() {
-    if (ticking || !shown) return render();
+    if (ticking || !shown) return;
     ticking = true;
-    frame(() => {
+    frame((now) => {
       ticking = false;
       if (!shown) return;
       const last = arrived(shown.run) - 1;
-      if (playing) cursor = Math.min(last, cursor + iterationsPerFrame(store.get().train_steps));
+      if (playing) cursor = Math.min(last, playedTo(now ?? performance.now()));
       else if (shown.whole) cursor = last;
+      const diverged = shown.run.diverged;
+      if (diverged && cursor >= diverged.i) return halt(diverged.i);
       if ((playing || shown.whole) && shown.run.done && cursor >= last) {
         shown.whole = false;
         playing = false;
@@ -151,6 +164,29 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
       render();
       if (playing) tick();
     });
+  }
+
+  /**
+   * The run diverged at iteration `i`: shown up to it and stopped there (its later numbers
+   * are NaN or infinite; the stream is closed).
+   */
+  function halt(i) {
+    cursor = i;
+    shown.whole = false;
+    stop();
+    setStatus("diverged");
+    render();
+  }
+
+  /**
+   * The iteration playing has reached at time `now` (ms): a run of any length plays in about
+   * PLAY_SECONDS by the clock, not by frames, so a slow frame rate does not stretch it;
+   * at least one iteration a frame.
+   */
+  function playedTo(now) {
+    clock ??= { at: now, from: cursor };
+    const rate = Math.max(1, store.get().train_steps) / (PLAY_SECONDS * 1000);
+    return Math.max(cursor + 1, clock.from + Math.floor((now - clock.at) * rate));
   }
 
   /**
@@ -169,17 +205,23 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     const at = shown ? runView(shown.run, described(s)) : view;
     const series = [{ kind: "run", name: shown?.fix ? "no zero_grad" : "loss", losses: view.losses }];
     if (shown?.fix) series.unshift({ kind: "fix", name: "with zero_grad", losses: shown.fix.losses.slice(0, view.iteration + 1) });
-    curve.draw({ series, steps: view.steps || s.train_steps, cursor: s.train_chosen ? s.train_iteration : null });
-    // the start event carries the data only for a classifier of 2-D points (engine/train)
+    const note = view.diverged && { at: view.diverged.i, text: `diverged at ${view.diverged.i}` };
+    curve.draw({ series, steps: view.steps || s.train_steps, cursor: s.train_chosen ? s.train_iteration : null, note });
+    // the start event carries the data only for 2-D points, of a classifier or a regression
     boundary.node.hidden = view.data?.X?.[0]?.length !== 2;
     boundary.draw(at);
     section.dataset.iteration = String(view.iteration);
-    status.textContent = statusText(at, s);
+    status.textContent = view.diverged ? divergedText(view.diverged) : statusText(at, s);
+    status.classList.toggle("diverged", Boolean(view.diverged));
     status.dataset.iteration = String(at.iteration);
     // the dead units on a line of their own, under the loss: they are also on their nodes
     deadLine.textContent = Object.values(deadByNode(at.dead)).map(deadText).join(" · ");
     deadLine.hidden = !deadLine.textContent;
     status.dataset.loss = at.loss === null ? "" : String(at.loss);
+    const said = outputsText(at.boundary, at.data);
+    outputs.textContent = said;
+    outputs.hidden = !said;
+    outputs.dataset.outputs = said ? JSON.stringify(at.boundary.outputs) : "";
     // Any iteration of the run the settings describe can be recorded, trained or not yet.
     const top = Math.max(0, (view.steps || s.train_steps) - 1);
     slider.max = String(top);
@@ -187,7 +229,9 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     sliderText.textContent = `${slider.value}`;
     pause.disabled = !playing;
     step.disabled = Boolean(shown?.run.done) && view.iteration >= arrived(shown.run) - 1;
-    onDead?.(at.dead);
+    const dead = JSON.stringify(at.dead);
+    if (dead !== deadSent) onDead?.(at.dead); // the graph is marked again only when it changed
+    deadSent = dead;
   }
 
   /** The status line for runView `at`: its iteration, loss (the fix's beside), accuracy. */
@@ -206,8 +250,9 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   run.addEventListener("click", () => {
     const s = store.get();
     // A paused run of the same settings goes on; anything else trains afresh.
-    if (!shown || shown.key !== keyOf(s) || shown.error || (shown.run.done && cursor >= arrived(shown.run) - 1)) start();
+    if (!shown || shown.key !== keyOf(s) || shown.error || shown.run.diverged || (shown.run.done && cursor >= arrived(shown.run) - 1)) start();
     playing = true;
+    clock = null; // plays on from the cursor
     if (section.dataset.status !== "training") setStatus("training");
     tick();
   });
@@ -244,6 +289,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
       stop();
       shown = null;
       cursor = -1;
+      deadSent = null;
       setStatus("idle");
       render();
     },
