@@ -165,3 +165,31 @@ def test_a_scalar_network_runs_on_floats_in_the_generated_code_and_equals_pytorc
     f(*primals).backward()
     for name, p in zip(names, primals):
         assert grads[name] == pytest.approx(p.grad.item(), rel=1e-14, abs=1e-16)
+
+
+def test_unbroadcast_is_called_only_where_the_shapes_say_a_sum_may_be_needed(monkeypatch):
+    # the spirals network's shape: every edge's rule gives its input's shape but the biases'
+    # (b1: (4,) of a (5, 4) sum, b2 likewise), which unbroadcast sums over the batch
+    import engine.tape_code as tape_code
+
+    calls = []
+
+    def counted(g, shape):
+        calls.append(tuple(shape))
+        return tape_code_unbroadcast(g, shape)
+    tape_code_unbroadcast = tape_code.unbroadcast
+    monkeypatch.setattr(tape_code, "unbroadcast", counted)
+    rng = np.random.default_rng(0)
+    text = (f"X = const({rng.standard_normal((5, 2)).tolist()!r})\n"
+            f"W1 = {rng.standard_normal((2, 4)).tolist()!r}\nb1 = [0.1, 0.2, 0.3, 0.4]\n"
+            f"W2 = {rng.standard_normal((4, 3)).tolist()!r}\nb2 = [0.0, 0.5, -0.5]\n"
+            "h = relu(X @ W1 + b1)\nz = h @ W2 + b2\nL = cross_entropy(z, [0, 1, 2, 1, 0])\n")
+    program = parse(text)
+    fast, slow = compile(program), _loop_only(compile(program))
+    for tape in (fast, slow):
+        tape.forward()
+    fv, sv = fast.forward(), slow.forward()
+    calls.clear()
+    fg, sg = fast.backward(fv), slow.backward(sv)
+    assert sorted(calls) == [(3,), (4,)]   # the two biases' sums, no call for the rest
+    assert all(np.array_equal(fg[k], sg[k]) for k in sg)
