@@ -10,6 +10,7 @@ unit across samples, so it is not watched.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -68,7 +69,15 @@ def _silent(out: np.ndarray) -> np.ndarray:
     positive number never rounds to 0), so one matrix-vector product with ones (BLAS) finds
     them: a column reduction of numpy's costs five times as much, a tenth of a training step
     of the spirals network."""
-    return np.flatnonzero(np.ones(len(out), dtype=out.dtype) @ out == 0)
+    return np.flatnonzero(_ones(len(out), out.dtype) @ out == 0)
+
+
+@functools.lru_cache(maxsize=16)
+def _ones(n: int, dtype) -> np.ndarray:
+    """A read-only vector of n ones, made once per batch size and dtype (not every step)."""
+    ones = np.ones(n, dtype=dtype)
+    ones.flags.writeable = False
+    return ones
 
 
 class DeadUnits:
@@ -91,7 +100,9 @@ class DeadUnits:
         dead = []
         for i in self.relus:
             out = np.asarray(values[i])
-            dead.extend((i, int(u)) for u in _silent(out.reshape(-1, out.shape[-1])))
+            silent = _silent(out.reshape(-1, out.shape[-1]))
+            if len(silent):   # most iterations of a run: none
+                dead.extend((i, int(u)) for u in silent)
         return dead
 
     def update(self, values: list, iteration: int) -> list[dict]:
