@@ -125,6 +125,10 @@ def _edge(k: int, row, arg: int, env: dict, tape) -> str:
     if _plain(tape, row) and (shape or not tape.scalar):   # summed back to its input's shape
         name = f"V{k}_{arg}"
         env[name] = row.op.vjp[arg]
+        if _matrices(tape, row):   # linalg's _vjp_x / _vjp_w on two matrices, written out
+            env["mm"] = np.matmul
+            x, w = (f"v[{k}]" for k in row.inputs)
+            return f"mm(g, {w}.T)" if arg == 0 else f"mm({x}.T, g)"
         if _exact(tape, row, shape):   # unbroadcast would hand it back as it is
             return f"{name}(g, v[{i}], {ins})"
         env[f"S{k}_{arg}"] = shape
@@ -141,4 +145,10 @@ def _exact(tape, row, shape: tuple) -> bool:
     output's shape; a matrix product of two matrices gives each operand's shape."""
     if row.op.elementwise:
         return tuple(tape.shapes[row.index]) == tuple(shape)
+    return _matrices(tape, row)
+
+
+def _matrices(tape, row) -> bool:
+    """A matrix product of two matrices: X̄ = Ḡ Wᵀ and W̄ = Xᵀ Ḡ, the shapes of X and W
+    (engine/ops/linalg.py's rules take that branch, the transposes as swapaxes' views)."""
     return row.op.name == "matmul" and all(len(tape.shapes[k]) == 2 for k in row.inputs)

@@ -193,3 +193,35 @@ def test_unbroadcast_is_called_only_where_the_shapes_say_a_sum_may_be_needed(mon
     fg, sg = fast.backward(fv), slow.backward(sv)
     assert sorted(calls) == [(3,), (4,)]   # the two biases' sums, no call for the rest
     assert all(np.array_equal(fg[k], sg[k]) for k in sg)
+
+
+def test_a_product_of_two_matrices_is_written_out_in_the_generated_backward(monkeypatch):
+    # X̄ = Ḡ Wᵀ and W̄ = Xᵀ Ḡ as matmuls in the generated text, without the row's rules and
+    # their rank tests (a few µs of each spirals step); the numbers are the rules', bit for bit
+    import engine.tape as tape_module
+    from engine.ops import get_op
+
+    matmul, calls = get_op("matmul"), []
+
+    def counted(rule):
+        def call(*args, **kwargs):
+            calls.append(rule.__name__)
+            return rule(*args, **kwargs)
+        return call
+    spied = dataclasses.replace(matmul, vjp=tuple(map(counted, matmul.vjp)))
+    monkeypatch.setattr(tape_module, "get_op",
+                        lambda name: spied if name == "matmul" else get_op(name))
+    rng = np.random.default_rng(1)
+    text = (f"X = {rng.standard_normal((5, 3)).tolist()!r}\n"
+            f"W = {rng.standard_normal((3, 4)).tolist()!r}\nL = sum(tanh(X @ W))\n")
+    program = parse(text)
+    fast, slow = compile(program), _loop_only(compile(program))
+    for tape in (fast, slow):
+        tape.forward()
+    fv, sv = fast.forward(), slow.forward()
+    calls.clear()
+    fg = fast.backward(fv)
+    assert calls == []
+    sg = slow.backward(sv)
+    assert sorted(calls) == ["_vjp_w", "_vjp_x"]   # the loops call the rules
+    assert all(np.array_equal(fg[k], sg[k]) for k in sg)
