@@ -138,14 +138,18 @@ def graph_nodes(program: Program, order: Iterable[int], ids: list[str], requires
     ir, id_of = program.nodes, ids.__getitem__
     # spans as dicts: orjson writes a dict about 1 µs faster than a dataclass, per node (made
     # here, not by Span.to_dict: a call per node is a tenth of this loop)
-    nodes = [{"id": ids[i], "index": i, "name": n.name, "label": n.label, "op": n.op,
-              "role": n.role, "inputs": list(map(id_of, n.inputs)), "params": n.params,
-              "requires_grad": requires[i], "span": {"line": s.line, "col": s.col,
-                                                      "end_line": s.end_line,
-                                                      "end_col": s.end_col},
-              "shape": shapes[i], "formula": formulas[i], "adjoint_symbol": symbols[i],
-              "ledger": ledgers[i]}
-             for i, n, s in ((i, ir[i], ir[i].span) for i in order)]
+    nodes = []
+    append = nodes.append
+    for i in order:   # a loop, not a comprehension over a generator of (i, node, span)
+        n = ir[i]
+        s = n.span
+        append({"id": ids[i], "index": i, "name": n.name, "label": n.label, "op": n.op,
+                "role": n.role, "inputs": list(map(id_of, n.inputs)), "params": n.params,
+                "requires_grad": requires[i], "span": {"line": s.line, "col": s.col,
+                                                        "end_line": s.end_line,
+                                                        "end_col": s.end_col},
+                "shape": shapes[i], "formula": formulas[i], "adjoint_symbol": symbols[i],
+                "ledger": ledgers[i]})
     if program.no_grad:   # an op made inside `with no_grad():` records no graph (issue 9)
         off = {i for b in program.no_grad for i in range(b.first, b.end)}
         for node in nodes:

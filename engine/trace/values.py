@@ -18,6 +18,21 @@ def number(x) -> float | str:
     return "NaN" if math.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
 
 
+# From this many elements a summary's norm sums its squares by BLAS's dot product: one pass,
+# no array of squares (a million elements: 0.15 ms instead of 0.75, and the 8 MB of squares
+# faulted in). Its rounding differs from np.sum's pairwise sum in the last bits (about 1e-16
+# relative); below it the norm is np.sum's, as the golden traces have it.
+DOT_NORM_FROM = 4096
+
+
+def _squares(a: np.ndarray) -> float:
+    """The sum of the squares of a float64 array's elements (NaN and infinities propagate)."""
+    if a.size >= DOT_NORM_FROM:
+        flat = a.reshape(-1)
+        return float(np.dot(flat, flat))
+    return float(np.sum(a * a))
+
+
 def _data(a: np.ndarray):
     if np.isfinite(a).all():
         return a.tolist()
@@ -36,7 +51,7 @@ def encode(value, limit: int | None = 64):
     a = np.asarray(value, dtype=np.float64)   # summaries and data as float64 numbers
     with np.errstate(all="ignore"):
         summary = {"min": number(a.min()), "max": number(a.max()), "mean": number(a.mean()),
-                   "norm": number(np.sqrt(np.sum(a * a)))} if a.size else \
+                   "norm": number(math.sqrt(_squares(a)))} if a.size else \
             {"min": None, "max": None, "mean": None, "norm": 0.0}
     data = _data(a) if limit is None or a.size <= limit else None
     return {"shape": list(a.shape), "dtype": dtype, "summary": summary, "data": data}

@@ -128,3 +128,29 @@ def test_a_plain_partial_is_what_fill_writes():
             filled = narrate.fill(template, labels[:op.arity or 3], {}, out="(y)")
             assert (plain if type(plain) is str else labels[plain]) == filled
     assert seen >= 6   # add's, sub's and mul's at least
+
+
+def test_a_big_tensors_summary_makes_no_array_of_its_squares():
+    # issue 15 §1, the MLP: the norm of a million-element tensor summed its squares from an
+    # array of them (8 MB made and faulted in, per tensor summarized)
+    import tracemalloc
+
+    import numpy as np
+
+    from engine.trace.values import encode
+
+    a = np.random.default_rng(0).standard_normal((512, 512))
+    tracemalloc.start()
+    try:
+        summary = encode(a)["summary"]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < a.nbytes / 8
+    assert summary["norm"] == pytest.approx(float(np.linalg.norm(a)), rel=1e-14)
+    for bad, shown in ((np.inf, "Infinity"), (np.nan, "NaN")):
+        b = a.copy()
+        b[3, 4] = bad
+        assert encode(b)["summary"]["norm"] == shown
+    small = np.array([0.1, 0.2, 0.3])   # below DOT_NORM_FROM: np.sum's pairwise sum, as before
+    assert encode(small)["summary"]["norm"] == float(np.sqrt(np.sum(small * small)))

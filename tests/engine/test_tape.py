@@ -137,14 +137,20 @@ def _loop_only(tape):
     return tape
 
 
+def _fast_and_slow(text: str):
+    """(generated tape, loops-only tape, the values of a second forward pass of each): the
+    first pass is the checked one, the next ones take the generated code (fast)."""
+    program = parse(text)
+    fast, slow = compile(program), _loop_only(compile(program))
+    for tape in (fast, slow):
+        tape.forward()
+    return fast, slow, fast.forward(), slow.forward()
+
+
 @pytest.mark.parametrize("preset", PLAIN, ids=[p["id"] for p in PLAIN])
 def test_the_generated_passes_equal_the_loops_bit_for_bit(preset):
-    program = parse(preset["program"])
-    fast, slow = compile(program), _loop_only(compile(program))
+    fast, slow, fv, sv = _fast_and_slow(preset["program"])
     assert fast._forward_code is not None
-    for tape in (fast, slow):
-        tape.forward()   # the checked pass; the next ones take the generated code (fast)
-    fv, sv = fast.forward(), slow.forward()
     assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(fv, sv))
     fg, sg = fast.backward(fv), slow.backward(sv)
     assert all(np.array_equal(fg[k], sg[k], equal_nan=True) for k in fg)
@@ -165,3 +171,55 @@ def test_a_scalar_network_runs_on_floats_in_the_generated_code_and_equals_pytorc
     f(*primals).backward()
     for name, p in zip(names, primals):
         assert grads[name] == pytest.approx(p.grad.item(), rel=1e-14, abs=1e-16)
+
+
+def test_unbroadcast_is_called_only_where_the_shapes_say_a_sum_may_be_needed(monkeypatch):
+    # the spirals network's shape: every edge's rule gives its input's shape but the biases'
+    # (b1: (4,) of a (5, 4) sum, b2 likewise), which unbroadcast sums over the batch
+    import engine.tape_code as tape_code
+
+    calls = []
+
+    def counted(g, shape):
+        calls.append(tuple(shape))
+        return tape_code_unbroadcast(g, shape)
+    tape_code_unbroadcast = tape_code.unbroadcast
+    monkeypatch.setattr(tape_code, "unbroadcast", counted)
+    rng = np.random.default_rng(0)
+    text = (f"X = const({rng.standard_normal((5, 2)).tolist()!r})\n"
+            f"W1 = {rng.standard_normal((2, 4)).tolist()!r}\nb1 = [0.1, 0.2, 0.3, 0.4]\n"
+            f"W2 = {rng.standard_normal((4, 3)).tolist()!r}\nb2 = [0.0, 0.5, -0.5]\n"
+            "h = relu(X @ W1 + b1)\nz = h @ W2 + b2\nL = cross_entropy(z, [0, 1, 2, 1, 0])\n")
+    fast, slow, fv, sv = _fast_and_slow(text)
+    calls.clear()
+    fg, sg = fast.backward(fv), slow.backward(sv)
+    assert sorted(calls) == [(3,), (4,)]   # the two biases' sums, no call for the rest
+    assert all(np.array_equal(fg[k], sg[k]) for k in sg)
+
+
+def test_a_product_of_two_matrices_is_written_out_in_the_generated_backward(monkeypatch):
+    # X̄ = Ḡ Wᵀ and W̄ = Xᵀ Ḡ as matmuls in the generated text, without the row's rules and
+    # their rank tests (a few µs of each spirals step); the numbers are the rules', bit for bit
+    import engine.tape as tape_module
+    from engine.ops import get_op
+
+    matmul, calls = get_op("matmul"), []
+
+    def counted(rule):
+        def call(*args, **kwargs):
+            calls.append(rule.__name__)
+            return rule(*args, **kwargs)
+        return call
+    spied = dataclasses.replace(matmul, vjp=tuple(map(counted, matmul.vjp)))
+    monkeypatch.setattr(tape_module, "get_op",
+                        lambda name: spied if name == "matmul" else get_op(name))
+    rng = np.random.default_rng(1)
+    text = (f"X = {rng.standard_normal((5, 3)).tolist()!r}\n"
+            f"W = {rng.standard_normal((3, 4)).tolist()!r}\nL = sum(tanh(X @ W))\n")
+    fast, slow, fv, sv = _fast_and_slow(text)
+    calls.clear()
+    fg = fast.backward(fv)
+    assert calls == []
+    sg = slow.backward(sv)
+    assert sorted(calls) == ["_vjp_w", "_vjp_x"]   # the loops call the rules
+    assert all(np.array_equal(fg[k], sg[k]) for k in sg)

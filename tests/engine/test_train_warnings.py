@@ -172,3 +172,16 @@ def test_a_loss_not_finite_before_any_update_blames_the_program_not_lr():
     assert answer["diverged"] == {"iteration": 0, "why": "the loss is Infinity at iteration 0, "
                                   "before any update: the program's numbers overflow or are "
                                   "undefined"}
+
+
+def test_divergence_finds_every_non_finite_parameter_and_no_overflowing_sum():
+    # one sum per parameter decides first: 1e308 + 1e308 overflows to inf with every element
+    # finite (the element-by-element check then clears it), and inf - inf is NaN
+    from engine.train.watch import divergence
+
+    big = {"W": np.array([1e308, 1e308]), "b": 1e308}
+    assert divergence(3, 0.5, big, 0.1) is None
+    for bad in (np.array([1.0, np.nan]), np.array([np.inf, -np.inf]), np.array([-np.inf, 1.0])):
+        found = divergence(3, 0.5, {"W": np.array([1.0, 2.0]), "b": bad}, 0.1)
+        assert found is not None and found["iteration"] == 3 and "made b non-finite" in found["why"]
+    assert divergence(3, float("nan"), {}, 0.1)["why"].startswith("the loss is NaN")
