@@ -165,8 +165,11 @@ def test_a_swipe_on_the_graph_steps_and_a_vertical_swipe_beside_it_scrolls(phone
     nx, ny = centre_of(box(page, ".topbar"))
     swipe(page, (nx, ny + 10), (nx, ny - 5), moves=2)  # settle
     before = page.evaluate("() => window.scrollY")
-    ex, ey = centre_of(box(page, "#editor .side"))
-    swipe(page, (ex, min(ey + 150, height - 220)), (ex, 60), moves=12)
+    side = box(page, "#editor .side")
+    ex, ey = centre_of(side)
+    # from a point inside the side column, so the swipe never starts on the graph below it
+    start = min(ey + 150, side["y"] + side["height"] - 10, height - 220)
+    swipe(page, (ex, start), (ex, 60), moves=12)
     page.wait_for_function(f"() => window.scrollY > {before} + 40")
     assert page.locator("#player").get_attribute("data-step") == "1"
 
