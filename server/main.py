@@ -17,7 +17,7 @@ from server.errors import BUSY, INTERNAL, ErrorResponse, error_dict, error_respo
 from server.head import HeadAsGet
 from server.jsonbody import ShapeTooLarge, UnsupportedBody
 from server.health import HealthFirst
-from server.routers import exports, links, nodes, pages, quiz, traces, train
+from server.routers import exports, links, live, nodes, pages, quiz, traces, train
 from server.routers.pages import ROOT
 from server.settings import get_settings
 from server.shutdown import exit_within
@@ -81,12 +81,12 @@ SWITCH_INTERVAL_SECONDS = 0.001
 
 @contextlib.asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The link store's lifespan; a first trace worker started before the server answers
+    """The link store's and the live rooms' lifespans; a first trace worker started before the server answers
     (server/procs.py), and every one stopped at the end."""
     try:
         if get_settings().trace_processes:
             await app.state.trace_slots.pool.warm()
-        async with links.lifespan(app):
+        async with links.lifespan(app), live.lifespan(app):
             yield
     finally:
         app.state.trace_slots.pool.close()
@@ -103,6 +103,7 @@ def create_app() -> FastAPI:
     app.include_router(pages.router)
     app.include_router(traces.router)
     app.include_router(links.router)
+    app.include_router(live.router)
     app.include_router(exports.router)
     app.include_router(nodes.router)
     app.include_router(train.router)
