@@ -20,8 +20,9 @@ import { readLinkState } from "./permalink.js";
 import { markDead } from "./render/dead.js";
 import { createPlayer } from "./render/player.js";
 import { createQuizSession } from "./quiz-session.js";
+import { createLiveSender, followRoom } from "./live.js";
 import { rangeOf } from "./spans.js";
-import { createStore, encodeLink, TRAIN_FIELDS } from "./state.js";
+import { createStore, encodeLink, linkState, TRAIN_FIELDS } from "./state.js";
 import { applyTheme } from "./theme.js";
 import { boxOf, contentBox, wholeScale } from "./viewport.js";
 import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, provideWalk, stepSpan } from "./walk.js";
@@ -37,7 +38,8 @@ const programBox = root.querySelector(".embed-program");
 const graphMessage = root.querySelector(".graph-message");
 const openFull = root.querySelector(".open-full");
 
-const link = readLinkState(document, location);
+const liveRoom = root.dataset.live; // the student page of a live room (templates/live.html)
+const link = readLinkState(document, location, liveRoom ? "live room" : "short link");
 const options = embedOptions(location.search, link.state);
 // Train mode's fields too: a link to a chosen training iteration embeds that iteration's walk.
 const trainFields = Object.fromEntries(["mode", ...TRAIN_FIELDS].filter((name) => link.state && Object.hasOwn(link.state, name))
@@ -66,7 +68,13 @@ const quiz = createQuizSession(root, {
 });
 const reachable = () => (walk ? quiz.limit(total()) : 0);
 const playback = createPlayback(store, { total: reachable, steppable: () => Boolean(walk) });
-const player = createPlayer(root.querySelector(".player"), playback.actions);
+// A live room's student follows the lecturer until they step themselves (live.js).
+const live = liveRoom && link.state
+  ? followRoom(liveRoom, { root, pill: root.querySelector("#live-pill"), go, walkState: link.state })
+  : null;
+const actions = live ? live.detaching(playback.actions) : playback.actions;
+const player = createPlayer(root.querySelector(".player"), actions);
+let presenter = null; // a live room this embed steps ({type: "gradwalk:live"} from the deck)
 provideWalk(() => ({ svg, walk, state: store.get() }));
 const panel = createGraphPanel(svg, { message: graphMessage });
 
@@ -112,6 +120,7 @@ function render({ animate = false } = {}) {
 }
 
 store.subscribe((state, before) => {
+  if (state.step !== before.step && walk) presenter?.send(linkState(state));
   if (state.step !== before.step) render({ animate: state.step === before.step + 1 });
   else if (state.playing !== before.playing || state.speed !== before.speed) render();
 });
@@ -146,7 +155,7 @@ document.addEventListener("keydown", (event) => {
     if (action === "forward" || action === "back") pendingStep += action === "forward" ? 1 : -1;
     return;
   }
-  playback.actions[action]();
+  actions[action]();
 });
 
 window.addEventListener("message", (event) => {
@@ -157,6 +166,10 @@ window.addEventListener("message", (event) => {
   else if (type === "gradwalk:play") playback.actions.play();
   else if (type === "gradwalk:pause") playback.actions.pause();
   else if (type === "gradwalk:ping") post();
+  else if (type === "gradwalk:live" && typeof event.data.room === "string" && typeof event.data.token === "string") {
+    presenter = createLiveSender(event.data.room, event.data.token);
+    if (walk) presenter.send(linkState(store.get()));
+  }
 });
 
 // ---------------------------------------------------------------- start

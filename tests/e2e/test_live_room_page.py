@@ -1,0 +1,84 @@
+"""A live room in two browser contexts (issue 17, section 1): the lecturer opens a room from the
+Share panel (its code and a QR code shown), steps the walk; a student on a 390x844 phone opens
+/live/{room} and follows; the student steps on their own and is detached, and one tap on the
+pill rejoins at the lecturer's step. Screenshots in /tmp/gradwalk-live-shots for looking at."""
+from __future__ import annotations
+
+import pathlib
+
+SHOTS = pathlib.Path("/tmp/gradwalk-live-shots")
+
+
+def _open_room(page) -> str:
+    page.click("#share")
+    page.click("#start-live")
+    page.wait_for_selector("#live-section[data-room]")
+    return page.get_attribute("#live-section", "data-room")
+
+
+def _presenter_step(page, sent: int) -> None:
+    page.click("#player .btn.forward")
+    page.wait_for_selector(f'#live-section[data-sent="{sent}"]', state="attached")
+
+
+def test_a_student_follows_detaches_and_rejoins(open_explorer, chromium, app_url):
+    SHOTS.mkdir(exist_ok=True)
+    lecturer = open_explorer(1280, 800)
+    page = lecturer.page
+    room = _open_room(page)
+    assert len(room) == 6
+    assert page.locator("#live-qr svg").count() == 1
+    assert room in page.inner_text("#live-code")
+    page.screenshot(path=SHOTS / "share-live-1280.png")
+    page.keyboard.press("Escape")   # the panel closes; the room stays, the button says so
+    assert room in page.inner_text("#share")
+
+    phone = chromium.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                 is_mobile=True, device_scale_factor=2)
+    try:
+        student = phone.new_page()
+        student.set_default_timeout(15_000)
+        errors = []
+        student.on("pageerror", lambda e: errors.append(str(e)))
+        student.goto(f"{app_url}/live/{room}")
+        student.wait_for_selector('#embed[data-status="ready"][data-step="0"][data-following="true"]')
+        assert "Following the lecturer" in student.inner_text("#live-pill")
+
+        for k in (1, 2, 3):
+            _presenter_step(page, k)
+        student.wait_for_selector('#embed[data-step="3"][data-live-step="3"]')
+        student.screenshot(path=SHOTS / "live-phone-390.png")
+
+        student.tap("#embed .player .btn.forward")   # the student steps on their own
+        student.wait_for_selector('#embed[data-following="false"][data-step="4"]')
+        _presenter_step(page, 4)
+        _presenter_step(page, 5)
+        student.wait_for_selector('#embed[data-live-step="5"]')
+        assert student.get_attribute("#embed", "data-step") == "4"   # detached: stays
+        assert "Rejoin" in student.inner_text("#live-pill")
+        student.screenshot(path=SHOTS / "live-phone-detached-390.png")
+        pill = student.locator("#live-pill").bounding_box()
+        assert pill["height"] >= 44   # a thumb's target
+
+        student.tap("#live-pill")   # one tap: back at the lecturer's step
+        student.wait_for_selector('#embed[data-following="true"][data-step="5"]')
+        width = student.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390   # no horizontal overflow on the phone
+        assert errors == []
+    finally:
+        phone.close()
+    assert lecturer.unexpected_errors() == []
+
+
+def test_the_share_panel_live_room_in_the_projector_theme(open_explorer):
+    SHOTS.mkdir(exist_ok=True)
+    lecturer = open_explorer(1024, 768)
+    page = lecturer.page
+    page.locator("#view-menu summary").click()
+    page.select_option("#theme", "projector")
+    page.locator("#view-menu summary").click()
+    page.wait_for_function("() => document.documentElement.dataset.theme === 'projector'")
+    _open_room(page)
+    page.screenshot(path=SHOTS / "share-live-projector-1024.png")
+    box = page.locator("#live-qr").bounding_box()
+    assert box["width"] >= 150   # scannable from a few rows back
