@@ -15,6 +15,7 @@
 import { fetchTrace } from "./api.js";
 import { fetchIteration, iterationNarration } from "./train.js";
 import { embedOptions } from "./embedding.js";
+import { renderStep } from "./export/snapshot.js";
 import { narrate } from "./narration.js";
 import { readLinkState } from "./permalink.js";
 import { markDead } from "./render/dead.js";
@@ -56,6 +57,7 @@ applyTheme(document.documentElement, options);
 root.dataset.controls = String(options.controls);
 root.dataset.narration = String(options.narration);
 root.dataset.program = String(options.program);
+root.dataset.print = String(options.print);
 programBox.hidden = !options.program;
 
 const total = () => walk?.timeline.length ?? 0;
@@ -90,6 +92,24 @@ function showProgram(span) {
   mark.scrollIntoView({ block: "nearest" });
 }
 
+/**
+ * print=1: the step as a static SVG picture in an <img> (export/snapshot.js, the page's own
+ * drawing with its styles inlined) in place of the live graph, so that a deck printed to PDF
+ * keeps the walk (hakimel/reveal.js#2795: a printed iframe's live view comes out empty).
+ */
+function showPicture(step) {
+  const { svg: text } = renderStep(walk, step);
+  let img = root.querySelector("img.print-step");
+  if (!img) {
+    img = document.createElement("img");
+    img.className = "print-step";
+    svg.after(img);
+  }
+  img.alt = `The computation graph at step ${step} of ${total()}`;
+  img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(text)}`;
+  root.dataset.picture = String(step);
+}
+
 /** Tell the parent page (a slide deck) where the walk is. */
 function post() {
   if (window.parent === window) return;
@@ -111,6 +131,7 @@ function render({ animate = false } = {}) {
     narration.textContent = root.dataset.iteration ? iterationNarration(Number(root.dataset.iteration), said) : said;
     narration.dataset.kind = view.event?.kind ?? "start";
     if (options.program) showProgram(stepSpan(walk, view));
+    if (options.print) showPicture(state.step);
   }
   player.update({ ...state, total: total(), phase, disabled: !walk });
   root.dataset.step = String(state.step);
