@@ -14,7 +14,7 @@ from starlette.exceptions import HTTPException
 from engine.errors import ProgramError
 from server.body import HINTS, BodyLimit
 from server.errors import BUSY, INTERNAL, ErrorResponse, error_dict, error_response
-from server.head import HeadAsGet
+from server.head import HeadAsGet, SecurityHeaders
 from server.jsonbody import ShapeTooLarge, UnsupportedBody
 from server.health import HealthFirst
 from server.routers import exports, links, live, nodes, pages, quiz, traces, train
@@ -36,6 +36,12 @@ def frame_ancestors(path: str) -> str:
     """The CSP frame-ancestors directive for a request path."""
     embed = path == "/embed" or path.startswith("/embed/")
     return "frame-ancestors *" if embed else "frame-ancestors 'self'"
+
+
+def security_headers(path: str) -> list[tuple[bytes, bytes]]:
+    """The headers every answer to `path` has (unless it set its own)."""
+    return [(b"content-security-policy", f"{CSP}; {frame_ancestors(path)}".encode()),
+            (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
 
 
 # Starlette's own HTTP errors and ours (server/body.py) by status: (kind, hint).
@@ -158,17 +164,8 @@ def create_app() -> FastAPI:
         log.error("unexpected error in %s %s", request.method, request.url.path, exc_info=exc)
         return error_response(500, INTERNAL)
 
-    @app.middleware("http")
-    async def security_headers(request: Request, call_next):
-        response = await call_next(request)
-        response.headers.setdefault("Content-Security-Policy",
-                                    f"{CSP}; {frame_ancestors(request.url.path)}")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        return response
-
+    app.add_middleware(SecurityHeaders, headers_for=security_headers)
     app.add_middleware(HeadAsGet)   # the body limits and headers see a GET
-    app.add_middleware(HealthFirst, headers=[   # outermost: nothing before it but uvicorn
-        (b"content-security-policy", f"{CSP}; {frame_ancestors('/healthz')}".encode()),
-        (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")])
+    app.add_middleware(HealthFirst,   # outermost: nothing before it but uvicorn
+                       headers=security_headers("/healthz"))
     return app
