@@ -40,6 +40,8 @@ def test_a_student_follows_detaches_and_rejoins(open_explorer, chromium, app_url
         student.set_default_timeout(15_000)
         errors = []
         student.on("pageerror", lambda e: errors.append(str(e)))
+        writes = []   # a student's page never writes
+        student.on("request", lambda r: r.method != "GET" and writes.append(r.url))
         student.goto(f"{app_url}/live/{room}")
         student.wait_for_selector('#embed[data-status="ready"][data-step="0"][data-following="true"]')
         assert "Following the lecturer" in student.inner_text("#live-pill")
@@ -64,7 +66,7 @@ def test_a_student_follows_detaches_and_rejoins(open_explorer, chromium, app_url
         student.wait_for_selector('#embed[data-following="true"][data-step="5"]')
         width = student.evaluate("document.documentElement.scrollWidth")
         assert width <= 390   # no horizontal overflow on the phone
-        assert errors == []
+        assert errors == [] and writes == []
     finally:
         phone.close()
     assert lecturer.unexpected_errors() == []

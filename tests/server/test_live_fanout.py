@@ -22,6 +22,8 @@ from bench.live import PROGRAM, Follower, request, run  # noqa: E402
 from server.livehub import LISTENER_NAME  # noqa: E402
 
 STATE = {"v": 1, "program": PROGRAM}
+# This test's server's listeners: the test database's (other servers may share the cluster).
+OURS = "WHERE application_name = :n AND datname = current_database()"
 
 
 async def _open(port: int) -> tuple[str, dict]:
@@ -72,6 +74,24 @@ def test_followers_get_the_current_state_then_each_step_within_the_bound(tmp_pat
         run_async(scenario(server.port))
 
 
+def test_an_idle_room_ends_its_followers_streams(tmp_path):
+    async def scenario(port: int) -> list:
+        room, _ = await _open(port)
+        follower = await Follower.open(port, room)
+        assert follower.status == 200   # (opened well within the idle time)
+        kinds = []
+        async def read():
+            async for kind, _, _ in follower.events():
+                kinds.append(kind)
+        await asyncio.wait_for(read(), 20)   # the stream ends by itself
+        follower.close()
+        return kinds
+
+    with served(tmp_path, data_dir=tmp_path, live_idle_seconds=3,
+                live_heartbeat_seconds=0.2) as server:
+        assert run_async(scenario(server.port)) == ["state", "end"]
+
+
 def test_sqlite_with_two_workers_refuses_live_rooms(tmp_path):
     with served(tmp_path, workers=2, data_dir=tmp_path) as server:
         status, body = run_async(request(server.port, "POST", "/api/live", STATE))
@@ -81,14 +101,15 @@ def test_sqlite_with_two_workers_refuses_live_rooms(tmp_path):
 
 def test_postgres_two_workers_twenty_followers_and_a_listener_that_dies(tmp_path):
     with fresh_postgres_database() as url, \
-            served(tmp_path, workers=2, database_url=url, data_dir=tmp_path) as server:
+            served(tmp_path, workers=2, database_url=url, data_dir=tmp_path,
+                   live_heartbeat_seconds=600) as server:   # no sweep: only the listeners
         result = run_async(run(server.port, 20, 10))
         assert result["final"] == [10] * 20 and result["reconnect_step"] == 10
         engine = sa.create_engine(url)
         try:
             with engine.connect() as conn:   # both workers' listeners, one each
-                assert conn.scalar(sa.text("SELECT count(*) FROM pg_stat_activity WHERE "
-                                           "application_name = :n"), {"n": LISTENER_NAME}) == 2
+                assert conn.scalar(sa.text(f"SELECT count(*) FROM pg_stat_activity {OURS}"),
+                                   {"n": LISTENER_NAME}) == 2
             run_async(_after_listeners_die(server.port, engine))
         finally:
             engine.dispose()
@@ -100,8 +121,8 @@ async def _after_listeners_die(port: int, engine: sa.Engine) -> None:
     for f in followers:
         assert await _next_state(f) == (0, 0)
     with engine.connect() as conn:
-        conn.execute(sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                             "WHERE application_name = :n"), {"n": LISTENER_NAME})
+        conn.execute(sa.text(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity {OURS}"),
+                     {"n": LISTENER_NAME})
     await _step(port, room, auth, 7)   # while the listeners are away
     for f in followers:
         assert await _next_state(f, timeout=15) == (1, 7)
