@@ -3,8 +3,10 @@
 For each step: the time from sending the presenter's POST /api/live/{room}/state to the moment
 the last follower has the step's event (its `seq`); reported as p50 / p99 / max over the steps,
 with every follower's own latency (p50 / p99 over all followers and steps). Then one follower
-reconnects (Last-Event-ID: an old seq) and must get the current step first; then all leave and
-the server's memory (the PSS of it and its workers) is sampled before, with and after them.
+reconnects (Last-Event-ID: an old seq) and must get the current step first; then all leave. The
+whole run is done --rounds times on one server, and the server's memory (the PSS of it and its
+workers) sampled before and after each: flat after the first round means nothing is kept per
+follower or per room. Also the server's and the client's CPU time per step.
 
     .venv/bin/python -m bench.live --followers 100 --postgres postgresql+psycopg://...
     .venv/bin/python -m bench.live --followers 1000 --workers 2 --postgres URL
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import pathlib
 import statistics
 import sys
@@ -30,7 +33,7 @@ import urllib.parse
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests" / "server")]   # also when run as a script
 from bench.machine import describe  # noqa: E402
-from server_process import served  # noqa: E402  (the tests' real-server helper)
+from server_process import descendants, served  # noqa: E402  (the tests' real-server helper)
 
 CONNECT_BATCH = 50   # connections opened at once
 PROGRAM = "x = 1.5\nw = -0.8\ny = tanh(w * x)\nL = y * y"
@@ -112,8 +115,21 @@ async def open_followers(port: int, room: str, n: int) -> list[Follower]:
 
 # ---- the run
 
-async def run(port: int, n: int, steps: int) -> dict:
-    """Open a room, n followers, step it `steps` times; latencies and what each follower got."""
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) of `pid` and every process under it, from /proc (s)."""
+    total = 0
+    for p in [pid, *descendants(pid)]:
+        try:
+            fields = pathlib.Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])   # utime, stime (clock ticks)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+async def run(port: int, n: int, steps: int, cpu=lambda: 0.0) -> dict:
+    """Open a room, n followers, step it `steps` times; latencies, what each follower got, and
+    the CPU seconds the server (`cpu()`) and this client spent on the steps."""
     status, opened = await request(port, "POST", "/api/live", {"v": 1, "program": PROGRAM})
     assert status == 201, opened
     room, auth = opened["room"], {"Authorization": f"Bearer {opened['presenter_token']}"}
@@ -136,6 +152,7 @@ async def run(port: int, n: int, steps: int) -> dict:
     tasks = [asyncio.create_task(listen(i, f)) for i, f in enumerate(followers)]
     await asyncio.wait_for(done[0].wait(), 60)   # everyone has the current state
     last, each = [], []
+    server_cpu, client_cpu = cpu(), time.process_time()
     for k in range(1, steps + 1):
         sent = time.perf_counter()
         status, answer = await request(port, "POST", f"/api/live/{room}/state",
@@ -144,6 +161,7 @@ async def run(port: int, n: int, steps: int) -> dict:
         await asyncio.wait_for(done[answer["seq"]].wait(), 30)
         last.append(max(seen[answer["seq"]]) - sent)
         each += [t - sent for t in seen[answer["seq"]]]
+    server_cpu, client_cpu = cpu() - server_cpu, time.process_time() - client_cpu
     late = await Follower.open(port, room, last_id=1)   # a reconnect mid-lecture
     first = await anext(late.events())
     late.close()
@@ -153,7 +171,9 @@ async def run(port: int, n: int, steps: int) -> dict:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     return {"room": room, "last": last, "each": each, "final": last_step,
-            "reconnect_step": first[2]["state"]["step"], "steps": steps}
+            "reconnect_step": first[2]["state"]["step"], "steps": steps,
+            "server_cpu_ms_per_step": round(1000 * server_cpu / steps, 1),
+            "client_cpu_ms_per_step": round(1000 * client_cpu / steps, 1)}
 
 
 def pct(values: list[float], q: float) -> float:
@@ -166,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--followers", type=int, default=100)
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="the whole run again on the same server (figures: the last)")
     parser.add_argument("--postgres", default="", help="SQLAlchemy URL of a PostgreSQL database")
     args = parser.parse_args(argv)
     workers = args.workers if args.postgres else 1
@@ -174,10 +196,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.postgres:
             settings["database_url"] = args.postgres
         with served(pathlib.Path(tmp), workers=workers, **settings) as server:
-            before = server.family_memory()
-            result = asyncio.run(run(server.port, args.followers, args.steps))
-            time.sleep(1.0)   # the server notices the closed streams
-            after = server.family_memory()
+            memory = [server.family_memory()]
+            for _ in range(args.rounds):   # the same load again: memory after each must stay
+                result = asyncio.run(run(server.port, args.followers, args.steps,
+                                         lambda: cpu_seconds(server.proc.pid)))
+                time.sleep(1.0)   # the server notices the closed streams
+                memory.append(server.family_memory())
     last, each = [x * 1000 for x in result["last"]], [x * 1000 for x in result["each"]]
     print(json.dumps({"machine": describe(), "followers": args.followers, "workers": workers,
                       "database": "postgresql" if args.postgres else "sqlite",
@@ -189,8 +213,10 @@ def main(argv: list[str] | None = None) -> int:
                                            "p99": round(pct(each, 99), 1)},
                       "all_got_final_step": all(s == args.steps for s in result["final"]),
                       "reconnect_got_step": result["reconnect_step"],
-                      "memory_mb": {"before": round(before / 2**20, 1),
-                                    "after": round(after / 2**20, 1)}}, indent=1))
+                      "server_cpu_ms_per_step": result["server_cpu_ms_per_step"],
+                      "client_cpu_ms_per_step": result["client_cpu_ms_per_step"],
+                      "memory_mb_before_and_after_each_round":
+                          [round(m / 2**20, 1) for m in memory]}, indent=1))
     return 0
 
 

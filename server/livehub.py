@@ -21,10 +21,17 @@ from dataclasses import dataclass, field
 from starlette.concurrency import run_in_threadpool
 
 from server.storage.live import CHANNEL, LiveStore, StorageUnavailable
+from server.tracing import sse_event
 
 log = logging.getLogger("gradwalk.live")
 RETRY_SECONDS = 1.0   # between a listener's lost connection and its next try
 LISTENER_NAME = "gradwalk-live-listener"   # its application_name, seen in pg_stat_activity
+
+
+def state_event(room: str, seq: int, state: str) -> bytes:
+    """The SSE `state` event {room, seq, state} with id seq; `state` is canonical JSON text."""
+    data = '{"room":"%s","seq":%d,"state":%s}' % (room, seq, state)
+    return sse_event(b"state", data.encode("utf-8"), seq)
 
 
 class Busy(Exception):
@@ -33,18 +40,19 @@ class Busy(Exception):
 
 @dataclass(eq=False)
 class Follower:
-    """One open stream: the newest state not yet sent (`pending`), and `wake` to say so."""
+    """One open stream: the newest state's event not yet sent (`pending`: seq and the SSE
+    bytes, made once per room and step by state_event), and `wake` to say so."""
 
     hub: "Hub"
     room: str
     sent: int = -1
-    pending: tuple[int, str] | None = None
+    pending: tuple[int, bytes] | None = None
     ended: bool = False
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def offer(self, seq: int, state: str) -> None:
+    def offer(self, seq: int, event: bytes) -> None:
         if seq > max(self.sent, self.pending[0] if self.pending else -1):
-            self.pending = (seq, state)
+            self.pending = (seq, event)
             self.wake.set()
 
     def end(self) -> None:
@@ -97,9 +105,11 @@ class Hub:
             for follower in group:
                 follower.end()
             return
-        self.delivered[room] = max(self.delivered.get(room, -1), current[0])
+        seq, state = current
+        self.delivered[room] = max(self.delivered.get(room, -1), seq)
+        event = state_event(room, seq, state)   # once for all the room's followers here
         for follower in group:
-            follower.offer(*current)
+            follower.offer(seq, event)
 
     async def refresh(self) -> None:
         """Re-read every followed room: offer its state (a step missed while the listener

@@ -30,7 +30,7 @@ from starlette.concurrency import run_in_threadpool
 from server.deps import SettingsDep, SlotsDep
 from server.errors import error_dict, error_response
 from server.jsonbody import queue_share, read_body
-from server.livehub import Busy, Follower, Hub, listen
+from server.livehub import Busy, Follower, Hub, listen, state_event
 from server.openapi import errors, page_errors
 from server.ratelimit import RateLimit
 from server.routers.pages import templates
@@ -247,7 +247,7 @@ async def follow_room(room: str, request: Request, settings: SettingsDep):
                       " live streams already, the most it allows "
                       "(GRADWALK_MAX_LIVE_FOLLOWERS)", "the page retries by itself",
                       headers={"Retry-After": "5"})
-    follower.offer(*current)
+    follower.offer(current[0], state_event(code, *current))
     return EventStream(_events(follower, settings.live_heartbeat_seconds), feed=follower)
 
 
@@ -257,14 +257,15 @@ async def _events(follower: Follower, heartbeat: float) -> AsyncIterator[bytes]:
     reconnect after 2 s."""
     yield b"retry: 2000\n\n"
     while True:
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(follower.wake.wait(), heartbeat)
+        # asyncio.timeout, not wait_for: no task made per wait (a step wakes every follower)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(heartbeat):
+                await follower.wake.wait()
         follower.wake.clear()
         if follower.pending is not None:
-            seq, state = follower.pending
+            seq, event = follower.pending
             follower.pending, follower.sent = None, seq
-            data = '{"room":"%s","seq":%d,"state":%s}' % (follower.room, seq, state)
-            yield sse_event(b"state", data.encode("utf-8"), seq)
+            yield event
         elif follower.ended:
             yield sse_event(b"end", json.dumps({"room": follower.room}).encode())
             return
