@@ -192,7 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     workers = args.workers if args.postgres else 1
     with tempfile.TemporaryDirectory() as tmp:
-        settings = {"data_dir": tmp, "max_live_followers": args.followers + 10}
+        # no step rate: the presenter here steps as fast as the followers take it
+        settings = {"data_dir": tmp, "max_live_followers": args.followers + 10,
+                    "live_state_rate_limit": ""}
         if args.postgres:
             settings["database_url"] = args.postgres
         with served(pathlib.Path(tmp), workers=workers, **settings) as server:

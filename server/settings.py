@@ -108,7 +108,9 @@ class Settings:
     max_live_state_bytes: the largest state a presenter may send or open a room with, as
         canonical UTF-8 JSON (bytes); larger: 413 too_large.
     live_state_rate_limit: the steps one room's presenter may send, in the `limits` library's
-        notation (as link_rate_limit), counted per room and per server process. Past it: 429.
+        notation (as link_rate_limit), counted per room and token in each server process (a
+        held arrow key repeats about 30 times a second). Past it: 429 with Retry-After; the
+        presenter's page waits as told and then sends its newest step.
     live_heartbeat_seconds: how often an idle follower's stream gets a comment line, so that
         proxies keep it open and a follower that left is noticed (seconds).
     serve_workers: the number of `gradwalk serve --workers` processes; set by `gradwalk serve`
@@ -156,7 +158,7 @@ class Settings:
     max_live_rooms: int = 1_000
     max_live_followers: int = 5_000
     max_live_state_bytes: int = 65_536
-    live_state_rate_limit: str = "20/second;5000/hour"
+    live_state_rate_limit: str = "30/second;20000/hour"
     live_heartbeat_seconds: float = 15.0
     serve_workers: int = 1
 

@@ -105,6 +105,14 @@ export function createLiveSender(room, token, { onResult = () => {}, post = fetc
           headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
           body: JSON.stringify(state),
         });
+        if (response.status === 429) {
+          // Too fast for the room's rate: wait as told, then send the newest state (this one
+          // unless a newer one came meanwhile), so the students end at the lecturer's step.
+          const seconds = Number(response.headers?.get?.("Retry-After")) || 1;
+          await new Promise((resolve) => setTimeout(resolve, 1000 * seconds));
+          waiting ??= state;
+          continue;
+        }
         if (!response.ok) {
           const body = await response.json().catch(() => null);
           error = new Error(body?.error?.message ?? `the server answered ${response.status}`);

@@ -39,3 +39,20 @@ test("a refusal is reported with the server's message", async () => {
   await new Promise((r) => setTimeout(r, 0));
   assert.equal(results[0].message, "no live room");
 });
+
+test("past the room's rate the sender waits as told and sends the newest state", async () => {
+  const posted = [];
+  let calls = 0;
+  const post = async (url, init) => {
+    posted.push(JSON.parse(init.body).step);
+    calls += 1;
+    return calls === 1 ? { ok: false, status: 429, headers: new Map([["Retry-After", "0.01"]]) } : { ok: true, status: 200 };
+  };
+  const results = [];
+  const sender = createLiveSender("ABCDEF", "tok", { post, onResult: (e) => results.push(e) });
+  sender.send({ v: 1, step: 1 });
+  sender.send({ v: 1, step: 2 }); // waits while the first is refused
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(posted, [1, 2]); // 2 is sent after the wait, 1 not again
+  assert.deepEqual(results, [null]);
+});
