@@ -41,7 +41,10 @@ const openFull = root.querySelector(".open-full");
 
 const liveRoom = root.dataset.live; // the student page of a live room (templates/live.html)
 const link = readLinkState(document, location, liveRoom ? "live room" : "short link");
-const options = embedOptions(location.search, link.state);
+// A student's look is their own (a phone in the lecturer's projector theme reads badly): a
+// live room's state gives the walk and the step, not the theme or the font.
+const ownLook = (state) => state && Object.fromEntries(Object.entries(state).filter(([name]) => name !== "theme" && name !== "font"));
+const options = embedOptions(location.search, liveRoom ? ownLook(link.state) : link.state);
 // Train mode's fields too: a link to a chosen training iteration embeds that iteration's walk.
 const trainFields = Object.fromEntries(["mode", ...TRAIN_FIELDS].filter((name) => link.state && Object.hasOwn(link.state, name))
   .map((name) => [name, link.state[name]]));

@@ -73,7 +73,7 @@ def test_a_student_follows_detaches_and_rejoins(open_explorer, chromium, app_url
     assert lecturer.unexpected_errors() == []
 
 
-def test_the_share_panel_live_room_in_the_projector_theme(open_explorer):
+def test_the_share_panel_live_room_in_the_projector_theme(open_explorer, chromium, app_url):
     SHOTS.mkdir(exist_ok=True)
     lecturer = open_explorer(1024, 768)
     page = lecturer.page
@@ -81,7 +81,16 @@ def test_the_share_panel_live_room_in_the_projector_theme(open_explorer):
     page.select_option("#theme", "projector")
     page.locator("#view-menu summary").click()
     page.wait_for_function("() => document.documentElement.dataset.theme === 'projector'")
-    _open_room(page)
+    room = _open_room(page)
     page.screenshot(path=SHOTS / "share-live-projector-1024.png")
     box = page.locator("#live-qr").bounding_box()
     assert box["width"] >= 150   # scannable from a few rows back
+    # the students' look is their own: the room carries the walk, not the projector theme
+    phone = chromium.new_context(viewport={"width": 390, "height": 844})
+    try:
+        student = phone.new_page()
+        student.goto(f"{app_url}/live/{room}")
+        student.wait_for_selector('#embed[data-status="ready"]')
+        assert student.evaluate("document.documentElement.dataset.theme") != "projector"
+    finally:
+        phone.close()
