@@ -13,6 +13,8 @@
 // request at a time, and only the newest state waits, so a clicker pressed fast never queues
 // a backlog of stale steps.
 
+const RETRY_MS = 5000; // after the server refused the stream (503 busy): its Retry-After
+
 // The fields that make another walk: a state differing in any of them reloads the page.
 const WALK_FIELDS = ["program", "output", "mode", "quiz", "train_chosen", "train_iteration"];
 
@@ -46,25 +48,36 @@ export function followRoom(room, { root, pill, go, walkState, reload = () => loc
     show();
   }
 
-  const source = new EventSource(`/api/live/${encodeURIComponent(room)}/events`);
-  source.addEventListener("state", (event) => {
-    const data = JSON.parse(event.data);
-    if (!sameWalk(data.state, walkState)) {
+  let source = null;
+  function connect() {
+    source = new EventSource(`/api/live/${encodeURIComponent(room)}/events`);
+    source.addEventListener("state", (event) => {
+      const data = JSON.parse(event.data);
+      if (!sameWalk(data.state, walkState)) {
+        source.close();
+        return reload(); // the lecturer moved to another program
+      }
+      latest = { seq: data.seq, state: data.state };
+      apply();
+    });
+    source.addEventListener("end", () => {
       source.close();
-      return reload(); // the lecturer moved to another program
-    }
-    latest = { seq: data.seq, state: data.state };
-    apply();
-  });
-  source.addEventListener("end", () => {
-    source.close();
-    following = false;
-    root.dataset.following = "ended";
-    pill.textContent = "The room has closed";
-    pill.disabled = true;
-  });
-  source.addEventListener("open", () => (root.dataset.connected = "true"));
-  source.addEventListener("error", () => (root.dataset.connected = "false"));
+      following = false;
+      root.dataset.following = "ended";
+      pill.textContent = "The room has closed";
+      pill.disabled = true;
+    });
+    source.addEventListener("open", () => (root.dataset.connected = "true"));
+    source.addEventListener("error", () => {
+      root.dataset.connected = "false";
+      // EventSource retries a dropped connection itself, but gives up on an error answer
+      // (503 busy: the server's follower bound): then try again a little later.
+      if (source.readyState === EventSource.CLOSED && root.dataset.following !== "ended") {
+        setTimeout(connect, RETRY_MS);
+      }
+    });
+  }
+  connect();
 
   pill.addEventListener("click", () => {
     following = true;

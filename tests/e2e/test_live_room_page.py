@@ -94,3 +94,37 @@ def test_the_share_panel_live_room_in_the_projector_theme(open_explorer, chromiu
         assert student.evaluate("document.documentElement.dataset.theme") != "projector"
     finally:
         phone.close()
+
+
+def test_a_student_refused_as_busy_connects_when_a_place_frees(chromium, tmp_path):
+    """max_live_followers=1: the page's stream is refused (503), EventSource gives up on an
+    error answer, and the page tries again by itself once the one place is free."""
+    import json
+    import socket
+    import sys
+    import urllib.request
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "server"))
+    from server_process import served
+
+    with served(tmp_path, data_dir=tmp_path, max_live_followers=1) as server:
+        request = urllib.request.Request(f"{server.url}/api/live", data=json.dumps(
+            {"v": 1, "program": "x = 2.0\nL = x * x"}).encode(),
+            headers={"Content-Type": "application/json"})
+        room = json.loads(urllib.request.urlopen(request).read())["room"]
+        holder = socket.create_connection(("127.0.0.1", server.port))   # the one place
+        holder.sendall(f"GET /api/live/{room}/events HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        assert holder.recv(12) == b"HTTP/1.1 200"
+        context = chromium.new_context(viewport={"width": 390, "height": 844})
+        try:
+            page = context.new_page()
+            page.set_default_timeout(20_000)
+            page.goto(f"{server.url}/live/{room}")
+            page.wait_for_selector('#embed[data-status="ready"][data-connected="false"]',
+                                   state="attached")
+            holder.close()   # the place frees
+            page.wait_for_selector('#embed[data-connected="true"][data-live-seq="0"]',
+                                   state="attached")
+        finally:
+            context.close()
+            holder.close()
