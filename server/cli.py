@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import os
 import json
 import sys
 import warnings
@@ -214,6 +215,8 @@ def _serve(host: str, port: int, workers: int = 1) -> int:
     from server.serve import CannotServe, listeners, run
     from server.settings import SettingError, get_settings
 
+    # Every worker reads it (server/routers/live.py: live rooms on SQLite need one process).
+    os.environ["GRADWALK_SERVE_WORKERS"] = str(workers)
     try:
         settings = get_settings()
     except SettingError as e:

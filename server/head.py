@@ -21,3 +21,29 @@ class HeadAsGet:
             await send(message)
 
         await self.app({**scope, "method": "GET"}, receive, headers_only)
+
+
+class SecurityHeaders:
+    """ASGI middleware: `headers_for(path)` (name, value pairs) added to every answer's start
+    that does not have them already. Plain ASGI on purpose: Starlette's BaseHTTPMiddleware
+    hands each piece of a streamed body through a memory channel to another task, a cost that
+    a live room pays once per follower per step (bench/live.py)."""
+
+    def __init__(self, app: ASGIApp, headers_for) -> None:
+        self.app = app
+        self.headers_for = headers_for
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        extra = self.headers_for(scope["path"])
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                headers += [(name, value) for name, value in extra if name not in present]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

@@ -14,10 +14,10 @@ from starlette.exceptions import HTTPException
 from engine.errors import ProgramError
 from server.body import HINTS, BodyLimit
 from server.errors import BUSY, INTERNAL, ErrorResponse, error_dict, error_response
-from server.head import HeadAsGet
+from server.head import HeadAsGet, SecurityHeaders
 from server.jsonbody import ShapeTooLarge, UnsupportedBody
 from server.health import HealthFirst
-from server.routers import exports, links, nodes, pages, quiz, traces, train
+from server.routers import exports, links, live, nodes, pages, quiz, traces, train
 from server.routers.pages import ROOT
 from server.settings import get_settings
 from server.shutdown import exit_within
@@ -36,6 +36,12 @@ def frame_ancestors(path: str) -> str:
     """The CSP frame-ancestors directive for a request path."""
     embed = path == "/embed" or path.startswith("/embed/")
     return "frame-ancestors *" if embed else "frame-ancestors 'self'"
+
+
+def security_headers(path: str) -> list[tuple[bytes, bytes]]:
+    """The headers every answer to `path` has (unless it set its own)."""
+    return [(b"content-security-policy", f"{CSP}; {frame_ancestors(path)}".encode()),
+            (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
 
 
 # Starlette's own HTTP errors and ours (server/body.py) by status: (kind, hint).
@@ -81,12 +87,12 @@ SWITCH_INTERVAL_SECONDS = 0.001
 
 @contextlib.asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The link store's lifespan; a first trace worker started before the server answers
+    """The link store's and the live rooms' lifespans; a first trace worker started before the server answers
     (server/procs.py), and every one stopped at the end."""
     try:
         if get_settings().trace_processes:
             await app.state.trace_slots.pool.warm()
-        async with links.lifespan(app):
+        async with links.lifespan(app), live.lifespan(app):
             yield
     finally:
         app.state.trace_slots.pool.close()
@@ -103,6 +109,7 @@ def create_app() -> FastAPI:
     app.include_router(pages.router)
     app.include_router(traces.router)
     app.include_router(links.router)
+    app.include_router(live.router)
     app.include_router(exports.router)
     app.include_router(nodes.router)
     app.include_router(train.router)
@@ -157,17 +164,8 @@ def create_app() -> FastAPI:
         log.error("unexpected error in %s %s", request.method, request.url.path, exc_info=exc)
         return error_response(500, INTERNAL)
 
-    @app.middleware("http")
-    async def security_headers(request: Request, call_next):
-        response = await call_next(request)
-        response.headers.setdefault("Content-Security-Policy",
-                                    f"{CSP}; {frame_ancestors(request.url.path)}")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        return response
-
+    app.add_middleware(SecurityHeaders, headers_for=security_headers)
     app.add_middleware(HeadAsGet)   # the body limits and headers see a GET
-    app.add_middleware(HealthFirst, headers=[   # outermost: nothing before it but uvicorn
-        (b"content-security-policy", f"{CSP}; {frame_ancestors('/healthz')}".encode()),
-        (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")])
+    app.add_middleware(HealthFirst,   # outermost: nothing before it but uvicorn
+                       headers=security_headers("/healthz"))
     return app

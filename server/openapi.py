@@ -6,14 +6,16 @@ from __future__ import annotations
 # why a status happens, for the schema's descriptions (docs/trace-format.md, "Errors")
 WHY = {
     400: "a body Starlette cannot read (not UTF-8, not JSON)",
-    404: "no such link, or short links are turned off",
-    409: "two states with one short id",
+    403: "a live room stepped without its presenter token",
+    404: "no such link or live room, or they are turned off",
+    409: "two states with one short id; live rooms with SQLite and several workers",
     413: "the body or the state is too large",
     422: "a malformed request (the field is named)",
     415: "a body not sent as JSON (Content-Type: application/json)",
     408: "the body did not arrive in time",
-    429: "this client made too many new links lately (Retry-After says when to try again)",
-    503: "the link database is down",
+    429: "too many new links from this client, or steps in this live room, lately "
+         "(Retry-After says when to try again)",
+    503: "the database is down, or the live rooms or followers are at their bound",
     507: "the links fill the storage the server allows them",
 }
 

@@ -98,6 +98,24 @@ class Settings:
     link_rate_limit: new short links one client (an address; an IPv6 /64) may make, in the
         `limits` library's notation: "N/second|minute|hour|day", several joined by ";". Past
         it: 429 rate_limited with Retry-After. Counted per server process. Empty: no limit.
+    live_enabled: live rooms on (POST /api/live, /live/{room}; server/routers/live.py).
+    live_idle_seconds: a live room whose presenter has sent nothing for this long is gone: its
+        followers get an `end` event and its code answers 404 (seconds).
+    max_live_rooms: the most live rooms at once, in the database, so across workers (rooms);
+        one more answers 503 busy.
+    max_live_followers: the most open /api/live/{room}/events streams in one server process,
+        all rooms together (streams); one more answers 503 busy with Retry-After.
+    max_live_state_bytes: the largest state a presenter may send or open a room with, as
+        canonical UTF-8 JSON (bytes); larger: 413 too_large.
+    live_state_rate_limit: the steps one room's presenter may send, in the `limits` library's
+        notation (as link_rate_limit), counted per room and token in each server process (a
+        held arrow key repeats about 30 times a second). Past it: 429 with Retry-After; the
+        presenter's page waits as told and then sends its newest step.
+    live_heartbeat_seconds: how often an idle follower's stream gets a comment line, so that
+        proxies keep it open and a follower that left is noticed (seconds).
+    serve_workers: the number of `gradwalk serve --workers` processes; set by `gradwalk serve`
+        itself (not by hand). With SQLite and more than one, live rooms are refused: their
+        followers would miss steps posted to another process (use PostgreSQL, or one worker).
     """
 
     max_inline_elements: int = 64
@@ -135,6 +153,14 @@ class Settings:
     max_link_state_bytes: int = 65_536
     max_link_storage_bytes: int = 1 << 30
     link_rate_limit: str = "30/minute;600/hour"
+    live_enabled: bool = True
+    live_idle_seconds: float = 4 * 3600.0
+    max_live_rooms: int = 1_000
+    max_live_followers: int = 5_000
+    max_live_state_bytes: int = 65_536
+    live_state_rate_limit: str = "30/second;20000/hour"
+    live_heartbeat_seconds: float = 15.0
+    serve_workers: int = 1
 
     def __init__(self, **values) -> None:
         for name, value in values.items():
@@ -192,7 +218,7 @@ def _environment_settings() -> type[Settings]:
     class EnvironmentSettings(BaseSettings, Settings):
         model_config = SettingsConfigDict(env_prefix=PREFIX)
 
-        @field_validator("link_rate_limit")
+        @field_validator("link_rate_limit", "live_state_rate_limit")
         @classmethod
         def _rate(cls, spec: str) -> str:
             return check_spec(spec)

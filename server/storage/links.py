@@ -59,11 +59,10 @@ class LinkCollision(Exception):
     """Two different states gave the same id (96 bits of sha256: not expected to happen)."""
 
 
-class LinkStore:
-    """create(state) -> (id, created); get(id) -> state | None. Thread-safe; one per process.
-
-    url: a SQLAlchemy URL (sqlite:///path or postgresql+psycopg://...); timeout: seconds to
-    wait for a connection, a lock or a statement before StorageUnavailable.
+class Database:
+    """A SQLAlchemy engine on `url` (sqlite:///path or postgresql+psycopg://...), migrated to
+    head on first use; the base of LinkStore and LiveStore (server/storage/live.py).
+    timeout: seconds to wait for a connection, a lock or a statement before StorageUnavailable.
     """
 
     def __init__(self, url: str, timeout: float = 10.0) -> None:
@@ -71,6 +70,10 @@ class LinkStore:
         self.engine = _make_engine(url, timeout)
         self._ready = False
         self._lock = threading.Lock()
+
+    @property
+    def postgres(self) -> bool:
+        return self.engine.dialect.name == "postgresql"
 
     def open(self) -> None:
         """Create the SQLite folder and migrate to head, once (retried after a failure).
@@ -90,6 +93,13 @@ class LinkStore:
             except (sa_exc.SQLAlchemyError, CommandError, OSError) as e:
                 raise _unavailable(e, "migrating") from e
             self._ready = True
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+class LinkStore(Database):
+    """create(state) -> (id, created); get(id) -> state | None. Thread-safe; one per process."""
 
     def holds(self, state: dict[str, Any]) -> bool:
         """Whether `state` is stored already (a read, no write).
@@ -151,9 +161,6 @@ class LinkStore:
         self.open()
         with self.engine.connect() as conn:
             return conn.scalar(select(usage.c.bytes).where(usage.c.id == 1))
-
-    def close(self) -> None:
-        self.engine.dispose()
 
 
 def _stored(conn: Connection, key: str, text: str) -> bool:

@@ -17,13 +17,15 @@ import { fetchIteration, fetchRun, iterationNarration } from "./train.js";
 import { createBoundary } from "./render/boundary.js";
 import { createLossCurve } from "./render/losscurve.js";
 import { embedOptions } from "./embedding.js";
+import { renderStep } from "./export/snapshot.js";
 import { narrate } from "./narration.js";
 import { readLinkState } from "./permalink.js";
 import { markDead } from "./render/dead.js";
 import { createPlayer } from "./render/player.js";
 import { createQuizSession } from "./quiz-session.js";
+import { createLiveSender, followRoom } from "./live.js";
 import { rangeOf } from "./spans.js";
-import { createStore, encodeLink, TRAIN_FIELDS } from "./state.js";
+import { createStore, encodeLink, linkState, TRAIN_FIELDS } from "./state.js";
 import { applyTheme } from "./theme.js";
 import { swipeToStep, watchNarrow } from "./render/touch.js";
 import { boxOf, contentBox, READABLE_SCALE, wholeScale } from "./viewport.js";
@@ -41,8 +43,12 @@ const programBox = root.querySelector(".embed-program");
 const graphMessage = root.querySelector(".graph-message");
 const openFull = root.querySelector(".open-full");
 
-const link = readLinkState(document, location);
-const options = embedOptions(location.search, link.state);
+const liveRoom = root.dataset.live; // the student page of a live room (templates/live.html)
+const link = readLinkState(document, location, liveRoom ? "live room" : "short link");
+// A student's look is their own (a phone in the lecturer's projector theme reads badly): a
+// live room's state gives the walk and the step, not the theme or the font.
+const ownLook = (state) => state && Object.fromEntries(Object.entries(state).filter(([name]) => name !== "theme" && name !== "font"));
+const options = embedOptions(location.search, liveRoom ? ownLook(link.state) : link.state);
 // Train mode's fields too: a link to a chosen training iteration embeds that iteration's walk.
 const trainFields = Object.fromEntries(["mode", ...TRAIN_FIELDS].filter((name) => link.state && Object.hasOwn(link.state, name))
   .map((name) => [name, link.state[name]]));
@@ -58,6 +64,7 @@ applyTheme(document.documentElement, options);
 root.dataset.controls = String(options.controls);
 root.dataset.narration = String(options.narration);
 root.dataset.program = String(options.program);
+root.dataset.print = String(options.print);
 programBox.hidden = !options.program;
 
 const total = () => walk?.timeline.length ?? 0;
@@ -70,7 +77,13 @@ const quiz = createQuizSession(root, {
 });
 const reachable = () => (walk ? quiz.limit(total()) : 0);
 const playback = createPlayback(store, { total: reachable, steppable: () => Boolean(walk) });
-const player = createPlayer(root.querySelector(".player"), playback.actions);
+// A live room's student follows the lecturer until they step themselves (live.js).
+const live = liveRoom && link.state
+  ? followRoom(liveRoom, { root, pill: root.querySelector("#live-pill"), go, walkState: link.state })
+  : null;
+const actions = live ? live.detaching(playback.actions) : playback.actions;
+const player = createPlayer(root.querySelector(".player"), actions);
+let presenter = null; // a live room this embed steps ({type: "gradwalk:live"} from the deck)
 provideWalk(() => ({ svg, walk, state: store.get() }));
 // A phone (render/touch.js): the whole graph only while its numbers read (14 px), a swipe steps.
 const narrow = watchNarrow(() => {});
@@ -87,6 +100,24 @@ function showProgram(span) {
   mark.textContent = text.slice(range[0], range[1]);
   programBox.replaceChildren(text.slice(0, range[0]), mark, text.slice(range[1]));
   mark.scrollIntoView({ block: "nearest" });
+}
+
+/**
+ * print=1: the step as a static SVG picture in an <img> (export/snapshot.js, the page's own
+ * drawing with its styles inlined) in place of the live graph, so that a deck printed to PDF
+ * keeps the walk (hakimel/reveal.js#2795: a printed iframe's live view comes out empty).
+ */
+function showPicture(step) {
+  const { svg: text } = renderStep(walk, step);
+  let img = root.querySelector("img.print-step");
+  if (!img) {
+    img = document.createElement("img");
+    img.className = "print-step";
+    svg.after(img);
+  }
+  img.alt = `The computation graph at step ${step} of ${total()}`;
+  img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(text)}`;
+  root.dataset.picture = String(step);
 }
 
 /** Tell the parent page (a slide deck) where the walk is. */
@@ -110,6 +141,7 @@ function render({ animate = false } = {}) {
     narration.textContent = root.dataset.iteration ? iterationNarration(Number(root.dataset.iteration), said) : said;
     narration.dataset.kind = view.event?.kind ?? "start";
     if (options.program) showProgram(stepSpan(walk, view));
+    if (options.print) showPicture(state.step);
   }
   player.update({ ...state, total: total(), phase, disabled: !walk });
   root.dataset.step = String(state.step);
@@ -119,6 +151,7 @@ function render({ animate = false } = {}) {
 }
 
 store.subscribe((state, before) => {
+  if (state.step !== before.step && walk) presenter?.send(linkState(state));
   if (state.step !== before.step) render({ animate: state.step === before.step + 1 });
   else if (state.playing !== before.playing || state.speed !== before.speed) render();
 });
@@ -170,7 +203,7 @@ document.addEventListener("keydown", (event) => {
     if (action === "forward" || action === "back") pendingStep += action === "forward" ? 1 : -1;
     return;
   }
-  playback.actions[action]();
+  actions[action]();
 });
 
 window.addEventListener("message", (event) => {
@@ -181,6 +214,10 @@ window.addEventListener("message", (event) => {
   else if (type === "gradwalk:play") playback.actions.play();
   else if (type === "gradwalk:pause") playback.actions.pause();
   else if (type === "gradwalk:ping") post();
+  else if (type === "gradwalk:live" && typeof event.data.room === "string" && typeof event.data.token === "string") {
+    presenter = createLiveSender(event.data.room, event.data.token);
+    if (walk) presenter.send(linkState(store.get()));
+  }
 });
 
 // ---------------------------------------------------------------- start

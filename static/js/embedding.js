@@ -11,16 +11,18 @@
 //   controls=0   no player bar (keys, clickers and postMessage still step it)
 //   narration=0  no narration line
 //   program=1    the program, read-only, beside the graph
+//   print=1      the step as a static SVG picture: no player, no animation (for a deck printed
+//                to PDF; reveal.js' own ?print-pdf in the embed's address does the same)
 
 import { encodeLink, FIELDS, linkState } from "./state.js";
 
-const FLAGS = { autoplay: false, controls: true, narration: true, program: false };
+const FLAGS = { autoplay: false, controls: true, narration: true, program: false, print: false };
 const flag = { parse: (s) => ({ 1: true, true: true, yes: true, 0: false, false: false, no: false })[s] };
 
 /**
  * The embed's options from `query` (a URLSearchParams or a query string) over `state` (a
  * checked state object, or null): {step, speed, theme, font, autoplay, controls, narration,
- * program}. Bad values are ignored (the state's, or the default, stays).
+ * program, print}. Bad values are ignored (the state's, or the default, stays).
  */
 export function embedOptions(query, state = null) {
   const params = query instanceof URLSearchParams ? query : new URLSearchParams(query);
@@ -34,6 +36,7 @@ export function embedOptions(query, state = null) {
     const value = params.has(name) ? flag.parse(params.get(name)) : undefined;
     if (value !== undefined) options[name] = value;
   }
+  if (params.has("print-pdf")) options.print = true; // reveal.js' print mode
   return options;
 }
 

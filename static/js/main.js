@@ -805,7 +805,7 @@ const permalink = startPermalink({
 if (link.error) permalink.say(link.error);
 
 createSharePanel(app, {
-  state: () => permalink.state(), link: () => permalink.link(), links: app.dataset.linksEnabled !== "false",
+  state: () => permalink.state(), link: () => permalink.link(), links: app.dataset.linksEnabled !== "false", store,
 });
 
 // Exports (static/js/export/) read the walk on screen through walk.js's currentWalk().

@@ -20,15 +20,16 @@ function inlined(doc, id) {
 /**
  * The state the page opens on: {state (a checked state object, or null), error (a message,
  * or null)}. Order: the inlined `initial-state` (a short link), the inlined `initial-error`
- * (an unknown short id: its message), then the fragment of `loc`.
+ * (an unknown short id: its message), then the fragment of `loc`. `what` names the link in
+ * that message ("short link", or "live room" on a live room's page).
  */
-export function readLinkState(doc, loc) {
+export function readLinkState(doc, loc, what = "short link") {
   const state = inlined(doc, "initial-state");
   if (state.present) return checkState(state.value);
   const error = inlined(doc, "initial-error");
   if (error.present) {
     const why = typeof error.value?.message === "string" ? error.value.message : "the server could not find it";
-    return { state: null, error: `This short link could not be opened: ${why}.` };
+    return { state: null, error: `This ${what} could not be opened: ${why}.` };
   }
   return decodeLink(loc.hash);
 }

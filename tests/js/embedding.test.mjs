@@ -7,14 +7,18 @@ const PROGRAM = "a = 1.0\nb = tanh(a) * 2.0\nL = b * b\n";
 
 test("embed options: the query string over the fragment's state over the defaults", () => {
   assert.deepEqual(embedOptions("", null), {
-    autoplay: false, controls: true, narration: true, program: false, step: 0, speed: 2, theme: "auto", font: 1,
+    autoplay: false, controls: true, narration: true, program: false, print: false, step: 0, speed: 2, theme: "auto", font: 1,
   });
   const state = { v: 1, program: PROGRAM, step: 4, speed: 8, theme: "dark", font: 1.5 };
   assert.deepEqual(embedOptions("", state), { ...embedOptions("", null), step: 4, speed: 8, theme: "dark", font: 1.5 });
   const both = embedOptions("step=9&theme=projector&controls=0&narration=no&program=1&autoplay=true&font=2", state);
   assert.deepEqual(both, {
-    autoplay: true, controls: false, narration: false, program: true, step: 9, speed: 8, theme: "projector", font: 2,
+    autoplay: true, controls: false, narration: false, program: true, print: false, step: 9, speed: 8, theme: "projector", font: 2,
   });
+  // print=1, or reveal.js' print mode in the embed's own address, asks for the static picture
+  assert.equal(embedOptions("print=1", null).print, true);
+  assert.equal(embedOptions("print-pdf", null).print, true);
+  assert.equal(embedQuery({ print: true }), "print=1");
   // Bad values are ignored: the state's (or the default) stays.
   assert.deepEqual(embedOptions("step=-1&speed=3&theme=pink&font=9&controls=maybe", state),
     { ...embedOptions("", state) });

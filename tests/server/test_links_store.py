@@ -52,7 +52,7 @@ def test_processes_starting_at_once_migrate_once_and_insert_once(db_url):
     engine = sa.create_engine(db_url)
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).all() == [
-            ("0002_link_usage",)]
+            ("0003_live_rooms",)]   # the newest revision
         assert conn.execute(sa.text("SELECT count(*) FROM links")).scalar() == 1
     engine.dispose()
 

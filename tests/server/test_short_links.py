@@ -182,7 +182,7 @@ def test_sqlite_is_in_wal_mode_with_the_migration_recorded(tmp_path, monkeypatch
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
         assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [
-            ("0002_link_usage",)]
+            ("0003_live_rooms",)]   # the newest revision
         created = conn.execute("SELECT created_at FROM links").fetchone()[0]
     assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", created)
 

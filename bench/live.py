@@ -1,0 +1,226 @@
+"""Live rooms under load: N Server-Sent-Events followers of one room, 50 presenter steps.
+
+For each step: the time from sending the presenter's POST /api/live/{room}/state to the moment
+the last follower has the step's event (its `seq`); reported as p50 / p99 / max over the steps,
+with every follower's own latency (p50 / p99 over all followers and steps). Then one follower
+reconnects (Last-Event-ID: an old seq) and must get the current step first; then all leave. The
+whole run is done --rounds times on one server, and the server's memory (the PSS of it and its
+workers) sampled before and after each: flat after the first round means nothing is kept per
+follower or per room. Also the server's and the client's CPU time per step.
+
+    .venv/bin/python -m bench.live --followers 100 --postgres postgresql+psycopg://...
+    .venv/bin/python -m bench.live --followers 1000 --workers 2 --postgres URL
+
+Without --postgres it runs on a fresh SQLite file with --workers 1 (SQLite refuses live rooms
+with more workers). ONE asyncio client process holds all the connections (raw HTTP/1.1 on
+asyncio streams: no client library between the socket and the timer); they are opened in
+batches of CONNECT_BATCH. Loopback only; the client shares the 2 cores with the server, so
+the figures are those of the pair.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+import urllib.parse
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "server")]   # also when run as a script
+from bench.machine import describe  # noqa: E402
+from server_process import descendants, served  # noqa: E402  (the tests' real-server helper)
+
+CONNECT_BATCH = 50   # connections opened at once
+PROGRAM = "x = 1.5\nw = -0.8\ny = tanh(w * x)\nL = y * y"
+
+
+# ---- a raw HTTP/1.1 client: requests and an SSE stream on asyncio streams
+
+async def request(port: int, method: str, path: str, body: dict | None = None,
+                  headers: dict | None = None) -> tuple[int, dict]:
+    """One request on its own connection -> (status, JSON body)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    data = b"" if body is None else json.dumps(body).encode()
+    head = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", "Connection: close",
+            "Content-Type: application/json", f"Content-Length: {len(data)}"]
+    head += [f"{k}: {v}" for k, v in (headers or {}).items()]
+    writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + data)
+    raw = await reader.read()
+    writer.close()
+    status_line, _, rest = raw.partition(b"\r\n")
+    _, _, payload = rest.partition(b"\r\n\r\n")
+    if b"transfer-encoding: chunked" in rest.lower().split(b"\r\n\r\n")[0]:
+        payload = _unchunk(payload)
+    return int(status_line.split()[1]), json.loads(payload or b"null")
+
+
+def _unchunk(data: bytes) -> bytes:
+    out = b""
+    while data:
+        size, _, data = data.partition(b"\r\n")
+        n = int(size, 16)
+        if n == 0:
+            break
+        out, data = out + data[:n], data[n + 2:]
+    return out
+
+
+class Follower:
+    """One open GET /api/live/{room}/events: `events()` yields (event, id, data dict)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 status: int) -> None:
+        self.reader, self.writer, self.status = reader, writer, status
+        self.buffer = b""
+
+    @classmethod
+    async def open(cls, port: int, room: str, last_id: int | None = None) -> "Follower":
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        extra = "" if last_id is None else f"Last-Event-ID: {last_id}\r\n"
+        writer.write(f"GET /api/live/{urllib.parse.quote(room)}/events HTTP/1.1\r\n"
+                     f"Host: 127.0.0.1\r\nAccept: text/event-stream\r\n{extra}\r\n".encode())
+        head = await reader.readuntil(b"\r\n\r\n")
+        return cls(reader, writer, int(head.split()[1]))
+
+    async def events(self):
+        while True:
+            while b"\n\n" not in self.buffer:
+                size = int((await self.reader.readline()).strip() or b"0", 16)
+                if size == 0:
+                    return
+                self.buffer += (await self.reader.readexactly(size + 2))[:-2]
+            block, _, self.buffer = self.buffer.partition(b"\n\n")
+            fields = dict(line.split(": ", 1) for line in block.decode().split("\n")
+                          if ": " in line and not line.startswith(":"))
+            if "event" in fields:
+                yield fields["event"], int(fields.get("id", -1)), json.loads(fields["data"])
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+async def open_followers(port: int, room: str, n: int) -> list[Follower]:
+    """n followers, opened CONNECT_BATCH at a time."""
+    followers: list[Follower] = []
+    for start in range(0, n, CONNECT_BATCH):
+        followers += await asyncio.gather(*(Follower.open(port, room)
+                                            for _ in range(min(CONNECT_BATCH, n - start))))
+    return followers
+
+
+# ---- the run
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) of `pid` and every process under it, from /proc (s)."""
+    total = 0
+    for p in [pid, *descendants(pid)]:
+        try:
+            fields = pathlib.Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])   # utime, stime (clock ticks)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+async def run(port: int, n: int, steps: int, cpu=lambda: 0.0) -> dict:
+    """Open a room, n followers, step it `steps` times; latencies, what each follower got, and
+    the CPU seconds the server (`cpu()`) and this client spent on the steps."""
+    status, opened = await request(port, "POST", "/api/live", {"v": 1, "program": PROGRAM})
+    assert status == 201, opened
+    room, auth = opened["room"], {"Authorization": f"Bearer {opened['presenter_token']}"}
+    followers = await open_followers(port, room, n)
+    assert all(f.status == 200 for f in followers), [f.status for f in followers][:5]
+    seen: dict[int, list[float]] = {}
+    last_step = [None] * n
+    done = {seq: asyncio.Event() for seq in range(steps + 1)}
+
+    async def listen(i: int, follower: Follower) -> None:
+        async for kind, seq, data in follower.events():
+            if kind != "state":
+                continue
+            last_step[i] = data["state"].get("step", 0)
+            arrivals = seen.setdefault(seq, [])
+            arrivals.append(time.perf_counter())
+            if len(arrivals) == n and seq in done:
+                done[seq].set()
+
+    tasks = [asyncio.create_task(listen(i, f)) for i, f in enumerate(followers)]
+    await asyncio.wait_for(done[0].wait(), 60)   # everyone has the current state
+    last, each = [], []
+    server_cpu, client_cpu = cpu(), time.process_time()
+    for k in range(1, steps + 1):
+        sent = time.perf_counter()
+        status, answer = await request(port, "POST", f"/api/live/{room}/state",
+                                       {"v": 1, "program": PROGRAM, "step": k}, auth)
+        assert status == 200, answer
+        await asyncio.wait_for(done[answer["seq"]].wait(), 30)
+        last.append(max(seen[answer["seq"]]) - sent)
+        each += [t - sent for t in seen[answer["seq"]]]
+    server_cpu, client_cpu = cpu() - server_cpu, time.process_time() - client_cpu
+    late = await Follower.open(port, room, last_id=1)   # a reconnect mid-lecture
+    first = await anext(late.events())
+    late.close()
+    for f in followers:
+        f.close()
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return {"room": room, "last": last, "each": each, "final": last_step,
+            "reconnect_step": first[2]["state"]["step"], "steps": steps,
+            "server_cpu_ms_per_step": round(1000 * server_cpu / steps, 1),
+            "client_cpu_ms_per_step": round(1000 * client_cpu / steps, 1)}
+
+
+def pct(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 \
+        else values[0]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--followers", type=int, default=100)
+    parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="the whole run again on the same server (figures: the last)")
+    parser.add_argument("--postgres", default="", help="SQLAlchemy URL of a PostgreSQL database")
+    args = parser.parse_args(argv)
+    workers = args.workers if args.postgres else 1
+    with tempfile.TemporaryDirectory() as tmp:
+        # no step rate: the presenter here steps as fast as the followers take it
+        settings = {"data_dir": tmp, "max_live_followers": args.followers + 10,
+                    "live_state_rate_limit": ""}
+        if args.postgres:
+            settings["database_url"] = args.postgres
+        with served(pathlib.Path(tmp), workers=workers, **settings) as server:
+            memory = [server.family_memory()]
+            for _ in range(args.rounds):   # the same load again: memory after each must stay
+                result = asyncio.run(run(server.port, args.followers, args.steps,
+                                         lambda: cpu_seconds(server.proc.pid)))
+                time.sleep(1.0)   # the server notices the closed streams
+                memory.append(server.family_memory())
+    last, each = [x * 1000 for x in result["last"]], [x * 1000 for x in result["each"]]
+    print(json.dumps({"machine": describe(), "followers": args.followers, "workers": workers,
+                      "database": "postgresql" if args.postgres else "sqlite",
+                      "steps": args.steps,
+                      "last_follower_ms": {"p50": round(pct(last, 50), 1),
+                                           "p99": round(pct(last, 99), 1),
+                                           "max": round(max(last), 1)},
+                      "each_follower_ms": {"p50": round(pct(each, 50), 1),
+                                           "p99": round(pct(each, 99), 1)},
+                      "all_got_final_step": all(s == args.steps for s in result["final"]),
+                      "reconnect_got_step": result["reconnect_step"],
+                      "server_cpu_ms_per_step": result["server_cpu_ms_per_step"],
+                      "client_cpu_ms_per_step": result["client_cpu_ms_per_step"],
+                      "memory_mb_before_and_after_each_round":
+                          [round(m / 2**20, 1) for m in memory]}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+"""The live rooms' fan-out inside one server process, and across processes on PostgreSQL.
+
+Hub: the followers this process holds (each an open GET /api/live/{room}/events), by room,
+at most `max_followers` of them. `notified(room, seq)` reads the room's state once from the
+database and hands it to each of its followers; a follower keeps only the newest state it has
+not sent, so a slow phone skips steps instead of growing a queue (it always ends at the
+lecturer's current step).
+
+Who calls `notified`: on SQLite (one process) the handler of the presenter's POST, after its
+commit; on PostgreSQL the process's one listener (`listen`, a task of the app's lifespan), for
+every NOTIFY on server.storage.live.CHANNEL, its own process's included. A listener whose
+connection dies reconnects (after RETRY_SECONDS) and then re-reads every followed room, so a
+step posted while it was away still arrives. `sweep` ends the streams of rooms that expired.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+
+from starlette.concurrency import run_in_threadpool
+
+from server.storage.live import CHANNEL, LiveStore, StorageUnavailable
+from server.tracing import sse_event
+
+log = logging.getLogger("gradwalk.live")
+RETRY_SECONDS = 1.0   # between a listener's lost connection and its next try
+LISTENER_NAME = "gradwalk-live-listener"   # its application_name, seen in pg_stat_activity
+
+
+def state_event(room: str, seq: int, state: str) -> bytes:
+    """The SSE `state` event {room, seq, state} with id seq; `state` is canonical JSON text."""
+    data = '{"room":"%s","seq":%d,"state":%s}' % (room, seq, state)
+    return sse_event(b"state", data.encode("utf-8"), seq)
+
+
+class Busy(Exception):
+    """The process holds max_followers followers already."""
+
+
+@dataclass(eq=False)
+class Follower:
+    """One open stream: the newest state's event not yet sent (`pending`: seq and the SSE
+    bytes, made once per room and step by state_event), and `wake` to say so."""
+
+    hub: "Hub"
+    room: str
+    sent: int = -1
+    pending: tuple[int, bytes] | None = None
+    ended: bool = False
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def offer(self, seq: int, event: bytes) -> None:
+        if seq > max(self.sent, self.pending[0] if self.pending else -1):
+            self.pending = (seq, event)
+            self.wake.set()
+
+    def end(self) -> None:
+        self.ended = True
+        self.wake.set()
+
+    def stop(self) -> None:
+        """Leave the hub (called once the response ends, however it ends)."""
+        self.hub.leave(self)
+
+
+class Hub:
+    """store: the LiveStore; idle: live_idle_seconds; max_followers: per process."""
+
+    def __init__(self, store: LiveStore, idle: float, max_followers: int) -> None:
+        self.store, self.idle, self.max_followers = store, idle, max_followers
+        self.rooms: dict[str, set[Follower]] = {}
+        self.count = 0
+        self.delivered: dict[str, int] = {}   # room -> the newest seq handed out
+
+    def join(self, room: str) -> Follower:
+        """A new follower of `room`. Raises Busy past max_followers."""
+        if self.count >= self.max_followers:
+            raise Busy()
+        follower = Follower(self, room)
+        self.rooms.setdefault(room, set()).add(follower)
+        self.count += 1
+        return follower
+
+    def leave(self, follower: Follower) -> None:
+        group = self.rooms.get(follower.room)
+        if group is None or follower not in group:
+            return
+        group.discard(follower)
+        self.count -= 1
+        if not group:   # memory flat after a room's students leave
+            del self.rooms[follower.room]
+            self.delivered.pop(follower.room, None)
+
+    async def notified(self, room: str, seq: int) -> None:
+        """Room `room` reached `seq`: read its state once, offer it to its followers here."""
+        if room not in self.rooms or self.delivered.get(room, -1) >= seq:
+            return
+        current = await run_in_threadpool(self.store.current, room, self.idle)
+        self._offer(room, current)
+
+    def _offer(self, room: str, current: tuple[int, str] | None) -> None:
+        group = self.rooms.get(room, ())
+        if current is None:
+            for follower in group:
+                follower.end()
+            return
+        seq, state = current
+        self.delivered[room] = max(self.delivered.get(room, -1), seq)
+        event = state_event(room, seq, state)   # once for all the room's followers here
+        for follower in group:
+            follower.offer(seq, event)
+
+    async def refresh(self) -> None:
+        """Re-read every followed room: offer its state (a step missed while the listener
+        was away), or end its streams when it expired."""
+        for room in list(self.rooms):
+            self._offer(room, await run_in_threadpool(self.store.current, room, self.idle))
+
+    async def sweep(self, every: float) -> None:
+        """Forever: refresh every `every` seconds (ends the streams of expired rooms)."""
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.refresh()
+            except Exception as e:   # the database down: the streams stay, retried next time
+                log.warning("live rooms not refreshed: %s", e)
+
+
+async def listen(hub: Hub, url: str, ready: asyncio.Event | None = None) -> None:
+    """Forever: LISTEN on CHANNEL over its own psycopg connection (autocommit) to the
+    PostgreSQL at `url` (a SQLAlchemy URL), calling hub.notified for each notification;
+    reconnects after RETRY_SECONDS when the connection fails, then refreshes the hub.
+    `ready` is set at each successful LISTEN (for tests)."""
+    import psycopg
+    from sqlalchemy import make_url
+
+    conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    while True:
+        try:
+            conn = await psycopg.AsyncConnection.connect(
+                conninfo, autocommit=True, application_name=LISTENER_NAME)
+            async with conn:
+                await conn.execute(f"LISTEN {CHANNEL}")
+                if ready is not None:
+                    ready.set()
+                await hub.refresh()
+                async for note in conn.notifies():
+                    room, _, seq = note.payload.partition(":")
+                    await hub.notified(room, int(seq))
+        except (psycopg.Error, OSError, ValueError, StorageUnavailable) as e:
+            log.warning("live listener lost its connection (%s); reconnecting in %.0f s",
+                        str(e).strip().splitlines()[0][:200] if str(e) else type(e).__name__,
+                        RETRY_SECONDS)
+        await asyncio.sleep(RETRY_SECONDS)

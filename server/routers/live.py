@@ -1,0 +1,297 @@
+"""Live rooms: a lecturer's page posts its step, students' pages follow it (Server-Sent Events).
+
+  POST /api/live                 {page state}  -> 201 {room, presenter_token, url}
+  POST /api/live/{room}/state    {page state with "step"}, Authorization: Bearer <token>
+                                 -> {room, seq}; 403 without the room's token
+  GET  /api/live/{room}/events   text/event-stream: `state` events {room, seq, state}, id seq;
+                                 the first is the current state (on every connection, a
+                                 reconnect with Last-Event-ID too), then each new one; `end`
+                                 when the room expires
+  GET  /live/{room}              the student page (templates/live.html): the embed following
+                                 the stream; it never writes
+
+A state is the page state of static/js/state.js (a JSON object with an integer "v", its step
+in "step"). Bounds (server/settings.py): max_live_rooms (503), max_live_followers per process
+(503 with Retry-After), max_live_state_bytes (413), live_state_rate_limit per room (429),
+live_idle_seconds (a room idle that long is gone: 404). Fan-out: server/livehub.py.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any, AsyncIterator
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, Field, RootModel, field_validator
+from starlette.concurrency import run_in_threadpool
+
+from server.deps import SettingsDep, SlotsDep
+from server.errors import error_dict, error_response
+from server.jsonbody import queue_share, read_body
+from server.livehub import Busy, Follower, Hub, listen, state_event
+from server.openapi import errors, page_errors
+from server.ratelimit import RateLimit
+from server.routers.pages import templates
+from server.routers.traces import EventStream
+from server.settings import Settings, get_settings
+from server.storage import canonical_json
+from server.storage.live import (LiveStore, NoRoom, TooManyRooms, WrongToken, normal_code,
+                                 token_hash)
+from server.storage.links import StorageUnavailable
+from server.tracing import sse_event
+
+router = APIRouter(tags=["live"])
+NO_ROOM_HINT = "check the code on the lecturer's screen; a room closes after a while unused"
+
+
+class LiveState(RootModel[dict[str, Any]]):
+    """The page state: a JSON object with an integer "v" >= 1 and a "step" (integer >= 0,
+    0 when absent)."""
+
+    @field_validator("root")
+    @classmethod
+    def _checked(cls, state: dict[str, Any]) -> dict[str, Any]:
+        for name, low in (("v", 1), ("step", 0)):
+            value = state.get(name, None if name == "v" else low)
+            if not isinstance(value, int) or isinstance(value, bool) or value < low:
+                raise ValueError(f'the state needs "{name}", an integer >= {low}')
+        return state
+
+
+class RoomOpened(BaseModel):
+    room: str = Field(description="6 characters to type on a phone (A-Z and 2-9, no 0/O/1/I/L)")
+    presenter_token: str = Field(description="the secret the presenter steps the room with "
+                                             "(Authorization: Bearer); the server keeps its hash")
+    url: str = Field(description='"/live/<room>", the page students open')
+
+
+class Stepped(BaseModel):
+    room: str
+    seq: int = Field(description="the state's number in the room (the SSE id of its event)")
+
+
+def _error(status: int, kind: str, message: str, hint: str | None = None, headers=None):
+    return error_response(status, error_dict(kind, message, hint), headers)
+
+
+# The refusals the API answers and the student page shows: (status, error object).
+UNAVAILABLE = (503, error_dict("unavailable", "the live-room database is unavailable",
+                               "try again in a moment"))
+
+
+def _no_room(room: str) -> tuple[int, dict]:
+    return 404, error_dict("not_found", f"no live room {room[:16]!r} on this server",
+                           NO_ROOM_HINT)
+
+
+def _refusal(settings: Settings) -> tuple[int, dict] | None:
+    """Why live rooms are off here, or None when they are on."""
+    if not settings.live_enabled:
+        return 404, error_dict("live_disabled", "live rooms are turned off on this server "
+                               "(GRADWALK_LIVE_ENABLED=false)", "share a link to the walk instead")
+    if settings.serve_workers > 1 and not settings.link_database_url().startswith("postgresql"):
+        return 409, error_dict("live_needs_postgres",
+                      f"live rooms need PostgreSQL when the server runs {settings.serve_workers} "
+                      "worker processes: with SQLite a step posted to one process would not "
+                      "reach the students connected to another",
+                      "serve with --workers 1, or set GRADWALK_DATABASE_URL to a PostgreSQL "
+                      "database")
+    return None
+
+
+def _room(room: str, settings: Settings) -> tuple[str, tuple[int, dict] | None]:
+    """The room's code as stored (normal_code), and why it cannot be served, or None."""
+    code = normal_code(room)
+    return code or "", _refusal(settings) or (None if code else _no_room(room))
+
+
+def _refused(pair: tuple[int, dict]):
+    return error_response(*pair)
+
+
+def _sized(state: dict[str, Any], settings: Settings) -> str | Any:
+    """The state as canonical JSON text, or a 413/422 error answer."""
+    try:
+        text = canonical_json(state)
+    except ValueError:
+        return _error(422, "bad_request", "state: NaN and infinities are not JSON")
+    if len(text) > settings.max_live_state_bytes:
+        return _error(413, "too_large", f"the state is {len(text):,} bytes as canonical JSON; a "
+                      f"live room holds at most {settings.max_live_state_bytes:,} "
+                      "(GRADWALK_MAX_LIVE_STATE_BYTES)", "shorten the program")
+    return text.decode("utf-8")
+
+
+# ---- the store and the hub: one each per process, made at startup (or on first use)
+
+@contextlib.asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """The hub's sweep and, on PostgreSQL, its one listener: tasks of the app's lifespan,
+    cancelled at its end."""
+    settings = get_settings()
+    tasks = []
+    if settings.live_enabled:
+        hub = _hub(app, settings)
+        tasks.append(asyncio.create_task(hub.sweep(settings.live_heartbeat_seconds)))
+        if hub.store.postgres:
+            tasks.append(asyncio.create_task(listen(hub, settings.link_database_url())))
+    try:
+        yield
+    finally:
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+def _hub(app: FastAPI, settings: Settings) -> Hub:
+    hub = getattr(app.state, "live_hub", None)
+    if hub is None:
+        store = LiveStore(settings.link_database_url(), settings.database_timeout_seconds)
+        hub = app.state.live_hub = Hub(store, settings.live_idle_seconds,
+                                       settings.max_live_followers)
+        app.state.live_rate = RateLimit(settings.live_state_rate_limit)
+    return hub
+
+
+# ---- the API
+
+@router.post("/api/live", status_code=201, response_model=RoomOpened,
+             responses=errors(404, 409, 413, 415, 422, 503))
+async def open_room(request: Request, settings: SettingsDep, slots: SlotsDep):
+    """Open a room at the page state in the body -> {room, presenter_token, url}."""
+    async with queue_share(request, settings, slots) as wait:
+        body = await read_body(request, wait, LiveState)
+    refused = _refusal(settings)
+    if refused is not None:
+        return _refused(refused)
+    text = _sized(body.root, settings)
+    if not isinstance(text, str):
+        return text
+    hub = _hub(request.app, settings)
+    try:
+        room, token = await run_in_threadpool(hub.store.create, text, settings.max_live_rooms,
+                                              settings.live_idle_seconds)
+    except StorageUnavailable:
+        return _refused(UNAVAILABLE)
+    except TooManyRooms:
+        return _error(503, "busy", f"this server has {settings.max_live_rooms:,} live rooms "
+                      "open, the most it allows (GRADWALK_MAX_LIVE_ROOMS)",
+                      "try again later: idle rooms close after GRADWALK_LIVE_IDLE_SECONDS")
+    return RoomOpened(room=room, presenter_token=token, url=f"/live/{room}")
+
+
+@router.post("/api/live/{room}/state", response_model=Stepped,
+             responses=errors(403, 404, 409, 413, 415, 422, 429, 503))
+async def step_room(room: str, request: Request, settings: SettingsDep, slots: SlotsDep):
+    """Set the room's state (Authorization: Bearer <presenter_token>) -> {room, seq}."""
+    async with queue_share(request, settings, slots) as wait:
+        body = await read_body(request, wait, LiveState)
+    code, problem = _room(room, settings)
+    if problem is not None:
+        return _refused(problem)
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return _error(403, "forbidden", "only the room's presenter may step it",
+                      "send the presenter_token as Authorization: Bearer <token>")
+    text = _sized(body.root, settings)
+    if not isinstance(text, str):
+        return text
+    hub = _hub(request.app, settings)
+    # Counted per room and token: a stranger's wrong tokens use up only their own rate.
+    wait_s = request.app.state.live_rate.hit(f"{code}:{token_hash(token.strip())[:16]}")
+    if wait_s is not None:
+        return _error(429, "rate_limited", "too many steps in this room lately (at most "
+                      f"{request.app.state.live_rate.describe()}); try again in {wait_s} s",
+                      "the server's GRADWALK_LIVE_STATE_RATE_LIMIT sets the rate",
+                      headers={"Retry-After": str(wait_s)})
+    try:
+        seq = await run_in_threadpool(hub.store.step, code, token.strip(), text,
+                                      settings.live_idle_seconds)
+    except StorageUnavailable:
+        return _refused(UNAVAILABLE)
+    except NoRoom:
+        return _refused(_no_room(code))
+    except WrongToken:
+        return _error(403, "forbidden", "this token does not step this room",
+                      "open a room of your own from the Share panel")
+    if not hub.store.postgres:   # one process: deliver here (PostgreSQL: via NOTIFY)
+        await hub.notified(code, seq)
+    return Stepped(room=code, seq=seq)
+
+
+@router.get("/api/live/{room}/events",
+            responses={200: {"description": "Server-Sent Events: `state` events {room, seq, "
+                                            "state} (id: seq), the current one first; `end`",
+                             "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                       **errors(404, 409, 503)})
+async def follow_room(room: str, request: Request, settings: SettingsDep):
+    """Follow a room: its current state at once, then each new one (never a write)."""
+    code, problem = _room(room, settings)
+    if problem is not None:
+        return _refused(problem)
+    hub = _hub(request.app, settings)
+    try:
+        current = await run_in_threadpool(hub.store.current, code, settings.live_idle_seconds)
+    except StorageUnavailable:
+        return _refused(UNAVAILABLE)
+    if current is None:
+        return _refused(_no_room(code))
+    try:
+        follower = hub.join(code)
+    except Busy:
+        return _error(503, "busy", f"this server process follows {settings.max_live_followers:,}"
+                      " live streams already, the most it allows "
+                      "(GRADWALK_MAX_LIVE_FOLLOWERS)", "the page retries by itself",
+                      headers={"Retry-After": "5"})
+    follower.offer(current[0], state_event(code, *current))
+    return EventStream(_events(follower, settings.live_heartbeat_seconds), feed=follower)
+
+
+async def _events(follower: Follower, heartbeat: float) -> AsyncIterator[bytes]:
+    """The follower's stream: each newest state once, a comment line every `heartbeat`
+    seconds of quiet, `end` when the room expires. The first piece tells EventSource to
+    reconnect after 2 s."""
+    yield b"retry: 2000\n\n"
+    while True:
+        # asyncio.timeout, not wait_for: no task made per wait (a step wakes every follower)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(heartbeat):
+                await follower.wake.wait()
+        follower.wake.clear()
+        if follower.pending is not None:
+            seq, event = follower.pending
+            follower.pending, follower.sent = None, seq
+            yield event
+        elif follower.ended:
+            yield sse_event(b"end", json.dumps({"room": follower.room}).encode())
+            return
+        else:
+            yield b": still here\n\n"
+
+
+# ---- the student page
+
+@router.get("/live/{room}", response_class=HTMLResponse, responses=page_errors(404, 409, 503))
+async def live_page(room: str, request: Request, settings: SettingsDep):
+    """The student page: the room's walk, read-only, following the lecturer's step; a refusal
+    (no such room, live rooms off, the database down) is the page with the error inlined."""
+    code, problem = _room(room, settings)
+    state = None
+    if problem is None:
+        try:
+            current = await run_in_threadpool(_hub(request.app, settings).store.current, code,
+                                              settings.live_idle_seconds)
+        except StorageUnavailable:
+            current, problem = None, UNAVAILABLE
+        if current is not None:
+            state = json.loads(current[1])
+        elif problem is None:
+            problem = _no_room(code)
+    context = {"room": code, "initial_state": state,
+               "initial_error": problem[1] if problem else None}
+    return templates.TemplateResponse(request, "live.html", context,
+                                      status_code=problem[0] if problem else 200)

@@ -1,0 +1,133 @@
+"""LiveStore: the live rooms' current states, in the `live_rooms` table (revision 0003).
+
+The database holds each room's state so that every `gradwalk serve` worker answers a follower
+with the same current step. A step commits the new state and, on PostgreSQL, a NOTIFY on the
+channel CHANNEL in the same transaction, delivered only once it commits; its payload is
+"<room>:<seq>" (never the state: NOTIFY payloads are capped at 8,000 bytes and every worker
+reads the state once from the table). On SQLite (one process) the caller delivers in process.
+
+A room idle past `idle` seconds is gone: it reads as absent and the next create deletes it.
+"""
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+
+from sqlalchemy import BigInteger, Column, Float, MetaData, String, Table, Text, delete, func
+from sqlalchemy import insert, select, text, update
+
+from server.storage.links import _DOWN, Database, StorageUnavailable, _unavailable
+
+CHANNEL = "gradwalk_live"
+# Codes a person reads off a projector and types on a phone: no 0/O, 1/I/L.
+ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6   # 31**6, about 8.9e8 codes: a guess hits one of 1,000 rooms once in 887,000
+
+_metadata = MetaData()
+rooms = Table(
+    "live_rooms", _metadata,
+    Column("room", String(16), primary_key=True),
+    Column("token_hash", String(64), nullable=False),
+    Column("state", Text, nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("touched", Float, nullable=False),
+)
+
+
+class TooManyRooms(Exception):
+    """max_rooms rooms are open (idle ones not counted)."""
+
+
+class NoRoom(Exception):
+    """No such room, or it expired."""
+
+
+class WrongToken(Exception):
+    """The room exists, the presenter token does not match."""
+
+
+def token_hash(token: str) -> str:
+    """sha256 of the presenter token, hex (64 characters): all the table keeps of it."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normal_code(room: str) -> str | None:
+    """A typed code in its stored form (upper case, no spaces or dashes), or None when it
+    cannot be one (so that a bad code never reaches the database)."""
+    code = room.strip().replace("-", "").replace(" ", "").upper()
+    return code if len(code) == CODE_LENGTH and all(c in ALPHABET for c in code) else None
+
+
+class LiveStore(Database):
+    """create / step / current, each one short transaction. Thread-safe; one per process.
+    idle (seconds): a room untouched for longer is treated as gone. Every method raises
+    StorageUnavailable when the database is down."""
+
+    def create(self, state: str, max_rooms: int, idle: float) -> tuple[str, str]:
+        """Open a room at `state` (canonical JSON text) -> (code, presenter token). Deletes
+        the expired rooms first; past `max_rooms` open ones raises TooManyRooms. (The count
+        and the insert are two statements: two workers at once may pass the bound by one.)"""
+        self.open()
+        token = secrets.token_urlsafe(24)
+        now = time.time()
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(delete(rooms).where(rooms.c.touched < now - idle))
+                if conn.scalar(select(func.count()).select_from(rooms)) >= max_rooms:
+                    raise TooManyRooms()
+                for _ in range(8):   # a taken code is retried; 8 misses in a row: 1e-24
+                    code = new_code()
+                    if conn.scalar(select(rooms.c.room).where(rooms.c.room == code)) is None:
+                        break
+                conn.execute(insert(rooms).values(room=code, token_hash=token_hash(token),
+                                                  state=state, seq=0, touched=now))
+        except _DOWN as e:
+            raise _unavailable(e, "opening a live room") from e
+        return code, token
+
+    def step(self, room: str, token: str, state: str, idle: float) -> int:
+        """Replace the room's state -> its new sequence number; on PostgreSQL NOTIFY CHANNEL
+        "room:seq" in the same transaction. Raises NoRoom, WrongToken."""
+        self.open()
+        now = time.time()
+        live = (rooms.c.room == room) & (rooms.c.touched >= now - idle)
+        try:
+            with self.engine.begin() as conn:
+                seq = conn.scalar(update(rooms).where(live, rooms.c.token_hash == token_hash(token))
+                                  .values(state=state, seq=rooms.c.seq + 1, touched=now)
+                                  .returning(rooms.c.seq))
+                if seq is None:
+                    exists = conn.scalar(select(rooms.c.room).where(live)) is not None
+                    raise WrongToken() if exists else NoRoom()
+                if self.postgres:
+                    conn.execute(text("SELECT pg_notify(:channel, :payload)"),
+                                 {"channel": CHANNEL, "payload": f"{room}:{seq}"})
+        except _DOWN as e:
+            raise _unavailable(e, "stepping a live room") from e
+        return seq
+
+    def current(self, room: str, idle: float) -> tuple[int, str] | None:
+        """(seq, state text) of a room that has not expired, else None."""
+        self.open()
+        try:
+            with self.engine.connect() as conn:
+                row = conn.execute(select(rooms.c.seq, rooms.c.state).where(
+                    rooms.c.room == room, rooms.c.touched >= time.time() - idle)).first()
+        except _DOWN as e:
+            raise _unavailable(e, "reading a live room") from e
+        return None if row is None else (row.seq, row.state)
+
+    def count(self) -> int:
+        """Rows in live_rooms, expired ones included (for tests and operators)."""
+        self.open()
+        with self.engine.connect() as conn:
+            return conn.scalar(select(func.count()).select_from(rooms))
+
+
+__all__ = ["CHANNEL", "LiveStore", "NoRoom", "StorageUnavailable", "TooManyRooms", "WrongToken",
+           "normal_code", "token_hash"]

@@ -1,0 +1,164 @@
+// Live rooms (server/routers/live.py): the lecturer's page sends its step, students follow.
+//
+// followRoom: the student page (templates/live.html, run by embed.js). An EventSource on
+// /api/live/{room}/events gives `state` events {room, seq, state}; while following, each
+// state's step is shown; a student who steps on their own (keys, the player) is detached,
+// and one tap on the "Following the lecturer" pill rejoins at the lecturer's current step. A
+// new program (the lecturer traced another) reloads the page, which the server opens at the
+// room's current state. EventSource reconnects by itself (the server says after 2 s) and the
+// first event of every connection is the current state. The page never writes.
+//
+// createLiveSender: the presenter's side (render/share.js, and the embed when a deck sends it
+// {type: "gradwalk:live", room, token}). POST /api/live/{room}/state with the token; one
+// request at a time, and only the newest state waits, so a clicker pressed fast never queues
+// a backlog of stale steps.
+
+const RETRY_MS = 5000; // after the server refused the stream (503 busy): its Retry-After
+
+// The fields that make another walk: a state differing in any of them reloads the page.
+const WALK_FIELDS = ["program", "output", "mode", "quiz", "train_chosen", "train_iteration"];
+
+/** Whether states `a` and `b` show the same walk (maybe at different steps). */
+export function sameWalk(a, b) {
+  return WALK_FIELDS.every((name) => (a?.[name] ?? null) === (b?.[name] ?? null));
+}
+
+/**
+ * Follow room `room` on the student page. `pill` is the Following button, `root` gets
+ * data-following / data-live-seq / data-live-step; `go(step)` shows a step; `walkState` is the
+ * state the page opened with. Returns {detaching(actions)}: the actions wrapped so that each
+ * one a student takes detaches first.
+ */
+export function followRoom(room, { root, pill, go, walkState, reload = () => location.reload() }) {
+  let latest = null; // the newest {seq, state}
+  let following = true;
+
+  function show() {
+    root.dataset.following = String(following);
+    pill.setAttribute("aria-pressed", String(following));
+    const step = latest?.state.step ?? 0;
+    pill.textContent = following ? "Following the lecturer" : `Rejoin the lecturer (step ${step})`;
+  }
+
+  function apply() {
+    if (!latest) return;
+    root.dataset.liveSeq = String(latest.seq);
+    root.dataset.liveStep = String(latest.state.step ?? 0);
+    if (following) go(latest.state.step ?? 0);
+    show();
+  }
+
+  let source = null;
+  function connect() {
+    source = new EventSource(`/api/live/${encodeURIComponent(room)}/events`);
+    source.addEventListener("state", (event) => {
+      const data = JSON.parse(event.data);
+      if (!sameWalk(data.state, walkState)) {
+        source.close();
+        return reload(); // the lecturer moved to another program
+      }
+      latest = { seq: data.seq, state: data.state };
+      apply();
+    });
+    source.addEventListener("end", () => {
+      source.close();
+      following = false;
+      root.dataset.following = "ended";
+      pill.textContent = "The room has closed";
+      pill.disabled = true;
+    });
+    source.addEventListener("open", () => (root.dataset.connected = "true"));
+    source.addEventListener("error", () => {
+      root.dataset.connected = "false";
+      // EventSource retries a dropped connection itself, but gives up on an error answer
+      // (503 busy: the server's follower bound): then try again a little later.
+      if (source.readyState === EventSource.CLOSED && root.dataset.following !== "ended") {
+        setTimeout(connect, RETRY_MS);
+      }
+    });
+  }
+  connect();
+
+  pill.addEventListener("click", () => {
+    following = true;
+    apply();
+    show();
+  });
+  show();
+
+  function detach() {
+    if (!following) return;
+    following = false;
+    show();
+  }
+  return {
+    detaching: (actions) => Object.fromEntries(Object.entries(actions).map(([name, action]) =>
+      [name, (...args) => { detach(); return action(...args); }])),
+  };
+}
+
+/**
+ * The presenter's sender for `room` with `token`: send(state) posts it, one request at a
+ * time, the newest waiting. `onResult(error | null)` after each answer (an Error with the
+ * server's message, e.g. the room expired). `post` is fetch (tests pass their own).
+ */
+export function createLiveSender(room, token, { onResult = () => {}, post = fetch } = {}) {
+  let waiting = null;
+  let busy = false;
+
+  async function flush() {
+    busy = true;
+    while (waiting) {
+      const state = waiting;
+      waiting = null;
+      let error = null;
+      try {
+        const response = await post(`/api/live/${encodeURIComponent(room)}/state`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+          body: JSON.stringify(state),
+        });
+        if (response.status === 429) {
+          // Too fast for the room's rate: wait as told, then send the newest state (this one
+          // unless a newer one came meanwhile), so the students end at the lecturer's step.
+          const seconds = Number(response.headers?.get?.("Retry-After")) || 1;
+          await new Promise((resolve) => setTimeout(resolve, 1000 * seconds));
+          waiting ??= state;
+          continue;
+        }
+        if (!response.ok) {
+          const body = await response.json().catch(() => null);
+          error = new Error(body?.error?.message ?? `the server answered ${response.status}`);
+        }
+      } catch {
+        error = new Error("the server could not be reached");
+      }
+      onResult(error);
+    }
+    busy = false;
+  }
+
+  return {
+    send(state) {
+      waiting = state;
+      if (!busy) flush();
+    },
+  };
+}
+
+/** POST /api/live {state} -> {room, presenter_token, url}; throws Error(message). */
+export async function openRoom(state, post = fetch) {
+  let response;
+  try {
+    response = await post("/api/live", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(state),
+    });
+  } catch {
+    throw new Error("the server could not be reached");
+  }
+  const body = await response.json().catch(() => null);
+  if (!response.ok || typeof body?.room !== "string") {
+    throw new Error(body?.error?.message ?? `the server answered ${response.status}`);
+  }
+  return body;
+}

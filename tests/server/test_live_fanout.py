@@ -1,0 +1,129 @@
+"""Live rooms' streams on real `gradwalk serve` processes (issue 17, section 1): the first event
+is the current state (a reconnect with Last-Event-ID too), each step reaches every follower,
+the followers per process are bounded (503 past it, and a follower that left frees its place),
+SQLite with --workers 2 refuses rooms, and on PostgreSQL with --workers 2 twenty followers
+spread over both workers all get the last step, also after the listeners' connections are
+killed (they reconnect and catch up). The small version of bench/live.py's load.
+
+The PostgreSQL runs need GRADWALK_TEST_POSTGRES_URL (.ci/run starts one)."""
+from __future__ import annotations
+
+import asyncio
+import pathlib
+import sys
+
+import sqlalchemy as sa
+from link_servers import fresh_postgres_database
+from server_process import served
+from test_load import run_async
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+from bench.live import PROGRAM, Follower, request, run  # noqa: E402
+from server.livehub import LISTENER_NAME  # noqa: E402
+
+STATE = {"v": 1, "program": PROGRAM}
+# This test's server's listeners: the test database's (other servers may share the cluster).
+OURS = "WHERE application_name = :n AND datname = current_database()"
+
+
+async def _open(port: int) -> tuple[str, dict]:
+    status, body = await request(port, "POST", "/api/live", STATE)
+    assert status == 201, body
+    return body["room"], {"Authorization": f"Bearer {body['presenter_token']}"}
+
+
+async def _step(port: int, room: str, auth: dict, step: int) -> int:
+    status, body = await request(port, "POST", f"/api/live/{room}/state",
+                                 {**STATE, "step": step}, auth)
+    assert status == 200, body
+    return body["seq"]
+
+
+async def _next_state(follower: Follower, timeout: float = 10.0) -> tuple[int, int]:
+    """(seq, step) of the follower's next `state` event."""
+    async def first():
+        async for kind, seq, data in follower.events():
+            if kind == "state":
+                return seq, data["state"].get("step", 0)
+    return await asyncio.wait_for(first(), timeout)
+
+
+def test_followers_get_the_current_state_then_each_step_within_the_bound(tmp_path):
+    async def scenario(port: int) -> None:
+        room, auth = await _open(port)
+        await _step(port, room, auth, 2)
+        a, b = Follower.open(port, room), Follower.open(port, room)
+        a, b = await a, await b
+        assert (a.status, b.status) == (200, 200)
+        assert await _next_state(a) == (1, 2) and await _next_state(b) == (1, 2)
+        third = await Follower.open(port, room)
+        assert third.status == 503   # max_live_followers=2 in this process
+        third.close()
+        await _step(port, room, auth, 3)
+        assert await _next_state(a) == (2, 3) and await _next_state(b) == (2, 3)
+        a.close()
+        await asyncio.sleep(0.5)   # the server notices the closed stream at its next write
+        await _step(port, room, auth, 4)
+        late = await Follower.open(port, room, last_id=1)   # a reconnect: the current state
+        assert late.status == 200 and await _next_state(late) == (3, 4)
+        late.close()
+        b.close()
+
+    with served(tmp_path, data_dir=tmp_path, max_live_followers=2,
+                live_heartbeat_seconds=0.2) as server:
+        run_async(scenario(server.port))
+
+
+def test_an_idle_room_ends_its_followers_streams(tmp_path):
+    async def scenario(port: int) -> list:
+        room, _ = await _open(port)
+        follower = await Follower.open(port, room)
+        assert follower.status == 200   # (opened well within the idle time)
+        kinds = []
+        async def read():
+            async for kind, _, _ in follower.events():
+                kinds.append(kind)
+        await asyncio.wait_for(read(), 20)   # the stream ends by itself
+        follower.close()
+        return kinds
+
+    with served(tmp_path, data_dir=tmp_path, live_idle_seconds=3,
+                live_heartbeat_seconds=0.2) as server:
+        assert run_async(scenario(server.port)) == ["state", "end"]
+
+
+def test_sqlite_with_two_workers_refuses_live_rooms(tmp_path):
+    with served(tmp_path, workers=2, data_dir=tmp_path) as server:
+        status, body = run_async(request(server.port, "POST", "/api/live", STATE))
+    assert status == 409 and body["error"]["kind"] == "live_needs_postgres"
+    assert "2 worker processes" in body["error"]["message"]
+
+
+def test_postgres_two_workers_twenty_followers_and_a_listener_that_dies(tmp_path):
+    with fresh_postgres_database() as url, \
+            served(tmp_path, workers=2, database_url=url, data_dir=tmp_path,
+                   live_heartbeat_seconds=600) as server:   # no sweep: only the listeners
+        result = run_async(run(server.port, 20, 10))
+        assert result["final"] == [10] * 20 and result["reconnect_step"] == 10
+        engine = sa.create_engine(url)
+        try:
+            with engine.connect() as conn:   # both workers' listeners, one each
+                assert conn.scalar(sa.text(f"SELECT count(*) FROM pg_stat_activity {OURS}"),
+                                   {"n": LISTENER_NAME}) == 2
+            run_async(_after_listeners_die(server.port, engine))
+        finally:
+            engine.dispose()
+
+
+async def _after_listeners_die(port: int, engine: sa.Engine) -> None:
+    room, auth = await _open(port)
+    followers = [await Follower.open(port, room) for _ in range(6)]   # on both workers
+    for f in followers:
+        assert await _next_state(f) == (0, 0)
+    with engine.connect() as conn:
+        conn.execute(sa.text(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity {OURS}"),
+                     {"n": LISTENER_NAME})
+    await _step(port, room, auth, 7)   # while the listeners are away
+    for f in followers:
+        assert await _next_state(f, timeout=15) == (1, 7)
+        f.close()

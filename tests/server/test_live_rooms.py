@@ -1,0 +1,151 @@
+"""Live rooms' API in process, on SQLite (issue 17, section 1): a room opens with a page state,
+only its presenter token steps it (the table keeps the token's hash), and each bound is held by
+its refusal with a small value: rooms, state bytes, the step rate, idle expiry, SQLite with
+several workers. The streams themselves: test_live_fanout.py (real server processes)."""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+import server.storage.live as live_store
+from server.main import create_app
+from server.settings import get_settings
+
+STATE = {"v": 1, "program": "x = 2.0\nL = x * x", "step": 0}
+
+
+@contextlib.contextmanager
+def live_app(monkeypatch, tmp_path, **settings):
+    """The app with GRADWALK_<NAME> settings on a fresh SQLite file, its lifespan running."""
+    monkeypatch.setenv("GRADWALK_DATA_DIR", str(tmp_path))
+    for name, value in settings.items():
+        monkeypatch.setenv(f"GRADWALK_{name.upper()}", str(value))
+    get_settings.cache_clear()
+    try:
+        with TestClient(create_app(), raise_server_exceptions=False) as client:
+            yield client
+    finally:
+        get_settings.cache_clear()
+
+
+def opened(client) -> tuple[str, dict]:
+    r = client.post("/api/live", json=STATE)
+    assert r.status_code == 201, r.text
+    body = r.json()
+    return body["room"], {"Authorization": f"Bearer {body['presenter_token']}"}
+
+
+def test_a_room_opens_and_only_its_token_steps_it(monkeypatch, tmp_path):
+    with live_app(monkeypatch, tmp_path) as client:
+        r = client.post("/api/live", json=STATE)
+        assert r.status_code == 201
+        body = r.json()
+        room, token = body["room"], body["presenter_token"]
+        assert len(room) == 6 and set(room) <= set(live_store.ALPHABET)
+        assert body["url"] == f"/live/{room}"
+        step = {**STATE, "step": 4}
+        assert client.post(f"/api/live/{room}/state", json=step).status_code == 403
+        wrong = client.post(f"/api/live/{room}/state", json=step,
+                            headers={"Authorization": "Bearer not-the-token"})
+        assert wrong.status_code == 403 and wrong.json()["error"]["kind"] == "forbidden"
+        ok = client.post(f"/api/live/{room.lower()}/state", json=step,
+                         headers={"Authorization": f"Bearer {token}"})
+        assert ok.status_code == 200 and ok.json() == {"room": room, "seq": 1}
+        store = client.app.state.live_hub.store
+        assert store.current(room, 60)[0] == 1
+        with store.engine.connect() as conn:
+            row = conn.execute(live_store.rooms.select()).one()
+        assert row.token_hash == hashlib.sha256(token.encode()).hexdigest()
+        assert token not in row.state and token not in row.token_hash
+
+
+@pytest.mark.parametrize("body, why", [
+    ({"program": "x = 1"}, '"v"'), ({"v": 1, "step": -1}, '"step"'),
+    ({"v": 1, "step": True}, '"step"'), ([1, 2], "an object"),
+])
+def test_a_bad_state_is_a_422_naming_the_field(monkeypatch, tmp_path, body, why):
+    with live_app(monkeypatch, tmp_path) as client:
+        r = client.post("/api/live", json=body)
+        assert r.status_code == 422 and why in r.json()["error"]["message"]
+
+
+def test_unknown_and_malformed_rooms_are_404(monkeypatch, tmp_path):
+    with live_app(monkeypatch, tmp_path) as client:
+        for room in ("ZZZZZZ", "abc", "x" * 300, "00OOII"):
+            assert client.get(f"/api/live/{room}/events").status_code == 404
+            r = client.post(f"/api/live/{room}/state", json=STATE,
+                            headers={"Authorization": "Bearer t"})
+            assert r.status_code == 404 and r.json()["error"]["kind"] == "not_found"
+        page = client.get("/live/ZZZZZZ")
+        assert page.status_code == 404 and "no live room" in page.text
+
+
+def test_max_live_rooms_refuses_the_next_room(monkeypatch, tmp_path):
+    with live_app(monkeypatch, tmp_path, max_live_rooms=3) as client:
+        for _ in range(3):
+            opened(client)
+        r = client.post("/api/live", json=STATE)
+        assert r.status_code == 503 and "GRADWALK_MAX_LIVE_ROOMS" in r.json()["error"]["message"]
+
+
+def test_max_live_state_bytes_refuses_a_larger_state(monkeypatch, tmp_path):
+    with live_app(monkeypatch, tmp_path, max_live_state_bytes=200) as client:
+        room, auth = opened(client)
+        big = {**STATE, "program": "x = 1\n" * 40}
+        assert client.post("/api/live", json=big).status_code == 413
+        r = client.post(f"/api/live/{room}/state", json=big, headers=auth)
+        assert r.status_code == 413 and "GRADWALK_MAX_LIVE_STATE_BYTES" in r.json()["error"]["message"]
+
+
+def test_the_step_rate_is_per_room_and_token(monkeypatch, tmp_path):
+    with live_app(monkeypatch, tmp_path, live_state_rate_limit="2/minute") as client:
+        room, auth = opened(client)
+        other, other_auth = opened(client)
+        for k in (1, 2):
+            assert client.post(f"/api/live/{room}/state", json={**STATE, "step": k},
+                               headers=auth).status_code == 200
+        r = client.post(f"/api/live/{room}/state", json={**STATE, "step": 3}, headers=auth)
+        assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
+        # another room, and a stranger's wrong token on this one, have their own counts
+        assert client.post(f"/api/live/{other}/state", json=STATE,
+                           headers=other_auth).status_code == 200
+        assert client.post(f"/api/live/{room}/state", json=STATE,
+                           headers={"Authorization": "Bearer stranger"}).status_code == 403
+
+
+def test_an_idle_room_expires(monkeypatch, tmp_path):
+    with live_app(monkeypatch, tmp_path, live_idle_seconds=60) as client:
+        room, auth = opened(client)
+        assert client.get(f"/live/{room}").status_code == 200
+        later = time.time() + 61
+        monkeypatch.setattr(live_store.time, "time", lambda: later)
+        assert client.get(f"/api/live/{room}/events").status_code == 404
+        assert client.get(f"/live/{room}").status_code == 404
+        assert client.post(f"/api/live/{room}/state", json=STATE, headers=auth).status_code == 404
+        opened(client)   # the next room deletes the expired one
+        assert client.app.state.live_hub.store.count() == 1
+
+
+def test_sqlite_with_several_workers_refuses_live_rooms(monkeypatch, tmp_path):
+    with live_app(monkeypatch, tmp_path, serve_workers=2) as client:
+        r = client.post("/api/live", json=STATE)
+        assert r.status_code == 409
+        error = r.json()["error"]
+        assert error["kind"] == "live_needs_postgres" and "--workers 1" in error["hint"]
+        page = client.get("/live/ABCDEF")
+        assert page.status_code == 409 and "PostgreSQL" in page.text
+
+
+def test_the_student_page_inlines_the_current_state(monkeypatch, tmp_path):
+    with live_app(monkeypatch, tmp_path) as client:
+        room, auth = opened(client)
+        client.post(f"/api/live/{room}/state", json={**STATE, "step": 3}, headers=auth)
+        page = client.get(f"/live/{room}")
+        assert page.status_code == 200
+        assert f'data-live="{room}"' in page.text and '"step": 3' in page.text
+        assert "Following the lecturer" in page.text
+        assert "presenter_token" not in page.text
