@@ -7,6 +7,7 @@ The table is a booktabs longtable; to put it in one's own notes, copy it with
 """
 from __future__ import annotations
 
+from engine.trace.narrate import wrap
 from engine.trace.table import HEADER, INLINE, slope_shown, value_view, visits_of
 from engine.trace.tex import math, number
 from engine.trace.values import short
@@ -70,23 +71,31 @@ def _array(data) -> str:
             + r"\end{array}\right]")
 
 
-def _derivative(output: str, of: str) -> str:
-    return rf"\frac{{\partial {math(output)}}}{{\partial {math(of)}}}"
+def _derivative(output: str, of: str, tensors: bool = False) -> str:
+    """d output / d of as a fraction; `of` parenthesized unless an atom, as the page writes
+    it: \\frac{\\partial L}{\\partial (G \\odot Y)}."""
+    return rf"\frac{{\partial {math(output)}}}{{\partial {math(wrap(of), tensors)}}}"
+
+
+def _holds_tensors(body: dict) -> bool:
+    return any(isinstance(e.get("value"), dict) for e in body["events"] if e["kind"] == "evaluate")
 
 
 def rows_tex(body: dict) -> list[tuple[str, str, str, str]]:
     """The rows of engine.trace.table.rows, each cell LaTeX (text with inline math)."""
     output, visits = visits_of(body)
+    tensors = _holds_tensors(body)
     out = []
     for node, events in visits:
         slopes = []
         for e in events:
+            rule = math(e["partial"], tensors)
             shown = slope_shown(e["partial"], e["local"])
-            slope = f"${math(e['partial'])}" + (f" = {value_tex(e['local'])[1:]}" if shown else "$")
-            slopes.append(f"{slope} for ${math(e['input'])}$")
-        sends = [_equation(_derivative(output, e["input"]) + r" \mathrel{+}=",
+            slope = f"${rule}" + (f" = {value_tex(e['local'])[1:]}" if shown else "$")
+            slopes.append(f"{slope} for ${math(e['input'], tensors)}$")
+        sends = [_equation(_derivative(output, e["input"], tensors) + r" \mathrel{+}=",
                            value_tex(e["contribution"])) for e in events]
-        out.append((f"${math(node['formula'])}$", ", ".join(slopes),
+        out.append((f"${math(node['formula'], tensors)}$", ", ".join(slopes),
                     value_tex(events[-1]["upstream"]), ", ".join(sends)))
     return out
 
@@ -114,5 +123,5 @@ def render_latex(body: dict) -> str:
              " & ".join(HEADER) + r" \\", r"\midrule", r"\endhead",
              *(" & ".join(r) + r" \\" for r in rows_tex(body)),
              r"\bottomrule", r"\end{longtable}", "",
-             *(r + r"\\" for r in results_tex(body)), "", r"\end{document}"]
+             r"\noindent", *(r + r"\\" for r in results_tex(body)), "", r"\end{document}"]
     return "\n".join(lines) + "\n"

@@ -40,13 +40,16 @@ _SIGNS = {
 _SAFE = set("0123456789+-/=<>()[],.;:!?'\" ")
 
 
-def math(text: str) -> str:
-    """LaTeX math (no `$`) for one of the engine's formula or rule texts.
+def math(text: str, tensors: bool = False) -> str:
+    """LaTeX math (no `$`) for one of the engine's formula or rule texts. tensors: the program
+    holds tensors, where Python's `*` is the element-wise product (\\odot), not \\cdot.
 
     >>> math("1 - t²")
     '1 - t^{2}'
     """
     tokens = [(m.lastgroup, m.group()) for m in _TOKEN.finditer(unicodedata.normalize("NFD", text))]
+    if tensors:
+        tokens = [("other", "⊙") if t == ("other", "*") else t for t in tokens]
     out, _ = _convert(tokens, 0, stop=None)
     return re.sub(" {2,}", " ", out).strip()
 

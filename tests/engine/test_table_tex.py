@@ -113,3 +113,13 @@ def test_every_preset_compiles(tmp_path):
         value = body(p["program"])["output"]["value"]
         if not isinstance(value, dict):
             assert short(value).split("e")[0] in text.replace("−", "-"), p["id"]
+
+
+def test_a_tensor_programs_product_is_element_wise_and_a_denominator_is_grouped():
+    """A newcomer read `G · Y` as a matrix product beside X @ W, and ∂L/∂G · Y as (∂L/∂G)·Y."""
+    rows = dict((r[0], r) for r in rows_tex(body(case("seed-matmul-2x2")["program"])))
+    assert r"$L = \operatorname{sum}(G \odot Y)$" in rows
+    assert r"\frac{\partial L}{\partial (G \odot Y)} \mathrel{+}=" in \
+        rows[r"$L = \operatorname{sum}(G \odot Y)$"][3]
+    assert math("t * c") == r"t \cdot c"   # a scalar program's product stays a dot
+    assert render_latex(body(case("seed-tanh-fanout")["program"])).count(r"\noindent") == 1
