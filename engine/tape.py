@@ -25,7 +25,7 @@ import numpy as np
 
 from engine import tape_code
 from engine.errors import ProgramError
-from engine.graph import build_graph, creation_order, requires_grad, topological_order
+from engine.graph import creation_order, requires_grad
 from engine.ops import get_op
 from engine.ops.broadcast import unbroadcast
 from engine.parse import Program
@@ -251,8 +251,9 @@ def compile(program: Program, output: str | None = None,
     """The tape of `program`, differentiating `output` (default: the last assigned name);
     max_elements: the most elements one node may hold.
 
-    Raises ProgramError "unknown_output" for a name the program lacks, "shape" (at the node's
-    span) for operands that do not fit, "too_large" for a node over `max_elements` elements.
+    Raises ProgramError "unknown_output" for a name the program lacks, "bad_argument" for a
+    hand-built Program whose nodes are not in creation order, "shape" (at the node's span) for
+    operands that do not fit, "too_large" for a node over `max_elements` elements.
     """
     name = program.last if output is None else output
     if name not in program.names:
@@ -260,8 +261,8 @@ def compile(program: Program, output: str | None = None,
                            "differentiate")
     order = creation_order(program)
     if order is None:   # the parser never makes this; a hand-built Program might
-        graph = build_graph(program)
-        order = [graph.nodes[n]["index"] for n in topological_order(graph)]
+        raise ProgramError("bad_argument", "the program's nodes are not in creation order "
+                           "(every input made before its consumer)")
     shapes = infer_shapes(program, max_elements)   # every shape before any value
     return Tape(program, program.names[name], shapes, requires_grad(program), order,
                 max_elements)

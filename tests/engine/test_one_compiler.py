@@ -11,6 +11,7 @@ rounding: the walk multiplies a local derivative by the upstream adjoint (âˆ‚/âˆ
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 from pathlib import Path
@@ -109,3 +110,23 @@ def test_the_first_pass_holds_the_totals_at_the_node_that_crosses_them():
     assert (e.value.line, e.value.col) == (3, 4)   # at `b * a`
     with pytest.raises(ProgramError, match="by c its values hold 9 elements and cost 6 FLOPs"):
         Tracer(text, limits=Limits(max_flops=5))   # 3 for b, 3 more for c
+
+
+def test_a_program_out_of_creation_order_is_refused_clearly():
+    """A hand-built Program whose nodes are not in creation order (the parser never makes
+    one) is refused by the compile, so by the Tracer too (it failed with an IndexError in
+    the gradient flags before the tape was its compiler)."""
+    program = parse("a = 2.0\nb = -0.5\ne = a * b\nL = tanh(e + a) * b\n")
+    n = len(program.nodes)
+    new = [n - 1 - i for i in range(n)]   # reversed: every input after its consumer
+    nodes = [None] * n
+    for node in program.nodes:
+        nodes[new[node.index]] = dataclasses.replace(
+            node, index=new[node.index], inputs=[new[k] for k in node.inputs])
+    reversed_program = dataclasses.replace(
+        program, nodes=nodes, names={k: new[v] for k, v in program.names.items()},
+        leaves={k: new[v] for k, v in program.leaves.items()}, body=[], lines=None)
+    for make in (compile, Tracer):
+        with pytest.raises(ProgramError) as e:
+            make(reversed_program)
+        assert e.value.kind == "bad_argument" and "not in creation order" in e.value.message
