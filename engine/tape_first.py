@@ -68,22 +68,27 @@ def first_pass(tape, values: list, checks: Checks) -> list[int]:
     costs = [0] * len(nodes)
     elements = flops = 0
     fast = scalar.FORWARD if tape.scalar else {}
-    row_at = {row.index: row for row in tape.rows}
+    row_at = None   # node index -> row, made when a node first needs numpy
     max_elements = tape.max_elements
     with np.errstate(all="ignore"):
         for i in checks.deadline.paced(tape.order):
             node = nodes[i]
             if node.literal is not None:
-                elements += np.size(values[i])
+                v = values[i]
+                elements += 1 if type(v) is float else np.size(v)
                 continue
             out = None
             if node.op in fast:   # on Python floats when every input is 0-d
                 xs = [values[k] for k in node.inputs]
-                if all(type(x) is float or np.ndim(x) == 0 for x in xs):
+                if all(type(x) is float for x in xs):
+                    out = scalar.forward(node.op, xs)
+                elif all(np.ndim(x) == 0 for x in xs):
                     out = scalar.forward(node.op, [float(x) for x in xs])
             if out is None:
                 xs = numpy_inputs(nodes, values, node)
                 out = evaluate_op(node, xs, max_elements)
+                if row_at is None:
+                    row_at = {row.index: row for row in tape.rows}
                 row = row_at[i]
                 if row.saved is not None and checks.saves:   # what the vjps keep, once
                     values[row.saved] = row.op.forward_saving(*xs, **row.params)[1]

@@ -1,5 +1,6 @@
-"""The tracer: a program compiled once (parse, shapes, forward values, formulas, adjoint
-symbols, ledger), then walked by a mode (engine/trace/mode.py, listed in modes.py).
+"""The tracer: a program compiled once (parse, then engine/tape.py's `compile`: order, shapes,
+op rows; the tape's first pass for the forward values; then formulas, adjoint symbols,
+ledger), then walked by a mode (engine/trace/mode.py, listed in modes.py).
 
 The HTTP response, the stream and the CLI all iterate `Tracer.records()` (the events as plain
 dicts, serialized with orjson: engine/trace/runner.py); `Tracer.events()` gives the same
@@ -49,7 +50,8 @@ class Tracer:
     pass over the IR before any value is computed: engine/trace/shape_pass.py), a bad
     output_grad, a mode's refusal or a program beyond `limits`.
 
-    The trace runs on the flat IR (a tape: nodes in creation order, which is topological):
+    The trace runs on the program's tape (`tape`, engine/tape.py: nodes in creation order,
+    which is topological; the values are its first, checked pass, engine/tape_first.py):
     `records()` yields each event as a plain dict, the form the body and the stream serialize;
     `events()` is the same sequence as typed pydantic models (engine/trace/events.py). The
     networkx DAG of the program (`graph`, engine/graph.py) is built in bulk when first asked
