@@ -76,7 +76,7 @@ class Tape:
         self.requires = requires
         self.order = order   # the nodes, inputs before consumers (creation order from the parser)
         self.max_elements = max_elements
-        self.rows = _rows(program, shapes, requires, order)
+        self._rows: list[Row] | None = None   # made on first use (`rows`): a trace needs none
         self.leaves = dict(program.leaves)
         self.scalar = program.dtype == "float64"
         self.base_dtype = np.float64 if self.scalar else np.float32
@@ -86,11 +86,28 @@ class Tape:
         # first needs them (a trace makes one pass only); None for a huge tape
         self._code: tuple | None = None
         # values that never change (consts, and leaves not given): made once
-        self.base: list = [None] * (len(program.nodes) + sum(r.saved is not None for r in
-                                                             self.rows))
+        self.base: list = [None] * len(program.nodes)
         for n in program.nodes:
             if n.literal is not None:
                 self.base[n.index] = self._literal(n.literal)
+
+    @property
+    def rows(self) -> list[Row]:
+        """The op nodes' rows in order (Row), made on first use: the Tracer's one pass reads
+        the nodes themselves, and a row per op node is a few hundred bytes a node."""
+        if self._rows is None:
+            self._make_rows()
+        return self._rows
+
+    def _make_rows(self) -> None:
+        self._rows = _rows(self.program, self.shapes, self.requires, self.order)
+        self._slots = [None] * sum(r.saved is not None for r in self._rows)
+
+    def _saved_slots(self) -> list:
+        """A pass's slots for the saved tensors past the nodes' values (Row.saved): Nones."""
+        if self._rows is None:
+            self._make_rows()
+        return self._slots
 
     def _generated(self) -> tuple:
         if self._code is None:
@@ -114,11 +131,15 @@ class Tape:
         / and negation, as the Tracer always showed them). Raises ProgramError "bad_argument"
         for an unknown leaf name or a value of the wrong shape, and what the first pass finds
         (targets, sizes, `checks`' totals and deadline)."""
+        first = checks is not None or not self.checked
+        checks = checks or Checks()
         values = list(self.base)
+        if not first or checks.saves:   # slots for the saved tensors, past the nodes
+            values += self._saved_slots()
         if leaves:
             self._set_leaves(values, leaves)
-        if checks is not None or not self.checked:
-            self.flops = first_pass(self, values, checks or Checks())
+        if first:
+            self.flops = first_pass(self, values, checks)
             if not self.checked:
                 self._learn_shapes(values)
             self.checked = True
@@ -143,7 +164,7 @@ class Tape:
             return
         self.shapes = [np.shape(values[i]) if s is None else s
                        for i, s in enumerate(self.shapes)]
-        self.rows = _rows(self.program, self.shapes, self.requires, self.order)
+        self._rows = None   # made again from the shapes now known
 
     def _set_leaves(self, values: list, leaves: dict) -> None:
         dtype, shapes, where = self.base_dtype, self.shapes, self.leaves

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import ProgramError
+from engine.ops import get_op
 from engine.trace import scalar
 from engine.trace.deadline import NO_DEADLINE, Deadline
 from engine.trace.forward import evaluate_op
@@ -68,7 +69,7 @@ def first_pass(tape, values: list, checks: Checks) -> list[int]:
     costs = [0] * len(nodes)
     elements = flops = 0
     fast = scalar.FORWARD if tape.scalar else {}
-    row_at = None   # node index -> row, made when a node first needs numpy
+    row_at = None   # node index -> row, made when a node first saves for its vjps
     max_elements = tape.max_elements
     with np.errstate(all="ignore"):
         for i in checks.deadline.paced(tape.order):
@@ -87,12 +88,14 @@ def first_pass(tape, values: list, checks: Checks) -> list[int]:
             if out is None:
                 xs = numpy_inputs(nodes, values, node)
                 out = evaluate_op(node, xs, max_elements)
-                if row_at is None:
-                    row_at = {row.index: row for row in tape.rows}
-                row = row_at[i]
-                if row.saved is not None and checks.saves:   # what the vjps keep, once
-                    values[row.saved] = row.op.forward_saving(*xs, **row.params)[1]
-                cost = 1 if type(out) is float else int(row.op.flops(out, *xs))
+                op = get_op(node.op)
+                if checks.saves and op.forward_saving is not None:
+                    if row_at is None:
+                        row_at = {row.index: row for row in tape.rows}
+                    row = row_at[i]
+                    if row.saved is not None:   # what the vjps keep, once
+                        values[row.saved] = op.forward_saving(*xs, **node.params)[1]
+                cost = 1 if type(out) is float else int(op.flops(out, *xs))
                 elements += np.size(out)
             else:
                 cost = 1   # the elementwise ops' FLOPs: one per output element

@@ -112,10 +112,9 @@ class Tracer:
         self.output_label = nodes[self.output].label   # c' when c was reassigned
         self.ids = [node_id(i) for i in range(len(nodes))]   # made once, used per event
         self.requires, self.order = tape.requires, tape.order
-        # the first pass: the walk's values (the rows' saved tensors are for tape.backward)
+        # the first pass: the walk's values (no saved tensors: the walk has its own backward)
         self.values = tape.forward(checks=Checks(limits.max_total_elements, limits.max_flops,
                                                  self.deadline, saves=False))
-        del self.values[len(nodes):]
         self.shapes, self.flops = tape.shapes, tape.flops
         self.output_grad = seed.output_grad(output_grad, self.values[self.output],
                                             self.program, self.output)
