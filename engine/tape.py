@@ -87,9 +87,12 @@ class Tape:
         self._code: tuple | None = None
         # values that never change (consts, and leaves not given): made once
         self.base: list = [None] * len(program.nodes)
+        scalar = self.scalar
         for n in program.nodes:
-            if n.literal is not None:
-                self.base[n.index] = self._literal(n.literal)
+            literal = n.literal   # an ndarray (engine/parse.py)
+            if literal is not None:
+                self.base[n.index] = float(literal) if scalar and literal.ndim == 0 \
+                    else literal
 
     @property
     def rows(self) -> list[Row]:
