@@ -36,6 +36,7 @@ from engine.trace.scalar import FORWARD as SCALAR_FORWARD
 from engine.trace.shape_pass import infer_shapes
 
 MAX_ELEMENTS = Limits.max_elements   # the Tracer's default per-node bound
+PLAIN = Checks()   # a first pass without totals or deadline (training's)
 
 
 @dataclass(slots=True)
@@ -135,7 +136,7 @@ class Tape:
         for an unknown leaf name or a value of the wrong shape, and what the first pass finds
         (targets, sizes, `checks`' totals and deadline)."""
         first = checks is not None or not self.checked
-        checks = checks or Checks()
+        checks = checks or PLAIN
         values = list(self.base)
         if not first or checks.saves:   # slots for the saved tensors, past the nodes
             values += self._saved_slots()
