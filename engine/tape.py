@@ -4,11 +4,15 @@ Training runs the same graph thousands of times (issue 15, section 1). `compile(
 what does not change between passes once: the nodes in creation order (topological: the parser
 makes every input before its consumer), each node's shape (engine/trace/shape_pass.py, so a shape
 error is refused here), which nodes need a gradient (engine/graph.requires_grad) and one row per
-op node with its registered rules (engine/ops). `Tape.forward(leaves)` and
-`Tape.backward(values)` are then loops over those rows: no parsing, no events, no narration.
+op node with its registered rules (engine/ops). A shape no rule or probe can work out before
+the values exist (engine/trace/shape_pass.py leaves it None) is read off the first pass.
+`Tape.forward(leaves)` and `Tape.backward(values)` are then loops over those rows: no parsing,
+no events, no narration.
 
-The numbers are the Tracer's (engine/trace/runner.py): the same op rows, `evaluate_op` on the
-first (checked) pass, the vjp rules applied to the upstream gradient and summed back with
+The Tracer (engine/trace/tracer.py) is built on this tape: its forward values are the tape's
+first pass (engine/tape_first.py: every op through `evaluate_op`, within the trace's totals and
+deadline), and its event walk reads the tape's order, shapes and `requires`. Later passes use
+the same op rows, the vjp rules applied to the upstream gradient and summed back with
 `unbroadcast`, and `+=` where a value is used twice. As the Tracer's scalar path
 (engine/trace/scalar.py), a float64 program's 0-d + - * / and negation run on Python floats;
 since the shapes are known here, which rows take that path is decided once, at compile time.
@@ -26,11 +30,13 @@ from engine.ops import get_op
 from engine.ops.broadcast import unbroadcast
 from engine.parse import Program
 from engine.source import clip
-from engine.trace.forward import evaluate_op
+from engine.tape_first import Checks, first_pass
+from engine.trace.limits import Limits
 from engine.trace.scalar import FORWARD as SCALAR_FORWARD
 from engine.trace.shape_pass import infer_shapes
 
-MAX_ELEMENTS = 1_000_000   # the Tracer's default per-node bound (engine/trace/runner.Limits)
+MAX_ELEMENTS = Limits.max_elements   # the Tracer's default per-node bound
+PLAIN = Checks()   # a first pass without totals or deadline (training's)
 
 
 @dataclass(slots=True)
@@ -64,54 +70,105 @@ class Tape:
     """
 
     def __init__(self, program: Program, output: int, shapes: list, requires: list[bool],
-                 rows: list[Row]):
+                 order: list[int], max_elements: int = MAX_ELEMENTS):
         self.program = program
         self.output = output
         self.shapes = shapes
         self.requires = requires
-        self.rows = rows
+        self.order = order   # the nodes, inputs before consumers (creation order from the parser)
+        self.max_elements = max_elements
+        self._rows: list[Row] | None = None   # made on first use (`rows`): a trace needs none
         self.leaves = dict(program.leaves)
         self.scalar = program.dtype == "float64"
         self.base_dtype = np.float64 if self.scalar else np.float32
         self.checked = False   # the first forward pass runs evaluate_op's checks
-        # the passes as straight-line code (engine/tape_code.py), None for a huge tape
-        self._forward_code, self._backward_code = tape_code.generate(self)
+        self.flops: list[int] | None = None   # each node's forward FLOPs, from the first pass
+        # the passes as straight-line code (engine/tape_code.py), made when a second pass
+        # first needs them (a trace makes one pass only); None for a huge tape
+        self._code: tuple | None = None
         # values that never change (consts, and leaves not given): made once
-        self.base: list = [None] * (len(program.nodes) + sum(r.saved is not None for r in rows))
+        self.base: list = [None] * len(program.nodes)
+        scalar = self.scalar
         for n in program.nodes:
-            if n.literal is not None:
-                self.base[n.index] = self._literal(n.literal)
+            literal = n.literal   # an ndarray (engine/parse.py)
+            if literal is not None:
+                self.base[n.index] = float(literal) if scalar and literal.ndim == 0 \
+                    else literal
+
+    @property
+    def rows(self) -> list[Row]:
+        """The op nodes' rows in order (Row), made on first use: the Tracer's one pass reads
+        the nodes themselves, and a row per op node is a few hundred bytes a node."""
+        if self._rows is None:
+            self._make_rows()
+        return self._rows
+
+    def _make_rows(self) -> None:
+        self._rows = _rows(self.program, self.shapes, self.requires, self.order)
+        self._slots = [None] * sum(r.saved is not None for r in self._rows)
+
+    def _saved_slots(self) -> list:
+        """A pass's slots for the saved tensors past the nodes' values (Row.saved): Nones."""
+        if self._rows is None:
+            self._make_rows()
+        return self._slots
+
+    def _generated(self) -> tuple:
+        if self._code is None:
+            self._code = tape_code.generate(self)
+        return self._code
 
     def _literal(self, value):
         value = np.asarray(value)
         return float(value) if value.ndim == 0 and self.scalar else value
 
     # ---- forward ---------------------------------------------------------------------------
-    def forward(self, leaves: dict | None = None) -> list:
+    def forward(self, leaves: dict | None = None, checks: Checks | None = None) -> list:
         """Every node's value (a list indexed by node, then the rows' saved tensors), the
         leaves named in `leaves` (name -> array of the leaf's shape) taking those values, every
         other leaf its literal.
 
-        A float64 program's 0-d values are Python floats. Raises ProgramError "bad_argument"
-        for an unknown leaf name or a value of the wrong shape, and what the first checked
-        pass finds (engine/trace/forward.evaluate_op: targets, sizes)."""
+        The first pass, and any pass given `checks`, is the checked one (engine/tape_first.py:
+        `self.flops` is set, shapes left unknown at compile time are filled in); later
+        passes run the plain loops or the generated code. A float64 program's 0-d values are
+        Python floats (the first pass keeps numpy's own 0-d results of ops other than + - *
+        / and negation, as the Tracer always showed them). Raises ProgramError "bad_argument"
+        for an unknown leaf name or a value of the wrong shape, and what the first pass finds
+        (targets, sizes, `checks`' totals and deadline)."""
+        first = checks is not None or not self.checked
+        checks = checks or PLAIN
         values = list(self.base)
+        if not first or checks.saves:   # slots for the saved tensors, past the nodes
+            values += self._saved_slots()
         if leaves:
             self._set_leaves(values, leaves)
-        with np.errstate(all="ignore"):
+        if first:
+            self.flops = first_pass(self, values, checks)
             if not self.checked:
-                self._checked_forward(values)
-                self.checked = True
-                return values
-            if self._forward_code is not None:
+                self._learn_shapes(values)
+            self.checked = True
+            return values
+        forward_code = self._generated()[0]
+        with np.errstate(all="ignore"):
+            if forward_code is not None:
                 try:
-                    self._forward_code(values)
+                    forward_code(values)
                     return values
                 except ArithmeticError:   # x / 0 on floats: the loop answers as numpy
                     pass
             for row in self.rows:
                 values[row.index] = self._run(row, values)
         return values
+
+    def _learn_shapes(self, values: list) -> None:
+        """Shapes the compile could not work out (an op with no rule whose inputs are too big
+        to probe: engine/trace/shape_pass.py) read off the first pass, and the rows made
+        again with them (a 0-d row may run on floats)."""
+        if None not in self.shapes:
+            return
+        self.shapes = [np.shape(values[i]) if s is None else s
+                       for i, s in enumerate(self.shapes)]
+        self._rows = None   # made again from the shapes now known
 
     def _set_leaves(self, values: list, leaves: dict) -> None:
         dtype, shapes, where = self.base_dtype, self.shapes, self.leaves
@@ -143,21 +200,6 @@ class Tape:
             out, values[row.saved] = row.op.forward_saving(*xs, **row.params)
         return float(out) if self.scalar and not self.shapes[row.index] else out
 
-    def _checked_forward(self, values: list) -> None:
-        nodes = self.program.nodes
-        for row in self.rows:
-            if row.scalar:
-                values[row.index] = self._run(row, values)
-                continue
-            xs = [values[k] for k in row.inputs]
-            for a in row.numpy_in:
-                xs[a] = np.float64(xs[a])
-            out = evaluate_op(nodes[row.index], xs, MAX_ELEMENTS)
-            if row.saved is not None:   # once: the checks above, then what the vjps keep
-                values[row.saved] = row.op.forward_saving(*xs, **row.params)[1]
-            values[row.index] = float(out) if self.scalar and not self.shapes[row.index] \
-                else out
-
     # ---- backward --------------------------------------------------------------------------
     def backward(self, values: list, seed=None) -> dict[str, np.ndarray | float]:
         """Leaf name -> d output / d leaf (the leaf's shape; zeros where the output does not
@@ -183,10 +225,11 @@ class Tape:
         first = (1.0 if type(out) is float else np.ones_like(out)) if seed is None \
             else self._literal(seed)
         adj[self.output] = first
+        backward_code = self._generated()[1]
         with np.errstate(all="ignore"):
-            if self._backward_code is not None:
+            if backward_code is not None:
                 try:
-                    self._backward_code(values, adj)
+                    backward_code(values, adj)
                     return adj
                 except ArithmeticError:   # a division by 0 on floats: the loop, as numpy
                     adj = [None] * len(values)
@@ -230,37 +273,44 @@ class Tape:
 
 def compile(program: Program, output: str | None = None,
             max_elements: int = MAX_ELEMENTS) -> Tape:
-    """The tape of `program`, differentiating `output` (default: the last assigned name).
+    """The tape of `program`, differentiating `output` (default: the last assigned name);
+    max_elements: the most elements one node may hold.
 
-    Raises ProgramError "unknown_output" for a name the program lacks, "shape" (at the node's
-    span) for operands that do not fit, "too_large" for a node over `max_elements` elements.
+    Raises ProgramError "unknown_output" for a name the program lacks, "bad_argument" for a
+    hand-built Program whose nodes are not in creation order, "shape" (at the node's span) for
+    operands that do not fit, "too_large" for a node over `max_elements` elements.
     """
     name = program.last if output is None else output
     if name not in program.names:
         raise ProgramError("unknown_output", f"the program has no name `{clip(name)}` to "
                            "differentiate")
-    if creation_order(program) is None:   # the parser never makes this
-        raise ProgramError("bad_argument", "the program's nodes are not in creation order")
-    shapes = infer_shapes(program, max_elements)
-    if None in shapes:   # an op no rule or probe could shape (the probe raises first)
-        raise ProgramError("shape", "a node's shape could not be worked out")
-    requires = requires_grad(program)
+    order = creation_order(program)
+    if order is None:   # the parser never makes this; a hand-built Program might
+        raise ProgramError("bad_argument", "the program's nodes are not in creation order "
+                           "(every input made before its consumer)")
+    shapes = infer_shapes(program, max_elements)   # every shape before any value
+    return Tape(program, program.names[name], shapes, requires_grad(program), order,
+                max_elements)
+
+
+def _rows(program: Program, shapes: list, requires: list[bool], order: list[int]) -> list[Row]:
+    """One Row per op node, in `order`; a node of unknown shape (None) runs on numpy."""
     scalar = program.dtype == "float64"
-    rows = []
-    saved = len(program.nodes)   # the next free slot past the nodes' values
-    for n in program.nodes:
+    nodes, rows = program.nodes, []
+    saved = len(nodes)   # the next free slot past the nodes' values
+    for i in order:
+        n = nodes[i]
         if n.role != "op":
             continue
         ins = tuple(n.inputs)
-        all_scalar = scalar and not shapes[n.index] and all(not shapes[k] for k in ins)
+        all_scalar = scalar and shapes[i] == () and all(shapes[k] == () for k in ins)
         fast = all_scalar and n.op in SCALAR_FORWARD and not n.params
         numpy_in = () if fast or not scalar else \
-            tuple(a for a, k in enumerate(ins) if not shapes[k])
-        grads = tuple((a, k) for a, k in enumerate(ins) if requires[k]) if requires[n.index] \
-            else ()
+            tuple(a for a, k in enumerate(ins) if shapes[k] == ())
+        grads = tuple((a, k) for a, k in enumerate(ins) if requires[k]) if requires[i] else ()
         op = get_op(n.op)
         keeps = op.forward_saving is not None and not fast
-        rows.append(Row(n.index, op, ins, n.params, fast, numpy_in, all_scalar, grads,
+        rows.append(Row(i, op, ins, n.params, fast, numpy_in, all_scalar, grads,
                         saved if keeps else None))
         saved += keeps
-    return Tape(program, program.names[name], shapes, requires, rows)
+    return rows

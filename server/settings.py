@@ -12,12 +12,17 @@ from pathlib import Path
 
 from platformdirs import user_data_path
 
+from engine.trace.limits import Limits, TrainLimits
+
 PREFIX = "GRADWALK_"   # environment variables are matched without regard to case
 
 
 class Settings:
     """The settings and their defaults. `Settings()` is the defaults; `Settings(name=value)`
     overrides some (unknown names raise TypeError); `get_settings()` is this process's.
+    The engine's limits take their defaults from the engine, declared once there:
+    engine/trace/limits.py's Limits (a trace's) and TrainLimits (a training run's); only the
+    wall-clock budgets differ (the engine has none, a server does).
 
     max_inline_elements: tensors up to this many elements carry data in events (elements).
     max_elements: the largest value one node may hold (elements).
@@ -118,12 +123,12 @@ class Settings:
         followers would miss steps posted to another process (use PostgreSQL, or one worker).
     """
 
-    max_inline_elements: int = 64
-    max_elements: int = 1_000_000
-    max_nodes: int = 120_000
-    max_total_elements: int = 5_000_000
-    max_flops: int = 1_000_000_000
-    max_response_bytes: int = 100_000_000
+    max_inline_elements: int = Limits.inline
+    max_elements: int = Limits.max_elements
+    max_nodes: int = Limits.max_nodes
+    max_total_elements: int = Limits.max_total_elements
+    max_flops: int = Limits.max_flops
+    max_response_bytes: int = Limits.max_response_bytes
     max_concurrent_traces: int = 2
     trace_processes: bool = True
     busy_timeout_seconds: float = 10.0
@@ -131,14 +136,14 @@ class Settings:
     max_stream_buffer_bytes: int = 200_000_000
     max_program_chars: int = 2_000_000
     max_quiz_nodes: int = 2_000
-    max_statements: int = 120_000
-    max_depth: int = 100
+    max_statements: int = Limits.max_statements
+    max_depth: int = Limits.max_depth
     trace_timeout_seconds: float = 20.0
-    max_train_steps: int = 10_000
-    max_train_elements: int = 2_000_000_000
-    max_train_flops: int = 20_000_000_000
+    max_train_steps: int = TrainLimits.max_steps
+    max_train_elements: int = TrainLimits.max_element_steps
+    max_train_flops: int = TrainLimits.max_flop_steps
     train_timeout_seconds: float = 60.0
-    max_train_record: int = 10
+    max_train_record: int = TrainLimits.max_recorded
     max_body_bytes: int = 16 * 1024 * 1024
     body_timeout_seconds: float = 30.0
     header_timeout_seconds: float = 10.0

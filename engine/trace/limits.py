@@ -1,8 +1,10 @@
-"""How much a trace may hold and show: the engine's limits, one frozen object (server/
-settings.py fills it from the GRADWALK_ settings)."""
+"""How much a trace may hold and show (Limits), and how much a training run may cost
+(TrainLimits, engine/train): the engine's limits, frozen objects that server/settings.py fills
+from the GRADWALK_ settings, whose defaults are the ones declared here. This module imports
+nothing heavy, so the settings can read their defaults from it."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.syntax import MAX_DEPTH, MAX_STATEMENTS
 
@@ -38,3 +40,27 @@ class Limits:
     max_statements: int = MAX_STATEMENTS
     max_depth: int = MAX_DEPTH
     timeout_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class TrainLimits:
+    """How much one training run may cost.
+
+    max_steps: the most iterations (steps).
+    max_element_steps: the elements every node's value holds in one iteration, times the
+        steps (elements · steps): what the run writes to memory, bounded.
+    max_flop_steps: one iteration's floating-point operations (the forward pass's FLOPs by
+        the op rows' counts, times 3: the backward pass costs about twice the forward, seed
+        003_70db1bc89ad395af.txt, Step 5), times the steps (FLOPs).
+    max_recorded: the most iterations that may be recorded as full traces.
+    timeout_seconds: the wall-clock budget of the whole run (seconds; None: none), checked
+        after every iteration; past it ProgramError "timeout" (an `error` event mid-way).
+    trace: the limits of one recorded iteration's trace (engine/trace/runner.Limits).
+    """
+
+    max_steps: int = 10_000
+    max_element_steps: int = 2_000_000_000
+    max_flop_steps: int = 20_000_000_000
+    max_recorded: int = 10
+    timeout_seconds: float | None = None
+    trace: Limits = field(default_factory=Limits)

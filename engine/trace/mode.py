@@ -1,8 +1,9 @@
 """The one interface between the tracer and its modes (issue 15 §1).
 
-A program is compiled once by engine/trace/tracer.py's Tracer: its IR, shapes, forward values,
-formulas, adjoint symbols and ledger. A mode is a module that walks that compiled program (the
-reverse walk, forward mode, hvp, the gradient check, the bug lab); it declares itself as one
+A program is compiled once by engine/trace/tracer.py's Tracer, on engine/tape.py's tape: its
+IR, shapes, forward values (the tape's first pass), formulas, adjoint symbols and ledger. A mode
+is a module that walks that compiled program (the reverse walk, forward mode, hvp, the gradient
+check, the bug lab, training's recorded iteration); it declares itself as one
 `Mode` row, listed in engine/trace/modes.py, so adding a mode is a new module and one line
 there, touching no other mode's file. A mode reads the Tracer only through what `Compiled`
 lists below.
@@ -44,7 +45,8 @@ class Compiled(Protocol):
 
     program, options, output (the output's node index), output_name, output_label,
     output_grad, ids (node ids by index), order (creation order), requires (per node),
-    shapes, values, flops, ledger, formulas, symbols, limit (inline elements), encode,
+    shapes, values, flops, ledger, formulas, symbols, limit (inline elements), encode, tape
+    (engine/tape.py: fresh passes without events),
     deadline, warnings, cuts, first_non_finite (set by the walk); inputs(node),
     evaluate(node, max_elements), why_forward(i), backward(seq), watch_adjoints(records),
     done(seq, adjoints), state(name).

@@ -24,6 +24,8 @@ class Options:
     check: add the gradient check (central differences) to the result.
     eps: the gradient check's step h (None: its default).
     bugs: the bug lab's switches, by name ("overwrite", "wrong_order", "no_zero_grad", ...).
+    train: mode "train"'s events of a recorded training iteration (engine/trace/train_walk.py
+        Steps); set by the training engine only, never by a request.
     """
 
     mode: str = "reverse"
@@ -32,6 +34,7 @@ class Options:
     check: bool = False
     eps: float | None = None
     bugs: tuple[str, ...] = ()
+    train: Any = None
 
 
 DEFAULT = Options()

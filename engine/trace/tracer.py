@@ -1,5 +1,6 @@
-"""The tracer: a program compiled once (parse, shapes, forward values, formulas, adjoint
-symbols, ledger), then walked by a mode (engine/trace/mode.py, listed in modes.py).
+"""The tracer: a program compiled once (parse, then engine/tape.py's `compile`: order, shapes,
+op rows; the tape's first pass for the forward values; then formulas, adjoint symbols,
+ledger), then walked by a mode (engine/trace/mode.py, listed in modes.py).
 
 The HTTP response, the stream and the CLI all iterate `Tracer.records()` (the events as plain
 dicts, serialized with orjson: engine/trace/runner.py); `Tracer.events()` gives the same
@@ -14,12 +15,13 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 import numpy as np
 
 from engine.errors import ProgramError
-from engine.graph import (build_graph, creation_order, node_id, requires_grad,
-                          topological_order)
+from engine.graph import build_graph, node_id
 from engine.labels import data_formula, operand_text, strength
 from engine.ops import get_op
 from engine.parse import Program, parse
 from engine.source import clip
+from engine.tape import compile as compile_tape
+from engine.tape_first import Checks, numpy_inputs
 from engine.trace import (budget, graph_out, ledger, narrate, nonfinite, reverse, scalar, seed,
                           warn)
 from engine.trace import cuts as cut_paths
@@ -28,7 +30,6 @@ from engine.trace.forward import evaluate_op
 from engine.trace.limits import Limits
 from engine.trace.modes import MODES
 from engine.trace.options import DEFAULT, Options
-from engine.trace.shape_pass import infer_shapes
 from engine.trace.values import Encoder
 from engine.trace.warn import Warnings
 
@@ -49,7 +50,8 @@ class Tracer:
     pass over the IR before any value is computed: engine/trace/shape_pass.py), a bad
     output_grad, a mode's refusal or a program beyond `limits`.
 
-    The trace runs on the flat IR (a tape: nodes in creation order, which is topological):
+    The trace runs on the program's tape (`tape`, engine/tape.py: nodes in creation order,
+    which is topological; the values are its first, checked pass, engine/tape_first.py):
     `records()` yields each event as a plain dict, the form the body and the stream serialize;
     `events()` is the same sequence as typed pydantic models (engine/trace/events.py). The
     networkx DAG of the program (`graph`, engine/graph.py) is built in bulk when first asked
@@ -94,10 +96,8 @@ class Tracer:
 
     # ---- compiling -----------------------------------------------------------------------
     def _compile(self, output: str | None, output_grad, limits: Limits) -> None:
-        """Shapes, every forward value, the output's seed, ledger, formulas and symbols."""
-        # Python floats are float64: the scalar path (engine/trace/scalar.py) is for float64
-        # programs only; a float32 program's scalars stay 0-d float32 arrays.
-        self.scalar_path = self.program.dtype == "float64"
+        """The program's tape (engine/tape.py: order, shapes, rows, `requires`), its first
+        pass's values and FLOPs, the output's seed, ledger, formulas and symbols."""
         self.limit = limits.inline
         self.encode = Encoder()   # values.encode, each big tensor summarized once
         self.arrays = False   # records(arrays=True): done's full data as numpy arrays
@@ -105,83 +105,28 @@ class Tracer:
         if len(nodes) > limits.max_nodes:
             raise ProgramError("too_large", f"the program makes {len(nodes):,} "
                                f"nodes; the limit (max_nodes) is {limits.max_nodes:,}")
+        # every shape first: a mismatch is refused before any value is computed
+        self.tape = tape = compile_tape(self.program, output, limits.max_elements)
         self.output_name = self.program.last if output is None else output
-        if self.output_name not in self.program.names:
-            raise ProgramError("unknown_output", f"the program has no name "
-                               f"`{clip(self.output_name)}` to differentiate")
-        self.output = self.program.names[self.output_name]
+        self.output = tape.output
         self.output_label = nodes[self.output].label   # c' when c was reassigned
         self.ids = [node_id(i) for i in range(len(nodes))]   # made once, used per event
-        self.requires = requires_grad(self.program)
-        self.order = creation_order(self.program)
-        if self.order is None:   # the parser never makes this; a hand-built Program might
-            self.order = [self.graph.nodes[n]["index"] for n in topological_order(self.graph)]
-        # every shape first: a mismatch is refused before any value is computed
-        self.shapes = infer_shapes(self.program, limits.max_elements)
-        self.values: list = [None] * len(nodes)
-        self._forward(limits)
+        self.requires, self.order = tape.requires, tape.order
+        # the first pass: the walk's values (no saved tensors: the walk has its own backward)
+        self.values = tape.forward(checks=Checks(limits.max_total_elements, limits.max_flops,
+                                                 self.deadline, saves=False))
+        self.shapes, self.flops = tape.shapes, tape.flops
         self.output_grad = seed.output_grad(output_grad, self.values[self.output],
                                             self.program, self.output)
         self.ledger = ledger.build(self.program, self.values, self.flops, self.requires,
                                    self.output)
         self._texts(nodes)
 
-    def _forward(self, limits: Limits) -> None:
-        """Every node's value, within the budgets of `limits` (ProgramError "too_large").
-
-        In a float64 program, 0-d values of + - * / and negation are Python floats
-        (engine/trace/scalar.py); a 0-d literal is kept as a float too. A float32 program
-        never takes that path (Python floats are float64): its scalars are 0-d float32
-        arrays. Every other op gets its inputs as the numpy objects it always got (`inputs`),
-        so its numbers are numpy's.
-        """
-        elements = flops = 0
-        nodes, values = self.program.nodes, self.values
-        max_total, max_flops = limits.max_total_elements, limits.max_flops
-        self.flops = costs = [0] * len(nodes)   # each node's forward FLOPs, for the ledger
-        fast = scalar.FORWARD if self.scalar_path else {}
-        with np.errstate(all="ignore"):
-            for i in self.deadline.paced(self.order):
-                node = nodes[i]
-                literal = node.literal
-                if literal is not None:
-                    if literal.ndim == 0 and self.scalar_path:
-                        values[i] = float(literal)
-                        elements += 1
-                    else:
-                        values[i] = literal
-                        elements += literal.size
-                    continue
-                out = None
-                rule = fast.get(node.op)
-                if rule is not None:   # evaluate's scalar path, inline when every input is a float
-                    xs = [values[k] for k in node.inputs]
-                    if all(type(x) is float for x in xs):
-                        out = scalar.forward(node.op, xs)
-                if out is None:
-                    out = self.evaluate(node, limits.max_elements)
-                if type(out) is float:
-                    elements += 1
-                    cost = 1   # the elementwise ops' FLOPs: one per output element
-                else:
-                    elements += np.size(out)
-                    cost = int(get_op(node.op).flops(out, *self.inputs(node)))
-                costs[i] = cost
-                flops += cost
-                values[i] = out
-                if elements > max_total or flops > max_flops:
-                    s = node.span
-                    raise ProgramError(
-                        "too_large", f"the program is too big to trace: by {node.label} its "
-                        f"values hold {elements:,} elements and cost {flops:,} FLOPs (limits: "
-                        f"max_total_elements {max_total:,}, max_flops {max_flops:,})",
-                        s.line, s.col, s.end_line, s.end_col)
-
     def evaluate(self, node, max_elements):
         """An op node's value from its inputs' values: a Python float on the scalar path,
         else numpy's (evaluate_op checks shapes and `max_elements`)."""
         values = self.values
-        if node.op in scalar.FORWARD and self.scalar_path:
+        if node.op in scalar.FORWARD and self.tape.scalar:
             xs = [values[k] for k in node.inputs]
             if all(type(x) is float or np.ndim(x) == 0 for x in xs):
                 out = scalar.forward(node.op, [float(x) for x in xs])
@@ -190,17 +135,9 @@ class Tracer:
         return evaluate_op(node, self.inputs(node), max_elements)   # errstate: the caller's
 
     def inputs(self, node) -> list:
-        """A node's input values as the numpy path always had them: a 0-d literal as its 0-d
-        array, a scalar result as a numpy float64 (numpy's `**` on a 0-d array may round
-        differently from C's pow on a scalar, so the kind matters)."""
-        nodes, xs = self.program.nodes, []
-        for k in node.inputs:
-            x = self.values[k]
-            if type(x) is float:
-                literal = nodes[k].literal
-                x = literal if literal is not None else np.float64(x)
-            xs.append(x)
-        return xs
+        """A node's input values as the numpy path always had them (engine/tape_first.py's
+        numpy_inputs: a 0-d literal as a 0-d array, a scalar result as a numpy float64)."""
+        return numpy_inputs(self.program.nodes, self.values, node)
 
     _inputs = inputs   # the name tests and older callers use
 

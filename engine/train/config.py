@@ -1,4 +1,6 @@
-"""What a training run is asked to do (TrainConfig) and how much it may do (TrainLimits).
+"""What a training run is asked to do (TrainConfig) and how much it may do (TrainLimits,
+declared in engine/trace/limits.py beside a trace's Limits: server/settings.py reads the
+defaults of both from there).
 
 `check(config)` refuses a bad request before anything runs (ProgramError "bad_argument", or
 "too_large" naming the limit). The cost limits that need the program's size (elements and
@@ -11,37 +13,13 @@ import math
 from dataclasses import dataclass, field
 
 from engine.errors import ProgramError
-from engine.trace.runner import Limits
+from engine.trace.limits import TrainLimits   # declared there, light, for the settings
 
 OPTIMIZERS = ("sgd", "momentum", "adam")
 # The largest learning rate a run takes (the API's and the CLI's one bound): past it a step of
 # any non-zero gradient is larger than any weight worth showing, so the run can only diverge.
 MAX_LR = 1e6
 BUGS = ("no_zero_grad",)
-
-
-@dataclass(frozen=True)
-class TrainLimits:
-    """How much one training run may cost.
-
-    max_steps: the most iterations (steps).
-    max_element_steps: the elements every node's value holds in one iteration, times the
-        steps (elements · steps): what the run writes to memory, bounded.
-    max_flop_steps: one iteration's floating-point operations (the forward pass's FLOPs by
-        the op rows' counts, times 3: the backward pass costs about twice the forward, seed
-        003_70db1bc89ad395af.txt, Step 5), times the steps (FLOPs).
-    max_recorded: the most iterations that may be recorded as full traces.
-    timeout_seconds: the wall-clock budget of the whole run (seconds; None: none), checked
-        after every iteration; past it ProgramError "timeout" (an `error` event mid-way).
-    trace: the limits of one recorded iteration's trace (engine/trace/runner.Limits).
-    """
-
-    max_steps: int = 10_000
-    max_element_steps: int = 2_000_000_000
-    max_flop_steps: int = 20_000_000_000
-    max_recorded: int = 10
-    timeout_seconds: float | None = None
-    trace: Limits = field(default_factory=Limits)
 
 
 @dataclass(frozen=True)

@@ -61,9 +61,7 @@ class Run:
         tape, limits, steps = self.tape, self.config.limits, self.config.steps
         nodes = self.values[:len(self.program.nodes)]   # not the saved tensors after them
         elements = sum(int(np.size(v)) for v in nodes)
-        flops = 3 * sum(int(r.op.flops(self.values[r.index],
-                                                    *[self.values[k] for k in r.inputs]))
-                        for r in tape.rows)
+        flops = 3 * sum(tape.flops)   # the first pass's forward FLOPs; backward about twice
         for what, per, bound, name in (("elements", elements, limits.max_element_steps,
                                         "max_element_steps"),
                                        ("FLOPs", flops, limits.max_flop_steps, "max_flop_steps")):

@@ -1,9 +1,9 @@
 """A recorded iteration: the whole walk of one training iteration, for the player to step.
 
 Its body is what POST /api/trace answers for the program written with that iteration's leaf
-values (engine/trace/runner.run_trace on a copy of the Program whose leaves hold them), with
-two kinds of event added, as seed 003_70db1bc89ad395af.txt's loop writes them (forward,
-zero_grad, backward, update):
+values (engine/trace/runner.run_trace on a copy of the Program whose leaves hold them), walked
+in mode "train" (engine/trace/train_walk.py), which adds two kinds of event, as seed
+003_70db1bc89ad395af.txt's loop writes them (forward, zero_grad, backward, update):
 - `zero_grad`, before the backward pass's first event (its `seed`): {"nodes": [leaf ids],
   "zeroed": true}; with the no_zero_grad bug "zeroed" is false and the narration says the
   leaves' .grad still holds every earlier iteration's gradients.
@@ -25,7 +25,9 @@ import numpy as np
 from engine.graph import node_id
 from engine.parse import Program
 from engine.trace.narrate import SHOW_ELEMENTS, bar, compact, signed
+from engine.trace.options import Options
 from engine.trace.runner import Limits, run_trace
+from engine.trace.train_walk import Steps
 from engine.trace.values import encode, short
 
 
@@ -49,25 +51,18 @@ def body(program: Program, output: str, limits: Limits, params: dict, step: dict
     gradient in the step (plain SGD's lr) or None (momentum, Adam), "zeroed": bool,
     "dead_units": list}. Raises ProgramError as
     run_trace does (the trace's own limits)."""
-    traced = run_trace(with_leaves(program, params), output, limits)
-    events = traced["events"]
-    first_backward = next(k for k, e in enumerate(events) if e["kind"] == "seed")
-    done = events.pop()   # the last event is the done event; the updates come before it
     leaves = program.leaves
-    events.insert(first_backward, _zero_grad(program, output, step))
-    for name, i in leaves.items():
-        events.append({"kind": "update", "type": "update", "node": node_id(i), "name": name,
-                       "value": encode(step["new"][name], limits.inline),
-                       "grad": encode(step["grads"][name], limits.inline),
-                       "narration": step["narrate"](name, bar(name, output), update_numbers(
-                           name, bar(name, output), params[name], step["new"][name],
-                           step["grads"][name], step["lr"]))})
-    events.append(done)
-    for seq, event in enumerate(events):
-        event["seq"] = seq
-    traced["dead_units"] = step["dead_units"]
-    traced["iteration"] = step["iteration"]
-    return traced
+    updates = [{"kind": "update", "type": "update", "node": node_id(i), "name": name,
+                "value": encode(step["new"][name], limits.inline),
+                "grad": encode(step["grads"][name], limits.inline),
+                "narration": step["narrate"](name, bar(name, output), update_numbers(
+                    name, bar(name, output), params[name], step["new"][name],
+                    step["grads"][name], step["lr"]))}
+               for name, i in leaves.items()]
+    steps = Steps(_zero_grad(program, output, step), updates,
+                  {"dead_units": step["dead_units"], "iteration": step["iteration"]})
+    return run_trace(with_leaves(program, params), output, limits,
+                     options=Options(mode="train", train=steps))
 
 
 def update_numbers(name: str, grad_bar: str, old, new, grad, lr: float | None) -> str:

@@ -5,14 +5,16 @@ The imports are read with `ast` (every `import` and `from ... import`, also thos
 functions, which break no circle, only hide one), resolved to engine's modules (`from
 engine.trace import hvp` is an edge to engine.trace.hvp, `from engine.ops import get_op` one to
 the package engine.ops), and the
-graph's strongly connected components found by Tarjan's algorithm (iterative; Tarjan, "Depth-
-first search and linear graph algorithms", SIAM J. Comput. 1972). Any component of more than
-one module is a circle.
+graph's strongly connected components found by networkx (Tarjan's algorithm, "Depth-first
+search and linear graph algorithms", SIAM J. Comput. 1972). Any component of more than one
+module is a circle.
 """
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import networkx as nx
 
 ENGINE = Path(__file__).parents[2] / "engine"
 
@@ -50,45 +52,10 @@ def import_graph() -> dict[str, set[str]]:
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components with a circle in them (iterative Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found = []
-    for root in graph:
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            v, children = work[-1]
-            w = next(children, None)
-            if w is not None:
-                if w not in index:
-                    index[w] = low[w] = len(index)
-                    stack.append(w)
-                    on_stack.add(w)
-                    work.append((w, iter(sorted(graph[w]))))
-                elif w in on_stack:
-                    low[v] = min(low[v], index[w])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[v])
-            if low[v] == index[v]:
-                component = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    component.append(w)
-                    if w == v:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(component))
-    return found
+    """The strongly connected components with a circle in them (networkx's), each sorted."""
+    g = nx.DiGraph([(a, b) for a, targets in graph.items() for b in targets])
+    g.add_nodes_from(graph)
+    return sorted(sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1)
 
 
 def test_the_finder_finds_a_circle():
@@ -107,5 +74,8 @@ def test_the_graph_reads_engine_imports():
 
 
 def test_no_import_circles_in_engine():
-    found = circles(import_graph())
+    graph = import_graph()
+    found = circles(graph)
     assert found == [], f"import circles in engine/: {found}"
+    g = nx.DiGraph([(a, b) for a, targets in graph.items() for b in targets])
+    assert nx.is_directed_acyclic_graph(g)   # the walk from text to event stays one way
