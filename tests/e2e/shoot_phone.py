@@ -79,7 +79,10 @@ def shoot_views(browser, url: str, out: pathlib.Path) -> None:
     page.goto(f"{url}/#{fragment({'v': 1, 'program': TANH, 'quiz': 'fanout', 'step': 16})}")
     page.wait_for_selector('#quiz[data-quiz="ready"]')
     page.wait_for_selector('#graph[data-camera="still"]')
-    page.screenshot(path=str(out / "390x844-quiz.png"), full_page=True)
+    # (a full-page shot drops the touch emulation, and with it the narrow layout: screens)
+    page.screenshot(path=str(out / "390x844-quiz.png"))
+    page.locator("#quiz").scroll_into_view_if_needed()
+    page.screenshot(path=str(out / "390x844-quiz-panel.png"))
     for preset, shot in (("hessian-power-iteration", "hessian"), ("train-xor-seed1", "train")):
         page.goto(f"{url}/")
         page.wait_for_selector('#app[data-status="ready"]')
@@ -88,7 +91,12 @@ def shoot_views(browser, url: str, out: pathlib.Path) -> None:
         if shot == "train":
             page.locator("#train-run").tap()
             page.wait_for_selector('#train[data-status="done"]', timeout=120_000)
-        page.screenshot(path=str(out / f"390x844-{shot}.png"), full_page=True)
+        panel = page.locator("#second-order" if shot == "hessian" else "#train")
+        panel.scroll_into_view_if_needed()
+        page.screenshot(path=str(out / f"390x844-{shot}.png"))
+        page.evaluate("(e) => window.scrollTo(0, e.getBoundingClientRect().bottom + scrollY - innerHeight + 200)",
+                      panel.element_handle())
+        page.screenshot(path=str(out / f"390x844-{shot}-end.png"))
     context.close()
     print("shot views")
 

@@ -15,7 +15,7 @@ from test_phone_touch_page import (
 PHONE, TABLET, SIDEWAYS = (390, 844), (820, 1180), (844, 390)
 # a panel's controls: a box or a radio button is measured by its label (its target)
 CONTROLS = ("{0} .btn, {0} button, {0} select, {0} input:not([type=checkbox], [type=radio]),"
-            " {0} label:has(> input:is([type=checkbox], [type=radio]))")
+            " {0} summary, {0} label:has(> input:is([type=checkbox], [type=radio]))")
 
 
 @pytest.fixture
@@ -161,6 +161,11 @@ def test_the_projector_theme_on_a_phone(touch_page):
     assert small_targets(page, ".topbar .btn, .topbar select, #player .btn, #player select, .zoom-controls .btn") == []
     player, narration = box(page, "#player"), box(page, "#narration")
     assert narration["y"] + narration["height"] <= player["y"] + 1, (narration, player)
+    # the bar in the light theme's two rows and a scrubber (its labels broke over two lines,
+    # and the speed menu took a third row: 220 px)
+    assert player["height"] <= 160, player
+    tall = page.evaluate("() => [...document.querySelectorAll('#player .btn')].map((b) => b.offsetHeight)")
+    assert max(tall) <= 50, tall
     assert box(page, ".graph-wrap")["height"] >= 250
     assert_readable(rendered_text(page), "projector", numbers=False)
     assert page.errors == []
@@ -194,4 +199,12 @@ def test_the_hessian_and_train_panels_on_a_phone(touch_page, preset, panel, read
         page.locator(run[0]).tap()
         page.wait_for_selector(run[1], timeout=120_000)
         usable(page, panel)
+        # its plots under its fields, not drawn over them; the optimizer's menu shows its name
+        # (beside the plots the fields were squeezed into a column one word wide)
+        plots = box(page, ".train-plots")
+        for field in ("#train-steps", "#train-lr", "#train-optimizer", "#train-run", "#train-iteration"):
+            f = box(page, field)
+            assert f["y"] + f["height"] <= plots["y"] + 1 or f["y"] >= plots["y"] + plots["height"] - 1, (field, f, plots)
+        assert box(page, "#train-optimizer")["width"] >= 80
+        assert box(page, "#train-run")["y"] == pytest.approx(box(page, "#train-step")["y"], abs=2)  # one row
     assert page.errors == []
