@@ -125,10 +125,13 @@ def test_a_phone_held_sideways_keeps_a_usable_graph(touch_page):
     wait_step(page, 1)
     page.wait_for_selector('#graph[data-camera="still"]')
     assert_readable(rendered_text(page), "sideways, step 1")
-    # the top bar is still there, above: the page scrolls back to it
+    # the top bar is still there, above: a swipe down on the narration scrolls back to it
+    nx, ny = centre_of(box(page, "#narration"))
+    before = page.evaluate("() => window.scrollY")
+    swipe(page, (100, ny), (100, ny + 60), moves=20)
+    page.wait_for_function(f"() => window.scrollY <= {before} - 30")  # it scrolls the page up
     page.evaluate("() => window.scrollTo(0, 0)")
-    top = box(page, ".topbar")
-    assert top["y"] >= -1 and box(page, "#toggle-program")["height"] >= 44 - 0.5
+    assert box(page, ".topbar")["y"] >= -1 and box(page, "#toggle-program")["height"] >= 44 - 0.5
     assert page.errors == []
 
 
