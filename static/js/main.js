@@ -21,7 +21,7 @@ import { createPlayer } from "./render/player.js";
 import { createResetControl } from "./render/reset.js";
 import { createSharePanel } from "./render/share.js";
 import { createTrainPanel } from "./render/train.js";
-import { keepBarHeight, swipeToStep, watchNarrow } from "./render/touch.js";
+import { keepBarHeight, keepGraphInView, swipeToStep, watchNarrow } from "./render/touch.js";
 import { markDead } from "./render/dead.js";
 import { fetchIteration, iterationNarration } from "./train.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
@@ -609,6 +609,7 @@ const { actions } = playback;
 const player = createPlayer($("#player"), actions, { tools: $(".zoom-controls") });
 swipeToStep(svg, actions); // one finger sideways on the graph steps; two pinch and pan
 keepBarHeight($("#player"), app); // the narrow layout's bottom bar (narrow.css)
+keepGraphInView($(".stage")); // a phone sideways: the top bar scrolled past (narrow.css)
 
 // Keys drive the player unless a text field or a menu has the focus; on a button they still
 // do (Space plays rather than pressing it). Escape leaves the editor (render/editor.js) or

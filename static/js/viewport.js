@@ -124,12 +124,13 @@ export function viewScale(content, view, { textScale = 1, minText = 0, steps = n
  * The automatic view, keeping `focus` (a box in layout units, or null) in view: the fitted
  * view, panned at its scale when the focus would be off screen. With no focus (a new
  * drawing) `home` (the output's box) is brought into view instead: a graph wider than the
- * view shows its output side, where the walk's result is. Options as viewScale's.
+ * view shows its output side, where the walk's result is. Options as viewScale's, and
+ * `overview` as revealTransform's.
  */
 export function fitAround(content, view, focus, { home = null, ...options } = {}) {
   const scale = viewScale(content, view, options);
   const t = fitTransform(scale.box, view, scale);
-  return revealTransform(t, focus ?? home, view) ?? t;
+  return revealTransform(t, focus ?? home, view, options) ?? t;
 }
 
 /**
@@ -137,7 +138,8 @@ export function fitAround(content, view, focus, { home = null, ...options } = {}
  * is going): at the automatic scale, each axis along which all of `content` fits is placed
  * as fitTransform places it (so no node is left cut off at an edge with room to spare); an
  * axis that does not fit keeps `now`'s position (if the scale is the same); then `focus` is
- * revealed. Options as viewScale's. Returns a transform {k, x, y}.
+ * revealed. Options as viewScale's, and `overview` as revealTransform's. Returns a
+ * transform {k, x, y}.
  */
 export function followTransform(now, content, view, focus, options = {}) {
   const scale = viewScale(content, view, options);
@@ -150,7 +152,7 @@ export function followTransform(now, content, view, focus, options = {}) {
     x: same && !fits(box.x1 - box.x0, view.width) ? now.x : base.x,
     y: same && !fits(box.y1 - box.y0, view.height) ? now.y : base.y,
   };
-  return revealTransform(t, focus, view) ?? t;
+  return revealTransform(t, focus, view, options) ?? t;
 }
 
 /** The smallest box holding the layout boxes of `ids` (unknown ids are skipped), or null. */
@@ -307,9 +309,11 @@ function lean(t, box, view) {
  * when it is already in view, so the camera moves only when the step would otherwise be off
  * screen. It pans as little as it can: along an axis the box was out of, just far enough to
  * show it with a margin, or from its start when it is larger than the view. When all of
- * `box` cannot be shown at this scale, its `core` (stepBox) is shown instead.
+ * `box` cannot be shown at this scale, its `core` (stepBox) is shown instead. `overview`:
+ * the least scale an overview zooms out to (OVERVIEW_SCALE; a phone's is the readable
+ * floor, autoScale's: at 0.31 its names printed at 7 px and its numbers were hidden).
  */
-export function revealTransform(t, box, view) {
+export function revealTransform(t, box, view, { overview = OVERVIEW_SCALE } = {}) {
   if (!box) return null;
   const room = (size, length) => t.k * size <= length - 2 * MARGIN;
   const fitsAll = room(box.x1 - box.x0, view.width) && room(box.y1 - box.y0, view.height);
@@ -318,12 +322,12 @@ export function revealTransform(t, box, view) {
     // 9 px help nobody): then the output (its core; an hvp walk's leaves, overviewBox) is
     // shown at that scale, with the leaves nearest it; Fit shows everything on request.
     const all = wholeTransform(box, view, { max: t.k });
-    if (all.k >= Math.min(t.k, box.overview ? OVERVIEW_SCALE : READABLE_SCALE)) return all;
-    const k = Math.min(t.k, READABLE_SCALE);
-    const shown = revealTransform({ ...t, k }, box.core, view) ?? { ...t, k };
+    if (all.k >= Math.min(t.k, box.overview ? overview : READABLE_SCALE)) return all;
+    const k = Math.min(t.k, Math.max(READABLE_SCALE, overview));
+    const shown = revealTransform({ ...t, k }, box.core, view, { overview }) ?? { ...t, k };
     return box.core.lean ? lean(shown, box, view) : shown;
   }
-  if (box.core && !fitsAll) return revealTransform(t, box.core, view);
+  if (box.core && !fitsAll) return revealTransform(t, box.core, view, { overview });
   const axis = (lo, hi, shift, length) => {
     const start = t.k * lo + shift;
     const end = t.k * hi + shift;

@@ -13,6 +13,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from live_server import running_server  # noqa: E402
+from page_helpers import choose  # noqa: E402
 from shoot import browser_for_shots  # noqa: E402
 from test_links import fragment  # noqa: E402
 
@@ -48,6 +49,58 @@ def shoot(browser, url: str, out: pathlib.Path) -> None:
         print("shot", name)
 
 
+def touch_context(browser, size):
+    return browser.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=True, is_mobile=True,
+                               device_scale_factor=2)
+
+
+def shoot_views(browser, url: str, out: pathlib.Path) -> None:
+    """The automatic view at step 0, mid-walk and Done; a phone sideways; the projector
+    theme, the quiz, the Hessian and Train mode on a phone."""
+    for size in [*TOUCH, (844, 390)]:
+        context = touch_context(browser, size)
+        page = context.new_page()
+        name = f"{size[0]}x{size[1]}"
+        for step in (0, 9, 16):
+            page.goto(f"{url}/#{fragment({'v': 1, 'program': TANH, 'step': step})}")
+            page.wait_for_selector('#app[data-status="ready"]')
+            page.wait_for_selector('#graph[data-camera="still"]')
+            page.screenshot(path=str(out / f"{name}-auto-{step}.png"))
+        context.close()
+    context = touch_context(browser, TOUCH[0])
+    page = context.new_page()
+    page.goto(f"{url}/#{fragment({'v': 1, 'program': TANH, 'step': 9})}")
+    page.wait_for_selector('#app[data-status="ready"]')
+    page.locator("#view-menu summary").tap()
+    page.select_option("#theme", "projector")
+    page.locator("#view-menu summary").tap()
+    page.wait_for_selector('#graph[data-camera="still"]')
+    page.screenshot(path=str(out / "390x844-projector.png"))
+    page.goto(f"{url}/#{fragment({'v': 1, 'program': TANH, 'quiz': 'fanout', 'step': 16})}")
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    page.wait_for_selector('#graph[data-camera="still"]')
+    # (a full-page shot drops the touch emulation, and with it the narrow layout: screens)
+    page.screenshot(path=str(out / "390x844-quiz.png"))
+    page.locator("#quiz").scroll_into_view_if_needed()
+    page.screenshot(path=str(out / "390x844-quiz-panel.png"))
+    for preset, shot in (("hessian-power-iteration", "hessian"), ("train-xor-seed1", "train")):
+        page.goto(f"{url}/")
+        page.wait_for_selector('#app[data-status="ready"]')
+        choose(page, preset)
+        page.locator("#toggle-program").tap()
+        if shot == "train":
+            page.locator("#train-run").tap()
+            page.wait_for_selector('#train[data-status="done"]', timeout=120_000)
+        panel = page.locator("#second-order" if shot == "hessian" else "#train")
+        panel.scroll_into_view_if_needed()
+        page.screenshot(path=str(out / f"390x844-{shot}.png"))
+        page.evaluate("(e) => window.scrollTo(0, e.getBoundingClientRect().bottom + scrollY - innerHeight + 200)",
+                      panel.element_handle())
+        page.screenshot(path=str(out / f"390x844-{shot}-end.png"))
+    context.close()
+    print("shot views")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--url")
@@ -58,9 +111,11 @@ def main() -> None:
     with browser_for_shots() as browser:
         if args.url:
             shoot(browser, args.url, out)
+            shoot_views(browser, args.url, out)
         else:
             with running_server() as url:
                 shoot(browser, url, out)
+                shoot_views(browser, url, out)
 
 
 if __name__ == "__main__":

@@ -190,9 +190,10 @@ def test_two_fingers_pinch_the_graph(phone):
 def test_a_tap_shows_the_node_in_a_bottom_sheet_over_the_bar(phone):
     page = phone()
     width, height = phone.size
-    page.locator('g.node[data-name="e"]').tap()
+    # t: in view at step 0 (the automatic view shows the output's side at a readable size)
+    page.locator('g.node[data-name="t"]').tap()
     page.wait_for_selector("#detail:not([hidden])")
-    assert page.locator("#detail .formula").inner_text() == "e = a * b"  # its source, as hover marks it
+    assert page.locator("#detail .formula").inner_text() == "t = tanh(d)"  # its source, as hover marks it
     sheet, player = box(page, "#detail"), box(page, "#player")
     assert abs(sheet["y"] + sheet["height"] - player["y"]) <= 1, (sheet, player)
     assert sheet["x"] <= 1 and sheet["width"] >= width - 1
@@ -204,7 +205,7 @@ def test_a_tap_shows_the_node_in_a_bottom_sheet_over_the_bar(phone):
     # what hover marks in the program is the tapped node's source
     page.locator("#toggle-program").tap()
     marked = page.eval_on_selector("#editor .editor", "e => [...e.querySelectorAll('.mark-hover')].map((m) => m.textContent).join('')")
-    assert marked == "a * b"
+    assert marked == "tanh(d)"
     page.locator("#detail .close").tap()
     page.wait_for_selector("#detail", state="hidden")
 

@@ -10,6 +10,12 @@
  */
 export const NARROW_QUERY = "(max-width: 899.98px) and (pointer: coarse)";
 
+/**
+ * A phone held sideways (844x390): too short for the top bar above the graph. The same
+ * query as narrow.css's last block.
+ */
+export const SHORT_QUERY = "(max-width: 899.98px) and (max-height: 499.98px) and (pointer: coarse)";
+
 // A swipe steps once it has gone this far sideways (px), and mostly sideways: a thumb's
 // flick is about 60 px; a tap wobbles by a few.
 const SWIPE_PX = 40;
@@ -66,5 +72,21 @@ export function keepBarHeight(bar, page) {
 export function watchNarrow(onChange) {
   const query = window.matchMedia(NARROW_QUERY);
   query.addEventListener("change", () => onChange(query.matches));
+  return query;
+}
+
+/**
+ * While SHORT_QUERY holds (a phone sideways), scroll the page so `stage` (the graph and the
+ * narration, narrow.css: the screen's height above the bottom bar) starts at the top of the
+ * screen: the top bar above it is out of sight until the reader swipes down. Done now and
+ * when the phone turns into it. Returns the MediaQueryList.
+ */
+export function keepGraphInView(stage) {
+  const query = window.matchMedia(SHORT_QUERY);
+  const scroll = () => {
+    if (query.matches) window.scrollTo({ top: stage.getBoundingClientRect().top + window.scrollY, behavior: "instant" });
+  };
+  query.addEventListener("change", scroll);
+  scroll();
   return query;
 }

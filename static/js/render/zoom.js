@@ -88,6 +88,10 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   // styles there and then. The theme and text size are set on <html> (theme.js).
   let look = null;
   const scaling = () => (look ??= { textScale: textScale(), minText: minText() });
+  // The automatic view's options (viewport.js fitAround): on a narrow screen its overviews
+  // (step 0, Done) zoom out no further than the readable floor and show the output there,
+  // as its steps do (a phone's overview at 0.31 printed the names at 7 px, numbers hidden).
+  const framing = () => ({ ...scaling(), steps, overview: readableWhole() ? autoScale(scaling()).floor : undefined });
   // A new theme or text size changes the automatic scale: a fitted view fits again (the
   // graph area's size may not change, so the ResizeObserver below need not fire).
   new MutationObserver(() => {
@@ -105,7 +109,11 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   note.className = "camera-note";
   note.setAttribute("role", "status");
   note.hidden = true;
-  note.textContent = "Not all of the graph fits at a readable size here: Fit shows all of it, smaller.";
+  // A narrow screen's Fit keeps to the readable size too (readableTransform): two fingers
+  // zoom out there.
+  const noteText = () => (readableWhole()
+    ? "Not all of the graph fits at a readable size here: pinch to see more of it, smaller."
+    : "Not all of the graph fits at a readable size here: Fit shows all of it, smaller.");
   root.parentNode?.append(note);
 
   function markWhole(t) {
@@ -116,6 +124,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     root.dataset.whole = String(whole);
     // said at an overview of the automatic view only: the user's own zoom is theirs
     note.hidden = whole || !(focus ?? home)?.overview || fitted !== "auto";
+    if (!note.hidden && note.textContent !== noteText()) note.textContent = noteText();
   }
 
   // data-camera is "moving" while the camera glides, so tests can wait for "still".
@@ -139,7 +148,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     setFitted(whole ? "whole" : "auto");
     const view = viewSize();
     const auto = autoScale(scaling());
-    if (!whole) return apply(fitAround(content, view, focus, { ...scaling(), steps, home }), duration);
+    if (!whole) return apply(fitAround(content, view, focus, { ...framing(), home }), duration);
     // a phone's Fit: all of it only while its numbers read (14 px), else the step at that size
     apply(readableWhole() ? readableTransform(content, view, focus ?? home, auto) : wholeTransform(content, view, { max: auto.max }), duration);
   }
@@ -153,8 +162,8 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     const { k, x, y } = goal ?? d3.zoomTransform(root);
     const now = { k, x, y };
     const next = fitted === "auto"
-      ? followTransform(now, content, viewSize(), focus, { ...scaling(), steps })
-      : revealTransform(now, focus, viewSize());
+      ? followTransform(now, content, viewSize(), focus, framing())
+      : revealTransform(now, focus, viewSize(), framing());
     const moved = next && (Math.abs(next.k - k) > 1e-6 || Math.abs(next.x - x) > 0.5 || Math.abs(next.y - y) > 0.5);
     if (moved) apply(next, duration);
     else markWhole(now); // a step that needs no move may still be an overview (Done)
