@@ -144,6 +144,8 @@ def test_new_numbers_changes_tensor_leaves_and_the_answers_follow_pytorch(chromi
         assert lines[2:] == MATMUL.split("\n")[2:]   # the constant and the graph stay
         note = page.locator("#reset-note")
         assert note.is_visible() and "New numbers" in note.text_content()
+        side, box = page.locator("#editor .side").bounding_box(), note.bounding_box()
+        assert side["y"] - 1 <= box["y"] and box["y"] + box["height"] <= side["y"] + side["height"] + 1   # in sight
         page.screenshot(path=f"{SHOTS}/newnumbers-matmul-1280.png")
         x = torch.tensor(X, dtype=torch.float64, requires_grad=True)
         w = torch.tensor(W, dtype=torch.float64, requires_grad=True)

@@ -46,23 +46,32 @@ export function createTextReplacer(note, { store, editor, onReplace, ask = (m) =
     note.hidden = !noted;
   }
 
-  /** Say `text` in the note (`keeps` its data-keeps) about the state shown, until it changes. */
-  function tell(text, keeps) {
-    const state = store.get();
-    noted = { preset: state.preset, program: state.program };
+  /** The note says `text` (`keeps` its data-keeps) about `about` ({preset, program}). */
+  function say(text, keeps, about) {
+    noted = about;
     note.textContent = text;
     note.dataset.keeps = keeps;
+  }
+
+  /** Bring the note into the side column's view: its controls (New numbers, Practice) sit
+   * below it, and a short column (1280x800) had it scrolled out of sight. */
+  const reveal = () => note.scrollIntoView?.({ block: "nearest" });
+
+  /** Say `text` in the note about the state shown (no replacement), until it changes. */
+  function tell(text, keeps) {
+    const state = store.get();
+    say(text, keeps, { preset: state.preset, program: state.program });
     show(state);
+    reveal();
   }
 
   function replace({ patch, keeps, note: text, confirm }) {
     if (keeps === "undo" && confirm && !ask(confirm)) return false;
-    noted = { preset: patch.preset ?? store.get().preset, program: patch.program };
-    note.textContent = text;
-    note.dataset.keeps = keeps;
+    say(text, keeps, { preset: patch.preset ?? store.get().preset, program: patch.program });
     store.set(patch);
     editor.replace(patch.program);
     show(store.get());
+    reveal();
     onReplace();
     return true;
   }
