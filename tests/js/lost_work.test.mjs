@@ -88,6 +88,10 @@ test("practice opens as its own entry: your program keeps its text, also after a
   assert.equal(restoredEditor(JSON.stringify(saved), PRESETS).draft, TYPED);
   // A second practice replaces the first, and still goes back to your program.
   assert.equal(practice(typed, generated).patch.back, CUSTOM);
+  // Its link is a program of one's own to whoever opens it (as a link's entry is).
+  const { linkState } = await import("../../static/js/state.js");
+  assert.equal(Object.hasOwn(linkState(shown), "preset"), false);
+  assert.equal(linkState(shown).program, generated);
 });
 
 test("new numbers over your program is kept only by Ctrl+Z, so the page asks; over an example it is an edit", async () => {
