@@ -87,11 +87,13 @@ function flat(x) {
 /**
  * One number's change: {before, after, delta (after - before, or the largest elementwise
  * change of a tensor, signed), changed}; null when the node has none in either run. A
- * tensor whose shape changed, or that travels as a summary, is `changed` with delta null.
+ * tensor whose shape changed, or that travels as a summary, is `changed` with delta null;
+ * a number only the run after has is `changed` and `added` (it reads "new", not "changed").
  */
 export function change(before, after) {
   if (before === undefined && after === undefined) return null;
-  if (before === undefined || after === undefined) return { before, after, delta: null, changed: true };
+  if (before === undefined) return { before, after, delta: null, changed: true, added: true };
+  if (after === undefined) return { before, after, delta: null, changed: true };
   const a = flat(before);
   const b = flat(after);
   if (!a || !b || a.length !== b.length) {
@@ -191,7 +193,9 @@ const matched = new WeakMap(); // after's graph -> {before's graph, match}: a st
 /**
  * The diff of run `after` against run `before` (both traces): {rows: [{id (after's), label,
  * was (before's label when it differs: a renamed node), matched, value: change, adjoint:
- * change, changed}], output: the output's row, gone}. Nodes are paired by matchNodes. The
+ * change, changed, added}], output: the output's row, gone}. Nodes are paired by
+ * matchNodes; a node of after's that matches none (an inserted line's) is `added`, never
+ * `changed`: it has nothing to have changed from (the review counted "2 of 9 changed"). The
  * rows are after's nodes in order with the output's first: the number a change is made to
  * move leads the table, however many nodes follow. `gone`: the labels of before's nodes
  * that match none of after's. `step`: the numbers at that step of after's walk (numbersAt)
@@ -212,7 +216,8 @@ export function diffRuns(before, after, { step = null } = {}) {
     const label = was === undefined ? undefined : oldById.get(was).label;
     return {
       id: n.id, label: n.label, ...(label !== undefined && label !== n.label ? { was: label } : {}),
-      matched: was !== undefined, value, adjoint, changed: Boolean(value?.changed || adjoint?.changed),
+      matched: was !== undefined, value, adjoint,
+      changed: was !== undefined && Boolean(value?.changed || adjoint?.changed), added: was === undefined,
     };
   });
   const out = outputNode(after);

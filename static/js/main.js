@@ -18,7 +18,10 @@ import { createModesPanel } from "./render/modes.js";
 import { createNavigator } from "./render/navigate.js";
 import { createSecondOrderPanel } from "./render/hessian.js";
 import { createPlayer } from "./render/player.js";
-import { createResetControl } from "./render/reset.js";
+import {
+  createResetControl, createTextReplacer, keptText, NUMBERS_CONFIRM, NUMBERS_NONE, NUMBERS_NOTES, practiceNote,
+} from "./render/reset.js";
+import { newNumbers, practice } from "./resets.js";
 import { createSharePanel } from "./render/share.js";
 import { createTrainPanel } from "./render/train.js";
 import { keepBarHeight, keepGraphInView, swipeToStep, watchNarrow } from "./render/touch.js";
@@ -26,13 +29,13 @@ import { markDead } from "./render/dead.js";
 import { fetchIteration, iterationNarration } from "./train.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
 import { createQuizSetup } from "./render/quiz.js";
-import { freshSeed, withNumbers } from "./quiz.js";
+import { freshLeaves, freshSeed } from "./quiz.js";
 import { practiceProgram } from "./quiz-practice.js";
 import { createQuizSession } from "./quiz-session.js";
 import { createDiffSession } from "./diff-session.js";
 import { boxOf } from "./viewport.js";
 import {
-  choosePreset, createStore, editProgram, menuFor, openLink, restoredEditor, SAVED_KEY,
+  choosePreset, createStore, CUSTOM_LABEL, editProgram, menuFor, openLink, restoredEditor, SAVED_KEY,
   savedEditor,
 } from "./state.js";
 import { clearGraph } from "./render/graph.js";
@@ -145,16 +148,25 @@ const quiz = createQuizSession(narration.parentNode, {
   store, before: narration, seek: (step) => actions.seek(step), changed: () => regate(),
   reveal: (ids) => shown?.layout && zoom.reveal(boxOf(shown.layout, ids)),
 });
+// Every control that replaces the editor's whole text goes through `replacer` (render/reset.js):
+// one undoable transaction, a question when only Ctrl+Z would keep the text, a note.
+const replacer = createTextReplacer($("#reset-note"), { store, editor, onReplace: () => trace() });
 createQuizSetup($("#editor .side"), {
   store,
   onNewNumbers: () => { // the same graph, fresh numbers for the leaves: the seed goes into the link
     const seed = freshSeed();
-    showProgram({ ...editProgram(store.get(), withNumbers(editor.getText(), seed), presets), quiz_seed: seed });
+    const fresh = freshLeaves(editor.getText(), seed);
+    if (!fresh.changed.length) return replacer.tell(NUMBERS_NONE + keptText(fresh.kept), "none");
+    const { patch, keeps } = newNumbers(store.get(), fresh.program, presets);
+    const note = NUMBERS_NOTES[keeps] + keptText(fresh.kept);
+    replacer.replace({ patch: { ...patch, quiz_seed: seed }, keeps, note, confirm: NUMBERS_CONFIRM });
   },
   onPractice: (options) => { // a generated graph to drill on, quizzed on every adjoint unless a quiz is on
     const seed = freshSeed();
-    const program = practiceProgram(seed, options);
-    showProgram({ ...editProgram(store.get(), program, presets, { replaced: true }), quiz_seed: seed, quiz: store.get().quiz || "adjoints" });
+    const state = store.get();
+    const { patch, keeps } = practice(state, practiceProgram(seed, options));
+    const left = menuFor(state, presets).options.find((o) => o.value === patch.back)?.label ?? CUSTOM_LABEL;
+    replacer.replace({ patch: { ...patch, quiz_seed: seed, quiz: state.quiz || "adjoints" }, keeps, note: practiceNote(left) });
   },
 });
 // Edit and diff (issue 16 §2): the walk against the run before it, node by node.
@@ -687,7 +699,7 @@ presetMenu.addEventListener("change", () => {
   showProgram(patch);
 });
 
-const reset = createResetControl($("#reset-example"), $("#reset-note"), { store, presets, editor, onReset: () => trace() });
+const reset = createResetControl($("#reset-example"), { store, presets, replacer });
 
 // The editor's text and the draft are saved a moment after they change, and on leaving.
 let saveTimer = null;
@@ -701,7 +713,7 @@ function save() {
   }
 }
 store.subscribe((state, before) => {
-  if (["program", "draft", "edits", "preset", "linked"].every((k) => state[k] === before[k])) return;
+  if (["program", "draft", "edits", "preset", "linked", "practice"].every((k) => state[k] === before[k])) return;
   showMenu(state);
   clearTimeout(saveTimer);
   saveTimer = setTimeout(save, 400);

@@ -7,7 +7,7 @@
 import { fetchMistakes } from "./api.js";
 import { formatNumber } from "./format.js";
 import { narrate } from "./narration.js";
-import { askedAt, gateOf, judge, PRESETS, questionsOf, quizSpec, resultMessage, scoreOf } from "./quiz.js";
+import { askedAt, gateOf, judge, kindText, PRESETS, questionsOf, quizSpec, resultMessage, scoreOf } from "./quiz.js";
 import { createQuizPanel, markAsked } from "./render/quiz.js";
 
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -109,7 +109,7 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
 
   function end() {
     const score = scoreOf(questions, answers);
-    const kinds = Object.entries(score.mistakes).map(([k, n]) => `${k.replace("_", " ")} ×${n}`).join(", ");
+    const kinds = Object.entries(score.mistakes).map(([k, n]) => `${kindText(k)} ×${n}`).join(", ");
     panel.score(`Score: ${score.first_try} of ${score.asked} right at the first try, ${score.right} right in the end`
       + `${kinds ? `; mistakes named: ${kinds}` : ""}. (It stays on this page.)`);
     panel.el.dataset.score = String(score.first_try);
@@ -131,7 +131,7 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
       return panel.say({ verdict: null, title: "Type one number, e.g. 0.7864 (a comma works too)." });
     }
     const record = answers.get(q.step) ?? { tries: [], right: false };
-    record.tries.push({ value: verdict.value, verdict: verdict.verdict, kind: verdict.mistake?.kind ?? null });
+    record.tries.push({ value: verdict.value, verdict: verdict.verdict, kind: verdict.kind });
     answers.set(q.step, record);
     const right = `${q.symbol} = ${formatNumber(q.answer)}`;
     if (verdict.verdict === "right") {

@@ -185,17 +185,29 @@ export function matches(x, v) {
  * (POST /api/quiz/mistakes: [{kind, value, text}], most telling first; a tensor's value is
  * the whole wrong tensor, judged at the question's element): {verdict: "right"
  * | "wrong" | "unreadable", value, mistake: the first entry that gives this number or null,
- * kinds: every kind that gives it, also: the first entry of each other kind}.
+ * kinds: every kind that gives it, also: the first entry of each other kind, kind: what the
+ * score counts it as (kindOf)}.
  */
 export function judge(text, question, mistakes = []) {
   const value = readAnswer(text);
-  if (Number.isNaN(value)) return { verdict: "unreadable", value, mistake: null, kinds: [], also: [] };
-  if (matches(value, question.answer)) return { verdict: "right", value, mistake: null, kinds: [], also: [] };
+  const none = { mistake: null, kinds: [], also: [], kind: null };
+  if (Number.isNaN(value)) return { verdict: "unreadable", value, ...none };
+  if (matches(value, question.answer)) return { verdict: "right", value, ...none };
   const named = mistakes.filter((m) => matches(value, elementAt(m.value, question.element)));
   const kinds = [...new Set(named.map((m) => m.kind))];
   const also = kinds.slice(1).map((kind) => named.find((m) => m.kind === kind));
-  return { verdict: "wrong", value, mistake: named[0] ?? null, kinds, also };
+  return { verdict: "wrong", value, mistake: named[0] ?? null, kinds, also, kind: kindOf(kinds) };
 }
+
+/**
+ * What the score counts a wrong answer as, given `kinds` (every kind that gives its number):
+ * the one kind, or "overwrite|sign" when the number is what several give (the verdict named
+ * them all: "... Or: you have the sign wrong"), so the score does not pick one; null when none.
+ */
+export const kindOf = (kinds) => (kinds.length ? kinds.join("|") : null);
+
+/** A score's kind for people: "overwrite or sign", "missing local". */
+export const kindText = (kind) => kind.split("|").map((k) => k.replaceAll("_", " ")).join(" or ");
 
 /**
  * The score: {asked, right, first_try, mistakes: {kind: count}} over `answers` (one record
@@ -238,27 +250,8 @@ export function resultMessage(questions, answers) {
 
 // ---------------------------------------------------------------- New numbers
 
-// A scalar leaf: a line `name = <number literal>` (a comment may follow).
-const LEAF_LINE = /^([ \t]*)([A-Za-z_]\w*)([ \t]*=[ \t]*)([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)([ \t]*(?:#.*)?)$/;
-
-/**
- * `program` with every scalar leaf (`a = 1.0`) given a fresh number from `seed` (an
- * integer): uniform in [-2, 2] to one decimal, never 0 (d3-random's randomLcg, so the same
- * seed gives the same numbers in every browser). Only the literals change: the graph, the
- * constants (`const(...)`), the tensors and every other line stay as they are. Seed 0
- * gives the program back.
- */
-export function withNumbers(program, seed) {
-  if (!seed) return program;
-  const random = randomLcg(seed);
-  return program.split("\n").map((line) => {
-    const m = LEAF_LINE.exec(line);
-    if (!m) return line;
-    let x = 0;
-    while (x === 0) x = Math.round((random() * 4 - 2) * 10) / 10;
-    return `${m[1]}${m[2]}${m[3]}${x.toFixed(1)}${m[5]}`;
-  }).join("\n");
-}
+// The leaves' fresh numbers are quiz-numbers.js's (re-exported: the quiz's API is this module).
+export { freshLeaves, withNumbers } from "./quiz-numbers.js";
 
 /** A fresh seed for "New numbers" (1 .. 2^31 - 1). */
 export function freshSeed(random = Math.random) {

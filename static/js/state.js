@@ -11,7 +11,8 @@
 // LINKED for a program that came with a link. Every entry keeps its own text, so one draft
 // never overwrites another: `draft` is the user's own program ("✎ Your program"), `edits`
 // maps an example's id to its edited text (only while it differs from the example), and
-// `linked` is the text of the link's entry (null when the page was not opened from a link).
+// `linked` is the text of the link's entry (null when the page was not opened from a link),
+// `practice` the text of the last generated practice graph (null before "Practice").
 // Choosing an entry shows its text; typing changes only the entry shown. The drafts stay
 // on this machine (localStorage, savedEditor / restoredEditor) and are not URL fields: a
 // link carries `program`, and opening one never overwrites a draft (openLink). "Reset
@@ -27,6 +28,10 @@ export const CUSTOM = ""; // the `preset` (and menu value) of the user's own tex
 export const CUSTOM_LABEL = "✎ Your program";
 export const LINKED = "(link)"; // the `preset` (and menu value) of a link's program
 export const LINKED_LABEL = "↪ Program from the link";
+export const PRACTICE = "(practice)"; // the `preset` (and menu value) of a generated practice graph
+export const PRACTICE_LABEL = "⚄ Practice graph";
+/** The entries that are not this machine's drafts: shown, never saved as the entry to open. */
+const PASSING = [LINKED, PRACTICE];
 export const EDITED_MARK = "Edited:"; // before an edited example's title in the menu, so a
 // menu cut to its first words (1024 px) still says which it is
 export const VERSION = 1; // the `v` of the state object; a link with a larger one is refused
@@ -121,7 +126,7 @@ const WALK_FIELDS = ["mode", "tangent", "tangent_direction", "tangent_element", 
 export const TRAIN_FIELDS = Object.keys(FIELDS).filter((name) => name.startsWith("train_"));
 
 export function defaultState() {
-  const state = { playing: false, draft: "", edits: {}, linked: null, back: CUSTOM };
+  const state = { playing: false, draft: "", edits: {}, linked: null, practice: null, back: CUSTOM };
   for (const [name, f] of Object.entries(FIELDS)) state[name] = f.default;
   return state;
 }
@@ -155,12 +160,12 @@ export function decodeState(hash) {
 /**
  * The contract's state object for `state` (a store state or a state object): `v`, the
  * program always, and every other field that differs from its default. A link's own entry
- * (LINKED) is the user's own program to whoever opens the link.
+ * (LINKED) and a practice graph (PRACTICE) are the user's own program to whoever opens the link.
  */
 export function linkState(state) {
   const out = { v: VERSION, program: typeof state.program === "string" ? state.program : "" };
   for (const [name, f] of Object.entries(FIELDS)) {
-    const value = name === "preset" && state.preset === LINKED ? CUSTOM : state[name];
+    const value = name === "preset" && PASSING.includes(state.preset) ? CUSTOM : state[name];
     if (name !== "program" && value !== undefined && !isDefault(f, value) && f.type.check(value)) out[name] = value;
   }
   return out;
@@ -272,7 +277,7 @@ export function openLink(state, link, presets) {
   const named = presets.find((p) => p.id === link.preset);
   if (!Object.hasOwn(link, "program") && !named) return patch; // only view options
   const program = Object.hasOwn(link, "program") ? link.program : named.program;
-  const back = state.preset === LINKED ? state.back : state.preset;
+  const back = PASSING.includes(state.preset) ? state.back : state.preset;
   const entry = [named?.id, CUSTOM].find((id) => id !== undefined && textOf(state, id, presets) === program)
     ?? presets.find((p) => p.program === program)?.id;
   if (entry !== undefined) return { ...patch, program, preset: entry, back };
@@ -310,6 +315,7 @@ export const edited = (state, id) => Object.hasOwn(state.edits, id);
 export function textOf(state, id, presets) {
   if (id === CUSTOM) return state.draft;
   if (id === LINKED) return state.linked ?? undefined;
+  if (id === PRACTICE) return state.practice ?? undefined;
   return edited(state, id) ? state.edits[id] : presets.find((p) => p.id === id)?.program;
 }
 
@@ -340,6 +346,7 @@ export function derivesFrom(program, original) {
 export function editProgram(state, program, presets, { replaced = false } = {}) {
   if (state.preset === CUSTOM) return { program, draft: program };
   if (state.preset === LINKED) return { program, linked: program };
+  if (state.preset === PRACTICE) return { program, practice: program };
   const original = presets.find((p) => p.id === state.preset)?.program;
   // Text typed into an emptied example (select all, Delete, type) replaced it as a paste
   // does: judged by the text, since the editor reports a deletion and an insertion apart.
@@ -367,15 +374,17 @@ export function choosePreset(state, id, presets) {
 
 /**
  * The example menu for `state`: [{value, label}], the user's own program first (always: it
- * is how one starts writing one), then the link's program if the page was opened from one,
+ * is how one starts writing one), then the link's program if the page was opened from one
+ * and the practice graph once there is one (each its own entry, never "✎ Your program"),
  * edited examples marked, and the value to select.
  */
 export function menuFor(state, presets) {
   const options = presets.map((p) => ({
     value: p.id, label: edited(state, p.id) ? `${EDITED_MARK} ${p.title}` : p.title,
   }));
-  const linked = state.linked === null || state.linked === undefined ? [] : [{ value: LINKED, label: LINKED_LABEL }];
-  return { options: [{ value: CUSTOM, label: CUSTOM_LABEL }, ...linked, ...options], value: state.preset };
+  const own = [[LINKED, state.linked, LINKED_LABEL], [PRACTICE, state.practice, PRACTICE_LABEL]]
+    .filter(([, text]) => typeof text === "string").map(([value, , label]) => ({ value, label }));
+  return { options: [{ value: CUSTOM, label: CUSTOM_LABEL }, ...own, ...options], value: state.preset };
 }
 
 // ---------------------------------------------------------------- the drafts, saved
@@ -385,14 +394,15 @@ export const SAVED_KEY = "gradwalk.editor.v1";
 /**
  * What is kept across reloads (localStorage under SAVED_KEY): the entry shown and every
  * draft. A link's program lives in the URL: while it is shown, the entry saved is the one
- * shown before the link was opened (`back`), with its text (`presets` for an example's).
+ * shown before the link (or the practice graph) was opened (`back`), with its text
+ * (`presets` for an example's).
  */
 export function savedEditor(state, presets = []) {
   let { program, preset } = state;
-  if (preset === LINKED) {
+  if (PASSING.includes(preset)) {
     preset = state.back ?? CUSTOM;
     program = textOf(state, preset, presets) ?? state.draft;
-    if (preset === LINKED) [preset, program] = [CUSTOM, state.draft];
+    if (PASSING.includes(preset)) [preset, program] = [CUSTOM, state.draft];
   }
   return JSON.stringify({ program, preset, draft: state.draft, edits: state.edits });
 }

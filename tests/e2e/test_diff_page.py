@@ -155,3 +155,32 @@ def test_a_renamed_variable_lines_up_with_its_old_name(explorer):
         "L", "a", "b", "c", "p (was e)", "d", "t"]
     assert "gone" not in page.locator("#diff .diff-summary").inner_text()
     assert explorer.unexpected_errors() == []
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 768)], ids=["1280x800", "1024x768"])
+def test_an_inserted_line_makes_new_nodes_not_changed_ones(chromium, app_url, size):
+    """The review's d4 shots: with a = 1.001 compared, inserting `k = c * 3.0` after
+    `c = 2.0` counted k and its constant 3.0 as changed ("2 of 9 nodes changed") and the
+    constant's row read "– → 3 changed"; they are new."""
+    inserted = NUDGED.replace("c = 2.0\n", "c = 2.0\nk = c * 3.0\n")
+    with reopened(chromium, f"{app_url}/#{fragment({'v': 1, 'program': NUDGED, 'diff_base': NUDGED})}") as page:
+        page.set_viewport_size({"width": size[0], "height": size[1]})
+        page.wait_for_selector('#diff[data-state="ready"] tr[data-node]')
+        trace(page, inserted)
+        page.wait_for_selector('#diff[data-state="ready"] tr[data-node]')
+        page.locator("#narration").click()
+        page.keyboard.press("End")
+        page.wait_for_function("() => document.querySelector('#diff .diff-summary').textContent.startsWith('Final numbers: 0 of 7')")
+        assert page.locator("#diff .diff-summary").inner_text() == "Final numbers: 0 of 7 nodes changed, 2 new (3.0, k); L: 0.925 → 0.925 (Δ 0)."
+        for name in ("k", "3.0"):
+            g = node(page, name)
+            assert g.get_attribute("data-changed") == "new", name
+            assert g.locator(".diff-delta").text_content() == "new"
+            row = page.locator(f'#diff tr[data-node="{g.get_attribute("data-node")}"]')
+            assert "new" in row.get_attribute("class").split() and "changed" not in row.get_attribute("class").split()
+            assert row.locator("td.delta").first.inner_text() == "new"
+        assert page.locator('g.node[data-changed]:not([data-changed="new"])').count() == 0
+        for theme in ("light", "projector"):
+            themed(page, theme)
+            page.wait_for_timeout(200)
+            page.screenshot(path=f"/tmp/lw/diff-insert-{theme}-{size[0]}.png")

@@ -117,16 +117,22 @@ def test_reset_example_keeps_the_typed_text_both_ways(open_explorer, size):
     assert ex.unexpected_errors() == []
 
 
-def test_reset_asks_first_when_your_program_holds_another_text(open_explorer):
-    ex = open_with_typed_edit(open_explorer, (1280, 800), draft=MINE)
-    page = ex.page
-    asked = []
-
+def dialog_answers(page, asked: list):
+    """answer(accept): the page's next question (window.confirm) is put in `asked` and
+    accepted or dismissed."""
     def answer(accept: bool):
         def on_dialog(dialog):
             asked.append(dialog.message)
             dialog.accept() if accept else dialog.dismiss()
         page.once("dialog", on_dialog)
+    return answer
+
+
+def test_reset_asks_first_when_your_program_holds_another_text(open_explorer):
+    ex = open_with_typed_edit(open_explorer, (1280, 800), draft=MINE)
+    page = ex.page
+    asked = []
+    answer = dialog_answers(page, asked)
 
     answer(False)  # "Cancel": nothing changes
     page.locator("#reset-example").click()
@@ -148,3 +154,77 @@ def test_reset_asks_first_when_your_program_holds_another_text(open_explorer):
 def saved_draft(page) -> str:
     page.evaluate("window.dispatchEvent(new Event('pagehide'))")
     return saved(page).get("draft")
+
+
+def type_your_program(ex) -> None:
+    """The review's steps: open /, select all, type the three lines, Ctrl+Enter."""
+    page = ex.page
+    page.locator("#program").click()
+    page.keyboard.press("Control+A")
+    type_lines(page)
+    page.keyboard.press("Control+Enter")
+    wait_traced(page, "w * x")
+    assert menu_label(page) == YOUR_PROGRAM
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["1280x800", "1024x768"])
+def test_practice_is_its_own_entry_and_your_program_stays(open_explorer, size):
+    """Practice used to put its graph into "✎ Your program" (the review's l2 shot): the
+    typed program was gone from the menu and Ctrl+Z did not bring it back."""
+    ex = open_explorer(*size)
+    page = ex.page
+    type_your_program(ex)
+    page.locator("#practice").click()
+    page.wait_for_function("() => document.querySelector('#editor .editor').gradwalkEditor.getText().startsWith('# practice:')")
+    page.wait_for_selector('#app[data-status="ready"]')
+    assert menu_label(page) == "⚄ Practice graph"
+    note = page.locator("#reset-note")
+    assert note.is_visible() and note.get_attribute("data-keeps") == "entry" and YOUR_PROGRAM in note.text_content()
+    page.screenshot(path=f"/tmp/lw/practice-{size[0]}.png")
+    practice_text = get_program(page)
+    # One way back: Ctrl+Z in the editor.
+    page.locator("#program").click()
+    page.keyboard.press("Control+Z")
+    wait_text(page, TYPED_TEXT)
+    page.keyboard.press("Control+Shift+Z")
+    wait_text(page, practice_text)
+    # The other: "✎ Your program" in the menu, and the practice graph stays its own entry.
+    choose(page, label=YOUR_PROGRAM)
+    assert get_program(page) == TYPED_TEXT
+    choose(page, label="⚄ Practice graph")
+    assert get_program(page) == practice_text
+    assert saved_draft(page) == TYPED_TEXT
+    assert ex.unexpected_errors() == []
+
+
+def test_new_numbers_asks_before_rewriting_your_program(open_explorer):
+    """New numbers rewrote the numbers of "✎ Your program" with no question and no undo."""
+    ex = open_explorer(1280, 800)
+    page = ex.page
+    type_your_program(ex)
+    asked = []
+    answer = dialog_answers(page, asked)
+
+    answer(False)  # "Cancel": nothing changes
+    page.locator("#quiz-new-numbers").click()
+    assert len(asked) == 1 and "Ctrl+Z" in asked[0]
+    assert get_program(page) == TYPED_TEXT
+
+    answer(True)
+    page.locator("#quiz-new-numbers").click()
+    page.wait_for_function("t => document.querySelector('#editor .editor').gradwalkEditor.getText() !== t", arg=TYPED_TEXT)
+    page.wait_for_selector('#app[data-status="ready"]')
+    numbered = get_program(page)
+    assert numbered.split("\n")[2] == TYPED[2] and numbered.split("\n")[:2] != TYPED[:2]
+    assert page.locator("#reset-note").get_attribute("data-keeps") == "undo"
+    # Its own numbers again: nothing typed is lost, so it does not ask twice.
+    page.locator("#quiz-new-numbers").click()
+    page.wait_for_function("t => document.querySelector('#editor .editor').gradwalkEditor.getText() !== t", arg=numbered)
+    assert len(asked) == 2
+    page.locator("#program").click()
+    page.keyboard.press("Control+Z")
+    wait_text(page, numbered)
+    page.keyboard.press("Control+Z")
+    wait_text(page, TYPED_TEXT)
+    assert menu_label(page) == YOUR_PROGRAM
+    assert ex.unexpected_errors() == []

@@ -104,9 +104,9 @@ def test_the_score_after_a_whole_walk(chromium, app_url):
     try:
         quiz = page.locator("#quiz")
         # (step asked, answer typed, verdict): t̄, c̄, d̄ (tanh's local derivative forgotten,
-        # then shown), ē, ā (overwritten, then right), b̄ with a decimal comma
+        # then shown), ē, ā (overwrite or sign, overwritten, then right), b̄ with a decimal comma
         plan = [(8, "2", "right"), (9, "0.4621", "right"), (10, "2", "wrong"), (11, "1.5729", "right"),
-                (13, "1.5729", "wrong"), (13, "0.7864", "right"), (14, "1,5729", "right")]
+                (13, "-0.7864", "wrong"), (13, "1.5729", "wrong"), (13, "0.7864", "right"), (14, "1,5729", "right")]
         for step, text, verdict in plan:
             page.locator("#narration").click()
             page.keyboard.press("End")   # runs on to the next question, and stops there
@@ -128,6 +128,8 @@ def test_the_score_after_a_whole_walk(chromium, app_url):
         text = feedback(page)
         assert "4 of 6 right at the first try, 5 right in the end" in text
         assert "missing local ×1" in text and "overwrite ×1" in text
+        # -0.7864 was named as both kinds: the score says both, not "overwrite" (the review)
+        assert "overwrite or sign ×1" in text
         assert errors == []
     finally:
         context.close()
@@ -146,6 +148,9 @@ def test_the_embed_posts_its_result_to_the_page_around_it(chromium, app_url, dec
         frame.locator("#embed").press("End")
         frame.locator('#embed[data-step="13"]').wait_for()
         box = frame.locator("#quiz input[name=answer]")
+        box.fill("-0.7864")   # overwrite, or sign: both named, both in the message
+        box.press("Enter")
+        assert frame.locator("#quiz").get_attribute("data-mistakes").split() == ["overwrite", "sign"]
         box.fill("1.5729")
         box.press("Enter")
         assert frame.locator("#quiz").get_attribute("data-mistake") == "overwrite"
@@ -157,10 +162,11 @@ def test_the_embed_posts_its_result_to_the_page_around_it(chromium, app_url, dec
         result = page.evaluate("window.results[0]")
         assert result["type"] == "gradwalk:result"
         assert (result["score"], result["max"], result["right"]) == (0, 1, 1)
-        assert result["mistakes"] == {"overwrite": 1}
+        assert result["mistakes"] == {"overwrite|sign": 1, "overwrite": 1}
         [a] = result["answers"]
         assert a["node"] == "n0" and a["what"] == "adjoint" and a["symbol"] == "a\u0304"
-        assert a["given"] == [1.5729, 0.7864] and a["right"] and not a["first_try"]
+        assert a["given"] == [-0.7864, 1.5729, 0.7864] and a["right"] and not a["first_try"]
+        assert a["mistakes"] == ["overwrite|sign", "overwrite"]
         assert a["expected"] == pytest.approx(0.7864477329659274, rel=1e-12)
     finally:
         context.close()
@@ -265,8 +271,16 @@ def test_a_quiz_from_the_menu_or_an_ask_line(explorer):
     page.keyboard.press("End")
     wait_step(page, 16)
     # a first line `# ask: d` asks d̄ only
-    trace(page, "# ask: d\n" + TANH)
+    trace(page, "# ask: d, a\n" + TANH)
     page.wait_for_selector('#quiz[data-quiz="ready"]')
+    # the menu says the quiz in force, not "Off" (the review's a1-ask-line shot)
+    menu = page.locator("#quiz-preset")
+    assert menu.input_value() == "nodes"
+    assert menu.evaluate("s => s.selectedOptions[0].textContent") == "named nodes (the program's # ask: line)"
+    assert page.locator("#quiz-nodes").is_visible() and page.locator("#quiz-nodes").input_value() == "d, a"
+    menu.select_option("")   # "Off" cannot hide the line's quiz: the menu stays on it
+    assert menu.input_value() == "nodes"
+    page.screenshot(path="/tmp/lw/ask-line-1280.png")
     page.locator("#narration").click()
     page.keyboard.press("End")
     wait_step(page, 10)

@@ -119,3 +119,61 @@ def test_the_mlp_example_asks_its_weight_gradients(chromium, app_url):
         assert errors == []
     finally:
         context.close()
+
+
+def test_new_numbers_changes_tensor_leaves_and_the_answers_follow_pytorch(chromium, app_url):
+    """The review's a3 shot: New numbers on the matmul example with the quiz "every adjoint"
+    left the program byte for byte unchanged and said nothing. Now X and W get fresh
+    numbers of the same shape, the constant G stays, and the asked element's answer is
+    PyTorch float64's for the new numbers."""
+    context, page, errors = open_quiz(chromium, app_url, {"program": MATMUL, "quiz": "adjoints"})
+    try:
+        page.locator("#quiz-preset").select_option("nodes")   # then X̄ and W̄ only: fewer answers to type
+        page.locator("#quiz-nodes").fill("X, W")
+        page.locator("#quiz-nodes").dispatch_event("change")
+        page.locator("#quiz-new-numbers").click()
+        page.wait_for_function("p => document.querySelector('#editor .editor').gradwalkEditor.getText() !== p", arg=MATMUL)
+        page.wait_for_selector('#app[data-status="ready"]')
+        page.wait_for_selector('#quiz[data-quiz="ready"]')
+        program = page.eval_on_selector("#editor .editor", "e => e.gradwalkEditor.getText()")
+        lines = program.split("\n")
+        X, W = (json.loads(line.split(" = ")[1]) for line in lines[:2])
+        assert lines[0].startswith("X = ") and lines[1].startswith("W = ")
+        assert [len(r) for r in X] == [2, 2] and [len(r) for r in W] == [2, 2]
+        assert (X, W) != ([[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]])
+        assert lines[2:] == MATMUL.split("\n")[2:]   # the constant and the graph stay
+        note = page.locator("#reset-note")
+        assert note.is_visible() and "New numbers" in note.text_content()
+        side, box = page.locator("#editor .side").bounding_box(), note.bounding_box()
+        assert side["y"] - 1 <= box["y"] and box["y"] + box["height"] <= side["y"] + side["height"] + 1   # in sight
+        page.screenshot(path=f"{SHOTS}/newnumbers-matmul-1280.png")
+        x = torch.tensor(X, dtype=torch.float64, requires_grad=True)
+        w = torch.tensor(W, dtype=torch.float64, requires_grad=True)
+        g = torch.tensor([[1.0, 2.0], [-1.0, 0.0]], dtype=torch.float64)
+        (g * (x @ w)).sum().backward()
+        for node_id, symbol, grad in (("n0", "X\u0304", x.grad), ("n1", "W\u0304", w.grad)):
+            page.locator("#narration").click()
+            page.keyboard.press("End")
+            page.wait_for_selector(f"#quiz[data-asking='{node_id}']")
+            i, j = asked_index(page, symbol)
+            answer(page, repr(float(grad[i, j])))
+            assert page.locator("#quiz").get_attribute("data-verdict") == "right", symbol
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_new_numbers_says_which_leaves_it_kept(chromium, app_url):
+    """A program with no numbers to draw (zeros) is left as it is, and the page says so."""
+    program = "b = zeros(3)\nL = sum(b * b)\n"
+    context, page, errors = open_quiz(chromium, app_url, {"program": program, "quiz": "adjoints"})
+    try:
+        page.locator("#quiz-new-numbers").click()
+        note = page.locator("#reset-note")
+        note.wait_for(state="visible")
+        assert note.get_attribute("data-keeps") == "none"
+        assert "nothing changed" in note.text_content() and "Kept as they are (no numbers to draw): b." in note.text_content()
+        assert page.eval_on_selector("#editor .editor", "e => e.gradwalkEditor.getText()") == program
+        assert errors == []
+    finally:
+        context.close()

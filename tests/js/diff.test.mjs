@@ -45,7 +45,8 @@ test("a change's colour strength grows with its relative size", () => {
 });
 
 test("a node only one run has, a reshaped tensor, an unchanged one", () => {
-  assert.deepEqual(change(undefined, 2), { before: undefined, after: 2, delta: null, changed: true });
+  assert.deepEqual(change(undefined, 2), { before: undefined, after: 2, delta: null, changed: true, added: true });
+  assert.deepEqual(change(2, undefined), { before: 2, after: undefined, delta: null, changed: true });
   assert.equal(change(undefined, undefined), null);
   const t = (data) => ({ shape: [data.length], dtype: "float64", summary: null, data });
   assert.deepEqual(change(t([1, 2]), t([1, 2.5])).delta, 0.5);
@@ -141,4 +142,21 @@ test("the output's row leads the rows, wherever the output was made", () => {
   assert.deepEqual(other.rows.map((r) => r.label), ["t", "a", "b", "c", "e", "d", "L"]);
   assert.equal(firstOrder(other, new Set(["a", "b", "c"])).actual, other.output.value.delta);
   assert.notEqual(other.output.value.delta, diff.output.value.delta);
+});
+
+test("nodes an inserted line made are new, not changed (the review: '2 of 9 nodes changed')", () => {
+  const old = read("reassigned.json");
+  const now = read("reassigned-inserted.json");
+  const diff = diffRuns(old, now);
+  const added = diff.rows.filter((r) => r.added);
+  assert.deepEqual(added.map((r) => r.label).sort(), ["0.25", "x'"]);
+  for (const r of added) {
+    assert.equal(r.changed, false, r.label);
+    assert.equal(r.matched, false);
+    assert.equal(r.value.added, true); // its row reads "new", not "– → 0.25 changed"
+  }
+  assert.ok(diff.rows.filter((r) => r.changed).every((r) => r.matched));
+  assert.equal(strengths(diff.rows)[added[0].id], undefined); // no colour scale for a new node
+  // the run against itself: nothing new, nothing changed
+  assert.deepEqual(diffRuns(now, now).rows.filter((r) => r.added || r.changed), []);
 });

@@ -62,3 +62,58 @@ test("reset example never overwrites your program: then only Ctrl+Z keeps the ed
   assert.deepEqual(patch, { program: TANH, edits: {} });
   assert.equal({ ...state, ...patch }.draft, MINE);
 });
+
+// Issue 14 §1 and the newcomer's review: "Practice" and "New numbers" replaced "✎ Your program".
+test("practice opens as its own entry: your program keeps its text, also after a reload", async () => {
+  const { practice } = await import("../../static/js/resets.js");
+  const { menuFor, PRACTICE, PRACTICE_LABEL, restoredEditor, savedEditor } = await import("../../static/js/state.js");
+  const mine = after(type(""), type(TYPED)); // the issue's steps: your program, from scratch
+  assert.equal(mine.preset, CUSTOM);
+  const generated = "# practice: seed=7\na = 1.0\nL = a * a\n";
+  const { patch, keeps } = practice(mine, generated);
+  assert.equal(keeps, "entry");
+  const shown = { ...mine, ...patch };
+  assert.equal(shown.preset, PRACTICE);
+  assert.equal(shown.draft, TYPED); // not the practice text
+  const menu = menuFor(shown, PRESETS);
+  assert.deepEqual(menu.options.slice(0, 2).map((o) => o.label), ["✎ Your program", PRACTICE_LABEL]);
+  assert.equal(menu.value, PRACTICE);
+  assert.equal(choosePreset(shown, CUSTOM, PRESETS).program, TYPED);
+  // Typing in the practice graph changes only it; a reload opens on your program.
+  const typed = { ...shown, ...editProgram(shown, `${generated}# mine\n`, PRESETS) };
+  assert.equal(typed.draft, TYPED);
+  assert.equal(typed.practice, `${generated}# mine\n`);
+  const saved = JSON.parse(savedEditor(typed, PRESETS));
+  assert.deepEqual([saved.preset, saved.program, saved.draft], [CUSTOM, TYPED, TYPED]);
+  assert.equal(restoredEditor(JSON.stringify(saved), PRESETS).draft, TYPED);
+  // A second practice replaces the first, and still goes back to your program.
+  assert.equal(practice(typed, generated).patch.back, CUSTOM);
+  // Its link is a program of one's own to whoever opens it (as a link's entry is).
+  const { linkState } = await import("../../static/js/state.js");
+  assert.equal(Object.hasOwn(linkState(shown), "preset"), false);
+  assert.equal(linkState(shown).program, generated);
+});
+
+test("new numbers over your program is kept only by Ctrl+Z, so the page asks; over an example it is an edit", async () => {
+  const { newNumbers } = await import("../../static/js/resets.js");
+  const mine = after(type(""), type(TYPED));
+  const numbered = "w = 1.5\nx = -0.3\nL = relu(w * x - 1.0)";
+  assert.equal(newNumbers(mine, numbered, PRESETS).keeps, "undo");
+  const example = after();
+  const fresh = newNumbers(example, TANH.replace("1.0", "0.4"), PRESETS);
+  assert.equal(fresh.keeps, "example");
+  assert.equal({ ...example, ...fresh.patch }.preset, "tanh"); // an edit: Reset example brings it back
+  assert.equal(canReset({ ...example, ...fresh.patch }), true);
+  assert.equal(newNumbers({ ...example, ...fresh.patch }, TANH, PRESETS).keeps, "numbers"); // its own numbers
+  assert.equal(newNumbers(after(type(`${TANH}# mine\n`)), TANH, PRESETS).keeps, "undo"); // an edited example
+});
+
+test("new numbers twice asks once: the numbers it gave were not typed", async () => {
+  const { newNumbers } = await import("../../static/js/resets.js");
+  const mine = after(type(""), type(TYPED));
+  const first = newNumbers(mine, "w = 1.5\nx = -0.3\nL = relu(w * x - 1.0)", PRESETS);
+  const shown = { ...mine, ...first.patch };
+  assert.equal(newNumbers(shown, "w = 0.2\nx = 1.1\nL = relu(w * x - 1.0)", PRESETS).keeps, "numbers");
+  const typedIn = { ...shown, ...type("w = 9.0\nx = -0.3\nL = relu(w * x - 1.0)")(shown) };
+  assert.equal(newNumbers(typedIn, "w = 0.2\nx = 1.1\nL = relu(w * x - 1.0)", PRESETS).keeps, "undo");
+});

@@ -125,8 +125,8 @@ test("the score and the embed's result message", () => {
   assert.deepEqual(message.answers[1].given, []); // c̄ was not answered
 });
 
-test("New numbers: only the scalar leaves' literals change, the same for the same seed", () => {
-  const text = `# ask: a\n${PROGRAM}y = const(3.0)\nW = [[1.0, 2.0]]\n`;
+test("New numbers: only the leaves' literals change, the same for the same seed", () => {
+  const text = `# ask: a\n${PROGRAM}y = const(3.0)\n`;
   const one = withNumbers(text, 7);
   assert.equal(one, withNumbers(text, 7));
   assert.notEqual(one, withNumbers(text, 8));
@@ -233,4 +233,50 @@ test("a tensor element's wrong answer is named elementwise", () => {
   const message = resultMessage([q], new Map([[q.step, { tries: [{ value: 19, verdict: "wrong", kind: "transpose" }], right: false }]]));
   assert.deepEqual(message.answers[0].index, [0, 0]);
   assert.equal(message.answers[0].symbol, "X\u0304[0,0]");
+});
+
+test("an answer named as two kinds is scored as both, the same on the page and in the message", async () => {
+  const { kindOf, kindText } = await import("../../static/js/quiz.js");
+  const qs = questionsOf("fanout", trace);
+  const minus = judge("-0.7864", qs[0], A_MISTAKES); // "overwrite ... Or: you have the sign wrong"
+  assert.equal(minus.kind, "overwrite|sign");
+  assert.equal(kindText(minus.kind), "overwrite or sign");
+  assert.equal(kindText("missing_local"), "missing local");
+  assert.equal(judge("3.1458", qs[0], A_MISTAKES).kind, "missing_local"); // one kind: itself
+  assert.equal(judge("5", qs[0], A_MISTAKES).kind, null);
+  assert.equal(kindOf([]), null);
+  const answers = new Map([[qs[0].step, { tries: [{ value: minus.value, verdict: "wrong", kind: minus.kind }], right: false }]]);
+  assert.deepEqual(scoreOf(qs, answers).mistakes, { "overwrite|sign": 1 });
+  const message = resultMessage(qs, answers);
+  assert.deepEqual(message.mistakes, { "overwrite|sign": 1 });
+  assert.deepEqual(message.answers[0].mistakes, ["overwrite|sign"]);
+});
+
+// The review's a3 shot: New numbers left the matmul example byte for byte unchanged.
+const MATMUL = "X = [[1.0, 2.0], [3.0, 4.0]]\nW = [[5.0, 6.0], [7.0, 8.0]]\nG = const([[1.0, 2.0], [-1.0, 0.0]])\nY = X @ W\nL = sum(G * Y)\n";
+
+test("New numbers gives tensor leaves fresh numbers of the same shape, and names the leaves kept", async () => {
+  const { freshLeaves } = await import("../../static/js/quiz.js");
+  const fresh = freshLeaves(MATMUL, 7);
+  assert.notEqual(fresh.program, MATMUL);
+  assert.deepEqual(fresh.changed, ["X", "W"]);
+  assert.deepEqual(fresh.kept, []);
+  const lines = fresh.program.split("\n");
+  for (const [i, name] of [[0, "X"], [1, "W"]]) {
+    const value = JSON.parse(lines[i].split(" = ")[1]);
+    assert.equal(value.length, 2, name); // 2x2 still
+    for (const row of value) {
+      assert.equal(row.length, 2);
+      for (const x of row) assert.ok(x >= -2 && x <= 2 && x !== 0, `${name}: ${x}`);
+    }
+  }
+  assert.deepEqual(lines.slice(2), MATMUL.split("\n").slice(2)); // the constant G and the graph stay
+  assert.equal(freshLeaves(fresh.program, 7).program, fresh.program); // the same seed, the same numbers
+  // A seeded helper gets a fresh seed; zeros and a list of integers (labels) are kept, and said.
+  const mlp = "X = randn(6, 4, seed=0)\nb1 = zeros(8)\ny = [0, 2, 1]\nL = sum(X)\n";
+  const helper = freshLeaves(mlp, 7);
+  assert.match(helper.program, /^X = randn\(6, 4, seed=\d+\)\n/);
+  assert.notEqual(helper.program.split("\n")[0], "X = randn(6, 4, seed=0)");
+  assert.deepEqual([helper.changed, helper.kept], [["X"], ["b1", "y"]]);
+  assert.deepEqual(freshLeaves("b = zeros(3)\nL = sum(b)\n", 7), { program: "b = zeros(3)\nL = sum(b)\n", changed: [], kept: ["b"] });
 });

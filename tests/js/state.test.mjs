@@ -17,7 +17,7 @@ const MINE = "w = 3.0\nL = w * w * w\n";
 
 test("the default state", () => {
   assert.deepEqual(defaultState(), {
-    playing: false, draft: "", edits: {}, linked: null, back: "", preset: "", program: "", output: "", step: 0,
+    playing: false, draft: "", edits: {}, linked: null, practice: null, back: "", preset: "", program: "", output: "", step: 0,
     speed: 2, theme: "auto", font: 1, hide_program: false, mode: "reverse", tangent: "",
     tangent_direction: "element", tangent_element: 0, tangent_seed: 1, group_above: 400, open_groups: [],
     train_steps: 300, train_lr: 0.5, train_optimizer: "sgd", train_bug: false, train_iteration: 0, train_chosen: false,

@@ -1,12 +1,13 @@
 // Edit and diff on screen (issue 16, section 2): the "Compare runs" panel beside the program
-// (on/off, "changed only", a table of every node's value and gradient before and after),
+// (on/off, "changed only" (new nodes too), a table of every node's value and gradient before and after),
 // the changed nodes marked in the graph (a ring whose colour deepens with the size of the
 // change, and "Δ +7.864e-04" over the box), and both numbers in the detail panel. Each
 // function takes its root element; the numbers are diff.js's.
 //
 // Test hooks: #diff carries data-state ("off" | "waiting" | "ready" | "error"); each table row
-// data-node, data-delta-value, data-delta-adjoint; each changed node data-changed and
-// data-delta (full precision).
+// data-node, data-delta-value, data-delta-adjoint (a new node's row class "new"); each changed
+// node data-changed ("value" | "adjoint", or "new" for a node the previous run did not have)
+// and data-delta (full precision).
 
 import { formatNumber } from "../format.js";
 import { firstOrder, strengths } from "../diff.js";
@@ -19,12 +20,12 @@ const html = (tag, props = {}, ...children) => {
 
 const signed = (x) => (x > 0 ? `+${formatNumber(x)}` : formatNumber(x));
 const num = (x) => (typeof x === "number" ? formatNumber(x) : x === undefined ? "–" : "tensor");
-const deltaText = (c) => (!c ? "" : c.delta === null ? (c.changed ? "changed" : "") : c.delta === 0 ? "0" : signed(c.delta));
+const deltaText = (c) => (!c ? "" : c.added ? "new" : c.delta === null ? (c.changed ? "changed" : "") : c.delta === 0 ? "0" : signed(c.delta));
 
 /**
  * The panel, prepended to `root`: {el, show(diff | null, {on, state, message, changedOnly,
  * leaves: the labels of the walk's leaves}), reveal()}. `onToggle(on)` when
- * "Compare with the previous run" is switched; `onFilter(on)` for "changed only".
+ * "Compare with the previous run" is switched; `onFilter(on)` for "changed only" (and new).
  */
 export function createDiffPanel(root, { onToggle, onFilter }) {
   const toggle = html("input", { type: "checkbox", id: "diff-toggle" });
@@ -38,7 +39,7 @@ export function createDiffPanel(root, { onToggle, onFilter }) {
   const el = html("section", { id: "diff", className: "diff" },
     html("div", { className: "diff-bar" },
       html("label", { title: "Change one input or one line, trace again, and see what changed, node by node" }, toggle, " Compare with the previous run"),
-      html("label", {}, filter, " changed only")),
+      html("label", { title: "Only the nodes that changed, and the new ones" }, filter, " changed only")),
     summary, table);
   el.setAttribute("aria-label", "Compare runs");
   el.dataset.state = "off";
@@ -63,7 +64,7 @@ export function createDiffPanel(root, { onToggle, onFilter }) {
     }
     // keyed by node id and updated in place: a step of the walk re-diffs, and a thousand
     // rows built anew each step held the player up
-    const shown = diff.rows.filter((r) => !changedOnly || r.changed).map((r) => fillRow(trs.get(r.id) ?? newRow(r.id), r, diff.output));
+    const shown = diff.rows.filter((r) => !changedOnly || r.changed || r.added).map((r) => fillRow(trs.get(r.id) ?? newRow(r.id), r, diff.output));
     const kids = body.children;
     if (shown.length !== kids.length || shown.some((tr, i) => kids[i] !== tr)) {
       body.replaceChildren(...shown);
@@ -101,7 +102,7 @@ const setData = (el, key, x) => {
 
 /** Row `tr` showing `r` (diff.js diffRuns' row); `output` is the output's row. */
 function fillRow(tr, r, output) {
-  const className = [r.changed && "changed", r === output && "output"].filter(Boolean).join(" ");
+  const className = [r.changed && "changed", r.added && "new", r === output && "output"].filter(Boolean).join(" ");
   if (tr.className !== className) tr.className = className;
   const [th, value, dValue, adjoint, dAdjoint] = tr.children;
   setText(th, r.was ? `${r.label} (was ${r.was})` : r.label);
@@ -121,6 +122,7 @@ function fillRow(tr, r, output) {
  */
 function summaryText(diff, leaves, at = null) {
   const changed = diff.rows.filter((r) => r.changed);
+  const added = diff.rows.filter((r) => r.added);
   const out = diff.output;
   const output = out?.value && typeof out.value.delta === "number"
     ? `; ${out.label}: ${num(out.value.before)} → ${num(out.value.after)} (Δ ${signed(out.value.delta)})` : "";
@@ -129,15 +131,16 @@ function summaryText(diff, leaves, at = null) {
   const predicted = first ? `; first order: Δ${first.leaf} · ${first.leaf}̄ = ${formatNumber(first.h)} · ${formatNumber(first.bar)} = ${formatNumber(first.predicted)}` : "";
   const when = at ? `At step ${at.step} of ${at.total} (values known so far, gradients accumulated so far, in both runs): `
     : "Final numbers: ";
-  return `${when}${changed.length} of ${diff.rows.length} nodes changed${output}${predicted}${gone}.`;
+  const fresh = added.length ? `, ${added.length} new (${added.map((r) => r.label).join(", ")})` : "";
+  return `${when}${changed.length} of ${diff.rows.length - added.length} nodes changed${fresh}${output}${predicted}${gone}.`;
 }
 
 /** Mark the changed nodes of `diff` in `svg` (null: clear); `changedOnly` fades the rest. */
 export function markDiff(svg, diff, { changedOnly = false } = {}) {
   svg.classList.toggle("diff-filter", Boolean(diff && changedOnly));
   const t = diff ? strengths(diff.rows) : {};
-  const marks = new Map(); // node id -> its row, for the changed nodes
-  for (const r of diff?.rows ?? []) if (r.changed) marks.set(r.id, r);
+  const marks = new Map(); // node id -> its row, for the changed and the new nodes
+  for (const r of diff?.rows ?? []) if (r.changed || r.added) marks.set(r.id, r);
   // Updated in place, one pass over the nodes (not a query per row, nor every mark removed
   // and made again): a step of the walk re-marks a thousand-node graph.
   for (const g of svg.querySelectorAll("g.node[data-node]")) {
@@ -153,9 +156,9 @@ export function markDiff(svg, diff, { changedOnly = false } = {}) {
     const c = r.value?.changed ? r.value : r.adjoint;
     // each set only where it differs: an unchanged style or attribute set again still
     // costs the browser a style pass over the graph
-    setData(g, "changed", r.value?.changed ? "value" : "adjoint");
-    setData(g, "delta", String(c.delta ?? ""));
-    const strength = t[r.id].toFixed(3);
+    setData(g, "changed", r.added ? "new" : r.value?.changed ? "value" : "adjoint");
+    setData(g, "delta", String(c?.delta ?? ""));
+    const strength = (t[r.id] ?? 1).toFixed(3);
     if (g.style.getPropertyValue("--diff-t") !== strength) g.style.setProperty("--diff-t", strength);
     const box = g.querySelector("rect.box");
     if (!box) continue;
@@ -168,7 +171,7 @@ export function markDiff(svg, diff, { changedOnly = false } = {}) {
       text.setAttribute("y", String(Number(box.getAttribute("y")) - 6));
       box.parentNode.append(text); // beside the box, in its positioned group (positions never change)
     }
-    setText(text, `${r.value?.changed ? "Δ" : "Δ grad"} ${deltaText(c)}`);
+    setText(text, r.added ? "new" : `${r.value?.changed ? "Δ" : "Δ grad"} ${deltaText(c)}`);
   }
 }
 

@@ -11,7 +11,7 @@
 // data-score and data-max at the end.
 
 import { METRICS } from "../layout.js";
-import { namedSpec, PRESETS } from "../quiz.js";
+import { namedSpec, PRESETS, quizSpec } from "../quiz.js";
 import { OP_SETS, SIZES } from "../quiz-practice.js";
 
 const html = (tag, props = {}, ...children) => {
@@ -163,11 +163,20 @@ export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
     html("div", { className: "quiz-setup-row" }, practice, size, ops));
   el.setAttribute("aria-label", "Quiz setup");
   root.prepend(el);
-  const showState = ({ quiz }) => {
+  // The menu shows the quiz in force (quiz.js quizSpec): a program's `# ask: d, a` line asks
+  // while the state's quiz is off, so the menu says "named nodes" and the names, and where
+  // they come from (the review found "Off" shown while the line's quiz ran).
+  const nodesOption = menu.querySelector('option[value="nodes"]');
+  const showState = (state) => {
+    const quiz = quizSpec(state);
+    const fromLine = !state.quiz && quiz !== "";
     const named = quiz.startsWith("nodes:");
     menu.value = named ? "nodes" : quiz;
     names.hidden = !named && menu.value !== "nodes";
     if (named && document.activeElement !== names) names.value = quiz.slice(6).split(",").join(", ");
+    el.dataset.source = fromLine ? "ask-line" : "menu";
+    nodesOption.textContent = fromLine ? `${PRESETS.nodes} (the program's # ask: line)` : PRESETS.nodes;
+    menu.title = fromLine ? "The program's first line \"# ask: ...\" names the nodes asked; delete it to turn the quiz off" : "";
   };
   const setNamed = () => store.set({ quiz: namedSpec(names.value) });
   menu.addEventListener("change", () => {
@@ -175,7 +184,10 @@ export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
       names.hidden = false;
       names.focus();
       if (names.value.trim()) setNamed();
-    } else store.set({ quiz: menu.value });
+    } else {
+      store.set({ quiz: menu.value });
+      showState(store.get()); // "Off" under an `# ask:` line: the line's quiz is still in force
+    }
     if (menu.value !== "nodes") menu.blur(); // the arrow keys go back to the player
   });
   names.addEventListener("change", setNamed);
@@ -184,7 +196,7 @@ export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
   // Train mode steps a training iteration's walk: the quiz's setup is no part of it
   const showMode = ({ mode }) => { el.hidden = mode === "train"; };
   store.subscribe((state, before) => {
-    if (state.quiz !== before.quiz) showState(state);
+    if (state.quiz !== before.quiz || state.program !== before.program) showState(state);
     if (state.mode !== before.mode) showMode(state);
   });
   showState(store.get());
