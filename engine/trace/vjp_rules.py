@@ -9,8 +9,10 @@ step, which the builder adds), or None when it is 0. The formulas are the regist
 they agree with the numpy rules wherever the function is smooth. Where a numpy rule selects
 (relu, abs, where, maximum, clip), the rule selects with `where` and a comparison, which has
 no gradient: the second derivative there is 0, as PyTorch's double backward gives. A rule masks
-where its first-order rule masks, and the branch not taken reads safe inputs (`_masked`), so
-differentiating it again meets no inf or NaN either (tests/engine/test_second_order_edges.py).
+where its first-order rule masks. pow, whose masks guard log 0 and 0 ** -1, is one masked-rule
+node per argument (engine/ops/masked.py: the first-order vjp as a row with its own
+derivatives), so differentiating it again meets no inf or NaN, and the graph holds no engine
+constant (inf) or kink (abs) the program did not write (tests/engine/test_second_order_edges.py).
 
 Ops without a rule here (gelu: its slope needs erf, which no row computes; index: a
 scatter) are refused by backward_program.
@@ -21,7 +23,13 @@ import math
 
 import numpy as np
 
+from engine.ops.registry import REGISTRY
 from engine.ops.reductions import count
+from engine.source import clip
+from engine.syntax import MAX_LABEL
+from engine.trace import narrate
+
+_ROW_TEXT = {name: REGISTRY[name].text for name in ("pow_vjp_base", "pow_vjp_exponent")}
 
 
 def _mul(b, g, x):
@@ -49,14 +57,13 @@ def _div(b, arg, g):
 
 
 def _pow(b, arg, g):
-    """x̄ += ȳ * (y * x ** (y - 1)), 0 where y = 0; ȳ += ȳ * (x ** y * log(x)), 0 where x = 0
-    and y >= 0 (PyTorch's pow_backward_self and pow_backward_exponent, engine/ops/
-    elementwise.py). A constant exponent k is worked out (2 * x for k = 2)."""
+    """x̄ += ȳ * y * x ** (y - 1), 0 where y = 0; ȳ += ȳ * x ** y * log(x), 0 where x = 0 and
+    y >= 0 (PyTorch's pow_backward_self and pow_backward_exponent, engine/ops/elementwise.py):
+    each one masked-rule node (engine/ops/masked.py), not its expansion into comparisons and
+    selections. A constant exponent k is worked out (2 * x for k = 2)."""
     x, y = b.x(0), b.x(1)
-    if arg == 1:
-        return _pow_exponent(b, g, x, y)
     k = b.nodes[y].literal
-    if k is not None and k.ndim == 0 and b.nodes[y].role == "const":
+    if arg == 0 and k is not None and k.ndim == 0 and b.nodes[y].role == "const":
         k = float(k)
         if k == 0:
             return None
@@ -64,61 +71,20 @@ def _pow(b, arg, g):
             return g
         power = x if k == 2 else b.op("pow", [x, b.num(k - 1)])
         return _mul(b, g, b.op("mul", [b.num(k), power]))
-    zero = b.op("equal", [y, b.num(0.0)])
-    y1 = _masked(b, zero, y, 1.0)   # 0 ** 0 never takes 0 ** -1 = inf on the way
-    local = b.op("mul", [y1, b.op("pow", [x, b.op("sub", [y1, b.num(1.0)])])])
-    return _select(b, zero, b.num(0.0), _mul(b, g, _pow_logs(b, local, x, y1)))
+    op = "pow_vjp_base" if arg == 0 else "pow_vjp_exponent"
+    node = b.op(op, [g, x, y])
+    rule = b.nodes[node]
+    # printed as the rule reads, `L̄ * d * c ** (d - 1)`, not as a call of an engine row
+    rule.label = clip(narrate.fill(_ROW_TEXT[op], [narrate.wrap(b.nodes[k].label)
+                                                    for k in (g, x, y)], {}), MAX_LABEL)
+    return node
 
 
-def _pow_logs(b, local, x, y):
-    """y x^(y-1) worked out in logs where it overflows although x > 0 is finite (x = 1e-310,
-    y = 0.001: 4.9e306), as the first-order rule does; `local` elsewhere."""
-    over = _all(b, [b.op("equal", [b.op("abs", [local]), b.num(math.inf)]),
-                    b.op("greater", [x, b.num(0.0)]), _finite(b, x), _finite(b, y)])
-    xs, ys = _masked(b, over, x, 1.0, keep=True), _masked(b, over, y, 1.0, keep=True)
-    size = b.op("exp", [b.op("add", [b.op("log", [b.op("abs", [ys])]),
-                                     b.op("mul", [b.op("sub", [ys, b.num(1.0)]),
-                                                  b.op("log", [xs])])])])
-    signed = _select(b, b.op("less", [ys, b.num(0.0)]), b.op("neg", [size]), size)
-    return _select(b, over, signed, local)
-
-
-def _pow_exponent(b, g, x, y):
-    """ȳ * x ** y * log(x), selected to 0 where x = 0 and y >= 0; x is 1 there on the way, so
-    no log 0 = -inf is born in the branch not taken (its derivatives would be NaN)."""
-    limit = _all(b, [b.op("equal", [x, b.num(0.0)]),
-                     b.op("greater_equal", [y, b.num(0.0)])])
-    xs = _masked(b, limit, x, 1.0)
-    term = b.op("mul", [b.op("pow", [xs, y]), b.op("log", [xs])])
-    return _mul(b, g, _select(b, limit, b.num(0.0), term))
-
-
-# ---- selections that keep the branch not taken finite ------------------------------------------
-# A first-order rule that selects (np.where) makes its value right, but the backward graph is
-# differentiated again: a branch not taken that holds inf or NaN (log 0, 0 ** -1) gives its
-# derivative 0 * inf = NaN through where's rule. So a masked branch reads safe inputs (the
-# "double where": its input is replaced where the mask is on) and never meets the edge value.
+# ---- selections ---------------------------------------------------------------------------------
+# A rule that selects (np.where) is differentiated again through where's rule, which sends 0 to
+# the branch not taken (PyTorch's double backward does the same).
 def _select(b, mask, yes, no):
     return b.op("where", [mask, yes, no])
-
-
-def _masked(b, mask, x, safe: float, keep: bool = False):
-    """x with `safe` where mask is on (keep=False) or off (keep=True)."""
-    return _select(b, mask, x, b.num(safe)) if keep else _select(b, mask, b.num(safe), x)
-
-
-def _all(b, masks):
-    """The masks and-ed together (booleans multiply)."""
-    out = masks[0]
-    for m in masks[1:]:
-        out = b.op("mul", [out, m])
-    return out
-
-
-def _finite(b, x):
-    """-inf < x < inf (NaN: false)."""
-    return _all(b, [b.op("less", [x, b.num(math.inf)]),
-                    b.op("greater", [x, b.num(-math.inf)])])
 
 
 def _neg(b, arg, g):

@@ -46,6 +46,10 @@ def op_inputs(draw, name):
         if name == "pow":
             x = np.abs(x) + 0.5
         return [x, y], {}
+    if name in ("pow_vjp_base", "pow_vjp_exponent"):   # engine/ops/masked.py: (g, x, y)
+        shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=3, max_dims=2, max_side=3))
+        g, x, y = (_array(draw, s) for s in shapes.input_shapes)
+        return [g, np.abs(x) + 0.5, y], {}
     if name == "matmul":
         m, k, n = (draw(st.integers(1, 3)) for _ in range(3))
         left = draw(st.sampled_from([(k,), (m, k), (2, m, k)]))
@@ -134,6 +138,13 @@ def _torch_forward(name, ts, params):
         return f(ts[0]) if params.get("axis") is None else f(ts[0], dim=params["axis"])
     if name == "gelu":
         return F.gelu(ts[0], approximate=params["approximate"])
+    if name in ("pow_vjp_base", "pow_vjp_exponent"):   # PyTorch's pow backward, graphed
+        g, x, y = ts
+        _, xb, yb = torch.broadcast_tensors(g, x, y)   # elementwise: no sum over broadcasts
+        power = xb ** yb
+        grad = torch.autograd.grad(power, xb if name == "pow_vjp_base" else yb,
+                                   torch.ones_like(power), create_graph=True)[0]
+        return g * grad
     if name == "transpose":
         return ts[0].permute(tuple(reversed(range(ts[0].ndim))))
     table = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
