@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.ops.elementwise import _pow_base, _pow_exponent
-from engine.ops.registry import Op, register
+from engine.ops.registry import Op, get_op, register
 
 
 def _quiet(rule):
@@ -101,3 +101,42 @@ _masked_row("pow_vjp_exponent", lambda g, x, y: _pow_exponent(g, np.power(x, y),
             (_exponent_g, _exponent_x, _exponent_y), "{0} * {1} ** {2} * log({1})",
             ("{1} ** {2} * log({1})", "{0} * {1} ** ({2} - 1) * ({2} * log({1}) + 1)",
              "{0} * {1} ** {2} * log({1})²"))
+
+
+# ---- selections: x̄ = ȳ · [mask of x] -----------------------------------------------------------
+# relu, leaky_relu, abs and clip select (or scale by sign): their vjp is linear in ȳ and
+# piecewise constant in x, so its derivative is the same rule in ȳ and 0 in x (PyTorch's double
+# backward of threshold_backward, sgn and clamp_backward). One row each, instead of a
+# comparison, constants and where nodes.
+def _selection_row(of: str):
+    first = get_op(of)
+    rule = first.vjp[0]
+
+    def forward(g, x, **p):
+        return rule(g, first.forward(x, **p), x, **p)
+
+    def by_g(h, out, g, x, **p):
+        return forward(h, x, **p)
+
+    def by_x(h, out, g, x, **p):   # piecewise constant in x: no gradient
+        return np.zeros(np.broadcast_shapes(np.shape(h), np.shape(x)))
+
+    register(Op(
+        name=f"{of}_vjp", arity=2, forward=_quiet(forward), vjp=(_quiet(by_g), by_x),
+        jvp=lambda dots, out, g, x, **p: _quiet(forward)(dots[0], x, **p),
+        text=lambda g, x, **p: f"{g} * {_partial(first, x, p)}",
+        partials=(lambda g, x, **p: _partial(first, x, p), "0"), params=first.params,
+        saves=("in1",), backward_flops=lambda out, *xs: int(np.size(out)), internal=True,
+    ))
+
+
+def _partial(first: Op, x: str, params: dict) -> str:
+    """The first-order row's local derivative of x, `[x > 0]`, `sign(x)` (its text, filled)."""
+    text = first.partials[0]
+    keep = {k: v for k, v in params.items() if k in first.params}
+    local = text(x, out="y", **keep) if callable(text) else text.format(x, out="y", **keep)
+    return f"({local})" if " + " in local or " - " in local else local
+
+
+for _name in ("relu", "leaky_relu", "abs", "clip"):
+    _selection_row(_name)

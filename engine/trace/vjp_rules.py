@@ -7,8 +7,9 @@ upstream gradient ȳ; it returns the node of the vjp for input `arg` (before the
 step, which the builder adds), or None when it is 0. The formulas are the registry's
 (engine/ops/*.py), written as products and sums so that they can be differentiated again;
 they agree with the numpy rules wherever the function is smooth. Where a numpy rule selects
-(relu, abs, where, maximum, clip), the rule selects with `where` and a comparison, which has
-no gradient: the second derivative there is 0, as PyTorch's double backward gives. A rule masks
+(where, maximum, max), the rule selects with `where` and a comparison, which has no gradient:
+the second derivative there is 0, as PyTorch's double backward gives; relu, leaky_relu, abs and
+clip are one masked-rule node each, `ȳ * [x > 0]` (engine/ops/masked.py). A rule masks
 where its first-order rule masks. pow, whose masks guard log 0 and 0 ** -1, is one masked-rule
 node per argument (engine/ops/masked.py: the first-order vjp as a row with its own
 derivatives), so differentiating it again meets no inf or NaN, and the graph holds no engine
@@ -29,7 +30,6 @@ from engine.source import clip
 from engine.syntax import MAX_LABEL
 from engine.trace import narrate
 
-_ROW_TEXT = {name: REGISTRY[name].text for name in ("pow_vjp_base", "pow_vjp_exponent")}
 
 
 def _mul(b, g, x):
@@ -71,12 +71,15 @@ def _pow(b, arg, g):
             return g
         power = x if k == 2 else b.op("pow", [x, b.num(k - 1)])
         return _mul(b, g, b.op("mul", [b.num(k), power]))
-    op = "pow_vjp_base" if arg == 0 else "pow_vjp_exponent"
-    node = b.op(op, [g, x, y])
-    rule = b.nodes[node]
-    # printed as the rule reads, `L̄ * d * c ** (d - 1)`, not as a call of an engine row
-    rule.label = clip(narrate.fill(_ROW_TEXT[op], [narrate.wrap(b.nodes[k].label)
-                                                    for k in (g, x, y)], {}), MAX_LABEL)
+    return _rule_node(b, "pow_vjp_base" if arg == 0 else "pow_vjp_exponent", [g, x, y])
+
+
+def _rule_node(b, op: str, inputs: list[int], params: dict | None = None) -> int:
+    """One node of a masked-rule row (engine/ops/masked.py) over `inputs`, labelled as the rule
+    reads (`L̄ * d * c ** (d - 1)`, `ȳ * [x > 0]`), not as a call of an engine row."""
+    node = b.op(op, inputs, params)
+    labels = [narrate.wrap(b.nodes[k].label) for k in inputs]
+    b.nodes[node].label = clip(narrate.fill(REGISTRY[op].text, labels, params or {}), MAX_LABEL)
     return node
 
 
@@ -103,28 +106,10 @@ def _sigmoid(b, arg, g):
     return _mul(b, g, b.op("mul", [s, b.op("sub", [b.num(1.0), s])]))
 
 
-def _where_positive(b, x, g, other):
-    """where(x > 0, g, other): a selection (the mask has no gradient)."""
-    mask = b.op("greater", [x, b.num(0.0)])
-    return b.op("where", [mask, g, other])
-
-
-def _relu(b, arg, g):
-    return _where_positive(b, b.out, g, b.num(0.0))
-
-
-def _leaky_relu(b, arg, g):
-    slope = b.node.params.get("slope", 0.01)
-    return _where_positive(b, b.x(0), g, b.op("mul", [b.num(slope), g]))
-
-
-def _abs(b, arg, g):
-    """ȳ * sign(x), sign(x) a selection of constants (1, -1, 0 at 0): multiplied, as the
-    first-order rule (and PyTorch's) multiplies, so an infinite ȳ at x = 0 gives NaN there
-    too."""
-    x = b.x(0)
-    below = _select(b, b.op("less", [x, b.num(0.0)]), b.num(-1.0), b.num(0.0))
-    return _mul(b, g, _where_positive(b, x, b.num(1.0), below))
+def _selection(b, arg, g):
+    """relu, leaky_relu, abs: ȳ times the first-order row's mask (or sign) of x, one node of
+    the masked-rule row `<op>_vjp` (engine/ops/masked.py): `ȳ * [x > 0]`."""
+    return _rule_node(b, f"{b.node.op}_vjp", [g, b.x(0)], dict(b.node.params))
 
 
 def _exp(b, arg, g):
@@ -201,14 +186,11 @@ def _pair(loses: str):
 
 
 def _clip(b, arg, g):
-    x, p = b.x(0), b.node.params
-    # strictly inside, as engine/ops/minmax.py's first-order rule (torch.clamp since 2.14)
-    masks = ([b.op("greater", [x, b.num(p["lo"])])] if p.get("lo") is not None else []) + \
-            ([b.op("less", [x, b.num(p["hi"])])] if p.get("hi") is not None else [])
-    if not masks:
+    """ȳ where lo < x < hi, strictly (torch.clamp since 2.14), one `clip_vjp` node."""
+    p = b.node.params
+    if p.get("lo") is None and p.get("hi") is None:
         return g
-    inside = masks[0] if len(masks) == 1 else b.op("mul", masks)
-    return b.op("where", [inside, g, b.num(0.0)])
+    return _selection(b, arg, g)
 
 
 def _matmul(b, arg, g):
@@ -372,8 +354,8 @@ def _layer_norm(b, arg, g):
 
 RULES = {
     "add": _add, "sub": _sub, "mul": _times, "div": _div, "pow": _pow, "neg": _neg,
-    "tanh": _tanh, "sigmoid": _sigmoid, "relu": _relu, "exp": _exp, "log": _log,
-    "sqrt": _sqrt, "abs": _abs, "silu": _silu, "leaky_relu": _leaky_relu,
+    "tanh": _tanh, "sigmoid": _sigmoid, "relu": _selection, "exp": _exp, "log": _log,
+    "sqrt": _sqrt, "abs": _selection, "silu": _silu, "leaky_relu": _selection,
     "sum": _sum, "mean": _mean, "var": _var, "max": _extreme, "min": _extreme,
     "maximum": _pair("less"), "minimum": _pair("greater"), "clip": _clip,
     "matmul": _matmul, "transpose": _transpose, "reshape": _reshape,

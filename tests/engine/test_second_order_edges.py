@@ -197,3 +197,22 @@ def test_engine_nodes_report_nothing_the_program_did_not_write(e: Edge):
         if n["role"] == "const" and not n["label"].startswith("v_"):
             x = np.asarray(decode(values[n["id"]]), dtype=np.float64)
             assert np.all(np.isfinite(x)), f"engine constant {n['label']} = {x}"
+
+
+def test_each_selection_is_one_masked_rule_node():
+    """relu, leaky_relu, abs and clip differentiate into one `<op>_vjp` node each, labelled
+    as the rule reads, with no comparison, where or constant of the engine's."""
+    text = ("x = 0.5\nL = relu(x) * abs(x) + leaky_relu(x, 0.1) * clip(x, 0.0, 1.0)\n")
+    body = run_trace(text, options=Options(mode="hvp", vector={"x": 1.0}))
+    engine = _engine_nodes(body, parse(text))
+    ops = [n["op"] for n in engine]
+    for op in ("relu_vjp", "abs_vjp", "leaky_relu_vjp", "clip_vjp"):
+        assert ops.count(op) == 1, ops
+    assert not {"where", "greater", "less", "equal"} & set(ops), ops
+    assert [n["label"] for n in engine if n["op"] == "abs_vjp"] == \
+        ["∂L/∂abs(x) * sign(x)"]
+    # L = x|x| + 0.1·... at x = 0.5: x² + x² (clip inside): L'' = 4; PyTorch agrees
+    want = torch.autograd.functional.hvp(
+        lambda x: torch.relu(x) * x.abs() + torch.nn.functional.leaky_relu(x, 0.1)
+        * x.clamp(0.0, 1.0), torch.tensor(0.5), torch.tensor(1.0))[1]
+    assert body["hvp"] == body["hvp_forward_over_reverse"] == {"x": float(want)} == {"x": 4.0}
