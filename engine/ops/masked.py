@@ -15,7 +15,12 @@ pow_backward_exponent).
     pow_vjp_base(g, x, y)     = g * y x^(y-1), 0 where y = 0          (x̄ of x ** y)
     pow_vjp_exponent(g, x, y) = g * x^y log x, 0 where x = 0, y >= 0  (ȳ of x ** y)
 
-Rows are marked `internal`: the program language has no name for them.
+    relu_vjp, leaky_relu_vjp, abs_vjp, clip_vjp (g, x) = the row's first-order vjp, g times
+                                     its mask or sign of x (`ȳ * [x > 0]`)
+
+Rows are marked `internal`: the program language has no name for them. Their own rules are
+checked like every row's (tests/engine/test_ops.py: central differences, jvp against vjp,
+PyTorch's first-order backward recorded with create_graph=True).
 """
 from __future__ import annotations
 
