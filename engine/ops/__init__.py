@@ -4,3 +4,4 @@ from engine.ops import elementwise, reductions, linalg, losses  # noqa: F401  (r
 from engine.ops import softmax, activations, minmax, norm  # noqa: F401  (session 6 rows)
 from engine.ops import shape  # noqa: F401  (structure ops, comparisons, where)
 from engine.ops import cut  # noqa: F401  (detach, stop_gradient: the bug lab)
+from engine.ops import masked  # noqa: F401  (the backward graph's masked rules)

@@ -51,6 +51,8 @@ class Op:
         output is forward's, bit for bit (tests/engine/test_saved_rows.py).
     vjp_saved[i](g, saved) -> vjp[i]'s result, bit for bit, from forward_saving's `saved`;
         given with forward_saving and only with it.
+    internal: the row is the engine's, not the language's (engine/ops/masked.py: a masked
+        vjp as one node of the backward graph); a program cannot call it.
     """
 
     name: str
@@ -70,6 +72,7 @@ class Op:
     saves_for: tuple[tuple[str, ...], ...] = ()
     forward_saving: Callable[..., tuple] | None = None
     vjp_saved: tuple[Callable[..., Array], ...] = ()
+    internal: bool = False
 
 
 REGISTRY: dict[str, Op] = {}

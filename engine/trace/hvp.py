@@ -293,7 +293,7 @@ def warn_kinks(tracer) -> None:
     warns naming `tangents`. The numbers are PyTorch's (its double backward of relu is 0)."""
     what = "the Hessian-vector product" if tracer.options.mode == "hvp" else "the Hessian"
     field = "vector" if tracer.options.mode == "hvp" else None
-    for node in tracer.program.nodes:
+    for node in tracer.program.nodes[:written(tracer)]:
         if node.op not in kinks.TABLE:
             continue
         out = tracer.values[node.index]
@@ -302,6 +302,14 @@ def warn_kinks(tracer) -> None:
             tracer.warnings.add("non_differentiable", kinks.second_order_message(
                 node.op, node, tracer.formulas[node.index], count, int(np.size(out)), what),
                 tracer.ids[node.index], field, node.span)
+
+
+def written(tracer) -> int:
+    """How many of the traced program's first nodes the user wrote: in hvp mode the backward
+    graph copies the program's nodes first (same indices) and appends the engine's; a kink
+    or a non-finite constant among those is the engine's by construction, not reported."""
+    origin = getattr(tracer.second, "origin", None)
+    return len(origin[0].nodes) if origin is not None else len(tracer.program.nodes)
 
 
 def _zeros(value):

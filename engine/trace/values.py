@@ -39,6 +39,21 @@ def _data(a: np.ndarray):
     return np.vectorize(number, otypes=[object])(a).tolist()
 
 
+def _mean(a: np.ndarray, lo: float, hi: float, dtype) -> float:
+    """The mean of a non-empty float64 array (least element lo, greatest hi) of a tensor of
+    `dtype`, shown as 0 when it is within the rounding error of its sum: whatever the order of
+    summation, |fl(sum) - sum| <= (n - 1) u sum|x| (Higham, "Accuracy and Stability of
+    Numerical Algorithms", 2nd ed., eq. 4.4; u = eps / 2 of the tensor's own precision, whose
+    elements carry its rounding), so a mean below n eps max|x| (the division's rounding
+    included) has no correct digit, not even its sign. The mean of a softmax gradient, exactly
+    0, computes as -4.6e-18, which a student would read as a number. NaN and inf stay."""
+    mean = float(a.mean())
+    if not math.isfinite(mean):
+        return mean
+    eps = float(np.finfo(dtype if np.issubdtype(dtype, np.floating) else np.float64).eps)
+    return 0.0 if abs(mean) <= a.size * eps * max(abs(lo), abs(hi)) else mean
+
+
 def encode(value, limit: int | None = 64):
     """A scalar as a number; a tensor as {shape, dtype, summary, data}.
 
@@ -47,10 +62,12 @@ def encode(value, limit: int | None = 64):
     """
     if np.ndim(value) == 0:
         return number(value)
-    dtype = str(np.result_type(value))   # the value's own (float32 programs: float32)
+    own = np.result_type(value)
+    dtype = str(own)   # the value's own (float32 programs: float32)
     a = np.asarray(value, dtype=np.float64)   # summaries and data as float64 numbers
     with np.errstate(all="ignore"):
-        summary = {"min": number(a.min()), "max": number(a.max()), "mean": number(a.mean()),
+        lo, hi = (float(a.min()), float(a.max())) if a.size else (0.0, 0.0)
+        summary = {"min": number(lo), "max": number(hi), "mean": number(_mean(a, lo, hi, own)),
                    "norm": number(math.sqrt(_squares(a)))} if a.size else \
             {"min": None, "max": None, "mean": None, "norm": 0.0}
     data = _data(a) if limit is None or a.size <= limit else None

@@ -7,10 +7,13 @@ upstream gradient ȳ; it returns the node of the vjp for input `arg` (before the
 step, which the builder adds), or None when it is 0. The formulas are the registry's
 (engine/ops/*.py), written as products and sums so that they can be differentiated again;
 they agree with the numpy rules wherever the function is smooth. Where a numpy rule selects
-(relu, abs, where, maximum, clip), the rule selects with `where` and a comparison, which has
-no gradient: the second derivative there is 0, as PyTorch's double backward gives. A rule masks
-where its first-order rule masks, and the branch not taken reads safe inputs (`_masked`), so
-differentiating it again meets no inf or NaN either (tests/engine/test_second_order_edges.py).
+(where, maximum, max), the rule selects with `where` and a comparison, which has no gradient:
+the second derivative there is 0, as PyTorch's double backward gives; relu, leaky_relu, abs and
+clip are one masked-rule node each, `ȳ * [x > 0]` (engine/ops/masked.py). A rule masks
+where its first-order rule masks. pow, whose masks guard log 0 and 0 ** -1, is one masked-rule
+node per argument (engine/ops/masked.py: the first-order vjp as a row with its own
+derivatives), so differentiating it again meets no inf or NaN, and the graph holds no engine
+constant (inf) or kink (abs) the program did not write (tests/engine/test_second_order_edges.py).
 
 Ops without a rule here (gelu: its slope needs erf, which no row computes; index: a
 scatter) are refused by backward_program.
@@ -21,7 +24,12 @@ import math
 
 import numpy as np
 
+from engine.ops.registry import REGISTRY
 from engine.ops.reductions import count
+from engine.source import clip
+from engine.syntax import MAX_LABEL
+from engine.trace import narrate
+
 
 
 def _mul(b, g, x):
@@ -49,14 +57,13 @@ def _div(b, arg, g):
 
 
 def _pow(b, arg, g):
-    """x̄ += ȳ * (y * x ** (y - 1)), 0 where y = 0; ȳ += ȳ * (x ** y * log(x)), 0 where x = 0
-    and y >= 0 (PyTorch's pow_backward_self and pow_backward_exponent, engine/ops/
-    elementwise.py). A constant exponent k is worked out (2 * x for k = 2)."""
+    """x̄ += ȳ * y * x ** (y - 1), 0 where y = 0; ȳ += ȳ * x ** y * log(x), 0 where x = 0 and
+    y >= 0 (PyTorch's pow_backward_self and pow_backward_exponent, engine/ops/elementwise.py):
+    each one masked-rule node (engine/ops/masked.py), not its expansion into comparisons and
+    selections. A constant exponent k is worked out (2 * x for k = 2)."""
     x, y = b.x(0), b.x(1)
-    if arg == 1:
-        return _pow_exponent(b, g, x, y)
     k = b.nodes[y].literal
-    if k is not None and k.ndim == 0 and b.nodes[y].role == "const":
+    if arg == 0 and k is not None and k.ndim == 0 and b.nodes[y].role == "const":
         k = float(k)
         if k == 0:
             return None
@@ -64,61 +71,23 @@ def _pow(b, arg, g):
             return g
         power = x if k == 2 else b.op("pow", [x, b.num(k - 1)])
         return _mul(b, g, b.op("mul", [b.num(k), power]))
-    zero = b.op("equal", [y, b.num(0.0)])
-    y1 = _masked(b, zero, y, 1.0)   # 0 ** 0 never takes 0 ** -1 = inf on the way
-    local = b.op("mul", [y1, b.op("pow", [x, b.op("sub", [y1, b.num(1.0)])])])
-    return _select(b, zero, b.num(0.0), _mul(b, g, _pow_logs(b, local, x, y1)))
+    return _rule_node(b, "pow_vjp_base" if arg == 0 else "pow_vjp_exponent", [g, x, y])
 
 
-def _pow_logs(b, local, x, y):
-    """y x^(y-1) worked out in logs where it overflows although x > 0 is finite (x = 1e-310,
-    y = 0.001: 4.9e306), as the first-order rule does; `local` elsewhere."""
-    over = _all(b, [b.op("equal", [b.op("abs", [local]), b.num(math.inf)]),
-                    b.op("greater", [x, b.num(0.0)]), _finite(b, x), _finite(b, y)])
-    xs, ys = _masked(b, over, x, 1.0, keep=True), _masked(b, over, y, 1.0, keep=True)
-    size = b.op("exp", [b.op("add", [b.op("log", [b.op("abs", [ys])]),
-                                     b.op("mul", [b.op("sub", [ys, b.num(1.0)]),
-                                                  b.op("log", [xs])])])])
-    signed = _select(b, b.op("less", [ys, b.num(0.0)]), b.op("neg", [size]), size)
-    return _select(b, over, signed, local)
+def _rule_node(b, op: str, inputs: list[int], params: dict | None = None) -> int:
+    """One node of a masked-rule row (engine/ops/masked.py) over `inputs`, labelled as the rule
+    reads (`L̄ * d * c ** (d - 1)`, `ȳ * [x > 0]`), not as a call of an engine row."""
+    node = b.op(op, inputs, params)
+    labels = [narrate.wrap(b.nodes[k].label) for k in inputs]
+    b.nodes[node].label = clip(narrate.fill(REGISTRY[op].text, labels, params or {}), MAX_LABEL)
+    return node
 
 
-def _pow_exponent(b, g, x, y):
-    """ȳ * x ** y * log(x), selected to 0 where x = 0 and y >= 0; x is 1 there on the way, so
-    no log 0 = -inf is born in the branch not taken (its derivatives would be NaN)."""
-    limit = _all(b, [b.op("equal", [x, b.num(0.0)]),
-                     b.op("greater_equal", [y, b.num(0.0)])])
-    xs = _masked(b, limit, x, 1.0)
-    term = b.op("mul", [b.op("pow", [xs, y]), b.op("log", [xs])])
-    return _mul(b, g, _select(b, limit, b.num(0.0), term))
-
-
-# ---- selections that keep the branch not taken finite ------------------------------------------
-# A first-order rule that selects (np.where) makes its value right, but the backward graph is
-# differentiated again: a branch not taken that holds inf or NaN (log 0, 0 ** -1) gives its
-# derivative 0 * inf = NaN through where's rule. So a masked branch reads safe inputs (the
-# "double where": its input is replaced where the mask is on) and never meets the edge value.
+# ---- selections ---------------------------------------------------------------------------------
+# A rule that selects (np.where) is differentiated again through where's rule, which sends 0 to
+# the branch not taken (PyTorch's double backward does the same).
 def _select(b, mask, yes, no):
     return b.op("where", [mask, yes, no])
-
-
-def _masked(b, mask, x, safe: float, keep: bool = False):
-    """x with `safe` where mask is on (keep=False) or off (keep=True)."""
-    return _select(b, mask, x, b.num(safe)) if keep else _select(b, mask, b.num(safe), x)
-
-
-def _all(b, masks):
-    """The masks and-ed together (booleans multiply)."""
-    out = masks[0]
-    for m in masks[1:]:
-        out = b.op("mul", [out, m])
-    return out
-
-
-def _finite(b, x):
-    """-inf < x < inf (NaN: false)."""
-    return _all(b, [b.op("less", [x, b.num(math.inf)]),
-                    b.op("greater", [x, b.num(-math.inf)])])
 
 
 def _neg(b, arg, g):
@@ -137,28 +106,10 @@ def _sigmoid(b, arg, g):
     return _mul(b, g, b.op("mul", [s, b.op("sub", [b.num(1.0), s])]))
 
 
-def _where_positive(b, x, g, other):
-    """where(x > 0, g, other): a selection (the mask has no gradient)."""
-    mask = b.op("greater", [x, b.num(0.0)])
-    return b.op("where", [mask, g, other])
-
-
-def _relu(b, arg, g):
-    return _where_positive(b, b.out, g, b.num(0.0))
-
-
-def _leaky_relu(b, arg, g):
-    slope = b.node.params.get("slope", 0.01)
-    return _where_positive(b, b.x(0), g, b.op("mul", [b.num(slope), g]))
-
-
-def _abs(b, arg, g):
-    """ȳ * sign(x), sign(x) a selection of constants (1, -1, 0 at 0): multiplied, as the
-    first-order rule (and PyTorch's) multiplies, so an infinite ȳ at x = 0 gives NaN there
-    too."""
-    x = b.x(0)
-    below = _select(b, b.op("less", [x, b.num(0.0)]), b.num(-1.0), b.num(0.0))
-    return _mul(b, g, _where_positive(b, x, b.num(1.0), below))
+def _selection(b, arg, g):
+    """relu, leaky_relu, abs: ȳ times the first-order row's mask (or sign) of x, one node of
+    the masked-rule row `<op>_vjp` (engine/ops/masked.py): `ȳ * [x > 0]`."""
+    return _rule_node(b, f"{b.node.op}_vjp", [g, b.x(0)], dict(b.node.params))
 
 
 def _exp(b, arg, g):
@@ -235,14 +186,11 @@ def _pair(loses: str):
 
 
 def _clip(b, arg, g):
-    x, p = b.x(0), b.node.params
-    # strictly inside, as engine/ops/minmax.py's first-order rule (torch.clamp since 2.14)
-    masks = ([b.op("greater", [x, b.num(p["lo"])])] if p.get("lo") is not None else []) + \
-            ([b.op("less", [x, b.num(p["hi"])])] if p.get("hi") is not None else [])
-    if not masks:
+    """ȳ where lo < x < hi, strictly (torch.clamp since 2.14), one `clip_vjp` node."""
+    p = b.node.params
+    if p.get("lo") is None and p.get("hi") is None:
         return g
-    inside = masks[0] if len(masks) == 1 else b.op("mul", masks)
-    return b.op("where", [inside, g, b.num(0.0)])
+    return _selection(b, arg, g)
 
 
 def _matmul(b, arg, g):
@@ -406,8 +354,8 @@ def _layer_norm(b, arg, g):
 
 RULES = {
     "add": _add, "sub": _sub, "mul": _times, "div": _div, "pow": _pow, "neg": _neg,
-    "tanh": _tanh, "sigmoid": _sigmoid, "relu": _relu, "exp": _exp, "log": _log,
-    "sqrt": _sqrt, "abs": _abs, "silu": _silu, "leaky_relu": _leaky_relu,
+    "tanh": _tanh, "sigmoid": _sigmoid, "relu": _selection, "exp": _exp, "log": _log,
+    "sqrt": _sqrt, "abs": _selection, "silu": _silu, "leaky_relu": _selection,
     "sum": _sum, "mean": _mean, "var": _var, "max": _extreme, "min": _extreme,
     "maximum": _pair("less"), "minimum": _pair("greater"), "clip": _clip,
     "matmul": _matmul, "transpose": _transpose, "reshape": _reshape,

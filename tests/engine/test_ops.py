@@ -22,6 +22,9 @@ torch.set_default_dtype(torch.float64)
 
 UNARY_DOMAIN = {"log": (0.2, 3.0), "sqrt": (0.2, 3.0)}
 AWAY_FROM_ZERO = {"relu", "abs"}
+SELECTIONS = {"relu_vjp": lambda x, p: torch.relu(x), "abs_vjp": lambda x, p: torch.abs(x),
+              "leaky_relu_vjp": lambda x, p: F.leaky_relu(x, p["slope"]),
+              "clip_vjp": lambda x, p: torch.clamp(x, p["lo"], p["hi"])}
 
 
 def _array(draw, shape, lo=-2.0, hi=2.0, away=False):
@@ -46,6 +49,17 @@ def op_inputs(draw, name):
         if name == "pow":
             x = np.abs(x) + 0.5
         return [x, y], {}
+    if name in ("pow_vjp_base", "pow_vjp_exponent"):   # engine/ops/masked.py: (g, x, y)
+        shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=3, max_dims=2, max_side=3))
+        g, x, y = (_array(draw, s) for s in shapes.input_shapes)
+        return [g, np.abs(x) + 0.5, np.where(np.abs(y) < 0.1, 0.5, y)], {}   # y = 0: a mask
+    if name in SELECTIONS:   # engine/ops/masked.py: (g, x), x away from the kinks
+        shape = draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=3))
+        g, x = _array(draw, shape), _array(draw, shape, away=True)
+        params = {"clip_vjp": {"lo": -1.0, "hi": 1.0}, "leaky_relu_vjp": {"slope": 0.1}}
+        if name == "clip_vjp":
+            x = np.where(np.abs(np.abs(x) - 1.0) < 0.1, 0.5, x)
+        return [g, x], params.get(name, {})
     if name == "matmul":
         m, k, n = (draw(st.integers(1, 3)) for _ in range(3))
         left = draw(st.sampled_from([(k,), (m, k), (2, m, k)]))
@@ -134,6 +148,17 @@ def _torch_forward(name, ts, params):
         return f(ts[0]) if params.get("axis") is None else f(ts[0], dim=params["axis"])
     if name == "gelu":
         return F.gelu(ts[0], approximate=params["approximate"])
+    if name in ("pow_vjp_base", "pow_vjp_exponent"):   # PyTorch's pow backward, graphed
+        g, x, y = ts
+        _, xb, yb = torch.broadcast_tensors(g, x, y)   # elementwise: no sum over broadcasts
+        power = xb ** yb
+        grad = torch.autograd.grad(power, xb if name == "pow_vjp_base" else yb,
+                                   torch.ones_like(power), create_graph=True)[0]
+        return g * grad
+    if name in SELECTIONS:   # PyTorch's first-order backward, graphed
+        g, x = ts
+        y = SELECTIONS[name](x, params)
+        return g * torch.autograd.grad(y, x, torch.ones_like(y), create_graph=True)[0]
     if name == "transpose":
         return ts[0].permute(tuple(reversed(range(ts[0].ndim))))
     table = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
@@ -153,7 +178,8 @@ def test_forward_and_vjp_match_pytorch_float64(name, data):
     np.testing.assert_allclose(out, t_out.detach().numpy(), rtol=1e-12, atol=1e-12)
     (t_out * torch.tensor(g)).sum().backward()
     for got, t in zip(_vjps(op, g, xs, params), ts):
-        np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+        want = t.grad if t.grad is not None else torch.zeros_like(t)   # a mask: no gradient
+        np.testing.assert_allclose(got, want.numpy(force=True), rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", sorted(CUTS))

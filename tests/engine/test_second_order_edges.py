@@ -154,3 +154,65 @@ def test_pow_with_a_zero_base_has_pytorchs_hvp_and_reverse_modes_gradients():
                                          (torch.tensor(0.0), torch.tensor(2.5)),
                                          (torch.tensor(0.0), torch.tensor(1.0)))[1]
     assert [float(w) for w in want] == [0.0, 2.0]
+
+
+# ---- the engine's masks are the engine's (issue 14 §4, the review's follow-up) -----------------
+def test_pow_with_a_zero_base_steps_in_few_nodes_with_nothing_reported():
+    """The review's hvp.py: the backward graph holds one masked-rule node per pow argument
+    (engine/ops/masked.py), not 71 nodes of where/equal/abs/log/exp, and the trace reports no
+    non-finite number (an engine constant inf) and no kink (an engine abs) it did not write."""
+    text = '# hvp: {"c": 0, "d": 1}\nc = 0.0\nd = 2.5\nL = c ** d + d * d\n'
+    body = run_trace(text)
+    ops = [n["op"] for n in body["graph"]["nodes"]]
+    assert len(ops) == 14 and len(body["events"]) == 25
+    assert ops.count("pow_vjp_base") == 1 and ops.count("pow_vjp_exponent") == 1
+    assert not {"where", "equal", "abs", "log", "exp"} & set(ops)
+    assert body["first_non_finite"] is None and not body.get("warnings")
+    labels = {n["op"]: n["label"] for n in body["graph"]["nodes"]}
+    assert labels["pow_vjp_exponent"] == "L̄ * c ** d * log(c)"
+    assert (body["hvp"], body["hvp_forward_over_reverse"]) == ({"c": 0.0, "d": 2.0},) * 2
+
+
+def _engine_nodes(body: dict, program) -> list[dict]:
+    """The hvp trace's graph nodes the engine added (after the program's own)."""
+    return body["graph"]["nodes"][len(program.nodes):]
+
+
+@pytest.mark.parametrize("e", ROWS, ids=[e.id for e in ROWS])
+def test_engine_nodes_report_nothing_the_program_did_not_write(e: Edge):
+    """At every edge row, in hvp mode: no kink is warned at a node the engine added (its
+    selections are the engine's, by construction), and no engine constant is inf or NaN, so
+    none is the first non-finite value. (An adjoint of the walk that underflows or overflows
+    is the walk's own number and is reported as in reverse mode.)"""
+    program = parse(program_text(e))
+    v = {k: np.ones(np.shape(e.leaves[k])).tolist() for k in _leaves(e)}
+    body = run_trace(program_text(e), options=Options(mode="hvp", vector=v))
+    engine = _engine_nodes(body, program)
+    mine = {n["id"] for n in body["graph"]["nodes"][:len(program.nodes)]}
+    for w in body.get("warnings") or []:
+        if w["kind"] == "non_differentiable":
+            assert w.get("node") is None or w["node"] in mine, w
+    values = {ev["node"]: ev["value"] for ev in body["events"] if ev["kind"] == "tangent"}
+    for n in engine:
+        if n["role"] == "const" and not n["label"].startswith("v_"):
+            x = np.asarray(decode(values[n["id"]]), dtype=np.float64)
+            assert np.all(np.isfinite(x)), f"engine constant {n['label']} = {x}"
+
+
+def test_each_selection_is_one_masked_rule_node():
+    """relu, leaky_relu, abs and clip differentiate into one `<op>_vjp` node each, labelled
+    as the rule reads, with no comparison, where or constant of the engine's."""
+    text = ("x = 0.5\nL = relu(x) * abs(x) + leaky_relu(x, 0.1) * clip(x, 0.0, 1.0)\n")
+    body = run_trace(text, options=Options(mode="hvp", vector={"x": 1.0}))
+    engine = _engine_nodes(body, parse(text))
+    ops = [n["op"] for n in engine]
+    for op in ("relu_vjp", "abs_vjp", "leaky_relu_vjp", "clip_vjp"):
+        assert ops.count(op) == 1, ops
+    assert not {"where", "greater", "less", "equal"} & set(ops), ops
+    assert [n["label"] for n in engine if n["op"] == "abs_vjp"] == \
+        ["∂L/∂abs(x) * sign(x)"]
+    # L = x|x| + 0.1·... at x = 0.5: x² + x² (clip inside): L'' = 4; PyTorch agrees
+    want = torch.autograd.functional.hvp(
+        lambda x: torch.relu(x) * x.abs() + torch.nn.functional.leaky_relu(x, 0.1)
+        * x.clamp(0.0, 1.0), torch.tensor(0.5), torch.tensor(1.0))[1]
+    assert body["hvp"] == body["hvp_forward_over_reverse"] == {"x": float(want)} == {"x": 4.0}

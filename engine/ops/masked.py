@@ -1,0 +1,147 @@
+"""Masked rules: the vjp of an op with an edge point as ONE op, for the backward pass recorded
+as a graph (engine/trace/vjp_rules.py).
+
+pow's first-order rules select at their edge points (engine/ops/elementwise.py: 0 where the
+exponent is 0, 0 where the base is 0 and the exponent >= 0, logs where y x^(y-1) overflows).
+Written with registry ops, a selection takes a dozen comparison, where, abs, log and exp nodes
+per argument, which a lecturer cannot step and which are the engine's, not the program's
+(their constants and kinks would be reported as if the user had written them). Each rule is
+instead one row here: its forward is the first-order vjp itself (the same numbers, bit for
+bit), and its own vjps and jvp are what differentiating the selection gives, so forward over
+reverse and reverse over reverse see the masks as PyTorch's double backward does (where's
+gradient is 0 in the branch not taken; tools/autograd/derivatives.yaml, pow_backward and
+pow_backward_exponent).
+
+    pow_vjp_base(g, x, y)     = g * y x^(y-1), 0 where y = 0          (x̄ of x ** y)
+    pow_vjp_exponent(g, x, y) = g * x^y log x, 0 where x = 0, y >= 0  (ȳ of x ** y)
+
+    relu_vjp, leaky_relu_vjp, abs_vjp, clip_vjp (g, x) = the row's first-order vjp, g times
+                                     its mask or sign of x (`ȳ * [x > 0]`)
+
+Rows are marked `internal`: the program language has no name for them. Their own rules are
+checked like every row's (tests/engine/test_ops.py: central differences, jvp against vjp,
+PyTorch's first-order backward recorded with create_graph=True).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.ops.elementwise import _pow_base, _pow_exponent
+from engine.ops.registry import Op, get_op, register
+
+
+def _quiet(rule):
+    """`rule` with numpy's floating-point warnings off: the branch a mask does not take may
+    overflow or divide by 0; np.where drops it."""
+    def quiet(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return rule(*args, **kwargs)
+    return quiet
+
+
+# ---- x̄ of x ** y: g * y x^(y-1) ----------------------------------------------------------------
+def _base_g(h, out, g, x, y):
+    return _pow_base(h, None, x, y)
+
+
+def _base_x(h, out, g, x, y):
+    """h g y (y-1) x^(y-2): pow's own base rule at the exponent y - 1 (0 where y = 1), and 0
+    where y = 0 (the rule is 0 there)."""
+    return np.where(y == 0, 0.0, _pow_base(h * g * y, None, x, y - 1))
+
+
+def _base_y(h, out, g, x, y):
+    """h g (x^(y-1) + y x^(y-1) log x), the log term by pow's exponent rule at y - 1 (0 where
+    x = 0 and y >= 1); 0 where y = 0."""
+    power = np.power(x, y - 1)
+    both = h * g * power + _pow_exponent(h * g * y, power, x, y - 1)
+    return np.where(y == 0, 0.0, both)
+
+
+# ---- ȳ of x ** y: g * x^y log x -------------------------------------------------------------------
+def _limit(x, y):
+    return (x == 0) & (y >= 0)
+
+
+def _exponent_g(h, out, g, x, y):
+    return _pow_exponent(h, np.power(x, y), x, y)
+
+
+def _exponent_x(h, out, g, x, y):
+    """h g (y x^(y-1) log x + x^y / x), 0 where x = 0 and y >= 0 (the base is 1 there on the
+    way, so no log 0 is taken)."""
+    limit = _limit(x, y)
+    safe = np.where(limit, 1.0, x)
+    hg = h * g
+    both = _pow_base(hg * np.log(safe), None, safe, y) + hg * np.power(safe, y) / safe
+    return np.where(limit, 0.0, both)
+
+
+def _exponent_y(h, out, g, x, y):
+    """h g x^y log² x, 0 where x = 0 and y >= 0."""
+    limit = _limit(x, y)
+    safe = np.where(limit, 1.0, x)
+    log = np.log(safe)
+    return np.where(limit, 0.0, h * g * np.power(safe, y) * log * log)
+
+
+def _masked_row(name, forward, vjps, text, partials):
+    vjps = tuple(_quiet(v) for v in vjps)
+    register(Op(
+        name=name, arity=3, forward=_quiet(forward), vjp=vjps,
+        # elementwise: the jvp is the sum of the vjps applied to the tangents
+        jvp=lambda dots, out, g, x, y: sum(v(d, out, g, x, y) for v, d in zip(vjps, dots)),
+        text=text, partials=partials, saves=("in0", "in1", "in2"),
+        flops=lambda out, *xs: 4 * int(np.size(out)),
+        backward_flops=lambda out, *xs: 12 * int(np.size(out)),
+        internal=True,
+    ))
+
+
+_masked_row("pow_vjp_base", lambda g, x, y: _pow_base(g, None, x, y),
+            (_base_g, _base_x, _base_y), "{0} * {2} * {1} ** ({2} - 1)",
+            ("{2} * {1} ** ({2} - 1)", "{0} * {2} * ({2} - 1) * {1} ** ({2} - 2)",
+             "{0} * {1} ** ({2} - 1) * (1 + {2} * log({1}))"))
+_masked_row("pow_vjp_exponent", lambda g, x, y: _pow_exponent(g, np.power(x, y), x, y),
+            (_exponent_g, _exponent_x, _exponent_y), "{0} * {1} ** {2} * log({1})",
+            ("{1} ** {2} * log({1})", "{0} * {1} ** ({2} - 1) * ({2} * log({1}) + 1)",
+             "{0} * {1} ** {2} * log({1})²"))
+
+
+# ---- selections: x̄ = ȳ · [mask of x] -----------------------------------------------------------
+# relu, leaky_relu, abs and clip select (or scale by sign): their vjp is linear in ȳ and
+# piecewise constant in x, so its derivative is the same rule in ȳ and 0 in x (PyTorch's double
+# backward of threshold_backward, sgn and clamp_backward). One row each, instead of a
+# comparison, constants and where nodes.
+def _selection_row(of: str):
+    first = get_op(of)
+    rule = first.vjp[0]
+
+    def forward(g, x, **p):
+        return rule(g, first.forward(x, **p), x, **p)
+
+    def by_g(h, out, g, x, **p):
+        return forward(h, x, **p)
+
+    def by_x(h, out, g, x, **p):   # piecewise constant in x: no gradient
+        return np.zeros(np.broadcast_shapes(np.shape(h), np.shape(x)))
+
+    register(Op(
+        name=f"{of}_vjp", arity=2, forward=_quiet(forward), vjp=(_quiet(by_g), by_x),
+        jvp=lambda dots, out, g, x, **p: _quiet(forward)(dots[0], x, **p),
+        text=lambda g, x, **p: f"{g} * {_partial(first, x, p)}",
+        partials=(lambda g, x, **p: _partial(first, x, p), "0"), params=first.params,
+        saves=("in1",), backward_flops=lambda out, *xs: int(np.size(out)), internal=True,
+    ))
+
+
+def _partial(first: Op, x: str, params: dict) -> str:
+    """The first-order row's local derivative of x, `[x > 0]`, `sign(x)` (its text, filled)."""
+    text = first.partials[0]
+    keep = {k: v for k, v in params.items() if k in first.params}
+    local = text(x, out="y", **keep) if callable(text) else text.format(x, out="y", **keep)
+    return f"({local})" if " + " in local or " - " in local else local
+
+
+for _name in ("relu", "leaky_relu", "abs", "clip"):
+    _selection_row(_name)
