@@ -211,7 +211,10 @@ export function createEditor(root, { onRun, onInput }) {
       pending = 0;
       replaced = false;
       view.setState(freshState(text, view.state.field(marksField)));
-      view.scrollDOM.scrollLeft = 0; // a new program opens at its lines' start
+      // A new program opens at line 1 and its lines' start: CodeMirror keeps the old one's
+      // scroll, and Practice after a walk of a longer program hid its `# practice:` line.
+      view.scrollDOM.scrollLeft = 0;
+      view.scrollDOM.scrollTop = 0;
       afterUpdate();
     },
     /** Replace the whole text as a paste does (undoable, reported through onInput). */
