@@ -1,0 +1,259 @@
+"""A newcomer's projector review (issue 14, section 5), in Chromium at 1024x768 and 1280x800
+in the projector theme picked in the "Aa" menu: nothing the page shows is cut at an edge or
+hidden under a panel. The quiz's camera keeps the nodes' titles and the step's note inside
+the graph area; the side column beside the program shows its legend, the ledger's totals and
+the comparison's rows whole; the detail panel and the trace buttons leave the nodes clear;
+the editor keeps line 1 in view when the program fits; and on a phone "Reset example" stays
+hidden until there is an edit. Geometry is read from bounding boxes (px)."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+from page_helpers import choose, leave_editor, trace, wait_step
+from test_links import fragment
+from test_projector_layout_page import still, themed, total
+from test_review_5 import open_page  # noqa: F401  (the fixture: a fresh page at a size)
+
+SIZES = [(1024, 768), (1280, 800)]
+TANH = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
+PRESETS = json.loads((pathlib.Path(__file__).parents[2] / "server" / "presets.json").read_text())
+MATMUL = next(p for p in (PRESETS if isinstance(PRESETS, list) else PRESETS["presets"])
+              if p["id"] == "seed-matmul-2x2")["program"]
+
+# The screen boxes of the nodes whose title row the top of the visible graph area cuts, and
+# of a step's note (callout) not whole inside it: [] when none.
+CUT_AT_TOP = """() => {
+  const box = (e) => e.getBoundingClientRect();
+  const svg = box(document.querySelector('#graph'));
+  const wrap = box(document.querySelector('.graph-wrap'));
+  const top = Math.max(svg.top, wrap.top), bottom = Math.min(svg.bottom, wrap.bottom);
+  const nodes = [...document.querySelectorAll('g.node .box')].map((e) => [e.closest('g.node').dataset.name, box(e)])
+    .filter(([, r]) => r.top < top - 1 && r.bottom > top + 1);
+  const notes = [...document.querySelectorAll('g.callout rect')].map((e) => ['note', box(e)])
+    .filter(([, r]) => r.top < top - 1 || r.bottom > bottom + 1);
+  return [...nodes, ...notes].map(([n, r]) => `${n} [${Math.round(r.top)}, ${Math.round(r.bottom)}] cut at ${Math.round(top)}`);
+}"""
+
+
+def quiz_page(open_page, size, program: str):
+    page = themed(open_page(*size, path=f"/#{fragment({'v': 1, 'program': program, 'quiz': 'adjoints'})}"))
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    return page
+
+
+def answer(page, text: str) -> None:
+    page.evaluate("delete document.querySelector('#quiz').dataset.verdict")
+    box = page.locator("#quiz input[name=answer]")
+    box.fill(text)
+    box.press("Enter")
+    page.wait_for_selector("#quiz[data-verdict]")
+
+
+# ---------------------------------------------------------------- 1. the quiz's camera
+
+
+# Not done (lay2): at these sizes beside the quiz the graph area is about 200 px tall, less
+# than the tanh and matmul graphs' rows at the readable floor, and no place of the camera
+# clears every title (viewport.js clearTop finds none). The room must come from elsewhere.
+@pytest.mark.xfail(strict=True, reason="issue 14 §5 item 1: the graph area beside the quiz is too short")
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("program", [TANH, MATMUL], ids=["tanh", "matmul"])
+def test_the_quiz_keeps_titles_and_notes_inside_the_graph(open_page, size, program):
+    page = quiz_page(open_page, size, program)
+    problems, asked = [], 0
+    for _ in range(8):  # every question of "every adjoint", asked and answered wrong
+        leave_editor(page)
+        page.keyboard.press("End")
+        try:
+            page.wait_for_selector("#quiz[data-asking]", timeout=4000)
+        except Exception:  # noqa: BLE001  (no question left: the walk is done)
+            break
+        asked += 1
+        question = page.locator("#quiz").inner_text().split("\n")[0]
+        still(page)
+        problems += [f"{question} asked: {p}" for p in page.evaluate(CUT_AT_TOP)]
+        answer(page, "999")  # the feedback's lines make the graph area shorter
+        page.wait_for_timeout(400)  # the graph area's resize is observed a frame later
+        still(page)
+        problems += [f"{question} wrong: {p}" for p in page.evaluate(CUT_AT_TOP)]
+        page.get_by_role("button", name="Show and continue").click()
+    assert asked >= 4
+    # was: c's title and a's "+= 1.5729" note (tanh), W, G and G * Y's titles (matmul)
+    assert problems == [], "\n".join(problems)
+
+
+# ---------------------------------------------------------------- 2-4. the side column
+
+# The elements of `selector` not whole inside the side column's visible box.
+NOT_WHOLE_IN_SIDE = """s => {
+  const side = document.querySelector('.side').getBoundingClientRect();
+  return [...document.querySelectorAll(s)].filter((e) => e.getClientRects().length).map((e) => [e, e.getBoundingClientRect()])
+    .filter(([, r]) => r.top < side.top - 1 || r.bottom > side.bottom + 1)
+    .map(([e, r]) => `${e.textContent.trim().slice(0, 30)} [${Math.round(r.top)}, ${Math.round(r.bottom)}] not in [${Math.round(side.top)}, ${Math.round(side.bottom)}]`);
+}"""
+
+
+def player_on_screen(page) -> None:
+    """The player is whole on the screen: the side column took no room it needs."""
+    bottom = page.evaluate("document.querySelector('#player').getBoundingClientRect().bottom")
+    assert bottom <= page.viewport_size["height"] + 1
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_legend_is_whole_beside_the_quiz_setup(open_page, size):
+    page = themed(open_page(*size, path=f"/#{fragment({'v': 1, 'program': TANH, 'quiz': 'fanout'})}"))
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    assert page.evaluate(NOT_WHOLE_IN_SIDE, ".legend li") == []
+    page.locator("#practice").click()
+    page.wait_for_selector('#app[data-status="ready"]')
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    assert page.evaluate(NOT_WHOLE_IN_SIDE, ".legend li") == []
+    player_on_screen(page)
+
+
+# Not done at 1024x768 (lay2): the totals' third line needs about 12 px more of the side
+# column, which the graph cannot give (test_projector_layout_page's MLP steps then lose an end).
+@pytest.mark.parametrize("size", [pytest.param(SIZES[0], marks=pytest.mark.xfail(
+    strict=True, reason="issue 14 §5 item 3 at 1024x768: the side column's cap")), SIZES[1]])
+@pytest.mark.parametrize("preset", ["ledger-mlp", "mlp-classifier"])
+def test_the_ledger_totals_are_whole(open_page, size, preset):
+    page = themed(open_page(*size))
+    choose(page, preset)
+    for step in (6, total(page)):
+        page.locator("#player .scrubber").fill(str(step))
+        wait_step(page, step)
+        # was: half cut at 1280, out of sight at 1024
+        assert "FLOPs" in page.locator(".ledger-totals").inner_text()
+        assert page.evaluate(NOT_WHOLE_IN_SIDE, ".ledger h2, .ledger svg, .ledger-totals") == []
+    player_on_screen(page)
+
+
+# Not done (lay2): the summary and the seven rows need about 330 px; the side column's cap
+# (app.css --side-cap, 32vh on a short screen) keeps the player on screen and shows 4 rows.
+@pytest.mark.xfail(strict=True, reason="issue 14 §5 item 4: the side column's cap leaves rows out")
+@pytest.mark.parametrize("size", SIZES)
+def test_the_comparison_shows_every_row(open_page, size):
+    page = themed(open_page(*size))
+    page.locator("#diff-toggle").check()
+    trace(page, TANH.replace("a = 1.0", "a = 1.001"))
+    page.wait_for_selector('#diff[data-state="ready"]')
+    leave_editor(page)
+    page.keyboard.press("End")
+    wait_step(page, total(page))
+    rows = page.locator("#diff .diff-table tbody tr")
+    assert rows.count() == 7
+    # was: L's row alone at 1024
+    assert page.evaluate(NOT_WHOLE_IN_SIDE, "#diff .diff-table tr") == []
+    player_on_screen(page)
+
+
+# ---------------------------------------------------------------- 5. panels over the graph
+
+# The nodes (names) a shown panel over the graph covers, wholly or in part.
+UNDER_PANELS = """() => {
+  const box = (e) => e.getBoundingClientRect();
+  const panels = [...document.querySelectorAll('.graph-wrap :is(.detail, .graph-trace)')]
+    .filter((e) => !e.hidden && e.getClientRects().length).map(box);
+  const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  return [...document.querySelectorAll('g.node')].map((e) => [e.dataset.name, box(e.querySelector('.box'))])
+    .filter(([, r]) => panels.some((p) => meet(p, r)))
+    .map(([n, r]) => `${n} [${Math.round(r.left)}, ${Math.round(r.top)}, ${Math.round(r.right)}, ${Math.round(r.bottom)}]`);
+}"""
+
+# The output's box is whole inside the visible graph area.
+OUTPUT_SHOWN = """() => {
+  const g = document.querySelector('#graph').getBoundingClientRect();
+  const r = document.querySelector('g.node[data-name="L"] .box').getBoundingClientRect();
+  return r.left >= g.left - 1 && r.right <= g.right + 1 && r.top >= g.top - 1 && r.bottom <= g.bottom + 1; }"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_detail_panel_and_trace_buttons_leave_the_nodes_clear(open_page, size):
+    page = themed(open_page(*size))
+    choose(page, "linear-layer")
+    leave_editor(page)
+    page.keyboard.press("End")
+    wait_step(page, total(page))
+    still(page)
+    page.locator('g.node[data-name="W"]').click()
+    page.wait_for_selector(".detail:not([hidden]) table")
+    page.wait_for_timeout(500)  # the panel's size is observed a frame later
+    still(page)
+    # was: the trace buttons over W's title, the panel over Y and L
+    assert page.evaluate(UNDER_PANELS) == []
+    assert page.evaluate(OUTPUT_SHOWN)
+    page.keyboard.press("Escape")
+    page.wait_for_selector(".detail", state="hidden")
+    page.wait_for_timeout(300)
+    still(page)
+    assert page.evaluate(UNDER_PANELS) == []
+    assert page.evaluate(OUTPUT_SHOWN)
+
+
+# ---------------------------------------------------------------- 6. the editor's line 1
+
+FIRST_LINE = """() => { const s = document.querySelector('#editor .cm-scroller');
+  const line = document.querySelector('#editor .cm-line');
+  return {scrollTop: s.scrollTop, first: line.textContent,
+          shown: line.getBoundingClientRect().top >= s.getBoundingClientRect().top - 1}; }"""
+
+# The editor is as tall as the program (app.css --lines): the last line's step is at its
+# bottom edge, where the reveal's margin scrolled line 1 away.
+SHORT = "# a first line to keep in sight\na = 1.0\nb = -0.5\ne = a * b\nL = e + a"
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_editor_keeps_line_1_in_view_when_the_program_fits(open_page, size):
+    page = themed(open_page(*size))
+    trace(page, SHORT)
+    leave_editor(page)
+    for step in range(total(page) + 1):  # the step's mark on each line, the last one too
+        page.locator("#player .scrubber").fill(str(step))
+        wait_step(page, step)
+        page.wait_for_timeout(50)
+        seen = page.evaluate(FIRST_LINE)
+        assert seen["shown"], (step, seen)
+    # Practice after a walk of a longer program, scrolled to its last line, writes a new
+    # program whose first line is `# practice: ...`
+    choose(page, "ledger-mlp")
+    leave_editor(page)
+    page.keyboard.press("End")
+    wait_step(page, total(page))
+    assert page.evaluate(FIRST_LINE)["scrollTop"] > 0  # the last step's line is far down
+    page.select_option("#quiz-preset", "fanout")
+    page.locator("#practice").click()
+    page.wait_for_selector('#app[data-status="ready"]')
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    page.wait_for_timeout(200)
+    seen = page.evaluate(FIRST_LINE)
+    assert seen["first"].startswith("# practice"), seen
+    # at step 0 no line needs the scroll: the program opens at line 1
+    assert seen["shown"], seen
+
+
+# ---------------------------------------------------------------- 7. a phone's Edit
+
+
+def test_a_phone_hides_reset_example_until_there_is_an_edit(chromium, app_url):
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                   is_mobile=True, device_scale_factor=2)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        page.goto(app_url)
+        page.wait_for_selector('#app[data-status="ready"]')
+        page.locator("#toggle-program").tap()
+        page.wait_for_selector("#editor .editor")
+        reset = page.locator("#reset-example")
+        # was: shown (and tappable) with nothing edited, which the desktop hides
+        assert reset.get_attribute("hidden") is not None
+        assert not reset.is_visible()
+        page.locator("#editor .cm-content").tap()
+        page.keyboard.press("End")
+        page.keyboard.type("  # mine")
+        page.wait_for_selector("#reset-example:not([hidden])")
+        assert reset.is_visible()
+    finally:
+        context.close()
