@@ -344,50 +344,6 @@ export function revealTransform(t, box, view, { overview = OVERVIEW_SCALE } = {}
 }
 
 /**
- * The boxes (layout units) of `layout`'s nodes, whose titles clearTop keeps whole at the
- * top of the view; null past STEP_SIZES_UP_TO's nodes (a big graph's camera only pans).
- */
-export function nodeBoxes(layout) {
-  if (!layout || layout.nodes.length > STEP_SIZES_UP_TO.nodes) return null;
-  return layout.nodes.map((n) => ({ x0: n.x - n.width / 2, y0: n.y - n.height / 2, x1: n.x + n.width / 2, y1: n.y + n.height / 2 }));
-}
-
-/** The part of `box` revealTransform shows at scale `k` in `view`: itself when it fits, else its core. */
-function shownPart(k, box, view) {
-  const room = (size, length) => k * size <= length - 2 * MARGIN;
-  if (!box?.core || (room(box.x1 - box.x0, view.width) && room(box.y1 - box.y0, view.height))) return box;
-  return shownPart(k, box.core, view);
-}
-
-/**
- * `t` panned up or down so that no box of `boxes` (nodeBoxes), of `focus` nor of its cores
- * (stepBox: a step's receiving node and its `+=` note) is cut by the top of `view`: a node
- * cut there lost its title row (c, W, G at 1024x768 in the projector theme beside the quiz:
- * issue 14), a note its first line. Of the places where each box is whole below the top
- * edge or wholly above it, the nearest that shows no less of the part of `focus`
- * revealTransform shows; `t` when there is none. A box cut at the bottom keeps its title.
- */
-export function clearTop(t, boxes, view, focus = null) {
-  const keep = shownPart(t.k, focus, view);
-  const cores = [];
-  for (let b = focus; b; b = b.core) cores.push(b);
-  const all = [...(boxes ?? []), ...cores.filter((b) => t.k * (b.y1 - b.y0) <= view.height - 2 * EDGE)];
-  const cut = (y) => all.some((b) => t.k * b.y0 + y < EDGE - 0.5 && t.k * b.y1 + y > 0.5);
-  if (!cut(t.y)) return t;
-  // how much of `keep` is in view (px): a move may not show less of it
-  const seen = (y) => (keep ? Math.min(t.k * keep.y1 + y, view.height - EDGE) - Math.max(t.k * keep.y0 + y, EDGE) : 0);
-  const least = seen(t.y) - 0.5;
-  let best = null;
-  for (const b of all) {
-    // b's top at the edge (shown whole), or its bottom at the top (out of view)
-    for (const y of [EDGE - t.k * b.y0, -t.k * b.y1]) {
-      if ((best === null || Math.abs(y - t.y) < Math.abs(best - t.y)) && seen(y) >= least && !cut(y)) best = y;
-    }
-  }
-  return best === null ? t : { ...t, y: best };
-}
-
-/**
  * Fit on a narrow screen (issue 17: a phone's Fit printed the numbers at 4 px): all of
  * `content` (a box, layout units) in `view` ({width, height}, px) while that keeps the
  * scale at `floor` or more (autoScale's floor: numbers at MIN_TEXT_PX), else the view at

@@ -15,7 +15,7 @@ import { createZoom } from "./render/zoom.js";
 import { linkState } from "./state.js";
 import { badNumberText, nonFiniteOf } from "./tensors.js";
 import { createTimeline, focusOf } from "./timeline.js";
-import { boxOf, contentBox, nodeBoxes, overviewBox, stepBox, stepBoxes } from "./viewport.js";
+import { boxOf, contentBox, overviewBox, stepBox, stepBoxes } from "./viewport.js";
 
 // ---------------------------------------------------------------- a trace, prepared once
 
@@ -437,7 +437,7 @@ function homeCore(layout, home) {
  */
 function showCamera(zoom, walk, output) {
   const steps = stepBoxes(walk.layout, walk.timeline.events, (e) => inBoxes(walk.layout, e));
-  zoom.show(contentBox(walk.layout), homeBox(walk, output), { glide: glideFor(walk.layout), steps, nodes: nodeBoxes(walk.layout) });
+  zoom.show(contentBox(walk.layout), homeBox(walk, output), { glide: glideFor(walk.layout), steps });
 }
 
 /** `event` with its node and input as drawn: a node in a collapsed group is its group's box. */

@@ -57,7 +57,7 @@ def answer(page, text: str) -> None:
 # Not done (lay2): at these sizes beside the quiz the graph area is about 200 px tall, less
 # than the tanh and matmul graphs' rows at the readable floor, and no place of the camera
 # clears every title (viewport.js clearTop finds none). The room must come from elsewhere.
-# The tanh example at 1280x800 passes (clearTop finds a place there); the rest do not.
+# The tanh example at 1280x800 passes; the rest do not.
 _SHORT = pytest.mark.xfail(strict=True, reason="issue 14 §5 item 1: the graph area beside the quiz is too short")
 
 
@@ -180,6 +180,7 @@ OUTPUT_SHOWN = """() => {
   return r.left >= g.left - 1 && r.right <= g.right + 1 && r.top >= g.top - 1 && r.bottom <= g.bottom + 1; }"""
 
 
+@pytest.mark.xfail(strict=True, reason="issue 14 §5 item 5: the camera does not yet keep nodes out from under the detail panel and the trace-inputs bar")
 @pytest.mark.parametrize("size", SIZES)
 def test_the_detail_panel_and_trace_buttons_leave_the_nodes_clear(open_page, size):
     page = themed(open_page(*size))

@@ -161,20 +161,8 @@ export function createEditor(root, { onRun, onInput }) {
    */
   function reveal(range, { force = false } = {}) {
     if (!range || (!force && view.hasFocus)) return;
-    view.dispatch({ effects: scrollTo(range) });
+    view.dispatch({ effects: EditorView.scrollIntoView(range[0], { y: "nearest", yMargin: 24 }) });
     requestAnimationFrame(() => showLineStarts(range[1])); // once CodeMirror has scrolled
-  }
-
-  // The scroll that shows `range`: from line 1 when everything from there down to the range
-  // fits in the editor, else the range with a margin. The margin alone scrolled a program
-  // that fits by a line whenever its step was on the last line or two, hiding line 1 (the
-  // quiz's `# practice:` or `# ask:` line: issue 14).
-  function scrollTo(range) {
-    const end = Math.min(range[1] ?? range[0], view.state.doc.length);
-    const bottom = view.documentPadding.top + view.lineBlockAt(end).bottom;
-    return bottom <= view.scrollDOM.clientHeight
-      ? EditorView.scrollIntoView(0, { y: "start", yMargin: view.documentPadding.top })
-      : EditorView.scrollIntoView(range[0], { y: "nearest", yMargin: 24 });
   }
 
   // A line wider than the editor lets it scroll sideways: the browser scrolls the focused
@@ -211,10 +199,7 @@ export function createEditor(root, { onRun, onInput }) {
       pending = 0;
       replaced = false;
       view.setState(freshState(text, view.state.field(marksField)));
-      // A new program opens at line 1 and its lines' start: CodeMirror keeps the old one's
-      // scroll, and Practice after a walk of a longer program hid its `# practice:` line.
-      view.scrollDOM.scrollLeft = 0;
-      view.scrollDOM.scrollTop = 0;
+      view.scrollDOM.scrollLeft = 0; // a new program opens at its lines' start
       afterUpdate();
     },
     /** Replace the whole text as a paste does (undoable, reported through onInput). */
@@ -251,7 +236,10 @@ export function createEditor(root, { onRun, onInput }) {
     select(span, text) {
       const range = text === getText() ? rangeOf(text, span) : null;
       if (!range) return false;
-      view.dispatch({ selection: { anchor: range[0], head: range[1] }, effects: scrollTo(range) });
+      view.dispatch({
+        selection: { anchor: range[0], head: range[1] },
+        effects: EditorView.scrollIntoView(range[0], { y: "nearest", yMargin: 24 }),
+      });
       view.focus();
       return true;
     },

@@ -10,8 +10,8 @@
 import * as d3 from "d3";
 import { METRICS } from "../layout.js";
 import {
-  autoScale, clearTop, fitAround, followTransform, NUMBERS_FROM_PX, readableTransform, revealTransform, wholeScale,
-  wholeTransform, ZOOM_LIMITS,
+  autoScale, fitAround, followTransform, NUMBERS_FROM_PX, readableTransform, revealTransform, wholeScale, wholeTransform,
+  ZOOM_LIMITS,
 } from "../viewport.js";
 
 const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
@@ -31,7 +31,6 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   let focus = null; // the box the current step needs in view (reveal), or null
   let home = null; // the output's box: in view on a new drawing
   let steps = null; // what each step needs on screen (viewport.js stepBoxes), or null
-  let boxes = null; // the nodes' boxes, none cut at the top by the automatic view (nodeBoxes), or null
   let goal = null; // where the camera's glide goes ({k, x, y}), or null after the user moved it
   // How long the camera glides to follow a step (ms). Every frame of a glide repaints the
   // whole drawing (the transform of everything changes): a big graph's camera jumps.
@@ -80,18 +79,6 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   // would make the browser lay out the whole drawing there and then (a forced layout).
   let size = null;
   const viewSize = () => (size ??= { width: root.clientWidth, height: root.clientHeight });
-  // The panels over the graph (the detail panel at its right, the trace buttons at its top
-  // left): the camera keeps the drawing out from under them, as if the svg ended at their
-  // edge (issue 14: at 1024x768 the detail panel hid Y and L, the trace bar W's title).
-  // `inset` is {left, top, right, bottom} (px), kept by coverInsets.
-  let inset = null;
-  const free = () => {
-    const { width, height } = viewSize();
-    const i = inset ??= coverInsets(root, width, height);
-    return { width: width - i.left - i.right, height: height - i.top - i.bottom };
-  };
-  const toFree = (t) => t && { k: t.k, x: t.x - (inset?.left ?? 0), y: t.y - (inset?.top ?? 0) };
-  const fromFree = (t) => t && { k: t.k, x: t.x + (inset?.left ?? 0), y: t.y + (inset?.top ?? 0) };
   // The page's font scale (A−/A+, static/js/theme.js): the graph's text grows with it.
   const textScale = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--font-scale")) || 1;
   // The theme's least on-screen size of a node's numbers (themes.css --graph-text, px): the
@@ -129,9 +116,8 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     : "Not all of the graph fits at a readable size here: Fit shows all of it, smaller.");
   root.parentNode?.append(note);
 
-  function markWhole(shown) {
-    const view = free();
-    const t = toFree(shown);
+  function markWhole(t) {
+    const view = viewSize();
     const inside = (lo, hi, shift, length) => t.k * lo + shift >= -1 && t.k * hi + shift <= length + 1;
     const whole = Boolean(content) && inside(content.x0, content.x1, t.x, view.width)
       && inside(content.y0, content.y1, t.y, view.height);
@@ -160,11 +146,11 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   function fit({ whole = false, duration = 0 } = {}) {
     if (!content) return;
     setFitted(whole ? "whole" : "auto");
-    const view = free();
+    const view = viewSize();
     const auto = autoScale(scaling());
-    if (!whole) return apply(fromFree(clearTop(fitAround(content, view, focus, { ...framing(), home }), boxes, view, focus ?? home)), duration);
+    if (!whole) return apply(fitAround(content, view, focus, { ...framing(), home }), duration);
     // a phone's Fit: all of it only while its numbers read (14 px), else the step at that size
-    apply(fromFree(readableWhole() ? readableTransform(content, view, focus ?? home, auto) : wholeTransform(content, view, { max: auto.max })), duration);
+    apply(readableWhole() ? readableTransform(content, view, focus ?? home, auto) : wholeTransform(content, view, { max: auto.max }), duration);
   }
 
   /**
@@ -174,14 +160,13 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
    */
   function follow(duration) {
     const { k, x, y } = goal ?? d3.zoomTransform(root);
-    const view = free();
-    const now = toFree({ k, x, y });
-    const next = fromFree(fitted === "auto"
-      ? clearTop(followTransform(now, content, view, focus, framing()), boxes, view, focus)
-      : revealTransform(now, focus, view, framing()));
+    const now = { k, x, y };
+    const next = fitted === "auto"
+      ? followTransform(now, content, viewSize(), focus, framing())
+      : revealTransform(now, focus, viewSize(), framing());
     const moved = next && (Math.abs(next.k - k) > 1e-6 || Math.abs(next.x - x) > 0.5 || Math.abs(next.y - y) > 0.5);
     if (moved) apply(next, duration);
-    else markWhole({ k, x, y }); // a step that needs no move may still be an overview (Done)
+    else markWhole(now); // a step that needs no move may still be an overview (Done)
   }
 
   // A node reached by Tab comes into view: the browser cannot scroll a camera, and the
@@ -191,8 +176,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     if (!d || !content) return;
     const box = { x0: d.x - d.width / 2, y0: d.y - d.height / 2, x1: d.x + d.width / 2, y1: d.y + d.height / 2 };
     const { k, x, y } = d3.zoomTransform(root);
-    const view = free();
-    const next = fromFree(revealTransform(toFree({ k, x, y }), box, view));
+    const next = revealTransform({ k, x, y }, box, viewSize());
     if (next) apply(next, 200);
   });
 
@@ -206,43 +190,21 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
       size = { width: frame.clientWidth, height: frame.clientHeight };
     } else size = { width: root.clientWidth, height: root.clientHeight }; // laid out already: no cost
     look = null;
-    inset = null;
     if (!content || root.clientWidth === 0) return;
     if (fitted) fit({ whole: fitted === "whole" });
     else follow(0);
   }).observe(frame ?? root);
-
-  // A panel shown, hidden or resized over the graph: the camera moves the drawing clear of it
-  // (the automatic view refits; the user's own view pans the step out from under it).
-  const panels = new ResizeObserver(() => {
-    const before = inset;
-    if (!before) return;
-    const { width, height } = viewSize();
-    const now = coverInsets(root, width, height);
-    if (["left", "top", "right", "bottom"].every((side) => Math.abs(now[side] - before[side]) < 1)) return;
-    inset = now;
-    if (!content) return;
-    if (fitted) fit({ whole: fitted === "whole", duration: glide });
-    else follow(glide);
-  });
-  const watchPanels = () => {
-    for (const e of root.parentNode?.querySelectorAll(COVERS) ?? []) panels.observe(e);
-  };
-  if (root.parentNode) new MutationObserver(watchPanels).observe(root.parentNode, { childList: true });
-  watchPanels();
 
   return {
     /**
      * A new drawing of `box` (contentBox): zoom limits for it, and the fitted view, with
      * `output` (the output node's box, or null) in view. `glide`: how long the camera
      * takes to follow a step, ms (0: it jumps); `steps`: what each step needs on screen
-     * (viewport.js stepBoxes), so the automatic scale shows every step whole; `nodes`: the
-     * nodes' boxes (viewport.js nodeBoxes), whose titles the automatic view keeps whole.
+     * (viewport.js stepBoxes), so the automatic scale shows every step whole.
      */
-    show(box, output = null, { glide: ms = 300, steps: sizes = null, nodes = null } = {}) {
+    show(box, output = null, { glide: ms = 300, steps: sizes = null } = {}) {
       glide = ms;
       steps = sizes;
-      boxes = nodes;
       content = box;
       focus = null;
       home = output;
@@ -292,31 +254,4 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
       else if (content) follow(glide);
     },
   };
-}
-
-// The panels that may stand over the graph's svg, in its wrapper.
-const COVERS = ".detail, .graph-trace";
-
-/**
- * How far (px) the panels over `root` (COVERS, shown) reach into it from each side, {left,
- * top, right, bottom}: each panel counts from the side where it hides the least of the svg's
- * area. A panel fixed to the screen (a phone's bottom sheet, narrow.css) is not over the
- * graph's layout, and a side never takes more than 60% of the svg.
- */
-export function coverInsets(root, width, height) {
-  const inset = { left: 0, top: 0, right: 0, bottom: 0 };
-  const svg = root.getBoundingClientRect();
-  for (const e of root.parentNode?.querySelectorAll(COVERS) ?? []) {
-    if (e.hidden || !e.getClientRects().length || getComputedStyle(e).position === "fixed") continue;
-    const r = e.getBoundingClientRect();
-    if (r.right <= svg.left || r.left >= svg.right || r.bottom <= svg.top || r.top >= svg.bottom) continue;
-    const sides = [
-      ["left", r.right - svg.left, height], ["right", svg.right - r.left, height],
-      ["top", r.bottom - svg.top, width], ["bottom", svg.bottom - r.top, width],
-    ].filter(([side, depth]) => depth <= 0.6 * (side === "left" || side === "right" ? width : height));
-    if (!sides.length) continue;
-    const [side, depth] = sides.reduce((a, b) => (a[1] * a[2] <= b[1] * b[2] ? a : b));
-    inset[side] = Math.max(inset[side], depth);
-  }
-  return inset;
 }
