@@ -90,7 +90,9 @@ def test_the_spirals_play_within_a_few_seconds_of_the_server_drawing_once_a_fram
     played = time.monotonic() - t
     at = page.evaluate("window.at")
     lag = (at["done"] - at["closed"]) / 1000
-    assert lag <= 2.0, (lag, played, server)   # the page keeps up with the stream
+    # The page keeps up with the stream: before the fix it finished 14-20 s after it. A loose
+    # bound (the speed itself is a benchmark's; CI's machine is shared): 2.85 s was seen in CI.
+    assert lag <= 8.0, (lag, played, server)
     assert played <= server + 8, (played, server)   # a loose bound: the machine is shared
     frames, paths = page.evaluate("[window.frames_, window.paths]")
     assert paths <= frames + 1, (paths, frames)   # at most once a frame
