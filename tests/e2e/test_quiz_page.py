@@ -222,6 +222,19 @@ def quiz_marks(page) -> dict:
 FRESH = {"verdict": None, "mistake": None, "score": None, "max": None, "feedback": ""}
 
 
+def wait_fresh(page) -> dict:
+    """The quiz's marks once the new walk's quiz has cleared the last one's (the page's
+    ready state can still be the last walk's for a moment after the click), or the marks as
+    they are when the wait gives up: the caller asserts them."""
+    try:
+        page.wait_for_function("""() => { const q = document.querySelector('#quiz');
+            return !['verdict', 'mistake', 'score', 'max'].some(k => q.hasAttribute('data-' + k))
+              && !q.querySelector('.quiz-feedback')?.textContent; }""", timeout=10_000)
+    except Exception:   # noqa: BLE001 - the assertion below reports what was there
+        pass
+    return quiz_marks(page)
+
+
 def test_new_numbers_and_practice_start_a_fresh_quiz(chromium, app_url):
     context, page, errors = open_quiz(chromium, app_url, {"quiz": "fanout"})
     try:
@@ -237,7 +250,7 @@ def test_new_numbers_and_practice_start_a_fresh_quiz(chromium, app_url):
         page.wait_for_function("() => !/^a = 1\\.0$/m.test(document.querySelector('#editor .editor').gradwalkEditor.getText())")
         page.wait_for_selector('#app[data-status="ready"]')
         page.wait_for_selector('#quiz[data-quiz="ready"]')
-        assert quiz_marks(page) == FRESH   # no score, no verdict of the last quiz
+        assert wait_fresh(page) == FRESH   # no score, no verdict of the last quiz
         assert "Score" not in page.locator("#quiz").inner_text()
         page.locator("#narration").click()
         page.keyboard.press("End")
@@ -248,7 +261,7 @@ def test_new_numbers_and_practice_start_a_fresh_quiz(chromium, app_url):
         page.wait_for_function("() => document.querySelector('#editor .editor').gradwalkEditor.getText().startsWith('# practice:')")
         page.wait_for_selector('#app[data-status="ready"]')
         page.wait_for_selector('#quiz[data-quiz="ready"]')
-        assert quiz_marks(page) == FRESH
+        assert wait_fresh(page) == FRESH
         assert errors == []
     finally:
         context.close()
