@@ -44,13 +44,16 @@ export function swipeToStep(surface, { forward, back }) {
     else back();
   };
   const cancel = () => { start = null; };
-  surface.addEventListener("touchstart", down, { passive: true });
-  surface.addEventListener("touchend", up, { passive: true });
-  surface.addEventListener("touchcancel", cancel, { passive: true });
+  // Capture: while the camera glides to a step, d3-zoom's own touchend listener on the same
+  // svg stops the event's propagation (its gesture is open), and a second quick swipe was lost.
+  const options = { passive: true, capture: true };
+  surface.addEventListener("touchstart", down, options);
+  surface.addEventListener("touchend", up, options);
+  surface.addEventListener("touchcancel", cancel, options);
   return () => {
-    surface.removeEventListener("touchstart", down);
-    surface.removeEventListener("touchend", up);
-    surface.removeEventListener("touchcancel", cancel);
+    surface.removeEventListener("touchstart", down, options);
+    surface.removeEventListener("touchend", up, options);
+    surface.removeEventListener("touchcancel", cancel, options);
   };
 }
 
