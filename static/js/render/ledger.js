@@ -57,10 +57,11 @@ export function createLedgerPanel(root) {
       .attr("cx", x(series.peakStep)).attr("cy", y(series.peak));
     svg.append("line").attr("class", "ledger-cursor").attr("y1", 0).attr("y2", HEIGHT);
     const t = trace.ledger;
-    const recompute = t.flops_recompute ? ` + ${formatFlops(t.flops_recompute)} recomputed` : "";
-    totals.textContent =
-      `peak ${formatBytes(series.peak)} · kept by the forward pass ${formatBytes(t.activation_bytes)}` +
-      ` · FLOPs: forward ${formatFlops(t.flops_forward)}, backward ${formatFlops(t.flops_backward)}${recompute}`;
+    // one fact a line, each short enough to sit beside the chart (ledger.css .ledger-body)
+    const lines = [`peak ${formatBytes(series.peak)}`, `kept by the forward pass ${formatBytes(t.activation_bytes)}`,
+      `forward ${formatFlops(t.flops_forward)}`, `backward ${formatFlops(t.flops_backward)}`];
+    if (t.flops_recompute) lines.push(`+ ${formatFlops(t.flops_recompute)} recomputed`);
+    totals.replaceChildren(...lines.map((line) => Object.assign(root.ownerDocument.createElement("span"), { textContent: line })));
     root.dataset.peak = String(series.peak);
   }
 
