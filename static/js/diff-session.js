@@ -21,6 +21,7 @@ export function createDiffSession(root, { store, svg, trace = fetchTrace }) {
   let message = "";
   const traces = new Map(); // base program -> Promise of its trace (output as asked)
   const panel = createDiffPanel(root, {
+    toggleHost: root.querySelector("#modes .mode-row"), // beside the mode menu, when there is one
     onToggle: (on) => store.set({ diff_base: on ? walk?.program ?? store.get().program : "" }),
     onFilter: (on) => {
       changedOnly = on;

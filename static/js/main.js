@@ -105,6 +105,7 @@ if (link.state) {
 }
 
 const editor = createEditor($("#editor"), {
+  note: $("#reset-note"),
   onRun: () => trace(),
   onInput: (program, how) => store.set(editProgram(store.get(), program, presets, how)),
 });

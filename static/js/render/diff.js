@@ -25,9 +25,12 @@ const deltaText = (c) => (!c ? "" : c.added ? "new" : c.delta === null ? (c.chan
 /**
  * The panel, prepended to `root`: {el, show(diff | null, {on, state, message, changedOnly,
  * leaves: the labels of the walk's leaves}), reveal()}. `onToggle(on)` when
- * "Compare with the previous run" is switched; `onFilter(on)` for "changed only" (and new).
+ * "Compare runs" (with the previous run) is switched; `onFilter(on)` for "changed only" (and
+ * new). `toggleHost`: an element the switch goes into instead of the panel's own bar (the
+ * explorer's mode row, beside the mode menu: a row of its own cost the legend its place in
+ * the 200 px column beside the program on a projector, issue 14 §5).
  */
-export function createDiffPanel(root, { onToggle, onFilter }) {
+export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null }) {
   const toggle = html("input", { type: "checkbox", id: "diff-toggle" });
   const filter = html("input", { type: "checkbox", id: "diff-changed" });
   const summary = html("p", { className: "diff-summary", role: "status" });
@@ -36,11 +39,12 @@ export function createDiffPanel(root, { onToggle, onFilter }) {
     html("thead", {}, html("tr", {}, ...[["node", "node"], ["value", "value before → after"], ["Δ", "Δ value"],
       ["gradient", "gradient before → after"], ["Δ", "Δ gradient"]]
       .map(([t, title]) => html("th", { scope: "col", textContent: t, title })))), body);
+  const switchLabel = html("label", { className: "diff-switch", title: "Compare with the previous run: change one input or one line, trace again, and see what changed, node by node" }, toggle, " Compare runs");
   const el = html("section", { id: "diff", className: "diff" },
-    html("div", { className: "diff-bar" },
-      html("label", { title: "Change one input or one line, trace again, and see what changed, node by node" }, toggle, " Compare with the previous run"),
+    html("div", { className: "diff-bar" }, ...(toggleHost ? [] : [switchLabel]),
       html("label", { title: "Only the nodes that changed, and the new ones" }, filter, " changed only")),
     summary, table);
+  toggleHost?.append(switchLabel);
   el.setAttribute("aria-label", "Compare runs");
   el.dataset.state = "off";
   root.prepend(el);

@@ -11,7 +11,7 @@ import { python } from "@codemirror/lang-python";
 import { bracketMatching, indentUnit, syntaxHighlighting } from "@codemirror/language";
 import { EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
 import {
-  Decoration, EditorView, highlightActiveLineGutter, keymap, lineNumbers, placeholder,
+  Decoration, EditorView, highlightActiveLineGutter, keymap, lineNumbers, placeholder, showPanel,
 } from "@codemirror/view";
 import { classHighlighter } from "@lezer/highlight";
 import { rangeOf } from "../spans.js";
@@ -67,6 +67,9 @@ const markDecorations = EditorView.decorations.compute([marksField, "doc"], (sta
  * Wire up the editor in `root` (which holds `.editor`, where CodeMirror is mounted, and
  * `.program-error`). `onRun()` is called for Ctrl/Cmd+Enter; `onInput(text, {replaced})`
  * after edits, at most once a frame (`replaced`: an edit replaced the whole text). The hint shown in an empty editor is `.editor`'s data-placeholder.
+ * `note` (optional): an element shown as a panel under the text, inside the editor's frame
+ * (render/reset.js's note of where a replaced text went; hidden, it takes no room): beside
+ * the program on a projector the side column has no room left for it (issue 14 §5).
  * The API is also on the mount element as `gradwalkEditor` (for tests and the console).
  */
 /**
@@ -83,7 +86,7 @@ function replacesAll(t) {
   return all;
 }
 
-export function createEditor(root, { onRun, onInput }) {
+export function createEditor(root, { onRun, onInput, note = null }) {
   const mount = root.querySelector(".editor");
   const errorBox = root.querySelector(".program-error");
   let errorText = null; // the text the shown error is about
@@ -133,6 +136,7 @@ export function createEditor(root, { onRun, onInput }) {
       syntaxHighlighting(classHighlighter), // tok-* classes, coloured by static/css per theme
       placeholder(mount.dataset.placeholder ?? ""),
       marksField,
+      ...(note ? [showPanel.of(() => ({ dom: note, top: false }))] : []),
       Prec.high(markDecorations), // outside the highlighter's spans: one mark over "a * b"
       EditorView.contentAttributes.of({
         id: "program", "aria-label": "Program text", spellcheck: "false", autocapitalize: "off", autocorrect: "off",

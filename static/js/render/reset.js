@@ -27,8 +27,9 @@ export const NUMBERS_NONE = "New numbers: no leaf of this program has numbers to
 export const NUMBERS_CONFIRM = "New numbers rewrites the numbers of the program in the editor; only Ctrl+Z "
   + "in the editor brings them back, until you leave the page. Give it new numbers?";
 /** The note of "Practice", `left` the menu label of the entry it leaves ("✎ Your program"). */
-export const practiceNote = (left) => `The practice graph is its own entry ("${PRACTICE_LABEL}"): the program `
-  + `you had is still "${left}" in the example menu; Ctrl+Z in the editor also brings it back.`;
+// Short: it sits above the quiz's setup in a projector's 200 px column (issue 14 §5).
+export const practiceNote = (left) => `${PRACTICE_LABEL}: your program is still "${left}" in the example menu `
+  + "(Ctrl+Z also brings it back).";
 
 /**
  * The text replacer: `note` (#reset-note) and `{store, editor, onReplace, ask}`. `editor`
