@@ -157,6 +157,24 @@ def test_the_comparison_shows_every_row(open_page, size):
     player_on_screen(page)
 
 
+@pytest.mark.parametrize("size", SIZES)
+def test_the_comparison_switch_is_beside_the_mode_menu_and_in_sight_when_on(open_page, size):
+    page = themed(open_page(*size))
+    row = lambda sel: page.evaluate(f"document.querySelector('{sel}').getBoundingClientRect().top")
+    # off: beside the mode menu, on its row (its own row cost the legend its place)
+    assert abs(row(".diff-switch") - row("#modes select")) < 12
+    assert page.evaluate(NOT_WHOLE_IN_SIDE, ".legend li") == []
+    page.locator("#diff-toggle").check()
+    trace(page, TANH.replace("a = 1.0", "a = 1.001"))
+    page.wait_for_selector('#diff[data-state="ready"]')
+    # on: it heads the table, in sight, so the comparison can be switched off
+    assert page.evaluate(NOT_WHOLE_IN_SIDE, ".diff-switch, #diff .diff-table tr.output") == []
+    page.locator("#diff-toggle").uncheck()
+    page.wait_for_selector('#diff[data-state="off"]', state="attached")
+    assert abs(row(".diff-switch") - row("#modes select")) < 12
+    assert page.evaluate("document.activeElement.id") == "diff-toggle"  # the focus moved with it
+
+
 # ---------------------------------------------------------------- 5. panels over the graph
 
 # The nodes (names) a shown panel over the graph covers, wholly or in part.

@@ -26,9 +26,9 @@ const deltaText = (c) => (!c ? "" : c.added ? "new" : c.delta === null ? (c.chan
  * The panel, prepended to `root`: {el, show(diff | null, {on, state, message, changedOnly,
  * leaves: the labels of the walk's leaves}), reveal()}. `onToggle(on)` when
  * "Compare runs" (with the previous run) is switched; `onFilter(on)` for "changed only" (and
- * new). `toggleHost`: an element the switch goes into instead of the panel's own bar (the
- * explorer's mode row, beside the mode menu: a row of its own cost the legend its place in
- * the 200 px column beside the program on a projector, issue 14 §5).
+ * new). `toggleHost`: where the switch waits while the comparison is off, instead of a row
+ * of its own (the explorer's mode row, beside the mode menu: that row cost the legend its
+ * place in the 200 px column beside the program on a projector, issue 14 §5).
  */
 export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null }) {
   const toggle = html("input", { type: "checkbox", id: "diff-toggle" });
@@ -40,11 +40,20 @@ export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null })
       ["gradient", "gradient before → after"], ["Δ", "Δ gradient"]]
       .map(([t, title]) => html("th", { scope: "col", textContent: t, title })))), body);
   const switchLabel = html("label", { className: "diff-switch", title: "Compare with the previous run: change one input or one line, trace again, and see what changed, node by node" }, toggle, " Compare runs");
-  const el = html("section", { id: "diff", className: "diff" },
-    html("div", { className: "diff-bar" }, ...(toggleHost ? [] : [switchLabel]),
-      html("label", { title: "Only the nodes that changed, and the new ones" }, filter, " changed only")),
-    summary, table);
-  toggleHost?.append(switchLabel);
+  const bar = html("div", { className: "diff-bar" }, switchLabel,
+    html("label", { title: "Only the nodes that changed, and the new ones" }, filter, " changed only"));
+  const el = html("section", { id: "diff", className: "diff" }, bar, summary, table);
+  /** Off, the switch waits beside the mode menu (`toggleHost`); on, it heads its table, in
+   * sight with it (the column scrolls to the table). The focus stays on it when it moves. */
+  function placeSwitch(on) {
+    const home = on || !toggleHost ? bar : toggleHost;
+    if (switchLabel.parentElement === home) return;
+    const focused = toggle.ownerDocument.activeElement === toggle;
+    if (home === bar) bar.prepend(switchLabel);
+    else home.append(switchLabel);
+    if (focused) toggle.focus();
+  }
+  placeSwitch(false);
   el.setAttribute("aria-label", "Compare runs");
   el.dataset.state = "off";
   root.prepend(el);
@@ -55,6 +64,7 @@ export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null })
 
   function show(diff, { on, state = "ready", message = "", changedOnly = false, leaves = new Set(), at = null }) {
     toggle.checked = on;
+    placeSwitch(on);
     filter.checked = changedOnly;
     filter.disabled = !on;
     el.dataset.state = on ? state : "off";
