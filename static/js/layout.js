@@ -60,9 +60,18 @@ const SYMBOLS = {
   add: "+", sub: "−", mul: "×", div: "÷", pow: "**", neg: "−x", matmul: "@", transpose: "ᵀ",
 };
 
+// The backward graph's own rows (engine/ops/masked.py): `pow_vjp_base` is the vjp of `**` for
+// its base. Their engine names read as jargon on a node; the tag says "vjp ** base".
+const VJP_ROW = /^(.+)_vjp(?:_(base|exponent))?$/;
+const symbolOf = (op) => {
+  const row = VJP_ROW.exec(op);
+  if (!row) return SYMBOLS[op] ?? op;
+  return `vjp ${SYMBOLS[row[1]] ?? row[1]}${row[2] ? ` ${row[2]}` : ""}`;
+};
+
 /** The short tag a node wears: its op symbol or name, its role for leaves and constants. */
 export function opTag(node) {
-  const base = node.role === "op" ? SYMBOLS[node.op] ?? node.op : node.role;
+  const base = node.role === "op" ? symbolOf(node.op) : node.role;
   return node.shape && node.shape.length ? `${base} · ${formatShape(node.shape)}` : base;
 }
 

@@ -50,6 +50,10 @@ test("boxes are sized for what they will show", () => {
   assert.ok(boxSize(big).width > boxSize(scalar).width);
   assert.equal(opTag(scalar), "×");
   assert.equal(opTag(matrix), "@ · 2×2");
+  // the backward graph's engine rows (engine/ops/masked.py) say what they are, not their names
+  assert.equal(opTag({ role: "op", op: "pow_vjp_exponent" }), "vjp ** exponent");
+  assert.equal(opTag({ role: "op", op: "pow_vjp_base", shape: [3] }), "vjp ** base · 3");
+  assert.equal(opTag({ role: "op", op: "leaky_relu_vjp" }), "vjp leaky_relu");
   assert.equal(opTag(constant), "const");
 });
 
