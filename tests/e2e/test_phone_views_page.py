@@ -190,10 +190,7 @@ def test_the_quiz_on_a_phone(touch_page):
 
 @pytest.mark.parametrize("preset, panel, ready, run", [
     ("hessian-power-iteration", "#second-order", "#second-order svg.hessian-map", None),
-    pytest.param("train-xor-seed1", "#train", "#train-run", ("#train-run", '#train[data-status="done"]'),
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "after the Train-mode layout and the phone views merged: the Train "
-                     "panel's end has no box on a phone after a run (not understood)"))),
+    ("train-xor-seed1", "#train", "#train-run", ("#train-run", '#train[data-status="done"]')),
 ])
 def test_the_hessian_and_train_panels_on_a_phone(touch_page, preset, panel, ready, run):
     page = touch_page(PHONE)
