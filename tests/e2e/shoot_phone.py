@@ -83,20 +83,25 @@ def shoot_views(browser, url: str, out: pathlib.Path) -> None:
     page.screenshot(path=str(out / "390x844-quiz.png"))
     page.locator("#quiz").scroll_into_view_if_needed()
     page.screenshot(path=str(out / "390x844-quiz-panel.png"))
-    for preset, shot in (("hessian-power-iteration", "hessian"), ("train-xor-seed1", "train")):
-        page.goto(f"{url}/")
-        page.wait_for_selector('#app[data-status="ready"]')
-        choose(page, preset)
-        page.locator("#toggle-program").tap()
-        if shot == "train":
-            page.locator("#train-run").tap()
-            page.wait_for_selector('#train[data-status="done"]', timeout=120_000)
-        panel = page.locator("#second-order" if shot == "hessian" else "#train")
-        panel.scroll_into_view_if_needed()
-        page.screenshot(path=str(out / f"390x844-{shot}.png"))
-        page.evaluate("(e) => window.scrollTo(0, e.getBoundingClientRect().bottom + scrollY - innerHeight + 200)",
-                      panel.element_handle())
-        page.screenshot(path=str(out / f"390x844-{shot}-end.png"))
+    context.close()
+    for size in TOUCH:  # the side column's panels, and Train mode's band over the graph
+        context = touch_context(browser, size)
+        page = context.new_page()
+        name = f"{size[0]}x{size[1]}"
+        for preset, shot in (("hessian-power-iteration", "hessian"), ("train-xor-seed1", "train")):
+            page.goto(f"{url}/")
+            page.wait_for_selector('#app[data-status="ready"]')
+            choose(page, preset)
+            page.locator("#toggle-program").tap()
+            if shot == "train":
+                page.locator("#train-run").tap()
+                page.wait_for_selector('#train[data-status="done"]', timeout=120_000)
+            panel = page.locator("#second-order" if shot == "hessian" else "#train")
+            panel.scroll_into_view_if_needed()
+            page.screenshot(path=str(out / f"{name}-{shot}.png"))
+            page.evaluate("(e) => window.scrollTo(0, e.getBoundingClientRect().bottom + scrollY - innerHeight + 200)",
+                          panel.element_handle())
+            page.screenshot(path=str(out / f"{name}-{shot}-end.png"))
     context.close()
     print("shot views")
 
