@@ -158,6 +158,20 @@ def test_the_comparison_shows_every_row(open_page, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_a_quiz_on_a_tensor_program_keeps_practice_in_sight(open_page, size):
+    """While a quiz runs its setup comes before the ledger (the ledger first pushed Practice
+    out of the column's sight beside a tensor program at 1024x768)."""
+    page = themed(open_page(*size))
+    choose(page, "ledger-mlp")
+    page.select_option("#quiz-preset", "adjoints")
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    assert page.evaluate(NOT_WHOLE_IN_SIDE, "#practice, #quiz-preset") == []
+    page.select_option("#quiz-preset", "")  # Off
+    page.wait_for_selector('#quiz[data-quiz="off"]', state="attached")
+    assert page.evaluate(NOT_WHOLE_IN_SIDE, ".ledger h2, .ledger svg") == []  # no quiz: the ledger first
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_the_comparison_switch_is_beside_the_mode_menu_and_in_sight_when_on(open_page, size):
     page = themed(open_page(*size))
     row = lambda sel: page.evaluate(f"document.querySelector('{sel}').getBoundingClientRect().top")
