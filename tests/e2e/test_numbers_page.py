@@ -92,6 +92,22 @@ def test_a_confident_right_answer_shows_no_negative_zero(explorer):
 
 # (1024x768 in the projector theme: the camera at Done leaves P's GRAD row under the narration,
 # issue 14 section 5's "at Done the whole graph is not shown", another item)
+@pytest.mark.parametrize("output", ["L", "a_long_loss_name"])
+def test_an_unused_leafs_tag_takes_its_gradients_place_inside_the_box(explorer, output):
+    """An unused leaf's gradient is 0 (the narration says dL/dk = 0): the tag drew over that 0
+    and ran past the box's right edge."""
+    page = explorer.page
+    own_program(page, f"a = 2.0\nk = 3.0\n{output} = a * a\n")
+    page.keyboard.press("Escape")
+    to_done(page)
+    k = node(page, "k")
+    assert k.locator("text.unused-tag").text_content() == f"not used by {output}"
+    tag, box = k.locator("text.unused-tag").bounding_box(), k.locator("rect.box").bounding_box()
+    assert box["x"] < tag["x"] and tag["x"] + tag["width"] <= box["x"] + box["width"] - 2, (tag, box)
+    assert k.locator("g.grad-block g.nums").evaluate("e => getComputedStyle(e).visibility") == "hidden"
+    assert explorer.unexpected_errors() == []
+
+
 @pytest.mark.parametrize("width, height, theme", [(1280, 800, "light"), (1024, 768, "light"),
                                                   (1280, 800, "projector")])
 def test_the_unused_mark_is_seen_at_the_lecture_sizes(open_explorer, width, height, theme):

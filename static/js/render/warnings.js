@@ -7,6 +7,7 @@
 // warnings is worked out in ../cuts.js (tested with node).
 
 import { cutNodes, noGradNodes, warningLabel, warningPlace, warningsAt } from "../cuts.js";
+import { METRICS } from "../layout.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -46,8 +47,10 @@ export function markUnrecorded(walk, svg) {
 }
 
 /**
- * A node the output does not use (an "unused" warning): its empty GRAD row says so, right of
- * the row's caption, where the gradient's numbers would be.
+ * A node the output does not use (an "unused" warning): its GRAD row says so, right of the
+ * row's caption, in place of the gradient's numbers (an unused leaf's 0, which the tag drew
+ * over: modes.css hides it; the narration and the detail panel still give it), squeezed to
+ * the box's width when the output's name is long.
  */
 function markUnused(g, output) {
   g.classList.add("unused");
@@ -55,11 +58,16 @@ function markUnused(g, output) {
   const caption = g.querySelector("g.grad-block text.caption");
   if (!caption) return;
   const box = caption.getBBox();
-  const tag = svgEl(g.ownerDocument, "text", {
-    class: "unused-tag", x: String(box.x + box.width + 12), y: caption.getAttribute("y") ?? "0",
-  });
+  const x = box.x + box.width + 8;
+  const tag = svgEl(g.ownerDocument, "text", { class: "unused-tag", x: String(x), y: caption.getAttribute("y") ?? "0" });
   tag.textContent = `not used by ${output}`;
   caption.after(tag); // in the row's own coordinates
+  // the row starts METRICS.pad inside the box (render/graph.js): room up to the same margin
+  const room = (g.__data__?.width ?? Infinity) - 2 * METRICS.pad - x;
+  if (tag.getComputedTextLength() > room && room > 0) {
+    tag.setAttribute("textLength", String(room));
+    tag.setAttribute("lengthAdjust", "spacingAndGlyphs");
+  }
 }
 
 const cache = new WeakMap(); // graph -> {noGrad: ids, cuts: ids}
