@@ -195,7 +195,6 @@ OUTPUT_SHOWN = """() => {
   return r.left >= g.left - 1 && r.right <= g.right + 1 && r.top >= g.top - 1 && r.bottom <= g.bottom + 1; }"""
 
 
-@pytest.mark.xfail(strict=True, reason="issue 14 §5 item 5: the camera does not yet keep nodes out from under the detail panel and the trace-inputs bar")
 @pytest.mark.parametrize("size", SIZES)
 def test_the_detail_panel_and_trace_buttons_leave_the_nodes_clear(open_page, size):
     page = themed(open_page(*size))
