@@ -72,7 +72,7 @@ const total = () => walk?.timeline.length ?? 0;
 // to the page around the embed: {type: "gradwalk:result", score, max, answers} (docs/slides.md).
 const quiz = createQuizSession(root, {
   store, before: narration, seek: (step) => playback.actions.seek(step), changed: () => render(),
-  reveal: (ids) => walk?.layout && panel.zoom.reveal(boxOf(walk.layout, ids)),
+  reveal: (ids) => walk?.layout && panel.zoom.reveal(boxOf(walk.layout, ids), { add: true }), // with the step's note
   onEnd: (message) => window.parent !== window && window.parent.postMessage(message, "*"),
 });
 const reachable = () => (walk ? quiz.limit(total()) : 0);

@@ -31,6 +31,7 @@ export const METRICS = {
   calloutFont: 18, // px, monospace, like the numbers
   calloutPad: 10, // around the callout's text
   calloutRoom: 40, // extra room above the top row, so a callout fits above a top node
+  ring: 7, // how far a node's focus ring reaches out of its box (render/graph.js nodeShell)
 };
 
 // An edge's shape label: 15px monospace (app.css .edge-shape).

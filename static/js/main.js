@@ -147,7 +147,7 @@ const warnings = createWarningStrip(narration, { onSelect: (w, walk) => editor.s
 // player may not pass a question's step until it is answered (total() is the quiz's gate).
 const quiz = createQuizSession(narration.parentNode, {
   store, before: narration, seek: (step) => actions.seek(step), changed: () => regate(),
-  reveal: (ids) => shown?.layout && zoom.reveal(boxOf(shown.layout, ids)),
+  reveal: (ids) => shown?.layout && zoom.reveal(boxOf(shown.layout, ids), { add: true }), // with the step's note
 });
 // Every control that replaces the editor's whole text goes through `replacer` (render/reset.js):
 // one undoable transaction, a question when only Ctrl+Z would keep the text, a note.

@@ -36,7 +36,12 @@ export function freeCorner(view, size, boxes, { inset = 6, gap = 6, corners = CO
   }) ?? null;
 }
 
-/** A layout node ({x, y, width, height}: its centre and size) on screen under camera `t` ({k, x, y}). */
-export function screenBox(t, n) {
-  return { x: t.k * (n.x - n.width / 2) + t.x, y: t.k * (n.y - n.height / 2) + t.y, width: t.k * n.width, height: t.k * n.height };
+/**
+ * A layout node ({x, y, width, height}: its centre and size) on screen under camera `t`
+ * ({k, x, y}), grown by `ring` layout units on every side (what is drawn around its box).
+ */
+export function screenBox(t, n, ring = 0) {
+  const w = n.width + 2 * ring;
+  const h = n.height + 2 * ring;
+  return { x: t.k * (n.x - w / 2) + t.x, y: t.k * (n.y - h / 2) + t.y, width: t.k * w, height: t.k * h };
 }

@@ -28,8 +28,8 @@ export const OVERVIEW_SCALE = 0.25;
 // Wheel and buttons stay within these; zooming out further than the readable scale (to see
 // a big graph whole) is the user's choice.
 export const ZOOM_LIMITS = { min: 0.02, max: 4 };
-const MARGIN = 16; // screen px kept around the drawing and around a revealed box
-const EDGE = 4; // screen px a box in view keeps from the edge: a step's node outline is 6 wide
+export const MARGIN = 16; // screen px kept around the drawing and around a revealed box
+export const EDGE = 4; // screen px a box in view keeps from the edge: a step's node outline is 6 wide
 
 /** `content` as a box {x0, y0, x1, y1}: a box already, or {width, height} from the origin. */
 function asBox(content) {
@@ -174,7 +174,7 @@ function chipBox(c) {
 }
 
 /** The smallest box holding boxes `a` and `b` (either may be null). */
-function union(a, b) {
+export function union(a, b) {
   if (!a || !b) return a ?? b;
   return { x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) };
 }

@@ -6,6 +6,7 @@
 import {
   ancestorsOf, closeGroup, createGroupStateSteps, GROUP_ABOVE, groupedGraphSteps, groupsOfNode, openGroup, revealNode,
 } from "./groups.js";
+import { nodeBoxes } from "./clearance.js";
 import { searchKeysOf, sinkOf } from "./graphwalk.js";
 import { finish } from "./slices.js";
 import { LAYOUT_BUDGET_MS, planLayout, predictPlan } from "./layout.js";
@@ -437,7 +438,7 @@ function homeCore(layout, home) {
  */
 function showCamera(zoom, walk, output) {
   const steps = stepBoxes(walk.layout, walk.timeline.events, (e) => inBoxes(walk.layout, e));
-  zoom.show(contentBox(walk.layout), homeBox(walk, output), { glide: glideFor(walk.layout), steps });
+  zoom.show(contentBox(walk.layout), homeBox(walk, output), { glide: glideFor(walk.layout), steps, nodes: nodeBoxes(walk.layout) });
 }
 
 /** `event` with its node and input as drawn: a node in a collapsed group is its group's box. */

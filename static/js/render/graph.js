@@ -45,8 +45,8 @@ function nodeShell(g) {
   const m = METRICS;
   // Drawn around the box when Tab has brought the focus to the node (app.css).
   g.append("rect").attr("class", "focus-ring")
-    .attr("x", (d) => -d.width / 2 - 7).attr("y", (d) => -d.height / 2 - 7)
-    .attr("width", (d) => d.width + 14).attr("height", (d) => d.height + 14)
+    .attr("x", (d) => -d.width / 2 - m.ring).attr("y", (d) => -d.height / 2 - m.ring)
+    .attr("width", (d) => d.width + 2 * m.ring).attr("height", (d) => d.height + 2 * m.ring)
     .attr("rx", 14);
   g.append("rect").attr("class", "box")
     .attr("x", (d) => -d.width / 2).attr("y", (d) => -d.height / 2)

@@ -7,6 +7,7 @@
 import { searchNodes, traceFrom } from "../graphwalk.js";
 import { allVisible, centreOn, fromMap, mapSize, mapTransform, onMap, visibleBox } from "../minimap.js";
 import { contentBox } from "../viewport.js";
+import { METRICS } from "../layout.js";
 import { freeCorner, screenBox } from "../mapcorner.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -279,8 +280,9 @@ export function createNavigator(container, { svg, zoom, walk, reveal = null, onH
     // Never over the drawing (issue 9 review, H9P): the first free corner, else not shown.
     // While a node is selected (its trace tools and detail panel take room) it stays: over
     // other nodes if it must, never over the controls, a callout or the selected node.
-    const free = freeCorner(view, mapFor.size, obstacles(shownLayout, transform));
-    const corner = free ?? (selected ? freeCorner(view, mapFor.size, obstacles(shownLayout, transform, { nodes: false })) : null);
+    const drawn = drawnMap(mapFor.size);
+    const free = freeCorner(view, drawn.size, obstacles(shownLayout, transform), { inset: drawn.inset });
+    const corner = free ?? (selected ? freeCorner(view, drawn.size, obstacles(shownLayout, transform, { nodes: false }), { inset: drawn.inset }) : null);
     mapWrap.classList.toggle("over-drawing", !free);
     if (!corner) {
       mapWrap.hidden = true;
@@ -295,13 +297,30 @@ export function createNavigator(container, { svg, zoom, walk, reveal = null, onH
     mapWrap.hidden = false;
   }
 
-  /** What the minimap must not cover, in px from the svg's top left: the node boxes, the
-   * callouts, and the other controls over the graph (badges, the detail panel, ...). */
+  /**
+   * The minimap's box as the page draws it ({size, inset}, px, for freeCorner): its svg of
+   * `size` in a frame (navigate.css: the border), `inset` from the graph's sides (0.4rem,
+   * larger with the text size). Counting the svg alone, the minimap took a corner whose
+   * node it covered by 3 px (bug-overwrite at 1024x768, text at 130%: issue 14).
+   */
+  function drawnMap(size) {
+    const style = getComputedStyle(mapWrap);
+    const frame = (parseFloat(style.borderTopWidth) || 0) + (parseFloat(style.borderBottomWidth) || 0);
+    // the side its corner sets (the other one reads as where it ends up, in px)
+    const side = (mapWrap.dataset.corner ?? "bottom").split("-")[0];
+    const inset = parseFloat(style[side]) || 6;
+    return { size: { width: size.width + frame, height: size.height + frame }, inset };
+  }
+
+  /** What the minimap must not cover, in px from the svg's top left: the node boxes with
+   * their focus rings, the callouts, and the other controls over the graph (badges, the
+   * detail panel, ...). */
   function obstacles(shownLayout, transform, { nodes = true } = {}) {
     const origin = svg.getBoundingClientRect();
     const rel = (r) => ({ x: r.left - origin.left, y: r.top - origin.top, width: r.width, height: r.height });
     const mine = selected && shownLayout.nodes.find((n) => n.id === selected.id || n.id === boxOfNode(selected.id));
-    const boxes = nodes ? shownLayout.nodes.map((n) => screenBox(transform, n)) : mine ? [screenBox(transform, mine)] : [];
+    const ring = (n) => screenBox(transform, n, METRICS.ring);
+    const boxes = nodes ? shownLayout.nodes.map(ring) : mine ? [ring(mine)] : [];
     for (const c of svg.querySelectorAll("g.callout")) boxes.push(rel(c.getBoundingClientRect()));
     for (const e of container.children) {
       if (e !== svg && e !== mapWrap && e.getClientRects().length) boxes.push(rel(e.getBoundingClientRect()));

@@ -10,9 +10,10 @@
 import * as d3 from "d3";
 import { METRICS } from "../layout.js";
 import {
-  autoScale, fitAround, followTransform, NUMBERS_FROM_PX, readableTransform, revealTransform, wholeScale, wholeTransform,
-  ZOOM_LIMITS,
+  autoScale, fitAround, followTransform, NUMBERS_FROM_PX, readableTransform, revealTransform, union, wholeScale,
+  wholeTransform, ZOOM_LIMITS,
 } from "../viewport.js";
+import { clearTop, freeView, insetsDiffer, insetsOf, intoFree, NO_INSET } from "../clearance.js";
 
 const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
 
@@ -31,6 +32,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   let focus = null; // the box the current step needs in view (reveal), or null
   let home = null; // the output's box: in view on a new drawing
   let steps = null; // what each step needs on screen (viewport.js stepBoxes), or null
+  let boxes = null; // the nodes' boxes, none cut at the top by the automatic view (clearance.js nodeBoxes), or null
   let goal = null; // where the camera's glide goes ({k, x, y}), or null after the user moved it
   // How long the camera glides to follow a step (ms). Every frame of a glide repaints the
   // whole drawing (the transform of everything changes): a big graph's camera jumps.
@@ -79,6 +81,16 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   // would make the browser lay out the whole drawing there and then (a forced layout).
   let size = null;
   const viewSize = () => (size ??= { width: root.clientWidth, height: root.clientHeight });
+  // The panels over the graph (COVERS: the detail panel at its right, the trace buttons at
+  // its top left): the camera keeps the drawing out from under them, as if the svg ended at
+  // their edge (issue 14: at 1024x768 the detail panel hid Y and L, the trace bar W's title).
+  // `inset` ({left, top, right, bottom}, px: clearance.js insetsOf) is measured when first
+  // needed after a resize, and kept up to date by the `panels` observer below.
+  let inset = null;
+  const insetNow = () => (inset ??= coverInsets(root));
+  const free = () => freeView(viewSize(), insetNow());
+  const toFree = (t) => intoFree(t, insetNow());
+  const fromFree = (t) => intoFree(t, insetNow(), true);
   // The page's font scale (A−/A+, static/js/theme.js): the graph's text grows with it.
   const textScale = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--font-scale")) || 1;
   // The theme's least on-screen size of a node's numbers (themes.css --graph-text, px): the
@@ -116,8 +128,9 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     : "Not all of the graph fits at a readable size here: Fit shows all of it, smaller.");
   root.parentNode?.append(note);
 
-  function markWhole(t) {
-    const view = viewSize();
+  function markWhole(shown) {
+    const view = free(); // a part under a panel is not in view
+    const t = toFree(shown);
     const inside = (lo, hi, shift, length) => t.k * lo + shift >= -1 && t.k * hi + shift <= length + 1;
     const whole = Boolean(content) && inside(content.x0, content.x1, t.x, view.width)
       && inside(content.y0, content.y1, t.y, view.height);
@@ -146,11 +159,14 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   function fit({ whole = false, duration = 0 } = {}) {
     if (!content) return;
     setFitted(whole ? "whole" : "auto");
-    const view = viewSize();
+    const view = free();
     const auto = autoScale(scaling());
-    if (!whole) return apply(fitAround(content, view, focus, { ...framing(), home }), duration);
+    if (!whole) {
+      const t = fitAround(content, view, focus, { ...framing(), home });
+      return apply(fromFree(clearTop(t, boxes, view, focus ?? home)), duration);
+    }
     // a phone's Fit: all of it only while its numbers read (14 px), else the step at that size
-    apply(readableWhole() ? readableTransform(content, view, focus ?? home, auto) : wholeTransform(content, view, { max: auto.max }), duration);
+    apply(fromFree(readableWhole() ? readableTransform(content, view, focus ?? home, auto) : wholeTransform(content, view, { max: auto.max })), duration);
   }
 
   /**
@@ -160,13 +176,14 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
    */
   function follow(duration) {
     const { k, x, y } = goal ?? d3.zoomTransform(root);
-    const now = { k, x, y };
-    const next = fitted === "auto"
-      ? followTransform(now, content, viewSize(), focus, framing())
-      : revealTransform(now, focus, viewSize(), framing());
+    const view = free();
+    const now = toFree({ k, x, y });
+    const next = fromFree(fitted === "auto"
+      ? clearTop(followTransform(now, content, view, focus, framing()), boxes, view, focus)
+      : revealTransform(now, focus, view, framing()));
     const moved = next && (Math.abs(next.k - k) > 1e-6 || Math.abs(next.x - x) > 0.5 || Math.abs(next.y - y) > 0.5);
     if (moved) apply(next, duration);
-    else markWhole(now); // a step that needs no move may still be an overview (Done)
+    else markWhole({ k, x, y }); // a step that needs no move may still be an overview (Done)
   }
 
   // A node reached by Tab comes into view: the browser cannot scroll a camera, and the
@@ -176,7 +193,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     if (!d || !content) return;
     const box = { x0: d.x - d.width / 2, y0: d.y - d.height / 2, x1: d.x + d.width / 2, y1: d.y + d.height / 2 };
     const { k, x, y } = d3.zoomTransform(root);
-    const next = revealTransform({ k, x, y }, box, viewSize());
+    const next = fromFree(revealTransform(toFree({ k, x, y }), box, free()));
     if (next) apply(next, 200);
   });
 
@@ -190,21 +207,42 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
       size = { width: frame.clientWidth, height: frame.clientHeight };
     } else size = { width: root.clientWidth, height: root.clientHeight }; // laid out already: no cost
     look = null;
+    inset = null;
     if (!content || root.clientWidth === 0) return;
     if (fitted) fit({ whole: fitted === "whole" });
     else follow(0);
   }).observe(frame ?? root);
+
+  // A panel shown, hidden or resized over the graph: the camera moves the drawing clear of
+  // it (the automatic view refits; the user's own view pans the step out from under it).
+  const panels = new ResizeObserver(() => {
+    if (!inset) return; // not measured since the last resize: the next fit measures it
+    const now = coverInsets(root);
+    if (!insetsDiffer(now, inset)) return;
+    inset = now;
+    if (!content) return;
+    if (fitted) fit({ whole: fitted === "whole", duration: glide });
+    else follow(glide);
+  });
+  const watchPanels = () => {
+    for (const e of root.parentNode?.querySelectorAll(COVERS) ?? []) panels.observe(e);
+  };
+  // the panels are added to the graph's wrapper after the camera is made (render/navigate.js)
+  if (root.parentNode) new MutationObserver(watchPanels).observe(root.parentNode, { childList: true });
+  watchPanels();
 
   return {
     /**
      * A new drawing of `box` (contentBox): zoom limits for it, and the fitted view, with
      * `output` (the output node's box, or null) in view. `glide`: how long the camera
      * takes to follow a step, ms (0: it jumps); `steps`: what each step needs on screen
-     * (viewport.js stepBoxes), so the automatic scale shows every step whole.
+     * (viewport.js stepBoxes), so the automatic scale shows every step whole; `nodes`: the
+     * nodes' boxes (clearance.js nodeBoxes), whose titles the automatic view keeps whole.
      */
-    show(box, output = null, { glide: ms = 300, steps: sizes = null } = {}) {
+    show(box, output = null, { glide: ms = 300, steps: sizes = null, nodes = null } = {}) {
       glide = ms;
       steps = sizes;
+      boxes = nodes;
       content = box;
       focus = null;
       home = output;
@@ -246,12 +284,31 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
       setFitted(false);
       apply(t, duration);
     },
-    /** Pan (at the same scale) so `box` (layout units) is in view, now and after a resize. */
-    reveal(box) {
-      focus = box;
+    /**
+     * Pan (at the same scale) so `box` (layout units) is in view, now and after a resize.
+     * With `add`, `box` joins what is in view already (the quiz's asked node beside the step's
+     * `+=` note, which its camera left cut at the graph's edge: issue 14), and is shown
+     * alone when both do not fit (it is the joined box's core, viewport.js stepBox).
+     */
+    reveal(box, { add = false } = {}) {
+      focus = add && focus && box ? { ...union(focus, box), core: box } : box;
       // no step to show (step 0): the automatic view keeps its opening overview (home)
       if (content && !box && fitted === "auto") fit({ duration: glide });
       else if (content) follow(glide);
     },
   };
+}
+
+// The panels that may stand over the graph's svg, in its wrapper.
+const COVERS = ".detail, .graph-trace";
+
+/**
+ * How far (px) the shown panels over `root` (COVERS) reach into it from each side
+ * (clearance.js insetsOf). A panel fixed to the screen (a phone's bottom sheet, narrow.css)
+ * is not over the graph's layout.
+ */
+function coverInsets(root) {
+  const shown = [...root.parentNode?.querySelectorAll(COVERS) ?? []]
+    .filter((e) => !e.hidden && e.getClientRects().length && getComputedStyle(e).position !== "fixed");
+  return shown.length ? insetsOf(root.getBoundingClientRect(), shown.map((e) => e.getBoundingClientRect())) : NO_INSET;
 }

@@ -1,0 +1,100 @@
+// What the automatic camera keeps clear (issue 14, section 5, in the projector theme): no
+// node's title row cut off by the top edge of the graph area, and no node under a panel that
+// stands over the graph (the detail panel, the trace-inputs bar). No DOM and no d3:
+// render/zoom.js measures the panels and applies these transforms, and `node --test`
+// covers them (tests/js/clearance.test.mjs). A transform {k, x, y} maps a layout point p to
+// the screen point k * p + (x, y), as in viewport.js.
+
+import { EDGE, MARGIN, STEP_SIZES_UP_TO } from "./viewport.js";
+
+/**
+ * The boxes {x0, y0, x1, y1} (layout units) of `layout`'s nodes, whose titles clearTop
+ * keeps whole at the top of the view; null past STEP_SIZES_UP_TO's nodes (a big graph's
+ * camera only pans, and a scan of every node at every step would cost a frame).
+ */
+export function nodeBoxes(layout) {
+  if (!layout || layout.nodes.length > STEP_SIZES_UP_TO.nodes) return null;
+  return layout.nodes.map((n) => ({ x0: n.x - n.width / 2, y0: n.y - n.height / 2, x1: n.x + n.width / 2, y1: n.y + n.height / 2 }));
+}
+
+/** The part of `box` revealTransform shows at scale `k` in `view`: itself when it fits, else its core. */
+function shownPart(k, box, view) {
+  const room = (size, length) => k * size <= length - 2 * MARGIN;
+  if (!box?.core || (room(box.x1 - box.x0, view.width) && room(box.y1 - box.y0, view.height))) return box;
+  return shownPart(k, box.core, view);
+}
+
+/**
+ * `t` panned up or down so that no box of `boxes` (nodeBoxes) in view across, of `focus`
+ * nor of its cores (viewport.js stepBox: a step's receiving node and its `+=` note) is cut
+ * by the top of `view` ({width, height}, px): a node cut there loses its title row (c, W
+ * and G beside the quiz at 1024x768 in the projector theme: issue 14), a note its first
+ * line. Of the places where each box is whole below the top edge (EDGE px from it) or
+ * wholly above it, the nearest to `t` that shows no less of the part of `focus` that
+ * revealTransform shows; `t` itself when nothing is cut or no place qualifies. A box cut
+ * at the bottom keeps its title, and one out of view sideways is not seen at all.
+ */
+export function clearTop(t, boxes, view, focus = null) {
+  const keep = shownPart(t.k, focus, view);
+  const cores = [];
+  for (let b = focus; b; b = b.core) cores.push(b);
+  const across = (b) => t.k * b.x1 + t.x > 0 && t.k * b.x0 + t.x < view.width;
+  const all = [...(boxes ?? []), ...cores.filter((b) => t.k * (b.y1 - b.y0) <= view.height - 2 * EDGE)].filter(across);
+  const cut = (y) => all.some((b) => t.k * b.y0 + y < EDGE - 0.5 && t.k * b.y1 + y > 0.5);
+  if (!cut(t.y)) return t;
+  // how much of `keep` is in view (px, EDGE in from each edge): a move may not show less of it
+  const seen = (y) => (keep ? Math.min(t.k * keep.y1 + y, view.height - EDGE) - Math.max(t.k * keep.y0 + y, EDGE) : 0);
+  const least = seen(t.y) - 0.5;
+  let best = null;
+  for (const b of all) {
+    // b's top at the edge (shown whole), or its bottom at the top (out of view)
+    for (const y of [EDGE - t.k * b.y0, -t.k * b.y1]) {
+      if ((best === null || Math.abs(y - t.y) < Math.abs(best - t.y)) && seen(y) >= least && !cut(y)) best = y;
+    }
+  }
+  return best === null ? t : { ...t, y: best };
+}
+
+// ---------------------------------------------------------------- panels over the graph
+
+export const NO_INSET = Object.freeze({ left: 0, top: 0, right: 0, bottom: 0 });
+
+/**
+ * How far (px) `panels` (screen rects {left, top, right, bottom} of what stands over the
+ * graph) reach into `svg` (its screen rect) from each side, {left, top, right, bottom}: each
+ * panel counts from the side where it hides the least of the svg's area (the detail panel
+ * at the right, 50% wide, from the right; the trace bar at the top left, from the top). A
+ * panel that misses the svg counts for nothing, and no side takes more than 60% of it.
+ */
+export function insetsOf(svg, panels) {
+  const width = svg.right - svg.left;
+  const height = svg.bottom - svg.top;
+  const inset = { ...NO_INSET };
+  for (const r of panels) {
+    if (r.right <= svg.left || r.left >= svg.right || r.bottom <= svg.top || r.top >= svg.bottom) continue;
+    const sides = [
+      ["left", r.right - svg.left, height], ["right", svg.right - r.left, height],
+      ["top", r.bottom - svg.top, width], ["bottom", svg.bottom - r.top, width],
+    ].filter(([side, depth]) => depth <= 0.6 * (side === "left" || side === "right" ? width : height));
+    if (!sides.length) continue;
+    const [side, depth] = sides.reduce((a, b) => (a[1] * a[2] <= b[1] * b[2] ? a : b));
+    inset[side] = Math.max(inset[side], depth);
+  }
+  return inset;
+}
+
+/** Whether insets `a` and `b` differ by a pixel or more on some side. */
+export function insetsDiffer(a, b) {
+  return ["left", "top", "right", "bottom"].some((side) => Math.abs(a[side] - b[side]) >= 1);
+}
+
+/** The part of a `view` ({width, height}, px) that `inset` leaves free. */
+export function freeView(view, inset) {
+  return { width: Math.max(0, view.width - inset.left - inset.right), height: Math.max(0, view.height - inset.top - inset.bottom) };
+}
+
+/** Transform `t` of the whole svg as one of its free part (`inset`), and back (`back`). */
+export function intoFree(t, inset, back = false) {
+  const sign = back ? 1 : -1;
+  return t && { k: t.k, x: t.x + sign * inset.left, y: t.y + sign * inset.top };
+}

@@ -1,0 +1,97 @@
+// clearance.js: the automatic view never cuts a node's title row or a step's note at the top
+// of the graph area (issue 14: c's title and a's "+= 1.5729" note at 1024x768 in the
+// projector theme beside the quiz), and keeps the drawing out from under the panels over
+// the graph (the detail panel hid Y and L of the linear layer, the trace bar W's title).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { clearTop, freeView, insetsOf, intoFree, NO_INSET, nodeBoxes } from "../../static/js/clearance.js";
+import { EDGE, STEP_SIZES_UP_TO } from "../../static/js/viewport.js";
+
+const view = { width: 1000, height: 200 };
+const box = (x0, y0, x1, y1) => ({ x0, y0, x1, y1 });
+const cutAtTop = (t, boxes) => boxes.filter((b) => t.k * b.y0 + t.y < EDGE - 0.5 && t.k * b.y1 + t.y > 0.5);
+
+test("a node cut by the top edge is shown whole when the focus stays in view", () => {
+  const c = box(600, 0, 700, 80); // its title row was above the view
+  const a = box(0, 100, 100, 180);
+  const t = { k: 1, x: 0, y: -10 };
+  const out = clearTop(t, [c, a], view, a);
+  assert.deepEqual(cutAtTop(out, [c, a]), []);
+  assert.equal(out.y, EDGE, "panned down just far enough to show c's title");
+  assert.ok(out.k * a.y1 + out.y <= view.height - EDGE, "a is still in view");
+});
+
+test("when showing it whole would push the focus out, the cut node goes out of view instead", () => {
+  const c = box(600, 0, 700, 80);
+  const a = box(0, 100, 100, 240); // the focus fills most of the view's height
+  const t = { k: 1, x: 0, y: -45 };
+  const out = clearTop(t, [c, a], view, a);
+  assert.deepEqual(cutAtTop(out, [c, a]), []);
+  assert.equal(out.y, -80, "panned up past c");
+  assert.ok(out.y + a.y0 >= EDGE && out.y + a.y1 <= view.height - EDGE, "a is still whole");
+});
+
+test("a step's note (the core of its box) cut at the top comes into view", () => {
+  const note = box(0, 60, 100, 100);
+  const a = box(0, 100, 100, 180);
+  // the step (both ends and the note) is taller than the view: its two ends are shown, and
+  // the receiving node with its note is their core
+  const focus = { ...box(0, 60, 300, 260), core: { ...box(0, 100, 300, 220), core: { ...box(0, 60, 100, 180) } } };
+  const t = { k: 1, x: 0, y: -75 };
+  const out = clearTop(t, [a], view, focus);
+  assert.ok(out.y + note.y0 >= EDGE, `the note's top at ${out.y + note.y0}`);
+});
+
+test("no place clears every title without losing the focus: the view stays", () => {
+  // rows staggered so that every top edge cuts one of them (the matmul graph beside the quiz)
+  const rows = [box(0, 0, 100, 120), box(200, 60, 300, 180), box(400, 130, 500, 250)];
+  const t = { k: 1, x: 0, y: -40 };
+  assert.equal(clearTop(t, rows, view, rows[2]), t);
+});
+
+test("a node out of view sideways is not cut", () => {
+  const aside = box(1200, 0, 1300, 80); // right of the view at this pan
+  const t = { k: 1, x: 0, y: -10 };
+  assert.equal(clearTop(t, [aside], view, null), t);
+});
+
+test("nothing cut: the view stays", () => {
+  const t = { k: 1, x: 0, y: 20 };
+  assert.equal(clearTop(t, [box(0, 0, 100, 80)], view, null), t);
+  assert.equal(clearTop(t, null, view, null), t);
+});
+
+test("nodeBoxes: one box a node, none past STEP_SIZES_UP_TO", () => {
+  const layout = { nodes: [{ x: 50, y: 40, width: 100, height: 80 }] };
+  assert.deepEqual(nodeBoxes(layout), [box(0, 0, 100, 80)]);
+  const big = { nodes: Array.from({ length: STEP_SIZES_UP_TO.nodes + 1 }, () => layout.nodes[0]) };
+  assert.equal(nodeBoxes(big), null);
+});
+
+// ---------------------------------------------------------------- panels over the graph
+
+const svg = { left: 14, top: 273, right: 1010, bottom: 561 }; // 996 x 288, as at 1024x768
+
+test("the detail panel counts from the right, the trace bar from the top", () => {
+  const detail = { left: 507, top: 279, right: 1004, bottom: 486 }; // half the width, most of the height
+  const trace = { left: 20, top: 279, right: 288, bottom: 319 };
+  const inset = insetsOf(svg, [detail, trace]);
+  assert.deepEqual(inset, { left: 0, top: 46, right: 503, bottom: 0 });
+  assert.deepEqual(freeView({ width: 996, height: 288 }, inset), { width: 493, height: 242 });
+});
+
+test("a panel counts from the side it hides least from; one that misses the svg or takes more than 60% from every side, for nothing", () => {
+  assert.deepEqual(insetsOf(svg, [{ left: 0, top: 0, right: 100, bottom: 100 }]), NO_INSET);
+  const bar = { left: 0, top: 500, right: 2000, bottom: 600 }; // across the bottom, 61 px up
+  assert.deepEqual(insetsOf(svg, [bar]), { ...NO_INSET, bottom: 61 });
+  assert.deepEqual(insetsOf(svg, [{ ...svg }]), NO_INSET); // all of it: no side can take it
+});
+
+test("a transform of the free part and of the whole svg are the same camera", () => {
+  const inset = { left: 0, top: 46, right: 503, bottom: 0 };
+  const t = { k: 0.8, x: 12, y: -30 };
+  assert.deepEqual(intoFree(t, inset), { k: 0.8, x: 12, y: -76 });
+  assert.deepEqual(intoFree(intoFree(t, inset), inset, true), t);
+  assert.equal(intoFree(null, inset), null);
+});
