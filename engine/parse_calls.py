@@ -22,10 +22,8 @@ class CallSyntax:
 
     def call(self, node: ast.Call, name: str | None):
         func = node.func
-        if isinstance(func, ast.Attribute):
-            self.identifier(func.attr, func, self.attribute_span(func))
-            raise self.error("unsupported", f"calling a method (`.{clip(func.attr)}()`) is not "
-                             "supported; only the functions and `.T` are", func)
+        if isinstance(func, ast.Attribute):   # `x.relu()` (engine/parse_unroll.py)
+            return self.method_call(node, name)
         if not isinstance(func, ast.Name):
             raise self.error("unsupported", f"calling {construct(func)} is not supported", func)
         self.identifier(func.id, func)
