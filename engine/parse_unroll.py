@@ -156,7 +156,8 @@ class UnrollSyntax:
         header = clip(" ".join(self.text.line(stmt.lineno)[stmt.col_offset:].split()),
                       MAX_GROUP_TEXT).rstrip(":")
         extent, outer_body = self.span(stmt), self.body
-        whole = Block("group", len(self.nodes), 0, self.span(stmt.iter), header, extent=extent)
+        whole = Block("group", len(self.nodes), 0, self.span(stmt.iter), header, extent=extent,
+                      loop=True)
         for value in steps:
             step = Block("group", len(self.nodes), 0, whole.span, f"{header}: {var} = {value}",
                          extent=extent)

@@ -14,7 +14,9 @@ import torch
 from engine.errors import ProgramError
 from engine.groups import groups
 from engine.parse import parse
-from engine.trace.runner import run_trace
+from engine.trace import budget
+from engine.trace.options import Options
+from engine.trace.runner import Limits, Tracer, run_trace, trace_json
 from engine.trace.values import decode
 
 
@@ -256,3 +258,29 @@ def test_an_index_past_the_end_in_a_loop_names_the_iterations_value():
     e = caught.value
     assert (e.kind, e.line, e.col) == ("shape", 3, 8)
     assert "y'" in e.message and "index 1 is out of range" in e.message
+
+
+def test_a_long_loops_iterations_come_in_chunks_of_at_most_64():
+    found = groups(parse("x = 0.5\nfor i in range(200):\n    x = x * 0.5 + 1.0\n"))
+    children: dict = {}
+    for g in found:
+        children.setdefault(g["parent"], []).append(g)
+    assert max(len(c) for c in children.values()) <= 64
+    loop = found[0]
+    assert (loop["name"], loop["first"], loop["end"]) == ("for i in range(200)", 1, 801)
+    chunks = [(g["name"], g["first"], g["end"]) for g in children[loop["id"]]]
+    assert chunks == [("×64 (iterations 1–64)", 1, 257), ("×64 (iterations 65–128)", 257, 513),
+                      ("×64 (iterations 129–192)", 513, 769), ("×8 (iterations 193–200)", 769, 801)]
+    names = [g["name"] for g in found if g["kind"] == "block"]
+    assert names[1] == "for i in range(200): i = 0" and names[-1] == "for i in range(200): i = 199"
+
+
+@pytest.mark.parametrize("n", [3, 200])
+def test_the_answers_size_estimate_bounds_a_loops_trace(n):
+    # its groups (a box per iteration, chunks of them) are counted before the walk
+    text = f"x = 0.5\nfor i in range({n}):\n    x = x * 0.5 + i\n"
+    tracer = Tracer(text, options=Options())
+    estimate = sum(budget.per_node(tracer, Limits().inline))
+    assert budget.scalar_bound(tracer) >= estimate
+    real = len(trace_json(text, options=Options()))
+    assert real <= estimate <= 1.5 * real, estimate / real
