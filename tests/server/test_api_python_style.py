@@ -1,5 +1,5 @@
 """micrograd-style Python through POST /api/trace (issue 18 §4; engine/parse_unroll.py): a
-program with a loop, a method and a tuple swap traces with PyTorch's numbers and the loop's
+program with a loop, methods and a tuple assignment read before it binds traces with PyTorch's numbers and the loop's
 groups; a bad loop is a located 422, never a 500."""
 from __future__ import annotations
 
@@ -8,38 +8,32 @@ import torch
 
 from engine.trace.values import decode
 
-PROGRAM = """x = [1.0, -2.0, 0.5]
-w = [0.3, -0.7, 1.1]
-b = 0.1
-s = b
-for i in range(3):
-    s = s + w[i] * x[i]
-p, q = s.tanh(), s.exp()
-p, q = q, p
-L = p * q
+PROGRAM = """W = [[0.5, -1.0], [2.0, 0.25]]
+a, c = 0.3, -0.2
+for j in range(2):
+    a, c = (a * W[1, j] + c).tanh(), a.exp()
+L = a * c
 """
 
 
-def test_a_loop_a_method_and_a_swap_trace_with_pytorchs_numbers(client):
+def test_a_loop_methods_and_a_tuple_assignment_trace_with_pytorchs_numbers(client):
     r = client.post("/api/trace", json={"program": PROGRAM})
     assert r.status_code == 200, r.text
     body = r.json()
-    x, w, b = (torch.tensor(v, dtype=torch.float64, requires_grad=True)
-               for v in ([1.0, -2.0, 0.5], [0.3, -0.7, 1.1], 0.1))
-    s = b
-    for i in range(3):
-        s = s + w[i] * x[i]
-    p, q = s.tanh(), s.exp()
-    p, q = q, p
-    out = p * q
+    leaves = {"W": [[0.5, -1.0], [2.0, 0.25]], "a": 0.3, "c": -0.2}
+    t = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in leaves.items()}
+    state = (t["a"], t["c"])
+    for weight in t["W"][1]:   # both new values from the old ones, as Python's tuples do
+        state = (torch.tanh(state[0] * weight + state[1]), torch.exp(state[0]))
+    out = state[0] * state[1]
     out.backward()
     np.testing.assert_allclose(decode(body["output"]["value"]), out.item(), rtol=1e-12)
-    for name, t in (("x", x), ("w", w), ("b", b)):
-        np.testing.assert_allclose(decode(body["grads"][name]), t.grad.numpy(), rtol=1e-12,
-                                   err_msg=name)
+    for name in leaves:
+        np.testing.assert_allclose(decode(body["grads"][name]), t[name].grad.numpy(),
+                                   rtol=1e-12, err_msg=name)
     blocks = [g["name"] for g in body["graph"]["groups"] if g["kind"] == "block"]
-    assert blocks == ["for i in range(3)", "for i in range(3): i = 0",
-                      "for i in range(3): i = 1", "for i in range(3): i = 2"]
+    assert blocks == ["for j in range(2)", "for j in range(2): j = 0",
+                      "for j in range(2): j = 1"]
 
 
 def test_a_loop_over_a_name_is_a_located_422(client):
