@@ -194,8 +194,10 @@ class UnrollSyntax:
             if kind is ast.With:
                 total += 1 + self.count_statements(stmt.body, limit, before + total + 1)
             elif kind is ast.For:
-                _, steps = self.loop_range(stmt)
-                times = _length(steps)
+                try:
+                    times = _length(self.loop_range(stmt)[1])
+                except ProgramError:   # said when the loop is built, after the lines before it
+                    times = 1
                 inner = self.count_statements(stmt.body, limit, before + total + 1) \
                     if times else 0
                 size = 1 + times * inner

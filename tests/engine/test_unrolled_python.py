@@ -284,3 +284,8 @@ def test_the_answers_size_estimate_bounds_a_loops_trace(n):
     assert budget.scalar_bound(tracer) >= estimate
     real = len(trace_json(text, options=Options()))
     assert real <= estimate <= 1.5 * real, estimate / real
+
+
+def test_errors_come_in_the_order_of_the_lines():
+    e = _error("x = y\nfor i in range(n):\n    x = x * 2.0\n")
+    assert (e.kind, e.line) == ("unknown_name", 1)
