@@ -30,6 +30,7 @@ from engine.labels import print_label
 from engine.literals import Lifted, lift
 from engine.names import name_problem, names_in
 from engine.parse_calls import CallSyntax
+from engine.parse_comprehensions import ComprehensionSyntax
 from engine.parse_data import DataSyntax
 from engine.parse_expressions import ExpressionSyntax
 from engine.parse_literals import LiteralSyntax
@@ -77,6 +78,7 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     tree = python_ast(code, lines)
     builder = _Builder(lines, tree, max_depth, lifted)
     count = builder.count_statements(tree.body, max_statements)   # loops unrolled
+    builder.room = max_statements - count   # for comprehensions (engine/parse_comprehensions)
     if count > max_statements:
         s = _statements(tree)[max_statements]
         raise ProgramError("too_large", f"the program has {count:,} statements; the "
@@ -119,8 +121,8 @@ def _statements(tree: ast.Module) -> list[ast.stmt]:
     return out
 
 
-class _Builder(CallSyntax, DataSyntax, ExpressionSyntax, LiteralSyntax, TensorSyntax,
-               UnrollSyntax):
+class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, LiteralSyntax,
+               TensorSyntax, UnrollSyntax):
     """Walks the whitelisted ast and appends IR nodes."""
 
     def __init__(self, lines: Lines, tree: ast.Module, max_depth: int = MAX_DEPTH,

@@ -30,6 +30,8 @@ class CallSyntax:
         if func.id in DATA or func.id == "const" and node.args and \
                 self.is_data_call(node.args[0]):
             self.misused_data(node if func.id in DATA else node.args[0])
+        if func.id == "sum" and node.args and self.is_comprehension(node.args[0]):
+            return self.sum_of_terms(node, name)   # Python's sum (parse_comprehensions.py)
         if func.id == "const":
             if len(node.args) != 1 or node.keywords or not self.is_literal(node.args[0]):
                 raise self.error("bad_argument", "const takes one literal, as in "

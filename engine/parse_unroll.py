@@ -28,8 +28,8 @@ from engine.syntax import FUNCTIONS, RESERVED, SIGNATURES, number
 # functions of one value: each may be written as a method of it, as micrograd's Value has them
 METHODS = tuple(sorted(f for f in FUNCTIONS if SIGNATURES.get(f, (1, ()))[0] == 1))
 MAX_GROUP_TEXT = 48   # characters of a loop's header in its groups' names
-_RANGE_USAGE = ("a loop goes over range(...) with literal int bounds, as in "
-                "`for i in range(3):` or `for i in range(1, 10, 2):`")
+_RANGE_USAGE = ("{what} goes over range(...) with literal int bounds, as in "
+                "{example} or `for i in range(1, 10, 2)`")
 
 
 class UnrollSyntax:
@@ -118,13 +118,18 @@ class UnrollSyntax:
         """The loop variable and its range; ProgramError for any other loop."""
         if stmt.orelse:
             raise self.error("unsupported", "a loop's `else:` is not supported", stmt.orelse[0])
-        if type(stmt.target) is not ast.Name:
-            raise self.error("unsupported", "a loop takes one name, as in `for i in range(3):`",
-                             stmt.target)
-        call = stmt.iter
+        return self.range_of(stmt.target, stmt.iter)
+
+    def range_of(self, target: ast.expr, call: ast.expr, what: str = "a loop"
+                 ) -> tuple[str, range]:
+        """The variable and range of `for target in call`, in a loop or (what) a
+        comprehension."""
+        example = "`for i in range(3):`" if what == "a loop" else "`[f(i) for i in range(3)]`"
+        if type(target) is not ast.Name:
+            raise self.error("unsupported", f"{what} takes one name, as in {example}", target)
         if not (type(call) is ast.Call and type(call.func) is ast.Name and
                 call.func.id == "range"):
-            raise self.error("unsupported", _RANGE_USAGE, call)
+            raise self.error("unsupported", _RANGE_USAGE.format(what=what, example=example), call)
         if call.keywords or not 1 <= len(call.args) <= 3:
             raise self.error("bad_argument", "range takes 1 to 3 int literals: range(stop), "
                              "range(start, stop) or range(start, stop, step)", call)
@@ -139,7 +144,7 @@ class UnrollSyntax:
             bounds.append(value)
         if len(bounds) == 3 and bounds[2] == 0:
             raise self.error("bad_argument", "range's step cannot be zero", call.args[2])
-        return stmt.target.id, range(*bounds)
+        return target.id, range(*bounds)
 
     def loop(self, stmt: ast.For) -> None:
         """A loop's body built once per iteration: a group for the loop, one inside it for
@@ -173,6 +178,13 @@ class UnrollSyntax:
         outer_body.append(whole)
         self.last_line = max(self.last_line, stmt.end_lineno)
 
+    def bind_variable(self, var: str, value: int | None) -> None:
+        """Set a loop or comprehension variable (None: it is no longer bound)."""
+        if value is None:
+            self.loop_values.pop(var, None)
+        else:
+            self.loop_values[var] = value
+
     def loop_constant(self, node: ast.Name) -> int:
         """The loop variable where a value is read: a constant node of its int (labelled by
         the number, as `x * 0` written by hand)."""
@@ -195,7 +207,7 @@ class UnrollSyntax:
                 total += 1 + self.count_statements(stmt.body, limit, before + total + 1)
             elif kind is ast.For:
                 try:
-                    times = _length(self.loop_range(stmt)[1])
+                    times = length(self.loop_range(stmt)[1])
                 except ProgramError:   # said when the loop is built, after the lines before it
                     times = 1
                 inner = self.count_statements(stmt.body, limit, before + total + 1) \
@@ -214,7 +226,7 @@ class UnrollSyntax:
         return total
 
 
-def _length(steps: range) -> int:
+def length(steps: range) -> int:
     """len(steps), also past sys.maxsize (where len raises OverflowError)."""
     start, stop, step = steps.start, steps.stop, steps.step
     span = stop - start if step > 0 else start - stop

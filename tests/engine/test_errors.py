@@ -12,7 +12,7 @@ BAD = [
     ('x = __import__("os")\n', "reserved_name", 1, 4, "__import__"),
     ("a = 1.0\nb = a.shape\n", "unsupported", 2, 4, ".shape"),
     ("a = 1.0\nf = lambda z: z\n", "unsupported", 2, 4, "lambda"),
-    ("a = [1.0, 2.0]\nb = [v * 2 for v in a]\n", "unsupported", 2, 4, "comprehension"),
+    ("a = [1.0, 2.0]\nb = [v * 2 for v in a]\n", "unsupported", 2, 20, "a comprehension goes over range"),
     ("a = 1.0\nb = a * q\n", "unknown_name", 2, 8, "`q`"),
     ("a = 1.0\nb = c * a\nc = 2.0\n", "used_before_assignment", 2, 4, "`c`"),
     ("a = 1.0\nb = 2.0\na = 3.0\n", "duplicate_leaf", 3, 0, "`a`"),

@@ -49,9 +49,9 @@ CORPUS = [
     # lambdas, comprehensions, generators, f-strings
     ('lambda', 'f = lambda: 0\n', 'unsupported', 1, 4, 13),
     ('called lambda', 'a = 1.0\nb = (lambda z: z)(a)\n', 'unsupported', 2, 5, 16),
-    ('list comprehension', 'a = [v for v in [1.0]]\n', 'unsupported', 1, 4, 22),
+    ('list comprehension', 'a = [v for v in [1.0]]\n', 'unsupported', 1, 16, 21),
     ('dict comprehension', 'a = {k: 1.0 for k in [1]}\n', 'unsupported', 1, 4, 25),
-    ('generator', 'a = sum(v for v in [1.0])\n', 'unsupported', 1, 7, 25),
+    ('generator', 'a = sum(v for v in [1.0])\n', 'unsupported', 1, 19, 24),
     ('f-string', 'a = f"{__import__(\'os\')}"\n', 'reserved_name', 1, 7, 17),
     ('f-string argument', 'a = 1.0\nb = tanh(f"{a}")\n', 'unsupported', 2, 9, 15),
     # starred calls, the walrus, decorators (located at the decorator)

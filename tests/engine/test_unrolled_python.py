@@ -246,8 +246,14 @@ def test_a_loop_counts_each_iteration_against_the_statement_limit():
     ("x = 1.0\nfor i in range(2):\n    i = x * 2.0\n", "unsupported", 3, 4),
     ("x = 1.0\nfor x in range(2):\n    y = x * 2.0\n", "unsupported", 2, 4),
     ("x = 1.0\nfor i in range(2):\n    x = x * 2.0\nelse:\n    x = x\n", "unsupported", 5, 4),
+    # comprehensions (sum over a generator, a list comprehension)
+    ("w = [0.3, 1.0]\ns = sum(w[i] for i in range(2) if i)\n", "unsupported", 2, 34),
+    ("w = [0.3]\ns = sum(w[i] for i in range(0))\n", "bad_argument", 2, 7),
+    ("w = [0.3]\nn = 2\ns = sum(w[i] for i in range(n))\n", "bad_argument", 3, 28),
+    ("w = [0.3]\ni = 0.5\ns = sum(w[0] * i for i in range(2))\n", "unsupported", 3, 21),
+    ("w = [0.3]\nh = [w[0] * i for i in range(65)]\n", "bad_argument", 2, 4),
 ])
-def test_bad_loops_are_located(text, kind, line, col):
+def test_bad_loops_and_comprehensions_are_located(text, kind, line, col):
     e = _error(text)
     assert (e.kind, e.line, e.col) == (kind, line, col)
 
@@ -289,3 +295,61 @@ def test_the_answers_size_estimate_bounds_a_loops_trace(n):
 def test_errors_come_in_the_order_of_the_lines():
     e = _error("x = y\nfor i in range(n):\n    x = x * 2.0\n")
     assert (e.kind, e.line) == ("unknown_name", 1)
+
+
+# ---- sum over a generator, list comprehensions ----------------------------------------------
+SUMS = """x = [1.0, -2.0, 0.5]
+w = [0.3, -0.7, 1.1]
+b = 0.1
+s = sum((w[i] * x[i] for i in range(3)), b)
+h = [(s * w[i]).tanh() for i in range(3)]
+L = sum(h[k] * x[k] for k in range(2, -1, -1))
+"""
+SUMS_BY_HAND = """x = [1.0, -2.0, 0.5]
+w = [0.3, -0.7, 1.1]
+b = 0.1
+s = b + w[0] * x[0] + w[1] * x[1] + w[2] * x[2]
+h = stack([tanh(s * w[0]), tanh(s * w[1]), tanh(s * w[2])])
+L = h[2] * x[2] + h[1] * x[1] + h[0] * x[0]
+"""
+
+
+def test_sum_and_list_comprehensions_are_written_out():
+    assert _ir(SUMS) == _ir(SUMS_BY_HAND)
+
+
+def test_sum_and_list_comprehensions_have_pytorchs_numbers():
+    t = _torch_leaves(x=[1.0, -2.0, 0.5], w=[0.3, -0.7, 1.1], b=0.1)
+    s = sum((t["w"][i] * t["x"][i] for i in range(3)), t["b"])
+    h = torch.stack([(s * t["w"][i]).tanh() for i in range(3)])
+    _assert_torch(SUMS, sum(h[k] * t["x"][k] for k in range(2, -1, -1)), t)
+
+
+def test_a_comprehension_of_two_clauses_and_one_inside_a_loop():
+    text = ("W = [[0.5, -1.0], [2.0, 0.25]]\ns = 0.0\nfor i in range(2):\n"
+            "    s = s + sum(W[i, j] * j for j in range(2)) * i\n")
+    by_hand = ("W = [[0.5, -1.0], [2.0, 0.25]]\ns = 0.0\n"
+               "s = s + (W[0, 0] * 0 + W[0, 1] * 1) * 0\ns = s + (W[1, 0] * 0 + W[1, 1] * 1) * 1\n")
+    assert _ir(text) == _ir(by_hand)
+    both = "W = [[0.5, -1.0], [2.0, 0.25]]\nL = sum(W[i, j] * W[j, i] for i in range(2) for j in range(2))\n"
+    t = _torch_leaves(W=[[0.5, -1.0], [2.0, 0.25]])
+    _assert_torch(both, sum(t["W"][i, j] * t["W"][j, i] for i in range(2) for j in range(2)), t)
+
+
+def test_an_inner_comprehension_gives_the_loops_variable_back():
+    text = "w = [0.3, -0.7, 1.1]\ns = 0.0\nfor i in range(2):\n" \
+           "    s = s + sum(w[i] for i in range(3)) * w[i]\n"
+    by_hand = "w = [0.3, -0.7, 1.1]\ns = 0.0\ns = s + (w[0] + w[1] + w[2]) * w[0]\n" \
+              "s = s + (w[0] + w[1] + w[2]) * w[1]\n"
+    assert _ir(text) == _ir(by_hand)
+
+
+def test_a_comprehension_counts_its_elements_against_the_statement_limit():
+    text = "w = [0.3]\ns = sum(w[0] * i for i in range(8))\n"
+    assert len(parse(text, max_statements=10).nodes) == 1 + 8 * 3 + 7
+    e = _error(text, max_statements=9)
+    assert (e.kind, e.line, e.col) == ("too_large", 2, 7)
+    assert "8 elements" in e.message
+    huge = _error("w = [0.3]\ns = sum(w[0] for i in range(10**30) for j in range(10**30))\n"
+                  .replace("10**30", str(10**30)))
+    assert (huge.kind, huge.line, huge.col) == ("too_large", 2, 7)
