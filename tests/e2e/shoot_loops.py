@@ -17,17 +17,17 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from live_server import BROWSER_ARGS, running_server  # noqa: E402
-from page_helpers import leave_editor, set_group_above, trace, wait_step  # noqa: E402
+from page_helpers import leave_editor, open_group_near_the_end, set_group_above, trace  # noqa: E402
 from shoot import themed_pages  # noqa: E402
 from shoot_navigate import save  # noqa: E402
 
-NEURON = """x = [1.0, -2.0, 0.5]
-w = [0.3, -0.7, 1.1]
-b = 0.1
-s = b
+NEURON = """inputs = [0.5, -1.5, 2.0]
+weights = [-0.2, 0.9, 0.4]
+bias = 0.05
+act = bias
 for i in range(3):
-    s = s + w[i] * x[i]
-h, g = s.tanh(), s.sigmoid()
+    act = act + weights[i] * inputs[i]
+h, g = act.tanh(), act.sigmoid()
 L = h * g
 """
 
@@ -42,12 +42,7 @@ def shoot(url: str, out: pathlib.Path) -> None:
             trace(page, NEURON)
             save(page, out, f"loop-collapsed-{name}")
             leave_editor(page)
-            total = int(page.locator("#player").get_attribute("data-total"))
-            page.locator("#player .scrubber").fill(str(total - 12))
-            wait_step(page, total - 12)
-            page.locator('g.group[data-group-name="for i in range(3)"]').click()
-            page.wait_for_selector('g.frame[data-group-name="for i in range(3)"]')
-            page.wait_for_selector('#app[data-graph="drawn"]')
+            open_group_near_the_end(page, "for i in range(3)", 12)
             save(page, out, f"loop-open-backward-{name}")
         browser.close()
 
