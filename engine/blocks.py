@@ -23,7 +23,8 @@ class Block:
     """One `with` block: kind ("checkpoint", "no_grad" or "group"), the nodes [first, end) its
     body made, its span (the `with` line's call); a group's name; `body`: its statements and
     inner blocks in program order (Statement or Block) and `extent` the span of the whole
-    `with` statement, for engine/groups.py."""
+    `with` statement, for engine/groups.py. A loop (engine/parse_unroll.py) is a group too,
+    `loop` True, whose body holds one group per iteration."""
 
     kind: str
     first: int
@@ -32,6 +33,7 @@ class Block:
     name: str = ""
     body: list = field(default_factory=list)
     extent: object = None   # engine.parse.Span
+    loop: bool = False   # a `for` loop's group: its body is a group per iteration (parse_unroll)
 
     def __contains__(self, index: int) -> bool:
         return self.first <= index < self.end

@@ -5,7 +5,8 @@ a name scope (docs/trace-format.md, "Groups").
   by the label of the node it assigns (x⁽²⁴⁹⁷⁾ for the 2,497th reassignment of x);
 - part: a consecutive range of at most MAX_CHILDREN nodes of a statement that makes more
   (`L = x * 1 + x * 2 + ... + x * 200`); whole terms of a flat sum or product when it is one;
-- block: the body of a `with group("layer1"):` (engine/blocks.py);
+- block: the body of a `with group("layer1"):` (engine/blocks.py), a `for` loop and each of
+  its iterations (engine/parse_unroll.py; more than MAX_CHILDREN iterations in chunks);
 - repeat: three or more repetitions, one after another in one body, of a cycle of 1 to
   MAX_PERIOD statements with the same structure (the same ops wired the same way; names and
   constants do not count): 2,500 lines of `x = x * 1.0001 + 0.001`, or `x = tanh(x)`,
@@ -88,6 +89,14 @@ class _Walk:
         statements are still a body of their own)."""
         if block.kind == "group" and block.end > block.first:
             parent = self.add("block", block.name, block.first, block.end, parent, block.extent)
+        if block.loop and len(block.body) > MAX_CHILDREN and block.end > block.first:
+            steps = block.body   # its iterations, in chunks as a repeat's are
+
+            def chunk(a: int, b: int, up: str) -> str:   # iterations a..b-1
+                return self.add("repeat", f"×{b - a} (iterations {a + 1}–{b})", steps[a].first,
+                                steps[b - 1].end, up, steps[a].extent)
+            self.chunks(steps, 0, len(steps), parent, self.block, chunk)
+            return
         self.body(block.body, parent)
 
     def stretch(self, stmts: list[Statement], parent: str | None) -> None:

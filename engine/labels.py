@@ -122,11 +122,22 @@ def print_label(op: str, inputs: list, params: dict) -> str | None:
         text = "-" + _paren(inputs[0], strength(inputs[0]) < UNARY)
     elif op == "transpose" and len(inputs) == 1 and not params:
         text = _paren(inputs[0], strength(inputs[0]) < ATOM) + ".T"
+    elif op == "index" and len(inputs) == 1 and "index" in params:   # w[0], x[1:3, -1]
+        text = _paren(inputs[0], strength(inputs[0]) < ATOM) + \
+            "[" + ", ".join(_index_item(k) for k in params["index"]) + "]"
     else:
         text = _call(op, inputs, params)
         if text is None:
             return None
     return clip(text, MAX_LABEL)
+
+
+def _index_item(item) -> str:
+    """One index as written: 2, or [start, stop, step] (None where left out) as 1:3, ::-1."""
+    if not isinstance(item, list):
+        return str(item)
+    start, stop, step = ("" if p is None else str(p) for p in item)
+    return f"{start}:{stop}" + (f":{step}" if step else "")
 
 
 _LEVEL_SYMBOLS = {SUM: (" + ", " - "), PRODUCT: (" * ", " / ", " @ ")}

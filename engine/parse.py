@@ -30,10 +30,12 @@ from engine.labels import print_label
 from engine.literals import Lifted, lift
 from engine.names import name_problem, names_in
 from engine.parse_calls import CallSyntax
+from engine.parse_comprehensions import ComprehensionSyntax
 from engine.parse_data import DataSyntax
 from engine.parse_expressions import ExpressionSyntax
 from engine.parse_literals import LiteralSyntax
 from engine.parse_tensors import TensorSyntax
+from engine.parse_unroll import UnrollSyntax
 from engine.second_order import read as second_order_header
 from engine.source import Lines, Span, python_ast  # Span: also imported from here
 from engine.switches import program_bugs
@@ -74,19 +76,19 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     lines = Lines(text)
     code, lifted = lift(text)   # big list literals read here, not walked (engine/literals.py)
     tree = python_ast(code, lines)
-    statements = _statements(tree)
-    if len(statements) > max_statements:
-        s = statements[max_statements]
-        raise ProgramError("too_large", f"the program has {len(statements):,} statements; the "
+    builder = _Builder(lines, tree, max_depth, lifted)
+    count = builder.count_statements(tree.body, max_statements)   # loops unrolled
+    builder.room = max_statements - count   # for comprehensions (engine/parse_comprehensions)
+    if count > max_statements:
+        s = _statements(tree)[max_statements]
+        raise ProgramError("too_large", f"the program has {count:,} statements; the "
                            f"limit (max_statements) is {max_statements:,}", s.lineno,
                            lines.char_col(s.lineno, s.col_offset),
                            hint="trace a shorter program (the setting is "
                                 "GRADWALK_MAX_STATEMENTS)")
-    builder = _Builder(lines, tree, max_depth, lifted)
     builder.setup_tensors(program_dtype(text, dtype), max_elements, max_total_elements)
     bugs, bugs_at = program_bugs(text, tree.body[0].lineno if tree.body else None)
     second = second_order_header(text, tree.body[0].lineno if tree.body else None)
-    del statements   # the count is all it was for: each statement's tree is freed once built
     try:
         body = tree.body
         for k, stmt in enumerate(body):
@@ -107,18 +109,20 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
 
 
 def _statements(tree: ast.Module) -> list[ast.stmt]:
-    """Every statement, `with` lines and the statements of their bodies (nested blocks too),
-    in program order; walked with a stack (Python's parser bounds the nesting anyway)."""
+    """Every statement, `with` and `for` lines and the statements of their bodies (nested
+    blocks too, a loop's body once), in program order; walked with a stack (Python's parser
+    bounds the nesting anyway)."""
     out, todo = [], [s for s in reversed(tree.body) if s is not None]   # None: freed (parse)
     while todo:
         stmt = todo.pop()
         out.append(stmt)
-        if type(stmt) is ast.With:
+        if type(stmt) in (ast.With, ast.For):
             todo.extend(reversed(stmt.body))
     return out
 
 
-class _Builder(CallSyntax, DataSyntax, ExpressionSyntax, LiteralSyntax, TensorSyntax):
+class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, LiteralSyntax,
+               TensorSyntax, UnrollSyntax):
     """Walks the whitelisted ast and appends IR nodes."""
 
     def __init__(self, lines: Lines, tree: ast.Module, max_depth: int = MAX_DEPTH,
@@ -147,6 +151,7 @@ class _Builder(CallSyntax, DataSyntax, ExpressionSyntax, LiteralSyntax, TensorSy
         self.in_block = False   # inside a checkpoint or no_grad block (they do not nest)
         self.body: list = []   # the statements and blocks of the body being read
         self.data: dict[str, str] = {}   # Program.data
+        self.loop_values: dict[str, int] = {}   # loop variable -> its value (parse_unroll)
 
     # ---- locations ---------------------------------------------------------------------------
     def span(self, node: ast.AST) -> Span:
@@ -207,6 +212,8 @@ class _Builder(CallSyntax, DataSyntax, ExpressionSyntax, LiteralSyntax, TensorSy
         try:
             if isinstance(stmt, ast.With):
                 self.block(stmt)
+            elif isinstance(stmt, ast.For):
+                self.loop(stmt)
             else:
                 self.assignment(stmt)
         except ProgramError:
@@ -246,10 +253,11 @@ class _Builder(CallSyntax, DataSyntax, ExpressionSyntax, LiteralSyntax, TensorSy
         """One statement, recorded in the body being read (engine/groups.py) with the nodes it
         made."""
         first = len(self.nodes)
-        self.assign(stmt)
-        self.body.append(Statement(first, len(self.nodes), self.last, self.span(stmt)))
+        parts = self.assign(stmt)   # a tuple assignment: a Statement for each name
+        self.body.extend(parts or [Statement(first, len(self.nodes), self.last,
+                                             self.span(stmt))])
 
-    def assign(self, stmt: ast.stmt) -> None:
+    def assign(self, stmt: ast.stmt) -> list[Statement] | None:
         self.current = (stmt.lineno, self.text.char_col(stmt.lineno, stmt.col_offset))
         if stmt.lineno == self.last_line:
             raise self.error("unsupported", "one statement per line, please", stmt)
@@ -260,6 +268,8 @@ class _Builder(CallSyntax, DataSyntax, ExpressionSyntax, LiteralSyntax, TensorSy
             decorators = getattr(stmt, "decorator_list", None)   # point at the first line
             raise self.error("unsupported", f"{construct(stmt)} is not supported; "
                              "write `name = expression`", decorators[0] if decorators else stmt)
+        if self.is_tuple_statement(stmt):   # `a, b = 1.0, 2.0` (engine/parse_unroll.py)
+            return self.tuple_assignment(stmt)
         if self.is_data_statement(stmt):   # `X, y = xor()` (engine/parse_data.py)
             return self.data_assignment(stmt)
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
@@ -267,11 +277,7 @@ class _Builder(CallSyntax, DataSyntax, ExpressionSyntax, LiteralSyntax, TensorSy
                              stmt.targets[-1] if len(stmt.targets) == 1 else stmt)
         target = stmt.targets[0]
         name = target.id
-        self.identifier(name, target)
-        if name in RESERVED:
-            raise self.error("unsupported", f"`{name}` is a built-in function and cannot be "
-                             "assigned", target)
-        self.not_data(name, target)
+        self.target_name(target)
         if self.is_literal(stmt.value) or self.is_const_call(stmt.value):
             self.leaf(name, stmt.value, target)
         else:
@@ -291,11 +297,7 @@ class _Builder(CallSyntax, DataSyntax, ExpressionSyntax, LiteralSyntax, TensorSy
         if not isinstance(target, ast.Name):
             raise self.error("unsupported", "an in-place update takes a name, as in "
                              "`x += 1.0`", target)
-        self.identifier(target.id, target)
-        if target.id in RESERVED:
-            raise self.error("unsupported", f"`{target.id}` is a built-in function and cannot "
-                             "be assigned", target)
-        self.not_data(target.id, target)
+        self.target_name(target)
         old = self.lookup(ast.copy_location(ast.Name(target.id, ast.Load()), target))
         if self.nodes[old].role == "leaf":
             raise self.error("inplace", "a leaf Variable that requires grad is being used in "
@@ -311,7 +313,9 @@ class _Builder(CallSyntax, DataSyntax, ExpressionSyntax, LiteralSyntax, TensorSy
         self.times_assigned[target.id] = self.times_assigned.get(target.id, 0) + 1
         self.last = target.id
 
-    def leaf(self, name: str, value: ast.expr, target: ast.Name) -> None:
+    def leaf(self, name: str, value: ast.expr, target: ast.Name, bind: bool = True) -> int:
+        """A leaf (or const(...)) node named `name`; bound to it unless bind is False (a tuple
+        assignment binds its names after reading every value)."""
         if name in self.names:
             raise self.error("duplicate_leaf", f"`{name}` is already assigned; a leaf is "
                              "declared once", target)
@@ -321,15 +325,19 @@ class _Builder(CallSyntax, DataSyntax, ExpressionSyntax, LiteralSyntax, TensorSy
         role = "const" if is_const else "leaf"
         index = self.add(role, role, [], self.span(value), name, name, literal=literal,
                          params=self.init(made))
-        self.names[name] = index
-        if not is_const:
-            self.leaves[name] = index
+        if bind:
+            self.names[name] = index
+            if not is_const:
+                self.leaves[name] = index
+        return index
 
     # ---- names -------------------------------------------------------------------------------
     def lookup(self, node: ast.Name) -> int:
         self.identifier(node.id, node)
         if node.id in self.names:
             return self.names[node.id]
+        if node.id in self.loop_values:   # a loop's variable: its int (parse_unroll)
+            return self.loop_constant(node)
         if node.id in RESERVED:
             raise self.error("unsupported", f"`{node.id}` is a function: call it, as in "
                              f"`{node.id}(x)`", node)

@@ -22,16 +22,16 @@ class CallSyntax:
 
     def call(self, node: ast.Call, name: str | None):
         func = node.func
-        if isinstance(func, ast.Attribute):
-            self.identifier(func.attr, func, self.attribute_span(func))
-            raise self.error("unsupported", f"calling a method (`.{clip(func.attr)}()`) is not "
-                             "supported; only the functions and `.T` are", func)
+        if isinstance(func, ast.Attribute):   # `x.relu()` (engine/parse_unroll.py)
+            return self.method_call(node, name)
         if not isinstance(func, ast.Name):
             raise self.error("unsupported", f"calling {construct(func)} is not supported", func)
         self.identifier(func.id, func)
         if func.id in DATA or func.id == "const" and node.args and \
                 self.is_data_call(node.args[0]):
             self.misused_data(node if func.id in DATA else node.args[0])
+        if func.id == "sum" and node.args and self.is_comprehension(node.args[0]):
+            return self.sum_of_terms(node, name)   # Python's sum (parse_comprehensions.py)
         if func.id == "const":
             if len(node.args) != 1 or node.keywords or not self.is_literal(node.args[0]):
                 raise self.error("bad_argument", "const takes one literal, as in "

@@ -72,9 +72,9 @@ class DataSyntax:
         call = stmt.value
         if not self.is_data_call(call):
             typo = type(call) is ast.Call and type(call.func) is ast.Name   # `spiral(...)`?
-            raise self.error("unsupported", "a tuple assignment takes a data helper's two "
-                             "values, as in `X, y = xor()`; assign any other value to one "
-                             "name, one line each", stmt.targets[0],
+            raise self.error("unsupported", "a tuple assignment takes as many values as "
+                             "names, as in `a, b = 1.0, 2.0`, or a data helper's two "
+                             "values, as in `X, y = xor()`", stmt.targets[0],
                              hint=function_hint(call.func.id) if typo else None)
         usage = USAGE[call.func.id]
         said = f"{call.func.id}() gives two values, the inputs and their labels: write " \

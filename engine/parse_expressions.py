@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from engine.parse_comprehensions import BIND
 from engine.parse_literals import NUMBER_TYPES
 from engine.source import Span, clip
 from engine.syntax import BINOPS, OPERATORS, construct, number, supported_operator
@@ -47,6 +48,9 @@ class ExpressionSyntax:
                 del done[len(done) - arity:]
                 done.append(combine(operands))
                 continue
+            if item[0] is BIND:   # a comprehension's variable (parse_comprehensions)
+                self.bind_variable(item[1], item[2])
+                continue
             node, node_name, level = item
             if level > self.max_depth:
                 raise self.error("too_large", f"the expression is nested more than "
@@ -55,6 +59,13 @@ class ExpressionSyntax:
             result = self.visit(node, node_name)
             if isinstance(result, int):
                 done.append(result)
+                continue
+            if len(result) == 3:   # a comprehension's items (parse_comprehensions)
+                operands, combine, arity = result
+                todo.append((combine, arity))
+                for k in range(len(operands) - 1, -1, -1):
+                    o = operands[k]
+                    todo.append(o if o[0] is BIND or callable(o[0]) else (*o, level + 1))
                 continue
             operands, combine = result
             todo.append((combine, len(operands)))
@@ -126,6 +137,8 @@ class ExpressionSyntax:
             return [(node.value, None)], lambda args: self.add("transpose", "op", args, span, name)
         if isinstance(node, ast.Call):
             return self.call(node, name)
+        if type(node) is ast.ListComp:   # stacked (engine/parse_comprehensions.py)
+            return self.list_comprehension(node, name)
         if isinstance(node, ast.Subscript):
             return self.subscript(node, name)
         if isinstance(node, ast.Compare):

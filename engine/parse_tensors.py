@@ -79,7 +79,7 @@ class TensorSyntax:
         return self.index_int(item)
 
     def index_int(self, node: ast.expr) -> int:
-        value = number(node)
+        value = self.loop_values.get(node.id) if type(node) is ast.Name else number(node)
         if isinstance(value, int) and abs(value) <= MAX_INDEX:
             return value
         if isinstance(value, float):

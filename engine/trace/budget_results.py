@@ -158,6 +158,9 @@ def groups_bound(program, longest: int) -> int:
             if item.kind == "group":
                 boxes += 1
                 named += len(item.name.encode())
+                if item.loop:   # its iterations' chunks (engine/groups.py), each named briefly
+                    chunks = len(item.body) // (MAX_CHILDREN - 1) + 1
+                    boxes, named = boxes + chunks, named + 48 * chunks
             stack.extend(item.body)
             continue
         size = item.end - item.first

@@ -39,6 +39,17 @@ def set_group_above(page, nodes: int) -> None:
     page.wait_for_selector('#app:is([data-status="ready"], [data-status="empty"])')
 
 
+def open_group_near_the_end(page, name: str, back: int) -> None:
+    """Scrub to `back` steps before the end, then click the collapsed group `name` open and
+    wait until its frame is drawn."""
+    total = int(page.locator("#player").get_attribute("data-total"))
+    page.locator("#player .scrubber").fill(str(total - back))
+    wait_step(page, total - back)
+    page.locator(f'g.group[data-group-name="{name}"]').click()
+    page.wait_for_selector(f'g.frame[data-group-name="{name}"]')
+    page.wait_for_selector('#app[data-graph="drawn"]')
+
+
 def chain(lines: int) -> str:
     """`x = 1.0` then `x = x * 1.0001`: 2 * lines - 1 nodes in one long row."""
     return "x = 1.0\n" + "x = x * 1.0001\n" * (lines - 1)

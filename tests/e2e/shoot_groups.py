@@ -19,7 +19,7 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from live_server import BROWSER_ARGS, running_server  # noqa: E402
-from page_helpers import chain, leave_editor, paste, wait_step  # noqa: E402
+from page_helpers import chain, leave_editor, open_group_near_the_end, paste, wait_step  # noqa: E402
 from shoot_navigate import save  # noqa: E402
 from test_groups_page import LAYER1  # noqa: E402
 
@@ -64,9 +64,7 @@ def shoot(url: str, out: pathlib.Path, size: str) -> None:
         page.locator("#player .scrubber").fill(str(total - 6))
         wait_step(page, total - 6)
         save(page, out, f"layer1-collapsed-backward-{size}")
-        page.locator('g.group[data-group-name="layer1"]').click()
-        page.wait_for_selector('g.frame[data-group-name="layer1"]')
-        page.wait_for_selector('#app[data-graph="drawn"]')
+        open_group_near_the_end(page, "layer1", 6)
         save(page, out, f"layer1-expanded-backward-{size}")
         browser.close()
 

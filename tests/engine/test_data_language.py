@@ -118,7 +118,7 @@ def test_seed_003_step_0_in_the_language():
     ("X, *y = xor()\n", "unsupported", 1, 3, "write `X, y = xor()`"),
     ("[X, y] = xor()\n", "unsupported", 1, 0, "write `X, y = xor()`"),
     ("X = y = xor()\n", "unsupported", 1, 0, "write `X, y = xor()`"),
-    ("a, b = 1.0, 2.0\n", "unsupported", 1, 0, "tuple assignment takes a data helper"),
+    ("a, b = 1.0\n", "unsupported", 1, 0, "or a data helper's two values"),
     ("X, y = xor(3)\n", "bad_argument", 1, 7, "no arguments"),
     ("X, y = xor(seed=1)\n", "bad_argument", 1, 11, "no parameter `seed`"),
     ("X, X = xor()\n", "duplicate_leaf", 1, 3, "already assigned"),

@@ -36,7 +36,7 @@ CORPUS = [
     ('no-break space', 'a = 1.0\nb = a\u00a0+ a\n', 'syntax', 2, 5, 5),
     # attribute chains, method calls, functions that reach the interpreter
     ('attribute', 'a = 1.0\nb = a.real\n', 'unsupported', 2, 4, 10),
-    ('method call', 'a = [1.0]\nb = a.T.T.conj()\n', 'unsupported', 2, 4, 14),
+    ('method call', 'a = [1.0]\nb = a.T.T.conj()\n', 'unsupported', 2, 10, 14),
     ('getattr', 'a = 1.0\nb = getattr(a, "x")\n', 'unsupported', 2, 4, 11),
     ('eval', 'a = 1.0\nb = eval("a")\n', 'unsupported', 2, 4, 8),
     ('open', 'a = 1.0\nb = open("/etc/passwd")\n', 'unsupported', 2, 4, 8),
@@ -49,9 +49,9 @@ CORPUS = [
     # lambdas, comprehensions, generators, f-strings
     ('lambda', 'f = lambda: 0\n', 'unsupported', 1, 4, 13),
     ('called lambda', 'a = 1.0\nb = (lambda z: z)(a)\n', 'unsupported', 2, 5, 16),
-    ('list comprehension', 'a = [v for v in [1.0]]\n', 'unsupported', 1, 4, 22),
+    ('list comprehension', 'a = [v for v in [1.0]]\n', 'unsupported', 1, 16, 21),
     ('dict comprehension', 'a = {k: 1.0 for k in [1]}\n', 'unsupported', 1, 4, 25),
-    ('generator', 'a = sum(v for v in [1.0])\n', 'unsupported', 1, 7, 25),
+    ('generator', 'a = sum(v for v in [1.0])\n', 'unsupported', 1, 19, 24),
     ('f-string', 'a = f"{__import__(\'os\')}"\n', 'reserved_name', 1, 7, 17),
     ('f-string argument', 'a = 1.0\nb = tanh(f"{a}")\n', 'unsupported', 2, 9, 15),
     # starred calls, the walrus, decorators (located at the decorator)
@@ -76,7 +76,7 @@ CORPUS = [
     ('class', 'class C:\n    pass\n', 'unsupported', 1, 0, 8),
     ('def', 'def f():\n    return 1\n', 'unsupported', 1, 0, 12),
     ('with', 'a = 1.0\nwith open("x") as f:\n    pass\n', 'unsupported', 2, 5, 14),
-    ('for', 'a = 1.0\nfor i in [1]:\n    a = a\n', 'unsupported', 2, 0, 9),
+    ('for', 'a = 1.0\nfor i in [1]:\n    a = a\n', 'unsupported', 2, 9, 12),
     ('global', 'a = 1.0\nglobal a\n', 'unsupported', 2, 0, 8),
     ('del', 'a = 1.0\ndel a\n', 'unsupported', 2, 0, 5),
     ('two statements', 'a = 1.0\nb = a; import os\n', 'unsupported', 2, 7, 16),

@@ -1,0 +1,106 @@
+"""Comprehensions over range in the language, mixed into engine/parse.py's builder and unrolled
+when the program is parsed (issue 18 §4; loops are engine/parse_unroll.py):
+
+- `sum(w[i] * x[i] for i in range(3))`, `sum((...) for i in range(3), start)`, also over a list
+  comprehension: Python's sum, `start + t0 + t1 + t2` made as written by hand (t0, +, t1, +,
+  ...; without a start, `t0 + t1 + t2`), the last add named by the statement;
+- `[tanh(w[i]) for i in range(3)]`: a list is a tensor here, so the elements are stacked
+  (op stack, axis 0; at most MAX_PIECES of them, as stack's).
+
+Each `for` clause goes over range(...) with int literal bounds (several clauses: every
+combination, the first outermost); its variable is a constant of each element, as a loop's.
+An `if` clause, any other iterable, a name of the program's as the variable, an empty sum
+without a start, or more elements than the program's statement room (max_statements less the
+statements it has) are refused at their place.
+
+The expression walk (engine/parse_expressions.py) takes an operand list that holds, besides
+(node, name) operands, BIND items that set a variable's value before the operand after them
+(and put back the outer value at the end) and combine items (fn, arity) run in between.
+"""
+from __future__ import annotations
+
+import ast
+import itertools
+
+from engine.parse_tensors import MAX_PIECES
+from engine.parse_unroll import length
+
+BIND = object()   # (BIND, variable, value or None): a marker item of the expression walk
+
+
+class ComprehensionSyntax:
+    """Methods of engine.parse._Builder for comprehensions (see the module docstring). Uses
+    the builder's error, span, add, range_of, loop_values, names; keeps `room`, the statements
+    the comprehensions may still add (set by engine.parse.parse)."""
+
+    room: int
+
+    def is_comprehension(self, node: ast.expr) -> bool:
+        return type(node) in (ast.ListComp, ast.GeneratorExp)
+
+    def elements(self, node: ast.ListComp | ast.GeneratorExp) -> tuple[list, int]:
+        """The operand items of every element (each after its variables' BIND items, the
+        outer values put back at the end) and how many elements there are."""
+        variables, ranges = [], []
+        for clause in node.generators:
+            if clause.ifs or clause.is_async:
+                raise self.error("unsupported", "a comprehension's `if` (and `async for`) is "
+                                 "not supported: every element is built", clause.ifs[0]
+                                 if clause.ifs else node)
+            var, steps = self.range_of(clause.target, clause.iter, "a comprehension")
+            if var in self.names or var in variables:
+                raise self.error("unsupported", f"`{var}` already names a value: a "
+                                 "comprehension's variable is a new name", clause.target)
+            variables.append(var)
+            ranges.append(steps)
+        count = 1
+        for steps in ranges:
+            count *= length(steps)
+        if count > self.room:
+            raise self.error("too_large", f"the comprehension has {count:,} elements, more "
+                             f"than the {self.room:,} statements the program has room for "
+                             "(max_statements)", node)
+        self.room -= count
+        items: list = []
+        for combo in itertools.product(*ranges):
+            items += [(BIND, var, value) for var, value in zip(variables, combo)]
+            items.append((node.elt, None))
+        items += [(BIND, var, self.loop_values.get(var)) for var in variables]
+        return items, count
+
+    def list_comprehension(self, node: ast.ListComp, name: str | None):
+        items, count = self.elements(node)
+        if not 1 <= count <= MAX_PIECES:
+            raise self.error("bad_argument", f"a list comprehension is a tensor of 1 to "
+                             f"{MAX_PIECES} elements (stacked); this one has {count:,}", node)
+        span = self.span(node)
+        return items, lambda args: self.add("stack", "op", args, span, name,
+                                            params={"axis": 0}), count
+
+    def sum_of_terms(self, node: ast.Call, name: str | None):
+        """Python's sum over a comprehension: ((start + t0) + t1) + ..., left to right."""
+        if len(node.args) > 2 or node.keywords:
+            raise self.error("bad_argument", "sum over a comprehension takes it and a start, "
+                             "as in sum((w[i] * x[i] for i in range(3)), 0.0)", node)
+        items, count = self.elements(node.args[0])
+        start = node.args[1] if len(node.args) == 2 else None
+        if count == 0 and start is None:
+            raise self.error("bad_argument", "the range is empty: sum has no terms; give a "
+                             "start, as in sum(..., 0.0)", node.args[0])
+        span, made = self.span(node), [0]   # made: terms added so far
+        terms = count + (start is not None)
+
+        def add(args: list[int]) -> int:   # one `+`, the statement's name on the last
+            made[0] += 1
+            last = made[0] == terms - 1
+            return self.add("add", "op", args, span, name if last else None)
+        out: list = [] if start is None else [(start, None)]
+        pending = len(out)   # values made and not yet added
+        for item in items:
+            out.append(item)
+            if item[0] is not BIND:
+                pending += 1
+                if pending == 2:
+                    out.append((add, 2))
+                    pending = 1
+        return out, lambda args: args[0], 1
