@@ -133,8 +133,9 @@ function index(nodes, keys) {
 
 /**
  * Which node of `before` (a graph: {nodes}) each node of `after` is: Map after id -> before
- * id. Walked in topological order (the graph's node order), each node takes the first
- * unclaimed node of `before` of the same op, arity and params found by, in turn:
+ * id. Walked in topological order (the graph's node order), first by rule 1 alone over the
+ * whole graph, then again for the nodes left: each takes the first unclaimed node of
+ * `before` of the same op, arity and params found by, in turn:
  *   1. structure: a leaf or constant of the same name; an op node whose inputs are,
  *      position by position, the matches of its own inputs (so `e = a * b` renamed
  *      `p = a * b` is still e);
@@ -168,15 +169,24 @@ export function matchNodes(before, after) {
     }
     return undefined;
   };
+  const exactly = (n, kind, inputs) => (!inputs.length ? take(exact.get(`${kind}|name:${nameOf(n)}`))
+    : take(exact.get(`${kind}|${inputs.join(",")}`)));
+  // Rule 1 first over the whole graph: a node inserted above (`k = t * 3.0` before
+  // `L = t * c`) must not take, by part of its structure, the node that matches another
+  // exactly (L's own), which then read as new.
+  for (const n of after.nodes) {
+    const found = exactly(n, kindOf(n), (n.inputs ?? []).map((i) => match.get(i)));
+    if (found !== undefined) match.set(n.id, found);
+  }
   const leftover = [];
   for (const n of after.nodes) {
+    if (match.has(n.id)) continue;
     const kind = kindOf(n);
     const inputs = (n.inputs ?? []).map((i) => match.get(i));
     const k = inputs.findIndex((id) => id !== undefined);
-    const id = !inputs.length ? take(exact.get(`${kind}|name:${nameOf(n)}`))
-      : take(exact.get(`${kind}|${inputs.join(",")}`))
-        ?? (k < 0 ? undefined : take(byInput.get(`${kind}|${k}|${inputs[k]}`),
-          (m) => inputs.every((x, j) => x === undefined || m.inputs[j] === x)));
+    const id = exactly(n, kind, inputs) // its inputs matched since, by rules 2-3
+      ?? (k < 0 ? undefined : take(byInput.get(`${kind}|${k}|${inputs[k]}`),
+        (m) => inputs.every((x, j) => x === undefined || m.inputs[j] === x)));
     const found = id ?? take(byLabel.get(`${kind}|${n.label}`));
     if (found !== undefined) match.set(n.id, found);
     else if (!inputs.length) leftover.push(n);

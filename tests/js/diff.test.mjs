@@ -160,3 +160,14 @@ test("nodes an inserted line made are new, not changed (the review: '2 of 9 node
   // the run against itself: nothing new, nothing changed
   assert.deepEqual(diffRuns(now, now).rows.filter((r) => r.added || r.changed), []);
 });
+
+test("a line inserted above that shares an input does not take the node below it (k = t * 3.0 above L = t * c)", () => {
+  const now = read("tanh-fanout-k-inserted.json"); // the example with `k = t * 3.0` before L
+  const diff = diffRuns(before, now);
+  const row = (label) => diff.rows.find((r) => r.label === label);
+  // L is still L, unchanged; k and its constant are new (k took L's place: "L new", "k Δ +0.4621")
+  assert.equal(row("L").matched, true);
+  assert.equal(row("L").changed, false);
+  assert.deepEqual(diff.rows.filter((r) => r.added).map((r) => r.label).sort(), ["3.0", "k"]);
+  assert.deepEqual(diff.rows.filter((r) => r.changed), []);
+});
