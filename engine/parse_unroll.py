@@ -24,6 +24,7 @@ from engine.blocks import Block, Statement
 from engine.clip import clip
 from engine.errors import ProgramError
 from engine.syntax import FUNCTIONS, RESERVED, SIGNATURES, number
+from engine.wording import counted
 
 # functions of one value: each may be written as a method of it, as micrograd's Value has them
 METHODS = tuple(sorted(f for f in FUNCTIONS if SIGNATURES.get(f, (1, ()))[0] == 1))
@@ -214,8 +215,8 @@ class UnrollSyntax:
                     if times else 0
                 size = 1 + times * inner
                 if before + total + size > limit:
-                    raise self.error("too_large", f"this loop runs {times:,} iterations of "
-                                     f"{inner:,} statements: the program would have "
+                    raise self.error("too_large", f"this loop runs {counted(times, 'iteration')} of "
+                                     f"{counted(inner, 'statement')}: the program would have "
                                      f"{before + total + size:,} statements; the limit "
                                      f"(max_statements) is {limit:,}", stmt,
                                      hint="loop fewer times (the setting is "

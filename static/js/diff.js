@@ -117,7 +117,9 @@ export function midWalk(step, total) {
 
 // ---------------------------------------------------------------- matching
 
-const kindOf = (n) => `${n.op}|${n.inputs?.length ?? 0}|${JSON.stringify(n.params ?? {})}`;
+// A leaf's params say how its numbers were drawn (`init: randn(2, 2, seed=1)`): a new seed is
+// the same leaf with new numbers, not a new leaf and a gone one.
+const kindOf = (n) => (n.inputs?.length ? `${n.op}|${n.inputs.length}|${JSON.stringify(n.params ?? {})}` : `${n.op}|0`);
 
 /** A Map key -> nodes (in graph order) of `nodes`, each under every key `keys(n)` gives. */
 function index(nodes, keys) {

@@ -231,6 +231,7 @@ def test_a_loop_counts_each_iteration_against_the_statement_limit():
     huge = _error("x = 1.0\nfor i in range(10**30):\n    x = x * 2.0\n".replace(
         "10**30", str(10**30)))
     assert (huge.kind, huge.line, huge.col) == ("too_large", 2, 0)
+    assert "iterations of 1 statement:" in huge.message   # counted, not "1 statements"
     inner = _error("x = 1.0\nfor i in range(2):\n    for j in range(100000):\n"
                    "        x = x * 2.0\n", max_statements=1000)
     assert (inner.kind, inner.line, inner.col) == ("too_large", 3, 4)

@@ -171,3 +171,12 @@ test("a line inserted above that shares an input does not take the node below it
   assert.deepEqual(diff.rows.filter((r) => r.added).map((r) => r.label).sort(), ["3.0", "k"]);
   assert.deepEqual(diff.rows.filter((r) => r.changed), []);
 });
+
+test("a randn leaf drawn with another seed is the same leaf, changed (not new and gone)", () => {
+  const diff = diffRuns(read("randn-seed1.json"), read("randn-seed3.json"));
+  const w = diff.rows.find((r) => r.label === "W");
+  assert.equal(w.matched, true);
+  assert.equal(w.added, false);
+  assert.equal(w.changed, true);
+  assert.deepEqual(diff.gone, []);
+});

@@ -28,7 +28,7 @@ export const NUMBERS_CONFIRM = "New numbers rewrites the numbers of the program 
   + "in the editor brings them back, until you leave the page. Give it new numbers?";
 /** The note of "Practice", `left` the menu label of the entry it leaves ("✎ Your program"). */
 // Short: it sits above the quiz's setup in a projector's 200 px column (issue 14 §5).
-export const practiceNote = (left) => `${PRACTICE_LABEL}: your program is still "${left}" in the example menu `
+export const practiceNote = (left) => `${PRACTICE_LABEL}: what you had is still "${left}" in the example menu `
   + "(Ctrl+Z also brings it back).";
 
 /**
