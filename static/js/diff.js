@@ -85,23 +85,29 @@ function flat(x) {
 }
 
 /**
- * One number's change: {before, after, delta (after - before, or the largest elementwise
- * change of a tensor, signed), changed}; null when the node has none in either run. A
- * tensor whose shape changed, or that travels as a summary, is `changed` with delta null;
- * a number only the run after has is `changed` and `added` (it reads "new", not "changed").
+ * One number's change: {before, after, delta, measure, changed}; null when the node has none
+ * in either run. `delta` is after - before for a number; for a tensor its `measure` says
+ * which: "max", the largest elementwise change (signed), or "mean", the change of the mean,
+ * for a tensor that travels as a summary (its elements are not in the trace). A tensor whose
+ * shape changed is `changed` with delta null; a number only the run after has is `changed`
+ * and `added` (it reads "new", not "changed").
  */
 export function change(before, after) {
   if (before === undefined && after === undefined) return null;
   if (before === undefined) return { before, after, delta: null, changed: true, added: true };
   if (after === undefined) return { before, after, delta: null, changed: true };
+  const changed = JSON.stringify(before) !== JSON.stringify(after);
   const a = flat(before);
   const b = flat(after);
   if (!a || !b || a.length !== b.length) {
-    return { before, after, delta: null, changed: JSON.stringify(before) !== JSON.stringify(after) };
+    const sameShape = isTensor(before) && isTensor(after) && before.shape.join() === after.shape.join();
+    const means = sameShape && [before, after].map((t) => t.summary?.mean);
+    const delta = means && means.every(Number.isFinite) ? means[1] - means[0] : null;
+    return { before, after, delta, ...(delta === null ? {} : { measure: "mean" }), changed };
   }
   let delta = 0;
   for (let i = 0; i < a.length; i++) if (Math.abs(b[i] - a[i]) > Math.abs(delta)) delta = b[i] - a[i];
-  return { before, after, delta, changed: delta !== 0 };
+  return { before, after, delta, ...(isTensor(after) ? { measure: "max" } : {}), changed: delta !== 0 };
 }
 
 /** The output's node id of `trace`: its `output` (a POST /api/trace body's, or the done

@@ -184,3 +184,22 @@ def test_an_inserted_line_makes_new_nodes_not_changed_ones(chromium, app_url, si
             themed(page, theme)
             page.wait_for_timeout(200)
             page.screenshot(path=f"/tmp/lw/diff-insert-{theme}-{size[0]}.png")
+
+
+def test_tensor_rows_say_their_shape_and_the_measure_of_their_change(explorer):
+    """The newcomer's review: a randn weight drawn with another seed read "new" and "gone",
+    every tensor row "tensor → tensor", its Δ 0, blank or an unlabelled number."""
+    page = explorer.page
+    program = "X = randn(4, 3, seed=0)\nW = randn(3, 2, seed=1)\nL = sum(tanh(X @ W))\n"
+    trace(page, program)
+    page.locator("#diff-toggle").check()
+    page.wait_for_selector('#diff[data-state="ready"]')
+    trace(page, program.replace("seed=1", "seed=3"))
+    page.wait_for_selector('#diff[data-state="ready"] tr[data-node]')
+    summary = page.locator("#diff .diff-summary").inner_text()
+    assert "new" not in summary and "gone" not in summary, summary
+    cells = page.locator(f'#diff tr[data-node="{node(page, "W").get_attribute("data-node")}"] td').all_inner_texts()
+    assert cells[0].replace("\n", " ") == "3×2 → 3×2", cells
+    assert cells[1].startswith("max ") and float(cells[1].split()[1]) != 0, cells
+    x = page.locator(f'#diff tr[data-node="{node(page, "X").get_attribute("data-node")}"] td').all_inner_texts()
+    assert x[1] == "max 0", x   # X is the same: its value did not move

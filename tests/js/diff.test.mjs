@@ -180,3 +180,16 @@ test("a randn leaf drawn with another seed is the same leaf, changed (not new an
   assert.equal(w.changed, true);
   assert.deepEqual(diff.gone, []);
 });
+
+test("a tensor's change says its measure: the largest elementwise change, or the mean's for a summary", () => {
+  const t = (data) => ({ shape: [data.length], dtype: "float64", summary: null, data });
+  assert.deepEqual(change(t([1, 2]), t([1.5, 1])), { before: t([1, 2]), after: t([1.5, 1]), delta: -1, measure: "max", changed: true });
+  assert.equal(change(t([1, 2]), t([1, 2])).measure, "max"); // unchanged: "max 0", as every tensor row
+  const s = (mean) => ({ shape: [100, 100], dtype: "float64", summary: { min: -1, max: 1, mean, norm: 5 }, data: null });
+  assert.deepEqual(change(s(0.25), s(0.5)), { before: s(0.25), after: s(0.5), delta: 0.25, measure: "mean", changed: true });
+  assert.deepEqual(change(s(0.25), s(0.25)), { before: s(0.25), after: s(0.25), delta: 0, measure: "mean", changed: false });
+  // the seed of a randn leaf changed: W's value moves by its largest elementwise change
+  const w = diffRuns(read("randn-seed1.json"), read("randn-seed3.json")).rows.find((r) => r.label === "W");
+  assert.equal(w.value.measure, "max");
+  assert.ok(Math.abs(w.value.delta) > 0);
+});

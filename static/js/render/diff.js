@@ -9,7 +9,7 @@
 // node data-changed ("value" | "adjoint", or "new" for a node the previous run did not have)
 // and data-delta (full precision).
 
-import { formatNumber } from "../format.js";
+import { formatNumber, formatShape, isTensor } from "../format.js";
 import { firstOrder, strengths } from "../diff.js";
 
 const html = (tag, props = {}, ...children) => {
@@ -19,8 +19,12 @@ const html = (tag, props = {}, ...children) => {
 };
 
 const signed = (x) => (x > 0 ? `+${formatNumber(x)}` : formatNumber(x));
-const num = (x) => (typeof x === "number" ? formatNumber(x) : x === undefined ? "–" : "tensor");
-const deltaText = (c) => (!c ? "" : c.added ? "new" : c.delta === null ? (c.changed ? "changed" : "") : c.delta === 0 ? "0" : signed(c.delta));
+// A tensor reads as its shape (its numbers are in the detail panel), its Δ with its measure:
+// "max +0.5" (the largest elementwise change), "mean -0.01" (a tensor that travels as a summary).
+const num = (x) => (typeof x === "number" ? formatNumber(x) : x === undefined ? "–" : isTensor(x) ? formatShape(x.shape) : "tensor");
+const deltaNumber = (c) => (c.delta === 0 ? "0" : signed(c.delta));
+const deltaText = (c) => (!c ? "" : c.added ? "new" : c.delta === null ? (c.changed ? "changed" : "")
+  : c.measure ? `${c.measure} ${deltaNumber(c)}` : deltaNumber(c));
 
 /**
  * The panel, prepended to `root`: {el, show(diff | null, {on, state, message, changedOnly,
