@@ -5,7 +5,7 @@
 // covers them (tests/js/clearance.test.mjs). A transform {k, x, y} maps a layout point p to
 // the screen point k * p + (x, y), as in viewport.js.
 
-import { EDGE, MARGIN, STEP_SIZES_UP_TO } from "./viewport.js";
+import { centredBox, EDGE, MARGIN, STEP_SIZES_UP_TO } from "./viewport.js";
 
 /**
  * The boxes {x0, y0, x1, y1} (layout units) of `layout`'s nodes, whose titles clearTop
@@ -14,7 +14,7 @@ import { EDGE, MARGIN, STEP_SIZES_UP_TO } from "./viewport.js";
  */
 export function nodeBoxes(layout) {
   if (!layout || layout.nodes.length > STEP_SIZES_UP_TO.nodes) return null;
-  return layout.nodes.map((n) => ({ x0: n.x - n.width / 2, y0: n.y - n.height / 2, x1: n.x + n.width / 2, y1: n.y + n.height / 2 }));
+  return layout.nodes.map(centredBox);
 }
 
 /** The part of `box` revealTransform shows at scale `k` in `view`: itself when it fits, else its core. */

@@ -96,10 +96,10 @@ export function change(before, after) {
   if (before === undefined && after === undefined) return null;
   if (before === undefined) return { before, after, delta: null, changed: true, added: true };
   if (after === undefined) return { before, after, delta: null, changed: true };
-  const changed = JSON.stringify(before) !== JSON.stringify(after);
   const a = flat(before);
   const b = flat(after);
   if (!a || !b || a.length !== b.length) {
+    const changed = JSON.stringify(before) !== JSON.stringify(after);
     const sameShape = isTensor(before) && isTensor(after) && before.shape.join() === after.shape.join();
     const means = sameShape && [before, after].map((t) => t.summary?.mean);
     const delta = means && means.every(Number.isFinite) ? means[1] - means[0] : null;

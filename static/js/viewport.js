@@ -168,8 +168,9 @@ export function boxOf(layout, ids) {
   return box;
 }
 
-/** The box of a reference chip (layout.js placeChips). */
-function chipBox(c) {
+/** The box {x0, y0, x1, y1} of a layout node or reference chip ({x, y}: its centre, and its
+ * width and height; layout.js). */
+export function centredBox(c) {
   return { x0: c.x - c.width / 2, y0: c.y - c.height / 2, x1: c.x + c.width / 2, y1: c.y + c.height / 2 };
 }
 
@@ -206,7 +207,7 @@ export function stepBox(layout, event) {
   // shared node, which may be far away (its box shows the sum all the same).
   const chip = chipOf(layout, edge);
   if (chip) {
-    const core = union(chipBox(chip), callout);
+    const core = union(centredBox(chip), callout);
     return { ...union(boxOf(layout, [source]), core), core };
   }
   const core = union(boxOf(layout, [current ?? target]), callout);

@@ -6,7 +6,7 @@
 
 import { searchNodes, traceFrom } from "../graphwalk.js";
 import { allVisible, centreOn, fromMap, mapSize, mapTransform, onMap, visibleBox } from "../minimap.js";
-import { contentBox } from "../viewport.js";
+import { centredBox, contentBox } from "../viewport.js";
 import { METRICS } from "../layout.js";
 import { freeCorner, screenBox } from "../mapcorner.js";
 
@@ -257,7 +257,7 @@ export function createNavigator(container, { svg, zoom, walk, reveal = null, onH
     // long task to create and to style.
     let d = "";
     for (const n of shownLayout.nodes) {
-      const r = onMap(t, { x0: n.x - n.width / 2, y0: n.y - n.height / 2, x1: n.x + n.width / 2, y1: n.y + n.height / 2 });
+      const r = onMap(t, centredBox(n));
       d += `M${r.x.toFixed(1)} ${r.y.toFixed(1)}h${Math.max(r.width, 1).toFixed(1)}v${Math.max(r.height, 1).toFixed(1)}h${(-Math.max(r.width, 1)).toFixed(1)}z`;
     }
     mapNodes.setAttribute("d", d);

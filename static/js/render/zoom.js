@@ -10,7 +10,7 @@
 import * as d3 from "d3";
 import { METRICS } from "../layout.js";
 import {
-  autoScale, fitAround, followTransform, NUMBERS_FROM_PX, readableTransform, revealTransform, union, wholeScale,
+  autoScale, centredBox, fitAround, followTransform, NUMBERS_FROM_PX, readableTransform, revealTransform, union, wholeScale,
   wholeTransform, ZOOM_LIMITS,
 } from "../viewport.js";
 import { clearTop, freeView, insetsDiffer, insetsOf, intoFree, NO_INSET } from "../clearance.js";
@@ -191,9 +191,8 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   root.addEventListener("focusin", (event) => {
     const d = event.target.closest?.("g.node")?.__data__; // the layout node d3 bound
     if (!d || !content) return;
-    const box = { x0: d.x - d.width / 2, y0: d.y - d.height / 2, x1: d.x + d.width / 2, y1: d.y + d.height / 2 };
     const { k, x, y } = d3.zoomTransform(root);
-    const next = fromFree(revealTransform(toFree({ k, x, y }), box, free()));
+    const next = fromFree(revealTransform(toFree({ k, x, y }), centredBox(d), free()));
     if (next) apply(next, 200);
   });
 
