@@ -17,6 +17,9 @@ pow_backward_exponent).
 
     relu_vjp, leaky_relu_vjp, abs_vjp, clip_vjp (g, x) = the row's first-order vjp, g times
                                      its mask or sign of x (`ȳ * [x > 0]`)
+    max_vjp, min_vjp (g, x)         = g / k at the k elements equal to the extreme (x's shape)
+    maximum_vjp0/1, minimum_vjp0/1 (g, a, b), where_vjp1/2 (g, cond, a, b)
+                                   = the vjp for that input (before the unbroadcast step)
 
 Rows are marked `internal`: the program language has no name for them. Their own rules are
 checked like every row's (tests/engine/test_ops.py: central differences, jvp against vjp,
@@ -109,39 +112,86 @@ _masked_row("pow_vjp_exponent", lambda g, x, y: _pow_exponent(g, np.power(x, y),
 
 
 # ---- selections: x̄ = ȳ · [mask of x] -----------------------------------------------------------
-# relu, leaky_relu, abs and clip select (or scale by sign): their vjp is linear in ȳ and
-# piecewise constant in x, so its derivative is the same rule in ȳ and 0 in x (PyTorch's double
-# backward of threshold_backward, sgn and clamp_backward). One row each, instead of a
-# comparison, constants and where nodes.
-def _selection_row(of: str):
+# relu, leaky_relu, abs and clip select (or scale by sign), where routes ȳ to the branch taken,
+# maximum/minimum to the side that wins (half each on a tie), max/min over an axis to the
+# extremes (g / k at k ties): each vjp is linear in ȳ and piecewise constant in the inputs, so
+# its derivative is the same selection in ȳ and 0 in the inputs (PyTorch's double backward of
+# threshold_backward, sgn, clamp_backward, where, maximum and amax: derivatives.yaml). One row
+# per argument, instead of comparison, constant and where nodes.
+def _selection_row(of: str, arg: int = 0, reads: str = "partial") -> None:
+    """Register `<of>_vjp` (`<of>_vjp<arg>` for an op of several inputs): (g, *inputs of `of`)
+    -> `of`'s first-order vjp for input `arg`, bit for bit. reads: "partial" labels it
+    `ȳ * <the local derivative>`, "vjp_text" by the row's vjp_text (`ȳ where c, else 0`)."""
     first = get_op(of)
-    rule = first.vjp[0]
+    rule = first.vjp[arg]
 
-    def forward(g, x, **p):
-        return rule(g, first.forward(x, **p), x, **p)
+    def forward(g, *xs, **p):
+        return rule(g, first.forward(*xs, **p), *xs, **p)
 
-    def by_g(h, out, g, x, **p):
-        return forward(h, x, **p)
+    def by_g(h, out, g, *xs, **p):
+        """The transpose of the linear map g -> forward(g): itself where it is diagonal (an
+        elementwise mask), the jvp in input `arg` where it spreads g over an axis (max)."""
+        if first.elementwise or of == "where":
+            return forward(h, *xs, **p)
+        dots = [np.zeros(np.shape(x)) for x in xs]
+        dots[arg] = h
+        return first.jvp(dots, first.forward(*xs, **p), *xs, **p)
 
-    def by_x(h, out, g, x, **p):   # piecewise constant in x: no gradient
-        return np.zeros(np.broadcast_shapes(np.shape(h), np.shape(x)))
+    def by_x(h, out, g, *xs, **p):   # piecewise constant in the inputs: no gradient
+        return np.zeros(np.broadcast_shapes(np.shape(h), *(np.shape(x) for x in xs)))
+
+    def text(ybar, *xs, **p):
+        names = {"g": ybar, "out": fill(first.text, list(xs), _own(first, p))}
+        if reads == "vjp_text":
+            return fill(first.vjp_text[arg], list(xs), _own(first, p), **names)
+        return f"{ybar} * {_partial(first, list(xs), p, arg, names['out'])}"
 
     register(Op(
-        name=f"{of}_vjp", arity=2, forward=_quiet(forward), vjp=(_quiet(by_g), by_x),
-        jvp=lambda dots, out, g, x, **p: _quiet(forward)(dots[0], x, **p),
-        text=lambda g, x, **p: f"{g} * {_partial(first, x, p)}",
-        partials=(lambda g, x, **p: _partial(first, x, p), "0"), params=first.params,
-        saves=("in1",), backward_flops=lambda out, *xs: int(np.size(out)), internal=True,
+        name=f"{of}_vjp" if first.arity == 1 else f"{of}_vjp{arg}", arity=1 + first.arity,
+        forward=_quiet(forward), vjp=(_quiet(by_g),) + (by_x,) * first.arity,
+        jvp=lambda dots, out, g, *xs, **p: _quiet(forward)(dots[0], *xs, **p),
+        text=text, partials=(lambda ybar, *xs, **p: _partial(first, list(xs), p, arg),)
+        + ("0",) * first.arity, params=first.params, elementwise=first.elementwise,
+        vjp_text=() if first.elementwise else (_transposed(first, arg),)
+        + ("0 (the mask is piecewise constant)",) * first.arity,
+        saves=tuple(f"in{k}" for k in range(1, 1 + first.arity)),
+        backward_flops=lambda out, *xs: int(np.size(out)), internal=True,
     ))
 
 
-def _partial(first: Op, x: str, params: dict) -> str:
-    """The first-order row's local derivative of x, `[x > 0]`, `sign(x)` (its text, filled)."""
-    text = first.partials[0]
-    keep = {k: v for k, v in params.items() if k in first.params}
-    local = text(x, out="y", **keep) if callable(text) else text.format(x, out="y", **keep)
+def fill(text, labels: list[str], params: dict, **names) -> str:
+    """A row's text (a str.format template or a function called the same way) with the labels
+    in (engine/trace/narrate.py `fill`, without its transposed labels, which no row here uses)."""
+    if callable(text):
+        return text(*labels, **names, **params)
+    return text.format(*labels, **names, **params)
+
+
+def _transposed(first: Op, arg: int):
+    """The text of by_g for a row that is not elementwise: where's own selection (diagonal),
+    or, for max/min, the sum back over the axis of the extremes' shares."""
+    def text(ybar, *xs, g="h", **_):   # g: the row's own upstream gradient
+        if first.name == "where":
+            return fill(first.vjp_text[arg], list(xs), {}, g=g)
+        return f"the sum of {g} / k over the k elements of {xs[arg]} equal to its {first.name}"
+    return text
+
+
+def _own(first: Op, params: dict) -> dict:
+    return {k: v for k, v in params.items() if k in first.params}
+
+
+def _partial(first: Op, xs: list[str], params: dict, arg: int = 0, out: str = "y") -> str:
+    """The first-order row's local derivative of input `arg`, `[x > 0]`, `sign(x)`,
+    `[a > b] (½ on a tie)` (its text, filled)."""
+    local = fill(first.partials[arg], xs, _own(first, params), out=out)
     return f"({local})" if " + " in local or " - " in local else local
 
 
-for _name in ("relu", "leaky_relu", "abs", "clip"):
+for _name in ("relu", "leaky_relu", "abs", "clip", "max", "min"):
     _selection_row(_name)
+for _name in ("maximum", "minimum"):
+    _selection_row(_name, 0)
+    _selection_row(_name, 1)
+_selection_row("where", 1, reads="vjp_text")
+_selection_row("where", 2, reads="vjp_text")

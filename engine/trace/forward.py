@@ -69,10 +69,12 @@ def _check_operands(node: IRNode, xs: list) -> None:
         if problem:
             raise _error(node, *problem)
     axis = node.params.get("axis")
-    # stack's axis may also be the new last one (engine/trace/shapes.py checks it)
-    if axis is not None and node.op != "stack" and not -np.ndim(xs[0]) <= axis < np.ndim(xs[0]):
+    # the axis is of the first operand; a masked row's (engine/ops/masked.py: ȳ, then the
+    # op's input) of its last; stack's may also be the new last one (shapes.py checks it)
+    x = xs[-1] if node.op.endswith(("max_vjp", "min_vjp")) else xs[0]
+    if axis is not None and node.op != "stack" and not -np.ndim(x) <= axis < np.ndim(x):
         raise _error(node, "bad_argument", f"axis {axis} is out of range for shape "
-                     f"{np.shape(xs[0])}")
+                     f"{np.shape(x)}")
 
 
 def _error(node: IRNode, kind: str, message: str) -> ProgramError:

@@ -185,7 +185,7 @@ def records(tracer) -> Iterator[dict]:
             _watch(tracer, i, value, tangent)
         rule, text = narration(tracer, i, tangents, given)
         if t is not None and tracer.program.nodes[i].op in kinks.TABLE:
-            text += _kink(tracer, i)
+            _kink(tracer, i)   # the warning; the narration says why (edge_notes)
         yield {"seq": seq, "kind": "tangent", "node": ids[i], "value": value,
                "tangent": tangent, "rule": rule, "narration": text}
         seq += 1
@@ -201,18 +201,17 @@ def records(tracer) -> Iterator[dict]:
     yield done
 
 
-def _kink(tracer, i: int) -> str:
+def _kink(tracer, i: int) -> None:
     """At a point where node i's op has no derivative: a "non_differentiable" warning naming
-    `tangents` (engine/trace/kinks.py) and the words for its event; else ""."""
+    `tangents` (engine/trace/kinks.py); the event's words are engine/trace/edge_notes.py's."""
     node = tracer.program.nodes[i]
     out = tracer.values[i]
     count = kinks.at(node.op, out, tracer.inputs(node), node.params)
     if not count:
-        return ""
+        return
     message = kinks.forward_message(node.op, node, tracer.formulas[i], count,
                                     int(np.size(out)))
     tracer.warnings.add("non_differentiable", message, tracer.ids[i], "tangents", node.span)
-    return kinks.event_note(node.op, node)
 
 
 def _encode(tracer, v, limit):

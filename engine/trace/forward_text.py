@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from engine.ops import get_op
-from engine.trace import narrate
+from engine.trace import edge_notes, narrate
 from engine.trace.values import short
 
 DOT = "\u0307"   # combining dot above: ȧ
@@ -51,7 +51,7 @@ def narration(tracer, i: int, tangents: list, given: dict) -> tuple[str, str]:
             cuts.severed[i] else "no leaf reaches it"
         return f"{symbol} = 0", (f"{tracer.formulas[i]}: {why}, so {symbol} = 0"
                                  + (f"; {label} = {dual(v, 0.0)}" if scalar else ""))
-    rule, numbers = _terms(tracer, node, tangents)
+    rule, numbers, notes = _terms(tracer, node, tangents)
     so = ", so" if node.name is not None else ":"
     text = f"{tracer.formulas[i]}{so} {symbol} = {rule}"
     if scalar and numbers is not None:
@@ -62,7 +62,7 @@ def narration(tracer, i: int, tangents: list, given: dict) -> tuple[str, str]:
         text += f" : {narrate.shape_text(np.shape(t))}"
         if np.size(t) <= narrate.SHOW_ELEMENTS:
             text += f" = {narrate.compact(t)}"
-    return f"{symbol} = {rule}", text
+    return f"{symbol} = {rule}", text + notes
 
 
 def _leaf_narration(label, symbol, v, t, seeded: bool, given) -> tuple[str, str]:
@@ -89,9 +89,9 @@ def _leaf_narration(label, symbol, v, t, seeded: bool, given) -> tuple[str, str]
     return f"{symbol} = 0", f"{label} {shape}: {symbol} = 0, {label} is held fixed"
 
 
-def _terms(tracer, node, tangents) -> tuple[str, str | None]:
-    """The jvp as a sum over the inputs a leaf reaches: its rule as text, and for scalars the
-    same sum with numbers. An elementwise op's term is its local derivative (the row's partial)
+def _terms(tracer, node, tangents) -> tuple[str, str | None, str]:
+    """The jvp as a sum over the inputs a leaf reaches: its rule as text, for scalars the
+    same sum with numbers, and why a partial has its value at an edge point (edge_notes). An elementwise op's term is its local derivative (the row's partial)
     times the input's tangent, the first operand's tangent written first (ȧ·b + a·ḃ, the
     product rule as the seed writes it); another op's is its Jacobian applied to the tangent,
     ∂Y/∂X·Ẋ."""
@@ -101,7 +101,7 @@ def _terms(tracer, node, tangents) -> tuple[str, str | None]:
     xs = tracer.inputs(node)
     out = tracer.values[node.index]
     scalar = np.ndim(out) == 0 and all(np.ndim(x) == 0 for x in xs)
-    texts, numbers = [], []
+    texts, numbers, notes = [], [], ""
     times = "·" if np.ndim(out) == 0 else "⊙"
     for arg, k in enumerate(node.inputs):
         if not tracer.requires[k]:
@@ -109,17 +109,21 @@ def _terms(tracer, node, tangents) -> tuple[str, str | None]:
         d = dot(labels[arg])
         if not op.elementwise:
             texts.append(f"∂{narrate.wrap(node.label)}/∂{narrate.wrap(labels[arg])}·{d}")
+            notes += edge_notes.note(node.op, arg, out, xs, labels, node.params, lambda arg=arg:
+                                     narrate.fill(op.partials[arg], operands, node.params,
+                                                  out=narrate.wrap(node.label)))
             numbers = None
             continue
         partial = narrate.fill(op.partials[arg], operands, node.params,
                                out=narrate.wrap(node.label))
+        notes += edge_notes.note(node.op, arg, out, xs, labels, node.params, partial)
         texts.append(_term(d, partial, arg == 0 and len(node.inputs) > 1, times))
         if scalar and numbers is not None:
             with np.errstate(all="ignore"):
                 local = op.vjp[arg](np.float64(1.0), np.float64(out), *xs, **node.params)
             numbers.append(_number_term(tangents[k], local, partial,
                                         arg == 0 and len(node.inputs) > 1))
-    return _join(texts) or "0", _join(numbers) if scalar and numbers else None
+    return _join(texts) or "0", _join(numbers) if scalar and numbers else None, notes
 
 
 def _term(d: str, partial: str, tangent_first: bool, times: str, shape: str | None = None) -> str:

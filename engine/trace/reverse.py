@@ -20,7 +20,7 @@ import numpy as np
 from engine.labels import ATOM, strength
 from engine.ops import get_op
 from engine.ops.broadcast import unbroadcast
-from engine.trace import narrate, nonfinite, scalar, seed, underflow, unused
+from engine.trace import edge_notes, narrate, nonfinite, scalar, seed, underflow, unused
 from engine.trace.mode import Mode
 from engine.trace.values import decode_lenient, encode, non_finite, number
 
@@ -214,6 +214,7 @@ def edge(t, node, arg: int, j: int, g, adjoints: list, seq) -> Iterator[dict]:
         contrib, before, after, axes, t.output_label,
         node.name is not None, (np.shape(out), [np.shape(x) for x in xs]),
         (t.symbols[j], t.symbols[node.index]))
+    text += edge_notes.note(node.op, arg, out, xs, labels, node.params, partial)
     yield {"seq": next(seq), "kind": "accumulate", "node": dst, "input": src, "arg": arg,
            "upstream": enc(g, limit),
            "local": None if local is None else enc(local, limit), "partial": partial,

@@ -179,4 +179,7 @@ RULES = {
     "concat": _concat, "stack": _stack, "where": broadcast,
     "sum": _reduce, "mean": _reduce, "var": _var, "max": _reduce, "min": _reduce,
     "softmax": _along, "log_softmax": _along,
+    # the backward graph's masked rows (engine/ops/masked.py): (ȳ, *the op's inputs)
+    "max_vjp": lambda n, g, x, **_: x, "min_vjp": lambda n, g, x, **_: x,
+    "where_vjp1": broadcast, "where_vjp2": broadcast,
 }

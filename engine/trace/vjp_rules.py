@@ -7,9 +7,9 @@ upstream gradient ȳ; it returns the node of the vjp for input `arg` (before the
 step, which the builder adds), or None when it is 0. The formulas are the registry's
 (engine/ops/*.py), written as products and sums so that they can be differentiated again;
 they agree with the numpy rules wherever the function is smooth. Where a numpy rule selects
-(where, maximum, max), the rule selects with `where` and a comparison, which has no gradient:
-the second derivative there is 0, as PyTorch's double backward gives; relu, leaky_relu, abs and
-clip are one masked-rule node each, `ȳ * [x > 0]` (engine/ops/masked.py). A rule masks
+(relu, leaky_relu, abs, clip, where, maximum, minimum, max, min), the rule is one masked-rule
+node per argument, `ȳ * [x > 0]` (engine/ops/masked.py): the first-order rule itself, whose
+own derivative in the inputs is 0, as PyTorch's double backward gives. A rule masks
 where its first-order rule masks. pow, whose masks guard log 0 and 0 ** -1, is one masked-rule
 node per argument (engine/ops/masked.py: the first-order vjp as a row with its own
 derivatives), so differentiating it again meets no inf or NaN, and the graph holds no engine
@@ -83,13 +83,6 @@ def _rule_node(b, op: str, inputs: list[int], params: dict | None = None) -> int
     return node
 
 
-# ---- selections ---------------------------------------------------------------------------------
-# A rule that selects (np.where) is differentiated again through where's rule, which sends 0 to
-# the branch not taken (PyTorch's double backward does the same).
-def _select(b, mask, yes, no):
-    return b.op("where", [mask, yes, no])
-
-
 def _neg(b, arg, g):
     return b.op("neg", [g])
 
@@ -107,9 +100,12 @@ def _sigmoid(b, arg, g):
 
 
 def _selection(b, arg, g):
-    """relu, leaky_relu, abs: ȳ times the first-order row's mask (or sign) of x, one node of
-    the masked-rule row `<op>_vjp` (engine/ops/masked.py): `ȳ * [x > 0]`."""
-    return _rule_node(b, f"{b.node.op}_vjp", [g, b.x(0)], dict(b.node.params))
+    """An op that selects (relu, leaky_relu, abs, clip, where, maximum, minimum, max, min): ȳ
+    through the first-order row's mask, one node of the masked-rule row `<op>_vjp` (or
+    `<op>_vjp<arg>`, engine/ops/masked.py) over ȳ and the op's inputs: `ȳ * [x > 0]`."""
+    op = b.node.op
+    name = f"{op}_vjp" if len(b.node.inputs) == 1 else f"{op}_vjp{arg}"
+    return _rule_node(b, name, [g, *b.node.inputs], dict(b.node.params))
 
 
 def _exp(b, arg, g):
@@ -162,27 +158,6 @@ def _var(b, arg, g):
     centred = b.op("sub", [x, mean])
     scaled = b.op("mul", [b.num(2.0 / n if n else math.inf), centred])
     return _mul(b, b.keep(g, axis, keepdims, x), scaled)
-
-
-def _extreme(b, arg, g):
-    """ȳ / k at the k elements equal to the max (min), 0 elsewhere."""
-    axis, keepdims = _reduce_args(b)
-    x = b.x(0)
-    hit = b.op("equal", [x, b.keep(b.out, axis, keepdims, x)])
-    k = b.op("sum", [hit], {"axis": axis, "keepdims": True})
-    # selected, not multiplied by the 0/1 mask: an infinite or NaN ȳ reaches only the ties
-    share = b.op("div", [b.keep(g, axis, keepdims, x), k])
-    return _select(b, hit, share, b.num(0.0))
-
-
-def _pair(loses: str):
-    """maximum/minimum: ȳ where this side wins, ȳ/2 on a tie, 0 where it loses."""
-    def rule(b, arg, g):
-        mine, other = b.x(arg), b.x(1 - arg)
-        half = b.op("mul", [b.num(0.5), g])
-        tie = b.op("where", [b.op("equal", [mine, other]), half, g])
-        return b.op("where", [b.op(loses, [mine, other]), b.num(0.0), tie])
-    return rule
 
 
 def _clip(b, arg, g):
@@ -258,10 +233,8 @@ def _piece(stack: bool):
 
 
 def _where(b, arg, g):
-    if arg == 0:
-        return None
-    cond = b.x(0)
-    return b.op("where", [cond, g, b.num(0.0)] if arg == 1 else [cond, b.num(0.0), g])
+    """Nothing to the condition (a mask); ȳ to the branch taken, one masked-rule node."""
+    return None if arg == 0 else _selection(b, arg, g)
 
 
 def _along(b, v, axis):
@@ -356,8 +329,8 @@ RULES = {
     "add": _add, "sub": _sub, "mul": _times, "div": _div, "pow": _pow, "neg": _neg,
     "tanh": _tanh, "sigmoid": _sigmoid, "relu": _selection, "exp": _exp, "log": _log,
     "sqrt": _sqrt, "abs": _selection, "silu": _silu, "leaky_relu": _selection,
-    "sum": _sum, "mean": _mean, "var": _var, "max": _extreme, "min": _extreme,
-    "maximum": _pair("less"), "minimum": _pair("greater"), "clip": _clip,
+    "sum": _sum, "mean": _mean, "var": _var, "max": _selection, "min": _selection,
+    "maximum": _selection, "minimum": _selection, "clip": _clip,
     "matmul": _matmul, "transpose": _transpose, "reshape": _reshape,
     "concat": _piece(False), "stack": _piece(True), "where": _where,
     "softmax": _softmax, "log_softmax": _log_softmax, "logsumexp": _logsumexp,

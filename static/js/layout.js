@@ -62,12 +62,15 @@ const SYMBOLS = {
 };
 
 // The backward graph's own rows (engine/ops/masked.py): `pow_vjp_base` is the vjp of `**` for
-// its base. Their engine names read as jargon on a node; the tag says "vjp ** base".
-const VJP_ROW = /^(.+)_vjp(?:_(base|exponent))?$/;
+// its base, `maximum_vjp1` of maximum for its input 1 (counted from 0). Their engine names read
+// as jargon on a node; the tag says "vjp ** base", "vjp maximum 2nd".
+const VJP_ROW = /^(.+)_vjp(?:_(base|exponent)|(\d))?$/;
+const ORDINAL = ["1st", "2nd", "3rd"];
 const symbolOf = (op) => {
   const row = VJP_ROW.exec(op);
   if (!row) return SYMBOLS[op] ?? op;
-  return `vjp ${SYMBOLS[row[1]] ?? row[1]}${row[2] ? ` ${row[2]}` : ""}`;
+  const which = row[2] ?? (row[3] === undefined ? "" : ORDINAL[Number(row[3])]);
+  return `vjp ${SYMBOLS[row[1]] ?? row[1]}${which ? ` ${which}` : ""}`;
 };
 
 /** The short tag a node wears: its op symbol or name, its role for leaves and constants. */

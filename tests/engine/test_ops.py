@@ -26,6 +26,12 @@ SELECTIONS = {"relu_vjp": lambda x, p: torch.relu(x), "abs_vjp": lambda x, p: to
               "leaky_relu_vjp": lambda x, p: F.leaky_relu(x, p["slope"]),
               "clip_vjp": lambda x, p: torch.clamp(x, p["lo"], p["hi"])}
 
+# engine/ops/masked.py's selection rows of ops that need their own drawn inputs: row ->
+# (op, argument), inputs (ȳ, *the op's inputs) drawn as the op's (no ties, well inside)
+SELECTED = {"max_vjp": ("max", 0), "min_vjp": ("min", 0),
+            **{f"{of}_vjp{k}": (of, k) for of in ("maximum", "minimum") for k in (0, 1)},
+            "where_vjp1": ("where", 1), "where_vjp2": ("where", 2)}
+
 
 def _array(draw, shape, lo=-2.0, hi=2.0, away=False):
     x = draw(hnp.arrays(np.float64, shape, elements=st.floats(lo, hi, allow_nan=False)))
@@ -53,6 +59,10 @@ def op_inputs(draw, name):
         shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=3, max_dims=2, max_side=3))
         g, x, y = (_array(draw, s) for s in shapes.input_shapes)
         return [g, np.abs(x) + 0.5, np.where(np.abs(y) < 0.1, 0.5, y)], {}   # y = 0: a mask
+    if name in SELECTED:
+        of = SELECTED[name][0]
+        xs, params = draw(op_inputs(of))
+        return [_array(draw, np.shape(get_op(of).forward(*xs, **params))), *xs], params
     if name in SELECTIONS:   # engine/ops/masked.py: (g, x), x away from the kinks
         shape = draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=3))
         g, x = _array(draw, shape), _array(draw, shape, away=True)
@@ -159,6 +169,12 @@ def _torch_forward(name, ts, params):
         g, x = ts
         y = SELECTIONS[name](x, params)
         return g * torch.autograd.grad(y, x, torch.ones_like(y), create_graph=True)[0]
+    if name in SELECTED:   # PyTorch's first-order backward of the op, graphed
+        (of, arg), (g, *xs) = SELECTED[name], ts
+        if of not in ("max", "min"):   # elementwise: no sum over broadcasts
+            xs = torch.broadcast_tensors(*xs)
+        y = _torch_forward(of, xs, params)
+        return torch.autograd.grad(y, xs[arg], g, create_graph=True)[0]
     if name == "transpose":
         return ts[0].permute(tuple(reversed(range(ts[0].ndim))))
     table = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,

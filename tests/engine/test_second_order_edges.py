@@ -216,3 +216,47 @@ def test_each_selection_is_one_masked_rule_node():
         lambda x: torch.relu(x) * x.abs() + torch.nn.functional.leaky_relu(x, 0.1)
         * x.clamp(0.0, 1.0), torch.tensor(0.5), torch.tensor(1.0))[1]
     assert body["hvp"] == body["hvp_forward_over_reverse"] == {"x": float(want)} == {"x": 4.0}
+
+
+SELECTS = [   # (program, vector, PyTorch's L of the leaves in order, each op's rows)
+    ("a = 1.0\nb = 1.0\nc = 2.0\nL = maximum(a, b) * minimum(a, c) * minimum(b, c)\n",
+     {"a": 1.0, "b": 0.0, "c": 1.0},
+     lambda a, b, c: torch.maximum(a, b) * torch.minimum(a, c) * torch.minimum(b, c),
+     {"maximum_vjp0": 1, "maximum_vjp1": 1, "minimum_vjp0": 2, "minimum_vjp1": 2}),
+    ("x = [1.0, 3.0, 3.0, -2.0]\nL = max(x) * min(x) * max(x)\n", {"x": [1.0, 0.0, 1.0, 2.0]},
+     lambda x: torch.amax(x) * torch.amin(x) * torch.amax(x),
+     {"max_vjp": 2, "min_vjp": 1}),
+    ("x = [[1.0, 3.0, 3.0], [2.0, 0.5, 2.0]]\nL = sum(max(x, axis=1) * min(x, axis=1))\n",
+     {"x": [[1.0, 0.0, 1.0], [1.0, 1.0, 1.0]]},
+     lambda x: torch.sum(torch.amax(x, dim=1) * torch.amin(x, dim=1)),
+     {"max_vjp": 1, "min_vjp": 1}),
+    ("x = 2.0\ny = 0.0\nL = where(y >= 0.0, x * y, y * y) * where(x > 2.0, y, x)\n",
+     {"x": 1.0, "y": 1.0},
+     lambda x, y: torch.where(y >= 0.0, x * y, y * y) * torch.where(x > 2.0, y, x),
+     {"where_vjp1": 2, "where_vjp2": 2}),
+]
+
+
+@pytest.mark.parametrize("text, v, f, rows", SELECTS, ids=["maximum-minimum", "max-min",
+                                                             "max-min-axis", "where"])
+def test_where_maximum_minimum_max_min_are_one_vjp_row_each(text, v, f, rows):
+    """Issue 14 §4 (A1): where, maximum, minimum, max and min differentiate into one masked-rule
+    row per argument (engine/ops/masked.py), no comparison, where or engine constant of their
+    own, and H v both ways is PyTorch's float64 at ties and edges."""
+    body = run_trace(text, options=Options(mode="hvp", vector=v))
+    engine = [n["op"] for n in _engine_nodes(body, parse(text))]
+    for op, count in rows.items():
+        assert engine.count(op) == count, engine
+    assert not {"where", "equal", "greater", "less", "reshape"} & set(engine), engine
+    assert [n for n in engine if n.endswith(tuple("0123456789")) or n.endswith("_vjp")] == \
+        [n for n in engine if n in rows]
+    program = parse(text)
+    names = list(program.leaves)
+    xs = tuple(torch.tensor(program.nodes[program.leaves[n]].literal, dtype=torch.float64)
+               for n in names)
+    want = torch.autograd.functional.hvp(f, xs, tuple(torch.tensor(v[n]) for n in names))[1]
+    for name, w in zip(names, want):
+        for way in ("hvp", "hvp_forward_over_reverse"):
+            np.testing.assert_allclose(np.asarray(decode(body[way][name]), dtype=float),
+                                       w.numpy(), rtol=1e-12, atol=1e-12,
+                                       err_msg=f"{way} {name}")

@@ -54,6 +54,10 @@ test("boxes are sized for what they will show", () => {
   assert.equal(opTag({ role: "op", op: "pow_vjp_exponent" }), "vjp ** exponent");
   assert.equal(opTag({ role: "op", op: "pow_vjp_base", shape: [3] }), "vjp ** base · 3");
   assert.equal(opTag({ role: "op", op: "leaky_relu_vjp" }), "vjp leaky_relu");
+  // one row per argument (issue 14 §4): which input it is the vjp for
+  assert.equal(opTag({ role: "op", op: "maximum_vjp0" }), "vjp maximum 1st");
+  assert.equal(opTag({ role: "op", op: "where_vjp2" }), "vjp where 3rd");
+  assert.equal(opTag({ role: "op", op: "max_vjp", shape: [2, 3] }), "vjp max · 2×3");
   assert.equal(opTag(constant), "const");
 });
 

@@ -1,0 +1,141 @@
+"""Why a local derivative has the value it has at an edge point, for the narration.
+
+At an edge point an op's rule does not follow its formula: pow's exponent rule `x^y log x` is
+0 at x = 0 (log 0 is -∞; PyTorch masks it), relu's slope at 0 is 0, where sends nothing to the
+branch it did not take even when that branch is ∞. The narration prints the formula with the
+rule's (right) value, `(c ** d) * log(c) = 0`, which reads as false arithmetic unless it says
+why. `note` gives the words, in the first-order walk (engine/trace/reverse.py), forward mode
+and the walks of the backward pass recorded as a graph (engine/trace/forward_text.py), for the
+op and for its masked rows (engine/ops/masked.py: `pow_vjp_exponent` is pow's exponent rule,
+with the same edge points).
+
+Each row: op -> per argument, the edges `(where(out, *inputs, **params) -> bool mask, says)`;
+`says` is filled with `{p}` the partial's text and `{0}`, `{1}` the inputs' labels. The kinks
+of engine/trace/kinks.py (relu, abs, clip, maximum, max, sqrt, ...) are rows too, in their
+words. Sources: PyTorch's tools/autograd/derivatives.yaml (pow_backward, pow_backward_exponent,
+threshold_backward, where) and engine/ops/elementwise.py, minmax.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.ops import get_op
+from engine.trace import kinks
+
+_CONVENTION = "PyTorch's convention"
+
+
+def _a(xs):
+    return [np.asarray(x) for x in xs]
+
+
+def _zero_power_zero(out, x, y):
+    x, y = _a((x, y))
+    return (x == 0) & (y == 0)
+
+
+def _log_zero(out, x, y):
+    x, y = _a((x, y))
+    return (x == 0) & (y >= 0)
+
+
+def _at_zero(out, x):
+    return np.asarray(x) == 0
+
+
+def _untaken(first: bool):
+    def where(out, cond, a, b):
+        held, branch = np.asarray(cond) != 0, np.asarray(a if first else b)
+        return (~held if first else held) & ~np.isfinite(branch)
+    return where
+
+
+_POW = (
+    ((_zero_power_zero, "{p} is taken as 0 at {0} = 0 with {1} = 0 (" + _CONVENTION
+      + ": 0 · 0^(-1) has no value)"),
+     (kinks.TABLE["pow"].where, "{p} is ∞ at {0} = 0: the slope of a root at 0")),
+    ((_log_zero, "{p} is taken as 0 at {0} = 0 (" + _CONVENTION + ", its limit: log({0}) "
+      "is -∞ there)"),),
+)
+
+
+def _kink_edges(op: str) -> tuple:
+    """One edge per argument from engine/trace/kinks.py's row: `relu is not differentiable at
+    0: [x > 0] takes PyTorch's convention (slope 0)`."""
+    row = kinks.TABLE[op]
+    says = f"{op} is not differentiable {row.point}: {{p}} takes {_CONVENTION} ({row.convention})"
+    return ((row.where, says, f"{op} is not differentiable {row.point}: its second "
+             f"derivative there is taken as 0 ({_CONVENTION})"),)
+
+
+TABLE: dict[str, tuple] = {
+    "pow": _POW,
+    "log": (((_at_zero, "{p} is ∞ at {0} = 0 (1/0; PyTorch's is ∞ too)"),),),
+    "sqrt": (((_at_zero, "sqrt is not differentiable at 0: {p} is ∞ at {0} = 0 (an infinite "
+              "slope; PyTorch's is ∞ too)"),),),
+    "where": ((), ((_untaken(True), "{p} is 0 where {0} is false: where did not take {1}, "
+                    "so its ∞ or NaN there does not reach the output"),),
+              ((_untaken(False), "{p} is 0 where {0} holds: where did not take {2}, "
+                "so its ∞ or NaN there does not reach the output"),)),
+    **{op: (_kink_edges(op),) * (2 if op in ("maximum", "minimum") else 1)
+       for op in kinks.TABLE if op not in ("pow", "sqrt")},
+}
+
+# the backward graph's masked rows (engine/ops/masked.py), whose inputs are (ȳ, *the op's
+# inputs) -> the op, and whose argument's edges each of the row's own arguments keeps (None:
+# no words): pow's base rule y x^(y-1) differentiated in y takes a log x (its exponent rule's
+# edge); a selection's rule is piecewise constant in the op's inputs (its partials there are
+# plain 0s), so only its partial in ȳ, the first-order mask, is at the op's edge
+_ROWS = {"pow_vjp_base": ("pow", (0, 0, 1)), "pow_vjp_exponent": ("pow", (1, 1, 1))}
+
+
+def _row(op: str, arg: int) -> tuple[str, int, bool] | None:
+    """(the op, its argument, whether the partial is a second derivative) whose edges masked
+    row `op`'s argument `arg` keeps; None for an op that is not a masked row."""
+    if op in _ROWS:
+        return _ROWS[op][0], _ROWS[op][1][arg], False
+    base, _, k = op.rpartition("_vjp")
+    if base in TABLE and (k == "" or k.isdigit()):
+        return base, int(k or 0), arg > 0
+    return None
+
+
+def note(op: str, arg: int, out, xs: list, labels: list[str], params: dict, partial) -> str:
+    """"" away from edge points; else "; " and why `partial` (input `arg`'s local derivative
+    of an `op` node with output `out` and inputs `xs`, labelled `labels`) has its value there,
+    with "at k of n elements" for a tensor: `; (c ** d) * log(c) is taken as 0 at c = 0
+    (PyTorch's convention, its limit: log(c) is -∞ there)`. partial: its text, or a function
+    that makes it (called only at an edge point)."""
+    row, second = _row(op, arg), False
+    if row is not None:   # a masked row: its base op's edges, on the op's own inputs
+        (op, arg, second), xs, labels = row, xs[1:], labels[1:]
+        with np.errstate(all="ignore"):
+            out = get_op(op).forward(*xs, **params)
+    edges = TABLE.get(op, ())
+    if arg >= len(edges):
+        return ""
+    said = []
+    for where, says, *more in edges[arg]:
+        if second:   # only a kink's words have a second derivative (where's branch is 0)
+            if not more:
+                continue
+            says = more[0]
+        count, size = _hits(where, out, xs, params)
+        if not count:
+            continue
+        partial = partial() if callable(partial) else partial
+        if second or any(c.isalpha() for c in partial):   # a plain number (x ** 0.0's 0)
+            which = "" if size <= 1 else f" (at {count} of its {size} elements)"
+            said.append(says.format(*labels, p=partial, slope=params.get("slope", 0.01)) + which)
+    return "".join(f"; {s}" for s in dict.fromkeys(said))
+
+
+def _hits(where, out, xs: list, params: dict) -> tuple[int, int]:
+    """(how many elements are at the edge, of how many); (0, 0) for a row that does not fit
+    these inputs."""
+    with np.errstate(all="ignore"):
+        try:
+            hit = np.asarray(where(out, *xs, **params))
+        except (TypeError, ValueError):
+            return 0, 0
+    return int(np.count_nonzero(hit)), max(int(np.size(out)), hit.size)
