@@ -10,6 +10,7 @@ import numpy as np
 import orjson
 
 from engine.groups import groups
+from engine.ops import get_op
 from engine.trace import warn
 from engine.trace.budget_numbers import (CHECK, ELEMENT, FIRST, NUMBERS, RESULTS, SEED,
                                          UNDERFLOW, Numbers, ascii_bytes, known_bytes, elements,
@@ -92,9 +93,8 @@ def extras(tracer, tangents: list | None, marked: bool = True) -> int:
     warning) the walk may find, when it may (`marked`: budget_numbers.Numbers)."""
     listed = tracer.warnings.listed() if getattr(tracer, "warnings", None) else []
     kinks_found = _kinks(tracer, tangents) if tracer.options.mode == "forward" else []
-    said = sum(len(text.encode()) for text, _ in kinks_found)
     listed += [message for _, message in kinks_found]
-    total = said
+    total = edge_words(tracer)
     if marked:   # room for a NaN's or an underflow's marker, warning and words
         longest = max(map(len, map(str.encode, map(attrgetter("label"), tracer.program.nodes))),
                       default=0)
@@ -183,6 +183,26 @@ def groups_bytes(program) -> int:
     node (a bound without them, from the statements, was twice their size on a chain: repeats
     and their repetitions cannot be told apart without finding the cycles)."""
     return len(orjson.dumps(groups(program)))
+
+
+def edge_words(tracer) -> int:
+    """The words engine/trace/edge_notes.py adds at the edge points, per argument of each node
+    at one: counted twice (a tangent's and an accumulate's narration, as hvp mode's walks
+    write both), with the partial as reverse mode writes it."""
+    from engine.trace import edge_notes, narrate
+
+    total, nodes = 0, tracer.program.nodes
+    for node in nodes:
+        if node.role != "op" or not edge_notes.has_edges(node.op):
+            continue
+        labels = [nodes[k].label for k in node.inputs]
+        xs, out = tracer._inputs(node), tracer.values[node.index]
+        for arg in range(len(node.inputs)):
+            words = edge_notes.note(node.op, arg, out, xs, labels, node.params, lambda arg=arg:
+                                    narrate.fill(get_op(node.op).partials[arg], labels,
+                                                 node.params, out=narrate.wrap(node.label)))
+            total += 2 * len(words.encode())
+    return total
 
 
 def _kinks(tracer, tangents: list | None) -> list[tuple[str, dict]]:

@@ -100,6 +100,11 @@ def _row(op: str, arg: int) -> tuple[str, int, bool] | None:
     return None
 
 
+def has_edges(op: str) -> bool:
+    """Whether an `op` node may have words here (the size estimate's quick test)."""
+    return op in TABLE or op in _ROWS or _row(op, 0) is not None
+
+
 def note(op: str, arg: int, out, xs: list, labels: list[str], params: dict, partial) -> str:
     """"" away from edge points; else "; " and why `partial` (input `arg`'s local derivative
     of an `op` node with output `out` and inputs `xs`, labelled `labels`) has its value there,

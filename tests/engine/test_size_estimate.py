@@ -42,6 +42,9 @@ RANGE = {
     "underflowing adjoint": "x0 = 0.5\n" + "".join(f"x{i + 1} = tanh(x{i}) * 0.9 + 0.1\n"
                                                    for i in range(2_000)),
     "relu at 0": "x = [0.0, 1.0, -2.0]\nw = [1.0, 2.0, 3.0]\nL = sum(relu(x) * w)\n",
+    # the narration's words at edge points (engine/trace/edge_notes.py), on every step
+    "edge points": "c = 0.0\nd = 2.5\nL = c ** d + d * d\n",
+    "kinks all along": "x = 0.0\n" + "x = relu(x) * 2.0 + maximum(x, 0.0 * x)\n" * 100,
     # short gradients, long central differences (3.0 against 2.9999999999996696)
     "long central differences": "x = randn(60, seed=0)\nL = sum(x * 3.0) * 7.0\n",
     # orjson writes 1e-05 as 0.00001, two bytes longer than Python's repr
