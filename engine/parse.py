@@ -37,7 +37,7 @@ from engine.parse_literals import LiteralSyntax
 from engine.parse_tensors import TensorSyntax
 from engine.parse_unroll import UnrollSyntax
 from engine.second_order import read as second_order_header
-from engine.source import Lines, Span, python_ast  # Span: also imported from here
+from engine.source import Lines, Span, clip, python_ast  # Span: also imported from here
 from engine.switches import program_bugs
 from engine.syntax import (
     MAX_DEPTH,
@@ -106,6 +106,13 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
                    builder.dtype, bugs, builder.no_grad, builder.inplace, second,
                    bugs_span=bugs_at and Span(bugs_at[0], 0, bugs_at[0], bugs_at[1]),
                    body=builder.body, lines=lines, notes=builder.notes, data=builder.data)
+
+
+def _is_backward_call(stmt: ast.stmt) -> bool:
+    """`L.backward()` (any arguments) on a line of its own."""
+    call = stmt.value if type(stmt) is ast.Expr else None
+    return type(call) is ast.Call and type(call.func) is ast.Attribute and \
+        call.func.attr == "backward"
 
 
 def _statements(tree: ast.Module) -> list[ast.stmt]:
@@ -264,6 +271,11 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Li
         self.last_line = stmt.end_lineno
         if isinstance(stmt, ast.AugAssign):
             return self.inplace_update(stmt)
+        if _is_backward_call(stmt):   # `L.backward()`: PyTorch's and micrograd's habit
+            raise self.error("unsupported", "gradwalk walks the backward pass itself: "
+                             f"`{clip(ast.unparse(stmt.value), 40)}` is not needed",
+                             stmt, hint="delete this line: the output is the last name "
+                                        "assigned")
         if not isinstance(stmt, ast.Assign):
             decorators = getattr(stmt, "decorator_list", None)   # point at the first line
             raise self.error("unsupported", f"{construct(stmt)} is not supported; "
@@ -280,10 +292,24 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Li
         self.target_name(target)
         if self.is_literal(stmt.value) or self.is_const_call(stmt.value):
             self.leaf(name, stmt.value, target)
+        elif type(stmt.value) is ast.Name and stmt.value.id in self.names:
+            self.alias(target, stmt.value)
         else:
             self.names[name] = self.expression(stmt.value, name)
         self.times_assigned[name] = self.times_assigned.get(name, 0) + 1
         self.last = name
+
+    def alias(self, target: ast.Name, value: ast.Name) -> None:
+        """`L = y`: the value y names is called L from here on (its label reads L, as the
+        output or wherever it is used next; `L = y` makes no node, as in Python), not y's
+        primed label as before. A leaf or a constant keeps its own name (its gradient is
+        reported by it; `s = b` then `s = s + ...` in a loop is common)."""
+        index = self.lookup(value)
+        node = self.nodes[index]
+        if node.role == "op":
+            node.name = target.id
+            node.label = primed(target.id, self.times_assigned.get(target.id, 0))
+        self.names[target.id] = index
 
     def inplace_update(self, stmt: ast.AugAssign) -> None:
         """`x += e` (-=, *=, /=): an in-place update, PyTorch's `x.add_(e)`. It makes the node

@@ -9,6 +9,7 @@ import ast
 
 from engine.parse_comprehensions import BIND
 from engine.parse_literals import NUMBER_TYPES
+from engine.parse_unroll import METHODS
 from engine.source import Span, clip
 from engine.syntax import BINOPS, OPERATORS, construct, number, supported_operator
 from engine.wording import counted
@@ -130,6 +131,13 @@ class ExpressionSyntax:
                 lambda args: self.add(op, "op", args, span, name)
         if isinstance(node, ast.Attribute):
             self.identifier(node.attr, node, self.attribute_span(node))
+            if node.attr in METHODS:   # `x.relu`: micrograd's method, not called
+                x = clip(ast.unparse(node.value), 30)
+                if type(node.value) not in (ast.Name, ast.Call, ast.Attribute, ast.Subscript):
+                    x = f"({x})"
+                raise self.error("unsupported", f"`.{node.attr}` is a method: call it, "
+                                 f"`{x}.{node.attr}()`", node,
+                                 hint=f"or write it as a function, `{node.attr}({x})`")
             if node.attr != "T":
                 raise self.error("unsupported", f"attribute access `.{clip(node.attr)}` is not "
                                  "supported (only `.T`)", node)
