@@ -5,24 +5,14 @@ alias naming the output, `L.backward()`, `x.relu` without ()). Numbers against P
 every bad input a located ProgramError."""
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 import torch
 
-from engine.errors import ProgramError
 from engine.parse import parse
 from engine.trace.runner import run_trace
 from engine.trace.values import decode
-
-
-def _error(text: str, **kw) -> ProgramError:
-    start = time.perf_counter()
-    with pytest.raises(ProgramError) as caught:
-        parse(text, **kw)
-    assert time.perf_counter() - start < 1.0   # refused before anything big is built
-    return caught.value
+from test_unrolled_python import _error
 
 
 def _grads(body: dict) -> dict:
