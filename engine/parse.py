@@ -33,11 +33,13 @@ from engine.parse_calls import CallSyntax
 from engine.parse_comprehensions import ComprehensionSyntax
 from engine.parse_data import DataSyntax
 from engine.parse_expressions import ExpressionSyntax
+from engine.parse_functions import FunctionSyntax
 from engine.parse_literals import LiteralSyntax
 from engine.parse_tensors import TensorSyntax
 from engine.parse_unroll import UnrollSyntax
+from engine.parse_zip import ZipSyntax
 from engine.second_order import read as second_order_header
-from engine.source import Lines, Span, clip, python_ast  # Span: also imported from here
+from engine.source import Lines, Span, python_ast  # Span: also imported from here
 from engine.switches import program_bugs
 from engine.syntax import (
     MAX_DEPTH,
@@ -108,13 +110,6 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
                    body=builder.body, lines=lines, notes=builder.notes, data=builder.data)
 
 
-def _is_backward_call(stmt: ast.stmt) -> bool:
-    """`L.backward()` (any arguments) on a line of its own."""
-    call = stmt.value if type(stmt) is ast.Expr else None
-    return type(call) is ast.Call and type(call.func) is ast.Attribute and \
-        call.func.attr == "backward"
-
-
 def _statements(tree: ast.Module) -> list[ast.stmt]:
     """Every statement, `with` and `for` lines and the statements of their bodies (nested
     blocks too, a loop's body once), in program order; walked with a stack (Python's parser
@@ -128,8 +123,8 @@ def _statements(tree: ast.Module) -> list[ast.stmt]:
     return out
 
 
-class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, LiteralSyntax,
-               TensorSyntax, UnrollSyntax):
+class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, FunctionSyntax,
+               LiteralSyntax, TensorSyntax, UnrollSyntax, ZipSyntax):
     """Walks the whitelisted ast and appends IR nodes."""
 
     def __init__(self, lines: Lines, tree: ast.Module, max_depth: int = MAX_DEPTH,
@@ -158,7 +153,10 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Li
         self.in_block = False   # inside a checkpoint or no_grad block (they do not nest)
         self.body: list = []   # the statements and blocks of the body being read
         self.data: dict[str, str] = {}   # Program.data
-        self.loop_values: dict[str, int] = {}   # loop variable -> its value (parse_unroll)
+        # loop variable -> its number, or the Element of a named list it reads (parse_unroll,
+        # parse_zip)
+        self.loop_values: dict[str, object] = {}
+        self.setup_functions()   # parse_functions
 
     # ---- locations ---------------------------------------------------------------------------
     def span(self, node: ast.AST) -> Span:
@@ -221,6 +219,8 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Li
                 self.block(stmt)
             elif isinstance(stmt, ast.For):
                 self.loop(stmt)
+            elif isinstance(stmt, ast.FunctionDef):   # kept for its calls (parse_functions)
+                self.define(stmt)
             else:
                 self.assignment(stmt)
         except ProgramError:
@@ -259,8 +259,13 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Li
     def assignment(self, stmt: ast.stmt) -> None:
         """One statement, recorded in the body being read (engine/groups.py) with the nodes it
         made."""
-        first = len(self.nodes)
+        first, mark = len(self.nodes), len(self.body)
         parts = self.assign(stmt)   # a tuple assignment: a Statement for each name
+        if len(self.body) > mark:   # calls inlined (parse_functions): the line is a box of them
+            line = Block("group", first, len(self.nodes), self.span(stmt), self.last,
+                         extent=self.span(stmt))
+            line.body, self.body[mark:] = self.body[mark:], [line]
+            return
         self.body.extend(parts or [Statement(first, len(self.nodes), self.last,
                                              self.span(stmt))])
 
@@ -271,11 +276,7 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Li
         self.last_line = stmt.end_lineno
         if isinstance(stmt, ast.AugAssign):
             return self.inplace_update(stmt)
-        if _is_backward_call(stmt):   # `L.backward()`: PyTorch's and micrograd's habit
-            raise self.error("unsupported", "gradwalk walks the backward pass itself: "
-                             f"`{clip(ast.unparse(stmt.value), 40)}` is not needed",
-                             stmt, hint="delete this line: the output is the last name "
-                                        "assigned")
+        self.refuse_backward(stmt)   # `L.backward()` (engine/parse_unroll.py)
         if not isinstance(stmt, ast.Assign):
             decorators = getattr(stmt, "decorator_list", None)   # point at the first line
             raise self.error("unsupported", f"{construct(stmt)} is not supported; "
@@ -290,26 +291,15 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Li
         target = stmt.targets[0]
         name = target.id
         self.target_name(target)
-        if self.is_literal(stmt.value) or self.is_const_call(stmt.value):
-            self.leaf(name, stmt.value, target)
+        value = self.unwrap_value(stmt.value)   # `a = Value(1.0)`: micrograd's leaf
+        if self.is_literal(value) or self.is_const_call(value):
+            self.leaf(name, value, target)
         elif type(stmt.value) is ast.Name and stmt.value.id in self.names:
             self.alias(target, stmt.value)
         else:
             self.names[name] = self.expression(stmt.value, name)
         self.times_assigned[name] = self.times_assigned.get(name, 0) + 1
         self.last = name
-
-    def alias(self, target: ast.Name, value: ast.Name) -> None:
-        """`L = y`: the value y names is called L from here on (its label reads L, as the
-        output or wherever it is used next; `L = y` makes no node, as in Python), not y's
-        primed label as before. A leaf or a constant keeps its own name (its gradient is
-        reported by it; `s = b` then `s = s + ...` in a loop is common)."""
-        index = self.lookup(value)
-        node = self.nodes[index]
-        if node.role == "op":
-            node.name = target.id
-            node.label = primed(target.id, self.times_assigned.get(target.id, 0))
-        self.names[target.id] = index
 
     def inplace_update(self, stmt: ast.AugAssign) -> None:
         """`x += e` (-=, *=, /=): an in-place update, PyTorch's `x.add_(e)`. It makes the node
@@ -364,7 +354,7 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Li
             return self.names[node.id]
         if node.id in self.loop_values:   # a loop's variable: its int (parse_unroll)
             return self.loop_constant(node)
-        if node.id in RESERVED:
+        if node.id in RESERVED or node.id in self.functions:
             raise self.error("unsupported", f"`{node.id}` is a function: call it, as in "
                              f"`{node.id}(x)`", node)
         if node.id in self._targets():

@@ -27,6 +27,13 @@ class CallSyntax:
         if not isinstance(func, ast.Name):
             raise self.error("unsupported", f"calling {construct(func)} is not supported", func)
         self.identifier(func.id, func)
+        if func.id == "Value":   # micrograd's Value(2.0) inside an expression: a constant
+            return self.constant(self.unwrap_value(node))
+        if func.id in self.functions:   # the program's own `def` (engine/parse_functions.py)
+            return self.inline(node, name)
+        if func.id in self.defined:
+            raise self.error("used_before_assignment", f"`{func.id}` is called before it is "
+                             "defined", func)
         if func.id in DATA or func.id == "const" and node.args and \
                 self.is_data_call(node.args[0]):
             self.misused_data(node if func.id in DATA else node.args[0])

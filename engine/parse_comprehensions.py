@@ -7,8 +7,9 @@ when the program is parsed (issue 18 §4; loops are engine/parse_unroll.py):
 - `[tanh(w[i]) for i in range(3)]`: a list is a tensor here, so the elements are stacked
   (op stack, axis 0; at most MAX_PIECES of them, as stack's).
 
-Each `for` clause goes over range(...) with int literal bounds (several clauses: every
-combination, the first outermost); its variable is a constant of each element, as a loop's.
+Each `for` clause goes over range(...) with int literal bounds, or zip(...) of lists
+(engine/parse_zip.py; several clauses: every combination, the first outermost); its variables
+are constants of each element, or the elements of a named list they read, as a loop's.
 An `if` clause, any other iterable, a name of the program's as the variable, an empty sum
 without a start, or more elements than the program's statement room (max_statements less the
 statements it has) are refused at their place.
@@ -23,7 +24,6 @@ import ast
 import itertools
 
 from engine.parse_tensors import MAX_PIECES
-from engine.parse_unroll import length
 
 BIND = object()   # (BIND, variable, value or None): a marker item of the expression walk
 
@@ -41,29 +41,33 @@ class ComprehensionSyntax:
     def elements(self, node: ast.ListComp | ast.GeneratorExp) -> tuple[list, int]:
         """The operand items of every element (each after its variables' BIND items, the
         outer values put back at the end) and how many elements there are."""
-        variables, ranges = [], []
+        variables, clauses = [], []
         for clause in node.generators:
             if clause.ifs or clause.is_async:
                 raise self.error("unsupported", "a comprehension's `if` (and `async for`) is "
                                  "not supported: every element is built", clause.ifs[0]
                                  if clause.ifs else node)
-            var, steps = self.range_of(clause.target, clause.iter, "a comprehension")
-            if var in self.names or var in variables:
-                raise self.error("unsupported", f"`{var}` already names a value: a "
-                                 "comprehension's variable is a new name", clause.target)
-            variables.append(var)
-            ranges.append(steps)
+            names, count, steps = self.iterations(clause.target, clause.iter, node.lineno,
+                                                  "a comprehension")
+            for var in names:
+                if var in self.names or var in variables:
+                    raise self.error("unsupported", f"`{var}` already names a value: a "
+                                     "comprehension's variable is a new name", clause.target)
+            variables += names
+            clauses.append((count, steps))
         count = 1
-        for steps in ranges:
-            count *= length(steps)
+        for n, _ in clauses:
+            count *= n
+        count *= 1 + (self.call_cost(node.elt) if self.defined else 0)   # its calls' bodies
         if count > self.room:
             raise self.error("too_large", f"the comprehension has {count:,} elements, more "
                              f"than the {self.room:,} statements the program has room for "
                              "(max_statements)", node)
         self.room -= count
         items: list = []
-        for combo in itertools.product(*ranges):
-            items += [(BIND, var, value) for var, value in zip(variables, combo)]
+        for combo in itertools.product(*(list(steps) for _, steps in clauses)):
+            for values in combo:
+                items += [(BIND, var, value) for var, value in values.items()]
             items.append((node.elt, None))
         items += [(BIND, var, self.loop_values.get(var)) for var in variables]
         return items, count

@@ -59,6 +59,18 @@ class LiteralSyntax:
         return self.list_literal(node) is not None or is_literal(node) or \
             self.is_helper_call(node)
 
+    def unwrap_value(self, node: ast.expr) -> ast.expr:
+        """micrograd's `Value(1.0)` (and `Value(1.0, label="a")`) read as the literal 1.0: a
+        leaf where it is assigned, a constant inside an expression (issue 18 §4: seed 000's
+        examples minus the class). Any other node is returned as it is."""
+        if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "Value":
+            if len(node.args) != 1 or any(k.arg != "label" for k in node.keywords) or \
+                    not self.is_literal(node.args[0]):
+                raise self.error("bad_argument", "Value takes one number, as in `Value(1.0)` "
+                                 "(gradwalk's own values need no class)", node)
+            return node.args[0]
+        return node
+
     def is_const_call(self, node: ast.expr) -> bool:
         """syntax.is_const_call, with a big list read from its text instead of walked."""
         return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)

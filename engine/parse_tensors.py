@@ -80,6 +80,7 @@ class TensorSyntax:
 
     def index_int(self, node: ast.expr) -> int:
         value = self.loop_values.get(node.id) if type(node) is ast.Name else number(node)
+        value = getattr(value, "value", value)   # a zip's element of a named list: its number
         if isinstance(value, int) and abs(value) <= MAX_INDEX:
             return value
         if isinstance(value, float):

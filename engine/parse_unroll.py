@@ -6,7 +6,8 @@ builder and unrolled when the program is parsed (never executed; issue 18 §4):
   `relu(a * b)`, the node's span the whole call. Another method is refused, named.
 - tuple unpacking: `a, b = 1.0, 2.0`, `x, y = y, x`: the right side is read first (Python's
   order), then each name is bound as if `name = value` stood on its own line.
-- loops: `for i in range(k):`, `range(a, b)`, `range(a, b, step)` with literal int bounds;
+- loops: `for i in range(k):`, `range(a, b)`, `range(a, b, step)` with literal int bounds
+  (and `for x, y in zip(X, Y):` over lists: engine/parse_zip.py);
   the body is built once per iteration with `i` a constant int (in arithmetic, and as an
   index `w[i]`). Each loop is a group named by its header, each iteration a group inside it
   (`for i in range(3): i = 0`; engine/groups.py). Names rebound in the body follow the usual
@@ -23,7 +24,8 @@ import ast
 from engine.blocks import Block, Statement
 from engine.clip import clip
 from engine.errors import ProgramError
-from engine.syntax import FUNCTIONS, RESERVED, SIGNATURES, number
+from engine.parse_zip import Element, is_zip
+from engine.syntax import FUNCTIONS, RESERVED, SIGNATURES, number, primed
 from engine.wording import counted
 
 # functions of one value: each may be written as a method of it, as micrograd's Value has them
@@ -64,6 +66,29 @@ class UnrollSyntax:
                                  node)
         return self.call(call, name)
 
+    def refuse_backward(self, stmt: ast.stmt) -> None:
+        """`L.backward()` (any arguments) on a line of its own, PyTorch's and micrograd's
+        habit: a located error saying the line is not needed."""
+        call = stmt.value if type(stmt) is ast.Expr else None
+        if type(call) is ast.Call and type(call.func) is ast.Attribute and \
+                call.func.attr == "backward":
+            raise self.error("unsupported", "gradwalk walks the backward pass itself: "
+                             f"`{clip(ast.unparse(call), 40)}` is not needed", stmt,
+                             hint="delete this line: the output is the last name assigned")
+
+    # ---- aliases ----------------------------------------------------------------------------
+    def alias(self, target: ast.Name, value: ast.Name) -> None:
+        """`L = y`: the value y names is called L from here on (its label reads L, as the
+        output or wherever it is used next; `L = y` makes no node, as in Python), not y's
+        primed label as before. A leaf or a constant keeps its own name (its gradient is
+        reported by it; `s = b` then `s = s + ...` in a loop is common)."""
+        index = self.lookup(value)
+        node = self.nodes[index]
+        if node.role == "op":
+            node.name = target.id
+            node.label = primed(target.id, self.times_assigned.get(target.id, 0))
+        self.names[target.id] = index
+
     # ---- tuple unpacking ---------------------------------------------------------------------
     def is_tuple_statement(self, stmt: ast.Assign) -> bool:
         return len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Tuple and \
@@ -89,6 +114,7 @@ class UnrollSyntax:
         made, parts, span = [], [], self.span(stmt)
         for target, value in zip(targets, values):
             first = len(self.nodes)
+            value = self.unwrap_value(value)   # `a, b = Value(1.0), Value(2.0)`
             if self.is_literal(value) or self.is_const_call(value):
                 made.append(self.leaf(target.id, value, target, bind=False))
             else:
@@ -147,33 +173,46 @@ class UnrollSyntax:
             raise self.error("bad_argument", "range's step cannot be zero", call.args[2])
         return target.id, range(*bounds)
 
+    def iterations(self, target: ast.expr, iterable: ast.expr, line: int, what: str = "a loop"):
+        """(the variables, how many iterations, each iteration's {variable: value}) of `for
+        target in iterable`: over range(...) here, over zip(...) in engine/parse_zip.py."""
+        if is_zip(iterable):
+            return self.zip_iterations(target, iterable, line)
+        var, steps = self.range_of(target, iterable, what)
+        return [var], length(steps), ({var: value} for value in steps)
+
     def loop(self, stmt: ast.For) -> None:
         """A loop's body built once per iteration: a group for the loop, one inside it for
         each iteration."""
         self.current = (stmt.lineno, self.text.char_col(stmt.lineno, stmt.col_offset))
         if stmt.lineno == self.last_line:
             raise self.error("unsupported", "one statement per line, please", stmt)
-        var, steps = self.loop_range(stmt)
-        target = stmt.target
-        self.identifier(var, target)
-        if var in self.names or var in RESERVED or var in self.loop_values:
-            raise self.error("unsupported", f"`{var}` already names a value: a loop's variable "
-                             "is a new name", target)
+        if stmt.orelse:
+            raise self.error("unsupported", "a loop's `else:` is not supported", stmt.orelse[0])
+        variables, _, steps = self.iterations(stmt.target, stmt.iter, stmt.lineno)
+        for var in variables:
+            self.identifier(var, stmt.target)
+            if var in self.names or var in RESERVED or var in self.loop_values:
+                raise self.error("unsupported", f"`{var}` already names a value: a loop's "
+                                 "variable is a new name", stmt.target)
         header = clip(" ".join(self.text.line(stmt.lineno)[stmt.col_offset:].split()),
                       MAX_GROUP_TEXT).rstrip(":")
         extent, outer_body = self.span(stmt), self.body
         whole = Block("group", len(self.nodes), 0, self.span(stmt.iter), header, extent=extent,
                       loop=True)
-        for value in steps:
-            step = Block("group", len(self.nodes), 0, whole.span, f"{header}: {var} = {value}",
+        for values in steps:
+            step = Block("group", len(self.nodes), 0, whole.span, f"{header}: "
+                         + ", ".join(f"{k} = {_shown(v)}" for k, v in values.items()),
                          extent=extent)
-            self.body, self.loop_values[var] = step.body, value
+            self.body = step.body
+            self.loop_values.update(values)
             self.last_line = stmt.lineno
             for inner in stmt.body:
                 self.statement(inner)
             step.end = len(self.nodes)
             whole.body.append(step)
-        self.loop_values.pop(var, None)
+        for var in variables:
+            self.loop_values.pop(var, None)
         self.body = outer_body
         whole.end = len(self.nodes)
         outer_body.append(whole)
@@ -187,9 +226,14 @@ class UnrollSyntax:
             self.loop_values[var] = value
 
     def loop_constant(self, node: ast.Name) -> int:
-        """The loop variable where a value is read: a constant node of its int (labelled by
-        the number, as `x * 0` written by hand)."""
+        """The loop variable where a value is read: a constant node of its number (labelled
+        by the number, as `x * 0` written by hand), or the element of a named list it stands
+        for (`X[2]`, engine/parse_zip.py), built once in the iteration."""
         value = self.loop_values[node.id]
+        if isinstance(value, Element):
+            if value.built is None:
+                value.built = self.expression(value.expr)
+            return value.built
         made = ast.copy_location(ast.Constant(value), node)
         return self.add("const", "const", [], self.span(node), None, label=str(value),
                         literal=self.shared_number(made))
@@ -206,9 +250,13 @@ class UnrollSyntax:
             kind = type(stmt)
             if kind is ast.With:
                 total += 1 + self.count_statements(stmt.body, limit, before + total + 1)
+            elif kind is ast.FunctionDef:   # counted at each call (parse_functions.call_cost)
+                self.defined.setdefault(stmt.name, stmt)
+                total += 1
             elif kind is ast.For:
                 try:
-                    times = length(self.loop_range(stmt)[1])
+                    times = self.zip_count(stmt.iter, stmt.lineno) if is_zip(stmt.iter) else \
+                        length(self.loop_range(stmt)[1])
                 except ProgramError:   # said when the loop is built, after the lines before it
                     times = 1
                 inner = self.count_statements(stmt.body, limit, before + total + 1) \
@@ -223,8 +271,13 @@ class UnrollSyntax:
                                           "GRADWALK_MAX_STATEMENTS)")
                 total += size
             else:
-                total += 1
+                total += 1 + (self.call_cost(stmt) if self.defined else 0)
         return total
+
+
+def _shown(value) -> str:
+    """A loop variable's value in its iteration's group name: `i = 0`, `x = X[1]`."""
+    return ast.unparse(value.expr) if isinstance(value, Element) else str(value)
 
 
 def length(steps: range) -> int:

@@ -74,7 +74,7 @@ CORPUS = [
     ('const of a string', 'a = const("1.0")\n', 'bad_argument', 1, 4, 16),
     # other statements, constants and expressions
     ('class', 'class C:\n    pass\n', 'unsupported', 1, 0, 8),
-    ('def', 'def f():\n    return 1\n', 'unsupported', 1, 0, 12),
+    ('def', 'def f(*a):\n    return 1\n', 'unsupported', 1, 0, 12),   # a plain def is language now
     ('with', 'a = 1.0\nwith open("x") as f:\n    pass\n', 'unsupported', 2, 5, 14),
     ('for', 'a = 1.0\nfor i in [1]:\n    a = a\n', 'unsupported', 2, 9, 12),
     ('global', 'a = 1.0\nglobal a\n', 'unsupported', 2, 0, 8),

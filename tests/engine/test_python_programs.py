@@ -56,3 +56,146 @@ def test_backward_and_an_uncalled_method_are_specific_located_errors(text, line,
     e = _error(text)
     assert (e.kind, e.line, e.col, e.message) == ("unsupported", line, col, words)
     assert e.hint
+
+
+def _torch(**values):
+    return {k: torch.tensor(v, dtype=torch.float64, requires_grad=True)
+            for k, v in values.items()}
+
+
+def _same(body: dict, out: torch.Tensor, leaves: dict) -> None:
+    """The traced output and every leaf's gradient equal PyTorch's float64 (a leaf PyTorch
+    leaves without a gradient: zeros)."""
+    out.backward()
+    np.testing.assert_allclose(decode(body["output"]["value"]), out.item(), rtol=1e-12)
+    grads = _grads(body)
+    for name, t in leaves.items():
+        want = t.grad if t.grad is not None else torch.zeros_like(t)
+        np.testing.assert_allclose(grads[name], want.numpy(), rtol=1e-12, atol=1e-15,
+                                   err_msg=name)
+
+
+# ---- B1: zip over lists --------------------------------------------------------------------
+ZIP = """X = [[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
+Y = [1, 1, 0]
+w = [0.5, -0.3]
+z = [0.2, 0.9]
+L = 0.0 * w[0]
+for (x0, x1), y in zip(X, Y):
+    h = tanh(w[0] * x0 + w[1] * x1)
+    L = L + (h - z[y]) ** 2
+"""
+
+
+def test_zip_over_named_lists_unpacks_and_indexes_with_pytorchs_numbers():
+    """`for (x0, x1), y in zip(X, Y)`: x0, x1 read X's elements (index nodes: X gets its
+    gradient), y is Y's number, an index (`z[y]`); each iteration a group."""
+    body = run_trace(ZIP)
+    t = _torch(X=[[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]], Y=[1.0, 1.0, 0.0], w=[0.5, -0.3],
+               z=[0.2, 0.9])
+    out = 0.0 * t["w"][0]
+    for (x0, x1), y in zip(t["X"], [1, 1, 0]):
+        out = out + (torch.tanh(t["w"][0] * x0 + t["w"][1] * x1) - t["z"][y]) ** 2
+    _same(body, out, t)
+    labels = [n["label"] for n in body["graph"]["nodes"]]
+    assert labels.count("X[0, 0]") == 1 and "z[1]" in labels and "z[0]" in labels
+    assert [g["name"] for g in body["graph"]["groups"] if g["kind"] == "block"] == [
+        "for (x0, x1), y in zip(X, Y)",
+        *(f"for (x0, x1), y in zip(X, Y): x0 = X[{k}, 0], x1 = X[{k}, 1], y = Y[{k}]"
+          for k in range(3))]
+
+
+def test_zip_over_inline_lists_and_in_a_sum_and_a_list_comprehension():
+    text = ("w = 0.5\nb = -0.1\nL = 0.0 * w\nfor x, y in zip([1.0, 2.0, 3.0], [2.0, 4.0, 6.5, 9.0]):"
+            "\n    L = L + (w * x + b - y) ** 2\n"
+            "S = sum((w * x - y) ** 2 for x, y in zip([1.0, 2.0], [2.0, 4.5]))\n"
+            "V = [w * x for x, _ in zip([1.0, -2.0], [0, 0])]\nM = L + S + sum(V)\n")
+    body = run_trace(text)
+    t = _torch(w=0.5, b=-0.1)
+    loss = 0.0 * t["w"]
+    for x, y in zip([1.0, 2.0, 3.0], [2.0, 4.0, 6.5, 9.0]):   # zip stops at the shortest
+        loss = loss + (t["w"] * x + t["b"] - y) ** 2
+    s = sum((t["w"] * x - y) ** 2 for x, y in zip([1.0, 2.0], [2.0, 4.5]))
+    v = torch.stack([t["w"] * x for x, _ in zip([1.0, -2.0], [0, 0])])
+    _same(body, loss + s + v.sum(), t)
+
+
+BAD_ZIPS = [   # (program, kind, line, column, words)
+    ("X = [1.0, 2.0]\nL = 0.0 * X\nfor x in zip(X, X):\n    L = L + x\n", "unsupported", 3, 4,
+     "unpack zip's 2 lists into as many names"),
+    ("X = [1.0, 2.0]\nL = X * 1.0\nfor x, y in zip(L, X):\n    L = L + x\n", "unsupported", 3,
+     16, "zip goes over lists written in the program"),
+    ("X = [[1.0, 2.0]]\nL = X * 1.0\nfor (a, b, c), y in zip(X, X):\n    L = L + a\n",
+     "unsupported", 3, 4, "3 names for elements of shape (2,)"),
+    ("L = 0.0\nfor x, y in zip([1.0], [(1, 2)]):\n    L = L + x\n", "unsupported", 2, 24,
+     "zip's inline lists hold numbers"),
+    ("L = 0.0\nfor x, x in zip([1.0], [2.0]):\n    L = L + x\n", "unsupported", 2, 7,
+     "`x` is bound twice"),
+    ("X = [" + ", ".join(["1.0"] * 3000) + "]\nL = 0.0 * X\nfor x, y in zip(X, X):\n"
+     "    L = L + x\n    L = L * y\n", "too_large", 3, 0, "this loop runs 3,000 iterations"),
+]
+
+
+# ---- B2: def, inlined at each call ----------------------------------------------------------
+DEF = """w = 0.5
+b = -0.2
+def neuron(x, v):
+    h = tanh(w * x + b)
+    return h * v
+y1 = neuron(1.0, 2.0)
+y2 = neuron(y1, 0.5) + neuron(y1 * y1, 1.5)
+L = y1 + y2
+"""
+
+
+def test_a_function_is_inlined_at_each_call_with_its_own_group():
+    body = run_trace(DEF)
+    t = _torch(w=0.5, b=-0.2)
+
+    def neuron(x, v):
+        return torch.tanh(t["w"] * x + t["b"]) * v
+    y1 = neuron(1.0, 2.0)
+    _same(body, y1 + neuron(y1, 0.5) + neuron(y1 * y1, 1.5), t)
+    blocks = [(g["name"], g["parent"]) for g in body["graph"]["groups"] if g["kind"] == "block"]
+    assert [name for name, _ in blocks] == ["y1", "neuron(1.0, 2.0)", "y2", "neuron(y1, 0.5)",
+                                            "neuron(y1 * y1, 1.5)"]
+    ids = {g["name"]: g["id"] for g in body["graph"]["groups"]}
+    assert [parent for _, parent in blocks] == [None, ids["y1"], None, ids["y2"], ids["y2"]]
+    nodes = body["graph"]["nodes"]
+    assert [n["name"] for n in nodes].count("y1") == 1   # `return h * v` named by the caller
+    h = [n for n in nodes if n["name"] == "h"]
+    assert len(h) == 3 and all(n["span"]["line"] == 4 for n in h)   # the function's line
+
+
+BAD_FUNCTIONS = [
+    ("def f(x):\n    return f(x) * 2.0\na = 1.0\nL = f(a)\n", "unsupported", 2, 11,
+     "`f` calls itself: recursion is not supported"),
+    ("def f(x):\n    return g(x)\ndef g(x):\n    return f(x)\na = 1.0\nL = f(a)\n",
+     "unsupported", 4, 11, "`f` calls itself (through g)"),
+    ("a = 1.0\ndef f(x):\n    global a\n    return x * a\nL = f(a)\n", "unsupported", 3, 4,
+     "`global` is not supported in a function"),
+    ("def f(x):\n    y = x * 2.0\na = 1.0\nL = f(a)\n", "unsupported", 1, 0,
+     "`f` has no `return expression` at its end"),
+    ("def f(x):\n    return x\n    y = x * 2.0\na = 1.0\nL = f(a)\n", "unsupported", 2, 4,
+     "`return` goes on the function's last line"),
+    ("def f(x):\n    return x * 2.0\na = 1.0\nL = f(a, a)\n", "bad_argument", 4, 4,
+     "`f` takes 1 argument by position (x)"),
+    ("a = 1.0\nL = f(a)\ndef f(x):\n    return x * 2.0\n", "used_before_assignment", 2, 4,
+     "`f` is called before it is defined"),
+    ("def tanh(x):\n    return x * 2.0\na = 1.0\nL = tanh(a)\n", "unsupported", 1, 0,
+     "`tanh` already names a built-in function"),
+    ("def f(x):\n    return x * 2.0\na = 1.0\nL = f * a\n", "unsupported", 4, 4,
+     "`f` is a function: call it"),
+    ("def f(x):\n    y = x * 2.0\n    y = y * 2.0\n    return y * 2.0\na = 1.0\n"
+     "for i in range(2000):\n    a = f(a)\nL = a\n", "too_large", 6, 0,
+     "this loop runs 2,000 iterations of 4 statements"),
+    ("def f(x):\n    return x * 2.0\na = 1.0\nL = sum(f(a) for i in range(3000))\n",
+     "too_large", 4, 7, "the comprehension has 6,000 elements"),
+]
+
+
+@pytest.mark.parametrize("text, kind, line, col, words", BAD_ZIPS + BAD_FUNCTIONS)
+def test_bad_zips_and_functions_are_located_before_anything_is_built(text, kind, line, col,
+                                                                      words):
+    e = _error(text, max_statements=5000)
+    assert (e.kind, e.line, e.col) == (kind, line, col) and words in e.message, e
