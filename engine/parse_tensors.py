@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import math
+import operator
 
 import numpy as np
 
@@ -33,6 +34,8 @@ from engine.syntax import DATA, HELPERS, MAX_DIMS, number
 COMPARE_OPS = {ast.Gt: "greater", ast.GtE: "greater_equal", ast.Lt: "less",
                ast.LtE: "less_equal", ast.Eq: "equal", ast.NotEq: "not_equal"}
 MAX_INDEX = 2**62     # an index or size beyond any tensor (and a 4,000-digit one stays out)
+_INDEX_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+              ast.FloorDiv: operator.floordiv}   # an index worked out from loop variables
 MAX_SEED = 2**64 - 1
 # the keyword parameters of the helpers that take any, in the order their canonical text
 # writes them ("randn(4, 5, seed=0, std=0.5)"); every other helper takes none
@@ -79,8 +82,7 @@ class TensorSyntax:
         return self.index_int(item)
 
     def index_int(self, node: ast.expr) -> int:
-        value = self.loop_values.get(node.id) if type(node) is ast.Name else number(node)
-        value = getattr(value, "value", value)   # a zip's element of a named list: its number
+        value = self.index_value(node)
         if isinstance(value, int) and abs(value) <= MAX_INDEX:
             return value
         if isinstance(value, float):
@@ -89,6 +91,20 @@ class TensorSyntax:
             raise self.error("bad_argument", "the index is larger than any tensor", node)
         raise self.error("unsupported", "an index must be an integer literal or a slice of "
                          "them, as in x[0], x[1:3], x[:, -1]", node)
+
+    def index_value(self, node: ast.expr, depth: int = 0):
+        """An index's number: a literal, a loop variable's (a zip's element of a named list:
+        its number), or + - * // of them (`W[2*i + 1]`, worked out when the program is read);
+        None for anything else."""
+        kind = type(node)
+        if kind is ast.Name:
+            return getattr(self.loop_values.get(node.id), "value", self.loop_values.get(node.id))
+        if kind is ast.BinOp and type(node.op) in _INDEX_OPS and depth < 8:
+            a, b = (self.index_value(x, depth + 1) for x in (node.left, node.right))
+            if type(a) is int and type(b) is int and (b or type(node.op) is not ast.FloorDiv):
+                return _INDEX_OPS[type(node.op)](a, b)
+            return None
+        return number(node)
 
     # ---- structure calls ---------------------------------------------------------------------
     def structure_call(self, node: ast.Call, fname: str, name: str | None):

@@ -5,6 +5,10 @@ alias naming the output, `L.backward()`, `x.relu` without ()). Numbers against P
 every bad input a located ProgramError."""
 from __future__ import annotations
 
+import json
+import random
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -199,3 +203,98 @@ def test_bad_zips_and_functions_are_located_before_anything_is_built(text, kind,
                                                                       words):
     e = _error(text, max_statements=5000)
     assert (e.kind, e.line, e.col) == (kind, line, col) and words in e.message, e
+
+
+# ---- B3: the seeds' programs as written ----------------------------------------------------
+_SHARED = next((p / "shared" / "cases" / "seed_examples.json" for p in Path(__file__).parents
+                if (p / "shared" / "cases" / "seed_examples.json").exists()), None)
+SEEDS = None if _SHARED is None else json.loads(_SHARED.read_text())   # ../shared, if there
+# seed 000's tanh fan-out example with micrograd's Value objects, minus the class (its numbers
+# are ../shared/cases/seed_examples.json's "seed-tanh-fanout", PyTorch's float64)
+VALUES = """a = Value(1.0)
+b = Value(-0.5)
+c = Value(2.0)
+e = a * b
+d = e + a
+t = d.tanh()
+L = t * c
+"""
+TANH_FANOUT = {"output": 0.9242343145200195, "grads": {
+    "a": 0.7864477329659274, "b": 1.5728954659318548, "c": 0.46211715726000974}}
+
+
+def test_seed_000s_value_example_traces_as_written_minus_the_class():
+    body = run_trace(VALUES)
+    assert decode(body["output"]["value"]) == pytest.approx(TANH_FANOUT["output"], rel=1e-12)
+    for name, want in TANH_FANOUT["grads"].items():
+        assert decode(body["grads"][name]) == pytest.approx(want, rel=1e-12), name
+    if SEEDS is not None:   # the shared file, where the checkout has it
+        case = next(c for c in SEEDS if c["id"] == "seed-tanh-fanout")
+        assert case["expect"]["output"] == TANH_FANOUT["output"]
+        assert case["expect"]["grads"] == TANH_FANOUT["grads"]
+
+
+def _xor_params() -> list[float]:
+    """Seed 003's 22 weights: random.seed(1), then random.uniform(-1, 1) for each weight of
+    the shapes (4, 2), (4, 1), (2, 4), (2, 1) (Python's random, here in the test: gradwalk does
+    not run the seed's `params = [Value(random.uniform(-1, 1)) ...]` line)."""
+    rng = random.Random(1)
+    return [rng.uniform(-1, 1) for r, c in [(4, 2), (4, 1), (2, 4), (2, 1)]
+            for _ in range(r * c)]
+
+
+# seed 003's XOR program as written, from `def forward(ps):` to `loss = forward(params)`; two
+# lines differ: X is a list of lists (the seed's tuples `(0, 0)` are not a list literal here)
+# and params is the list of the numbers its random line draws
+XOR = """X = [[0, 0], [0, 1], [1, 0], [1, 1]]
+Y = [0, 1, 1, 0]                          # XOR: class 1 when exactly one input is 1
+params = {params}
+
+def forward(ps):                          # works on Values and on torch tensors alike
+    W1, b1, W2, b2 = ps[0:8], ps[8:12], ps[12:20], ps[20:22]
+    total = 0
+    for (x0, x1), y in zip(X, Y):
+        hid = [(W1[2*i] * x0 + W1[2*i + 1] * x1 + b1[i]).relu() for i in range(4)]
+        z = [sum((W2[4*j + i] * hid[i] for i in range(4)), b2[j]) for j in range(2)]
+        total = total + ((z[0].exp() + z[1].exp()).log() - z[y])  # cross-entropy
+    return total * 0.25                   # mean over the 4 examples
+
+loss = forward(params)
+"""
+
+
+def test_seed_003s_xor_forward_traces_with_pytorchs_numbers():
+    """The seed prints `loss 0.838159, 22 gradients`, `largest gradient: 0.2463455518578762`
+    and a gap of 0.0 against PyTorch: the same here, every gradient equal to PyTorch's."""
+    values = _xor_params()
+    body = run_trace(XOR.format(params=json.dumps(values)))
+    ts = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in values]
+    W1, b1, W2, b2 = ts[0:8], ts[8:12], ts[12:20], ts[20:22]
+    total = 0
+    for (x0, x1), y in zip([(0, 0), (0, 1), (1, 0), (1, 1)], [0, 1, 1, 0]):
+        hid = [(W1[2*i] * x0 + W1[2*i + 1] * x1 + b1[i]).relu() for i in range(4)]
+        z = [sum((W2[4*j + i] * hid[i] for i in range(4)), b2[j]) for j in range(2)]
+        total = total + ((z[0].exp() + z[1].exp()).log() - z[y])
+    loss = total * 0.25
+    loss.backward()
+    assert f"{decode(body['output']['value']):.6f}" == "0.838159"
+    np.testing.assert_allclose(decode(body["output"]["value"]), loss.item(), rtol=1e-13)
+    got = np.asarray(decode(body["grads"]["params"]))
+    np.testing.assert_allclose(got, [t.grad.item() for t in ts], rtol=1e-12, atol=1e-16)
+    assert np.max(np.abs(got)) == pytest.approx(0.2463455518578762, rel=1e-12)
+    calls = [g for g in body["graph"]["groups"] if g["name"] == "forward(params)"]
+    loops = [g["name"] for g in body["graph"]["groups"] if g["name"].startswith("for (x0")]
+    assert len(calls) == 1 and len(loops) == 5   # the loop and its 4 iterations, in the call
+
+
+@pytest.mark.parametrize("line, kind, words", [
+    ("import random", "unsupported", "an import"),
+    ("X = [(0, 0), (0, 1), (1, 0), (1, 1)]", "unsupported", ""),
+    ("params = [Value(random.uniform(-1, 1)) for r, c in shapes for _ in range(r * c)]",
+     "unsupported", ""),
+])
+def test_the_seeds_lines_out_of_reach_are_located_errors(line, kind, words):
+    """What gradwalk does not read of seed 003 (said in the README): its imports, the list of
+    tuples, and the random weights' comprehension; each a located error, no traceback."""
+    e = _error(f"a = 1.0\n{line}\nL = a * 2.0\n")
+    assert (e.kind, e.line) == (kind, 2) and words in e.message
