@@ -4,6 +4,7 @@ groups; a bad loop is a located 422, never a 500."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 from engine.trace.values import decode
@@ -42,3 +43,50 @@ def test_a_loop_over_a_name_is_a_located_422(client):
     assert r.status_code == 422, r.text
     error = r.json()["error"]
     assert (error["kind"], error["line"], error["col"]) == ("bad_argument", 3, 15)
+
+
+ZIP_DEF = """X = [[0.0, 1.0], [1.0, 1.0]]
+Y = [1, 0]
+w = [0.5, -0.3]
+def score(x0, x1):
+    return tanh(w[0] * x0 + w[1] * x1)
+L = 0.0 * w[0]
+for (x0, x1), y in zip(X, Y):
+    L = L + (score(x0, x1) - y) ** 2
+"""
+
+
+def test_zip_and_a_function_trace_with_pytorchs_numbers_and_a_group_per_call(client):
+    """Issue 18 §4: `for ... in zip(X, Y)` and `def`, through the API."""
+    r = client.post("/api/trace", json={"program": ZIP_DEF})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    t = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True)
+         for k, v in {"X": [[0.0, 1.0], [1.0, 1.0]], "w": [0.5, -0.3]}.items()}
+    out = 0.0 * t["w"][0]
+    for (x0, x1), y in zip(t["X"], [1, 0]):
+        out = out + (torch.tanh(t["w"][0] * x0 + t["w"][1] * x1) - y) ** 2
+    out.backward()
+    np.testing.assert_allclose(decode(body["output"]["value"]), out.item(), rtol=1e-12)
+    for name in t:
+        np.testing.assert_allclose(decode(body["grads"][name]), t[name].grad.numpy(),
+                                   rtol=1e-12, err_msg=name)
+    calls = [g["name"] for g in body["graph"]["groups"] if g["name"] == "score(x0, x1)"]
+    assert len(calls) == 2
+
+
+@pytest.mark.parametrize("program, kind, line, col, words", [
+    ("def f(x):\n    return f(x)\na = 1.0\nL = f(a)\n", "unsupported", 2, 11,
+     "recursion is not supported"),
+    ("a = 1.0\nL = a * 2.0\nL.backward()\n", "unsupported", 3, 0,
+     "gradwalk walks the backward pass itself"),
+    ("a = 1.0\nL = a.relu * 2.0\n", "unsupported", 2, 4, "call it, `a.relu()`"),
+    ("a = 1.0\nL = a\nfor x, y in zip(L, L):\n    L = L + x\n", "unsupported", 3, 16,
+     "zip goes over lists"),
+])
+def test_bad_python_is_a_located_422_not_a_500(client, program, kind, line, col, words):
+    r = client.post("/api/trace", json={"program": program})
+    assert r.status_code == 422, r.text
+    error = r.json()["error"]
+    assert (error["kind"], error["line"], error["col"]) == (kind, line, col)
+    assert words in error["message"]
