@@ -102,6 +102,8 @@ class TensorSyntax:
         if kind is ast.BinOp and type(node.op) in _INDEX_OPS and depth < 8:
             a, b = (self.index_value(x, depth + 1) for x in (node.left, node.right))
             if type(a) is int and type(b) is int and (b or type(node.op) is not ast.FloorDiv):
+                if max(abs(a), abs(b)) > MAX_INDEX:   # past any tensor: no big arithmetic
+                    return MAX_INDEX + 1
                 return _INDEX_OPS[type(node.op)](a, b)
             return None
         return number(node)

@@ -89,6 +89,8 @@ class ZipSyntax:
         """Its elements: ast nodes of an inline list, or Elements `X[k]` of a name."""
         if type(node) in (ast.List, ast.Tuple):
             return list(node.elts)
+        if type(node) is ast.Name and node.id in self.lifted:   # a big inline list, read
+            return [_as_ast(x, node) for x in self.lifted[node.id].value.tolist()]
         if type(node) is ast.Name:
             literal = self.listed(node, line, counting)
             if literal is not None:
@@ -169,6 +171,14 @@ def _index(node: ast.expr, k: int) -> ast.Subscript:
     index = items[0] if len(items) == 1 else ast.copy_location(ast.Tuple(items, ast.Load()),
                                                                 base)
     return ast.copy_location(ast.Subscript(base, index, ast.Load()), base)
+
+
+def _as_ast(x, where: ast.AST) -> ast.expr:
+    """A number or nested list of them as the literal's ast (a big inline list is read from
+    its text: engine/literals.py)."""
+    if isinstance(x, list):
+        return ast.copy_location(ast.List([_as_ast(e, where) for e in x], ast.Load()), where)
+    return ast.copy_location(ast.Constant(x), where)
 
 
 def _indices(node: ast.Subscript) -> tuple[int, ...]:
