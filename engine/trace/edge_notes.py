@@ -17,6 +17,8 @@ threshold_backward, where) and engine/ops/elementwise.py, minmax.py.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from engine.ops import get_op
@@ -111,6 +113,29 @@ def note(op: str, arg: int, out, xs: list, labels: list[str], params: dict, part
     with "at k of n elements" for a tensor: `; (c ** d) * log(c) is taken as 0 at c = 0
     (PyTorch's convention, its limit: log(c) is -∞ there)`. partial: its text, or a function
     that makes it (called only at an edge point)."""
+    return words(parts(op, arg, out, xs, labels, params, partial))
+
+
+def words(said: list[tuple[str, str, str]]) -> str:
+    """The parts of several notes as the narration's words: those that give one reason are
+    said once for all their partials (`; a and b are taken as 0 at c = 0 (...)`)."""
+    merged: dict[tuple[str, str], list[str]] = {}
+    for before, partial, after in said:
+        partials = merged.setdefault((before, after), [])
+        if partial not in partials:
+            partials.append(partial)
+    out = ""
+    for (before, after), partials in merged.items():
+        if len(partials) > 1:   # one verb for all: "a and b are taken", "a and b take"
+            after = re.sub(r"^ (is|takes) ", lambda m: " are " if m[1] == "is" else " take ",
+                           after)
+        out += f"; {before}{' and '.join(partials)}{after}"
+    return out
+
+
+def parts(op: str, arg: int, out, xs: list, labels: list[str], params: dict, partial
+          ) -> list[tuple[str, str, str]]:
+    """note's words as (before the partial, the partial, after it), for `words` to merge."""
     row, second = _row(op, arg), False
     if row is not None:   # a masked row: its base op's edges, on the op's own inputs
         (op, arg, second), xs, labels = row, xs[1:], labels[1:]
@@ -118,7 +143,7 @@ def note(op: str, arg: int, out, xs: list, labels: list[str], params: dict, part
             out = get_op(op).forward(*xs, **params)
     edges = TABLE.get(op, ())
     if arg >= len(edges):
-        return ""
+        return []
     said = []
     for where, says, *more in edges[arg]:
         if second:   # only a kink's words have a second derivative (where's branch is 0)
@@ -131,8 +156,11 @@ def note(op: str, arg: int, out, xs: list, labels: list[str], params: dict, part
         partial = partial() if callable(partial) else partial
         if second or any(c.isalpha() for c in partial):   # a plain number (x ** 0.0's 0)
             which = "" if size <= 1 else f" (at {count} of its {size} elements)"
-            said.append(says.format(*labels, p=partial, slope=params.get("slope", 0.01)) + which)
-    return "".join(f"; {s}" for s in dict.fromkeys(said))
+            before, _, after = says.partition("{p}")
+            fill = {"slope": params.get("slope", 0.01)}
+            said.append((before.format(*labels, **fill), partial if _ else "",
+                         after.format(*labels, **fill) + which))
+    return said
 
 
 def _hits(where, out, xs: list, params: dict) -> tuple[int, int]:

@@ -91,8 +91,9 @@ def _leaf_narration(label, symbol, v, t, seeded: bool, given) -> tuple[str, str]
 
 def _terms(tracer, node, tangents) -> tuple[str, str | None, str]:
     """The jvp as a sum over the inputs a leaf reaches: its rule as text, for scalars the
-    same sum with numbers, and why a partial has its value at an edge point (edge_notes). An elementwise op's term is its local derivative (the row's partial)
-    times the input's tangent, the first operand's tangent written first (ȧ·b + a·ḃ, the
+    same sum with numbers, and why a partial has its value at an edge point (edge_notes).
+    An elementwise op's term is its local derivative (the row's partial) times the input's
+    tangent, the first operand's tangent written first (ȧ·b + a·ḃ, the
     product rule as the seed writes it); another op's is its Jacobian applied to the tangent,
     ∂Y/∂X·Ẋ."""
     op = get_op(node.op)
@@ -101,7 +102,7 @@ def _terms(tracer, node, tangents) -> tuple[str, str | None, str]:
     xs = tracer.inputs(node)
     out = tracer.values[node.index]
     scalar = np.ndim(out) == 0 and all(np.ndim(x) == 0 for x in xs)
-    texts, numbers, notes = [], [], ""
+    texts, numbers, notes = [], [], []
     times = "·" if np.ndim(out) == 0 else "⊙"
     for arg, k in enumerate(node.inputs):
         if not tracer.requires[k]:
@@ -109,21 +110,23 @@ def _terms(tracer, node, tangents) -> tuple[str, str | None, str]:
         d = dot(labels[arg])
         if not op.elementwise:
             texts.append(f"∂{narrate.wrap(node.label)}/∂{narrate.wrap(labels[arg])}·{d}")
-            notes += edge_notes.note(node.op, arg, out, xs, labels, node.params, lambda arg=arg:
-                                     narrate.fill(op.partials[arg], operands, node.params,
-                                                  out=narrate.wrap(node.label)))
+            notes += edge_notes.parts(node.op, arg, out, xs, labels, node.params,
+                                      lambda arg=arg: narrate.fill(
+                                          op.partials[arg], operands, node.params,
+                                          out=narrate.wrap(node.label)))
             numbers = None
             continue
         partial = narrate.fill(op.partials[arg], operands, node.params,
                                out=narrate.wrap(node.label))
-        notes += edge_notes.note(node.op, arg, out, xs, labels, node.params, partial)
+        notes += edge_notes.parts(node.op, arg, out, xs, labels, node.params, partial)
         texts.append(_term(d, partial, arg == 0 and len(node.inputs) > 1, times))
         if scalar and numbers is not None:
             with np.errstate(all="ignore"):
                 local = op.vjp[arg](np.float64(1.0), np.float64(out), *xs, **node.params)
             numbers.append(_number_term(tangents[k], local, partial,
                                         arg == 0 and len(node.inputs) > 1))
-    return _join(texts) or "0", _join(numbers) if scalar and numbers else None, notes
+    return (_join(texts) or "0", _join(numbers) if scalar and numbers else None,
+            edge_notes.words(notes))
 
 
 def _term(d: str, partial: str, tangent_first: bool, times: str, shape: str | None = None) -> str:
