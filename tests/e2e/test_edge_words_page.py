@@ -15,7 +15,7 @@ from engine.trace.options import Options
 from engine.trace.runner import run_trace
 
 POW0 = "c = 0.0\nd = 2.5\nL = c ** d + d * d\n"
-WORDS = "is taken as 0 at c = 0 (PyTorch's convention, its limit: log(c) is -∞ there)"
+WORDS = "taken as 0 at c = 0 (PyTorch's convention, its limit: log(c) is -∞ there)"
 SIZES = [(1280, 800), (1024, 768)]
 
 
