@@ -100,23 +100,24 @@ def number(node: ast.expr):
     return None
 
 
-def is_literal(node: ast.expr) -> bool:
-    """A number, a signed number, or a non-empty nested list of them."""
-    if isinstance(node, ast.List):
-        return bool(node.elts) and all(is_literal(e) for e in node.elts)
+def is_literal(node: ast.expr, inner: bool = False) -> bool:
+    """A number, a signed number, or a non-empty nested list of them; inside a list, a tuple
+    is a list too (`X = [(0, 0), (0, 1)]`, as seed 003 writes its data)."""
+    if isinstance(node, ast.List) or inner and isinstance(node, ast.Tuple):
+        return bool(node.elts) and all(is_literal(e, True) for e in node.elts)
     return number(node) is not None
 
 
 def depth(node: ast.expr) -> int:
     """How deeply lists nest in a literal (0 for a number); iterative, for any depth."""
     depth = 0
-    while isinstance(node, ast.List) and node.elts:
+    while isinstance(node, (ast.List, ast.Tuple)) and node.elts:
         depth, node = depth + 1, node.elts[0]
     return depth
 
 
 def literal_value(node: ast.expr):
-    if isinstance(node, ast.List):
+    if isinstance(node, (ast.List, ast.Tuple)):
         return [literal_value(e) for e in node.elts]
     return float(number(node))
 

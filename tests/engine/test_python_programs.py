@@ -243,10 +243,10 @@ def _xor_params() -> list[float]:
             for _ in range(r * c)]
 
 
-# seed 003's XOR program as written, from `def forward(ps):` to `loss = forward(params)`; two
-# lines differ: X is a list of lists (the seed's tuples `(0, 0)` are not a list literal here)
-# and params is the list of the numbers its random line draws
-XOR = """X = [[0, 0], [0, 1], [1, 0], [1, 1]]
+# seed 003's XOR program as written, its data, `def forward(ps):` and `loss =
+# forward(params)`; one line differs: params is the list of the numbers its random line draws
+# (the imports and the class are left out)
+XOR = """X = [(0, 0), (0, 1), (1, 0), (1, 1)]
 Y = [0, 1, 1, 0]                          # XOR: class 1 when exactly one input is 1
 params = {params}
 
@@ -289,12 +289,23 @@ def test_seed_003s_xor_forward_traces_with_pytorchs_numbers():
 
 @pytest.mark.parametrize("line, kind, words", [
     ("import random", "unsupported", "an import"),
-    ("X = [(0, 0), (0, 1), (1, 0), (1, 1)]", "unsupported", ""),
+    ("random.seed(1)", "unsupported", ""),
     ("params = [Value(random.uniform(-1, 1)) for r, c in shapes for _ in range(r * c)]",
      "unsupported", ""),
 ])
 def test_the_seeds_lines_out_of_reach_are_located_errors(line, kind, words):
-    """What gradwalk does not read of seed 003 (said in the README): its imports, the list of
-    tuples, and the random weights' comprehension; each a located error, no traceback."""
+    """What gradwalk does not read of seed 003 (said in the README): its imports, Python's
+    random, and the random weights' comprehension; each a located error, no traceback."""
     e = _error(f"a = 1.0\n{line}\nL = a * 2.0\n")
     assert (e.kind, e.line) == (kind, 2) and words in e.message
+
+
+def test_tuples_inside_a_list_literal_are_rows():
+    """`X = [(0, 0), (0, 1)]` (seed 003's data) is the tensor [[0, 0], [0, 1]]; a tuple alone
+    is still not a value, and a ragged one is located."""
+    body = run_trace("X = [(0, 0), (0, 1), (1, 0)]\nw = [0.5, -0.25]\nL = sum(X @ w)\n")
+    assert decode(body["grads"]["w"]).tolist() == [1.0, 1.0]
+    assert decode(body["output"]["value"]) == 0.25
+    assert _error("x = (1.0, 2.0)\n").kind == "unsupported"
+    e = _error("x = [(1.0, 2.0), (3.0,)]\n")
+    assert (e.kind, e.line, e.col) == ("bad_argument", 1, 4) and "rectangular" in e.message
