@@ -22,8 +22,8 @@ from __future__ import annotations
 import ast
 import itertools
 
-from engine.parse_tensors import MAX_PIECES
-from engine.parse_unroll import length
+from gradwalk.engine.parse_tensors import MAX_PIECES
+from gradwalk.engine.parse_unroll import length
 
 BIND = object()   # (BIND, variable, value or None): a marker item of the expression walk
 
