@@ -2,11 +2,9 @@
 
 The Python API (the command line is `gradwalk`, server/cli.py; the page is `gradwalk serve`):
 
-    >>> import gradwalk
-    >>> body = gradwalk.trace("a = 2.0\\nL = a * a")
-    >>> body["grads"]["a"]
-    4.0
-    >>> gradwalk.train(program, steps=100, lr=0.1)["losses"][-1]
+    import gradwalk
+    gradwalk.trace("a = 2.0\\nL = a * a")["grads"]       # {'a': 4.0}
+    gradwalk.train(program, steps=100, lr=0.1)["losses"]  # the loss before each update
 
 Both read their limits from the settings (GRADWALK_* variables, server/settings.py), as the
 CLI and the server do, and raise gradwalk.ProgramError (with .kind, .message, .hint) for a
