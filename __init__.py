@@ -19,7 +19,7 @@ __all__ = ["ProgramError", "trace", "train"]
 
 
 def trace(program: str, output: str | None = None, *, dtype: str | None = None) -> dict:
-    """The trace of `program` (gradwalk's language: docs/language.md), as POST /api/trace and
+    """The trace of `program` (gradwalk's language: README.md, The language), as POST /api/trace and
     `gradwalk trace --format json` give it: {"version", "graph", "events", "output", "grads",
     ...} (docs/trace-format.md). output: the name whose gradient is taken (None: the last
     assigned). dtype: "float64" or "float32" (None: the program's `# dtype:` line, else

@@ -235,7 +235,8 @@ def _serve(host: str, port: int, workers: int = 1) -> int:
         raise
     config = uvicorn.Config("gradwalk.server.main:create_app", factory=True, host=host, port=port,
                             workers=workers,
-                            http="gradwalk.server.protocol:HeaderTimeout",   # a deadline for request heads
+                            # a deadline for request heads
+                            http="gradwalk.server.protocol:HeaderTimeout",
                             timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
                             log_config=_log_config())
     failed = run(config, sockets)
