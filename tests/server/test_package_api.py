@@ -67,3 +67,14 @@ def test_bad_input_is_a_program_error_that_says_what():
         gradwalk.train(seed003_xor(1), steps=10**9, lr=0.1)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         gradwalk.nope
+
+
+def test_one_module_identity_per_file():
+    """The checkout's engine/ and server/ load only as gradwalk.engine and gradwalk.server:
+    the bare names are refused (tests/conftest.py), so no file is imported twice."""
+    import importlib
+    for bare in ("engine", "server", "engine.trace.runner"):
+        with pytest.raises(ImportError, match="import gradwalk.engine|import gradwalk.server"):
+            importlib.import_module(bare)
+    assert not [m for m in sys.modules if m.split(".")[0] in ("engine", "server")]
+    assert sys.modules["gradwalk.engine.errors"].ProgramError is ProgramError
