@@ -90,13 +90,13 @@ def built(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def installed(built) -> Path:
-    """A fresh venv with the wheel and its dependencies installed (the test venv's pip, aimed
-    at the venv: the venv needs no pip of its own); its bin/."""
+    """A fresh venv with the wheel and its dependencies installed, Node off PATH (the test
+    venv's pip, aimed at the venv: the venv needs no pip of its own); its bin/."""
     venv = built["tmp"] / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", venv])
     bin_dir = venv / "bin"
     run([sys.executable, "-m", "pip", "--python", bin_dir / "python", "install", "--quiet",
-         built["wheel"]])
+         built["wheel"]], env=without_node(Path(sys.executable).parent))
     return bin_dir
 
 
