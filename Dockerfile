@@ -10,12 +10,13 @@ RUN npm run build
 
 FROM python:3.11-slim-bookworm
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md __init__.py __main__.py hatch_build.py ./
 COPY engine ./engine
 COPY server ./server
 COPY templates ./templates
 COPY static ./static
 COPY --from=page /app/static/dist ./static/dist
+# Editable: the name gradwalk maps to /app (hatch_build.py), whose static/dist is built above.
 RUN pip install --no-cache-dir -e . \
  && mkdir -p /data && chown nobody:nogroup /data
 # The SQLite database (gradwalk.db, WAL files, migration lock) lives here; mount a volume.

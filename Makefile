@@ -1,13 +1,14 @@
 # Two commands for a fresh machine (see README):
 #   make serve   set everything up and run http://127.0.0.1:8000 with the first example loaded
 #   make test    set everything up (test tools, Debian's chromium and pdflatex included) and run all tests
+#   make dist    the sdist and the wheel in dist/, the page bundled in (hatch_build.py)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: serve test setup setup-test build chromium latex pytest jstest clean bench
+.PHONY: serve test setup setup-test build chromium latex pytest jstest clean bench dist
 
 serve: setup
 	$(VENV)/bin/gradwalk serve --host $(HOST) --port $(PORT)
@@ -35,6 +36,10 @@ node_modules/.package-lock.json: package-lock.json
 build: node_modules/.package-lock.json
 	npm run build --silent
 
+# The build tools are the test extra's (build, hatchling, editables): no isolated download.
+dist: $(VENV)/.test node_modules/.package-lock.json
+	$(PY) -m build --no-isolation --outdir dist .
+
 # Debian packages for the tests, as root or through sudo: $(call apt_install,PACKAGES)
 apt_install = if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1); \
 	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1); fi
@@ -54,4 +59,4 @@ bench: setup
 	$(PY) -m bench.run
 
 clean:
-	rm -rf $(VENV) node_modules static/dist
+	rm -rf $(VENV) node_modules static/dist dist

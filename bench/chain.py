@@ -35,7 +35,7 @@ def text(n: int) -> str:
 
 
 def run_gradwalk(n: int, graph: bool = False) -> None:
-    from engine.trace.runner import Tracer, _body, gc_paused, trace_json
+    from gradwalk.engine.trace.runner import Tracer, _body, gc_paused, trace_json
     if not graph:
         trace_json(text(n))
         return

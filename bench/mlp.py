@@ -112,7 +112,7 @@ def torch_run(t: dict) -> None:
 
 
 def limits():
-    from engine.trace.runner import Limits
+    from gradwalk.engine.trace.runner import Limits
     return Limits(max_elements=2_000_000, max_total_elements=20_000_000,
                   max_flops=2_000_000_000, max_response_bytes=500_000_000)
 
@@ -130,8 +130,8 @@ def best(fn, repeats: int) -> float:
 def measure(width: int, repeats: int = 3) -> dict[str, float | None]:
     """CPU seconds of each way at this width (None: not measured), and how far the engine's
     dW1 is from numpy's by hand (relative, max over elements) in each variant."""
-    from engine.parse import parse
-    from engine.trace.runner import Tracer, trace_json
+    from gradwalk.engine.parse import parse
+    from gradwalk.engine.trace.runner import Tracer, trace_json
 
     text = program(width)
     result: dict[str, float | None] = {"program_mb": len(text) / 1e6}
@@ -167,7 +167,7 @@ def measure(width: int, repeats: int = 3) -> dict[str, float | None]:
 def _error(text: str, a: dict, lim) -> float:
     """max |dW1 - numpy's| / max |numpy's dW1|: the engine computes what the figures claim,
     in the same dtype (the check that they compare like with like)."""
-    from engine.trace.runner import Tracer
+    from gradwalk.engine.trace.runner import Tracer
 
     done = list(Tracer(text, limits=lim).records(arrays=True))[-1]   # the body's full data
     grad = done["grads"]["W1"]

@@ -69,8 +69,8 @@ def phases(n: int = 10_000, repeats: int = 5) -> dict[str, float]:
     (done before the request takes a trace slot), the Tracer (shapes, forward values, ledger,
     formulas and symbols: the graph event's fields need them) and the graph event's JSON; best
     of `repeats`. Their sum is the floor under the first event, whatever the server does."""
-    from engine.parse import parse
-    from engine.trace.runner import Tracer, gc_paused
+    from gradwalk.engine.parse import parse
+    from gradwalk.engine.trace.runner import Tracer, gc_paused
 
     program, best = text(n), {"parse_s": 9e9, "tracer_s": 9e9, "graph_s": 9e9}
     for _ in range(repeats):

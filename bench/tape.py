@@ -50,7 +50,7 @@ def cpu(fn) -> float:
 
 def chain_vs_floor(n: int, rounds: int) -> dict:
     """Median µs a node of the full trace and of its floor, timed in the same rounds."""
-    from engine.trace.runner import trace_json
+    from gradwalk.engine.trace.runner import trace_json
 
     src = text(n)
     body = orjson.loads(trace_json(src))   # the same body, as the dict orjson would write
@@ -88,7 +88,7 @@ def first_event(n: int, rounds: int) -> dict:
 def mlp(rounds: int, width: int = 1024) -> dict:
     """Median ms of Tracer(...).records() and of numpy (draw + forward + backward) by hand."""
     from bench.mlp import by_hand, limits, randn_arrays, randn_program
-    from engine.trace.runner import Tracer
+    from gradwalk.engine.trace.runner import Tracer
 
     src, lim = randn_program(width), limits()
     ours, numpy = [], []

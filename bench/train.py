@@ -75,7 +75,7 @@ def spiral_program() -> str:
 
 
 def run_gradwalk_spirals(program) -> float:
-    from engine.train import TrainConfig, iterations
+    from gradwalk.engine.train import TrainConfig, iterations
 
     *_, done = iterations(program, TrainConfig(steps=STEPS, lr=LR))
     return done["accuracy"]
@@ -196,7 +196,7 @@ def run_micrograd_xor(steps: int = XOR_STEPS) -> float:
 
 def gradwalk_xor_run(program, steps: int = XOR_STEPS):
     """The run's events, not started: building it compiles the tape (once per program)."""
-    from engine.train import TrainConfig, iterations
+    from gradwalk.engine.train import TrainConfig, iterations
 
     return iterations(program, TrainConfig(steps=steps, lr=0.5))
 
@@ -230,7 +230,7 @@ def measure(rounds: int) -> dict[str, float]:
     import torch
 
     torch.set_num_threads(1)
-    from engine.parse import parse
+    from gradwalk.engine.parse import parse
 
     spiral, xor = parse(spiral_program()), parse(scalar_xor_program())
     ways = {"gradwalk spirals": lambda: run_gradwalk_spirals(spiral),

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from engine.errors import ProgramError
+from gradwalk.engine.errors import ProgramError
 
 DTYPES = {"float64": np.dtype(np.float64), "float32": np.dtype(np.float32)}
 DEFAULT = "float64"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 from typing import TYPE_CHECKING, Iterable
 
-from engine.parse import Program
+from gradwalk.engine.parse import Program
 
 if TYPE_CHECKING:   # networkx is imported when a graph is built (it takes 0.2 s to import)
     import networkx as nx
@@ -31,8 +31,8 @@ def requires_grad(program: Program) -> list[bool]:
     comparison (`x > 0`: a mask, not differentiable; engine/ops/shape.py), `detach(x)` /
     `stop_gradient(x)` (engine/ops/cut.py) and an op made inside `with no_grad():` (PyTorch:
     its result does not require grad; engine/blocks.py)."""
-    from engine.ops.cut import CUTS
-    from engine.ops.shape import NOT_DIFFERENTIABLE
+    from gradwalk.engine.ops.cut import CUTS
+    from gradwalk.engine.ops.shape import NOT_DIFFERENTIABLE
 
     skip = NOT_DIFFERENTIABLE | CUTS
     off = {i for b in program.no_grad for i in range(b.first, b.end)}

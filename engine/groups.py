@@ -28,12 +28,12 @@ import operator
 import re
 from typing import TYPE_CHECKING, Callable
 
-from engine.clip import clip
-from engine.blocks import Block, Statement
+from gradwalk.engine.clip import clip
+from gradwalk.engine.blocks import Block, Statement
 
 if TYPE_CHECKING:
-    from engine.parse import IRNode, Program, Span
-    from engine.source import Lines
+    from gradwalk.engine.parse import IRNode, Program, Span
+    from gradwalk.engine.source import Lines
 
 MAX_CHILDREN = 64   # boxes, or nodes of its own, in one repeat or statement group
 MIN_REPEAT = 3      # repetitions that make a repeat

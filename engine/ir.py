@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.blocks import Block
-from engine.dtypes import DEFAULT
-from engine.second_order import SecondOrder
-from engine.source import Lines, Span
+from gradwalk.engine.blocks import Block
+from gradwalk.engine.dtypes import DEFAULT
+from gradwalk.engine.second_order import SecondOrder
+from gradwalk.engine.source import Lines, Span
 
 # One empty dict shared by every node without parameters (most of them; a dict each cost 64
 # bytes a node). Shared, so never written to: nothing writes to a node's params.

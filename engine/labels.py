@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 import functools
 
-from engine.source import clip
-from engine.syntax import MAX_LABEL
+from gradwalk.engine.source import clip
+from gradwalk.engine.syntax import MAX_LABEL
 
 # Binding strength, weakest first (docs.python.org/3/reference/expressions.html#operator-precedence).
 SUM, PRODUCT, UNARY, POWER, ATOM = range(5)
@@ -187,7 +187,7 @@ def _top_operators(text: str, symbols: tuple[str, ...]) -> list[int]:
 def _call(op: str, inputs: list, params: dict) -> str | None:
     """A function call as the op's row writes it ("tanh({0})", "sum({0}, axis=0)"), with the
     inputs' labels in; None when the row's text is not a call."""
-    from engine.ops import get_op   # here: the op rows import nothing of the parser
+    from gradwalk.engine.ops import get_op   # here: the op rows import nothing of the parser
 
     try:
         template = get_op(op).text

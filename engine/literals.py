@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 
-from engine.syntax import MAX_DIMS
+from gradwalk.engine.syntax import MAX_DIMS
 
 MIN_CHARS = 256   # a shorter list is parsed as before (as cheap, and no JSON call)
 _VALUE_BEFORE = set("=(,[+-*/@")   # what may come before a value (blanks skipped)

@@ -44,11 +44,11 @@ from typing import Iterable
 
 import numpy as np
 
-from engine.errors import ProgramError
-from engine.parse import Program
-from engine.trace.options import Options
-from engine.trace.runner import Limits, Tracer
-from engine.trace.values import short
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import Program
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import Limits, Tracer
+from gradwalk.engine.trace.values import short
 
 ENGINES = ("overwrite", "wrong_order", "no_zero_grad")   # the bug lab's switches asked
 TWO_PASSES = {"no_zero_grad", "zero_grad"}   # the `# bugs:` switches that walk backward twice

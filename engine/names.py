@@ -10,8 +10,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from engine.source import clip
-from engine.syntax import MAX_NAME
+from gradwalk.engine.source import clip
+from gradwalk.engine.syntax import MAX_NAME
 
 
 def name_problem(name: str) -> tuple[str, str, str] | None:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.parse import Program
-from engine.trace.forward import evaluate
-from engine.trace.limits import Limits
+from gradwalk.engine.parse import Program
+from gradwalk.engine.trace.forward import evaluate
+from gradwalk.engine.trace.limits import Limits
 
 
 def forward_value(program: Program, output: int, leaves: dict[int, np.ndarray]) -> np.ndarray:

@@ -17,31 +17,31 @@ import ast
 
 import numpy as np
 
-from engine.blocks import Block, Statement, block_kind
-from engine.dtypes import program_dtype
-from engine.errors import ProgramError
-from engine.ir import (  # IRNode, Program: also imported from here
+from gradwalk.engine.blocks import Block, Statement, block_kind
+from gradwalk.engine.dtypes import program_dtype
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.ir import (  # IRNode, Program: also imported from here
     NO_PARAMS,
     InPlace,
     IRNode,
     Program,
 )
-from engine.labels import print_label
-from engine.literals import Lifted, lift
-from engine.names import name_problem, names_in
-from engine.parse_calls import CallSyntax
-from engine.parse_comprehensions import ComprehensionSyntax
-from engine.parse_data import DataSyntax
-from engine.parse_expressions import ExpressionSyntax
-from engine.parse_functions import FunctionSyntax
-from engine.parse_literals import LiteralSyntax
-from engine.parse_tensors import TensorSyntax
-from engine.parse_unroll import UnrollSyntax
-from engine.parse_zip import ZipSyntax
-from engine.second_order import read as second_order_header
-from engine.source import Lines, Span, python_ast  # Span: also imported from here
-from engine.switches import program_bugs
-from engine.syntax import (
+from gradwalk.engine.labels import print_label
+from gradwalk.engine.literals import Lifted, lift
+from gradwalk.engine.names import name_problem, names_in
+from gradwalk.engine.parse_calls import CallSyntax
+from gradwalk.engine.parse_comprehensions import ComprehensionSyntax
+from gradwalk.engine.parse_data import DataSyntax
+from gradwalk.engine.parse_expressions import ExpressionSyntax
+from gradwalk.engine.parse_functions import FunctionSyntax
+from gradwalk.engine.parse_literals import LiteralSyntax
+from gradwalk.engine.parse_tensors import TensorSyntax
+from gradwalk.engine.parse_unroll import UnrollSyntax
+from gradwalk.engine.parse_zip import ZipSyntax
+from gradwalk.engine.second_order import read as second_order_header
+from gradwalk.engine.source import Lines, Span, python_ast  # Span: also imported from here
+from gradwalk.engine.switches import program_bugs
+from gradwalk.engine.syntax import (
     MAX_DEPTH,
     MAX_ELEMENTS,
     MAX_LABEL,

@@ -10,9 +10,9 @@ import difflib
 
 import numpy as np
 
-from engine.errors import ProgramError
-from engine.source import clip
-from engine.syntax import (DATA, FUNCTIONS, HELPERS, MAX_CLASS_INDEX, MAX_DIMS, REQUIRED,
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.source import clip
+from gradwalk.engine.syntax import (DATA, FUNCTIONS, HELPERS, MAX_CLASS_INDEX, MAX_DIMS, REQUIRED,
                            SIGNATURES, STRUCTURE, construct, number)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import itertools
 
-from engine.parse_tensors import MAX_PIECES
+from gradwalk.engine.parse_tensors import MAX_PIECES
 
 BIND = object()   # (BIND, variable, value or None): a marker item of the expression walk
 

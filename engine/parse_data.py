@@ -21,10 +21,10 @@ import ast
 
 import numpy as np
 
-from engine import datasets
-from engine.parse_calls import function_hint
-from engine.parse_tensors import MAX_INDEX, number_text
-from engine.syntax import RESERVED, number
+from gradwalk.engine import datasets
+from gradwalk.engine.parse_calls import function_hint
+from gradwalk.engine.parse_tensors import MAX_INDEX, number_text
+from gradwalk.engine.syntax import RESERVED, number
 
 PARTS = ("inputs", "labels")   # what X and y hold, in the order they are assigned
 USAGE = {"xor": "X, y = xor()", "spirals": "X, y = spirals(100, 3, seed=0, noise=0.2)",

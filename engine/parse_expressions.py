@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import ast
 
-from engine.parse_comprehensions import BIND
-from engine.parse_literals import NUMBER_TYPES
-from engine.parse_unroll import METHODS
-from engine.source import Span, clip
-from engine.syntax import BINOPS, OPERATORS, construct, number, supported_operator
-from engine.wording import counted
+from gradwalk.engine.parse_comprehensions import BIND
+from gradwalk.engine.parse_literals import NUMBER_TYPES
+from gradwalk.engine.parse_unroll import METHODS
+from gradwalk.engine.source import Span, clip
+from gradwalk.engine.syntax import BINOPS, OPERATORS, construct, number, supported_operator
+from gradwalk.engine.wording import counted
 
 
 # The chain fast path (ExpressionSyntax.chain) on or off: tests turn it off to compare.

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import ast
 
-from engine.blocks import Block
-from engine.clip import clip
-from engine.syntax import RESERVED, primed
+from gradwalk.engine.blocks import Block
+from gradwalk.engine.clip import clip
+from gradwalk.engine.syntax import RESERVED, primed
 
 MAX_CALL_DEPTH = 32
 _NO_GLOBALS = ("`{0}` is not supported in a function: a function here gives its value by "

@@ -8,9 +8,9 @@ import ast
 import re
 
 import numpy as np
-from engine.dtypes import DEFAULT, cast, too_large
-from engine.literals import read_numbers
-from engine.syntax import MAX_DIMS, MAX_LABEL, depth, is_literal, literal_value
+from gradwalk.engine.dtypes import DEFAULT, cast, too_large
+from gradwalk.engine.literals import read_numbers
+from gradwalk.engine.syntax import MAX_DIMS, MAX_LABEL, depth, is_literal, literal_value
 
 MIN_JSON_LIST = 256   # characters: a shorter list is walked (as cheap, and no JSON call)
 _NOT_JSON_NUMBERS = re.compile(r"[^0-9eE.\-\[\],\s]")

@@ -27,9 +27,9 @@ import operator
 
 import numpy as np
 
-from engine.errors import ProgramError
-from engine.ops.shape import MAX_PIECES
-from engine.syntax import DATA, HELPERS, MAX_DIMS, number
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.ops.shape import MAX_PIECES
+from gradwalk.engine.syntax import DATA, HELPERS, MAX_DIMS, number
 
 COMPARE_OPS = {ast.Gt: "greater", ast.GtE: "greater_equal", ast.Lt: "less",
                ast.LtE: "less_equal", ast.Eq: "equal", ast.NotEq: "not_equal"}

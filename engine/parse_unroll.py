@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import ast
 
-from engine.blocks import Block, Statement
-from engine.clip import clip
-from engine.errors import ProgramError
-from engine.parse_zip import Element, is_zip
-from engine.syntax import FUNCTIONS, RESERVED, SIGNATURES, number, primed
-from engine.wording import counted
+from gradwalk.engine.blocks import Block, Statement
+from gradwalk.engine.clip import clip
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse_zip import Element, is_zip
+from gradwalk.engine.syntax import FUNCTIONS, RESERVED, SIGNATURES, number, primed
+from gradwalk.engine.wording import counted
 
 # functions of one value: each may be written as a method of it, as micrograd's Value has them
 METHODS = tuple(sorted(f for f in FUNCTIONS if SIGNATURES.get(f, (1, ()))[0] == 1))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from engine.syntax import number
+from gradwalk.engine.syntax import number
 
 
 @dataclass

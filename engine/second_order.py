@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from engine.errors import ProgramError
+from gradwalk.engine.errors import ProgramError
 
 MAX_ITERATIONS = 100
 """power_iteration takes at most this many steps (each one Hessian-vector product: one pass

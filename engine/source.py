@@ -14,8 +14,8 @@ import threading
 import warnings
 from dataclasses import dataclass
 
-from engine.clip import clip  # noqa: F401  (also imported from here: user text in messages)
-from engine.errors import ProgramError
+from gradwalk.engine.clip import clip  # noqa: F401  (also imported from here: user text in messages)
+from gradwalk.engine.errors import ProgramError
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _OPERATOR = re.compile(r"\*\*|[-+*/@~]|\.\s*[A-Za-z_]")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from engine.errors import ProgramError
+from gradwalk.engine.errors import ProgramError
 
 SWITCHES = {
     "overwrite": "`=` where `+=` belongs: each contribution replaces the input's adjoint "

@@ -23,17 +23,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import tape_code
-from engine.errors import ProgramError
-from engine.graph import creation_order, requires_grad
-from engine.ops import get_op
-from engine.ops.broadcast import unbroadcast
-from engine.parse import Program
-from engine.source import clip
-from engine.tape_first import Checks, first_pass
-from engine.trace.limits import Limits
-from engine.trace.scalar import FORWARD as SCALAR_FORWARD
-from engine.trace.shape_pass import infer_shapes
+from gradwalk.engine import tape_code
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.graph import creation_order, requires_grad
+from gradwalk.engine.ops import get_op
+from gradwalk.engine.ops.broadcast import unbroadcast
+from gradwalk.engine.parse import Program
+from gradwalk.engine.source import clip
+from gradwalk.engine.tape_first import Checks, first_pass
+from gradwalk.engine.trace.limits import Limits
+from gradwalk.engine.trace.scalar import FORWARD as SCALAR_FORWARD
+from gradwalk.engine.trace.shape_pass import infer_shapes
 
 MAX_ELEMENTS = Limits.max_elements   # the Tracer's default per-node bound
 PLAIN = Checks()   # a first pass without totals or deadline (training's)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.broadcast import unbroadcast
+from gradwalk.engine.ops.broadcast import unbroadcast
 
 MAX_ROWS = 20_000   # above this, compiling the text would cost more than the loops save
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/"}

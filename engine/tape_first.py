@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.errors import ProgramError
-from engine.ops import get_op
-from engine.trace import scalar
-from engine.trace.deadline import NO_DEADLINE, Deadline
-from engine.trace.forward import evaluate_op
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.ops import get_op
+from gradwalk.engine.trace import scalar
+from gradwalk.engine.trace.deadline import NO_DEADLINE, Deadline
+from gradwalk.engine.trace.forward import evaluate_op
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.errors import error_dict, error_response
-from server.settings import Settings, get_settings
+from gradwalk.server.errors import error_dict, error_response
+from gradwalk.server.settings import Settings, get_settings
 
 CLOSE = {"Connection": "close"}
 

@@ -14,8 +14,8 @@ import json
 import sys
 import warnings
 
-from server import cli_train
-from server.cli_io import (InputError, OutputError, read_program, say, silence_stdout,
+from gradwalk.server import cli_train
+from gradwalk.server.cli_io import (InputError, OutputError, read_program, say, silence_stdout,
                            write_stdout)
 
 EXIT_CODES = """exit codes:
@@ -70,7 +70,7 @@ def _port(value: str) -> int:
 
 def _workers(value: str) -> int:
     """--workers' type: 1 to server.serve.max_workers() (checked before anything starts)."""
-    from server.serve import MAX_WORKERS_PER_CORE, cores, max_workers
+    from gradwalk.server.serve import MAX_WORKERS_PER_CORE, cores, max_workers
 
     if not value.isdigit() or int(value) < 1:
         raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a number of processes: give "
@@ -133,7 +133,7 @@ def _mode_flags(trace) -> None:
 
 
 def _options(args):
-    from engine.trace.options import Options
+    from gradwalk.engine.trace.options import Options
 
     return Options(mode=args.mode, tangents=args.tangents, vector=args.vector,
                    check=args.check, eps=args.eps, bugs=tuple(args.bugs))
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    from server.exports import FORMATS
+    from gradwalk.server.exports import FORMATS
 
     parser = _Parser(prog="gradwalk", description="Step through backprop.",
                                      epilog=EXIT_CODES,
@@ -212,8 +212,8 @@ def _serve(host: str, port: int, workers: int = 1) -> int:
     On SIGTERM, open connections get shutdown_timeout_seconds to finish, then are closed."""
     import uvicorn
 
-    from server.serve import CannotServe, listeners, run
-    from server.settings import SettingError, get_settings
+    from gradwalk.server.serve import CannotServe, listeners, run
+    from gradwalk.server.settings import SettingError, get_settings
 
     # Every worker reads it (server/routers/live.py: live rooms on SQLite need one process).
     os.environ["GRADWALK_SERVE_WORKERS"] = str(workers)
@@ -233,9 +233,10 @@ def _serve(host: str, port: int, workers: int = 1) -> int:
         for sock in sockets:
             sock.close()
         raise
-    config = uvicorn.Config("server.main:create_app", factory=True, host=host, port=port,
+    config = uvicorn.Config("gradwalk.server.main:create_app", factory=True, host=host, port=port,
                             workers=workers,
-                            http="server.protocol:HeaderTimeout",   # a deadline for request heads
+                            # a deadline for request heads
+                            http="gradwalk.server.protocol:HeaderTimeout",
                             timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
                             log_config=_log_config())
     failed = run(config, sockets)
@@ -253,15 +254,15 @@ def _log_config() -> dict:
     config = copy.deepcopy(LOGGING_CONFIG)
     config["loggers"]["gradwalk"] = {"handlers": ["default"], "level": "INFO",
                                      "propagate": False}
-    config["handlers"]["access"]["class"] = "server.serve.AccessLog"   # stdout may close
+    config["handlers"]["access"]["class"] = "gradwalk.server.serve.AccessLog"   # stdout may close
     return config
 
 
 # ---- trace and export ----------------------------------------------------------------------
 def _trace(path: str, fmt: str, output: str | None, dtype: str | None = None,
            output_grad=None, options=None) -> int:
-    from server import tracing
-    from engine.trace.options import DEFAULT
+    from gradwalk.server import tracing
+    from gradwalk.engine.trace.options import DEFAULT
 
     code, body = _make(path, lambda text, settings: tracing.trace_body(
         text, output, settings, output_grad, dtype, options or DEFAULT),
@@ -283,18 +284,18 @@ def _table(data: dict, options) -> str:
     """`--format table`: the bug lab's switches first (the numbers are wrong on purpose),
     the walk's table (forward mode: the tangents; hvp: (H v)_a), the gradient check, then
     each warning as a line."""
-    from engine.trace.table import render_table
+    from gradwalk.engine.trace.table import render_table
 
     if options is not None and options.mode == "forward":   # tangents, no backward table
-        from engine.trace.forward_text import render_table
+        from gradwalk.engine.trace.forward_text import render_table
     elif "hvp" in data:   # hvp mode, or a `# hvp:` line
-        from engine.trace.hvp import render_table
+        from gradwalk.engine.trace.hvp import render_table
     text = render_table(data)
     if data.get("bugs"):
         text = (f"BUG LAB: switches on: {', '.join(data['bugs'])}; these gradients are wrong on "
                 "purpose\n\n" + text)
     if "gradcheck" in data:
-        from engine.trace import gradcheck
+        from gradwalk.engine.trace import gradcheck
 
         text += gradcheck.render_table(data["gradcheck"])
     if data.get("warnings"):
@@ -315,8 +316,8 @@ def _make(path: str, make, json_errors: bool = False) -> tuple[int, bytes | None
     """Read the program at `path` and return (0, make(text, settings)), or (exit code, None)
     having said why in one line: 2 cannot read, 1 program error (also printed as the API's
     error JSON on stdout when `json_errors`), 3 a bug of ours, or a _Refused's code."""
-    from engine.errors import ProgramError
-    from server.settings import SettingError, get_settings
+    from gradwalk.engine.errors import ProgramError
+    from gradwalk.server.settings import SettingError, get_settings
 
     try:
         settings = get_settings()
@@ -347,8 +348,8 @@ def _make(path: str, make, json_errors: bool = False) -> tuple[int, bytes | None
 def _export(path: str, fmt: str, output: str | None, out: str) -> int:
     """`gradwalk export`: exit 0, 1 (program error), 2 (cannot read, missing asset), 3 (ours),
     4 (cannot write)."""
-    from server.export_html import MissingAsset
-    from server.exports import export
+    from gradwalk.server.export_html import MissingAsset
+    from gradwalk.server.exports import export
 
     def make(text: str, settings) -> bytes:
         try:

@@ -15,7 +15,7 @@ import math
 
 import orjson
 
-from server.cli_io import write_stdout
+from gradwalk.server.cli_io import write_stdout
 
 
 def _steps(value: str) -> int:
@@ -29,8 +29,8 @@ def _steps(value: str) -> int:
 def _rate(value: str) -> float:
     """--lr's type: a number the engine takes (engine/train/config.py check_lr: above 0, at
     most MAX_LR), refused with the engine's (and the API's) message."""
-    from engine.errors import ProgramError
-    from engine.train.config import check_lr
+    from gradwalk.engine.errors import ProgramError
+    from gradwalk.engine.train.config import check_lr
 
     try:
         lr = float(value)
@@ -76,10 +76,10 @@ def add_parser(sub, epilog: str) -> None:
 def run(args, make) -> int:
     """Run `gradwalk train`; make: server.cli._make (reads the file, maps errors to codes)."""
     def answer(text: str, settings) -> dict:
-        from engine.errors import ProgramError
-        from engine.train import TrainConfig, train
-        from server.training import named, train_limits
-        from server.tracing import parse_program
+        from gradwalk.engine.errors import ProgramError
+        from gradwalk.engine.train import TrainConfig, train
+        from gradwalk.server.training import named, train_limits
+        from gradwalk.server.tracing import parse_program
 
         program = parse_program(text, settings)
         config = TrainConfig(steps=args.steps, lr=args.lr, optimizer=args.optimizer,

@@ -9,8 +9,8 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from server.settings import Settings, get_settings
-from server.slots import TraceSlots
+from gradwalk.server.settings import Settings, get_settings
+from gradwalk.server.slots import TraceSlots
 
 
 async def settings() -> Settings:

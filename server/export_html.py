@@ -14,9 +14,9 @@ import re
 
 from jinja2 import TemplateNotFound
 
-from server.routers.pages import ROOT, templates
-from server.settings import Settings
-from server.tracing import trace_body
+from gradwalk.server.routers.pages import ROOT, templates
+from gradwalk.server.settings import Settings
+from gradwalk.server.tracing import trace_body
 
 STATE_VERSION = 1
 

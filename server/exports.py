@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:   # the CLI imports FORMATS before it knows it will trace (server/cli.py)
-    from engine.parse import Program
-    from server.settings import Settings
+    from gradwalk.engine.parse import Program
+    from gradwalk.server.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -39,10 +39,10 @@ def export(fmt: str, program: str, output: str | None, settings: Settings,
 
     Raises ProgramError, and MissingAsset (html without a built static/dist).
     """
-    from engine.trace.table import render_markdown
-    from engine.trace.table_tex import render_latex
-    from server.export_html import assemble, page_state
-    from server.tracing import trace_body
+    from gradwalk.engine.trace.table import render_markdown
+    from gradwalk.engine.trace.table_tex import render_latex
+    from gradwalk.server.export_html import assemble, page_state
+    from gradwalk.server.tracing import trace_body
 
     body = trace_body(parsed or program, output, settings, output_grad, dtype)
     if fmt == "json":

@@ -18,9 +18,9 @@ import asyncio
 import collections
 import logging
 
-from server.errors import error_dict
-from server.memory import give_back_soon
-from server.tracing import ClientGone, error_event
+from gradwalk.server.errors import error_dict
+from gradwalk.server.memory import give_back_soon
+from gradwalk.server.tracing import ClientGone, error_event
 
 log = logging.getLogger("gradwalk")
 TOO_SLOW = error_dict(

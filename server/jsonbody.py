@@ -13,9 +13,9 @@ from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
-from server.jsonshape import Bounds, ShapeTooLarge, UnknownField, check_shape
-from server.settings import Settings, get_settings
-from server.slots import TraceSlots, Waiting
+from gradwalk.server.jsonshape import Bounds, ShapeTooLarge, UnknownField, check_shape
+from gradwalk.server.settings import Settings, get_settings
+from gradwalk.server.slots import TraceSlots, Waiting
 
 M = TypeVar("M", bound=BaseModel)
 

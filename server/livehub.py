@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 from starlette.concurrency import run_in_threadpool
 
-from server.storage.live import CHANNEL, LiveStore, StorageUnavailable
-from server.tracing import sse_event
+from gradwalk.server.storage.live import CHANNEL, LiveStore, StorageUnavailable
+from gradwalk.server.tracing import sse_event
 
 log = logging.getLogger("gradwalk.live")
 RETRY_SECONDS = 1.0   # between a listener's lost connection and its next try

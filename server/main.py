@@ -11,18 +11,18 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from engine.errors import ProgramError
-from server.body import HINTS, BodyLimit
-from server.errors import BUSY, INTERNAL, ErrorResponse, error_dict, error_response
-from server.head import HeadAsGet, SecurityHeaders
-from server.jsonbody import ShapeTooLarge, UnsupportedBody
-from server.health import HealthFirst
-from server.routers import exports, links, live, nodes, pages, quiz, traces, train
-from server.routers.pages import ROOT
-from server.settings import get_settings
-from server.shutdown import exit_within
-from server.slots import TraceSlots
-from server.tracing import ServerBusy
+from gradwalk.engine.errors import ProgramError
+from gradwalk.server.body import HINTS, BodyLimit
+from gradwalk.server.errors import BUSY, INTERNAL, ErrorResponse, error_dict, error_response
+from gradwalk.server.head import HeadAsGet, SecurityHeaders
+from gradwalk.server.jsonbody import ShapeTooLarge, UnsupportedBody
+from gradwalk.server.health import HealthFirst
+from gradwalk.server.routers import exports, links, live, nodes, pages, quiz, traces, train
+from gradwalk.server.routers.pages import ROOT
+from gradwalk.server.settings import get_settings
+from gradwalk.server.shutdown import exit_within
+from gradwalk.server.slots import TraceSlots
+from gradwalk.server.tracing import ServerBusy
 
 log = logging.getLogger("gradwalk")
 

@@ -22,7 +22,7 @@ WHY = {
 
 def errors(*statuses: int) -> dict:
     """`responses=` for a JSON route: each status answers ErrorBody."""
-    from server.routers.traces import ErrorBody   # here: traces imports SSE_RESPONSE from us
+    from gradwalk.server.routers.traces import ErrorBody   # here: traces imports SSE_RESPONSE from us
 
     return {status: {"model": ErrorBody, "description": WHY[status]} for status in statuses}
 

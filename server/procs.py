@@ -30,9 +30,9 @@ from typing import Callable
 import anyio.to_thread
 import orjson
 
-from engine.errors import ProgramError
-from server import worker_process
-from server.worker_process import (BYTES, BYTES_END, FAILED, HEAD, LOG, PIECE, PROGRAM_ERROR,
+from gradwalk.engine.errors import ProgramError
+from gradwalk.server import worker_process
+from gradwalk.server.worker_process import (BYTES, BYTES_END, FAILED, HEAD, LOG, PIECE, PROGRAM_ERROR,
                                    RESULT, RETIRING, TASK)
 
 log = logging.getLogger("gradwalk")
@@ -42,9 +42,10 @@ STOP_GRACE_SECONDS = 0.5   # a stopped stream's worker not done by then is kille
 _context = multiprocessing.get_context("forkserver")
 # What the tasks import (the trace, the node's data, the exports), imported once by the
 # forkserver, so each worker starts with it.
-_context.set_forkserver_preload(["server.worker_process", "server.tracing", "server.exports",
-                                 "server.export_html", "engine.trace.node_data",
-                                 "engine.trace.table"])
+_context.set_forkserver_preload(
+    ["gradwalk.server.worker_process", "gradwalk.server.tracing", "gradwalk.server.exports",
+     "gradwalk.server.export_html", "gradwalk.engine.trace.node_data",
+     "gradwalk.engine.trace.table"])
 
 
 class WorkerFailed(RuntimeError):

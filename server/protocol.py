@@ -9,7 +9,7 @@ opening, and each later request on a kept-alive connection within as long of its
 answers 408 `request_timeout` and closes the connection. Once the head is in, the body has its
 own deadline (body_timeout_seconds, server/body.py) and a response (a stream) none.
 
-`gradwalk serve` runs uvicorn with `http="server.protocol:HeaderTimeout"`, always the h11
+`gradwalk serve` runs uvicorn with `http="gradwalk.server.protocol:HeaderTimeout"`, always the h11
 implementation (httptools, if installed, would not have the deadline).
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ import json
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from server.errors import error_dict
-from server.settings import get_settings
+from gradwalk.server.errors import error_dict
+from gradwalk.server.settings import get_settings
 
 
 def timeout_answer(seconds: float) -> bytes:

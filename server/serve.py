@@ -168,7 +168,7 @@ class AccessLog(logging.StreamHandler):
     with its access lines going nowhere (stdout pointed at /dev/null)."""
 
     def handleError(self, record: logging.LogRecord) -> None:
-        from server.cli_io import say, silence_stdout
+        from gradwalk.server.cli_io import say, silence_stdout
 
         silence_stdout()
         if not getattr(self, "said", False):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from platformdirs import user_data_path
 
-from engine.trace.limits import Limits, TrainLimits
+from gradwalk.engine.trace.limits import Limits, TrainLimits
 
 PREFIX = "GRADWALK_"   # environment variables are matched without regard to case
 
@@ -218,7 +218,7 @@ def _environment_settings() -> type[Settings]:
     from pydantic import field_validator
     from pydantic_settings import BaseSettings, SettingsConfigDict
 
-    from server.ratelimit import check_spec
+    from gradwalk.server.ratelimit import check_spec
 
     class EnvironmentSettings(BaseSettings, Settings):
         model_config = SettingsConfigDict(env_prefix=PREFIX)

@@ -29,12 +29,12 @@ from typing import AsyncIterator, Callable, TypeVar
 import anyio
 import anyio.to_thread
 
-from engine.parse import Program
-from server.errors import INTERNAL
-from server.feed import Feed, StreamBudget
-from server.memory import free_in_pieces, give_back_soon
-from server.procs import Pool
-from server.tracing import ServerBusy
+from gradwalk.engine.parse import Program
+from gradwalk.server.errors import INTERNAL
+from gradwalk.server.feed import Feed, StreamBudget
+from gradwalk.server.memory import free_in_pieces, give_back_soon
+from gradwalk.server.procs import Pool
+from gradwalk.server.tracing import ServerBusy
 
 T = TypeVar("T")
 PREPARE_THREADS = 4   # body validation and parsing at once (threads); they are quick

@@ -12,11 +12,11 @@ from typing import Callable
 
 import orjson
 
-from engine.errors import ProgramError
-from engine.parse import Program, parse
-from engine.trace.options import DEFAULT, Options
-from engine.trace.runner import Limits, Tracer, gc_paused, trace_json
-from server.settings import Settings
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import Program, parse
+from gradwalk.engine.trace.options import DEFAULT, Options
+from gradwalk.engine.trace.runner import Limits, Tracer, gc_paused, trace_json
+from gradwalk.server.settings import Settings
 
 log = logging.getLogger("gradwalk")
 
@@ -84,7 +84,7 @@ def node_body(program: str | Program, output: str | None, node: str, settings: S
     """The JSON body of POST /api/trace/node (engine/trace/node_data.py): one node's value and
     adjoint with every number. Raises ProgramError (`unknown_node` for an id the graph does
     not have)."""
-    from engine.trace.node_data import node_data
+    from gradwalk.engine.trace.node_data import node_data
 
     if isinstance(program, str):
         program = parse_program(program, settings, dtype)
@@ -138,7 +138,7 @@ def stream_body(program: str | Program, output: str | None, settings: Settings,
         out.add(error_event(e.to_dict()))
     except Exception:   # noqa: BLE001 - the stream must end with an event, not a cut
         log.exception("unexpected error in the stream")
-        from server.errors import INTERNAL   # here: starlette is not a CLI import
+        from gradwalk.server.errors import INTERNAL   # here: starlette is not a CLI import
 
         out.add(error_event(INTERNAL))
     out.flush()

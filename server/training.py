@@ -19,11 +19,11 @@ from typing import Callable
 
 import orjson
 
-from engine.errors import ProgramError
-from engine.parse import Program
-from engine.train import TrainConfig, TrainLimits, iterations, train
-from server.settings import Settings
-from server.tracing import (ClientGone, _nothing, _Pieces, error_event, limits, parse_program,
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import Program
+from gradwalk.engine.train import TrainConfig, TrainLimits, iterations, train
+from gradwalk.server.settings import Settings
+from gradwalk.server.tracing import (ClientGone, _nothing, _Pieces, error_event, limits, parse_program,
                             sse_event)
 
 ORJSON = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
@@ -100,7 +100,7 @@ def train_stream(program: Program | str, config, settings: Settings, dtype: str 
     except ProgramError as e:
         out.add(error_event(named(e.to_dict())))
     except Exception:   # noqa: BLE001 - the stream must end with an event, not a cut
-        from server.errors import INTERNAL   # here: starlette is not a CLI import
+        from gradwalk.server.errors import INTERNAL   # here: starlette is not a CLI import
 
         log.exception("unexpected error in the training stream")
         out.add(error_event(INTERNAL))

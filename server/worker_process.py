@@ -54,8 +54,8 @@ def serve(sock: socket.socket, stop_flag) -> None:
     _log_to(sock)
     # The server's own imports, made once here (the forkserver preloads this module): the
     # engine, numpy, orjson, and what the tasks' functions import.
-    import server.tracing  # noqa: F401
-    from server.memory import give_back
+    import gradwalk.server.tracing  # noqa: F401
+    from gradwalk.server.memory import give_back
 
     start_rss = _rss()
     dirty = False
@@ -93,8 +93,8 @@ def _outcome(sock: socket.socket, fn: Callable, args: tuple, streaming: bool,
              stop_flag) -> tuple[int, bytes]:
     """(kind, payload) of fn's outcome: BYTES for a bytes value, else RESULT, PROGRAM_ERROR
     or FAILED. Pieces of a streaming fn are written as they come."""
-    from engine.errors import ProgramError
-    from server.tracing import ClientGone
+    from gradwalk.engine.errors import ProgramError
+    from gradwalk.server.tracing import ClientGone
 
     def put(piece: bytes) -> None:
         _write_frame(sock, PIECE, piece)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.trace.values import decode
+from gradwalk.engine.trace.values import decode
 
 CASES = json.loads((Path(__file__).parent / "cases" / "seed_examples.json").read_text())
 

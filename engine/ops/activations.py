@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.registry import Op, register
+from gradwalk.engine.ops.registry import Op, register
 
 
 def sigmoid(x):

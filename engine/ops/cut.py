@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.registry import Op, register
+from gradwalk.engine.ops.registry import Op, register
 
 CUTS = frozenset({"detach", "stop_gradient"})
 

@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from engine.ops.registry import Op, register
+from gradwalk.engine.ops.registry import Op, register
 
 _erf64 = np.vectorize(math.erf, otypes=[np.float64])
 

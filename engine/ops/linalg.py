@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.registry import Op, register
+from gradwalk.engine.ops.registry import Op, register
 
 
 def _vjp_x(g, out, x, w):

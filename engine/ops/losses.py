@@ -20,9 +20,9 @@ import functools
 
 import numpy as np
 
-from engine.ops.lastaxis import last_max, last_sum
-from engine.ops.registry import Op, register
-from engine.wording import counted
+from gradwalk.engine.ops.lastaxis import last_max, last_sum
+from gradwalk.engine.ops.registry import Op, register
+from gradwalk.engine.wording import counted
 
 
 # ---- cross_entropy ----------------------------------------------------------------------------

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.elementwise import _pow_base, _pow_exponent
-from engine.ops.registry import Op, get_op, register
+from gradwalk.engine.ops.elementwise import _pow_base, _pow_exponent
+from gradwalk.engine.ops.registry import Op, get_op, register
 
 
 def _quiet(rule):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.registry import Op, register
+from gradwalk.engine.ops.registry import Op, register
 
 EPS = 1e-5
 

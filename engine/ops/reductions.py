@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.registry import Op, register
+from gradwalk.engine.ops.registry import Op, register
 
 
 def spread(g, x, axis, keepdims=False):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.registry import Op, register
+from gradwalk.engine.ops.registry import Op, register
 
 MAX_PIECES = 64   # tensors concat and stack take (one vjp row per position)
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.reductions import spread
-from engine.ops.registry import Op, register
+from gradwalk.engine.ops.reductions import spread
+from gradwalk.engine.ops.registry import Op, register
 
 
 def _rows(f):

@@ -20,14 +20,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.errors import ProgramError
-from engine.graph import requires_grad
-from engine.labels import print_label
-from engine.parse import IRNode, Program, Span
-from engine.source import clip
-from engine.trace import narrate
-from engine.trace.shape_pass import infer_shapes, out_shape
-from engine.trace.vjp_rules import RULES
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.graph import requires_grad
+from gradwalk.engine.labels import print_label
+from gradwalk.engine.parse import IRNode, Program, Span
+from gradwalk.engine.source import clip
+from gradwalk.engine.trace import narrate
+from gradwalk.engine.trace.shape_pass import infer_shapes, out_shape
+from gradwalk.engine.trace.vjp_rules import RULES
 
 
 @dataclass

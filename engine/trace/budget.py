@@ -28,12 +28,12 @@ import json
 
 import numpy as np
 
-from engine.ops.registry import get_op
-from engine.trace.budget_numbers import (ACCUMULATE, EDGE, EVALUATE, LEDGER, NODE, NUMBERS,
+from gradwalk.engine.ops.registry import get_op
+from gradwalk.engine.trace.budget_numbers import (ACCUMULATE, EDGE, EVALUATE, LEDGER, NODE, NUMBERS,
                                          RECOMPUTE, SCALAR, SEED, SHOW_ELEMENTS, TANGENT,
                                          UNBROADCAST, Numbers, known_bytes, elements, zeros_bytes,
                                          unknown_bytes)
-from engine.trace.budget_results import (bug_words, extras, groups_bound, groups_bytes,
+from gradwalk.engine.trace.budget_results import (bug_words, extras, groups_bound, groups_bytes,
                                          results)
 
 
@@ -212,7 +212,7 @@ def scalar_bound(tracer) -> int | None:
     out first (each at its longest). Within max_response_bytes, the check is done without
     the numbers (engine/trace/runner.py); past it, per_node works them out, so a body that
     fits is not refused for numbers that turn out short."""
-    from engine.trace.budget_scalar import scalar_bound as bound
+    from gradwalk.engine.trace.budget_scalar import scalar_bound as bound
 
     fast = bound(tracer)
     return fast if fast is not None else sum(per_node(tracer, tracer.limit, exact=False))

@@ -156,7 +156,7 @@ class Numbers:
         if mode not in ("forward", "hvp"):
             self.marked = self.marked or _values_marked(tracer, underflow=True)
             return
-        from engine.trace import forward_mode   # forward_mode imports what imports this
+        from gradwalk.engine.trace import forward_mode   # forward_mode imports what imports this
         if mode == "forward":
             given, _ = forward_mode.seeds(tracer)
         else:
@@ -200,7 +200,7 @@ def _non_finite(x) -> bool:
 def _values_marked(tracer, underflow: bool) -> bool:
     """Whether the walk marks a forward value: not finite, or (`underflow`: reverse mode's walk)
     underflowed as engine/trace/underflow.py judges it."""
-    from engine.trace import underflow as judge
+    from gradwalk.engine.trace import underflow as judge
 
     nodes, dtype = tracer.program.nodes, tracer.program.dtype
     for i, v in enumerate(tracer.values):
@@ -242,11 +242,11 @@ def _adjoints(tracer, inline: int) -> tuple[list, dict, bool]:
     hvp mode never has) and each edge's numbers' bytes, exactly: a scalar edge through the
     walk's own `scalar_edges`, a tensor edge through its vjp rule and unbroadcast, so every
     number is the walk's to the last bit; and whether one of them may be marked (_risky)."""
-    from engine.ops import get_op
-    from engine.ops.broadcast import unbroadcast
-    from engine.trace import scalar
-    from engine.trace import reverse   # the walk's own rules
-    from engine.trace.reverse import vjp as _vjp
+    from gradwalk.engine.ops import get_op
+    from gradwalk.engine.ops.broadcast import unbroadcast
+    from gradwalk.engine.trace import scalar
+    from gradwalk.engine.trace import reverse   # the walk's own rules
+    from gradwalk.engine.trace.reverse import vjp as _vjp
 
     nodes, values, requires = tracer.program.nodes, tracer.values, tracer.requires
     adjoints: list = [None] * len(nodes)

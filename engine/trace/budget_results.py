@@ -9,10 +9,10 @@ from operator import attrgetter
 import numpy as np
 import orjson
 
-from engine.groups import groups
-from engine.ops import get_op
-from engine.trace import warn
-from engine.trace.budget_numbers import (CHECK, ELEMENT, FIRST, NUMBERS, RESULTS, SEED,
+from gradwalk.engine.groups import groups
+from gradwalk.engine.ops import get_op
+from gradwalk.engine.trace import warn
+from gradwalk.engine.trace.budget_numbers import (CHECK, ELEMENT, FIRST, NUMBERS, RESULTS, SEED,
                                          UNDERFLOW, Numbers, ascii_bytes, known_bytes, elements,
                                          unknown_bytes, value_bytes)
 
@@ -39,7 +39,7 @@ def results(tracer, shapes: list, inline: int, numbers: Numbers | None = None) -
         total += known_bytes(start, inline) + SEED_WORDS + 6 * len(node.label.encode()) + \
             len(tracer.symbols[tracer.output].encode()) + 8 * np.ndim(out)
     if options.mode == "forward":   # jvp; every pass's Jacobian, unless there are too many
-        from engine.trace.forward_mode import MAX_PASSES
+        from gradwalk.engine.trace.forward_mode import MAX_PASSES
 
         inputs = sum(elements(shapes[i]) for i in leaves.values())
         outputs = elements(shapes[tracer.output])
@@ -123,7 +123,7 @@ CHECK_KINK = len("The gradient check of  disagrees at a point where an op has no
 def _check_kinks(tracer) -> int:
     """The gradient check's words at a kink (gradcheck._explain): at most one per leaf, its
     reason in the leaf's entry, in a warning and in the done event's narration."""
-    from engine.trace import kinks
+    from gradwalk.engine.trace import kinks
 
     reasons = [len(kinks.check_reason(n.op, n).encode()) for n in tracer.program.nodes
                if n.op in kinks.TABLE and kinks.at(n.op, tracer.values[n.index],
@@ -147,8 +147,8 @@ def groups_bound(program, longest: int) -> int:
     chunks are at most 0.68 of the statements; a `with group()` block is one. A name is at
     most two labels (`longest` bytes each) and a few words, or a name of the program's
     (MAX_NAME characters, 4 bytes each in UTF-8) and a few words."""
-    from engine.blocks import Block
-    from engine.groups import MAX_CHILDREN
+    from gradwalk.engine.blocks import Block
+    from gradwalk.engine.groups import MAX_CHILDREN
 
     statements = made = parts = boxes = named = 0
     stack = list(program.body)
@@ -189,7 +189,7 @@ def edge_words(tracer) -> int:
     """The words engine/trace/edge_notes.py adds at the edge points, per argument of each node
     at one: counted twice (a tangent's and an accumulate's narration, as hvp mode's walks
     write both), with the partial as reverse mode writes it."""
-    from engine.trace import edge_notes, narrate
+    from gradwalk.engine.trace import edge_notes, narrate
 
     total, nodes = 0, tracer.program.nodes
     for node in nodes:
@@ -209,7 +209,7 @@ def _kinks(tracer, tangents: list | None) -> list[tuple[str, dict]]:
     """Forward mode's kinks (forward_mode._kink): (the event's note, the warning) per node at
     a point where its op has no derivative and a tangent arrives (`tangents` None: wherever
     one may)."""
-    from engine.trace import kinks
+    from gradwalk.engine.trace import kinks
 
     found = []
     for node in tracer.program.nodes:
@@ -231,8 +231,8 @@ def _kinks(tracer, tangents: list | None) -> list[tuple[str, dict]]:
 def _cut_notes(cuts, ids: list[str], output: int) -> int:
     """The sentences cuts.narrate adds: the first FULL_NOTES nodes told the whole story,
     the rest a short clause, each with its `cut` list; the seed's when the output is cut."""
-    from engine.source import clip
-    from engine.trace.cuts import FULL_NOTES
+    from gradwalk.engine.source import clip
+    from gradwalk.engine.trace.cuts import FULL_NOTES
 
     full, short = [], 0
     for cut in cuts.notes.values():

@@ -21,10 +21,10 @@ from operator import attrgetter
 import numpy as np
 import orjson
 
-from engine.ops.registry import REGISTRY
-from engine.trace.budget_numbers import (ACCUMULATE, EDGE, EVALUATE, LEDGER, NODE, NUMBERS,
+from gradwalk.engine.ops.registry import REGISTRY
+from gradwalk.engine.trace.budget_numbers import (ACCUMULATE, EDGE, EVALUATE, LEDGER, NODE, NUMBERS,
                                          SCALAR, ZERO)
-from engine.trace.budget_results import extras, groups_bound, results
+from gradwalk.engine.trace.budget_results import extras, groups_bound, results
 
 
 def scalar_bound(tracer) -> int | None:

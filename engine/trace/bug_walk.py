@@ -9,8 +9,8 @@ from typing import Iterator
 
 import numpy as np
 
-from engine.trace import narrate, reverse, scalar, seed as seeding
-from engine.trace.values import short
+from gradwalk.engine.trace import narrate, reverse, scalar, seed as seeding
+from gradwalk.engine.trace.values import short
 
 
 def show(x) -> str:

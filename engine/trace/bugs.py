@@ -33,11 +33,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.errors import ProgramError
-from engine.ops import get_op
-from engine.switches import check as check_names
-from engine.trace.bug_walk import Lab
-from engine.trace.mode import Mode
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.ops import get_op
+from gradwalk.engine.switches import check as check_names
+from gradwalk.engine.trace.bug_walk import Lab
+from gradwalk.engine.trace.mode import Mode
 
 TORCH_TYPES = {"float64": "torch.DoubleTensor", "float32": "torch.FloatTensor"}
 

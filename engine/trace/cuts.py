@@ -23,10 +23,10 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Iterator
 
-from engine.ops.cut import CUTS
-from engine.ops.shape import NOT_DIFFERENTIABLE
-from engine.source import clip
-from engine.trace.warn import where
+from gradwalk.engine.ops.cut import CUTS
+from gradwalk.engine.ops.shape import NOT_DIFFERENTIABLE
+from gradwalk.engine.source import clip
+from gradwalk.engine.trace.warn import where
 
 SHOW_LEAVES = 4   # leaves named in a sentence; more read "a, b, c, d, ..."
 FULL_NOTES = 50   # consumers told the whole story; later ones a short clause (the body's size

@@ -12,7 +12,7 @@ import itertools
 import time
 from typing import Iterable, Iterator, TypeVar
 
-from engine.errors import ProgramError
+from gradwalk.engine.errors import ProgramError
 
 T = TypeVar("T")
 CHECK_EVERY = 1024   # items between two looks at the clock

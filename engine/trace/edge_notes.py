@@ -21,8 +21,8 @@ import re
 
 import numpy as np
 
-from engine.ops import get_op
-from engine.trace import kinks
+from gradwalk.engine.ops import get_op
+from gradwalk.engine.trace import kinks
 
 _CONVENTION = "PyTorch's convention"
 

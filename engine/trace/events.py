@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer
 
-from engine.trace.values import TRACE_VERSION  # noqa: F401  (re-exported)
+from gradwalk.engine.trace.values import TRACE_VERSION  # noqa: F401  (re-exported)
 Value = Union[float, str, dict[str, Any]]
 
 

@@ -9,11 +9,11 @@ import math
 
 import numpy as np
 
-from engine.errors import ProgramError
-from engine.ops import get_op
-from engine.ops.losses import check_targets
-from engine.parse import IRNode
-from engine.trace import shapes
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.ops import get_op
+from gradwalk.engine.ops.losses import check_targets
+from gradwalk.engine.parse import IRNode
+from gradwalk.engine.trace import shapes
 
 
 def evaluate(node: IRNode, values: list, max_elements: int):

@@ -27,14 +27,14 @@ from typing import Iterator
 
 import numpy as np
 
-from engine.errors import ProgramError
-from engine.ops import get_op
-from engine.source import clip
-from engine.trace import kinks, seed, warn
-from engine.trace.forward_text import narration
-from engine.trace.mode import Mode
-from engine.trace.reverse import drain
-from engine.trace.values import encode, non_finite
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.ops import get_op
+from gradwalk.engine.source import clip
+from gradwalk.engine.trace import kinks, seed, warn
+from gradwalk.engine.trace.forward_text import narration
+from gradwalk.engine.trace.mode import Mode
+from gradwalk.engine.trace.reverse import drain
+from gradwalk.engine.trace.values import encode, non_finite
 
 MAX_PASSES = 256
 """all_forward runs one forward pass per scalar input: at most this many (a reverse-mode

@@ -12,9 +12,9 @@ import re
 
 import numpy as np
 
-from engine.ops import get_op
-from engine.trace import edge_notes, narrate
-from engine.trace.values import short
+from gradwalk.engine.ops import get_op
+from gradwalk.engine.trace import edge_notes, narrate
+from gradwalk.engine.trace.values import short
 
 DOT = "\u0307"   # combining dot above: ȧ
 _BRACKETED = re.compile(r"^\(-[^()]*\)$")   # a negative number in brackets, (-0.5)

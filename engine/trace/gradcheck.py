@@ -28,12 +28,12 @@ import math
 
 import numpy as np
 
-from engine.errors import ProgramError
-from engine.ops import get_op
-from engine.source import clip
-from engine.trace import kinks
-from engine.trace.mode import Mode
-from engine.trace.values import encode
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.ops import get_op
+from gradwalk.engine.source import clip
+from gradwalk.engine.trace import kinks
+from gradwalk.engine.trace.mode import Mode
+from gradwalk.engine.trace.values import encode
 
 EPS = 1e-6          # the step h's scale (torch.autograd.gradcheck's eps)
 ATOL = 1e-5         # torch.autograd.gradcheck's atol

@@ -8,9 +8,9 @@ from typing import Iterable, Iterator
 import numpy as np
 import orjson
 
-from engine.graph import graph_json as graph_dict, graph_nodes
-from engine.groups import groups
-from engine.trace.values import TRACE_VERSION
+from gradwalk.engine.graph import graph_json as graph_dict, graph_nodes
+from gradwalk.engine.groups import groups
+from gradwalk.engine.trace.values import TRACE_VERSION
 
 BATCH = 512   # nodes (or records) serialized per orjson call: few calls, a bounded list of dicts
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.trace import forward_mode
-from engine.trace.limits import Limits
-from engine.trace.values import number
+from gradwalk.engine.trace import forward_mode
+from gradwalk.engine.trace.limits import Limits
+from gradwalk.engine.trace.values import number
 
 POWER_SEED = 0   # power iteration starts from a seeded random unit vector (numpy's default_rng)
 

@@ -29,16 +29,16 @@ from typing import Iterator
 
 import numpy as np
 
-from engine.errors import ProgramError
-from engine.parse import Program
-from engine.source import clip
-from engine.trace import forward_mode, forward_text, kinks, narrate, seed, warn
-from engine.trace import hessian as matrices
-from engine.trace.backward_graph import BackwardProgram, Builder, backward_program
-from engine.trace.limits import Limits
-from engine.trace.mode import Mode
-from engine.trace.options import Options
-from engine.trace.values import encode, non_finite
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import Program
+from gradwalk.engine.source import clip
+from gradwalk.engine.trace import forward_mode, forward_text, kinks, narrate, seed, warn
+from gradwalk.engine.trace import hessian as matrices
+from gradwalk.engine.trace.backward_graph import BackwardProgram, Builder, backward_program
+from gradwalk.engine.trace.limits import Limits
+from gradwalk.engine.trace.mode import Mode
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.values import encode, non_finite
 
 MAX_HESSIAN_INPUTS = 50
 """The full Hessian is for programs whose leaves hold at most this many elements together
@@ -324,7 +324,7 @@ def hv_symbol(leaf: str) -> str:
 def render_table(body: dict) -> str:
     """`gradwalk trace --mode hvp --format table`: the reverse-over-reverse walk's table
     (engine/trace/table.py), then s and each leaf's (H v)_a both ways, not as ds/da."""
-    from engine.trace import table
+    from gradwalk.engine.trace import table
 
     text = table.render_table(body)
     tail = "\n".join(table.results(body)) + "\n"

@@ -19,8 +19,8 @@ from typing import Callable
 
 import numpy as np
 
-from engine.source import clip
-from engine.trace.warn import where as place
+from gradwalk.engine.source import clip
+from gradwalk.engine.trace.warn import where as place
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.blocks import block_inputs
-from engine.ops import get_op
+from gradwalk.engine.blocks import block_inputs
+from gradwalk.engine.ops import get_op
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.syntax import MAX_DEPTH, MAX_STATEMENTS
+from gradwalk.engine.syntax import MAX_DEPTH, MAX_STATEMENTS
 
 
 @dataclass(frozen=True)

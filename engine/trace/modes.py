@@ -14,7 +14,7 @@ first pass. Training, the mode that loops, plugs in at both ends of that tape:
 """
 from __future__ import annotations
 
-from engine.trace import bugs, forward_mode, gradcheck, hvp, reverse, train_walk
+from gradwalk.engine.trace import bugs, forward_mode, gradcheck, hvp, reverse, train_walk
 
 MODES = (reverse.MODE, bugs.MODE, hvp.MODE, forward_mode.MODE, gradcheck.MODE,
          train_walk.MODE)

@@ -6,11 +6,11 @@ import re
 
 import numpy as np
 
-from engine.labels import ATOM, enclosed, operand_text, text_strength
-from engine.ops.registry import Op
-from engine.source import clip
-from engine.syntax import MAX_LABEL
-from engine.trace.values import short
+from gradwalk.engine.labels import ATOM, enclosed, operand_text, text_strength
+from gradwalk.engine.ops.registry import Op
+from gradwalk.engine.source import clip
+from gradwalk.engine.syntax import MAX_LABEL
+from gradwalk.engine.trace.values import short
 
 MACRON = "\u0304"
 
@@ -48,7 +48,7 @@ def bar(label: str, output: str, strength: int | None = None) -> str:
 def _binary_texts() -> dict[str, str]:
     """op name -> its symbol, for the rows whose forward text is `{0} <symbol> {1}` (+ - * /
     ** @): their formula is the two operands around the symbol (Tracer._texts' fast path)."""
-    from engine.ops import REGISTRY   # the package: importing it registers every row
+    from gradwalk.engine.ops import REGISTRY   # the package: importing it registers every row
 
     return {op.name: op.symbol for op in REGISTRY.values()
             if op.symbol and op.text == f"{{0}} {op.symbol} {{1}}"}

@@ -6,14 +6,14 @@ from __future__ import annotations
 import itertools
 import re
 
-from engine.errors import ProgramError
-from engine.parse import Program
-from engine.source import clip
-from engine.trace.options import DEFAULT, Options
-from engine.trace.limits import Limits
-from engine.trace.reverse import drain
-from engine.trace.tracer import Tracer
-from engine.trace.values import encode
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import Program
+from gradwalk.engine.source import clip
+from gradwalk.engine.trace.options import DEFAULT, Options
+from gradwalk.engine.trace.limits import Limits
+from gradwalk.engine.trace.reverse import drain
+from gradwalk.engine.trace.tracer import Tracer
+from gradwalk.engine.trace.values import encode
 
 NODE_ID = re.compile(r"n(0|[1-9][0-9]{0,8})")
 

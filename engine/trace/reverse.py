@@ -17,12 +17,12 @@ from typing import Iterator
 
 import numpy as np
 
-from engine.labels import ATOM, strength
-from engine.ops import get_op
-from engine.ops.broadcast import unbroadcast
-from engine.trace import edge_notes, narrate, nonfinite, scalar, seed, underflow, unused
-from engine.trace.mode import Mode
-from engine.trace.values import decode_lenient, encode, non_finite, number
+from gradwalk.engine.labels import ATOM, strength
+from gradwalk.engine.ops import get_op
+from gradwalk.engine.ops.broadcast import unbroadcast
+from gradwalk.engine.trace import edge_notes, narrate, nonfinite, scalar, seed, underflow, unused
+from gradwalk.engine.trace.mode import Mode
+from gradwalk.engine.trace.values import decode_lenient, encode, non_finite, number
 
 
 def prepare(t, limits, state):

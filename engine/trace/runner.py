@@ -13,12 +13,12 @@ import io
 
 import orjson
 
-from engine.parse import Program
-from engine.trace.graph_out import BATCH
-from engine.trace.limits import Limits
-from engine.trace.options import DEFAULT, Options
-from engine.trace.reverse import vjp as _vjp  # noqa: F401  (tests call the vjp step by this name)
-from engine.trace.tracer import Tracer, options_apply  # noqa: F401  (the public names)
+from gradwalk.engine.parse import Program
+from gradwalk.engine.trace.graph_out import BATCH
+from gradwalk.engine.trace.limits import Limits
+from gradwalk.engine.trace.options import DEFAULT, Options
+from gradwalk.engine.trace.reverse import vjp as _vjp  # noqa: F401  (tests call the vjp step by this name)
+from gradwalk.engine.trace.tracer import Tracer, options_apply  # noqa: F401  (the public names)
 
 __all__ = ["BATCH", "Limits", "Tracer", "body_events", "gc_paused", "options_apply",
            "run_trace", "trace_json"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.errors import ProgramError
-from engine.source import clip
-from engine.parse import Program
-from engine.syntax import MAX_DIMS
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.source import clip
+from gradwalk.engine.parse import Program
+from gradwalk.engine.syntax import MAX_DIMS
 
 
 def output_grad(given, out, program: Program, output: int):
@@ -70,7 +70,7 @@ def leaf_entry(program: Program, field: str, name: str, shape: tuple, given):
     """A per-leaf request value (forward mode's `tangents[leaf]`, hvp's `vector[leaf]`) checked
     and cast to the program's dtype: numbers only, the leaf's shape, finite; a float for a 0-d
     float64 leaf. Raises ProgramError("bad_argument") naming `field[leaf]`, at the leaf."""
-    from engine.source import clip
+    from gradwalk.engine.source import clip
 
     s = program.nodes[program.leaves[name]].span
     where = (s.line, s.col, s.end_line, s.end_col)

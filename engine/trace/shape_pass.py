@@ -18,10 +18,10 @@ import math
 
 import numpy as np
 
-from engine.ops import REGISTRY
-from engine.parse import IRNode, Program
-from engine.trace.forward import evaluate_op
-from engine.trace.shapes import Shape, error, known_shape, refuse_empty
+from gradwalk.engine.ops import REGISTRY
+from gradwalk.engine.parse import IRNode, Program
+from gradwalk.engine.trace.forward import evaluate_op
+from gradwalk.engine.trace.shapes import Shape, error, known_shape, refuse_empty
 
 PROBE_ELEMENTS = 65_536
 

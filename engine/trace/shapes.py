@@ -17,11 +17,11 @@ import math
 
 import numpy as np
 
-from engine.errors import ProgramError
-from engine.ops import get_op
-from engine.ops.shape import key
-from engine.parse import IRNode, Program
-from engine.wording import counted
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.ops import get_op
+from gradwalk.engine.ops.shape import key
+from gradwalk.engine.parse import IRNode, Program
+from gradwalk.engine.wording import counted
 
 Shape = tuple
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from engine.trace.narrate import wrap
-from engine.trace.values import short
+from gradwalk.engine.trace.narrate import wrap
+from gradwalk.engine.trace.values import short
 
 HEADER = ("Node", "Local slopes", "Upstream gradient", "Gradients it sends back")
 Row = tuple[str, str, str, str]

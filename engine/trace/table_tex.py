@@ -7,10 +7,10 @@ The table is a booktabs longtable; to put it in one's own notes, copy it with
 """
 from __future__ import annotations
 
-from engine.trace.narrate import wrap
-from engine.trace.table import HEADER, INLINE, slope_shown, value_view, visits_of
-from engine.trace.tex import math, number
-from engine.trace.values import short
+from gradwalk.engine.trace.narrate import wrap
+from gradwalk.engine.trace.table import HEADER, INLINE, slope_shown, value_view, visits_of
+from gradwalk.engine.trace.tex import math, number
+from gradwalk.engine.trace.values import short
 
 PREAMBLE = [
     r"% The backward pass, made by gradwalk. Compile with pdflatex. To put the table in your",

@@ -14,27 +14,27 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
-from engine.errors import ProgramError
-from engine.graph import build_graph, node_id
-from engine.labels import data_formula, operand_text, strength
-from engine.ops import get_op
-from engine.parse import Program, parse
-from engine.source import clip
-from engine.tape import compile as compile_tape
-from engine.tape_first import Checks, numpy_inputs
-from engine.trace import (budget, graph_out, ledger, narrate, nonfinite, reverse, scalar, seed,
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.graph import build_graph, node_id
+from gradwalk.engine.labels import data_formula, operand_text, strength
+from gradwalk.engine.ops import get_op
+from gradwalk.engine.parse import Program, parse
+from gradwalk.engine.source import clip
+from gradwalk.engine.tape import compile as compile_tape
+from gradwalk.engine.tape_first import Checks, numpy_inputs
+from gradwalk.engine.trace import (budget, graph_out, ledger, narrate, nonfinite, reverse, scalar, seed,
                           warn)
-from engine.trace import cuts as cut_paths
-from engine.trace.deadline import Deadline
-from engine.trace.forward import evaluate_op
-from engine.trace.limits import Limits
-from engine.trace.modes import MODES
-from engine.trace.options import DEFAULT, Options
-from engine.trace.values import Encoder
-from engine.trace.warn import Warnings
+from gradwalk.engine.trace import cuts as cut_paths
+from gradwalk.engine.trace.deadline import Deadline
+from gradwalk.engine.trace.forward import evaluate_op
+from gradwalk.engine.trace.limits import Limits
+from gradwalk.engine.trace.modes import MODES
+from gradwalk.engine.trace.options import DEFAULT, Options
+from gradwalk.engine.trace.values import Encoder
+from gradwalk.engine.trace.warn import Warnings
 
 if TYPE_CHECKING:   # pydantic is imported when typed events are asked for (events())
-    from engine.trace.events import _Event
+    from gradwalk.engine.trace.events import _Event
 
 
 class Tracer:
@@ -300,7 +300,7 @@ class Tracer:
 
     def events(self) -> Iterator[_Event]:
         """The events as typed models (engine/trace/events.py), in the order of `records`."""
-        from engine.trace.events import MODELS
+        from gradwalk.engine.trace.events import MODELS
 
         for record in self.records():
             yield MODELS[record["kind"]](**record)

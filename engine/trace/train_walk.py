@@ -21,9 +21,9 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from engine.errors import ProgramError
-from engine.trace import reverse
-from engine.trace.mode import Mode
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace import reverse
+from gradwalk.engine.trace.mode import Mode
 
 
 @dataclass(frozen=True)

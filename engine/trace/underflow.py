@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.source import clip
-from engine.trace import warn
-from engine.trace.values import decode_lenient
+from gradwalk.engine.source import clip
+from gradwalk.engine.trace import warn
+from gradwalk.engine.trace.values import decode_lenient
 
 _MAKES_ZERO = frozenset({"mul", "div", "pow", "exp", "matmul"})
 """Ops whose 0 from non-zero finite inputs is a rounding (x · y, x / y, x ** y, exp(x) are

@@ -9,9 +9,9 @@ is named once, not once per operation in it; constants never get a gradient and 
 """
 from __future__ import annotations
 
-from engine.parse import Program
-from engine.source import clip
-from engine.trace import warn
+from gradwalk.engine.parse import Program
+from gradwalk.engine.source import clip
+from gradwalk.engine.trace import warn
 
 
 def find(program: Program, output: int) -> list[int]:

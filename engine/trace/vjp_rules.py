@@ -24,11 +24,11 @@ import math
 
 import numpy as np
 
-from engine.ops.registry import REGISTRY
-from engine.ops.reductions import count
-from engine.source import clip
-from engine.syntax import MAX_LABEL
-from engine.trace import narrate
+from gradwalk.engine.ops.registry import REGISTRY
+from gradwalk.engine.ops.reductions import count
+from gradwalk.engine.source import clip
+from gradwalk.engine.syntax import MAX_LABEL
+from gradwalk.engine.trace import narrate
 
 
 

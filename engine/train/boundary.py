@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.lastaxis import last_max, last_sum
-from engine.tape import Tape
-from engine.trace.values import number
-from engine.train.watch import ancestors
+from gradwalk.engine.ops.lastaxis import last_max, last_sum
+from gradwalk.engine.tape import Tape
+from gradwalk.engine.trace.values import number
+from gradwalk.engine.train.watch import ancestors
 
 GRID = 48     # cells a side
 PAD = 0.15    # of the data's range, added on each side of the grid

@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from engine.errors import ProgramError
-from engine.trace.limits import TrainLimits   # declared there, light, for the settings
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace.limits import TrainLimits   # declared there, light, for the settings
 
 OPTIMIZERS = ("sgd", "momentum", "adam")
 # The largest learning rate a run takes (the API's and the CLI's one bound): past it a step of

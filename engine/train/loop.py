@@ -13,14 +13,14 @@ from typing import Iterator
 
 import numpy as np
 
-from engine.errors import ProgramError
-from engine.parse import Program
-from engine.tape import Tape, compile
-from engine.trace.values import TRACE_VERSION, encode, number
-from engine.train import boundary, optim, record
-from engine.train.heap import keep_heap
-from engine.train.config import TrainConfig, check
-from engine.train.watch import DeadUnits, accuracy, classifier, divergence, targets
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import Program
+from gradwalk.engine.tape import Tape, compile
+from gradwalk.engine.trace.values import TRACE_VERSION, encode, number
+from gradwalk.engine.train import boundary, optim, record
+from gradwalk.engine.train.heap import keep_heap
+from gradwalk.engine.train.config import TrainConfig, check
+from gradwalk.engine.train.watch import DeadUnits, accuracy, classifier, divergence, targets
 
 
 class Run:

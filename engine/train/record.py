@@ -22,13 +22,13 @@ import dataclasses
 
 import numpy as np
 
-from engine.graph import node_id
-from engine.parse import Program
-from engine.trace.narrate import SHOW_ELEMENTS, bar, compact, signed
-from engine.trace.options import Options
-from engine.trace.runner import Limits, run_trace
-from engine.trace.train_walk import Steps
-from engine.trace.values import encode, short
+from gradwalk.engine.graph import node_id
+from gradwalk.engine.parse import Program
+from gradwalk.engine.trace.narrate import SHOW_ELEMENTS, bar, compact, signed
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import Limits, run_trace
+from gradwalk.engine.trace.train_walk import Steps
+from gradwalk.engine.trace.values import encode, short
 
 
 def with_leaves(program: Program, leaves: dict) -> Program:

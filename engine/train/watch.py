@@ -15,9 +15,9 @@ import math
 
 import numpy as np
 
-from engine.graph import node_id
-from engine.parse import Program
-from engine.trace.values import number
+from gradwalk.engine.graph import node_id
+from gradwalk.engine.parse import Program
+from gradwalk.engine.trace.values import number
 
 
 def ancestors(program: Program, output: int) -> set[int]:

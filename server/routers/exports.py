@@ -14,12 +14,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import Field
 
-from server.deps import SettingsDep, SlotsDep
-from server.errors import error_dict, error_response
-from server.export_html import MissingAsset
-from server.exports import FORMATS, export
-from server.jsonbody import queue_share
-from server.routers.traces import ERRORS, Body, TraceRequest, read_and_parse
+from gradwalk.server.deps import SettingsDep, SlotsDep
+from gradwalk.server.errors import error_dict, error_response
+from gradwalk.server.export_html import MissingAsset
+from gradwalk.server.exports import FORMATS, export
+from gradwalk.server.jsonbody import queue_share
+from gradwalk.server.routers.traces import ERRORS, Body, TraceRequest, read_and_parse
 
 router = APIRouter(prefix="/api/export", tags=["export"])
 

@@ -22,16 +22,16 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.concurrency import run_in_threadpool
 
-from server.deps import SettingsDep, SlotsDep
-from server.errors import ErrorResponse, error_dict, error_response
-from server.jsonbody import queue_share, read_body
-from server.openapi import errors, page_errors
-from server.presets import presets
-from server.ratelimit import RateLimit
-from server.routers.pages import templates
-from server.settings import Settings, get_settings
-from server.storage import LinkStore, StorageUnavailable, canonical_json, link_id as state_id
-from server.storage.links import LinkCollision, StorageFull
+from gradwalk.server.deps import SettingsDep, SlotsDep
+from gradwalk.server.errors import ErrorResponse, error_dict, error_response
+from gradwalk.server.jsonbody import queue_share, read_body
+from gradwalk.server.openapi import errors, page_errors
+from gradwalk.server.presets import presets
+from gradwalk.server.ratelimit import RateLimit
+from gradwalk.server.routers.pages import templates
+from gradwalk.server.settings import Settings, get_settings
+from gradwalk.server.storage import LinkStore, StorageUnavailable, canonical_json, link_id as state_id
+from gradwalk.server.storage.links import LinkCollision, StorageFull
 
 log = logging.getLogger("gradwalk.links")
 NOT_FOUND_HINT = "check the link; short links live on the server that made them"

@@ -27,20 +27,20 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field, RootModel, field_validator
 from starlette.concurrency import run_in_threadpool
 
-from server.deps import SettingsDep, SlotsDep
-from server.errors import error_dict, error_response
-from server.jsonbody import queue_share, read_body
-from server.livehub import Busy, Follower, Hub, listen, state_event
-from server.openapi import errors, page_errors
-from server.ratelimit import RateLimit
-from server.routers.pages import templates
-from server.routers.traces import EventStream
-from server.settings import Settings, get_settings
-from server.storage import canonical_json
-from server.storage.live import (LiveStore, NoRoom, TooManyRooms, WrongToken, normal_code,
+from gradwalk.server.deps import SettingsDep, SlotsDep
+from gradwalk.server.errors import error_dict, error_response
+from gradwalk.server.jsonbody import queue_share, read_body
+from gradwalk.server.livehub import Busy, Follower, Hub, listen, state_event
+from gradwalk.server.openapi import errors, page_errors
+from gradwalk.server.ratelimit import RateLimit
+from gradwalk.server.routers.pages import templates
+from gradwalk.server.routers.traces import EventStream
+from gradwalk.server.settings import Settings, get_settings
+from gradwalk.server.storage import canonical_json
+from gradwalk.server.storage.live import (LiveStore, NoRoom, TooManyRooms, WrongToken, normal_code,
                                  token_hash)
-from server.storage.links import StorageUnavailable
-from server.tracing import sse_event
+from gradwalk.server.storage.links import StorageUnavailable
+from gradwalk.server.tracing import sse_event
 
 router = APIRouter(tags=["live"])
 NO_ROOM_HINT = "check the code on the lecturer's screen; a room closes after a while unused"

@@ -10,10 +10,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import Field
 
-from server.deps import SettingsDep, SlotsDep
-from server.jsonbody import queue_share
-from server.routers.traces import ERRORS, Body, TraceRequest, read_and_parse
-from server.tracing import node_body
+from gradwalk.server.deps import SettingsDep, SlotsDep
+from gradwalk.server.jsonbody import queue_share
+from gradwalk.server.routers.traces import ERRORS, Body, TraceRequest, read_and_parse
+from gradwalk.server.tracing import node_body
 
 router = APIRouter(prefix="/api", tags=["trace"])
 

@@ -11,8 +11,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse
 from fastapi.templating import Jinja2Templates
 
-from server.deps import SettingsDep
-from server.presets import presets
+from gradwalk.server.deps import SettingsDep
+from gradwalk.server.presets import presets
 
 ROOT = Path(__file__).resolve().parents[2]
 templates = Jinja2Templates(directory=ROOT / "templates")

@@ -12,12 +12,12 @@ import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from engine.mistakes import mistakes
-from server.deps import SettingsDep, SlotsDep
-from server.jsonbody import queue_share
-from server.routers.traces import ERRORS, ProgramRequest, read_and_parse
-from server.settings import Settings
-from server.tracing import limits
+from gradwalk.engine.mistakes import mistakes
+from gradwalk.server.deps import SettingsDep, SlotsDep
+from gradwalk.server.jsonbody import queue_share
+from gradwalk.server.routers.traces import ERRORS, ProgramRequest, read_and_parse
+from gradwalk.server.settings import Settings
+from gradwalk.server.tracing import limits
 
 router = APIRouter(prefix="/api", tags=["quiz"])
 

@@ -18,16 +18,16 @@ from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Str
                       field_validator)
 from starlette.responses import StreamingResponse
 
-from engine.errors import ProgramError
-from engine.parse import Program
-from engine.trace.options import Options
-from server.deps import SettingsDep, SlotsDep
-from server.feed import Feed
-from server.openapi import SSE_RESPONSE
-from server.settings import Settings
-from server.slots import Waiting
-from server.jsonbody import queue_share, read_body
-from server.tracing import (error_event, parse_program, stream_body, trace_body,
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import Program
+from gradwalk.engine.trace.options import Options
+from gradwalk.server.deps import SettingsDep, SlotsDep
+from gradwalk.server.feed import Feed
+from gradwalk.server.openapi import SSE_RESPONSE
+from gradwalk.server.settings import Settings
+from gradwalk.server.slots import Waiting
+from gradwalk.server.jsonbody import queue_share, read_body
+from gradwalk.server.tracing import (error_event, parse_program, stream_body, trace_body,
                             without_bom)
 
 

@@ -13,15 +13,15 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import Field, StrictFloat, StrictInt, field_validator
 
-from engine.errors import ProgramError
-from engine.train.config import MAX_LR, check_lr
-from server.deps import SettingsDep, SlotsDep
-from server.jsonbody import queue_share
-from server.openapi import TRAIN_SSE_RESPONSE
-from server.routers.traces import (ERRORS, STREAM_ERRORS, EventStream, ProgramRequest, _once,
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.train.config import MAX_LR, check_lr
+from gradwalk.server.deps import SettingsDep, SlotsDep
+from gradwalk.server.jsonbody import queue_share
+from gradwalk.server.openapi import TRAIN_SSE_RESPONSE
+from gradwalk.server.routers.traces import (ERRORS, STREAM_ERRORS, EventStream, ProgramRequest, _once,
                                    _sent, read_and_parse)
-from server.training import train_config, train_json, train_stream
-from server.tracing import error_event
+from gradwalk.server.training import train_config, train_json, train_stream
+from gradwalk.server.tracing import error_event
 
 router = APIRouter(prefix="/api", tags=["train"])
 MAX_RECORD_ITEMS = 64   # the schema's bound on `record`; the setting's is smaller (items)

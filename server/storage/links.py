@@ -22,8 +22,8 @@ from sqlalchemy import (BigInteger, Column, Connection, DateTime, Engine, Intege
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 
-from server.storage.canonical import canonical_json, link_id
-from server.storage.migrate import sqlite_path, upgrade
+from gradwalk.server.storage.canonical import canonical_json, link_id
+from gradwalk.server.storage.migrate import sqlite_path, upgrade
 
 log = logging.getLogger("gradwalk.links")
 

@@ -17,7 +17,7 @@ import time
 from sqlalchemy import BigInteger, Column, Float, MetaData, String, Table, Text, delete, func
 from sqlalchemy import insert, select, text, update
 
-from server.storage.links import _DOWN, Database, StorageUnavailable, _unavailable
+from gradwalk.server.storage.links import _DOWN, Database, StorageUnavailable, _unavailable
 
 CHANNEL = "gradwalk_live"
 # Codes a person reads off a projector and types on a phone: no 0/O, 1/I/L.

@@ -43,7 +43,7 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 30.0) -> Non
 
 
 @contextlib.contextmanager
-def running_server(app: str = "server.main:create_app"):
+def running_server(app: str = "gradwalk.server.main:create_app"):
     """Yield the base URL of `app` run by uvicorn from the repo root; stop it afterwards."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -57,12 +57,17 @@ def running_server(app: str = "server.main:create_app"):
         wait_healthy(url, proc)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL if the process is still there after 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def shoot_main(doc: str, default_out: str, shoot) -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from page_helpers import adjoint, choose, leave_editor, wait_step
 
-from engine.trace.runner import run_trace
-from server.presets import presets
+from gradwalk.engine.trace.runner import run_trace
+from gradwalk.server.presets import presets
 
 PROGRAMS = {p["id"]: p["program"] for p in presets()}
 

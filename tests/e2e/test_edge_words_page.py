@@ -11,8 +11,8 @@ from page_helpers import step_forward, trace
 from shoot import pick_theme
 from test_engine_masks_page import _shoot
 
-from engine.trace.options import Options
-from engine.trace.runner import run_trace
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import run_trace
 
 POW0 = "c = 0.0\nd = 2.5\nL = c ** d + d * d\n"
 WORDS = "taken as 0 at c = 0 (PyTorch's convention, its limit: log(c) is -∞ there)"

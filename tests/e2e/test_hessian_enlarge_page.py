@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from page_helpers import choose
 
-from engine.trace.runner import run_trace
-from server.presets import presets
+from gradwalk.engine.trace.runner import run_trace
+from gradwalk.server.presets import presets
 
 PROGRAM = {p["id"]: p["program"] for p in presets()}["hessian-power-iteration"]
 

@@ -11,8 +11,8 @@ import os
 import pytest
 from page_helpers import choose, leave_editor, node, trace, wait_step
 
-from engine.trace.runner import run_trace
-from server.presets import presets
+from gradwalk.engine.trace.runner import run_trace
+from gradwalk.server.presets import presets
 
 PROGRAMS = {p["id"]: p["program"] for p in presets()}
 HVP = '# hvp: {"a": 1.0, "b": 0.5}\n' + PROGRAMS["seed-tanh-fanout"]

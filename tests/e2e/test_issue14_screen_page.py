@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import torch
 
-from engine.clip import clip
-from engine.trace.options import Options
-from engine.trace.runner import run_trace
+from gradwalk.engine.clip import clip
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import run_trace
 from page_helpers import EDITOR, choose, leave_editor, node, trace
 
 SIZES = [(1280, 800), (1024, 768)]

@@ -13,9 +13,9 @@ import unicodedata
 import pytest
 from page_helpers import adjoint, choose, leave_editor, node, trace, wait_step
 
-from engine.trace.options import Options
-from engine.trace.runner import run_trace
-from server.presets import presets
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import run_trace
+from gradwalk.server.presets import presets
 
 PROGRAMS = {p["id"]: p["program"] for p in presets()}
 TH = math.tanh(0.5)

@@ -9,7 +9,7 @@ import re
 import pytest
 from page_helpers import choose, node, own_program, total_steps, wait_step
 
-from engine.trace.runner import run_trace
+from gradwalk.engine.trace.runner import run_trace
 
 NEGATIVE_ZERO = re.compile(r"(?<![\w.])-0(?:\.0+)?(?![\w.])")
 UNUSED = "Z = [[1.0, 2.0], [0.5, -1.0]]\nP = softmax(Z)\nL = cross_entropy(Z, [0, 1])\n"

@@ -233,8 +233,8 @@ def test_the_default_embed_fits_its_graph_with_narration_as_large_as_the_pages(o
 
 
 def test_the_standalone_file_fits_its_graph_with_the_pages_narration(chromium, tmp_path):
-    from server.export_html import standalone_html
-    from server.settings import Settings
+    from gradwalk.server.export_html import standalone_html
+    from gradwalk.server.settings import Settings
 
     path = tmp_path / "walk.html"
     path.write_text(standalone_html(TANH, None, Settings(), {"step": 14, "theme": "projector"}), encoding="utf-8")

@@ -17,7 +17,7 @@ EMBED_BUNDLE = REPO / "static" / "dist" / "embed.js"
 
 @pytest.fixture(scope="module")
 def engine_body() -> dict:
-    from engine.trace.runner import Limits, trace_json
+    from gradwalk.engine.trace.runner import Limits, trace_json
     return json.loads(trace_json(FANOUT, None, Limits()))
 
 
@@ -62,7 +62,7 @@ def offline(chromium):
 
 def cli_export(tmp_path, program: str) -> "pathlib.Path":  # noqa: F821
     out = tmp_path / "walk.html"
-    r = subprocess.run([sys.executable, "-m", "server.cli", "export", "-", "--format", "html",
+    r = subprocess.run([sys.executable, "-m", "gradwalk.server.cli", "export", "-", "--format", "html",
                         "-o", str(out)], input=program, capture_output=True, text=True,
                        cwd=REPO, timeout=120)
     assert r.returncode == 0, r.stderr
@@ -91,8 +91,8 @@ def test_cli_export_steps_offline_to_the_engines_adjoints(offline, tmp_path, eng
 
 
 def test_opens_at_the_step_of_its_state(offline, tmp_path):
-    from server.export_html import standalone_html
-    from server.settings import Settings
+    from gradwalk.server.export_html import standalone_html
+    from gradwalk.server.settings import Settings
 
     path = tmp_path / "at14.html"
     path.write_text(standalone_html(FANOUT, None, Settings(), {"step": 14, "theme": "projector"}),

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from page_helpers import choose, leave_editor, node, wait_step
 
-from engine.trace.runner import run_trace
-from engine.trace.values import decode
-from server.presets import presets
+from gradwalk.engine.trace.runner import run_trace
+from gradwalk.engine.trace.values import decode
+from gradwalk.server.presets import presets
 
 TENSOR_PRESETS = ["linear-layer", "mlp-classifier", "attention-head", "ledger-mlp",
                   "ledger-mlp-checkpoint", "ledger-two-blocks-checkpoint", "layer-norm"]

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from page_helpers import caret, choose, get_program, leave_editor, node, own_program, wait_step
 
-from engine.trace.runner import run_trace
-from server.presets import presets
+from gradwalk.engine.trace.runner import run_trace
+from gradwalk.server.presets import presets
 
 PROGRAMS = {p["id"]: p["program"] for p in presets()}
 

@@ -13,7 +13,7 @@ import torch
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from engine.ops.shape import COMPARISONS, key
+from gradwalk.engine.ops.shape import COMPARISONS, key
 
 _values = st.floats(-2.0, 2.0, allow_nan=False)
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from engine.errors import ProgramError
-from engine.trace import narrate
-from engine.trace.options import Options
-from engine.trace.runner import Tracer, run_trace
-from server.presets import presets
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace import narrate
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import Tracer, run_trace
+from gradwalk.server.presets import presets
 
 PRESETS = {p["id"]: p["program"] for p in presets()}
 FIRST = PRESETS["seed-tanh-fanout"]
@@ -404,7 +404,7 @@ def test_an_inplace_update_keeps_its_shape_as_pytorch_says():
 
 
 def test_two_passes_count_against_the_response_limit():
-    from engine.trace.runner import Limits
+    from gradwalk.engine.trace.runner import Limits
 
     text = "a = 1.0\n" + "a = a * 1.0001 + 0.001\n" * 500
     # one pass is about 1.46 MB, two about 1.85 MB (the estimate refused 2.5 MB before it

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.trace.runner import Tracer, trace_json
+from gradwalk.engine.trace.runner import Tracer, trace_json
 
 
 def test_chain_of_100k_nodes_traces():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from engine.clip import clip
-from engine.trace.runner import run_trace
+from gradwalk.engine.clip import clip
+from gradwalk.engine.trace.runner import run_trace
 
 
 def balanced(text: str) -> bool:

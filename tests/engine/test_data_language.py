@@ -11,11 +11,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from engine.errors import ProgramError
-from engine.parse import parse
-from engine.trace.options import Options
-from engine.trace.runner import run_trace
-from engine.trace.values import decode
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import parse
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import run_trace
+from gradwalk.engine.trace.values import decode
 
 XOR_X = [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.trace.options import Options
-from engine.trace.runner import run_trace
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import run_trace
 
 POW = "c = 0.0\nd = 2.5\nL = c ** d + d * d\n"
 LOG_ZERO = "(c ** d) * log(c) is taken as 0 at c = 0 (PyTorch's convention, its limit: " \

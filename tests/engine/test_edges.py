@@ -14,14 +14,14 @@ import pytest
 import torch
 
 from edge_points import EDGES, Edge
-from engine.numeric import forward_value
-from engine.ops import REGISTRY, get_op
-from engine.ops.broadcast import unbroadcast
-from engine.parse import parse
-from engine.trace import runner, scalar
-from engine.trace.narrate import MACRON
-from engine.trace.runner import Tracer, run_trace, trace_json
-from engine.trace.values import decode
+from gradwalk.engine.numeric import forward_value
+from gradwalk.engine.ops import REGISTRY, get_op
+from gradwalk.engine.ops.broadcast import unbroadcast
+from gradwalk.engine.parse import parse
+from gradwalk.engine.trace import runner, scalar
+from gradwalk.engine.trace.narrate import MACRON
+from gradwalk.engine.trace.runner import Tracer, run_trace, trace_json
+from gradwalk.engine.trace.values import decode
 
 torch.set_default_dtype(torch.float64)
 

@@ -6,11 +6,11 @@ import itertools
 
 import pytest
 
-from engine.errors import ProgramError
-from engine.parse import parse
-from engine.syntax import MAX_DEPTH, MAX_STATEMENTS
-from engine.trace import deadline as deadline_module
-from engine.trace.runner import Limits, Tracer, trace_json
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import parse
+from gradwalk.engine.syntax import MAX_DEPTH, MAX_STATEMENTS
+from gradwalk.engine.trace import deadline as deadline_module
+from gradwalk.engine.trace.runner import Limits, Tracer, trace_json
 
 
 def refused(text: str, **limits) -> ProgramError:

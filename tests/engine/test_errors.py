@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.errors import ProgramError
-from engine.trace.runner import Limits, Tracer, run_trace
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace.runner import Limits, Tracer, run_trace
 
 BAD = [
     # (program, kind, line, col, words in the message)

@@ -14,13 +14,13 @@ import orjson
 import pytest
 from hypothesis import given, settings
 
-from engine import literals, parse_literals
-from engine.graph import build_graph, creation_order, node_id
-from engine.parse import parse
-from engine.trace import budget, scalar
-from engine.trace.reverse import drain
-from engine.trace.runner import Limits, Tracer, trace_json
-from engine.trace.values import encode
+from gradwalk.engine import literals, parse_literals
+from gradwalk.engine.graph import build_graph, creation_order, node_id
+from gradwalk.engine.parse import parse
+from gradwalk.engine.trace import budget, scalar
+from gradwalk.engine.trace.reverse import drain
+from gradwalk.engine.trace.runner import Limits, Tracer, trace_json
+from gradwalk.engine.trace.values import encode
 from helpers import CASES
 from test_random_programs import programs
 

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 import torch_program
-from engine.errors import ProgramError
-from engine.trace import forward_text
-from engine.trace.events import EVENTS
-from engine.trace.options import Options
-from engine.trace.runner import Tracer, body_events, run_trace
-from engine.trace.values import decode
-from server.presets import presets
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace import forward_text
+from gradwalk.engine.trace.events import EVENTS
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import Tracer, body_events, run_trace
+from gradwalk.engine.trace.values import decode
+from gradwalk.server.presets import presets
 
 # the bug lab's presets change the reverse walk only, and refuse forward mode (bugs.py)
 PRESETS = {p["id"]: p["program"] for p in presets() if not p["id"].startswith("bug-")}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.trace.runner import run_trace
+from gradwalk.engine.trace.runner import run_trace
 from helpers import case
 
 GOLDEN = Path(__file__).parents[1] / "golden"

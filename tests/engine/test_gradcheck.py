@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 import torch_program
-from engine.errors import ProgramError
-from engine.ops.registry import REGISTRY
-from engine.trace import gradcheck
-from engine.trace.options import Options
-from engine.trace.runner import Tracer, run_trace
-from engine.trace.values import decode
-from server.presets import presets
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.ops.registry import REGISTRY
+from gradwalk.engine.trace import gradcheck
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import Tracer, run_trace
+from gradwalk.engine.trace.values import decode
+from gradwalk.server.presets import presets
 
 PRESETS = {p["id"]: p["program"] for p in presets()}
 GOOD = [k for k in PRESETS if not k.startswith("bug-")] + ["bug-zero-grad"]

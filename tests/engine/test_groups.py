@@ -6,11 +6,11 @@ import orjson
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine.errors import ProgramError
-from engine.groups import MAX_CHILDREN, cycles, groups
-from engine.parse import parse
-from engine.trace.options import Options
-from engine.trace.runner import Tracer, run_trace
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.groups import MAX_CHILDREN, cycles, groups
+from gradwalk.engine.parse import parse
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import Tracer, run_trace
 
 CHAIN_LINE = "x = x * 1.0001 + 0.001"
 

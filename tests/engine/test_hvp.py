@@ -19,14 +19,14 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from engine.errors import ProgramError
-from engine.parse import parse
-from engine.trace import forward_text, narrate
-from engine.trace.backward_graph import backward_program
-from engine.trace.options import Options
-from engine.trace.runner import Tracer, run_trace
-from engine.trace.values import decode
-from server.presets import presets
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import parse
+from gradwalk.engine.trace import forward_text, narrate
+from gradwalk.engine.trace.backward_graph import backward_program
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import Tracer, run_trace
+from gradwalk.engine.trace.values import decode
+from gradwalk.server.presets import presets
 from torch_program import torch_function
 
 PRESETS = {p["id"]: p["program"] for p in presets()}

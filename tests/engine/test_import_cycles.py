@@ -20,7 +20,7 @@ ENGINE = Path(__file__).parents[2] / "engine"
 
 
 def module_name(path: Path) -> str:
-    parts = path.relative_to(ENGINE.parent).with_suffix("").parts
+    parts = ("gradwalk", *path.relative_to(ENGINE.parent).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -67,10 +67,10 @@ def test_the_finder_finds_a_circle():
 def test_the_graph_reads_engine_imports():
     """The graph is engine's own: the runner's known imports are edges of it."""
     graph = import_graph()
-    assert "engine.trace.runner" in graph and "engine.parse" in graph
-    assert "engine.parse" in graph["engine.trace.runner"]
-    assert "engine.errors" in graph["engine.trace.forward"]
-    assert "engine.ops.registry" in graph["engine.ops"]   # `from engine.ops.registry import`
+    assert "gradwalk.engine.trace.runner" in graph and "gradwalk.engine.parse" in graph
+    assert "gradwalk.engine.parse" in graph["gradwalk.engine.trace.runner"]
+    assert "gradwalk.engine.errors" in graph["gradwalk.engine.trace.forward"]
+    assert "gradwalk.engine.ops.registry" in graph["gradwalk.engine.ops"]
 
 
 def test_no_import_circles_in_engine():

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import ProgramError
-from engine.parse import parse
-from engine.trace.runner import run_trace
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import parse
+from gradwalk.engine.trace.runner import run_trace
 
 CORPUS = [
     # (what, program, kind, line, col, end_col)

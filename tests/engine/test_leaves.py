@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine.errors import ProgramError
-from engine.parse import parse
-from engine.trace.runner import Limits, Tracer, run_trace
-from engine.trace.values import decode
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import parse
+from gradwalk.engine.trace.runner import Limits, Tracer, run_trace
+from gradwalk.engine.trace.values import decode
 
 
 def _grads(body):

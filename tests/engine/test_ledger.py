@@ -12,8 +12,8 @@ import json
 import numpy as np
 import pytest
 
-from engine.errors import ProgramError
-from engine.trace.runner import Limits, Tracer, run_trace
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace.runner import Limits, Tracer, run_trace
 
 
 def _lit(a: np.ndarray) -> str:

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from engine.parse import parse
-from engine.trace.node_data import node_data
-from engine.errors import ProgramError
-from engine.trace.runner import Limits, Tracer, run_trace, trace_json
-from engine.trace.table import results, rows
+from gradwalk.engine.parse import parse
+from gradwalk.engine.trace.node_data import node_data
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace.runner import Limits, Tracer, run_trace, trace_json
+from gradwalk.engine.trace.table import results, rows
 
 LINEAR = ("X = [[1.0, -2.0, 0.5], [0.3, 0.8, -1.2], [-0.7, 0.1, 2.0], [1.5, -0.4, 0.2]]\n"
           "W = [[0.5, -0.3], [0.2, 0.8], [-0.6, 0.4]]\nb = [0.1, -0.2]\n")

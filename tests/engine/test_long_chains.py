@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import ProgramError
-from engine.trace.runner import Tracer, run_trace
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace.runner import Tracer, run_trace
 
 
 def chain(op: str, term: str, n: int) -> str:

@@ -11,7 +11,7 @@ import gc
 import os
 import weakref
 
-from engine.trace.runner import Tracer, trace_json
+from gradwalk.engine.trace.runner import Tracer, trace_json
 
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine.errors import ProgramError
-from engine.mistakes import close, mistakes
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.mistakes import close, mistakes
 
 TANH_FANOUT = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
 IDS = {"a": "n0", "b": "n1", "c": "n2", "e": "n3", "d": "n4", "t": "n5", "L": "n6"}

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import ProgramError
-from engine.trace import modes, tracer as tracer_module
-from engine.trace.mode import Mode
-from engine.trace.options import Options
-from engine.trace.reverse import drain
-from engine.trace.runner import Tracer, run_trace
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace import modes, tracer as tracer_module
+from gradwalk.engine.trace.mode import Mode
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.reverse import drain
+from gradwalk.engine.trace.runner import Tracer, run_trace
 
 TRACE = Path(__file__).parents[2] / "engine" / "trace"
 MODE_MODULES = {"reverse", "forward_mode", "hvp", "gradcheck", "bugs", "train_walk"}
@@ -25,7 +25,7 @@ def test_every_mode_is_a_row_of_the_registry():
     names = [m.name for m in modes.MODES]
     assert names == ["reverse", "bugs", "hvp", "forward", "check", "train"]
     for module in MODE_MODULES:
-        row = getattr(__import__(f"engine.trace.{module}", fromlist=["MODE"]), "MODE")
+        row = getattr(__import__(f"gradwalk.engine.trace.{module}", fromlist=["MODE"]), "MODE")
         assert isinstance(row, Mode) and row in modes.MODES
 
 
@@ -75,10 +75,10 @@ def test_a_recorded_training_iteration_is_the_reverse_walk_with_the_loops_steps(
     recorded body's events are the reverse trace's of the same leaf values, zero_grad before
     the seed and one update per leaf before done, numbered again; its done fields are the
     body's."""
-    from engine.parse import parse
-    from engine.train import TrainConfig, train
-    from engine.train.record import with_leaves
-    from engine.trace.runner import body_events
+    from gradwalk.engine.parse import parse
+    from gradwalk.engine.train import TrainConfig, train
+    from gradwalk.engine.train.record import with_leaves
+    from gradwalk.engine.trace.runner import body_events
 
     text = "w = 0.5\nb = -0.25\nx = const([1.0, 2.0])\nL = mean((x * w + b - 1.0) ** 2)\n"
     answer = train(parse(text), TrainConfig(steps=2, lr=0.1, record=(1,)))

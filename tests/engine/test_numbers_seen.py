@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from engine.trace.runner import run_trace
-from engine.trace.values import decode
+from gradwalk.engine.trace.runner import run_trace
+from gradwalk.engine.trace.values import decode
 
 torch.set_default_dtype(torch.float64)
 
@@ -23,7 +23,7 @@ def test_clip_at_a_bound_passes_no_gradient_as_torch_clamp_does():
 
 def test_clip_in_forward_mode_and_hvp_leaves_the_bounds_out_too():
     text = "x = [0.0, 1.0, 0.5]\nL = sum(clip(x, 0, 1) * clip(x, 0, 1))\n"
-    from engine.trace.options import Options
+    from gradwalk.engine.trace.options import Options
     body = run_trace(text, options=Options(mode="forward", tangents={"x": [1.0, 1.0, 1.0]}))
     assert decode(body["jvp"]) == 1.0    # only x = 0.5 is inside: 2 · 0.5 · 1
     body = run_trace(text, options=Options(mode="hvp", vector={"x": [1.0, 1.0, 1.0]}))
@@ -36,8 +36,8 @@ import re  # noqa: E402
 
 import pytest  # noqa: E402
 
-from engine.trace import table, table_tex  # noqa: E402
-from engine.trace.values import short  # noqa: E402
+from gradwalk.engine.trace import table, table_tex  # noqa: E402
+from gradwalk.engine.trace.values import short  # noqa: E402
 
 NEGATIVE_ZERO = re.compile(r"(?<![\w.])-0(?:\.0+)?(?![\w.])")   # "-0", "-0.0000"; not -0.5
 

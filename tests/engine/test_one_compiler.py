@@ -19,13 +19,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.errors import ProgramError
-from engine.parse import parse
-from engine.tape import Tape, compile
-from engine.trace import reverse
-from engine.trace.options import Options
-from engine.trace.runner import Limits, Tracer, run_trace
-from engine.trace.shape_pass import PROBE_ELEMENTS
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import parse
+from gradwalk.engine.tape import Tape, compile
+from gradwalk.engine.trace import reverse
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import Limits, Tracer, run_trace
+from gradwalk.engine.trace.shape_pass import PROBE_ELEMENTS
 from helpers import CASES
 
 ROOT = Path(__file__).parents[2]

@@ -12,9 +12,9 @@ import torch.nn.functional as F
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from engine.ops import REGISTRY, get_op
-from engine.ops.cut import CUTS
-from engine.ops.broadcast import unbroadcast
+from gradwalk.engine.ops import REGISTRY, get_op
+from gradwalk.engine.ops.cut import CUTS
+from gradwalk.engine.ops.broadcast import unbroadcast
 import more_cases
 import shape_cases
 

@@ -16,14 +16,14 @@ import torch
 import torch.nn.functional as F
 from hypothesis import given, settings, strategies as st
 
-from engine.errors import ProgramError
-from engine.numeric import central_differences
-from engine.ops import get_op
-from engine.ops.broadcast import unbroadcast
-from engine.parse import parse
-from engine.trace import narrate
-from engine.trace.runner import Tracer
-from engine.trace.values import decode
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.numeric import central_differences
+from gradwalk.engine.ops import get_op
+from gradwalk.engine.ops.broadcast import unbroadcast
+from gradwalk.engine.parse import parse
+from gradwalk.engine.trace import narrate
+from gradwalk.engine.trace.runner import Tracer
+from gradwalk.engine.trace.values import decode
 from more_cases import CASES, Case, inputs, torch_call
 
 torch.set_default_dtype(torch.float64)

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from engine.errors import ProgramError
-from engine.syntax import MAX_NAME
-from engine.trace import budget
-from engine.trace.runner import Limits, Tracer, run_trace, trace_json
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.syntax import MAX_NAME
+from gradwalk.engine.trace import budget
+from gradwalk.engine.trace.runner import Limits, Tracer, run_trace, trace_json
 from helpers import CASES
 
 TERMS = " + ".join(["x"] * 200)

@@ -7,9 +7,9 @@ import ast
 
 import pytest
 
-from engine import source
-from engine.errors import ProgramError
-from engine.parse import parse
+from gradwalk.engine import source
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import parse
 
 TEXTS = {
     "statements": "a = 1.0\nb = a * 2\nL = tanh(b)\n",

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 import torch
 
-from engine.parse import parse
-from engine.trace.runner import run_trace
-from engine.trace.values import decode
+from gradwalk.engine.parse import parse
+from gradwalk.engine.trace.runner import run_trace
+from gradwalk.engine.trace.values import decode
 from test_unrolled_python import _error
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from engine.numeric import central_differences
-from engine.parse import parse
-from engine.trace.runner import run_trace
-from engine.trace.values import decode
+from gradwalk.engine.numeric import central_differences
+from gradwalk.engine.parse import parse
+from gradwalk.engine.trace.runner import run_trace
+from gradwalk.engine.trace.values import decode
 
 SHAPES = {"scalar": (), "vector": (3,), "matrix": (2, 3)}
 BINARY = ["+", "-", "*"]

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 import torch
 
-from engine.ops import REGISTRY, get_op, losses
-from engine.ops.lastaxis import last_max, last_sum
-from engine.parse import parse
-from engine.tape import compile
-from engine.train.watch import _silent
+from gradwalk.engine.ops import REGISTRY, get_op, losses
+from gradwalk.engine.ops.lastaxis import last_max, last_sum
+from gradwalk.engine.parse import parse
+from gradwalk.engine.tape import compile
+from gradwalk.engine.train.watch import _silent
 
 EDGES = [[40.0, 0.0], [0.0, 40.0], [np.inf, 0.0], [-np.inf, 0.0], [-np.inf, -np.inf],
          [np.nan, 1.0], [1e300, -1e300], [0.0, -0.0], [5.0, 5.0], [1.0, 1.0, 1.0]]
@@ -120,8 +120,8 @@ def test_a_dead_unit_is_a_column_of_zeros_and_nan_or_a_subnormal_is_alive():
 SPIRALS_RUN = textwrap.dedent("""
     import resource, sys
     from bench.train import spiral_program
-    from engine.parse import parse
-    from engine.train import TrainConfig, iterations
+    from gradwalk.engine.parse import parse
+    from gradwalk.engine.train import TrainConfig, iterations
     events = iterations(parse(spiral_program()), TrainConfig(steps=300, lr=1.0))
     faults = []
     for e in events:

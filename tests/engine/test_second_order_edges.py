@@ -23,12 +23,12 @@ import pytest
 import torch
 
 from edge_points import EDGES, Edge
-from engine.errors import ProgramError
-from engine.parse import parse
-from engine.trace.backward_graph import backward_program
-from engine.trace.options import Options
-from engine.trace.runner import Tracer, run_trace
-from engine.trace.values import decode
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import parse
+from gradwalk.engine.trace.backward_graph import backward_program
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import Tracer, run_trace
+from gradwalk.engine.trace.values import decode
 from test_edges import assert_same, program_text
 
 torch.set_default_dtype(torch.float64)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from engine.trace.options import Options
-from engine.trace.runner import run_trace
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import run_trace
 
 torch.set_default_dtype(torch.float64)
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.trace.runner import run_trace
-from engine.trace.values import decode
+from gradwalk.engine.trace.runner import run_trace
+from gradwalk.engine.trace.values import decode
 from helpers import assert_intermediates, assert_matches_case, case
 
 

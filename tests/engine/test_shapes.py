@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 import torch
 
-from engine.errors import ProgramError
-from engine.parse import parse
-from engine.tape import Tape
-from engine.trace import tracer as tracer_module
-from engine.trace.runner import Limits, Tracer, run_trace
-from engine.trace.values import decode
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import parse
+from gradwalk.engine.tape import Tape
+from gradwalk.engine.trace import tracer as tracer_module
+from gradwalk.engine.trace.runner import Limits, Tracer, run_trace
+from gradwalk.engine.trace.values import decode
 
 RNG = np.random.default_rng(7)
 
@@ -250,7 +250,7 @@ def test_bad_structure_syntax_is_located(program, kind, col, words):
 
 
 def test_structure_ops_cost_no_flops_and_save_nothing():
-    from engine.ops import get_op
+    from gradwalk.engine.ops import get_op
     for name in ("reshape", "transpose", "index", "concat", "stack"):
         op = get_op(name)
         assert op.saves == () and op.backward_flops(None) == 0
@@ -341,7 +341,7 @@ def test_var_with_no_degrees_of_freedom_is_refused(program, words):
 
 def test_no_op_meets_a_zero_size_when_the_shape_pass_cannot_probe(monkeypatch):
     # an op without a shape rule over inputs too big to probe is checked when evaluated
-    from engine.trace import shape_pass, shapes
+    from gradwalk.engine.trace import shape_pass, shapes
     monkeypatch.setattr(shape_pass, "PROBE_ELEMENTS", 0)
     monkeypatch.setattr(shapes, "RULES", {k: v for k, v in shapes.RULES.items() if k != "index"})
     with pytest.raises(ProgramError) as info:

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import ProgramError
-from engine.trace import budget
-from engine.trace.options import Options
-from engine.trace.runner import Limits, Tracer, trace_json
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace import budget
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import Limits, Tracer, trace_json
 from test_output_bounds import PROGRAMS
 
 PRESETS = {p["id"]: p["program"] for p in json.loads(

@@ -10,16 +10,16 @@ import orjson
 import pytest
 from hypothesis import given, settings
 
-from engine import parse_expressions
-from engine.errors import ProgramError
-from engine.graph import graph_edges
-from engine.ops import REGISTRY
-from engine.trace import narrate
-from engine.parse import parse
-from engine.trace.graph_out import edges_json
-from engine.trace.runner import Tracer, trace_json
+from gradwalk.engine import parse_expressions
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.graph import graph_edges
+from gradwalk.engine.ops import REGISTRY
+from gradwalk.engine.trace import narrate
+from gradwalk.engine.parse import parse
+from gradwalk.engine.trace.graph_out import edges_json
+from gradwalk.engine.trace.runner import Tracer, trace_json
 from helpers import CASES
-from server.presets import presets
+from gradwalk.server.presets import presets
 from test_random_programs import programs
 
 CHAINS = [
@@ -137,7 +137,7 @@ def test_a_big_tensors_summary_makes_no_array_of_its_squares():
 
     import numpy as np
 
-    from engine.trace.values import encode
+    from gradwalk.engine.trace.values import encode
 
     a = np.random.default_rng(0).standard_normal((512, 512))
     tracemalloc.start()

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from engine.trace import table
-from engine.trace.runner import run_trace
-from engine.trace.values import encode
+from gradwalk.engine.trace import table
+from gradwalk.engine.trace.runner import run_trace
+from gradwalk.engine.trace.values import encode
 
 MLP = """X = randn(6, 4, seed=0)
 W1 = randn(4, 8, seed=1)

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from engine.trace.runner import Limits, trace_json
-from engine.trace.table import render_markdown, render_table, results, rows
+from gradwalk.engine.trace.runner import Limits, trace_json
+from gradwalk.engine.trace.table import render_markdown, render_table, results, rows
 from helpers import case
 
 
@@ -71,5 +71,5 @@ def test_a_slope_of_ones_is_written_once():
 
 
 def test_markdown_escapes():
-    from engine.trace.table import _md
+    from gradwalk.engine.trace.table import _md
     assert _md("a*b | y_hat <x> `c` [[1, 2]]") == r"a\*b \| y\_hat \<x\> \`c\` [[1, 2]]"

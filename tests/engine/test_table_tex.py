@@ -10,12 +10,12 @@ import subprocess
 
 import pytest
 
-from engine.trace.runner import Limits, trace_json
-from engine.trace.table_tex import render_latex, results_tex, rows_tex, value_tex
-from engine.trace.tex import math, number
+from gradwalk.engine.trace.runner import Limits, trace_json
+from gradwalk.engine.trace.table_tex import render_latex, results_tex, rows_tex, value_tex
+from gradwalk.engine.trace.tex import math, number
 from helpers import case
-from engine.trace.values import short
-from server.presets import presets
+from gradwalk.engine.trace.values import short
+from gradwalk.server.presets import presets
 
 
 def body(program: str, inline: int = 64) -> dict:

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 import torch
 
-from engine.errors import ProgramError
-from engine.parse import parse
-from engine.tape import compile
-from engine.trace.runner import run_trace
-from engine.trace.values import decode
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import parse
+from gradwalk.engine.tape import compile
+from gradwalk.engine.trace.runner import run_trace
+from gradwalk.engine.trace.values import decode
 from torch_program import torch_function
 
 PRESETS = json.loads((Path(__file__).parents[2] / "server" / "presets.json").read_text())
@@ -120,8 +120,8 @@ EDGE_FLOATS = [0.0, -0.0, 1.5, -1.5, float("inf"), float("-inf"), float("nan"), 
 
 @pytest.mark.parametrize("x", EDGE_FLOATS)
 def test_the_float_relu_is_the_op_rows_relu_at_every_edge(x):
-    from engine.ops import get_op
-    from engine.tape_code import relu, relu_vjp
+    from gradwalk.engine.ops import get_op
+    from gradwalk.engine.tape_code import relu, relu_vjp
 
     op = get_op("relu")
     want = op.forward(np.float64(x))
@@ -178,7 +178,7 @@ def test_a_scalar_network_runs_on_floats_in_the_generated_code_and_equals_pytorc
 def test_unbroadcast_is_called_only_where_the_shapes_say_a_sum_may_be_needed(monkeypatch):
     # the spirals network's shape: every edge's rule gives its input's shape but the biases'
     # (b1: (4,) of a (5, 4) sum, b2 likewise), which unbroadcast sums over the batch
-    import engine.tape_code as tape_code
+    import gradwalk.engine.tape_code as tape_code
 
     calls = []
 
@@ -202,8 +202,8 @@ def test_unbroadcast_is_called_only_where_the_shapes_say_a_sum_may_be_needed(mon
 def test_a_product_of_two_matrices_is_written_out_in_the_generated_backward(monkeypatch):
     # X̄ = Ḡ Wᵀ and W̄ = Xᵀ Ḡ as matmuls in the generated text, without the row's rules and
     # their rank tests (a few µs of each spirals step); the numbers are the rules', bit for bit
-    import engine.tape as tape_module
-    from engine.ops import get_op
+    import gradwalk.engine.tape as tape_module
+    from gradwalk.engine.ops import get_op
 
     matmul, calls = get_op("matmul"), []
 

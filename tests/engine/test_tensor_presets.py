@@ -8,9 +8,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from engine.trace.runner import run_trace
-from engine.trace.values import decode
-from server.presets import presets
+from gradwalk.engine.trace.runner import run_trace
+from gradwalk.engine.trace.values import decode
+from gradwalk.server.presets import presets
 
 PRESETS = {p["id"]: p for p in presets()}
 

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 import torch
 
-from engine.errors import ProgramError
-from engine.parse import parse
-from engine.tape import compile
-from engine.train import TrainConfig, TrainLimits, iterations, train
-from engine.trace.values import decode
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import parse
+from gradwalk.engine.tape import compile
+from gradwalk.engine.train import TrainConfig, TrainLimits, iterations, train
+from gradwalk.engine.trace.values import decode
 from train_programs import XOR_X, XOR_Y, seed003_weights, seed003_xor
 
 

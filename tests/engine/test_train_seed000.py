@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine.parse import parse
-from engine.tape import compile
-from engine.train import TrainConfig, iterations, train
-from engine.trace.values import decode
+from gradwalk.engine.parse import parse
+from gradwalk.engine.tape import compile
+from gradwalk.engine.train import TrainConfig, iterations, train
+from gradwalk.engine.trace.values import decode
 from train_programs import SPIRALS, XOR_TANH
 
 

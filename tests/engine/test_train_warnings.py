@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 import torch
 
-from engine.errors import ProgramError
-from engine.parse import parse
-from engine.train import TrainConfig, iterations, train
-from engine.train.config import MAX_LR
-from engine.trace.values import decode
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import parse
+from gradwalk.engine.train import TrainConfig, iterations, train
+from gradwalk.engine.train.config import MAX_LR
+from gradwalk.engine.trace.values import decode
 from train_programs import REGRESSION, seed003_weights, seed003_xor
 
 
@@ -177,7 +177,7 @@ def test_a_loss_not_finite_before_any_update_blames_the_program_not_lr():
 def test_divergence_finds_every_non_finite_parameter_and_no_overflowing_sum():
     # one sum per parameter decides first: 1e308 + 1e308 overflows to inf with every element
     # finite (the element-by-element check then clears it), and inf - inf is NaN
-    from engine.train.watch import divergence
+    from gradwalk.engine.train.watch import divergence
 
     big = {"W": np.array([1e308, 1e308]), "b": 1e308}
     assert divergence(3, 0.5, big, 0.1) is None

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 import torch
 
-from engine.errors import ProgramError
-from engine.groups import groups
-from engine.parse import parse
-from engine.trace import budget
-from engine.trace.options import Options
-from engine.trace.runner import Limits, Tracer, run_trace, trace_json
-from engine.trace.values import decode
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.groups import groups
+from gradwalk.engine.parse import parse
+from gradwalk.engine.trace import budget
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import Limits, Tracer, run_trace, trace_json
+from gradwalk.engine.trace.values import decode
 
 
 def _ir(text: str) -> list[tuple]:

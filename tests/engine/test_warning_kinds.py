@@ -8,8 +8,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from engine.trace.options import Options
-from engine.trace.runner import trace_json
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import trace_json
 
 PROGRAM = "a = 2.0\nb = [1.0, -3.0]\nL = sum(a * a * b)\n"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import ProgramError
-from engine.trace.runner import Tracer, run_trace
-from engine.wording import counted
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace.runner import Tracer, run_trace
+from gradwalk.engine.wording import counted
 
 
 def test_counted():

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 import more_cases
 import shape_cases
-from engine.parse import parse
+from gradwalk.engine.parse import parse
 
 _TABLE = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
           "pow": torch.pow, "matmul": torch.matmul, "neg": torch.neg, "tanh": torch.tanh,

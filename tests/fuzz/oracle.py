@@ -7,8 +7,8 @@ import os
 
 from hypothesis import HealthCheck, event, settings
 
-from engine.errors import ProgramError
-from engine.trace.runner import Limits, trace_json
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace.runner import Limits, trace_json
 
 # Small limits keep every example cheap; the limits themselves are tested in test_limits.py.
 LIMITS = Limits(max_nodes=2_000, max_elements=10_000, max_total_elements=100_000,

@@ -11,8 +11,8 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis import checks
 
-from server.main import create_app
-from server.routers.traces import ErrorBody
+from gradwalk.server.main import create_app
+from gradwalk.server.routers.traces import ErrorBody
 from oracle import SCALE
 
 schema = schemathesis.openapi.from_asgi("/openapi.json", create_app())

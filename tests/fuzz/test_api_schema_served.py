@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 
 from oracle import SCALE
-from server.main import create_app
+from gradwalk.server.main import create_app
 from test_api_schema import EXCLUDED, check_error_shape
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,7 +33,7 @@ def served_schema(tmp_path_factory):
     port = _free_port()
     log = tmp_path_factory.mktemp("served") / "server.log"
     with open(log, "wb") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--host",
+        proc = subprocess.Popen([sys.executable, "-m", "gradwalk.server.cli", "serve", "--host",
                                  "127.0.0.1", "--port", str(port)], cwd=REPO,
                                 stdout=subprocess.DEVNULL, stderr=err, env=dict(os.environ))
     url = f"http://127.0.0.1:{port}"

@@ -7,7 +7,7 @@ import ast
 
 from hypothesis import given, strategies as st
 
-from engine.syntax import DATA, FUNCTIONS, HELPERS, STRUCTURE
+from gradwalk.engine.syntax import DATA, FUNCTIONS, HELPERS, STRUCTURE
 from oracle import bounded, trace_or_refuse
 
 NAMES = ["a", "b", "x", "L", "W", "y_hat", "const", "__import__", "__builtins__", "__class__",

@@ -11,10 +11,10 @@ import numpy as np
 from hypothesis import example, given, strategies as st
 from test_fuzz_programs import EXPRESSIONS, programs
 
-from engine.errors import ProgramError
-from engine.trace.options import Options
-from engine.trace.runner import trace_json
-from engine.trace.values import decode
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import trace_json
+from gradwalk.engine.trace.values import decode
 from oracle import LIMITS, bounded, check_location
 
 SWITCHES = st.lists(st.sampled_from(["overwrite", "wrong_order", "no_zero_grad", "zero_grad",

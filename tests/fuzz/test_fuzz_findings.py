@@ -5,9 +5,9 @@ import warnings
 
 import pytest
 
-from engine.errors import ProgramError
-from engine.parse import parse
-from server.main import create_app
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse import parse
+from gradwalk.server.main import create_app
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import example, given, strategies as st
 from test_fuzz_programs import programs
 
-from engine.errors import ProgramError
-from engine.trace import budget
-from engine.trace.options import Options
-from engine.trace.runner import Limits, Tracer, trace_json
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace import budget
+from gradwalk.engine.trace.options import Options
+from gradwalk.engine.trace.runner import Limits, Tracer, trace_json
 from oracle import bounded
 
 MODES = {"reverse": Options(), "check": Options(check=True), "forward": Options(mode="forward"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from server.main import create_app
+from gradwalk.server.main import create_app
 
 
 @pytest.fixture(scope="module")

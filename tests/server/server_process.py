@@ -29,7 +29,7 @@ class Served:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
-        cmd = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1",
+        cmd = [sys.executable, "-m", "gradwalk.server.cli", "serve", "--host", "127.0.0.1",
                "--port", str(self.port), "--workers", str(workers)]
         with open(log, "ab") as err:
             self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from helpers import CASES, assert_intermediates, assert_matches_case, case
-from engine.trace.runner import body_events
+from gradwalk.engine.trace.runner import body_events
 
 
 def test_trace_seed_case(client, seed_case):
@@ -65,8 +65,8 @@ def test_stream_bytes_are_the_standard_sse_framing(client):
 
 
 def test_the_stream_is_handed_on_in_pieces_as_it_is_made_and_stops_at_its_check():
-    from server.settings import Settings
-    from server.tracing import ClientGone, parse_program, stream_body
+    from gradwalk.server.settings import Settings
+    from gradwalk.server.tracing import ClientGone, parse_program, stream_body
     from server_process import chain
 
     program = parse_program(chain(3_000), Settings())
@@ -148,8 +148,8 @@ def test_huge_integer_is_a_422_in_trace_and_an_error_event_in_stream(client):
 
 
 def test_stream_ends_with_an_error_event_on_an_internal_error(client, monkeypatch):
-    from engine.trace import runner
-    from server.settings import get_settings
+    from gradwalk.engine.trace import runner
+    from gradwalk.server.settings import get_settings
 
     # the engine is patched in this process: the trace runs in a thread of it
     monkeypatch.setattr(get_settings(), "trace_processes", False)
@@ -171,7 +171,7 @@ def test_lone_carriage_returns_end_lines(client):
 
 def test_busy_server_answers_503_then_recovers(client, monkeypatch):
     import anyio.from_thread
-    from server.settings import get_settings
+    from gradwalk.server.settings import get_settings
     monkeypatch.setattr(get_settings(), "busy_timeout_seconds", 0.05)
     slots = client.app.state.trace_slots
     with anyio.from_thread.start_blocking_portal() as portal:
@@ -202,8 +202,8 @@ def test_a_request_with_no_preparing_thread_within_the_busy_timeout_is_busy(clie
     # Validation and parsing wait for one of a few threads; that wait is part of the busy
     # timeout too (issue 14: 200 big streams queued there for 60 s with no answer).
     import anyio.from_thread
-    from server.settings import get_settings
-    from server.slots import PREPARE_THREADS
+    from gradwalk.server.settings import get_settings
+    from gradwalk.server.slots import PREPARE_THREADS
     monkeypatch.setattr(get_settings(), "busy_timeout_seconds", 0.05)
     gate = client.app.state.trace_slots._prepare_gate
     with anyio.from_thread.start_blocking_portal() as portal:
@@ -222,7 +222,7 @@ def test_a_request_with_no_preparing_thread_within_the_busy_timeout_is_busy(clie
 
 
 def test_program_too_long_is_refused(client, monkeypatch):
-    from server.settings import get_settings
+    from gradwalk.server.settings import get_settings
     monkeypatch.setattr(get_settings(), "max_program_chars", 20)
     r = client.post("/api/trace", json={"program": "a = 1.0\n" * 10})
     assert r.status_code == 422 and r.json()["error"]["kind"] == "too_large"
@@ -255,7 +255,7 @@ def test_page_and_health(client):
 
 
 def test_inline_element_setting_applies_to_events_not_to_final_grads(client, monkeypatch):
-    from server.settings import get_settings
+    from gradwalk.server.settings import get_settings
     monkeypatch.setattr(get_settings(), "max_inline_elements", 4)
     body = client.post("/api/trace", json={"program": "x = [1.0, 2.0, 3.0, 4.0, 5.0]\n"
                                                       "L = sum(x * x)\n"}).json()
@@ -265,7 +265,7 @@ def test_inline_element_setting_applies_to_events_not_to_final_grads(client, mon
 
 
 def test_settings_come_from_the_environment(monkeypatch):
-    from server.settings import Settings, from_environment
+    from gradwalk.server.settings import Settings, from_environment
     monkeypatch.setenv("GRADWALK_MAX_INLINE_ELEMENTS", "7")
     monkeypatch.setenv("gradwalk_max_concurrent_traces", "3")   # names match in any case
     s = from_environment()

@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from engine.trace.values import decode
-from server.cli import main as cli_main
+from gradwalk.engine.trace.values import decode
+from gradwalk.server.cli import main as cli_main
 
 SPIRALS = ("X, y = spirals(10, 3, seed=0)\nW = randn(2, 3, seed=1, std=0.5)\n"
            "b = uniform(3, low=-1, high=1, seed=2)\nL = cross_entropy(X @ W + b, y)\n")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.trace.values import decode
+from gradwalk.engine.trace.values import decode
 
 PROGRAM = """W = [[0.5, -1.0], [2.0, 0.25]]
 a, c = 0.3, -0.2

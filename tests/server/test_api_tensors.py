@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from engine.trace.values import decode
-from engine.trace.runner import body_events
-from server.cli import main as cli_main
+from gradwalk.engine.trace.values import decode
+from gradwalk.engine.trace.runner import body_events
+from gradwalk.server.cli import main as cli_main
 from helpers import sse_events
 
 PROGRAM = "x = [1.0, 2.0, 3.0]\ny = tanh(x) * x\n"

@@ -14,7 +14,7 @@ from helpers import assert_matches_case, case
 
 BOM = "\ufeff"
 PROGRAM = case("seed-tanh-fanout")["program"]
-CLI = [sys.executable, "-m", "server.cli"]
+CLI = [sys.executable, "-m", "gradwalk.server.cli"]
 
 
 def gradwalk(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from engine.trace.runner import body_events
+from gradwalk.engine.trace.runner import body_events
 from helpers import case, sse_events
-from server.presets import presets
+from gradwalk.server.presets import presets
 
 FIRST = case("seed-tanh-fanout")["program"]
 PRESETS = {p["id"]: p["program"] for p in presets()}
@@ -74,7 +74,7 @@ def test_an_inplace_update_of_a_saved_tensor_is_422_at_its_line(client):
 
 # ---- the CLI ---------------------------------------------------------------------------------
 def gradwalk(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "server.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "gradwalk.server.cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=120)
 
 

@@ -13,11 +13,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from helpers import assert_intermediates, assert_matches_case, case
-from server.main import create_app
+from gradwalk.server.main import create_app
 
 
 def gradwalk(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "server.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "gradwalk.server.cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -67,7 +67,7 @@ def test_missing_file():
 
 
 def test_internal_error_is_one_line_not_a_traceback(monkeypatch, capsys, tmp_path):
-    from server import cli, tracing
+    from gradwalk.server import cli, tracing
 
     def broken(*args):
         raise RuntimeError("boom")
@@ -81,7 +81,7 @@ def test_internal_error_is_one_line_not_a_traceback(monkeypatch, capsys, tmp_pat
 
 
 # ---- closed streams, broken pipes, Ctrl-C, endless input: one line and a documented code ----
-CLI = [sys.executable, "-m", "server.cli"]
+CLI = [sys.executable, "-m", "gradwalk.server.cli"]
 
 
 def _one_line(stderr: str) -> str:
@@ -177,7 +177,7 @@ def test_output_given_a_file_name_says_to_use_o(tmp_path):
     # `--output` is the name to differentiate; `--output out.md` is a slip for `-o out.md`.
     prog = tmp_path / "p.py"
     prog.write_text("a = 1.0\nL = a * 3.0\n")
-    r = subprocess.run([sys.executable, "-m", "server.cli", "export", str(prog), "--format",
+    r = subprocess.run([sys.executable, "-m", "gradwalk.server.cli", "export", str(prog), "--format",
                         "md", "--output", "out.md"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert "--output takes the name to differentiate" in r.stderr and "-o FILE" in r.stderr
@@ -232,7 +232,7 @@ def test_the_trace_path_imports_no_settings_library_nor_the_web_stack(tmp_path):
     path = tmp_path / "one.py"
     path.write_text("a = 1.0\n")
     modules = _imported(_env_without_settings(), path)
-    assert "engine.trace.runner" in modules and "numpy" in modules   # the parse is real
+    assert "gradwalk.engine.trace.runner" in modules and "numpy" in modules   # the parse is real
     assert modules & HEAVY == set()
     # a GRADWALK_ setting brings pydantic-settings in to read it (and only then)
     with_setting = _imported({**_env_without_settings(), "GRADWALK_MAX_NODES": "50"}, path)

@@ -13,7 +13,7 @@ import pytest
 
 from server_process import free_port
 
-CLI = [sys.executable, "-m", "server.cli"]
+CLI = [sys.executable, "-m", "gradwalk.server.cli"]
 # 2,000 tanh lines: every command's output is far more than a pipe holds (64 KiB), so the
 # writer is still writing when `head` has read its 10 bytes and gone.
 CHAIN = "x0 = 0.5\n" + "".join(f"x{i + 1} = tanh(x{i})\n" for i in range(2_000))
@@ -121,7 +121,7 @@ def _serve(*args: str, env: dict | None = None, timeout: float = 120):
 
 
 def test_too_many_workers_is_refused_before_anything_starts():
-    from server import serve
+    from gradwalk.server import serve
 
     over = serve.max_workers() + 1   # a small number: the bound is 4 per core
     code, out, err = _serve("--port", str(free_port()), "--workers", str(over), timeout=60)
@@ -135,7 +135,7 @@ def test_the_issue_s_worker_count_is_refused_by_the_bound(monkeypatch):
     # `--workers 100000000` (checked by the argument's type alone: no server is run here)
     import argparse
 
-    from server import cli, serve
+    from gradwalk.server import cli, serve
 
     monkeypatch.setattr(serve, "cores", lambda: 2)
     with pytest.raises(argparse.ArgumentTypeError) as refused:
@@ -151,10 +151,10 @@ def test_workers_that_cannot_start_stop_the_server_instead_of_restarting(tmp_pat
     # uvicorn restarted a worker that died at start forever (one failure after another).
     # sitecustomize runs in every interpreter, the spawned workers too: their app fails.
     (tmp_path / "sitecustomize.py").write_text(
-        "import server.main\n"
+        "import gradwalk.server.main\n"
         "def create_app():\n"
         "    raise RuntimeError('the app cannot be built (a test)')\n"
-        "server.main.create_app = create_app\n")
+        "gradwalk.server.main.create_app = create_app\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.getcwd()])}
     code, out, err = _serve("--port", str(free_port()), "--workers", "2", env=env)
     assert code == 2
@@ -165,7 +165,7 @@ def test_workers_that_cannot_start_stop_the_server_instead_of_restarting(tmp_pat
 
 
 def test_the_worker_bound_is_per_core_of_this_process():
-    from server import serve
+    from gradwalk.server import serve
 
     assert serve.max_workers() == 4 * len(os.sched_getaffinity(0))
 

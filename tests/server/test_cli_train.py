@@ -12,10 +12,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parents[1] / "engine"))
 from train_programs import seed003_xor  # noqa: E402  (tests/engine: the seeds' programs)
 
-from engine.parse import parse  # noqa: E402
-from engine.train import TrainConfig, train  # noqa: E402
+from gradwalk.engine.parse import parse  # noqa: E402
+from gradwalk.engine.train import TrainConfig, train  # noqa: E402
 
-CLI = [sys.executable, "-m", "server.cli"]
+CLI = [sys.executable, "-m", "gradwalk.server.cli"]
 
 
 def gradwalk(*args: str, stdin: str | None = None, **kw) -> subprocess.CompletedProcess:

@@ -11,9 +11,9 @@ from html.parser import HTMLParser
 import pytest
 
 from helpers import case
-from server.export_html import standalone_html
-from server.main import CSP
-from server.settings import Settings
+from gradwalk.server.export_html import standalone_html
+from gradwalk.server.main import CSP
+from gradwalk.server.settings import Settings
 
 
 class Scripts(HTMLParser):

@@ -11,14 +11,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from helpers import case
-from server.export_html import assemble, page_state
-from server.main import create_app
+from gradwalk.server.export_html import assemble, page_state
+from gradwalk.server.main import create_app
 
 FANOUT = case("seed-tanh-fanout")["program"]
 
 
 def gradwalk(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "server.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "gradwalk.server.cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=120)
 
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from engine.trace.runner import body_events
+from gradwalk.engine.trace.runner import body_events
 from helpers import case, sse_events
 
 FIRST = case("seed-tanh-fanout")["program"]
@@ -88,7 +88,7 @@ def test_a_check_over_its_limit_is_too_large(client):
 
 # ---- the CLI ---------------------------------------------------------------------------------
 def gradwalk(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "server.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "gradwalk.server.cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=120)
 
 

@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from server.settings import get_settings
+from gradwalk.server.settings import get_settings
 
 PROGRAM = "a = 1.0\nL = a * a\n"
 JSON = {"content-type": "application/json"}
@@ -177,7 +177,7 @@ def test_a_program_over_the_length_limit_names_it_with_a_hint(client, monkeypatc
 
 
 def test_an_internal_error_is_500_and_logged_with_its_traceback(client, monkeypatch, caplog):
-    from server.routers import traces
+    from gradwalk.server.routers import traces
 
     def broken(*args):
         raise RuntimeError("boom")
@@ -195,7 +195,7 @@ def test_an_internal_error_is_500_and_logged_with_its_traceback(client, monkeypa
 def test_the_served_logging_config_prints_our_tracebacks(capsys):
     import logging.config
 
-    from server.cli import _log_config
+    from gradwalk.server.cli import _log_config
 
     log = logging.getLogger("gradwalk")
     try:
@@ -212,8 +212,8 @@ def test_the_served_logging_config_prints_our_tracebacks(capsys):
 
 
 def test_the_tracer_takes_a_parsed_program():
-    from engine.parse import parse
-    from engine.trace.runner import Tracer
+    from gradwalk.engine.parse import parse
+    from gradwalk.engine.trace.runner import Tracer
 
     parsed, text = Tracer(parse(PROGRAM)), Tracer(PROGRAM)
     assert [e.model_dump() for e in parsed.events()] == [e.model_dump() for e in text.events()]

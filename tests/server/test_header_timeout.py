@@ -97,7 +97,7 @@ def test_the_deadline_is_for_the_head_only_a_slow_body_is_the_body_timeouts(serv
 
 
 def test_the_default_is_10_seconds():
-    from server.settings import Settings
+    from gradwalk.server.settings import Settings
 
     assert Settings().header_timeout_seconds == 10.0
 

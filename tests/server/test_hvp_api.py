@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from engine.trace.runner import body_events
+from gradwalk.engine.trace.runner import body_events
 from helpers import case, sse_events
-from server.presets import presets
+from gradwalk.server.presets import presets
 
 FIRST = case("seed-tanh-fanout")["program"]
 HV = {"a": 0.05958575158234014, "b": 0.11917150316468028, "c": 0.7864477329659274}   # v=(1,.5,0)
@@ -77,7 +77,7 @@ def test_errors_of_second_order(client):
 
 
 def gradwalk(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "server.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "gradwalk.server.cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=120)
 
 

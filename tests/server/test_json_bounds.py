@@ -13,9 +13,9 @@ import urllib.request
 import pytest
 from fastapi.testclient import TestClient
 
-from server.jsonshape import Bounds, ShapeTooLarge, UnknownField, check_shape
-from server.main import create_app
-from server.settings import Settings, get_settings
+from gradwalk.server.jsonshape import Bounds, ShapeTooLarge, UnknownField, check_shape
+from gradwalk.server.main import create_app
+from gradwalk.server.settings import Settings, get_settings
 from server_process import served
 
 PROGRAM = "a = 1.0\nL = tanh(a)\n"

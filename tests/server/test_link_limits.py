@@ -14,12 +14,12 @@ from alembic import command
 from fastapi.testclient import TestClient
 
 from link_servers import request, servers
-from server.main import create_app
-from server.ratelimit import RateLimit, client_key
-from server.settings import SettingError, get_settings
-from server.storage import LinkStore
-from server.storage.canonical import canonical_json, link_id
-from server.storage.migrate import alembic_config
+from gradwalk.server.main import create_app
+from gradwalk.server.ratelimit import RateLimit, client_key
+from gradwalk.server.settings import SettingError, get_settings
+from gradwalk.server.storage import LinkStore
+from gradwalk.server.storage.canonical import canonical_json, link_id
+from gradwalk.server.storage.migrate import alembic_config
 from test_links_server import backend   # noqa: F401 - the sqlite/postgres server fixture
 from test_short_links import db_url   # noqa: F401 - the sqlite/postgres app database fixture
 
@@ -99,7 +99,7 @@ def test_the_rate_limit_counts_each_client_apart_and_an_ipv6_host_by_its_64():
 
 
 def test_a_bad_rate_setting_is_refused_in_one_line(monkeypatch):
-    from server.settings import from_environment
+    from gradwalk.server.settings import from_environment
 
     monkeypatch.setenv("GRADWALK_LINK_RATE_LIMIT", "lots")
     with pytest.raises(SettingError, match="GRADWALK_LINK_RATE_LIMIT='lots'.*30/minute"):

@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from link_servers import fresh_postgres_database
-from server.storage import LinkStore, StorageUnavailable
+from gradwalk.server.storage import LinkStore, StorageUnavailable
 
 PROCESSES = 6
 

@@ -19,7 +19,7 @@ from test_load import run_async
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 from bench.live import PROGRAM, Follower, request, run  # noqa: E402
-from server.livehub import LISTENER_NAME  # noqa: E402
+from gradwalk.server.livehub import LISTENER_NAME  # noqa: E402
 
 STATE = {"v": 1, "program": PROGRAM}
 # This test's server's listeners: the test database's (other servers may share the cluster).

@@ -11,9 +11,9 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-import server.storage.live as live_store
-from server.main import create_app
-from server.settings import get_settings
+import gradwalk.server.storage.live as live_store
+from gradwalk.server.main import create_app
+from gradwalk.server.settings import get_settings
 
 STATE = {"v": 1, "program": "x = 2.0\nL = x * x", "step": 0}
 

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 
-from server.serve import listeners
+from gradwalk.server.serve import listeners
 from server_process import chain, post, served, stream_head
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))

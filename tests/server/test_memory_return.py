@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import time
 
-from engine.parse import parse
-from server import memory
+from gradwalk.engine.parse import parse
+from gradwalk.server import memory
 from server_process import chain, post, served
 from test_stream_limits import MB, _stalled
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.settings import get_settings
+from gradwalk.server.settings import get_settings
 
 BIG = ("X = [" + ", ".join("[" + ", ".join(f"{(i * 10 + j) % 7 - 3}.0" for j in range(10)) + "]"
                           for i in range(10)) + "]\nL = sum(tanh(X * 0.1))\n")

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from server.main import create_app
-from server.settings import get_settings
+from gradwalk.server.main import create_app
+from gradwalk.server.settings import get_settings
 
 TANH_FANOUT = "a = 1.0\nb = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n"
 

@@ -11,7 +11,7 @@ import time
 import pytest
 import uvicorn
 
-from server import serve
+from gradwalk.server import serve
 from server_process import get, served
 
 
@@ -104,7 +104,7 @@ def supervisor(monkeypatch):
     monkeypatch.setattr(multiprocess, "Process", FakeProcess)
     FakeProcess.started = []
     handlers = {s: signal.getsignal(s) for s in multiprocess.SIGNALS}
-    config = uvicorn.Config("server.main:create_app", factory=True, workers=8,
+    config = uvicorn.Config("gradwalk.server.main:create_app", factory=True, workers=8,
                             timeout_graceful_shutdown=0.01)
 
     def make(workers: int) -> serve.Supervisor:

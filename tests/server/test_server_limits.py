@@ -11,10 +11,10 @@ import sys
 import pytest
 from fastapi.testclient import TestClient
 
-from engine.trace import deadline as deadline_module
+from gradwalk.engine.trace import deadline as deadline_module
 from helpers import sse_events
-from server.settings import Settings, get_settings
-from server.tracing import limits
+from gradwalk.server.settings import Settings, get_settings
+from gradwalk.server.tracing import limits
 
 ERROR_KEYS = {"kind", "message", "line", "col", "end_line", "end_col", "hint"}
 SMALL = "a = [1.0, 2.0]\nb = a * a\nL = sum(b)\n"
@@ -127,7 +127,7 @@ def test_the_cli_reports_a_limit_in_one_line_with_exit_1(tmp_path, env, kind, na
 
     path = tmp_path / "prog.py"
     path.write_text("a = 1.0\nb = tanh(tanh(a))\nL = b * b\n")
-    r = subprocess.run([sys.executable, "-m", "server.cli", "trace", str(path), "--format",
+    r = subprocess.run([sys.executable, "-m", "gradwalk.server.cli", "trace", str(path), "--format",
                         "json"], capture_output=True, text=True, env={**os.environ, **env},
                        timeout=120)
     assert r.returncode == 1

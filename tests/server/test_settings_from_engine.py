@@ -7,11 +7,11 @@ import ast
 import dataclasses
 import inspect
 
-import server.settings as settings_module
-from engine.trace.limits import Limits, TrainLimits
-from server.settings import Settings
-from server.training import train_limits
-from server.tracing import limits
+import gradwalk.server.settings as settings_module
+from gradwalk.engine.trace.limits import Limits, TrainLimits
+from gradwalk.server.settings import Settings
+from gradwalk.server.training import train_limits
+from gradwalk.server.tracing import limits
 
 # setting -> (the engine's class, its field)
 FROM_ENGINE = {

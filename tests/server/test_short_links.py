@@ -16,8 +16,8 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from link_servers import fresh_postgres_database
-from server.main import create_app
-from server.settings import get_settings
+from gradwalk.server.main import create_app
+from gradwalk.server.settings import get_settings
 
 STATE = {"v": 1, "program": "a = 1.0\nb = tanh(a * 2.0)\n", "output": "b", "step": 3,
          "speed": 2, "theme": "projector", "font": 1.5, "hide_program": True}
@@ -262,8 +262,8 @@ def test_a_body_not_sent_as_json_is_415_and_messages_are_plain(tmp_path, monkeyp
     # and pydantic's own wording ("Value error, ", "JSON decode error") stays out of messages.
     from fastapi.testclient import TestClient
 
-    from server.main import create_app
-    from server.settings import get_settings
+    from gradwalk.server.main import create_app
+    from gradwalk.server.settings import get_settings
 
     monkeypatch.setenv("GRADWALK_DATA_DIR", str(tmp_path))
     get_settings.cache_clear()

@@ -13,9 +13,9 @@ import time
 import pytest
 
 import worker_tasks as tasks
-from engine.errors import ProgramError
-from server import procs
-from server.procs import Pool, WorkerFailed
+from gradwalk.engine.errors import ProgramError
+from gradwalk.server import procs
+from gradwalk.server.procs import Pool, WorkerFailed
 
 
 async def _gone(pid: int, seconds: float = 5.0) -> bool:

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine.trace.values import decode
+from gradwalk.engine.trace.values import decode
 from helpers import sse_events
-from server.presets import presets
-from server.settings import get_settings
+from gradwalk.server.presets import presets
+from gradwalk.server.settings import get_settings
 
 ERROR_KEYS = {"kind", "message", "line", "col", "end_line", "end_col", "hint"}
 PRESETS = {p["id"]: p for p in presets()}

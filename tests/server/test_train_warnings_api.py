@@ -16,7 +16,7 @@ from helpers import sse_events
 sys.path.insert(0, str(Path(__file__).parents[1] / "engine"))
 from train_programs import REGRESSION  # noqa: E402  (tests/engine: the training programs)
 
-CLI = [sys.executable, "-m", "server.cli"]
+CLI = [sys.executable, "-m", "gradwalk.server.cli"]
 # the first non-finite iteration of REGRESSION at lr 1000 (PyTorch float64 finds the same:
 # tests/engine/test_train_warnings.py)
 DIVERGED = {"iteration": 4, "why": "the loss is Infinity at iteration 4; the run diverged "

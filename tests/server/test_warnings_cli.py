@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-from engine.trace.runner import body_events
+from gradwalk.engine.trace.runner import body_events
 from helpers import case, sse_events
-from server.presets import presets
+from gradwalk.server.presets import presets
 
 FIRST = case("seed-tanh-fanout")["program"]
 PRESETS = {p["id"]: p["program"] for p in presets()}
@@ -21,7 +21,7 @@ RELU_AT_0 = "a = 0.0\nL = relu(a)\n"
 
 
 def gradwalk(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "server.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "gradwalk.server.cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=120)
 
 

@@ -6,7 +6,7 @@ import logging
 import os
 import time
 
-from engine.errors import ProgramError
+from gradwalk.engine.errors import ProgramError
 
 
 def add(a: int, b: int) -> int:

@@ -1,0 +1,67 @@
+"""gradwalk: step through the forward and reverse-mode passes of a small program, node by node.
+
+The Python API (the command line is `gradwalk`, server/cli.py; the page is `gradwalk serve`):
+
+    import gradwalk
+    gradwalk.trace("a = 2.0\\nL = a * a")["grads"]       # {'a': 4.0}
+    gradwalk.train(program, steps=100, lr=0.1)["losses"]  # the loss before each update
+
+Both read their limits from the settings (GRADWALK_* variables, server/settings.py), as the
+CLI and the server do, and raise gradwalk.ProgramError (with .kind, .message, .hint) for a
+program or an argument they refuse. This module imports nothing heavy until it is called:
+`import gradwalk.engine...` stays as cheap as before.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+__all__ = ["ProgramError", "trace", "train"]
+
+
+def trace(program: str, output: str | None = None, *, dtype: str | None = None) -> dict:
+    """The trace of `program` (gradwalk's language: README.md, The language), as POST /api/trace and
+    `gradwalk trace --format json` give it: {"version", "graph", "events", "output", "grads",
+    ...} (docs/trace-format.md). output: the name whose gradient is taken (None: the last
+    assigned). dtype: "float64" or "float32" (None: the program's `# dtype:` line, else
+    float64). grads maps each leaf's name to dL/dleaf (a number, or nested lists for a tensor).
+    Raises ProgramError (bad program, or over a GRADWALK_ limit)."""
+    import orjson
+
+    from gradwalk.server.settings import Settings
+    from gradwalk.server.tracing import trace_body
+
+    return orjson.loads(trace_body(program, output, Settings(), dtype=dtype))
+
+
+def train(program: str, steps: int, lr: float, *, optimizer: str = "sgd",
+          record: Iterable[int] = (), output: str | None = None) -> dict:
+    """Train `program`'s leaves (its parameters) for `steps` iterations of forward,
+    zero_grad, backward, update at learning rate `lr` with `optimizer` ("sgd", "momentum" or
+    "adam": engine/train/optim.py, PyTorch's update rules), as POST /api/train and `gradwalk
+    train` do. record: iterations (0-based) whose full trace is kept. output: the loss's name
+    (None: the last assigned). Returns {"losses": one float per iteration, the loss before
+    that iteration's update, "params": each leaf's final value, "accuracy", "recorded",
+    "diverged", ...} (engine/train/loop.py train). Raises ProgramError."""
+    from gradwalk.engine.errors import ProgramError as Error
+    from gradwalk.engine.train import TrainConfig, train as run
+    from gradwalk.server.settings import Settings
+    from gradwalk.server.tracing import parse_program
+    from gradwalk.server.training import named, train_limits
+
+    settings = Settings()
+    parsed = parse_program(program, settings)
+    config = TrainConfig(steps=steps, lr=lr, optimizer=optimizer,
+                         record=tuple(sorted(set(record))), output=output,
+                         limits=train_limits(settings))
+    try:
+        return run(parsed, config)
+    except Error as e:   # a limit's message names its GRADWALK_ setting, as the CLI's does
+        raise Error(**named(e.to_dict())) from None
+
+
+def __getattr__(name: str):
+    """gradwalk.ProgramError, imported when first asked for (engine/errors.py)."""
+    if name == "ProgramError":
+        from gradwalk.engine.errors import ProgramError
+        return ProgramError
+    raise AttributeError(f"module 'gradwalk' has no attribute {name!r}")

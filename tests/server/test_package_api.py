@@ -1,0 +1,80 @@
+"""The Python API of the package (issue 18 §1): gradwalk.trace and gradwalk.train, against
+PyTorch float64 (autograd's gradients, torch.optim.SGD's and Adam's updates)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import gradwalk
+from gradwalk.engine.errors import ProgramError
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "engine"))
+from train_programs import XOR_X, XOR_Y, seed003_weights, seed003_xor  # noqa: E402
+
+FANOUT = "a = 2.0\nb = -3.0\nt = a * b\nL = tanh(t) * t + a\n"
+
+
+def test_trace_gives_the_body_with_pytorchs_gradients():
+    body = gradwalk.trace(FANOUT)
+    a = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+    b = torch.tensor(-3.0, dtype=torch.float64, requires_grad=True)
+    t = a * b
+    L = torch.tanh(t) * t + a
+    L.backward()
+    assert body["output"]["name"] == "L" and body["output"]["value"] == pytest.approx(L.item())
+    assert body["grads"] == pytest.approx({"a": a.grad.item(), "b": b.grad.item()}, rel=1e-12)
+    assert body["events"][0]["kind"] and body["graph"]["nodes"]   # the walk itself
+    assert gradwalk.trace(FANOUT, output="t")["grads"] == pytest.approx({"a": -3.0, "b": 2.0})
+
+
+def xor_torch(seed: int, steps: int, lr: float, optimizer: str) -> list[float]:
+    """Seed 003's XOR network trained by PyTorch (float64): the loss before each update."""
+    params = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True)
+              for k, v in seed003_weights(seed).items()}
+    X, y = torch.tensor(XOR_X, dtype=torch.float64), torch.tensor(XOR_Y)
+    opt = (torch.optim.SGD(params.values(), lr=lr) if optimizer == "sgd"
+           else torch.optim.Adam(params.values(), lr=lr))
+    losses = []
+    for _ in range(steps):
+        h = torch.relu(X @ params["W1"].T + params["b1"])
+        loss = torch.nn.functional.cross_entropy(h @ params["W2"].T + params["b2"], y)
+        losses.append(loss.item())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return losses
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_train_gives_pytorchs_losses(optimizer):
+    answer = gradwalk.train(seed003_xor(1), steps=40, lr=0.1, optimizer=optimizer, record=[3])
+    assert answer["losses"] == pytest.approx(xor_torch(1, 40, 0.1, optimizer), rel=1e-9)
+    assert list(answer["recorded"]) == ["3"]
+    assert answer["recorded"]["3"]["grads"].keys() == {"W1", "b1", "W2", "b2"}
+
+
+def test_bad_input_is_a_program_error_that_says_what():
+    assert gradwalk.ProgramError is ProgramError
+    with pytest.raises(ProgramError) as e:
+        gradwalk.trace("a = 1.0\nb = a +* 2\n")
+    assert e.value.kind == "syntax" and e.value.line == 2
+    with pytest.raises(ProgramError, match="unknown optimizer 'rmsprop'"):
+        gradwalk.train(seed003_xor(1), steps=3, lr=0.1, optimizer="rmsprop")
+    with pytest.raises(ProgramError, match="GRADWALK_MAX_TRAIN_STEPS"):
+        gradwalk.train(seed003_xor(1), steps=10**9, lr=0.1)
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        gradwalk.nope
+
+
+def test_one_module_identity_per_file():
+    """The checkout's engine/ and server/ load only as gradwalk.engine and gradwalk.server:
+    the bare names are refused (tests/conftest.py), so no file is imported twice."""
+    import importlib
+    for bare in ("engine", "server", ".".join(("engine", "trace", "runner"))):
+        with pytest.raises(ImportError, match="import gradwalk.engine|import gradwalk.server"):
+            importlib.import_module(bare)
+    assert not [m for m in sys.modules if m.split(".")[0] in ("engine", "server")]
+    assert sys.modules["gradwalk.engine.errors"].ProgramError is ProgramError
