@@ -7,7 +7,7 @@ test_phone_views_page.py's at 390x844 and 820x1180; the iteration also on the de
 from __future__ import annotations
 
 import pytest
-from page_helpers import choose
+from page_helpers import choose, new_page
 
 PHONE, TABLET = (390, 844), (820, 1180)
 SEED_003 = "train-xor-seed1"
@@ -20,13 +20,7 @@ def train_page(chromium, app_url):
     contexts = []
 
     def open_page(size, touch: bool):
-        extra = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2} if touch else {}
-        context = chromium.new_context(viewport={"width": size[0], "height": size[1]}, **extra)
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(20_000)
-        page.errors = []
-        page.on("pageerror", lambda e: page.errors.append(str(e)))
+        page = new_page(chromium, contexts, size, touch)
         page.goto(app_url)
         page.wait_for_selector('#app[data-status="ready"]')
         choose(page, SEED_003)

@@ -1,0 +1,28 @@
+// Typeset math (issue 18 §3): a rule in the engine's Unicode, set by KaTeX (npm, bundled by
+// esbuild with its stylesheet and fonts into static/dist: nothing from a CDN). katex.render
+// builds the formula's elements itself and sets their sizes through the CSSOM, never a
+// style attribute or innerHTML of its markup, so the page's CSP needs no 'unsafe-inline'
+// for it (tests/e2e/test_typeset_page.py fails on any securitypolicyviolation).
+
+import katex from "katex";
+import "katex/dist/katex.min.css";
+import { toTex } from "../tex.js";
+
+/**
+ * `text` typeset into a new element of `doc`: a <span class="typeset" role="math"> whose
+ * aria-label (and data-text) is the plain Unicode text, for screen readers and for the tests;
+ * the KaTeX rendering inside it is aria-hidden. A formula KaTeX cannot parse shows its TeX
+ * source in red (throwOnError false): never an exception.
+ */
+export function typeset(doc, text) {
+  const outer = doc.createElement("span");
+  outer.className = "typeset";
+  outer.setAttribute("role", "math");
+  outer.setAttribute("aria-label", text);
+  outer.dataset.text = text;
+  const inner = doc.createElement("span");
+  inner.setAttribute("aria-hidden", "true");
+  katex.render(toTex(text), inner, { throwOnError: false, output: "html", strict: "ignore" });
+  outer.append(inner);
+  return outer;
+}
