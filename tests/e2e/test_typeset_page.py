@@ -84,6 +84,11 @@ def test_the_detail_panels_rules_are_typeset_under_a_strict_style_policy(strict_
     # nothing from another origin, nothing blocked by the policy
     assert page.evaluate("() => performance.getEntriesByType('resource').map((r) => r.name)"
                          ".filter((u) => !u.startsWith(location.origin))") == []
+    # stepping back with the node pinned draws the panel again (its rules cloned from a cache)
+    page.locator("#narration").click()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector('#player[data-step="15"]')
+    assert rules.locator(".typeset .katex").count() == rules.count()
     assert page.evaluate("() => window.violations") == []
     # readable: the rule no smaller than the panel's text, inside the panel's width
     size_px = shown.evaluate("e => parseFloat(getComputedStyle(e.querySelector('.katex')).fontSize)")
