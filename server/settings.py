@@ -107,7 +107,7 @@ class Settings:
     live_idle_seconds: a live room whose presenter has sent nothing for this long is gone: its
         followers get an `end` event and its code answers 404 (seconds).
     max_live_rooms: the most live rooms at once, in the database, so across workers (rooms);
-        one more answers 503 busy.
+        one more answers 503 busy (checked atomically with the insert: server/storage/live.py).
     max_live_followers: the most open /api/live/{room}/events streams in one server process,
         all rooms together (streams); one more answers 503 busy with Retry-After.
     max_live_state_bytes: the largest state a presenter may send or open a room with, as

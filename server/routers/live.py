@@ -4,9 +4,9 @@
   POST /api/live/{room}/state    {page state with "step"}, Authorization: Bearer <token>
                                  -> {room, seq}; 403 without the room's token
   GET  /api/live/{room}/events   text/event-stream: `state` events {room, seq, state}, id seq;
-                                 the first is the current state (on every connection, a
-                                 reconnect with Last-Event-ID too), then each new one; `end`
-                                 when the room expires
+                                 the first is the current state (on every connection, but a
+                                 reconnect whose Last-Event-ID is the current seq, which has
+                                 it), then each new one; `end` when the room expires
   GET  /live/{room}              the student page (templates/live.html): the embed following
                                  the stream; it never writes
 
@@ -229,7 +229,8 @@ async def step_room(room: str, request: Request, settings: SettingsDep, slots: S
                              "content": {"text/event-stream": {"schema": {"type": "string"}}}},
                        **errors(404, 409, 503)})
 async def follow_room(room: str, request: Request, settings: SettingsDep):
-    """Follow a room: its current state at once, then each new one (never a write)."""
+    """Follow a room: its current state at once (not to a reconnect whose Last-Event-ID is
+    that state's seq), then each new one (never a write)."""
     code, problem = _room(room, settings)
     if problem is not None:
         return _refused(problem)
@@ -247,8 +248,18 @@ async def follow_room(room: str, request: Request, settings: SettingsDep):
                       " live streams already, the most it allows "
                       "(GRADWALK_MAX_LIVE_FOLLOWERS)", "the page retries by itself",
                       headers={"Retry-After": "5"})
-    follower.offer(current[0], state_event(code, *current))
+    if _last_event_id(request) != current[0]:   # a reconnect at the current step has it
+        follower.offer(current[0], state_event(code, *current))
+    else:
+        follower.sent = current[0]
     return EventStream(_events(follower, settings.live_heartbeat_seconds), feed=follower)
+
+
+def _last_event_id(request: Request) -> int | None:
+    """The seq a reconnecting EventSource saw last (its Last-Event-ID header), or None when
+    absent or not a seq (then the stream starts with the current state, as for a newcomer)."""
+    value = request.headers.get("last-event-id", "").strip()
+    return int(value) if value.isascii() and value.isdigit() and len(value) < 19 else None
 
 
 async def _events(follower: Follower, heartbeat: float) -> AsyncIterator[bytes]:

@@ -15,7 +15,7 @@ import secrets
 import time
 
 from sqlalchemy import BigInteger, Column, Float, MetaData, String, Table, Text, delete, func
-from sqlalchemy import insert, select, text, update
+from sqlalchemy import insert, literal, select, text, update
 
 from gradwalk.server.storage.links import _DOWN, Database, StorageUnavailable, _unavailable
 
@@ -23,6 +23,8 @@ CHANNEL = "gradwalk_live"
 # Codes a person reads off a projector and types on a phone: no 0/O, 1/I/L.
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6   # 31**6, about 8.9e8 codes: a guess hits one of 1,000 rooms once in 887,000
+# The advisory lock (a bigint of PostgreSQL's shared key space) that serialises room creation.
+CREATE_LOCK = 0x6777_6C69_7665   # "gwlive"
 
 _metadata = MetaData()
 rooms = Table(
@@ -33,6 +35,15 @@ rooms = Table(
     Column("seq", BigInteger, nullable=False),
     Column("touched", Float, nullable=False),
 )
+
+
+def _free_code(conn) -> str:
+    """A code no room has: a taken one is retried (8 misses in a row: about 1e-24)."""
+    for _ in range(8):
+        code = new_code()
+        if conn.scalar(select(rooms.c.room).where(rooms.c.room == code)) is None:
+            break
+    return code
 
 
 class TooManyRooms(Exception):
@@ -70,22 +81,29 @@ class LiveStore(Database):
 
     def create(self, state: str, max_rooms: int, idle: float) -> tuple[str, str]:
         """Open a room at `state` (canonical JSON text) -> (code, presenter token). Deletes
-        the expired rooms first; past `max_rooms` open ones raises TooManyRooms. (The count
-        and the insert are two statements: two workers at once may pass the bound by one.)"""
+        the expired rooms first; past `max_rooms` open ones raises TooManyRooms.
+
+        The bound holds across workers: the count and the insert are one statement
+        (INSERT ... SELECT ... WHERE count < max_rooms), and on PostgreSQL the creators are
+        serialised by a transaction-scoped advisory lock, since under READ COMMITTED two
+        such statements at once would each count without the other's row. (SQLite: the
+        DELETE takes the database's one write lock first, so creators queue there.)"""
         self.open()
         token = secrets.token_urlsafe(24)
         now = time.time()
         try:
             with self.engine.begin() as conn:
+                if self.postgres:
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": CREATE_LOCK})
                 conn.execute(delete(rooms).where(rooms.c.touched < now - idle))
-                if conn.scalar(select(func.count()).select_from(rooms)) >= max_rooms:
+                code = _free_code(conn)
+                room_count = select(func.count()).select_from(rooms).scalar_subquery()
+                row = select(literal(code), literal(token_hash(token)), literal(state),
+                             literal(0), literal(now)).where(room_count < max_rooms)
+                made = conn.scalar(insert(rooms).from_select(
+                    ["room", "token_hash", "state", "seq", "touched"], row).returning(rooms.c.room))
+                if made is None:   # (rowcount: -1 on psycopg for an INSERT ... SELECT)
                     raise TooManyRooms()
-                for _ in range(8):   # a taken code is retried; 8 misses in a row: 1e-24
-                    code = new_code()
-                    if conn.scalar(select(rooms.c.room).where(rooms.c.room == code)) is None:
-                        break
-                conn.execute(insert(rooms).values(room=code, token_hash=token_hash(token),
-                                                  state=state, seq=0, touched=now))
         except _DOWN as e:
             raise _unavailable(e, "opening a live room") from e
         return code, token

@@ -151,3 +151,17 @@ def reopened(chromium, url: str, step: int | None = None, size=(1280, 800)):
         yield page
     finally:
         context.close()
+
+
+def new_page(chromium, contexts: list, size: tuple[int, int], touch: bool = False, timeout: int = 20_000):
+    """A page in a fresh browser context at `size` (touch emulation as a phone's when
+    `touch`: has_touch, is_mobile, device scale 2), its page errors in `page.errors`; the
+    context is added to `contexts`, for the fixture to close."""
+    extra = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2} if touch else {}
+    context = chromium.new_context(viewport={"width": size[0], "height": size[1]}, **extra)
+    contexts.append(context)
+    page = context.new_page()
+    page.set_default_timeout(timeout)
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    return page

@@ -60,7 +60,9 @@ def test_detail_panel_tables_and_rules(explorer):
     assert value == ["-0.2", "-1.7", "1.03", "0.07", "-1.53", "1.09", "0.55", "-0.69"]
     grad = panel.locator("table.grad td").evaluate_all("els => els.map(e => e.textContent)")
     assert grad[:2] == ["0.9901", "0.0856"] and len(grad) == 8
-    rules = panel.locator(".detail-rules li .rule").all_text_contents()
+    # each rule typeset (test_typeset_page.py), its plain text the aria-label
+    rules = panel.locator(".detail-rules li .rule .typeset").evaluate_all(
+        "els => els.map((e) => e.getAttribute('aria-label'))")
     assert any(r.endswith("X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = (4,2) @ (2,3)") for r in rules)
     # The bias's unbroadcast: its axes and shapes.
     node(page, "X @ W + b").click()

@@ -74,6 +74,24 @@ def test_followers_get_the_current_state_then_each_step_within_the_bound(tmp_pat
         run_async(scenario(server.port))
 
 
+def test_a_reconnect_at_the_current_seq_gets_no_duplicate_an_older_one_the_state(tmp_path):
+    async def scenario(port: int) -> None:
+        room, auth = await _open(port)
+        assert await _step(port, room, auth, 2) == 1
+        older, newcomer = await Follower.open(port, room, 0), await Follower.open(port, room)
+        assert await _next_state(older) == (1, 2) and await _next_state(newcomer) == (1, 2)
+        current = await Follower.open(port, room, last_id=1)   # it has seq 1 already
+        assert current.status == 200
+        await asyncio.sleep(0.5)   # heartbeats only meanwhile: no state event to read
+        assert await _step(port, room, auth, 3) == 2
+        assert await _next_state(current) == (2, 3)   # the next step, not seq 1 again
+        for follower in (older, newcomer, current):
+            follower.close()
+
+    with served(tmp_path, data_dir=tmp_path, live_heartbeat_seconds=0.2) as server:
+        run_async(scenario(server.port))
+
+
 def test_an_idle_room_ends_its_followers_streams(tmp_path):
     async def scenario(port: int) -> list:
         room, _ = await _open(port)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from fastapi.testclient import TestClient
@@ -90,6 +91,16 @@ def test_max_live_rooms_refuses_the_next_room(monkeypatch, tmp_path):
             opened(client)
         r = client.post("/api/live", json=STATE)
         assert r.status_code == 503 and "GRADWALK_MAX_LIVE_ROOMS" in r.json()["error"]["message"]
+
+
+def test_max_live_rooms_1_two_creates_at_once_open_one_and_refuse_one(monkeypatch, tmp_path):
+    with live_app(monkeypatch, tmp_path, max_live_rooms=1) as client:
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(lambda _: client.post("/api/live", json=STATE), range(2)))
+        assert sorted(a.status_code for a in answers) == [201, 503], [a.text for a in answers]
+        refused = next(a for a in answers if a.status_code == 503).json()["error"]
+        assert refused["kind"] == "busy" and "GRADWALK_MAX_LIVE_ROOMS" in refused["message"]
+        assert client.app.state.live_hub.store.count() == 1
 
 
 def test_max_live_state_bytes_refuses_a_larger_state(monkeypatch, tmp_path):

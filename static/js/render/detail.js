@@ -11,6 +11,7 @@ import { dualText } from "../modes.js";
 import { heatCells, heatColor, inkOn, toNumber } from "../heat.js";
 import { opTag } from "../layout.js";
 import { adjointFinalStep, backwardRules, badNumberText, pyShape, tableOf } from "../tensors.js";
+import { typeset } from "./typeset.js";
 
 const el = (tag, attrs = {}, ...children) => {
   const e = document.createElement(tag);
@@ -104,7 +105,8 @@ export function createDetailPanel(container, { onClose } = {}) {
     for (const r of list) {
       const reached = view.step >= r.step;
       const li = el("li", { class: reached ? "reached" : "ahead", "data-input": r.input });
-      li.append(el("span", { class: "rule", text: r.narration }));
+      const rule = el("span", { class: "rule" }, typeset(document, r.narration));
+      li.append(rule);
       if (r.unbroadcast) {
         const { axes, from_shape: from, to_shape: to } = r.unbroadcast;
         li.append(el("span", { class: "unbroadcast", text: ` · summed over axis ${axes.join(", ")}: ${pyShape(from)} → ${pyShape(to)}` }));

@@ -62,6 +62,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   let deadSent = null; // the dead units last handed to onDead, as JSON
   let clock = null; // {at: ms, from: iteration}: where playing started (playedTo)
   let abort = null;
+  let dragging = false; // the slider's thumb moved and not yet let go ("input" before "change")
 
   /** The store's settings into the controls. */
   function showSettings({ force = false } = {}) {
@@ -223,9 +224,11 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     outputs.hidden = !said;
     outputs.dataset.outputs = said ? JSON.stringify(at.boundary.outputs) : "";
     // Any iteration of the run the settings describe can be recorded, trained or not yet.
+    // The slider reads the iteration the line describes (the run's end after Train, not 0):
+    // one iteration shown everywhere. A thumb being dragged is the user's until let go.
     const top = Math.max(0, (view.steps || s.train_steps) - 1);
     slider.max = String(top);
-    slider.value = String(Math.min(s.train_iteration, top));
+    if (!dragging) slider.value = String(Math.min(s.train_chosen ? s.train_iteration : Math.max(0, at.iteration), top));
     sliderText.textContent = `${slider.value}`;
     pause.disabled = !playing;
     step.disabled = Boolean(shown?.run.done) && view.iteration >= arrived(shown.run) - 1;
@@ -269,10 +272,11 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     tick();
   });
   const choose = () => {
+    dragging = false;
     store.set({ train_iteration: Number(slider.value), train_chosen: true });
     onIteration(Number(slider.value));
   };
-  slider.addEventListener("input", () => { sliderText.textContent = slider.value; });
+  slider.addEventListener("input", () => { dragging = true; sliderText.textContent = slider.value; });
   slider.addEventListener("change", choose);
   open.addEventListener("click", choose);
 

@@ -136,7 +136,11 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
       && inside(content.y0, content.y1, t.y, view.height);
     root.dataset.whole = String(whole);
     // said at an overview of the automatic view only: the user's own zoom is theirs
+    const was = note.hidden;
     note.hidden = whole || !(focus ?? home)?.overview || fitted !== "auto";
+    // The note is a panel over the graph (COVERS): gone, it leaves its band free, but nothing
+    // moves for that (the panels' observer would follow the step again, undoing a pinch).
+    if (note.hidden && !was && inset) inset = coverInsets(root);
     if (!note.hidden && note.textContent !== noteText()) note.textContent = noteText();
   }
 
@@ -298,8 +302,9 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   };
 }
 
-// The panels that may stand over the graph's svg, in its wrapper.
-const COVERS = ".detail, .graph-trace";
+// The panels that may stand over the graph's svg, in its wrapper; the camera's own note
+// ("Not all of the graph fits") too: over a phone's graph it covered the top row of nodes.
+const COVERS = ".detail, .graph-trace, .camera-note";
 
 /**
  * How far (px) the shown panels over `root` (COVERS) reach into it from each side

@@ -1,0 +1,91 @@
+// The engine's plain-Unicode rules as TeX for KaTeX (issue 18 §3): "ā += b · ē = -0.5 · 1.5729"
+// -> "\bar{a} \mathrel{{+}{=}} b \cdot \bar{e} = -0.5 \cdot 1.5729". No DOM: render/typeset.js
+// hands the TeX to katex.render, and the plain text stays the element's aria-label (screen
+// readers), as the CLI and the Markdown export keep it. The engine narrates in Unicode only
+// (engine/trace/narrate.py), so the page reads that one spelling: each token is mapped on
+// its own, and what is not math (the words "so", "summed over axis 0") is \text.
+
+const MACRON = "\u0304"; // combining: "X̄", "b̄2"
+const SYMBOLS = {
+  "·": "\\cdot", "⊙": "\\odot", "@": "\\mathbin{@}", "∂": "\\partial", "→": "\\to", "−": "-",
+  "×": "\\times", "≈": "\\approx", "Σ": "\\Sigma", "ε": "\\varepsilon", "…": "\\dots",
+  "{": "\\{", "}": "\\}", "%": "\\%", "#": "\\#", "&": "\\&", "$": "\\$", "_": "\\_", "~": "\\sim",
+  "\\": "\\backslash", "^": "\\hat{}",
+};
+const SUPERSCRIPTS = { "⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9", "⁽": "(", "⁾": ")", "⁻": "-", "ᵀ": "\\top" };
+const DOTTED = "\u0307"; // forward mode's tangents: "ė", "ȧ" (combining dot above)
+const SPACE = " ";
+// Latin and Greek letters (not ² or ᵀ, which are superscripts)
+const WORD = /^[A-Za-z\u00C0-\u024F\u0370-\u03FF_][A-Za-z0-9\u00C0-\u024F\u0370-\u03FF_']*/;
+
+/** An identifier or word as TeX: one letter (with its digits as a subscript) in math italic,
+ * a longer word upright as text ("tanh", "so", "summed"). */
+function word(w) {
+  const m = /^(\p{L})(\d+)$/u.exec(w);
+  if (m) return `${m[1]}_{${m[2]}}`;
+  return /^\p{L}$/u.test(w) ? w : `\\text{${w.replace(/_/g, "\\_")}}`;
+}
+
+/** A word followed by accents: "b̄2" is b with a bar, then its digits. */
+function accented(w, accents) {
+  const [base, rest] = [w[0], w.slice(1)];
+  const wrap = { [MACRON]: "\\bar", [DOTTED]: "\\dot" };
+  let tex = base;
+  for (const a of accents) tex = `${wrap[a]}{${tex}}`;
+  return rest ? `${tex}${/^\d+$/.test(rest) ? `_{${rest}}` : `\\text{${rest}}`}` : tex;
+}
+
+/**
+ * `text` (a rule or a narration line in the engine's Unicode) as TeX for KaTeX. Never throws;
+ * every character it does not know is passed on as \text, so KaTeX (throwOnError: false)
+ * prints it as it is.
+ */
+export function toTex(text) {
+  const out = [];
+  let i = 0;
+  const s = text.normalize("NFD"); // "ā" (one character) as "a" + U+0304
+  while (i < s.length) {
+    const rest = s.slice(i);
+    const c = s[i];
+    let m;
+    // one relation, its two signs close: KaTeX may break a line after a relation, and
+    // \mathrel{+}= broke between "+" and "="
+    if (rest.startsWith("+=")) { out.push("\\mathrel{{+}{=}}"); i += 2; continue; }
+    if ((m = WORD.exec(rest))) {
+      // a word of one letter may carry accents right after its first letter: "X̄", "b̄2"
+      let w = m[0];
+      let j = i + w.length;
+      const accents = [];
+      if (s[i + 1] === MACRON || s[i + 1] === DOTTED) {
+        w = s[i];
+        j = i + 1;
+        while (s[j] === MACRON || s[j] === DOTTED) accents.push(s[j++]);
+        const digits = /^\d*/.exec(s.slice(j))[0];
+        w += digits;
+        j += digits.length;
+      }
+      out.push(accents.length ? accented(w, accents) : word(w));
+      i = j;
+      continue;
+    }
+    if ((m = /^\d+(\.\d+)?(e[+-]?\d+)?/i.exec(rest))) { out.push(m[0]); i += m[0].length; continue; }
+    if (SUPERSCRIPTS[c] !== undefined) {
+      let sup = "";
+      while (SUPERSCRIPTS[s[i]] !== undefined) sup += SUPERSCRIPTS[s[i++]];
+      out.push(`^{${sup}}`);
+      continue;
+    }
+    if (c === " ") { out.push(SPACE); i += 1; continue; }
+    // a command ending in a letter is closed with a space: "\cdot b", never "\cdotb"
+    if (SYMBOLS[c]) out.push(SYMBOLS[c].replace(/(\\[a-zA-Z]+)$/, "$1 "));
+    else if (/[()[\]=+\-*/<>,.:;|!?']/.test(c)) out.push(c === "*" ? "\\ast " : c);
+    else out.push(`\\text{${c}}`);
+    i += 1;
+  }
+  // Math mode drops spaces: the one beside a word or after a comma is kept ("so t̄", "x, y").
+  const isText = (t) => t?.startsWith("\\text");
+  const ends = (t) => t !== undefined && /[\w)}\]',;:]$/.test(t); // not after an operator or "="
+  const kept = (k) => isText(out[k - 1]) || /[,;:]$/.test(out[k - 1] ?? "") || (isText(out[k + 1]) && ends(out[k - 1]));
+  return out.map((t, k) => (t !== SPACE ? t : kept(k) ? "\\ " : " "))
+    .join("").replace(/ +/g, " ").trim();
+}

@@ -1,0 +1,61 @@
+// The engine's Unicode rules as TeX for KaTeX (static/js/tex.js, issue 18 §3): the issue's own
+// example, the shapes of a tensor rule, and every rule and narration of the stored traces
+// parsed by KaTeX without an error (throwOnError), each with no character left as \text that
+// is math.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import katex from "katex";
+import { toTex } from "../../static/js/tex.js";
+
+test("the issue's example: bars, +=, a product and its numbers", () => {
+  assert.equal(toTex("e = a * b, so ā += b · ē = -0.5 · 1.5729"),
+    "e = a \\ast b,\\ \\text{so}\\ \\bar{a} \\mathrel{{+}{=}} b \\cdot \\bar{e} = -0.5 \\cdot 1.5729");
+});
+
+test("superscripts, transposes, partials, Hadamard products and subscripted names", () => {
+  assert.equal(toTex("t = tanh(d), so d̄ += (1 - t²) · t̄"),
+    "t = \\text{tanh}(d),\\ \\text{so}\\ \\bar{d} \\mathrel{{+}{=}} (1 - t^{2}) \\cdot \\bar{t}");
+  assert.equal(toTex("X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = (4,2) @ (2,3)"),
+    "\\bar{X} \\mathrel{{+}{=}} \\partial L/\\partial (X \\mathbin{@} W) \\mathbin{@} W^{\\top} :\\ (4,3) = (4,2) \\mathbin{@} (2,3)");
+  assert.equal(toTex("W̄1 += x ⊙ h̄2"), "\\bar{W}_{1} \\mathrel{{+}{=}} x \\odot \\bar{h}_{2}");
+  assert.equal(toTex("x⁽²⁰⁰⁰⁾"), "x^{(2000)}");
+});
+
+test("TeX's special characters in a program's text are escaped, never commands", () => {
+  const tex = toTex("a_b = {c} % $ # & \\ ~ ^");
+  assert.equal(tex, "\\text{a\\_b}\\ = \\{c\\} \\% \\$ \\# \\& \\backslash \\sim \\hat{}");
+  assert.doesNotThrow(() => katex.renderToString(tex, { throwOnError: true }));
+});
+
+// Every narration the stored traces carry (tests/js/fixtures, tests/golden).
+function narrations() {
+  const out = new Set();
+  const dirs = ["tests/js/fixtures", "tests/golden"];
+  for (const dir of dirs) {
+    let names = [];
+    try { names = readdirSync(dir); } catch { continue; }
+    for (const name of names.filter((n) => n.endsWith(".json"))) {
+      const walk = (x) => {
+        if (Array.isArray(x)) x.forEach(walk);
+        else if (x && typeof x === "object") {
+          if (typeof x.narration === "string") out.add(x.narration);
+          Object.values(x).forEach(walk);
+        }
+      };
+      walk(JSON.parse(readFileSync(`${dir}/${name}`, "utf8")));
+    }
+  }
+  return [...out];
+}
+
+test("every stored narration is TeX that KaTeX parses", () => {
+  const all = narrations();
+  assert.ok(all.length >= 50, `only ${all.length} narrations found`);
+  for (const text of all) {
+    const tex = toTex(text);
+    assert.doesNotThrow(() => katex.renderToString(tex, { throwOnError: true, strict: "ignore" }), text);
+    // a math symbol left as text would print as it is, unset
+    for (const m of tex.matchAll(/\\text\{([^}]*)\}/g)) assert.doesNotMatch(m[1], /[=+·⊙@∂²ᵀ\u0304*/<>()[\]]/u, `${text} -> ${m[0]}`);
+  }
+});

@@ -1,0 +1,71 @@
+"""LiveStore on its own (issue 17, section 1, from the review): the max-rooms bound holds when
+two creates race, on SQLite and on PostgreSQL (GRADWALK_TEST_POSTGRES_URL; see
+test_short_links.py). The race is forced: each create waits, just before the statement that
+counts the rooms, until the other has reached it too (or 2 s have passed, when the other is
+held back by a lock): with a count and an insert that are two statements, both would pass."""
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from sqlalchemy import event
+
+from link_servers import fresh_postgres_database
+from server.storage.live import LiveStore, TooManyRooms
+
+STATE = '{"step":0,"v":1}'
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        live = LiveStore(f"sqlite:///{tmp_path / 'live.db'}", timeout=10)
+        yield live
+        live.close()
+    else:
+        with fresh_postgres_database() as url:
+            live = LiveStore(url, timeout=10)
+            yield live
+            live.close()
+
+
+def _meet_before_counting(store: LiveStore, parties: int) -> None:
+    """Make every statement that counts the rooms wait for `parties` of them (at most 2 s)."""
+    barrier = threading.Barrier(parties, timeout=2.0)
+
+    @event.listens_for(store.engine, "before_cursor_execute")
+    def meet(conn, cursor, statement, params, context, executemany):
+        if "count(*)" in statement.lower():
+            try:
+                barrier.wait()
+            except threading.BrokenBarrierError:
+                pass   # the other create is waiting on a lock: no race to force
+
+
+def test_two_creates_racing_for_the_last_room_open_one(store):
+    store.open()
+    _meet_before_counting(store, 2)
+
+    def create():
+        try:
+            return store.create(STATE, max_rooms=1, idle=600)
+        except TooManyRooms:
+            return "refused"
+
+    with ThreadPoolExecutor(2) as pool:
+        outcomes = list(pool.map(lambda _: create(), range(2)))
+    assert sorted(map(str, outcomes)).count("refused") == 1, outcomes
+    assert store.count() == 1
+
+
+def test_the_bound_counts_only_open_rooms(store, monkeypatch):
+    import server.storage.live as live
+
+    store.create(STATE, max_rooms=1, idle=600)
+    with pytest.raises(TooManyRooms):
+        store.create(STATE, max_rooms=1, idle=600)
+    later = live.time.time() + 601
+    monkeypatch.setattr(live.time, "time", lambda: later)
+    code, token = store.create(STATE, max_rooms=1, idle=600)   # the expired room is deleted
+    assert store.count() == 1 and store.current(code, 600) == (0, STATE) and len(token) >= 32
