@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import event
 
 from link_servers import fresh_postgres_database
-from server.storage.live import LiveStore, TooManyRooms
+from gradwalk.server.storage.live import LiveStore, TooManyRooms
 
 STATE = '{"step":0,"v":1}'
 
@@ -60,7 +60,7 @@ def test_two_creates_racing_for_the_last_room_open_one(store):
 
 
 def test_the_bound_counts_only_open_rooms(store, monkeypatch):
-    import server.storage.live as live
+    import gradwalk.server.storage.live as live
 
     store.create(STATE, max_rooms=1, idle=600)
     with pytest.raises(TooManyRooms):
