@@ -78,18 +78,19 @@ def quiz_problems(page) -> list[tuple[int, str]]:
     return problems
 
 
-# Not done: beside the quiz's feedback the graph area is 206-234 px tall at 1024x768 and
-# 263 px at 1280x800, and at the readable floor (scale 0.78, numbers at 14 px) what one
-# question needs whole spans more: the asked node, the step's += note and a staggered row
-# the top edge would cut (tanh b̄ at 1024: c's top to b's bottom, 227 px in 206; matmul X̄[0,1]:
-# G's top to X's bottom, 280 px in 234 at 1024 and 278 in 263 at 1280; matmul W̄[0,0] at
-# 1280: W's top to the X̄ note's bottom, 318 px). No camera position clears them
-# (clearance.js clearTop keeps the view then); the room must come from the page's layout.
-_SHORT = pytest.mark.xfail(strict=True, reason="issue 14 §5: the graph area beside the quiz is shorter than one question's nodes and note at the readable floor")
+# Not done: a new question folds the last answer's lines away and an answer's lines stand in
+# for the narration while the question is open (render/quiz.js data-feedback), so the graph
+# area beside the quiz is 276-309 px tall at 1024x768 and 300-339 px at 1280x800 (was 206-263),
+# and the tanh walk's questions all fit at 1024x768 (b̄ needed 227 px in 206). The matmul
+# walk's still need more at the readable floor (scale 0.78-0.82): X̄[0,1] at 1024, G's title
+# cut by 12 px (G [261, 339] at a top edge of 273); W̄[0,0] at both sizes, the X̄ note under X
+# 40-50 px below the bottom edge when W's title row is kept whole (W's top to the note's
+# bottom is 332 px in 323 at 1280).
+_SHORT = pytest.mark.xfail(strict=True, reason="issue 14 §5: matmul: the graph area beside the quiz is 9-50 px shorter than X̄[0,1]'s and W̄[0,0]'s nodes and note at the readable floor")
 
 
 @pytest.mark.parametrize("size, program", [
-    pytest.param(SIZES[0], TANH, id="tanh-1024x768", marks=_SHORT),
+    pytest.param(SIZES[0], TANH, id="tanh-1024x768"),
     pytest.param(SIZES[1], TANH, id="tanh-1280x800"),
     pytest.param(SIZES[0], MATMUL, id="matmul-1024x768", marks=_SHORT),
     pytest.param(SIZES[1], MATMUL, id="matmul-1280x800", marks=_SHORT),
@@ -98,6 +99,44 @@ def test_the_quiz_keeps_titles_and_notes_inside_the_graph(open_page, size, progr
     page = quiz_page(open_page, size, program)
     problems = [p for _, p in quiz_problems(page)]
     # was: c's title and a's "+= 1.5729" note (tanh), W, G and G * Y's titles (matmul)
+    assert problems == [], "\n".join(problems)
+
+
+# The asked node and the step's note are whole in the graph area once the wrong answer's lines
+# are in (the newcomer's review at 1024x768: the three lines covered the += note under t and
+# nodes b and e, and the camera did not reframe).
+ASKED_AND_NOTE_SHOWN = """() => {
+  const box = (e) => e.getBoundingClientRect();
+  const wrap = box(document.querySelector('.graph-wrap'));
+  const asked = document.querySelector('g.node.quiz-asked .box');
+  return [...(asked ? [['asked', box(asked)]] : []), ...[...document.querySelectorAll('g.callout rect')].map((e) => ['note', box(e)])]
+    .filter(([, r]) => r.top < wrap.top - 1 || r.bottom > wrap.bottom + 1 || r.left < wrap.left - 1 || r.right > wrap.right + 1)
+    .map(([n, r]) => `${n} [${Math.round(r.top)}, ${Math.round(r.bottom)}] not in [${Math.round(wrap.top)}, ${Math.round(wrap.bottom)}]`);
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_wrong_answer_leaves_the_asked_node_and_the_note_in_sight(open_page, size):
+    page = quiz_page(open_page, size, TANH)
+    problems, asked = [], 0
+    for _ in range(8):
+        leave_editor(page)
+        page.keyboard.press("End")
+        try:
+            page.wait_for_selector("#quiz[data-asking]", timeout=4000)
+        except Exception:  # noqa: BLE001  (the walk is done)
+            break
+        asked += 1
+        answer(page, "999")
+        page.wait_for_timeout(400)  # the graph area's resize is observed a frame later
+        still(page)
+        problems += [f"question {asked}: {p}" for p in page.evaluate(ASKED_AND_NOTE_SHOWN)]
+        assert page.locator("#narration").is_hidden()  # the feedback's rule stands in for it
+        page.get_by_role("button", name="Show and continue").click()
+        # the answer's lines are the asked step's narration: the narration is back, them folded
+        # away at the next question
+        assert page.locator("#narration").is_visible()
+    assert asked == 6
     assert problems == [], "\n".join(problems)
 
 
