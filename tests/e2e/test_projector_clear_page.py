@@ -88,11 +88,11 @@ def quiz_problems(page) -> list[tuple[int, str]]:
 # for the narration while the question is open (render/quiz.js data-feedback), so the graph
 # area beside the quiz is 276-309 px tall at 1024x768 and 300-339 px at 1280x800 (was 206-263),
 # and the tanh walk's questions all fit at 1024x768 (b̄ needed 227 px in 206). The matmul
-# walk's still need more at the readable floor (scale 0.78-0.82): X̄[0,1] at 1024, G's title
-# cut by 12 px (G [261, 339] at a top edge of 273); W̄[0,0] at both sizes, the X̄ note under X
-# 40-50 px below the bottom edge when W's title row is kept whole (W's top to the note's
-# bottom is 332 px in 323 at 1280).
-_SHORT = pytest.mark.xfail(strict=True, reason="issue 14 §5: matmul: the graph area beside the quiz is 9-50 px shorter than X̄[0,1]'s and W̄[0,0]'s nodes and note at the readable floor")
+# walk's still need more at the readable floor (scale 0.78): X̄[0,1] at 1024, G's title cut by
+# 12 px (G [261, 339] at a top edge of 273); W̄[0,0] at both sizes, the X̄ note under X
+# (59-63 px tall) 94-106 px below the bottom edge at 1024 (area [273, 548]) and 67-78 px at 1280
+# ([275, 580]) when W's title row is kept whole at the top.
+_SHORT = pytest.mark.xfail(strict=True, reason="issue 14 §5: matmul: the graph area beside the quiz is 12-106 px shorter than X̄[0,1]'s and W̄[0,0]'s nodes and note at the readable floor")
 
 
 @pytest.mark.parametrize("size, program", [
@@ -238,11 +238,12 @@ def test_the_quiz_row_is_whole_under_the_ledger(open_page, size, preset):
 
 
 # Not done: Practice's row ends 246 px (ledger-mlp, mlp-classifier) or 264 px (the checkpointed
-# ledger, one more line of totals) below the column's top, the legend 50 px further, in a
-# column of 230 px at 1024x768 and 240 px at 1280x800 (30vh): each row more costs the graph
-# as much height beside a tensor program, whose nodes are tall (and the detail panel's W
-# no longer fit whole at 1024 with the column at 35vh).
-@pytest.mark.xfail(strict=True, reason="issue 14 §5: Practice's row is 16-34 px below the side column's 230-240 px beside the ledger")
+# ledger, one more line of totals) below the column's top, the legend about 50 px further, in a
+# column of 231 px at 1024x768 and 240 px at 1280x800 (30vh): each row more costs the graph
+# as much height beside a tensor program, whose nodes are tall (with the column at 35vh the
+# detail panel's W no longer fit whole at 1024). While a quiz runs the column does not grow:
+# its setup comes first.
+@pytest.mark.xfail(strict=True, reason="issue 14 §5: beside the ledger (no quiz) Practice's row ends 15 px (1024x768) and 6 px (1280x800) below the side column's 30vh")
 @pytest.mark.parametrize("size", SIZES)
 def test_practice_is_whole_under_the_ledger(open_page, size):
     page = ledger_page(open_page, size, "ledger-mlp")

@@ -4,18 +4,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { pinBox, READABLE_SCALE, revealTransform } from "../../static/js/viewport.js";
 
+const node = (id, x, y) => ({ id, x, y, width: 100, height: 60 });
+const edge = (source, target, arg = 0) => ({ id: `${source}->${target}#${arg}`, source, target });
+// X @ W -> L, as the linear-layer example's W, its product and the output, far to its right
 const LAYOUT = {
-  nodes: [
-    { id: "X", x: 100, y: 100, width: 100, height: 60 },
-    { id: "W", x: 100, y: 300, width: 100, height: 60 },
-    { id: "XW", x: 400, y: 200, width: 100, height: 60 },
-    { id: "L", x: 1400, y: 200, width: 100, height: 60 },
-  ],
-  edges: [
-    { id: "X->XW#0", source: "X", target: "XW" },
-    { id: "W->XW#1", source: "W", target: "XW" },
-    { id: "XW->L#0", source: "XW", target: "L" },
-  ],
+  nodes: [node("X", 100, 100), node("W", 100, 300), node("XW", 400, 200), node("L", 1400, 200)],
+  edges: [edge("X", "XW"), edge("W", "XW", 1), edge("XW", "L")],
 };
 
 test("a pinned node's box holds the nodes it reads and those that read it, its core the node", () => {
