@@ -33,7 +33,7 @@ import { freshLeaves, freshSeed } from "./quiz.js";
 import { practiceProgram } from "./quiz-practice.js";
 import { createQuizSession } from "./quiz-session.js";
 import { createDiffSession } from "./diff-session.js";
-import { boxOf } from "./viewport.js";
+import { boxOf, pinBox } from "./viewport.js";
 import {
   choosePreset, createStore, CUSTOM_LABEL, editProgram, menuFor, openLink, restoredEditor, SAVED_KEY,
   savedEditor,
@@ -654,6 +654,7 @@ function hover(node, { pin = false } = {}) {
     nav.select(pinned); // first: a wide detail panel goes below its trace buttons
     if (pinned && shown && !stale) showDetail(shown.timeline.view(store.get().step));
     else detail.hide();
+    zoom.pin(pinned && shown?.layout ? pinBox(shown.layout, pinned.id) : null); // it and its neighbours in view
   }
   editor.mark("hover", (node ?? pinned)?.span ?? null, shown?.program);
 }

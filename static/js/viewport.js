@@ -155,6 +155,19 @@ export function followTransform(now, content, view, focus, options = {}) {
   return revealTransform(t, focus, view, options) ?? t;
 }
 
+/**
+ * What the camera keeps in view for the node `id` whose detail panel is open: the box of it
+ * and its neighbours in `layout` (the nodes it reads and the nodes that read it), whose core
+ * (revealTransform shows it when they do not fit) is the node's own box; null when it is not
+ * drawn (in a collapsed group).
+ */
+export function pinBox(layout, id) {
+  const own = boxOf(layout, [id]);
+  if (!own) return null;
+  const near = layout.edges.flatMap((e) => (e.source === id ? [e.target] : e.target === id ? [e.source] : []));
+  return { ...boxOf(layout, [id, ...near]), core: own };
+}
+
 /** The smallest box holding the layout boxes of `ids` (unknown ids are skipped), or null. */
 export function boxOf(layout, ids) {
   const wanted = new Set(ids);

@@ -54,18 +54,24 @@ def answer(page, text: str) -> None:
 # ---------------------------------------------------------------- 1. the quiz's camera
 
 
-def quiz_problems(page) -> list[tuple[int, str]]:
-    """Every question of "every adjoint", asked and answered wrong: (its number from 1, what
-    CUT_AT_TOP finds) when it is asked and after the wrong answer's feedback."""
-    problems, asked = [], 0
-    for _ in range(8):
+def each_question(page, most: int = 8):
+    """Step on (End) to each question of the quiz in turn, yielding its number from 1; the
+    caller answers it and moves past it."""
+    for asked in range(1, most + 1):
         leave_editor(page)
         page.keyboard.press("End")
         try:
             page.wait_for_selector("#quiz[data-asking]", timeout=4000)
         except Exception:  # noqa: BLE001  (no question left: the walk is done)
-            break
-        asked += 1
+            return
+        yield asked
+
+
+def quiz_problems(page) -> list[tuple[int, str]]:
+    """Every question of "every adjoint", asked and answered wrong: (its number from 1, what
+    CUT_AT_TOP finds) when it is asked and after the wrong answer's feedback."""
+    problems, asked = [], 0
+    for asked in each_question(page):
         question = page.locator("#quiz").inner_text().split("\n")[0]
         still(page)
         problems += [(asked, f"{question} asked: {p}") for p in page.evaluate(CUT_AT_TOP)]
@@ -78,18 +84,19 @@ def quiz_problems(page) -> list[tuple[int, str]]:
     return problems
 
 
-# Not done: beside the quiz's feedback the graph area is 206-234 px tall at 1024x768 and
-# 263 px at 1280x800, and at the readable floor (scale 0.78, numbers at 14 px) what one
-# question needs whole spans more: the asked node, the step's += note and a staggered row
-# the top edge would cut (tanh b̄ at 1024: c's top to b's bottom, 227 px in 206; matmul X̄[0,1]:
-# G's top to X's bottom, 280 px in 234 at 1024 and 278 in 263 at 1280; matmul W̄[0,0] at
-# 1280: W's top to the X̄ note's bottom, 318 px). No camera position clears them
-# (clearance.js clearTop keeps the view then); the room must come from the page's layout.
-_SHORT = pytest.mark.xfail(strict=True, reason="issue 14 §5: the graph area beside the quiz is shorter than one question's nodes and note at the readable floor")
+# Not done: a new question folds the last answer's lines away and an answer's lines stand in
+# for the narration while the question is open (render/quiz.js data-feedback), so the graph
+# area beside the quiz is 276-309 px tall at 1024x768 and 300-339 px at 1280x800 (was 206-263),
+# and the tanh walk's questions all fit at 1024x768 (b̄ needed 227 px in 206). The matmul
+# walk's still need more at the readable floor (scale 0.78): X̄[0,1] at 1024, G's title cut by
+# 12 px (G [261, 339] at a top edge of 273); W̄[0,0] at both sizes, the X̄ note under X
+# (59-63 px tall) 94-106 px below the bottom edge at 1024 (area [273, 548]) and 67-78 px at 1280
+# ([275, 580]) when W's title row is kept whole at the top.
+_SHORT = pytest.mark.xfail(strict=True, reason="issue 14 §5: matmul: the graph area beside the quiz is 12-106 px shorter than X̄[0,1]'s and W̄[0,0]'s nodes and note at the readable floor")
 
 
 @pytest.mark.parametrize("size, program", [
-    pytest.param(SIZES[0], TANH, id="tanh-1024x768", marks=_SHORT),
+    pytest.param(SIZES[0], TANH, id="tanh-1024x768"),
     pytest.param(SIZES[1], TANH, id="tanh-1280x800"),
     pytest.param(SIZES[0], MATMUL, id="matmul-1024x768", marks=_SHORT),
     pytest.param(SIZES[1], MATMUL, id="matmul-1280x800", marks=_SHORT),
@@ -98,6 +105,37 @@ def test_the_quiz_keeps_titles_and_notes_inside_the_graph(open_page, size, progr
     page = quiz_page(open_page, size, program)
     problems = [p for _, p in quiz_problems(page)]
     # was: c's title and a's "+= 1.5729" note (tanh), W, G and G * Y's titles (matmul)
+    assert problems == [], "\n".join(problems)
+
+
+# The asked node and the step's note are whole in the graph area once the wrong answer's lines
+# are in (the newcomer's review at 1024x768: the three lines covered the += note under t and
+# nodes b and e, and the camera did not reframe).
+ASKED_AND_NOTE_SHOWN = """() => {
+  const box = (e) => e.getBoundingClientRect();
+  const wrap = box(document.querySelector('.graph-wrap'));
+  const asked = document.querySelector('g.node.quiz-asked .box');
+  return [...(asked ? [['asked', box(asked)]] : []), ...[...document.querySelectorAll('g.callout rect')].map((e) => ['note', box(e)])]
+    .filter(([, r]) => r.top < wrap.top - 1 || r.bottom > wrap.bottom + 1 || r.left < wrap.left - 1 || r.right > wrap.right + 1)
+    .map(([n, r]) => `${n} [${Math.round(r.top)}, ${Math.round(r.bottom)}] not in [${Math.round(wrap.top)}, ${Math.round(wrap.bottom)}]`);
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_wrong_answer_leaves_the_asked_node_and_the_note_in_sight(open_page, size):
+    page = quiz_page(open_page, size, TANH)
+    problems, asked = [], 0
+    for asked in each_question(page):
+        answer(page, "999")
+        page.wait_for_timeout(400)  # the graph area's resize is observed a frame later
+        still(page)
+        problems += [f"question {asked}: {p}" for p in page.evaluate(ASKED_AND_NOTE_SHOWN)]
+        assert page.locator("#narration").is_hidden()  # the feedback's rule stands in for it
+        page.get_by_role("button", name="Show and continue").click()
+        # the answer's lines are the asked step's narration: the narration is back, them folded
+        # away at the next question
+        assert page.locator("#narration").is_visible()
+    assert asked == 6
     assert problems == [], "\n".join(problems)
 
 
@@ -157,9 +195,8 @@ def test_the_ledger_totals_are_whole(open_page, size, preset):
     player_on_screen(page)
 
 
-# Not done (lay2): the summary and the seven rows need about 330 px; the side column's cap
-# (app.css --side-cap, 32vh on a short screen) keeps the player on screen and shows 4 rows.
-@pytest.mark.xfail(strict=True, reason="issue 14 §5 item 4: the side column's cap leaves rows out")
+# While runs are compared the side column takes 3/5 of the width and grows to its content (up
+# to 45vh): was 2 of 7 rows in sight in the 192 px column, each row broken at its arrow (41 px).
 @pytest.mark.parametrize("size", SIZES)
 def test_the_comparison_shows_every_row(open_page, size):
     page = themed(open_page(*size))
@@ -173,7 +210,44 @@ def test_the_comparison_shows_every_row(open_page, size):
     assert rows.count() == 7
     # was: L's row alone at 1024
     assert page.evaluate(NOT_WHOLE_IN_SIDE, "#diff .diff-table tr") == []
+    # each row on one line: as tall as the header's (was 41 px against 22)
+    heights = page.evaluate("[...document.querySelectorAll('#diff .diff-table tr')].map((r) => r.getBoundingClientRect().height)")
+    assert max(heights) < 1.4 * min(heights), heights
+    # the mode menu stays in sight above the table (it fell below the column's visible part)
+    assert page.evaluate(NOT_WHOLE_IN_SIDE, "#modes select, .diff-switch") == []
     player_on_screen(page)
+
+
+# A tensor program with no quiz: beside the ledger the column grows (up to 30vh) so the Quiz
+# row is whole under the chart (the newcomer's review at 1024x768: the row was cut at the
+# 192 px column's edge, Practice and the legend below it).
+def ledger_page(open_page, size, preset):
+    page = themed(open_page(*size))
+    choose(page, preset)
+    page.wait_for_selector(".ledger:not([hidden]) svg")
+    assert page.evaluate("document.querySelector('#quiz').dataset.quiz") == "off"
+    return page
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("preset", ["ledger-mlp", "ledger-mlp-checkpoint", "mlp-classifier"])
+def test_the_quiz_row_is_whole_under_the_ledger(open_page, size, preset):
+    page = ledger_page(open_page, size, preset)
+    assert page.evaluate(NOT_WHOLE_IN_SIDE, "#modes select, .ledger h2, .ledger svg, .ledger-totals, #quiz-preset, #quiz-new-numbers") == []
+    player_on_screen(page)
+
+
+# Not done: Practice's row ends 246 px (ledger-mlp, mlp-classifier) or 264 px (the checkpointed
+# ledger, one more line of totals) below the column's top, the legend about 50 px further, in a
+# column of 231 px at 1024x768 and 240 px at 1280x800 (30vh): each row more costs the graph
+# as much height beside a tensor program, whose nodes are tall (with the column at 35vh the
+# detail panel's W no longer fit whole at 1024). While a quiz runs the column does not grow:
+# its setup comes first.
+@pytest.mark.xfail(strict=True, reason="issue 14 §5: beside the ledger (no quiz) Practice's row ends 15 px (1024x768) and 6 px (1280x800) below the side column's 30vh")
+@pytest.mark.parametrize("size", SIZES)
+def test_practice_is_whole_under_the_ledger(open_page, size):
+    page = ledger_page(open_page, size, "ledger-mlp")
+    assert page.evaluate(NOT_WHOLE_IN_SIDE, "#practice") == []
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -228,8 +302,21 @@ OUTPUT_SHOWN = """() => {
   return r.left >= g.left - 1 && r.right <= g.right + 1 && r.top >= g.top - 1 && r.bottom <= g.bottom + 1; }"""
 
 
+# The clicked node, whole and out from under the panels, at a readable size: its title's
+# screen height (px; 19 at the projector's scale 0.78).
+CLICKED = """n => { const g = document.querySelector('.graph-wrap').getBoundingClientRect();
+  const node = document.querySelector(`g.node[data-name="${n}"]`);
+  const r = node.querySelector('.box').getBoundingClientRect();
+  return {whole: r.left >= g.left - 1 && r.right <= g.right + 1 && r.top >= g.top - 1 && r.bottom <= g.bottom + 1,
+          title: Math.round(node.querySelector('text').getBoundingClientRect().height)}; }"""
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_the_detail_panel_and_trace_buttons_leave_the_nodes_clear(open_page, size):
+    """At Done a click on W opens its panel: the camera keeps W (and its neighbours where they
+    fit) readable beside the panel rather than zooming out to show all (the newcomer's review:
+    about 7 px text at 1024x768; the title was 9 px at scale 0.36); closed, the whole graph
+    is clear of the trace buttons with the output in view."""
     page = themed(open_page(*size))
     choose(page, "linear-layer")
     leave_editor(page)
@@ -240,15 +327,26 @@ def test_the_detail_panel_and_trace_buttons_leave_the_nodes_clear(open_page, siz
     page.wait_for_selector(".detail:not([hidden]) table")
     page.wait_for_timeout(500)  # the panel's size is observed a frame later
     still(page)
-    # was: the trace buttons over W's title, the panel over Y and L
-    assert page.evaluate(UNDER_PANELS) == []
-    assert page.evaluate(OUTPUT_SHOWN)
+    # was: the trace buttons over W's title, the panel over Y and L; then W at 9 px
+    assert not [n for n in page.evaluate(UNDER_PANELS) if n.startswith("W ")]
+    clicked = page.evaluate(CLICKED, "W")
+    assert clicked["whole"] and clicked["title"] >= 14, clicked
     page.keyboard.press("Escape")
     page.wait_for_selector(".detail", state="hidden")
     page.wait_for_timeout(300)
     still(page)
     assert page.evaluate(UNDER_PANELS) == []
     assert page.evaluate(OUTPUT_SHOWN)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_compare_switches_are_targets_on_a_projector(open_page, size):
+    """The newcomer's review: the compare checkbox was 13x13 px in the projector theme."""
+    page = themed(open_page(*size))
+    page.locator("#diff-toggle").check()
+    for box in ("#diff-toggle", "#diff-changed"):
+        r = page.locator(box).bounding_box()
+        assert r["width"] >= 18 and r["height"] >= 18, (box, r)
 
 
 # ---------------------------------------------------------------- 6. the editor's line 1

@@ -30,9 +30,10 @@ const deltaText = (c) => (!c ? "" : c.added ? "new" : c.delta === null ? (c.chan
  * The panel, prepended to `root`: {el, show(diff | null, {on, state, message, changedOnly,
  * leaves: the labels of the walk's leaves}), reveal()}. `onToggle(on)` when
  * "Compare runs" (with the previous run) is switched; `onFilter(on)` for "changed only" (and
- * new). `toggleHost`: where the switch waits while the comparison is off, instead of a row
- * of its own (the explorer's mode row, beside the mode menu: that row cost the legend its
- * place in the 200 px column beside the program on a projector, issue 14 §5).
+ * new). `toggleHost`: where the two switches stand, instead of a row of their own (the
+ * explorer's mode row, beside the mode menu: that row cost the legend its place in the
+ * 200 px column beside the program on a projector, issue 14 §5); the panel then goes after
+ * the host's panel.
  */
 export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null }) {
   const toggle = html("input", { type: "checkbox", id: "diff-toggle" });
@@ -44,23 +45,19 @@ export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null })
       ["gradient", "gradient before → after"], ["Δ", "Δ gradient"]]
       .map(([t, title]) => html("th", { scope: "col", textContent: t, title })))), body);
   const switchLabel = html("label", { className: "diff-switch", title: "Compare with the previous run: change one input or one line, trace again, and see what changed, node by node" }, toggle, " Compare runs");
-  const bar = html("div", { className: "diff-bar" }, switchLabel,
-    html("label", { title: "Only the nodes that changed, and the new ones" }, filter, " changed only"));
+  const filterLabel = html("label", { className: "diff-filter-switch", title: "Only the nodes that changed, and the new ones" }, filter, " changed only");
+  const bar = html("div", { className: "diff-bar" });
+  // Both switches wait beside the mode menu (`toggleHost`), on or off: the table below them
+  // then leaves the mode menu in the column's sight (a row of their own pushed it out, and
+  // the legend too, in the 200 px column beside the program on a projector, issue 14 §5).
+  (toggleHost ?? bar).append(switchLabel, filterLabel);
   const el = html("section", { id: "diff", className: "diff" }, bar, summary, table);
-  /** Off, the switch waits beside the mode menu (`toggleHost`); on, it heads its table, in
-   * sight with it (the column scrolls to the table). The focus stays on it when it moves. */
-  function placeSwitch(on) {
-    const home = on || !toggleHost ? bar : toggleHost;
-    if (switchLabel.parentElement === home) return;
-    const focused = toggle.ownerDocument.activeElement === toggle;
-    if (home === bar) bar.prepend(switchLabel);
-    else home.append(switchLabel);
-    if (focused) toggle.focus();
-  }
-  placeSwitch(false);
   el.setAttribute("aria-label", "Compare runs");
   el.dataset.state = "off";
-  root.prepend(el);
+  // after the mode menu's panel, so a long table comes under the menu, not over it
+  const modes = toggleHost && [...root.children].find((c) => c.contains(toggleHost));
+  if (modes) modes.after(el);
+  else root.prepend(el);
   toggle.addEventListener("change", () => onToggle(toggle.checked));
   filter.addEventListener("change", () => onFilter(filter.checked));
 
@@ -68,7 +65,7 @@ export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null })
 
   function show(diff, { on, state = "ready", message = "", changedOnly = false, leaves = new Set(), at = null }) {
     toggle.checked = on;
-    placeSwitch(on);
+    filterLabel.hidden = !on; // it has nothing to filter while off
     filter.checked = changedOnly;
     filter.disabled = !on;
     el.dataset.state = on ? state : "off";
@@ -118,15 +115,22 @@ const setData = (el, key, x) => {
   } else if (key in el.dataset) delete el.dataset[key];
 };
 
+/** A change's "before → after"; a tensor's shape once when it kept it ("4×8": its Δ says how
+ * its numbers moved), so a row keeps to one line in the side column. */
+function pair(c) {
+  const [before, after] = [num(c.before), num(c.after)];
+  return isTensor(c.before) && isTensor(c.after) && before === after ? after : `${before} → ${after}`;
+}
+
 /** Row `tr` showing `r` (diff.js diffRuns' row); `output` is the output's row. */
 function fillRow(tr, r, output) {
   const className = [r.changed && "changed", r.added && "new", r === output && "output"].filter(Boolean).join(" ");
   if (tr.className !== className) tr.className = className;
   const [th, value, dValue, adjoint, dAdjoint] = tr.children;
   setText(th, r.was ? `${r.label} (was ${r.was})` : r.label);
-  setText(value, `${num(r.value?.before)} → ${num(r.value?.after)}`);
+  setText(value, r.value ? pair(r.value) : "– → –");
   setText(dValue, deltaText(r.value));
-  setText(adjoint, r.adjoint ? `${num(r.adjoint.before)} → ${num(r.adjoint.after)}` : "");
+  setText(adjoint, r.adjoint ? pair(r.adjoint) : "");
   setText(dAdjoint, deltaText(r.adjoint));
   setData(tr, "deltaValue", r.value?.delta);
   setData(tr, "deltaAdjoint", r.adjoint?.delta);

@@ -8,7 +8,8 @@
 // one a known mistake gives, data-mistake (the kind's id) and data-mistakes (every kind that
 // gives it). data-quiz is "off" | "waiting" (the walk is not all in, or the mistakes table is
 // on its way) | "ready"; data-asking the asked node's id while it waits for an answer;
-// data-score and data-max at the end.
+// data-score and data-max at the end; data-feedback "shown" (an answer's lines) | "none" (a
+// new question: the last answer's lines folded away) | "score".
 
 import { METRICS } from "../layout.js";
 import { namedSpec, PRESETS, quizSpec } from "../quiz.js";
@@ -64,7 +65,9 @@ export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
       const where = q.index ? `, the element at ${q.index.length === 2 ? `row ${q.index[0]}, column ${q.index[1]}` : `index ${q.index.join(", ")}`}` : "";
       question.title = q.what === "adjoint" ? `the gradient ${q.symbol} once every contribution is in${where}` : `the value of ${q.symbol}${where}`;
       input.setAttribute("aria-label", q.what === "adjoint" ? `Your answer: the gradient ${q.symbol}${where}` : `Your answer: the value of ${q.symbol}${where}`);
-      if (focus) { // a new question: the last verdict stays (it names its own node) until answered
+      if (focus) { // a new question: the last verdict stays on #quiz (it names its own node) until
+        // answered, its lines fold away: they took the graph's room on a projector (issue 14 §5)
+        el.dataset.feedback = "none";
         input.value = "";
         // to the box, unless the program is being edited (a trace from the editor reached it)
         if (!document.activeElement?.closest?.(".cm-editor, textarea, select")) input.focus({ preventScroll: true });
@@ -82,6 +85,9 @@ export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
         delete el.dataset.mistake;
         delete el.dataset.mistakes;
       }
+      // while it asks, the feedback stands in for the narration (app.css): its rule line is the
+      // asked step's narration, and both beside the quiz left the graph too short on a projector
+      el.dataset.feedback = "shown";
       feedback.replaceChildren(html("strong", { textContent: title }),
         ...(named ? [" ", html("span", { className: "quiz-mistake", textContent: named })] : []),
         ...lines.map((l) => html("span", { className: "quiz-line", textContent: l })));
@@ -90,6 +96,7 @@ export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
     /** The end: the score as the panel's headline. */
     score(text) {
       this.idle("Quiz done.");
+      el.dataset.feedback = "score";
       feedback.replaceChildren(html("strong", { className: "quiz-score", textContent: text }));
     },
     /** Between questions (or at the end): the status line, no answer box. */
@@ -103,7 +110,7 @@ export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
     /** A fresh quiz (a new walk, or the quiz changed): no verdict, no score, no answer,
      * none of the last quiz's data-* left for a test or a screen reader to read. */
     clear() {
-      for (const key of ["verdict", "mistake", "mistakes", "score", "max", "asking"]) delete el.dataset[key];
+      for (const key of ["verdict", "mistake", "mistakes", "score", "max", "asking", "feedback"]) delete el.dataset[key];
       feedback.replaceChildren();
       input.value = "";
     },

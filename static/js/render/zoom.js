@@ -34,6 +34,15 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   let steps = null; // what each step needs on screen (viewport.js stepBoxes), or null
   let boxes = null; // the nodes' boxes, none cut at the top by the automatic view (clearance.js nodeBoxes), or null
   let goal = null; // where the camera's glide goes ({k, x, y}), or null after the user moved it
+  let pinned = null; // the box of the node whose detail panel is open and its neighbours (viewport.js pinBox), or null
+  // What the automatic view keeps in view: the step's focus, or the pinned node in place of an
+  // overview (step 0, Done) that the free part beside the detail panel shows only under the
+  // readable scale: zoomed out to show all, the clicked node read at 7 px on a 1024x768
+  // projector (issue 14 §5).
+  const aim = () => {
+    if (!pinned || (focus && !focus.whole)) return focus;
+    return content && wholeScale(content, free()) >= autoScale(scaling()).floor ? focus : pinned;
+  };
   // How long the camera glides to follow a step (ms). Every frame of a glide repaints the
   // whole drawing (the transform of everything changes): a big graph's camera jumps.
   let glide = 300;
@@ -166,11 +175,11 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     const view = free();
     const auto = autoScale(scaling());
     if (!whole) {
-      const t = fitAround(content, view, focus, { ...framing(), home });
-      return apply(fromFree(clearTop(t, boxes, view, focus ?? home)), duration);
+      const t = fitAround(content, view, aim(), { ...framing(), home });
+      return apply(fromFree(clearTop(t, boxes, view, aim() ?? home)), duration);
     }
     // a phone's Fit: all of it only while its numbers read (14 px), else the step at that size
-    apply(fromFree(readableWhole() ? readableTransform(content, view, focus ?? home, auto) : wholeTransform(content, view, { max: auto.max })), duration);
+    apply(fromFree(readableWhole() ? readableTransform(content, view, aim() ?? home, auto) : wholeTransform(content, view, { max: auto.max })), duration);
   }
 
   /**
@@ -183,8 +192,8 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     const view = free();
     const now = toFree({ k, x, y });
     const next = fromFree(fitted === "auto"
-      ? clearTop(followTransform(now, content, view, focus, framing()), boxes, view, focus)
-      : revealTransform(now, focus, view, framing()));
+      ? clearTop(followTransform(now, content, view, aim(), framing()), boxes, view, aim())
+      : revealTransform(now, aim(), view, framing()));
     const moved = next && (Math.abs(next.k - k) > 1e-6 || Math.abs(next.x - x) > 0.5 || Math.abs(next.y - y) > 0.5);
     if (moved) apply(next, duration);
     else markWhole({ k, x, y }); // a step that needs no move may still be an overview (Done)
@@ -248,6 +257,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
       boxes = nodes;
       content = box;
       focus = null;
+      pinned = null;
       home = output;
       const whole = wholeScale(box, viewSize());
       behavior.scaleExtent([Math.min(ZOOM_LIMITS.min, 0.8 * whole), ZOOM_LIMITS.max]);
@@ -286,6 +296,15 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
       if (!content) return;
       setFitted(false);
       apply(t, duration);
+    },
+    /**
+     * The node whose detail panel is open: `box` (viewport.js pinBox: it and its neighbours)
+     * is kept in view in place of an overview, at the automatic scale; null when it closes.
+     */
+    pin(box) {
+      pinned = box;
+      if (content && fitted) fit({ whole: fitted === "whole", duration: glide });
+      else if (content) follow(glide);
     },
     /**
      * Pan (at the same scale) so `box` (layout units) is in view, now and after a resize.
