@@ -8,7 +8,8 @@ as `name.grad = <nested list>`, so its numbers can be set beside gradwalk's. `wi
 is torch.no_grad(); a group or a checkpoint block is a comment (they change what is drawn or
 kept, not the gradients); in-place updates are written out of place (gradwalk refuses the ones
 whose saved tensor they change, as PyTorch does); the bug lab's no_zero_grad (and zero_grad)
-is two backward passes. Refused (ProgramError "unsupported", naming it): an op with no row in
+is two backward passes; a `# hvp:` header (whose trace's grads are H v) prints H v, the backward
+pass of s = <grad L, v> taken with create_graph=True. Refused (ProgramError "unsupported", naming it): an op with no row in
 torch_ops.ROWS, and the bug lab's overwrite, wrong_order and inplace, which PyTorch's engine
 cannot be made to do.
 """
@@ -141,25 +142,41 @@ class _Writer:
     def finish(self, name: str) -> str:
         out = self.var[self.out]
         leaves = {leaf: self.var[k] for leaf, k in self.program.leaves.items()}
-        seed = "" if self.shapes[self.out] == () else f"torch.ones_like({out})"
-        backward = f"{out}.backward({seed})"
-        bugs = self.program.bugs
-        if "no_zero_grad" in bugs or "zero_grad" in bugs:   # the bug lab's two passes
-            keep = f"{seed}, retain_graph=True" if seed else "retain_graph=True"
-            reset = ("" if "no_zero_grad" in bugs and "zero_grad" not in bugs else
-                     "".join(f"{v}.grad = None   # zero_grad\n" for v in leaves.values()))
-            backward = (f"{out}.backward({keep})   # .grad accumulates across passes\n"
-                        f"{reset}{backward}")
         head = [f"# PyTorch code written by gradwalk (export --format torch): the gradient of "
                 f"{name}", "import torch", "import torch.nn.functional as F", "",
                 f"DTYPE = torch.{self.program.dtype}", ""]
         tail = ["", f"if {out}.requires_grad:   # else nothing reaches a leaf: every gradient 0",
-                *("    " + line for line in backward.splitlines()),
+                *("    " + line for line in self._backward(out, leaves)),
                 f"for name, leaf in {{{', '.join(f'{k!r}: {v}' for k, v in leaves.items())}}}"
                 ".items():",
                 "    grad = leaf.grad if leaf.grad is not None else torch.zeros_like(leaf)",
                 '    print(f"{name}.grad =", grad.tolist())']
         return "\n".join(head + self.lines + tail) + "\n"
+
+    def _backward(self, out: str, leaves: dict[str, str]) -> list[str]:
+        """L.backward(), or the bug lab's two passes, or (a `# hvp:` header, whose trace's
+        grads are H v) the backward pass of s = <grad L, v> taken with create_graph=True."""
+        seed = "" if self.shapes[self.out] == () else f"torch.ones_like({out})"
+        bugs, second = self.program.bugs, self.program.second_order
+        if second is not None and second.vector is not None:
+            vector = [f"torch.tensor({second.vector[k]!r}, dtype=DTYPE)" if k in second.vector
+                      else "None" for k in leaves]
+            return [f"first = torch.autograd.grad({out}, [{', '.join(leaves.values())}], "
+                    f"{seed + ', ' if seed else ''}create_graph=True, allow_unused=True)",
+                    "s = torch.zeros((), dtype=DTYPE)   # s = <grad L, v>, v the # hvp: line's",
+                    f"for g, v in zip(first, [{', '.join(vector)}]):",
+                    "    if g is not None and v is not None:",
+                    "        s = s + (g * v).sum()",
+                    "if s.requires_grad:",
+                    "    s.backward()   # each leaf's .grad: H v, the Hessian times v"]
+        backward = [f"{out}.backward({seed})"]
+        if "no_zero_grad" in bugs or "zero_grad" in bugs:   # the bug lab's two passes
+            keep = f"{seed}, retain_graph=True" if seed else "retain_graph=True"
+            reset = ([] if "zero_grad" not in bugs else
+                     [f"{v}.grad = None   # zero_grad" for v in leaves.values()])
+            backward = [f"{out}.backward({keep})   # .grad accumulates across passes",
+                        *reset, *backward]
+        return backward
 
 
 def _literal(n: IRNode) -> str:

@@ -44,6 +44,8 @@ MORE = {
                "s += 1.0\nh = [neuron(w[i]) for i in range(3)]\n"
                "with group(\"head\"):\n    L = s * sum(h)\n"),
     "tensor output": "W = [[1.0, 2.0], [3.0, -1.0]]\nv = [0.5, -0.25]\nL = tanh(W @ v)\n",
+    "hvp": "# hvp: {\"a\": 1.0, \"W\": [0.5, -1.0]}\na = 0.7\nW = [1.5, 0.25]\nb = 2.0\n"
+           "L = sum(tanh(a * W) ** 3) * b\n",
     "float32": "# dtype: float32\na = 0.1\nb = [0.7, -0.3]\nL = sum(tanh(a * b) ** 2)\n",
     "cross entropy": ("X, y = xor()\nW = [[0.5, -0.5], [0.25, 1.0]]\nz = X @ W\n"
                       "L = cross_entropy(z, y) + cross_entropy(z[0], 1)\n"
