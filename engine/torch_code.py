@@ -9,9 +9,9 @@ is torch.no_grad(); a group or a checkpoint block is a comment (they change what
 kept, not the gradients); in-place updates are written out of place (gradwalk refuses the ones
 whose saved tensor they change, as PyTorch does); the bug lab's no_zero_grad (and zero_grad)
 is two backward passes; a `# hvp:` header (whose trace's grads are H v) prints H v, the backward
-pass of s = <grad L, v> taken with create_graph=True. Refused (ProgramError "unsupported", naming it): an op with no row in
-torch_ops.ROWS, and the bug lab's overwrite, wrong_order and inplace, which PyTorch's engine
-cannot be made to do.
+pass of s = <grad L, v> taken with create_graph=True. Refused (ProgramError "unsupported",
+naming it): an op with no row in torch_ops.ROWS, and the bug lab's overwrite, wrong_order and
+inplace, which PyTorch's engine cannot be made to do.
 """
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ buffers, constants and user inputs (graph_signature.input_specs, with the parame
 in state_dict), and whose nodes carry meta["nn_module_stack"] (the submodule each came from).
 Each placeholder becomes a leaf with its numbers (an integer tensor, class indices, a
 const(...)); each ATen op becomes gradwalk's (torch_aten.py), inside `with group("fc1"):` for
-the submodule it came from; an op with no row is refused with its ATen name.
+the submodule it came from (nested as the modules are); an op with no row is refused with its
+ATen name.
 """
 from __future__ import annotations
 
@@ -104,7 +105,7 @@ class _Writer:
         graph = self.exported.graph_module.graph
         specs = {s.arg.name: s for s in self.exported.graph_signature.input_specs}
         user = iter(self.inputs)
-        group, out = None, None
+        opened, out = [], None
         for node in graph.nodes:
             if node.op == "placeholder":
                 spec = specs[node.name]
@@ -116,13 +117,8 @@ class _Writer:
                 text = self._op(node)
                 if text is None:
                     continue
-                where = _module_path(node)
-                if where != group:
-                    group = where
-                    if where:
-                        self.lines.append(f'with group("{where}"):')
-                pad = "    " if group else ""
-                self.lines.append(f"{pad}{self._name(node.name)} = {text}")
+                opened = self._groups(opened, _module_paths(node))
+                self.lines.append(f"{'    ' * len(opened)}{self._name(node.name)} = {text}")
             elif node.op == "output":
                 out = _first_output(node)
         head = ["# dtype: float32"] if self.dtype == torch.float32 else []
@@ -132,6 +128,16 @@ class _Writer:
         if not body[-1].lstrip().startswith(f"{result} ="):   # the output is the last name
             body.append(f"output = {result}")
         return "\n".join(body) + "\n"
+
+    def _groups(self, opened: list[str], paths: list[str]) -> list[str]:
+        """Open a `with group(...)` for each of `paths` not open yet: the ones open that are
+        not among them close by the indentation the next line has."""
+        keep = 0
+        while keep < min(len(opened), len(paths)) and opened[keep] == paths[keep]:
+            keep += 1
+        for depth, path in enumerate(paths[keep:], keep):
+            self.lines.append(f'{"    " * depth}with group("{_group_name(path)}"):')
+        return list(paths)
 
     def _value(self, spec, user) -> torch.Tensor:
         kind = spec.kind.name
@@ -173,11 +179,17 @@ class _Writer:
         return text
 
 
-def _module_path(node) -> str:
-    """The innermost submodule's path (`fc1`, `model.0`), "" for the top module's own ops."""
+def _module_paths(node) -> list[str]:
+    """The submodules the node's op ran in, outermost first (`block`, `block.lin`); the top
+    module (path "") is not one."""
     stack = node.meta.get("nn_module_stack") or {}
-    paths = [path for path, _ in stack.values() if path]
-    return paths[-1] if paths else ""
+    return [path for path, _ in stack.values() if path]
+
+
+def _group_name(path: str) -> str:
+    """A submodule's attribute name (`fc1`), or its whole path for an index (`net.0`)."""
+    last = path.rsplit(".", 1)[-1]
+    return path if last.isdigit() else last
 
 
 def _first_output(node):

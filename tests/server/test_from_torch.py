@@ -108,6 +108,42 @@ def test_the_mapped_aten_ops_trace_with_pytorchs_gradients():
     _agree(text, loss, {"x": x.grad, "w": w.grad})
 
 
+class Residual(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin, self.act = nn.Linear(3, 3), nn.GELU()
+
+    def forward(self, x):
+        return self.act(self.lin(x)) + x
+
+
+class Nested(nn.Module):
+    """A submodule with submodules, in float32: groups nest, and the program says float32."""
+
+    def __init__(self):
+        super().__init__()
+        self.block, self.head = Residual(), nn.Linear(3, 1)
+
+    def forward(self, x, t):
+        return F.mse_loss(self.head(self.block(x)).flatten(), t)
+
+
+def test_nested_submodules_are_nested_groups_and_float32_stays_float32():
+    torch.manual_seed(2)
+    net, x, t = Nested(), torch.randn(4, 3), torch.randn(4)
+    text = gradwalk.from_torch(net, x, t)
+    assert text.startswith("# dtype: float32\n")
+    assert ('with group("block"):\n    with group("lin"):\n        linear = ' in text
+            and '\n    with group("act"):\n' in text and '\nwith group("head"):\n' in text)
+    value, grads = _gradwalk(text)
+    loss = net(x, t)
+    loss.backward()
+    assert value == pytest.approx(loss.item(), rel=1e-5)
+    for k, p in net.named_parameters():
+        np.testing.assert_allclose(grads[f"p_{k.replace('.', '_')}"], p.grad.numpy(),
+                                   rtol=1e-4, atol=1e-6, err_msg=k)
+
+
 def test_an_op_gradwalk_lacks_is_refused_by_its_aten_name():
     with pytest.raises(ProgramError) as e:
         gradwalk.from_torch(lambda x: torch.sin(x).sum(), torch.ones(3, dtype=torch.float64))
