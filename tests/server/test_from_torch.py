@@ -169,3 +169,19 @@ def test_importing_gradwalk_imports_no_torch_and_from_torch_says_what_to_install
                           timeout=120, check=True)
     assert done.stdout.splitlines() == [
         'gradwalk.from_torch needs PyTorch: pip install "gradwalk[torch]"', "[]"]
+
+
+@pytest.mark.parametrize("fn, inputs, says", [
+    (lambda x: (x.sum(), x.mean()), (torch.ones(2, dtype=torch.float64),),
+     "returns 2 values; return the one to differentiate"),
+    (lambda z, y: F.cross_entropy(z, y, label_smoothing=0.1),
+     (torch.ones(2, 3, dtype=torch.float64), torch.tensor([0, 2])),
+     "aten.cross_entropy_loss.default with label_smoothing"),
+    (lambda z, y: F.cross_entropy(z, y, reduction="sum"),
+     (torch.ones(2, 3, dtype=torch.float64), torch.tensor([0, 2])),
+     "with a reduction other than 'mean'"),
+])
+def test_what_gradwalk_cannot_write_is_refused_saying_what(fn, inputs, says):
+    with pytest.raises(ProgramError) as e:
+        gradwalk.from_torch(fn, *inputs)
+    assert e.value.kind == "unsupported" and says in e.value.message
