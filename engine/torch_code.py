@@ -16,6 +16,7 @@ inplace, which PyTorch's engine cannot be made to do.
 from __future__ import annotations
 
 import keyword
+import re
 
 from gradwalk.engine.blocks import Block
 from gradwalk.engine.errors import ProgramError
@@ -23,7 +24,8 @@ from gradwalk.engine.ir import IRNode, Program
 from gradwalk.engine.torch_ops import ATOM, ROWS, UNARY
 
 _UNWRITABLE_BUGS = ("overwrite", "wrong_order", "inplace")
-_RESERVED = {"torch", "F", "DTYPE", "name", "leaf", "grad"}
+_RESERVED = {"torch", "F", "DTYPE", "name", "leaf", "grad", "inf", "nan"}
+_NOT_FINITE = re.compile(r"\b(inf|nan)\b")
 _INFIX = {"add", "sub", "mul", "div", "pow", "matmul", "greater", "greater_equal", "less",
           "less_equal", "equal", "not_equal"}
 
@@ -145,6 +147,8 @@ class _Writer:
         head = [f"# PyTorch code written by gradwalk (export --format torch): the gradient of "
                 f"{name}", "import torch", "import torch.nn.functional as F", "",
                 f"DTYPE = torch.{self.program.dtype}", ""]
+        if any(_NOT_FINITE.search(line) for line in self.lines):   # repr(1e309) is inf
+            head[-1:] = ["from math import inf, nan   # a literal that is not finite", ""]
         tail = ["", f"if {out}.requires_grad:   # else nothing reaches a leaf: every gradient 0",
                 *("    " + line for line in self._backward(out, leaves)),
                 f"for name, leaf in {{{', '.join(f'{k!r}: {v}' for k, v in leaves.items())}}}"

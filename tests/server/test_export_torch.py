@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -46,6 +47,7 @@ MORE = {
     "tensor output": "W = [[1.0, 2.0], [3.0, -1.0]]\nv = [0.5, -0.25]\nL = tanh(W @ v)\n",
     "hvp": "# hvp: {\"a\": 1.0, \"W\": [0.5, -1.0]}\na = 0.7\nW = [1.5, 0.25]\nb = 2.0\n"
            "L = sum(tanh(a * W) ** 3) * b\n",
+    "not finite": "b = [1e309, 2.0]\nL = sum(b) + minimum(b[1], 1e309) * -1e309\n",
     "float32": "# dtype: float32\na = 0.1\nb = [0.7, -0.3]\nL = sum(tanh(a * b) ** 2)\n",
     "cross entropy": ("X, y = xor()\nW = [[0.5, -0.5], [0.25, 1.0]]\nz = X @ W\n"
                       "L = cross_entropy(z, y) + cross_entropy(z[0], 1)\n"
@@ -70,7 +72,9 @@ def _run(scripts: list[str]) -> list[dict[str, np.ndarray]]:
         grads = {}
         for line in text.splitlines():
             name, _, value = line.partition(".grad = ")
-            grads[name] = np.array(ast.literal_eval(value), dtype=np.float64)
+            # a Python literal but for inf and nan, which tolist() prints bare
+            value = ast.literal_eval(re.sub(r"(-?)\b(inf|nan)\b", r"'\1\2'", value))
+            grads[name] = np.array(value, dtype=np.float64)
         printed.append(grads)
     return printed
 
