@@ -80,10 +80,23 @@ def test_a_function_over_an_nn_sequential_traces_with_pytorchs_gradients():
 
     text = gradwalk.from_torch(loss_of, x, y)
     assert 'with group("seq.0"):' in text and "\nx = [[" in text   # the function's names
-    loss = loss_of(x, y)
+    hidden = [seq[0](x)]
+    hidden += [seq[1](hidden[0])]
+    hidden += [seq[2](hidden[1])]
+    for h in hidden:
+        h.retain_grad()
+    loss = F.cross_entropy(hidden[2], y)
     loss.backward()
     _agree(text, loss, {f"p_seq_{k.replace('.', '_')}": p.grad
                         for k, p in seq.named_parameters()})
+    # each step of the walk: the adjoint each layer's output ends with is PyTorch's .grad
+    body = gradwalk.trace(text)
+    ids = {n["name"]: n["id"] for n in body["graph"]["nodes"] if n.get("name")}
+    last = {e["input"]: e["adjoint_after"] for e in body["events"] if e["kind"] == "accumulate"}
+    for name, h in zip(("linear", "relu_", "linear_1"), hidden):
+        value = last[ids[name]]
+        np.testing.assert_allclose(np.array(value["data"] if isinstance(value, dict) else value),
+                                   h.grad.numpy(), rtol=1e-10, atol=1e-13, err_msg=name)
 
 
 def test_the_mapped_aten_ops_trace_with_pytorchs_gradients():
