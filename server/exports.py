@@ -40,7 +40,9 @@ def export(fmt: str, program: str, output: str | None, settings: Settings,
     parsed it before it took a trace slot); output_grad: the output's starting adjoint
     (engine/trace/seed.py); dtype: as trace_body's.
 
-    Raises ProgramError ("unsupported" naming an op torch cannot write), and MissingAsset (html without a built static/dist).
+    torch: the program's PyTorch code, nothing traced (its output seeded with ones: output_grad
+    is not written). Raises ProgramError ("unsupported" naming an op torch cannot write), and
+    MissingAsset (html without a built static/dist).
     """
     from gradwalk.engine.trace.table import render_markdown
     from gradwalk.engine.trace.table_tex import render_latex
