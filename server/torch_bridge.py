@@ -79,14 +79,17 @@ class _Wrapped(torch.nn.Module):
 
     def __init__(self, fn):
         super().__init__()
-        self.fn = fn
-        named = inspect.getclosurevars(fn)
+        self._function = fn
+        try:
+            named = inspect.getclosurevars(fn)
+        except TypeError:   # not a Python function (a partial, a builtin): no names to read
+            return
         for name, value in {**named.globals, **named.nonlocals}.items():
-            if isinstance(value, torch.nn.Module):
+            if isinstance(value, torch.nn.Module) and not hasattr(self, name):
                 self.add_module(name, value)
 
     def forward(self, *args):
-        return self.fn(*args)
+        return self._function(*args)
 
 
 class _Writer:
