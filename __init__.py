@@ -8,9 +8,9 @@ The Python API (the command line is `gradwalk`, server/cli.py; the page is `grad
     gradwalk.to_torch(program)        # the program as PyTorch code printing its gradients
     gradwalk.from_torch(module, x, y) # a PyTorch module as a program (the [torch] extra)
 
-trace, train and to_torch read their limits from the settings (GRADWALK_* variables, server/settings.py), as the
-CLI and the server do, and raise gradwalk.ProgramError (with .kind, .message, .hint) for a
-program or an argument they refuse. This module imports nothing heavy until it is called:
+trace, train and to_torch read their limits from the settings (GRADWALK_* variables,
+server/settings.py), as the CLI and the server do, and raise gradwalk.ProgramError (with .kind,
+.message, .hint) for a program or an argument they refuse. This module imports nothing heavy until it is called:
 `import gradwalk.engine...` stays as cheap as before.
 """
 from __future__ import annotations
