@@ -5,17 +5,19 @@ The Python API (the command line is `gradwalk`, server/cli.py; the page is `grad
     import gradwalk
     gradwalk.trace("a = 2.0\\nL = a * a")["grads"]       # {'a': 4.0}
     gradwalk.train(program, steps=100, lr=0.1)["losses"]  # the loss before each update
+    gradwalk.to_torch(program)        # the program as PyTorch code printing its gradients
+    gradwalk.from_torch(module, x, y) # a PyTorch module as a program (the [torch] extra)
 
-Both read their limits from the settings (GRADWALK_* variables, server/settings.py), as the
-CLI and the server do, and raise gradwalk.ProgramError (with .kind, .message, .hint) for a
-program or an argument they refuse. This module imports nothing heavy until it is called:
+trace, train and to_torch read their limits from the settings (GRADWALK_* variables,
+server/settings.py), as the CLI and the server do, and raise gradwalk.ProgramError (with .kind,
+.message, .hint) for a program or an argument they refuse. This module imports nothing heavy until it is called:
 `import gradwalk.engine...` stays as cheap as before.
 """
 from __future__ import annotations
 
 from typing import Iterable
 
-__all__ = ["ProgramError", "trace", "train"]
+__all__ = ["ProgramError", "from_torch", "to_torch", "trace", "train"]
 
 
 def trace(program: str, output: str | None = None, *, dtype: str | None = None) -> dict:
@@ -57,6 +59,34 @@ def train(program: str, steps: int, lr: float, *, optimizer: str = "sgd",
         return run(parsed, config)
     except Error as e:   # a limit's message names its GRADWALK_ setting, as the CLI's does
         raise Error(**named(e.to_dict())) from None
+
+
+def to_torch(program: str, output: str | None = None) -> str:
+    """`program` written as a PyTorch script (float64 unless its `# dtype:` line says float32):
+    leaves with requires_grad=True, output.backward(), then one line `name.grad = [...]` per
+    leaf, as `gradwalk export --format torch` writes it (engine/torch_code.py). output: the
+    name differentiated (None: the last assigned). Needs no torch to write. Raises
+    ProgramError ("unsupported" naming an op or bug-lab switch PyTorch cannot express)."""
+    from gradwalk.server.exports import export
+    from gradwalk.server.settings import Settings
+
+    return export("torch", program, output, Settings()).decode("utf-8")
+
+
+def from_torch(fn_or_module, *example_inputs) -> str:
+    """The gradwalk program (text, for trace/train/the page) of a small PyTorch function or
+    nn.Module called on `example_inputs`, captured with torch.export: parameters and float
+    inputs as leaves with their numbers, ATen ops as gradwalk's, submodules as groups
+    (server/torch_bridge.py). Needs `pip install "gradwalk[torch]"` (ImportError saying so
+    without torch). Raises ProgramError "unsupported" naming an ATen op gradwalk lacks."""
+    try:
+        from gradwalk.server.torch_bridge import from_torch as capture
+    except ModuleNotFoundError as e:
+        if e.name != "torch":
+            raise
+        raise ImportError('gradwalk.from_torch needs PyTorch: pip install "gradwalk[torch]"'
+                          ) from None
+    return capture(fn_or_module, *example_inputs)
 
 
 def __getattr__(name: str):

@@ -185,7 +185,8 @@ def _main(argv: list[str] | None) -> int:
     export = sub.add_parser("export", help="a file of a program's walk ('-' reads stdin)")
     export.add_argument("file")
     export.add_argument("--format", choices=tuple(FORMATS), required=True,
-                        help="html: standalone page; md, tex: backward table; json: trace")
+                        help="html: standalone page; md, tex: backward table; json: trace; "
+                             "torch: the program as PyTorch code printing its gradients")
     export.add_argument("-o", dest="out", default="-", help="the file to write (default stdout)")
     export.add_argument("--output", default=None, type=_name,
                         help="the name to differentiate (the file to write is -o)")

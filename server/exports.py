@@ -1,7 +1,9 @@
 """File exports of a program's walk, shared by `gradwalk export` and POST /api/export/{format}.
 
 html: the standalone page (server/export_html.py); md, tex: the backward-pass table
-(engine/trace/table.py); json: the trace body, as POST /api/trace answers it.
+(engine/trace/table.py); json: the trace body, as POST /api/trace answers it; torch: the
+program as PyTorch code printing each leaf's gradient (engine/torch_code.py; the command line
+and gradwalk.to_torch only).
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ FORMATS = {
     "md": Format("text/markdown; charset=utf-8", ".md"),
     "tex": Format("application/x-tex; charset=utf-8", ".tex"),
     "json": Format("application/json", ".json"),
+    "torch": Format("text/x-python; charset=utf-8", ".py"),
 }
 
 
@@ -37,13 +40,21 @@ def export(fmt: str, program: str, output: str | None, settings: Settings,
     parsed it before it took a trace slot); output_grad: the output's starting adjoint
     (engine/trace/seed.py); dtype: as trace_body's.
 
-    Raises ProgramError, and MissingAsset (html without a built static/dist).
+    torch: the program's PyTorch code, nothing traced (its output seeded with ones: output_grad
+    is not written). Raises ProgramError ("unsupported" naming an op torch cannot write), and
+    MissingAsset (html without a built static/dist).
     """
     from gradwalk.engine.trace.table import render_markdown
     from gradwalk.engine.trace.table_tex import render_latex
     from gradwalk.server.export_html import assemble, page_state
-    from gradwalk.server.tracing import trace_body
+    from gradwalk.server.tracing import parse_program, trace_body
 
+    if fmt == "torch":   # the program's code: nothing to trace
+        from gradwalk.engine.torch_code import to_torch
+
+        if parsed is None or isinstance(parsed, str):
+            parsed = parse_program(program, settings, dtype)
+        return to_torch(parsed, output).encode("utf-8")
     body = trace_body(parsed or program, output, settings, output_grad, dtype)
     if fmt == "json":
         return body
