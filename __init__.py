@@ -6,7 +6,10 @@ The Python API (the command line is `gradwalk`, server/cli.py; the page is `grad
     gradwalk.trace("a = 2.0\\nL = a * a")["grads"]       # {'a': 4.0}
     gradwalk.train(program, steps=100, lr=0.1)["losses"]  # the loss before each update
 
-Both read their limits from the settings (GRADWALK_* variables, server/settings.py), as the
+    w = gradwalk.show(program)   # a notebook widget (pip install "gradwalk[notebook]"):
+    w.step = 12                  # server/widget.py; `%load_ext gradwalk` adds %%gradwalk
+
+All read their limits from the settings (GRADWALK_* variables, server/settings.py), as the
 CLI and the server do, and raise gradwalk.ProgramError (with .kind, .message, .hint) for a
 program or an argument they refuse. This module imports nothing heavy until it is called:
 `import gradwalk.engine...` stays as cheap as before.
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-__all__ = ["ProgramError", "trace", "train"]
+__all__ = ["ProgramError", "load_ipython_extension", "show", "trace", "train"]
 
 
 def trace(program: str, output: str | None = None, *, dtype: str | None = None) -> dict:
@@ -57,6 +60,32 @@ def train(program: str, steps: int, lr: float, *, optimizer: str = "sgd",
         return run(parsed, config)
     except Error as e:   # a limit's message names its GRADWALK_ setting, as the CLI's does
         raise Error(**named(e.to_dict())) from None
+
+
+def show(program: str, **options):
+    """The notebook widget (an anywidget.AnyWidget) stepping `program`'s walk; options: output,
+    mode ("reverse" or "forward"), step, theme. Its traits `step`, `mode`, `program` are synced
+    both ways (server/widget.py). Raises ProgramError, traitlets.TraitError (a bad option), or
+    ImportError naming the extra when anywidget is not installed."""
+    return _notebook("widget").show(program, **options)
+
+
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext gradwalk`: the `%%gradwalk` cell magic (server/magic.py)."""
+    _notebook("magic").load_ipython_extension(ipython)
+
+
+def _notebook(name: str):
+    """gradwalk.server.widget or .magic, or an ImportError that says what to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"gradwalk.server.{name}")
+    except ModuleNotFoundError as e:
+        if e.name not in ("anywidget", "IPython", "traitlets"):
+            raise
+        raise ImportError(f"gradwalk's notebook widget needs {e.name}: "
+                          'pip install "gradwalk[notebook]"') from None
 
 
 def __getattr__(name: str):
