@@ -41,7 +41,7 @@ BUNDLE = ROOT / "static" / "dist" / "widget.js"
 MODES = ("reverse", "forward")
 THEMES = ("auto", "light", "dark", "projector")   # static/js/state.js THEMES
 # The page's stylesheets the embed links (templates/base.html, embed.html), in its order.
-STYLESHEETS = ("themes.css", "app.css", "embed.css")
+STYLESHEETS = ("themes.css", "app.css", "embed.css", "graph-groups.css")
 # The widget's own: a notebook cell is not a frame, so the walk gets a height of its own.
 WIDGET_RULES = """
 .embed.gradwalk-widget { height: var(--widget-height, 560px); border: 1px solid var(--line);

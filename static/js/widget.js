@@ -11,7 +11,7 @@ import { narrate } from "./narration.js";
 import { createPlayer } from "./render/player.js";
 import { createStore } from "./state.js";
 import { applyTheme } from "./theme.js";
-import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk } from "./walk.js";
+import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, WHOLE_MIN } from "./walk.js";
 import { bindModel, WIDGET_MODES } from "./widget-sync.js";
 
 function el(doc, tag, attrs = {}, text = "") {
@@ -27,6 +27,7 @@ function markup(doc) {
     "aria-label": "gradwalk: a walk through backpropagation" });
   const wrap = el(doc, "div", { class: "graph-wrap" });
   const svg = doc.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.id = "graph"; // the page's stylesheets size and style #graph; ids are per shadow root
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", "Computation graph");
   const message = el(doc, "div", { class: "graph-message", role: "status" });
@@ -90,15 +91,17 @@ function render({ model, el: host }) {
     }
     walk = prepareWalk(trace, model.get("program"));
     root.dataset.graph = panel.draw(walk);
+    panel.fitWhole(walk, WHOLE_MIN);
     root.dataset.status = "ready";
     show();
   }
 
-  const sync = bindModel(model, store, { total, onTrace });
+  // before bindModel, which sets the kernel's step once the first trace is drawn
   store.subscribe((state, before) => {
     if (state.step !== before.step) show({ animate: state.step === before.step + 1 });
     else if (state.playing !== before.playing || state.speed !== before.speed) show();
   });
+  const sync = bindModel(model, store, { total, onTrace });
   parts.mode.addEventListener("change", () => sync.setMode(parts.mode.value));
   parts.trace.addEventListener("click", () => sync.setProgram(parts.text.value));
   root.addEventListener("keydown", (event) => {
