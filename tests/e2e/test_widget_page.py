@@ -15,32 +15,20 @@ import gradwalk  # noqa: E402
 
 PROGRAM = "a = 0.5\nb = -1.5\nc = tanh(a * b)\nL = c * c + a\n"
 ORIGIN = "http://widget.test"
+FAKE_MODEL = Path(__file__).parents[1] / "js" / "fixtures" / "fake-model.mjs"
 SHOTS = Path(os.environ.get("GRADWALK_SHOTS", "/tmp/gradwalk-shots"))
 
 # The host page: two views of one model, as JupyterLab shows a widget displayed twice. The
-# model is anywidget's API (https://anywidget.dev/en/afm/): a change fires change:NAME on it,
-# save_changes records what would go to the kernel; window.kernel(name, value) is the kernel.
+# model is the node tests' fake anywidget model (tests/js/fixtures/fake-model.mjs): `sent` is
+# what went to the kernel; window.kernel(name, value) is the kernel.
 HOST = """<!doctype html><html><body style="margin: 0; padding: 8px; font: 16px sans-serif">
 <div id="a"></div><div id="b" style="margin-top: 8px"></div>
 <script type="module">
 const state = JSON.parse(document.getElementById("state").textContent);
-const listeners = new Map();
-const model = {
-  sent: [],
-  get: (name) => state[name],
-  set(name, value) {
-    if (state[name] === value) return;
-    state[name] = value;
-    model.dirty[name] = value;
-    for (const fn of [...(listeners.get("change:" + name) ?? [])]) fn();
-  },
-  dirty: {},
-  on: (event, fn) => listeners.set(event, [...(listeners.get(event) ?? []), fn]),
-  off: (event, fn) => listeners.set(event, (listeners.get(event) ?? []).filter((f) => f !== fn)),
-  save_changes() { model.sent.push(model.dirty); model.dirty = {}; },
-};
+const { fakeModel } = await import("/fake-model.mjs");
+const model = fakeModel(state);
 window.model = model;
-window.kernel = (name, value) => { model.set(name, value); delete model.dirty[name]; };
+window.kernel = (name, value) => model.fromKernel(name, value);
 const widget = (await import("/widget.js")).default;
 widget.render({ model, el: document.getElementById("a") });
 widget.render({ model, el: document.getElementById("b") });
@@ -59,7 +47,8 @@ def open_widget(chromium, widget, width=1280, height=800):
     data = json.dumps(state).replace("<", "\\u003c")
     host = HOST.replace("<script type=\"module\">", f'<script type="application/json" id="state">{data}</script>'
                         '\n<script type="module">', 1)
-    files = {f"{ORIGIN}/": (host, "text/html"), f"{ORIGIN}/widget.js": (widget._esm, "text/javascript")}
+    files = {f"{ORIGIN}/": (host, "text/html"), f"{ORIGIN}/widget.js": (widget._esm, "text/javascript"),
+             f"{ORIGIN}/fake-model.mjs": (FAKE_MODEL.read_text(), "text/javascript")}
 
     def serve(route):
         body, kind = files.get(route.request.url, ("not here", "text/plain"))

@@ -3,44 +3,11 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createStore } from "../../static/js/state.js";
 import { bindModel, clampStep, traceOf } from "../../static/js/widget-sync.js";
+import { fakeModel } from "./fixtures/fake-model.mjs";
 
 // A trace the kernel sends (the body of POST /api/trace), as text.
 const TRACE = readFileSync(new URL("./fixtures/sigmoid-net.json", import.meta.url), "utf8");
 const STEPS = JSON.parse(TRACE).events.length;
-
-/**
- * anywidget's model as a view sees it (https://anywidget.dev/en/afm/): get, set, on, off,
- * save_changes. Like Backbone's, set fires "change:NAME" only when the value changes, on the
- * one model every view of a widget shares. `sent` lists what save_changes sent the kernel.
- */
-function fakeModel(values) {
-  const state = { ...values };
-  const listeners = new Map();
-  const dirty = new Set();
-  const model = {
-    sent: [],
-    get: (name) => state[name],
-    set(name, value) {
-      if (state[name] === value) return;
-      state[name] = value;
-      dirty.add(name);
-      for (const fn of [...(listeners.get(`change:${name}`) ?? [])]) fn();
-    },
-    on: (event, fn) => listeners.set(event, [...(listeners.get(event) ?? []), fn]),
-    off: (event, fn) => listeners.set(event, (listeners.get(event) ?? []).filter((f) => f !== fn)),
-    save_changes() {
-      model.sent.push(Object.fromEntries([...dirty].map((name) => [name, state[name]])));
-      dirty.clear();
-    },
-    /** A change from the kernel: set, not sent back. */
-    fromKernel(name, value) {
-      model.set(name, value);
-      dirty.delete(name);
-    },
-    listening: (event) => (listeners.get(event) ?? []).length,
-  };
-  return model;
-}
 
 /** One view: its own store, its walk's length from the trace it was last sent. */
 function view(model) {
