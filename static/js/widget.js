@@ -63,6 +63,16 @@ function render({ model, el: host }) {
   const playback = createPlayback(store, { total, steppable: () => Boolean(walk) });
   const player = createPlayer(parts.player, playback.actions);
   const panel = createGraphPanel(parts.svg, { message: parts.message });
+  // JupyterLab renders a view before it is in the page (no size yet): the whole graph is
+  // fitted once it has one.
+  let unfitted = false;
+  const sized = new ResizeObserver(() => {
+    if (!unfitted || !walk || !parts.svg.clientWidth) return;
+    unfitted = false;
+    panel.fitWhole(walk, WHOLE_MIN);
+    show();
+  });
+  sized.observe(parts.svg);
 
   function show({ animate = false } = {}) {
     const state = store.get();
@@ -91,7 +101,7 @@ function render({ model, el: host }) {
     }
     walk = prepareWalk(trace, model.get("program"));
     root.dataset.graph = panel.draw(walk);
-    panel.fitWhole(walk, WHOLE_MIN);
+    unfitted = !panel.fitWhole(walk, WHOLE_MIN) && !parts.svg.clientWidth;
     root.dataset.status = "ready";
     show();
   }
@@ -112,7 +122,10 @@ function render({ model, el: host }) {
     event.stopPropagation(); // the notebook's own keys (j, k, space) stay out of the walk
     playback.actions[action]();
   });
-  return () => sync.close();
+  return () => {
+    sized.disconnect();
+    sync.close();
+  };
 }
 
 export default { render };
