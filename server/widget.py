@@ -19,7 +19,7 @@ Without the widget (nbconvert, GitHub's preview) the output's text/html is the s
 HTML export (server/export_html.py) of the same trace in an `<iframe srcdoc>`, so the file
 still steps the walk.
 anywidget: https://anywidget.dev/en/getting-started/ ; the limits are the GRADWALK_ settings
-(server/settings.py), as for the CLI.
+(server/settings.py get_settings), as for the CLI; notebook_fallback_bytes bounds the fallback.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ import traitlets
 
 from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.trace.options import Options
-from gradwalk.server.settings import Settings
+from gradwalk.server.settings import Settings, get_settings
 from gradwalk.server.tracing import trace_body
 
 ROOT = Path(__file__).resolve().parents[1]   # the checkout, or gradwalk/ in the wheel
@@ -99,7 +99,7 @@ class Walk(anywidget.AnyWidget):
         for name, value in (("mode", mode), ("theme", theme), ("step", step)):
             self.class_traits()[name].validate(self, value)   # before a comm is opened
         _no_negative(step)
-        self._settings = settings or Settings()
+        self._settings = settings or get_settings()
         self._body = b""
         body = self._trace_of(program, output or "", mode)   # a bad program: raised here
         super().__init__(_esm=_bundle_text(), _style=widget_css(),
@@ -152,7 +152,13 @@ class Walk(anywidget.AnyWidget):
 
     def _repr_html_(self) -> str:
         """The walk as an `<iframe srcdoc>` of the standalone export (nbconvert, GitHub);
-        the refusal's message when the program is refused."""
+        the refusal's message when the program is refused; a line instead when the trace is
+        over the setting notebook_fallback_bytes."""
+        limit = self._settings.notebook_fallback_bytes
+        if len(self._body) > limit:
+            return (f"<p>gradwalk: this walk's trace ({len(self._body):,} bytes) is over "
+                    f"GRADWALK_NOTEBOOK_FALLBACK_BYTES ({limit:,}), so it is not saved in the "
+                    f"notebook: run the notebook to step it.</p>")
         page = self.standalone()
         if not page:
             return f'<pre class="gradwalk-error">{html.escape(self.error)}</pre>'

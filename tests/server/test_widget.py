@@ -102,6 +102,28 @@ def test_the_fallback_is_the_standalone_export_of_the_same_walk_at_its_step():
     assert 'http-equiv="Content-Security-Policy"' in page
 
 
+def test_a_trace_over_the_fallback_setting_is_not_saved_in_the_notebook(monkeypatch):
+    from gradwalk.server import settings as settings_module
+    from gradwalk.server.settings import Settings
+
+    body_bytes = len(gradwalk.show(PROGRAM)._trace.encode())
+    w = gradwalk.show(PROGRAM, settings=Settings(notebook_fallback_bytes=body_bytes))
+    assert w._repr_html_().startswith("<iframe")   # at the limit: saved
+    w = gradwalk.show(PROGRAM, settings=Settings(notebook_fallback_bytes=body_bytes - 1))
+    assert w._repr_html_() == (
+        f"<p>gradwalk: this walk's trace ({body_bytes:,} bytes) is over "
+        f"GRADWALK_NOTEBOOK_FALLBACK_BYTES ({body_bytes - 1:,}), so it is not saved in the "
+        "notebook: run the notebook to step it.</p>")
+    # from the environment, as the CLI reads it
+    monkeypatch.setenv("GRADWALK_NOTEBOOK_FALLBACK_BYTES", "10")
+    settings_module.get_settings.cache_clear()
+    try:
+        assert gradwalk.show(PROGRAM)._repr_html_().startswith("<p>gradwalk: this walk's trace")
+    finally:
+        monkeypatch.delenv("GRADWALK_NOTEBOOK_FALLBACK_BYTES")
+        settings_module.get_settings.cache_clear()
+
+
 def test_the_shadow_roots_stylesheet_themes_the_host_not_the_notebook():
     css = widget_css()
     assert ":root" not in css
