@@ -56,6 +56,9 @@ function render({ model, el: host }) {
   shadow.replaceChildren(style, parts.main);
   const root = parts.main;
   applyTheme(host, { theme: model.get("theme") || "auto" });
+  // JupyterLab's shortcuts (Lumino) see a key pressed in the shadow root as pressed on the
+  // host: without this, B in the program box or Space on the walk would act on the notebook.
+  host.setAttribute("data-lm-suppress-shortcuts", "true");
 
   const store = createStore({ program: model.get("program"), theme: model.get("theme") || "auto" });
   let walk = null;

@@ -97,6 +97,18 @@ def test_a_student_steps_the_widget_in_jupyterlab(chromium, jupyterlab):
         views.nth(0).locator("button.forward").click()   # the student steps
         views.nth(1).and_(page.locator('[data-step="7"]')).wait_for()
         page.wait_for_function(f"(async () => ({RUN_IN_KERNEL})('print(w.step)'))().then(o => o.trim() === '7')")
+        # keys on the walk step it and never reach the notebook's shortcuts (B: a new cell)
+        cells = page.locator(".jp-Notebook .jp-Cell")
+        views.nth(1).focus()
+        page.keyboard.press("ArrowRight")
+        views.nth(0).and_(page.locator('[data-step="8"]')).wait_for()
+        views.nth(1).locator("summary").click()
+        views.nth(1).locator("textarea").press("b")
+        assert views.nth(1).locator("textarea").input_value().endswith("b")
+        assert cells.count() == 2
+        page.wait_for_function(f"(async () => ({RUN_IN_KERNEL})('print(w.step)'))().then(o => o.trim() === '8')")
+        page.evaluate(RUN_IN_KERNEL, "w.step = 7")
+        views.nth(1).and_(page.locator('[data-step="7"]')).wait_for()
         assert page.evaluate(RUN_IN_KERNEL, "print(w.step, w.steps, w.grads['a'])").split() == [
             "7", str(len(json.loads(json.dumps(__import__('gradwalk').trace(PROGRAM)))["events"])),
             repr(__import__('gradwalk').trace(PROGRAM)["grads"]["a"])]
