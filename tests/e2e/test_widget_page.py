@@ -97,6 +97,12 @@ def test_the_kernels_new_walk_and_its_refusal_show_in_every_view(chromium):
     try:
         page.locator("#a select.widget-mode").select_option("forward")
         assert page.evaluate("model.sent") == [{"mode": "forward"}]
+        page.locator("#a summary").click()
+        assert page.locator("#a textarea").input_value() == PROGRAM
+        page.locator("#a textarea").fill("x = 3.0\nL = x * x\n")
+        page.locator("#a .widget-program button").click()
+        assert page.evaluate("model.sent").pop() == {"program": "x = 3.0\nL = x * x\n"}
+        page.evaluate("kernel('program', $0)".replace("$0", json.dumps(PROGRAM)))   # back
         w.mode = "forward"   # the kernel's answer: the forward walk
         page.evaluate("t => kernel('_trace', t)", w._trace)
         assert page.locator("#b svg g.node").count() == len(json.loads(w._trace)["graph"]["nodes"])
