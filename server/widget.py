@@ -101,9 +101,11 @@ class Walk(anywidget.AnyWidget):
         _no_negative(step)
         self._settings = settings or get_settings()
         self._body = b""
+        self._traced = False   # the traits set by __init__ are traced once, here
         body = self._trace_of(program, output or "", mode)   # a bad program: raised here
         super().__init__(_esm=_bundle_text(), _style=widget_css(),
                          program=program, output=output or "", mode=mode, theme=theme)
+        self._traced = True
         self._show(body, "")
         self.step = step
 
@@ -125,8 +127,8 @@ class Walk(anywidget.AnyWidget):
     def _retrace(self, change) -> None:
         # From a cell or from the page: a refused program shows its message in the widget
         # (and in `error`) rather than raise inside the frontend's message handler.
-        if not hasattr(self, "_settings"):
-            return   # __init__ traces once, after all traits are set
+        if not self._traced:
+            return   # __init__'s own traits: it has traced them
         try:
             body = self._trace_of(self.program, self.output, self.mode)
         except ProgramError as e:

@@ -160,3 +160,16 @@ def test_the_cell_magic_refuses_in_one_line(shell, line, cell, says):
 
     with pytest.raises(UsageError, match=re.escape(says)):
         shell.run_cell_magic("gradwalk", line, cell)
+
+
+def test_show_traces_once_and_each_change_once(monkeypatch):
+    import gradwalk.server.widget as widget
+
+    calls = []
+    real = widget.trace_body
+    monkeypatch.setattr(widget, "trace_body", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    w = gradwalk.show(PROGRAM, mode="forward", output="L", theme="dark")
+    assert calls == [PROGRAM]
+    w.mode = "reverse"
+    w.step = 3   # a step is the page's: nothing to trace
+    assert calls == [PROGRAM, PROGRAM]
