@@ -30,10 +30,11 @@ export function clampStep(step, total) {
 /**
  * Bind one view's `store` (state.js createStore: {step, playing, speed, ...}) to `model`.
  * `total()` is the view's number of steps; `onTrace(trace | null, error)` redraws when the
- * kernel sends a new trace or an error, and is called once now. Returns {setProgram,
+ * kernel sends a new trace or an error, and is called once now; `onTheme(theme)` when a cell
+ * sets `w.theme` (and once now). Returns {setProgram,
  * setMode, close}: the view's own edits, and close() (the view is removed: listeners off).
  */
-export function bindModel(model, store, { total, onTrace }) {
+export function bindModel(model, store, { total, onTrace, onTheme = () => {} }) {
   const fromModel = () => {
     const step = clampStep(model.get("step"), total());
     if (step !== store.get().step) store.set({ step, playing: false });
@@ -43,7 +44,9 @@ export function bindModel(model, store, { total, onTrace }) {
     onTrace(traceOf(model), model.get("error") || "");
     fromModel();
   };
-  const listeners = [["change:step", fromModel], ["change:_trace", newTrace], ["change:error", newTrace]];
+  const theme = () => onTheme(model.get("theme") || "auto");
+  const listeners = [["change:step", fromModel], ["change:_trace", newTrace], ["change:error", newTrace],
+    ["change:theme", theme]];
   for (const [name, fn] of listeners) model.on(name, fn);
   // this view stepped (player, keys, play loop): the kernel and the other views follow
   store.subscribe((state, before) => {
@@ -51,6 +54,7 @@ export function bindModel(model, store, { total, onTrace }) {
     model.set("step", state.step);
     model.save_changes();
   });
+  theme();
   newTrace();
 
   const send = (name, value) => {

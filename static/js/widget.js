@@ -55,7 +55,6 @@ function render({ model, el: host }) {
   const parts = markup(doc);
   shadow.replaceChildren(style, parts.main);
   const root = parts.main;
-  applyTheme(host, { theme: model.get("theme") || "auto" });
   // JupyterLab's shortcuts (Lumino) see a key pressed in the shadow root as pressed on the
   // host: without this, B in the program box or Space on the walk would act on the notebook.
   host.setAttribute("data-lm-suppress-shortcuts", "true");
@@ -114,7 +113,7 @@ function render({ model, el: host }) {
     if (state.step !== before.step) show({ animate: state.step === before.step + 1 });
     else if (state.playing !== before.playing || state.speed !== before.speed) show();
   });
-  const sync = bindModel(model, store, { total, onTrace });
+  const sync = bindModel(model, store, { total, onTrace, onTheme: (theme) => applyTheme(host, { theme }) });
   parts.mode.addEventListener("change", () => sync.setMode(parts.mode.value));
   parts.trace.addEventListener("click", () => sync.setProgram(parts.text.value));
   root.addEventListener("keydown", (event) => {

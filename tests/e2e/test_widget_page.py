@@ -81,6 +81,8 @@ def test_two_views_of_one_widget_step_together_and_tell_the_kernel(chromium):
         event = json.loads(w._trace)["events"][5]   # the event step 6 has just applied
         node = next(n for n in json.loads(w._trace)["graph"]["nodes"] if n["id"] == event["node"])
         assert node["label"].split(" ")[0] in page.locator("#b .narration").inner_text()
+        page.evaluate("kernel('theme', 'projector')")   # a cell's w.theme = "projector"
+        assert [page.locator(f"#{v}").get_attribute("data-theme") for v in "ab"] == ["projector"] * 2
         page.locator("#b .embed").focus()
         page.keyboard.press("End")
         assert steps_shown(page) == (str(w.steps), str(w.steps))

@@ -100,7 +100,18 @@ test("widget: a removed view stops listening and stops playing", () => {
   a.store.set({ playing: true });
   a.sync.close();
   assert.equal(a.store.get().playing, false);
-  for (const event of ["change:step", "change:_trace", "change:error"]) assert.equal(model.listening(event), 0);
+  for (const event of ["change:step", "change:_trace", "change:error", "change:theme"]) assert.equal(model.listening(event), 0);
   model.fromKernel("step", 9);
   assert.equal(a.store.get().step, 0);
+});
+
+test("widget: a cell's w.theme = \"projector\" restyles every view", () => {
+  const model = start();
+  const themes = [];
+  for (let i = 0; i < 2; i += 1) {
+    bindModel(model, createStore({}), { total: () => STEPS, onTrace: () => {}, onTheme: (t) => themes.push(t) });
+  }
+  assert.deepEqual(themes, ["auto", "auto"]); // no theme in the model yet: auto
+  model.fromKernel("theme", "projector");
+  assert.deepEqual(themes, ["auto", "auto", "projector", "projector"]);
 });
