@@ -138,7 +138,7 @@ class Walk(anywidget.AnyWidget):
     @traitlets.validate("step")
     def _valid_step(self, proposal) -> int:
         step = _no_negative(proposal["value"])
-        return min(step, self.steps) if self._body else step
+        return min(step, self.steps) if self._traced else step   # a refused program: 0
 
     # ------------------------------------------------------------ without the widget
 

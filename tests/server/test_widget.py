@@ -80,6 +80,8 @@ def test_a_refused_program_is_raised_by_show_and_shown_by_the_widget():
     w.program = "L = q * 2\n"   # a cell or the page: no exception in the frontend's handler
     assert w.error == "Not traced (line 1): unknown name `q`"
     assert (w.steps, w.step, w._trace, w.grads) == (0, 0, "", {})
+    w.step = 5   # no walk: nowhere to go
+    assert w.step == 0
     assert "unknown name `q`" in w._repr_html_()
     w.program = PROGRAM
     assert (w.error, w.steps) == ("", len(gradwalk.trace(PROGRAM)["events"]))
