@@ -8,16 +8,20 @@ The Python API (the command line is `gradwalk`, server/cli.py; the page is `grad
     gradwalk.to_torch(program)        # the program as PyTorch code printing its gradients
     gradwalk.from_torch(module, x, y) # a PyTorch module as a program (the [torch] extra)
 
-trace, train and to_torch read their limits from the settings (GRADWALK_* variables,
-server/settings.py), as the CLI and the server do, and raise gradwalk.ProgramError (with .kind,
-.message, .hint) for a program or an argument they refuse. This module imports nothing heavy until it is called:
+    w = gradwalk.show(program)   # a notebook widget (pip install "gradwalk[notebook]"):
+    w.step = 12                  # server/widget.py; `%load_ext gradwalk` adds %%gradwalk
+
+All read their limits from the settings (GRADWALK_* variables, server/settings.py), as the
+CLI and the server do, and raise gradwalk.ProgramError (with .kind, .message, .hint) for a
+program or an argument they refuse. This module imports nothing heavy until it is called:
 `import gradwalk.engine...` stays as cheap as before.
 """
 from __future__ import annotations
 
 from typing import Iterable
 
-__all__ = ["ProgramError", "from_torch", "to_torch", "trace", "train"]
+__all__ = ["ProgramError", "from_torch", "load_ipython_extension", "show", "to_torch", "trace",
+           "train"]
 
 
 def trace(program: str, output: str | None = None, *, dtype: str | None = None) -> dict:
@@ -29,10 +33,10 @@ def trace(program: str, output: str | None = None, *, dtype: str | None = None) 
     Raises ProgramError (bad program, or over a GRADWALK_ limit)."""
     import orjson
 
-    from gradwalk.server.settings import Settings
+    from gradwalk.server.settings import get_settings
     from gradwalk.server.tracing import trace_body
 
-    return orjson.loads(trace_body(program, output, Settings(), dtype=dtype))
+    return orjson.loads(trace_body(program, output, get_settings(), dtype=dtype))
 
 
 def train(program: str, steps: int, lr: float, *, optimizer: str = "sgd",
@@ -46,11 +50,11 @@ def train(program: str, steps: int, lr: float, *, optimizer: str = "sgd",
     "diverged", ...} (engine/train/loop.py train). Raises ProgramError."""
     from gradwalk.engine.errors import ProgramError as Error
     from gradwalk.engine.train import TrainConfig, train as run
-    from gradwalk.server.settings import Settings
+    from gradwalk.server.settings import get_settings
     from gradwalk.server.tracing import parse_program
     from gradwalk.server.training import named, train_limits
 
-    settings = Settings()
+    settings = get_settings()
     parsed = parse_program(program, settings)
     config = TrainConfig(steps=steps, lr=lr, optimizer=optimizer,
                          record=tuple(sorted(set(record))), output=output,
@@ -68,9 +72,9 @@ def to_torch(program: str, output: str | None = None) -> str:
     name differentiated (None: the last assigned). Needs no torch to write. Raises
     ProgramError ("unsupported" naming an op or bug-lab switch PyTorch cannot express)."""
     from gradwalk.server.exports import export
-    from gradwalk.server.settings import Settings
+    from gradwalk.server.settings import get_settings
 
-    return export("torch", program, output, Settings()).decode("utf-8")
+    return export("torch", program, output, get_settings()).decode("utf-8")
 
 
 def from_torch(fn_or_module, *example_inputs) -> str:
@@ -87,6 +91,32 @@ def from_torch(fn_or_module, *example_inputs) -> str:
         raise ImportError('gradwalk.from_torch needs PyTorch: pip install "gradwalk[torch]"'
                           ) from None
     return capture(fn_or_module, *example_inputs)
+
+
+def show(program: str, **options):
+    """The notebook widget (an anywidget.AnyWidget) stepping `program`'s walk; options: output,
+    mode ("reverse" or "forward"), step, theme. Its traits `step`, `mode`, `program` are synced
+    both ways (server/widget.py). Raises ProgramError, traitlets.TraitError (a bad option), or
+    ImportError naming the extra when anywidget is not installed."""
+    return _notebook("widget").show(program, **options)
+
+
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext gradwalk`: the `%%gradwalk` cell magic (server/magic.py)."""
+    _notebook("magic").load_ipython_extension(ipython)
+
+
+def _notebook(name: str):
+    """gradwalk.server.widget or .magic, or an ImportError that says what to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"gradwalk.server.{name}")
+    except ModuleNotFoundError as e:
+        if e.name not in ("anywidget", "IPython", "traitlets"):
+            raise
+        raise ImportError(f"gradwalk's notebook widget needs {e.name}: "
+                          'pip install "gradwalk[notebook]"') from None
 
 
 def __getattr__(name: str):

@@ -26,7 +26,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 # What the wheel's gradwalk/ holds, each from the checkout's top level.
 PACKAGE = ("__init__.py", "__main__.py", "engine", "server", "static", "templates")
 BUNDLE = os.path.join("static", "dist")
-ENTRIES = ("main.js", "embed.js", "layout.worker.js", "stream.worker.js")
+ENTRIES = ("main.js", "embed.js", "layout.worker.js", "stream.worker.js", "widget.js")
 
 
 class PageBuildHook(BuildHookInterface):

@@ -118,6 +118,10 @@ class Settings:
         presenter's page waits as told and then sends its newest step.
     live_heartbeat_seconds: how often an idle follower's stream gets a comment line, so that
         proxies keep it open and a follower that left is noticed (seconds).
+    notebook_fallback_bytes: the largest trace body (bytes) the notebook widget's fallback
+        puts in the notebook (server/widget.py `_repr_html_`): every displayed widget stores its
+        standalone page, about 0.6 MB of page plus the trace, in the .ipynb file; over it the
+        fallback is a line saying to run the notebook (the widget itself is not limited by it).
     serve_workers: the number of `gradwalk serve --workers` processes; set by `gradwalk serve`
         itself (not by hand). With SQLite and more than one, live rooms are refused: their
         followers would miss steps posted to another process (use PostgreSQL, or one worker).
@@ -165,6 +169,7 @@ class Settings:
     max_live_state_bytes: int = 65_536
     live_state_rate_limit: str = "30/second;20000/hour"
     live_heartbeat_seconds: float = 15.0
+    notebook_fallback_bytes: int = 4_000_000
     serve_workers: int = 1
 
     def __init__(self, **values) -> None:

@@ -28,13 +28,8 @@ import { rangeOf } from "./spans.js";
 import { createStore, encodeLink, linkState, TRAIN_FIELDS } from "./state.js";
 import { applyTheme } from "./theme.js";
 import { swipeToStep, watchNarrow } from "./render/touch.js";
-import { boxOf, contentBox, READABLE_SCALE, wholeScale } from "./viewport.js";
-import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, provideWalk, stepSpan } from "./walk.js";
-
-// The smallest scale at which the whole graph is shown at once: a deck scales its slides up
-// to the screen (reveal.js: 1000 px wide to 1920), so half size still reads when projected;
-// a phone does not scale it up, so there the floor is READABLE_SCALE (14 px numbers).
-const WHOLE_MIN = 0.5;
+import { boxOf, READABLE_SCALE } from "./viewport.js";
+import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, provideWalk, stepSpan, WHOLE_MIN } from "./walk.js";
 
 const root = document.getElementById("embed");
 const svg = root.querySelector("svg");
@@ -146,8 +141,22 @@ function render({ animate = false } = {}) {
   player.update({ ...state, total: total(), phase, disabled: !walk });
   root.dataset.step = String(state.step);
   root.dataset.phase = phase;
-  openFull.href = new URL(`/#${encodeLink(state)}`, location.href).href;
+  const full = explorerLink(state);
+  if (full) openFull.href = full;
+  else openFull.hidden = true;
   post();
+}
+
+/**
+ * The explorer's URL for `state`, or null where this page has no base to resolve it against:
+ * an `<iframe srcdoc>` (the notebook widget's fallback, server/widget.py) is at about:srcdoc.
+ */
+function explorerLink(state) {
+  try {
+    return new URL(`/#${encodeLink(state)}`, location.href).href;
+  } catch {
+    return null;
+  }
 }
 
 store.subscribe((state, before) => {
@@ -268,10 +277,9 @@ async function start() {
   // one is shown around the current step, as in the explorer. Larger text (font=) raises
   // that floor; the projector theme does not (its numbers asked for scale 0.89, and the
   // tanh example, whole at 0.86 in 1000x600, lost its output off the right edge).
+  // a phone does not scale the slide up, so there the floor is READABLE_SCALE (14 px numbers)
   const floor = (narrow.matches ? READABLE_SCALE : WHOLE_MIN) * options.font;
-  if (walk.layout && wholeScale(contentBox(walk.layout), { width: svg.clientWidth, height: svg.clientHeight }) >= floor) {
-    panel.zoom.fit({ whole: true });
-  }
+  panel.fitWhole(walk, floor);
   root.dataset.status = "ready";
   if (window.parent !== window) window.parent.postMessage({ type: "gradwalk:ready", steps: total() }, "*");
   store.set({ step: Math.min(Math.max(0, pendingStep), reachable()) }); // past the end (or a question): the last

@@ -16,7 +16,7 @@ import { createZoom } from "./render/zoom.js";
 import { linkState } from "./state.js";
 import { badNumberText, nonFiniteOf } from "./tensors.js";
 import { createTimeline, focusOf } from "./timeline.js";
-import { boxOf, contentBox, overviewBox, stepBox, stepBoxes } from "./viewport.js";
+import { boxOf, contentBox, overviewBox, stepBox, stepBoxes, wholeScale } from "./viewport.js";
 
 // ---------------------------------------------------------------- a trace, prepared once
 
@@ -264,6 +264,11 @@ export function stepSpan(walk, view) {
 
 // ---------------------------------------------------------------- the graph panel
 
+// The smallest scale at which a slide or a notebook cell shows the whole graph at once
+// (fitWhole): a deck scales its slides up to the screen (reveal.js: 1000 px wide to 1920)
+// and a notebook is read up close, so half size still reads when projected.
+export const WHOLE_MIN = 0.5;
+
 /**
  * The graph of a walk in the <svg> `svg`, with its camera; `message` (an element) says why
  * a graph too big to draw is not drawn, or how far its layout is. `onHover(node | null,
@@ -348,6 +353,17 @@ export function createGraphPanel(svg, { message, onHover, onGroup, pinSize = fal
       last = null;
       if (message) message.hidden = true;
       return "drawn";
+    },
+    /**
+     * Show the whole of `walk`'s drawing when it reads at scale `floor` or more in the svg (a
+     * slide, a notebook cell: the embed and the widget); else the camera stays on the step.
+     * Returns whether it did.
+     */
+    fitWhole(walk, floor) {
+      const frame = { width: svg.clientWidth, height: svg.clientHeight };
+      if (!walk.layout || wholeScale(contentBox(walk.layout), frame) < floor) return false;
+      zoom.fit({ whole: true });
+      return true;
     },
     /** The done event named the output (a graph drawn while the stream arrived guessed it). */
     markOutput(walk) {

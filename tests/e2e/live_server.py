@@ -27,19 +27,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 30.0) -> None:
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 30.0,
+                 path: str = "/healthz") -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"the server exited with {proc.returncode}")
         try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as r:
+            with urllib.request.urlopen(f"{url}{path}", timeout=1) as r:
                 if r.status == 200:
                     return
         except OSError:
             pass
         time.sleep(0.1)  # polling the health check, not waiting on the page
-    raise TimeoutError(f"{url}/healthz did not answer in {timeout}s")
+    raise TimeoutError(f"{url}{path} did not answer in {timeout}s")
 
 
 @contextlib.contextmanager

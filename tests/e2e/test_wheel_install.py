@@ -36,7 +36,8 @@ INSIDE = ("gradwalk/__init__.py", "gradwalk/static/dist/main.js", "gradwalk/stat
           "gradwalk/server/storage/migrations/env.py",
           "gradwalk/server/storage/migrations/script.py.mako",
           "gradwalk/server/storage/migrations/versions/0003_live_rooms.py",
-          "gradwalk/engine/trace/runner.py")
+          "gradwalk/engine/trace/runner.py", "gradwalk/static/dist/widget.js",
+          "gradwalk/server/widget.py", "gradwalk/server/magic.py")
 FANOUT = "a = 2.0\nb = -3.0\nt = a * b\nL = t * t + a\n"
 
 
@@ -182,3 +183,20 @@ def test_the_installed_page_traces_its_first_example_in_chromium(chromium, serve
         assert errors == []
     finally:
         context.close()
+
+
+# Last in the module: it adds the notebook extra to the installed venv.
+def test_the_notebook_widget_is_an_extra_of_the_installed_wheel(built, installed):
+    code = ("import gradwalk\n"
+            "try:\n    gradwalk.show('a = 2.0\\nL = a * a')\n"
+            "except ImportError as e:\n    print(e)\n")
+    out = run([installed / "python", "-c", code], cwd=built["tmp"], env=without_node(installed))
+    assert out.stdout.strip() == ("gradwalk's notebook widget needs anywidget: "
+                                  'pip install "gradwalk[notebook]"')
+    run([sys.executable, "-m", "pip", "--python", installed / "python", "install", "--quiet",
+         f"gradwalk[notebook] @ {built['wheel'].resolve().as_uri()}"],
+        env=without_node(Path(sys.executable).parent))
+    code = ("import gradwalk\nw = gradwalk.show('a = 2.0\\nL = a * a', step=2)\n"
+            "print(w.grads['a'], w.step, w.steps, 'gradwalk-widget' in w._esm)\n")
+    out = run([installed / "python", "-c", code], cwd=built["tmp"], env=without_node(installed))
+    assert out.stdout.split() == ["4.0", "2", "6", "True"]   # the bundle the wheel carries

@@ -78,3 +78,13 @@ def test_one_module_identity_per_file():
             importlib.import_module(bare)
     assert not [m for m in sys.modules if m.split(".")[0] in ("engine", "server")]
     assert sys.modules["gradwalk.engine.errors"].ProgramError is ProgramError
+
+
+def test_the_api_reads_the_settings_from_the_environment(monkeypatch):
+    # A GRADWALK_* variable bounds the API as it bounds the CLI and the server (the API read
+    # the bare defaults before: a 5-statement program passed a limit of 3).
+    monkeypatch.setenv("GRADWALK_MAX_STATEMENTS", "3")
+    with pytest.raises(ProgramError, match=r"5 statements; the limit \(max_statements\) is 3"):
+        gradwalk.trace(FANOUT + "k = L * 2.0\n")
+    with pytest.raises(ProgramError, match="max_statements"):
+        gradwalk.to_torch(FANOUT + "k = L * 2.0\n")

@@ -1,0 +1,196 @@
+"""The notebook widget (issue 18 §2): `gradwalk.show(program)` steps a walk inside JupyterLab,
+Notebook 7, VS Code and marimo (`mo.ui.anywidget(w)`) through anywidget, with no server.
+
+The kernel runs the engine (trace_body, as POST /api/trace does) and sends the trace to the
+page as the synced text trait `_trace`; the page's side is static/dist/widget.js, the page's
+own render modules bundled once by `npm run build` (static/js/widget.js), with the page's
+stylesheets (`_style`, widget_css) kept in a shadow root. Synced both ways:
+
+    step      int, 0..steps: the step shown (0 = before the first event); a cell sets it
+              (`w.step = 12`) and reads it; stepping in any view sets it, and every view of
+              the widget follows. Past the end it is the last step; below 0 a TraitError.
+    mode      "reverse" (the backward pass) or "forward" (tangents: 1 on the first leaf).
+    program   gradwalk's language (README.md, The language); a new one is traced at once.
+Read only: `steps` (the number of events), `error` (why the program is not traced, "" when it
+is), `grads` ({leaf: dL/dleaf} of the last trace). Settable: `output` (the name whose gradient
+is taken, "" = the last assigned), `theme` ("auto", "light", "dark", "projector").
+
+Without the widget (nbconvert, GitHub's preview) the output's text/html is the standalone
+HTML export (server/export_html.py) of the same trace in an `<iframe srcdoc>`, so the file
+still steps the walk.
+anywidget: https://anywidget.dev/en/getting-started/ ; the limits are the GRADWALK_ settings
+(server/settings.py get_settings), as for the CLI; notebook_fallback_bytes bounds the fallback.
+"""
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import anywidget
+import orjson
+import traitlets
+
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace.options import Options
+from gradwalk.server.settings import Settings, get_settings
+from gradwalk.server.tracing import trace_body
+
+ROOT = Path(__file__).resolve().parents[1]   # the checkout, or gradwalk/ in the wheel
+BUNDLE = ROOT / "static" / "dist" / "widget.js"
+MODES = ("reverse", "forward")
+THEMES = ("auto", "light", "dark", "projector")   # static/js/state.js THEMES
+# The page's stylesheets the embed links (templates/base.html, embed.html), in its order.
+STYLESHEETS = ("themes.css", "app.css", "embed.css", "graph-groups.css")
+# The widget's own: a notebook cell is not a frame, so the walk gets a height of its own.
+WIDGET_RULES = """
+.embed.gradwalk-widget { height: var(--widget-height, 560px); border: 1px solid var(--line);
+  border-radius: 8px; background: var(--paper); color: var(--ink); font-family: var(--sans);
+  line-height: 1.4; grid-template-rows: minmax(55%, 1fr) minmax(0, auto) auto auto;
+  grid-template-areas: "graph" "narration" "bar" "program"; }
+.widget-program { grid-area: program; font-size: 0.9rem; }
+.widget-program textarea { display: block; width: 100%; box-sizing: border-box;
+  font: 0.9rem/1.4 var(--mono); }
+.widget-mode { font: inherit; }
+"""
+
+
+def widget_css(folder: Path = ROOT / "static" / "css") -> str:
+    """The page's stylesheets for the widget's shadow root: `:root` (the document, which in a
+    shadow root matches nothing) becomes `:host`, the widget's element, which carries the theme
+    (`data-theme`), so the page's colours and the projector theme apply inside the widget only.
+    Raises FileNotFoundError when a stylesheet is missing."""
+    text = "\n".join((folder / name).read_text(encoding="utf-8") for name in STYLESHEETS)
+    text = re.sub(r":root(\[[^\]]*\])", r":host(\1)", text)
+    return text.replace(":root", ":host") + WIDGET_RULES
+
+
+def _bundle_text() -> str:
+    """static/dist/widget.js without its source-map comment: the module is handed to the
+    frontend as text (a blob: URL), from where widget.js.map cannot be fetched."""
+    return re.sub(r"\n//# sourceMappingURL=\S+\s*$", "\n", BUNDLE.read_text(encoding="utf-8"))
+
+
+class MissingBundle(RuntimeError):
+    """static/dist/widget.js is not built (`npm run build`; a wheel carries it)."""
+
+
+class Walk(anywidget.AnyWidget):
+    """One walk in a notebook: see the module docstring for its traits."""
+
+    _esm = traitlets.Unicode().tag(sync=True)
+    _style = traitlets.Unicode().tag(sync=True)
+    _trace = traitlets.Unicode("").tag(sync=True)
+    program = traitlets.Unicode("").tag(sync=True)
+    output = traitlets.Unicode("").tag(sync=True)
+    mode = traitlets.Enum(MODES, default_value="reverse").tag(sync=True)
+    theme = traitlets.Enum(THEMES, default_value="auto").tag(sync=True)
+    step = traitlets.Int(0).tag(sync=True)
+    steps = traitlets.Int(0, read_only=True).tag(sync=True)
+    error = traitlets.Unicode("", read_only=True).tag(sync=True)
+    grads = traitlets.Dict(read_only=True)
+
+    def __init__(self, program: str, *, output: str | None = None, mode: str = "reverse",
+                 step: int = 0, theme: str = "auto", settings: Settings | None = None) -> None:
+        """Raises ProgramError (the program, or a GRADWALK_ limit), TraitError (a mode or
+        theme not offered, a negative step), MissingBundle (no static/dist/widget.js)."""
+        if not BUNDLE.is_file():
+            raise MissingBundle(f"{BUNDLE} is not there: run `npm run build` (a wheel carries it)")
+        for name, value in (("mode", mode), ("theme", theme), ("step", step)):
+            self.class_traits()[name].validate(self, value)   # before a comm is opened
+        _no_negative(step)
+        self._settings = settings or get_settings()
+        self._body = b""
+        self._traced = False   # the traits set by __init__ are traced once, here
+        body = self._trace_of(program, output or "", mode)   # a bad program: raised here
+        super().__init__(_esm=_bundle_text(), _style=widget_css(),
+                         program=program, output=output or "", mode=mode, theme=theme)
+        self._traced = True
+        self._show(body, "")
+        self.step = step
+
+    def _trace_of(self, program: str, output: str, mode: str) -> bytes:
+        return trace_body(program, output or None, self._settings, options=Options(mode=mode))
+
+    def _show(self, body: bytes, error: str) -> None:
+        """The page gets `body` (a trace) or `error`; step stays where it was, within the walk."""
+        self._body = body
+        parsed = orjson.loads(body) if body else {}
+        with self.hold_trait_notifications():
+            self.set_trait("steps", len(parsed.get("events", [])))
+            self.set_trait("grads", parsed.get("grads") or {})
+            self.set_trait("error", error)
+            self._trace = body.decode("utf-8")
+            self.step = min(self.step, self.steps)
+
+    @traitlets.observe("program", "output", "mode")
+    def _retrace(self, change) -> None:
+        # From a cell or from the page: a refused program shows its message in the widget
+        # (and in `error`) rather than raise inside the frontend's message handler.
+        if not self._traced:
+            return   # __init__'s own traits: it has traced them
+        try:
+            body = self._trace_of(self.program, self.output, self.mode)
+        except ProgramError as e:
+            return self._show(b"", _error_text(e))
+        self._show(body, "")
+
+    @traitlets.validate("step")
+    def _valid_step(self, proposal) -> int:
+        step = _no_negative(proposal["value"])
+        return min(step, self.steps) if self._traced else step   # a refused program: 0
+
+    # ------------------------------------------------------------ without the widget
+
+    def standalone(self) -> str:
+        """The standalone HTML export of this walk at its step (server/export_html.py), or ""
+        when the program is refused. Raises MissingAsset when static/dist is not built."""
+        from gradwalk.server.export_html import assemble, page_state
+
+        if not self._body:
+            return ""
+        state = {"step": self.step, "theme": self.theme}
+        return assemble(self._body, page_state(self.program, self.output or None, state))
+
+    def _repr_html_(self) -> str:
+        """The walk as an `<iframe srcdoc>` of the standalone export (nbconvert, GitHub);
+        the refusal's message when the program is refused; a line instead when the trace is
+        over the setting notebook_fallback_bytes."""
+        limit = self._settings.notebook_fallback_bytes
+        if len(self._body) > limit:
+            return (f"<p>gradwalk: this walk's trace ({len(self._body):,} bytes) is over "
+                    f"GRADWALK_NOTEBOOK_FALLBACK_BYTES ({limit:,}), so it is not saved in the "
+                    f"notebook: run the notebook to step it.</p>")
+        page = self.standalone()
+        if not page:
+            return f'<pre class="gradwalk-error">{html.escape(self.error)}</pre>'
+        return (f'<iframe title="gradwalk: a walk through backpropagation" sandbox="allow-scripts" '
+                f'style="width: 100%; height: 560px; border: 0" srcdoc="{html.escape(page)}">'
+                f'</iframe>')
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The widget's view, with text/html as the fallback where no widget is rendered."""
+        data = super()._repr_mimebundle_(**kwargs)
+        bundle, meta = data if isinstance(data, tuple) else (data, None)
+        bundle = {**(bundle or {}), "text/html": self._repr_html_()}
+        return (bundle, meta) if meta is not None else bundle
+
+
+def _no_negative(step: int) -> int:
+    """`step`, or TraitError when it is below 0 (past the end is the last step instead)."""
+    if step < 0:
+        raise traitlets.TraitError(f"step must be 0 or more, not {step}")
+    return step
+
+
+def _error_text(e: ProgramError) -> str:
+    """The refusal as the page says it: where, what, and the hint."""
+    where = f" (line {e.line})" if e.line is not None else ""
+    hint = f" {e.hint}" if e.hint else ""
+    return f"Not traced{where}: {e.message}{hint}"
+
+
+def show(program: str, **options) -> Walk:
+    """The widget for `program` (options: output, mode, step, theme; see Walk). Raises
+    ProgramError, TraitError or MissingBundle."""
+    return Walk(program, **options)

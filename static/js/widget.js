@@ -1,0 +1,133 @@
+// The notebook widget (issue 18 §2): anywidget's ES module, bundled by `npm run build` into
+// static/dist/widget.js with the page's own render modules (walk.js, render/player.js,
+// narration.js): the embed's graph, player and narration, in JupyterLab, Notebook 7, VS Code
+// and marimo, with no server. The kernel (server/widget.py) sends the trace; widget-sync.js
+// keeps `step`, `mode` and `program` in step with it. The page's stylesheets come from the
+// kernel as `_style` (server/widget.py widget_css) and live in a shadow root, so the page's
+// rules never reach the notebook's and the notebook's never reach the walk.
+// anywidget's render API: https://anywidget.dev/en/afm/
+
+import { narrate } from "./narration.js";
+import { createPlayer } from "./render/player.js";
+import { createStore } from "./state.js";
+import { applyTheme } from "./theme.js";
+import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, WHOLE_MIN } from "./walk.js";
+import { bindModel, WIDGET_MODES } from "./widget-sync.js";
+
+function el(doc, tag, attrs = {}, text = "") {
+  const node = doc.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text) node.textContent = text;
+  return node;
+}
+
+/** The embed's markup (templates/embed.html) with the widget's program box and mode menu. */
+function markup(doc) {
+  const main = el(doc, "main", { class: "embed gradwalk-widget", tabindex: "0", "data-status": "loading",
+    "aria-label": "gradwalk: a walk through backpropagation" });
+  const wrap = el(doc, "div", { class: "graph-wrap" });
+  const svg = doc.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.id = "graph"; // the page's stylesheets size and style #graph; ids are per shadow root
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", "Computation graph");
+  const message = el(doc, "div", { class: "graph-message", role: "status" });
+  message.hidden = true;
+  wrap.append(svg, message);
+  const narration = el(doc, "p", { class: "narration", "aria-live": "polite" });
+  const bar = el(doc, "footer", { class: "embed-bar" });
+  const player = el(doc, "div", { class: "player", "aria-label": "Player" });
+  const mode = el(doc, "select", { class: "widget-mode", "aria-label": "Mode" });
+  for (const m of WIDGET_MODES) mode.append(el(doc, "option", { value: m }, `${m} mode`));
+  bar.append(player, mode);
+  const program = el(doc, "details", { class: "widget-program" });
+  const text = el(doc, "textarea", { "aria-label": "Program", spellcheck: "false", rows: "6" });
+  const trace = el(doc, "button", { type: "button", class: "btn" }, "Trace");
+  program.append(el(doc, "summary", {}, "Program"), text, trace);
+  main.append(wrap, narration, bar, program);
+  return { main, svg, message, narration, player, mode, text, trace };
+}
+
+/** Draw the widget into `el` for `model`; returns the cleanup anywidget calls on removal. */
+function render({ model, el: host }) {
+  const shadow = host.shadowRoot ?? host.attachShadow({ mode: "open" });
+  const doc = host.ownerDocument;
+  const style = el(doc, "style", {}, model.get("_style") || "");
+  const parts = markup(doc);
+  shadow.replaceChildren(style, parts.main);
+  const root = parts.main;
+  // JupyterLab's shortcuts (Lumino) see a key pressed in the shadow root as pressed on the
+  // host: without this, B in the program box or Space on the walk would act on the notebook.
+  host.setAttribute("data-lm-suppress-shortcuts", "true");
+
+  const store = createStore({ program: model.get("program"), theme: model.get("theme") || "auto" });
+  let walk = null;
+  const total = () => walk?.timeline.length ?? 0;
+  const playback = createPlayback(store, { total, steppable: () => Boolean(walk) });
+  const player = createPlayer(parts.player, playback.actions);
+  const panel = createGraphPanel(parts.svg, { message: parts.message });
+  // JupyterLab renders a view before it is in the page (no size yet): the whole graph is
+  // fitted once it has one.
+  let unfitted = false;
+  const sized = new ResizeObserver(() => {
+    if (!unfitted || !walk || !parts.svg.clientWidth) return;
+    unfitted = false;
+    panel.fitWhole(walk, WHOLE_MIN);
+    show();
+  });
+  sized.observe(parts.svg);
+
+  function show({ animate = false } = {}) {
+    const state = store.get();
+    let phase = walk ? "start" : root.dataset.status === "error" ? "error" : "start";
+    if (walk) {
+      const view = walk.timeline.at(state.step);
+      phase = view.phase;
+      panel.show(walk, view, { animate, duration: state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 400 });
+      parts.narration.textContent = narrate(view.event, walk.nodesById);
+      parts.narration.dataset.kind = view.event?.kind ?? "start";
+    }
+    player.update({ ...state, total: total(), phase, disabled: !walk });
+    root.dataset.step = String(state.step);
+    root.dataset.phase = phase;
+  }
+
+  function onTrace(trace, error) {
+    parts.text.value = model.get("program");
+    parts.mode.value = model.get("mode");
+    if (!trace) {
+      walk = null;
+      root.dataset.status = error ? "error" : "loading";
+      panel.wait(error || "Tracing…");
+      parts.narration.textContent = "";
+      return show();
+    }
+    walk = prepareWalk(trace, model.get("program"));
+    root.dataset.graph = panel.draw(walk);
+    unfitted = !panel.fitWhole(walk, WHOLE_MIN) && !parts.svg.clientWidth;
+    root.dataset.status = "ready";
+    show();
+  }
+
+  // before bindModel, which sets the kernel's step once the first trace is drawn
+  store.subscribe((state, before) => {
+    if (state.step !== before.step) show({ animate: state.step === before.step + 1 });
+    else if (state.playing !== before.playing || state.speed !== before.speed) show();
+  });
+  const sync = bindModel(model, store, { total, onTrace, onTheme: (theme) => applyTheme(host, { theme }) });
+  parts.mode.addEventListener("change", () => sync.setMode(parts.mode.value));
+  parts.trace.addEventListener("click", () => sync.setProgram(parts.text.value));
+  root.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.target.matches?.("select, textarea")) return;
+    const action = PLAYER_KEYS[event.key];
+    if (!action || !walk) return;
+    event.preventDefault();
+    event.stopPropagation(); // the notebook's own keys (j, k, space) stay out of the walk
+    playback.actions[action]();
+  });
+  return () => {
+    sized.disconnect();
+    sync.close();
+  };
+}
+
+export default { render };

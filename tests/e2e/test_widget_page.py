@@ -1,0 +1,149 @@
+"""The notebook widget's page side in Chromium (issue 18 §2): static/dist/widget.js, the ESM
+that gradwalk.show hands to anywidget, rendered twice (two views of one widget) from a fake
+anywidget model holding the real widget's traits (get, set, on, off, save_changes), and the
+standalone fallback (`_repr_html_`) stepping a walk in its iframe as nbconvert shows it."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("anywidget")
+import gradwalk  # noqa: E402
+
+PROGRAM = "a = 0.5\nb = -1.5\nc = tanh(a * b)\nL = c * c + a\n"
+ORIGIN = "http://widget.test"
+FAKE_MODEL = Path(__file__).parents[1] / "js" / "fixtures" / "fake-model.mjs"
+SHOTS = Path(os.environ.get("GRADWALK_SHOTS", "/tmp/gradwalk-shots"))
+
+# The host page: two views of one model, as JupyterLab shows a widget displayed twice. The
+# model is the node tests' fake anywidget model (tests/js/fixtures/fake-model.mjs): `sent` is
+# what went to the kernel; window.kernel(name, value) is the kernel.
+HOST = """<!doctype html><html><body style="margin: 0; padding: 8px; font: 16px sans-serif">
+<div id="a"></div><div id="b" style="margin-top: 8px"></div>
+<script type="module">
+const state = JSON.parse(document.getElementById("state").textContent);
+const { fakeModel } = await import("/fake-model.mjs");
+const model = fakeModel(state);
+window.model = model;
+window.kernel = (name, value) => model.fromKernel(name, value);
+const widget = (await import("/widget.js")).default;
+widget.render({ model, el: document.getElementById("a") });
+widget.render({ model, el: document.getElementById("b") });
+</script></body></html>"""
+
+
+def open_widget(chromium, widget, width=1280, height=800):
+    """A page at HOST with `widget`'s traits in its fake model; returns (page, errors)."""
+    context = chromium.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    state = {k: v for k, v in widget.get_state().items() if isinstance(v, (str, int, float, dict, list))}
+    data = json.dumps(state).replace("<", "\\u003c")
+    host = HOST.replace("<script type=\"module\">", f'<script type="application/json" id="state">{data}</script>'
+                        '\n<script type="module">', 1)
+    files = {f"{ORIGIN}/": (host, "text/html"), f"{ORIGIN}/widget.js": (widget._esm, "text/javascript"),
+             f"{ORIGIN}/fake-model.mjs": (FAKE_MODEL.read_text(), "text/javascript")}
+
+    def serve(route):
+        body, kind = files.get(route.request.url, ("not here", "text/plain"))
+        route.fulfill(status=200 if route.request.url in files else 404, body=body, content_type=kind)
+
+    page.route(f"{ORIGIN}/**", serve)
+    page.goto(f"{ORIGIN}/")
+    page.wait_for_selector('#a .embed[data-status="ready"]')
+    page.wait_for_selector('#b .embed[data-status="ready"]')
+    return page, errors
+
+
+def steps_shown(page) -> tuple[str, str]:
+    return tuple(page.locator(f"#{v} .embed").get_attribute("data-step") for v in "ab")
+
+
+def test_two_views_of_one_widget_step_together_and_tell_the_kernel(chromium):
+    w = gradwalk.show(PROGRAM)
+    page, errors = open_widget(chromium, w)
+    try:
+        assert steps_shown(page) == ("0", "0")
+        assert page.locator("#a svg g.node").count() == len(json.loads(w._trace)["graph"]["nodes"])
+        page.locator("#a button.forward").click()
+        page.locator("#a button.forward").click()
+        assert steps_shown(page) == ("2", "2")
+        assert page.evaluate("model.sent") == [{"step": 1}, {"step": 2}]
+        page.evaluate("kernel('step', 6)")   # a cell's w.step = 6
+        assert steps_shown(page) == ("6", "6")
+        assert page.locator("#b .counter").inner_text() == f"step 6 / {w.steps}"
+        event = json.loads(w._trace)["events"][5]   # the event step 6 has just applied
+        node = next(n for n in json.loads(w._trace)["graph"]["nodes"] if n["id"] == event["node"])
+        assert node["label"].split(" ")[0] in page.locator("#b .narration").inner_text()
+        page.evaluate("kernel('theme', 'projector')")   # a cell's w.theme = "projector"
+        assert [page.locator(f"#{v}").get_attribute("data-theme") for v in "ab"] == ["projector"] * 2
+        page.locator("#b .embed").focus()
+        page.keyboard.press("End")
+        assert steps_shown(page) == (str(w.steps), str(w.steps))
+        assert page.locator("#a .embed").get_attribute("data-phase") == "done"
+        assert page.evaluate("model.sent").pop() == {"step": w.steps}
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_the_kernels_new_walk_and_its_refusal_show_in_every_view(chromium):
+    w = gradwalk.show(PROGRAM)
+    page, errors = open_widget(chromium, w)
+    try:
+        page.locator("#a select.widget-mode").select_option("forward")
+        assert page.evaluate("model.sent") == [{"mode": "forward"}]
+        page.locator("#a summary").click()
+        assert page.locator("#a textarea").input_value() == PROGRAM
+        page.locator("#a textarea").fill("x = 3.0\nL = x * x\n")
+        page.locator("#a .widget-program button").click()
+        assert page.evaluate("model.sent").pop() == {"program": "x = 3.0\nL = x * x\n"}
+        page.evaluate("kernel('program', $0)".replace("$0", json.dumps(PROGRAM)))   # back
+        w.mode = "forward"   # the kernel's answer: the forward walk
+        page.evaluate("t => kernel('_trace', t)", w._trace)
+        assert page.locator("#b svg g.node").count() == len(json.loads(w._trace)["graph"]["nodes"])
+        assert page.locator("#b select.widget-mode").input_value() == "forward"
+        w.program = "L = q * 2\n"
+        page.evaluate("e => { kernel('error', e); kernel('_trace', ''); }", w.error)
+        for v in "ab":
+            assert page.locator(f"#{v} .embed").get_attribute("data-status") == "error"
+            assert page.locator(f"#{v} .graph-message").inner_text() == "Not traced (line 1): unknown name `q`"
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("width, height, theme", [(1280, 800, "auto"), (1024, 768, "auto"), (1280, 800, "projector")])
+def test_widget_screenshots(chromium, width, height, theme):
+    w = gradwalk.show(PROGRAM, theme=theme, step=9)
+    page, errors = open_widget(chromium, w, width, height)
+    try:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"widget-{width}x{height}-{theme}.png"))
+        assert steps_shown(page) == ("9", "9")
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_the_fallback_steps_the_walk_in_its_iframe(chromium):
+    w = gradwalk.show(PROGRAM, step=6)
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        page.set_content(f"<!doctype html><body>{w._repr_html_()}</body>")
+        frame = page.frame_locator("iframe")
+        frame.locator('#embed[data-status="ready"]').wait_for()
+        assert frame.locator("#embed").get_attribute("data-step") == "6"
+        frame.locator("button.forward").click()
+        assert frame.locator("#embed").get_attribute("data-step") == "7"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "widget-fallback-1280x800.png"))
+    finally:
+        context.close()
