@@ -18,12 +18,22 @@ const SPACE = " ";
 // Latin and Greek letters (not ² or ᵀ, which are superscripts)
 const WORD = /^[A-Za-z\u00C0-\u024F\u0370-\u03FF_][A-Za-z0-9\u00C0-\u024F\u0370-\u03FF_']*/;
 
+// The Greek letters the engine writes, and the functions TeX sets upright with their own
+// spacing (any other called name is an \operatorname): the same rules as the LaTeX export's
+// (engine/trace/tex.py), both tested on tests/fixtures/unicode_tex.json.
+const GREEK = { "σ": "\\sigma", "ε": "\\varepsilon", "Σ": "\\Sigma", "Φ": "\\Phi", "φ": "\\varphi" };
+const TEX_FUNCTIONS = new Set(["tanh", "exp", "log", "sin", "cos", "sinh", "cosh", "min", "max"]);
+
 /** An identifier or word as TeX: one letter (with its digits as a subscript) in math italic,
- * a longer word upright as text ("tanh", "so", "summed"). */
-function word(w) {
+ * a called name as a function (\tanh, \operatorname{relu}), any other longer word upright as
+ * text ("so", "summed"). */
+function word(w, called) {
   const m = /^(\p{L})(\d+)$/u.exec(w);
-  if (m) return `${m[1]}_{${m[2]}}`;
-  return /^\p{L}$/u.test(w) ? w : `\\text{${w.replace(/_/g, "\\_")}}`;
+  if (m) return `${GREEK[m[1]] ?? m[1]}_{${m[2]}}`;
+  if (/^\p{L}$/u.test(w)) return GREEK[w] ? `${GREEK[w]} ` : w;
+  const name = w.replace(/_/g, "\\_");
+  if (called) return TEX_FUNCTIONS.has(w) ? `\\${w}` : `\\operatorname{${name}}`;
+  return `\\text{${name}}`;
 }
 
 /** A word followed by accents: "b̄2" is b with a bar, then its digits. */
@@ -50,7 +60,7 @@ export function toTex(text) {
     let m;
     // one relation, its two signs close: KaTeX may break a line after a relation, and
     // \mathrel{+}= broke between "+" and "="
-    if (rest.startsWith("+=")) { out.push("\\mathrel{{+}{=}}"); i += 2; continue; }
+    if (rest.startsWith("+=") || rest.startsWith("-=")) { out.push(`\\mathrel{{${c}}{=}}`); i += 2; continue; }
     if ((m = WORD.exec(rest))) {
       // a word of one letter may carry accents right after its first letter: "X̄", "b̄2"
       let w = m[0];
@@ -64,7 +74,7 @@ export function toTex(text) {
         w += digits;
         j += digits.length;
       }
-      out.push(accents.length ? accented(w, accents) : word(w));
+      out.push(accents.length ? accented(w, accents) : word(w, s[j] === "("));
       i = j;
       continue;
     }
