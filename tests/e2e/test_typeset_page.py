@@ -169,3 +169,33 @@ def test_the_embeds_narration_is_typeset(strict_page, theme):
     page = strict_page((1024, 768), theme, embed=fragment({"v": 1, "program": TANH}))
     assert_typeset_narration(page, page.locator("#narration"))
     assert page.errors == []
+
+
+# Whether the typeset narration fits its line: KaTeX's boxes inside the line's box, nothing
+# scrolled sideways. null when the line is not typeset.
+FITS = """e => {
+  const k = e.querySelector('.narration-tex').shadowRoot.querySelector('.katex');
+  if (!k) return null;
+  const line = e.getBoundingClientRect(), tex = k.getBoundingClientRect();
+  return tex.left >= line.left - 1 && tex.right <= line.right + 1 && tex.bottom <= line.bottom + 1
+    && e.scrollWidth <= e.clientWidth;
+}"""
+
+
+def test_every_narration_of_a_tensor_walk_fits_its_line_on_a_projector(strict_page):
+    """A tensor program's rules are the longest lines ("X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = ..."):
+    at 1024x768 in the projector theme each wraps inside the line, none cut."""
+    page = strict_page((1024, 768), "projector")
+    trace(page, LINEAR)
+    leave_editor(page)
+    line = page.locator("#narration")
+    steps = int(page.locator("#player").get_attribute("data-total") or 16)
+    widest = (0, 0)
+    for step in range(1, steps + 1):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_selector(f'#player[data-step="{step}"]')
+        assert line.evaluate(FITS) is True, (step, line.inner_text())
+        widest = max(widest, (len(line.inner_text()), step))
+    assert widest[0] > 60   # a line long enough to wrap was among them
+    assert page.evaluate("() => window.violations") == []
+    assert page.errors == []
