@@ -15,8 +15,8 @@ const SYMBOLS = {
 const SUPERSCRIPTS = { "⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9", "⁽": "(", "⁾": ")", "⁻": "-", "ᵀ": "\\top" };
 const DOTTED = "\u0307"; // forward mode's tangents: "ė", "ȧ" (combining dot above)
 const SPACE = " ";
-// Latin and Greek letters (not ² or ᵀ, which are superscripts)
-const WORD = /^[A-Za-z\u00C0-\u024F\u0370-\u03FF_][A-Za-z0-9\u00C0-\u024F\u0370-\u03FF_']*/;
+// Latin and Greek letters (not ² or ᵀ, which are superscripts; not × or ÷, which are signs)
+const WORD = /^[A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u0370-\u03FF_][A-Za-z0-9\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u0370-\u03FF_']*/;
 
 // The Greek letters the engine writes, and the functions TeX sets upright with their own
 // spacing (any other called name is an \operatorname): the same rules as the LaTeX export's
@@ -86,6 +86,13 @@ export function toTex(text) {
       continue;
     }
     if (c === " ") { out.push(SPACE); i += 1; continue; }
+    // a sign written against its number after a word ("min -0.5598") is a negative number,
+    // not a subtraction: an ordinary "-" without a binary operator's spacing
+    if (c === "-" && s[i - 1] === " " && /\d/.test(s[i + 1] ?? "") && out.findLast((t) => t !== SPACE)?.startsWith("\\text")) {
+      out.push("{-}");
+      i += 1;
+      continue;
+    }
     // a command ending in a letter is closed with a space: "\cdot b", never "\cdotb"
     if (SYMBOLS[c]) out.push(SYMBOLS[c].replace(/(\\[a-zA-Z]+)$/, "$1 "));
     else if (/[()[\]=+\-*/<>,.:;|!?']/.test(c)) out.push(c === "*" ? "\\ast " : c);
@@ -94,7 +101,7 @@ export function toTex(text) {
   }
   // Math mode drops spaces: the one beside a word or after a comma is kept ("so t̄", "x, y").
   const isText = (t) => t?.startsWith("\\text");
-  const ends = (t) => t !== undefined && /[\w)}\]',;:]$/.test(t); // not after an operator or "="
+  const ends = (t) => t !== undefined && /[\w)}\]',;:.]$/.test(t); // not after an operator or "="
   const kept = (k) => isText(out[k - 1]) || /[,;:]$/.test(out[k - 1] ?? "") || (isText(out[k + 1]) && ends(out[k - 1]));
   return out.map((t, k) => (t !== SPACE ? t : kept(k) ? "\\ " : " "))
     .join("").replace(/ +/g, " ").trim();

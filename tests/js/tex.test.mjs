@@ -28,6 +28,13 @@ test("TeX's special characters in a program's text are escaped, never commands",
   assert.doesNotThrow(() => katex.renderToString(tex, { throwOnError: true }));
 });
 
+test("the Done line: a sentence's space, a negative number after a word, × between sizes", () => {
+  // seen at 1024x768 in the projector theme: "Done.dL/dX = 4×3 · min − 0.5598", ×3 as text
+  assert.equal(toTex("Done. dL/dX = 4×3 · min -0.5598 · max 0.8551"),
+    "\\text{Done}.\\ \\text{dL}/\\text{dX}\\ = 4\\times 3 \\cdot \\text{min}\\ {-}0.5598 \\cdot \\text{max}\\ 0.8551");
+  assert.equal(toTex("a = -0.5 - 1"), "a = -0.5 - 1"); // after a sign, KaTeX's own unary minus
+});
+
 // The pairs the LaTeX export's converter (engine/trace/tex.py) is tested on too
 // (tests/engine/test_table_tex.py): the two tables set the engine's signs the same way.
 test("the shared Unicode -> TeX pairs, each TeX that KaTeX parses", () => {
