@@ -121,6 +121,10 @@ def assert_typeset_narration(page, line):
     assert line.inner_text() == line.text_content() == said
     shown = line.locator(".narration-tex")
     assert shown.get_attribute("aria-hidden") == "true"
+    # KaTeX's rules in the shadow root at once (a constructed copy of the loaded bundle sheet,
+    # not a <link> that loads later and changes the line's height under the camera)
+    assert shown.evaluate("e => [e.shadowRoot.adoptedStyleSheets.length,"
+                          " e.shadowRoot.querySelectorAll('link').length]") == [1, 0]
     assert shown.locator(".katex .katex-html").count() == 1
     assert shown.locator(".katex-accent .accent-body").count() >= 1   # d̄, t̄
     assert shown.locator(".msupsub").first.inner_text().strip() == "2"   # t²

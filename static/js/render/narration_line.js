@@ -5,9 +5,9 @@
 //                     innerText), as the page's tests and the copy of a selection read it;
 //   .narration-tex    aria-hidden, KaTeX's rendering inside its own shadow root, so none of
 //                     KaTeX's glyph text (the "ˉ" of a bar, "⊤") mixes into the line's text.
-// The shadow root links the page's own bundled stylesheets (KaTeX's rules and fonts, 'self'
-// under the CSP); sizes and colours are inherited from the line, so the typeset line is as
-// large as the plain one was (the projector theme's narration size included).
+// The shadow root takes the page's own bundled stylesheet (KaTeX's rules; its fonts are the
+// document's, 'self' under the CSP); sizes and colours are inherited from the line, so the
+// typeset line is as large as the plain one was (the projector theme's narration size too).
 
 import { toTex } from "../tex.js";
 import { setTex } from "./typeset.js";
@@ -53,10 +53,31 @@ function parts(line) {
   shown.className = "narration-tex";
   shown.setAttribute("aria-hidden", "true");
   const root = shown.attachShadow({ mode: "open" });
-  for (const link of sheets) root.append(link.cloneNode());
+  styleInto(root, sheets);
   const formula = doc.createElement("span");
   formula.className = "formula";
   root.append(formula);
   line.replaceChildren(plain, shown);
   return { plain, shown, styled: sheets.length > 0 };
+}
+
+/**
+ * KaTeX's rules in the shadow root at once: the page's loaded bundle stylesheets copied into
+ * one constructed sheet (a linked copy loads later, and the line's height changed under a
+ * camera that had just framed the graph); a sheet not loaded yet is linked instead.
+ */
+function styleInto(root, links) {
+  const view = root.ownerDocument.defaultView;
+  const rules = [];
+  for (const link of links) {
+    try {
+      rules.push(...[...link.sheet.cssRules].map((r) => r.cssText));
+    } catch {
+      root.append(link.cloneNode()); // not loaded (no sheet, no rules yet)
+    }
+  }
+  if (!rules.length || !view?.CSSStyleSheet) return;
+  const sheet = new view.CSSStyleSheet();
+  sheet.replaceSync(rules.join("\n"));
+  root.adoptedStyleSheets = [sheet];
 }
