@@ -45,7 +45,8 @@ function parts(line) {
   let plain = line.querySelector(":scope > .narration-plain");
   let shown = line.querySelector(":scope > .narration-tex");
   const doc = line.ownerDocument;
-  const sheets = doc.querySelectorAll('link[rel="stylesheet"][href*="/static/dist/"]');
+  // the bundle's sheets (static/dist); the standalone export's inlined bundle names no URL of it
+  const sheets = doc.querySelectorAll('link[rel="stylesheet"][href*="/dist/"]');
   if (plain && shown) return { plain, shown, styled: sheets.length > 0 };
   plain = doc.createElement("span");
   plain.className = "narration-plain";
