@@ -1,9 +1,10 @@
 """The standalone HTML export: the embed page as one file that steps a walk with no server.
 
-docs/contract (issue 5): embed.html's markup + its stylesheets inlined + static/dist/embed.js
-inlined + `<script type="application/json" id="initial-state">` + `id="initial-trace"` (the
-body of POST /api/trace). With the trace in the page the embed makes no request at all, so
-the file works from file:// with networking off (a lecture hall, an LMS upload).
+docs/contract (issue 5): embed.html's markup + its stylesheets inlined (not the bundle's
+KaTeX stylesheet: the file's narration is plain text) + static/dist/embed.js inlined +
+`<script type="application/json" id="initial-state">` + `id="initial-trace"` (the body of
+POST /api/trace). With the trace in the page the embed makes no request at all, so the file
+works from file:// with networking off (a lecture hall, an LMS upload).
 """
 from __future__ import annotations
 
@@ -71,6 +72,10 @@ def _inline_assets(html: str) -> str:
     def link(m: re.Match) -> str:
         tag, href = m.group(0), _attr(m.group(0), "href") or ""
         rel = _attr(tag, "rel") or ""
+        if rel == "stylesheet" and href.startswith("/static/dist/"):
+            # the bundle's KaTeX stylesheet, whose fonts are files beside it: left out, the
+            # file shows the plain narration (static/js/render/narration_line.js)
+            return ""
         if rel == "stylesheet":   # a CSS string may hold "</style"; \/ is / in CSS too
             css = re.sub(r"</(style)", r"<\\/\1", _asset(href), flags=re.IGNORECASE)
             return f"<style>\n{css}</style>"

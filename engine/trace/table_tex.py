@@ -1,6 +1,7 @@
 """The backward-pass table (engine/trace/table.py) as a LaTeX document that compiles with
 pdflatex: the formulas, rules and numbers typeset as math (engine/trace/tex.py), a derivative as
-\\frac{\\partial L}{\\partial t}, an accumulation as \\mathrel{+}= (issue 18, section 3).
+\\frac{\\partial L}{\\partial t}, an accumulation as \\mathrel{{+}{=}} (one relation: never
+broken between its signs; issue 18, section 3).
 
 The table is a booktabs longtable; to put it in one's own notes, copy it with
 \\usepackage{booktabs}, {amsmath}, {array} and {longtable} in the preamble.
@@ -93,7 +94,7 @@ def rows_tex(body: dict) -> list[tuple[str, str, str, str]]:
             shown = slope_shown(e["partial"], e["local"])
             slope = f"${rule}" + (f" = {value_tex(e['local'])[1:]}" if shown else "$")
             slopes.append(f"{slope} for ${math(e['input'], tensors)}$")
-        sends = [_equation(_derivative(output, e["input"], tensors) + r" \mathrel{+}=",
+        sends = [_equation(_derivative(output, e["input"], tensors) + " " + math("+="),
                            value_tex(e["contribution"])) for e in events]
         out.append((f"${math(node['formula'], tensors)}$", ", ".join(slopes),
                     value_tex(events[-1]["upstream"]), ", ".join(sends)))

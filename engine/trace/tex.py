@@ -29,10 +29,14 @@ _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 # Functions TeX typesets upright with their own spacing; any other called name is an
 # \operatorname.
 _TEX_FUNCTIONS = {"tanh", "exp", "log", "sin", "cos", "sinh", "cosh", "min", "max"}
+# One relation for += (\mathrel{{+}{=}}): TeX and KaTeX may break a line after a relation,
+# and broke \mathrel{+}= between its two signs. The page's converter (static/js/tex.js) sets
+# the same signs the same way: both are tested on tests/fixtures/unicode_tex.json.
 _SIGNS = {
     "*": r"\cdot", "·": r"\cdot", "×": r"\times", "⊙": r"\odot", "@": r"\mathbin{@}",
     "∂": r"\partial", "−": "-", "…": r"\dots", "σ": r"\sigma", "Φ": r"\Phi", "φ": r"\varphi",
-    "ᵀ": r"^{\top}", ".T": r"^{\top}", "+=": r"\mathrel{+}=", "-=": r"\mathrel{-}=",
+    "ᵀ": r"^{\top}", ".T": r"^{\top}", "+=": r"\mathrel{{+}{=}}", "-=": r"\mathrel{{-}{=}}",
+    "ε": r"\varepsilon", "Σ": r"\Sigma", "→": r"\to", "≈": r"\approx",
     "==": "=", "!=": r"\neq", ">=": r"\geq", "<=": r"\leq", "%": r"\%", "&": r"\&",
     "#": r"\#", "$": r"\$", "{": r"\{", "}": r"\}", "~": r"\sim", "|": r"\vert",
     "\\": r"\backslash", "^": r"\hat{}", "_": r"\_",

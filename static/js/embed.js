@@ -19,6 +19,7 @@ import { createLossCurve } from "./render/losscurve.js";
 import { embedOptions } from "./embedding.js";
 import { renderStep } from "./export/snapshot.js";
 import { narrate } from "./narration.js";
+import { showNarration } from "./render/narration_line.js";
 import { readLinkState } from "./permalink.js";
 import { markDead } from "./render/dead.js";
 import { createPlayer } from "./render/player.js";
@@ -133,7 +134,7 @@ function render({ animate = false } = {}) {
     quiz.show(view, svg);
     const said = narrate(view.event, walk.nodesById);
     // a training iteration's walk says which iteration it is (the embed has no Train panel)
-    narration.textContent = root.dataset.iteration ? iterationNarration(Number(root.dataset.iteration), said) : said;
+    showNarration(narration, root.dataset.iteration ? iterationNarration(Number(root.dataset.iteration), said) : said);
     narration.dataset.kind = view.event?.kind ?? "start";
     if (options.program) showProgram(stepSpan(walk, view));
     if (options.print) showPicture(state.step);
@@ -171,7 +172,7 @@ function fail(message) {
   root.dataset.status = "error";
   graphMessage.hidden = false;
   graphMessage.textContent = message;
-  narration.textContent = "";
+  showNarration(narration, "", { typeset: false });
   render();
 }
 

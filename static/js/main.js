@@ -9,6 +9,7 @@ import { runSliced } from "./slices.js";
 import { streamTrace } from "./stream.js";
 import { readLinkState, startPermalink } from "./permalink.js";
 import { narrate } from "./narration.js";
+import { showNarration } from "./render/narration_line.js";
 import { bugBadgeText } from "./bugs.js";
 import { createExportMenu } from "./export/menu.js";
 import { createDetailPanel } from "./render/detail.js";
@@ -410,7 +411,7 @@ function regroup(gid, open) {
     store.set({ open_groups: openedGroups(walk) }); // links keep them
     relayOut(walk);
   }
-  else if (done) narration.textContent = `This group holds too many nodes to lay out at once (${done.replace("_", " ")}): it stays collapsed.`;
+  else if (done) showNarration(narration, `This group holds too many nodes to lay out at once (${done.replace("_", " ")}): it stays collapsed.`, { typeset: false });
 }
 
 /** The groups of `walk` changed: lay it out again (the old drawing stays until then). */
@@ -553,7 +554,7 @@ function render({ animate }) {
   bugBadge.textContent = shown ? bugBadgeText(shown.program) : "";
   bugBadge.hidden = !bugBadge.textContent;
   if (arriving) {
-    narration.textContent = ARRIVING;
+    showNarration(narration, ARRIVING, { typeset: false });
     narration.dataset.kind = "start";
     markStep(null, null);
     warnings.show(null, null);
@@ -562,7 +563,7 @@ function render({ animate }) {
   }
   if (!shown || stale) {
     const lastGood = shown ? (shown.layout ? LAST_GOOD : LAST_GOOD_UNDRAWN) : "";
-    narration.textContent = stale ? NOT_TRACED + lastGood : app.dataset.status === "empty" ? EMPTY : "";
+    showNarration(narration, stale ? NOT_TRACED + lastGood : app.dataset.status === "empty" ? EMPTY : "", { typeset: false });
     narration.dataset.kind = stale ? "stale" : "start";
     markStep(null, null);
     warnings.show(null, null);
@@ -582,7 +583,7 @@ function render({ animate }) {
   warnings.show(shown, view);
   const said = narrate(view.event, shown.nodesById, { direction: modes.direction(shown), hvp: shown.trace?.hvp });
   // a training iteration's walk says which iteration the player steps (the run has many)
-  narration.textContent = shown.iteration ? iterationNarration(shown.iteration.k, said) : said;
+  showNarration(narration, shown.iteration ? iterationNarration(shown.iteration.k, said) : said);
   if (view.event?.kind === "done") secondPanel.reveal(); // the H v table into view at Done
   if (pinned) showDetail(view);
   narration.dataset.kind = view.event?.kind ?? "start";
@@ -843,5 +844,5 @@ if (opening) {
   graphMessage.hidden = false;
   graphMessage.textContent = `This program is big (${opening}), so it was not traced when the page opened. `
     + "Press Trace (Ctrl+Enter) to trace it.";
-  narration.textContent = "Waiting for Trace.";
+  showNarration(narration, "Waiting for Trace.", { typeset: false });
 } else openWalk(); // an empty saved text shows the editor's hint

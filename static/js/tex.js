@@ -15,15 +15,25 @@ const SYMBOLS = {
 const SUPERSCRIPTS = { "⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9", "⁽": "(", "⁾": ")", "⁻": "-", "ᵀ": "\\top" };
 const DOTTED = "\u0307"; // forward mode's tangents: "ė", "ȧ" (combining dot above)
 const SPACE = " ";
-// Latin and Greek letters (not ² or ᵀ, which are superscripts)
-const WORD = /^[A-Za-z\u00C0-\u024F\u0370-\u03FF_][A-Za-z0-9\u00C0-\u024F\u0370-\u03FF_']*/;
+// Latin and Greek letters (not ² or ᵀ, which are superscripts; not × or ÷, which are signs)
+const WORD = /^[A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u0370-\u03FF_][A-Za-z0-9\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u0370-\u03FF_']*/;
+
+// The Greek letters the engine writes, and the functions TeX sets upright with their own
+// spacing (any other called name is an \operatorname): the same rules as the LaTeX export's
+// (engine/trace/tex.py), both tested on tests/fixtures/unicode_tex.json.
+const GREEK = { "σ": "\\sigma", "ε": "\\varepsilon", "Σ": "\\Sigma", "Φ": "\\Phi", "φ": "\\varphi" };
+const TEX_FUNCTIONS = new Set(["tanh", "exp", "log", "sin", "cos", "sinh", "cosh", "min", "max"]);
 
 /** An identifier or word as TeX: one letter (with its digits as a subscript) in math italic,
- * a longer word upright as text ("tanh", "so", "summed"). */
-function word(w) {
+ * a called name as a function (\tanh, \operatorname{relu}), any other longer word upright as
+ * text ("so", "summed"). */
+function word(w, called) {
   const m = /^(\p{L})(\d+)$/u.exec(w);
-  if (m) return `${m[1]}_{${m[2]}}`;
-  return /^\p{L}$/u.test(w) ? w : `\\text{${w.replace(/_/g, "\\_")}}`;
+  if (m) return `${GREEK[m[1]] ?? m[1]}_{${m[2]}}`;
+  if (/^\p{L}$/u.test(w)) return GREEK[w] ? `${GREEK[w]} ` : w;
+  const name = w.replace(/_/g, "\\_");
+  if (called) return TEX_FUNCTIONS.has(w) ? `\\${w}` : `\\operatorname{${name}}`;
+  return `\\text{${name}}`;
 }
 
 /** A word followed by accents: "b̄2" is b with a bar, then its digits. */
@@ -50,7 +60,7 @@ export function toTex(text) {
     let m;
     // one relation, its two signs close: KaTeX may break a line after a relation, and
     // \mathrel{+}= broke between "+" and "="
-    if (rest.startsWith("+=")) { out.push("\\mathrel{{+}{=}}"); i += 2; continue; }
+    if (rest.startsWith("+=") || rest.startsWith("-=")) { out.push(`\\mathrel{{${c}}{=}}`); i += 2; continue; }
     if ((m = WORD.exec(rest))) {
       // a word of one letter may carry accents right after its first letter: "X̄", "b̄2"
       let w = m[0];
@@ -64,7 +74,7 @@ export function toTex(text) {
         w += digits;
         j += digits.length;
       }
-      out.push(accents.length ? accented(w, accents) : word(w));
+      out.push(accents.length ? accented(w, accents) : word(w, s[j] === "("));
       i = j;
       continue;
     }
@@ -76,6 +86,13 @@ export function toTex(text) {
       continue;
     }
     if (c === " ") { out.push(SPACE); i += 1; continue; }
+    // a sign written against its number after a word ("min -0.5598") is a negative number,
+    // not a subtraction: an ordinary "-" without a binary operator's spacing
+    if (c === "-" && s[i - 1] === " " && /\d/.test(s[i + 1] ?? "") && out.findLast((t) => t !== SPACE)?.startsWith("\\text")) {
+      out.push("{-}");
+      i += 1;
+      continue;
+    }
     // a command ending in a letter is closed with a space: "\cdot b", never "\cdotb"
     if (SYMBOLS[c]) out.push(SYMBOLS[c].replace(/(\\[a-zA-Z]+)$/, "$1 "));
     else if (/[()[\]=+\-*/<>,.:;|!?']/.test(c)) out.push(c === "*" ? "\\ast " : c);
@@ -84,7 +101,7 @@ export function toTex(text) {
   }
   // Math mode drops spaces: the one beside a word or after a comma is kept ("so t̄", "x, y").
   const isText = (t) => t?.startsWith("\\text");
-  const ends = (t) => t !== undefined && /[\w)}\]',;:]$/.test(t); // not after an operator or "="
+  const ends = (t) => t !== undefined && /[\w)}\]',;:.]$/.test(t); // not after an operator or "="
   const kept = (k) => isText(out[k - 1]) || /[,;:]$/.test(out[k - 1] ?? "") || (isText(out[k + 1]) && ends(out[k - 1]));
   return out.map((t, k) => (t !== SPACE ? t : kept(k) ? "\\ " : " "))
     .join("").replace(/ +/g, " ").trim();

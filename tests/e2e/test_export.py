@@ -172,7 +172,7 @@ def test_table_as_markdown_and_latex(explorer):
     tex = tex.decode()
     assert "\\toprule" in tex and "\\midrule" in tex and "\\bottomrule" in tex
     assert (r"$t = \tanh(d)$ & $1 - t^{2} = 0.7864$ for $d$ & $2$ & "
-            r"$\frac{\partial L}{\partial d} \mathrel{+}= 1.5729$ \\") in tex
+            r"$\frac{\partial L}{\partial d} \mathrel{{+}{=}} 1.5729$ \\") in tex
 
 
 def test_copy_markdown(explorer):

@@ -1,4 +1,5 @@
-"""Typeset rules (issue 18 §3, the detail panel's part): each backward rule is set by KaTeX
+"""Typeset rules and narration (issue 18 §3): each backward rule of the detail panel, and the
+narration line of the explorer and of the embed, is set by KaTeX
 (bundled with its fonts from npm, nothing from a CDN) with the plain Unicode rule as its
 aria-label, under a style policy with no inline style attributes: the test serves the page
 with that policy (STRICT) and fails on any securitypolicyviolation (KaTeX sizes its boxes
@@ -7,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 from page_helpers import leave_editor, new_page, node, trace
+from test_embed import TANH
+from test_links import fragment
 from test_tensors import LINEAR
 
 # style-src 'self' for style attributes (style-src-attr falls back to it: no style="" from
@@ -27,14 +30,20 @@ def strict_page(chromium, app_url):
     """open(size, theme) -> the explorer with style-src 'self' only, violations recorded."""
     contexts = []
 
-    def open_page(size=(1280, 800), theme="light"):
+    def open_page(size=(1280, 800), theme="light", embed=None):
+        """embed: the fragment of an embed to open (/embed?theme=...), instead of the explorer."""
         page = new_page(chromium, contexts, size)
         page.add_init_script(WATCH)
 
         def strict(route):
             answer = route.fetch()
             route.fulfill(response=answer, headers={**answer.headers, "content-security-policy": STRICT})
-        page.route(lambda url: url.rstrip("/") == app_url.rstrip("/"), strict)
+        base = app_url.rstrip("/") + ("/embed" if embed else "")
+        page.route(lambda url: url.split("#")[0].split("?")[0].rstrip("/") == base, strict)
+        if embed:
+            page.goto(f"{base}?step=11&theme={theme}#{embed}")
+            page.wait_for_selector('#embed[data-status="ready"][data-step="11"]')
+            return page
         page.goto(app_url)
         page.wait_for_selector('#app[data-status="ready"]')
         if theme != "light":
@@ -93,4 +102,104 @@ def test_the_detail_panels_rules_are_typeset_under_a_strict_style_policy(strict_
     # readable: the rule no smaller than the panel's text, inside the panel's width
     size_px = shown.evaluate("e => parseFloat(getComputedStyle(e.querySelector('.katex')).fontSize)")
     assert size_px >= 15, size_px
+    assert page.errors == []
+
+
+# The narration at step 11 of TANH: t's rule sends d its gradient.
+D_BAR = "t = tanh(d), so d̄ += (1 - t²) · t̄"
+
+
+def assert_typeset_narration(page, line):
+    """`line` (a narration element) shows its step's narration set by KaTeX, readable, while
+    its text stays the plain narration; nothing blocked by the style policy."""
+    page.evaluate("() => document.fonts.ready")
+    plain = line.locator(".narration-plain")
+    said = plain.text_content()
+    assert said.startswith(D_BAR), said
+    # the element's text is the plain narration: the tests, a screen reader (aria-live) and
+    # a copied selection read no KaTeX glyphs (its rendering is in a shadow root)
+    assert line.inner_text() == line.text_content() == said
+    shown = line.locator(".narration-tex")
+    assert shown.get_attribute("aria-hidden") == "true"
+    # KaTeX's rules in the shadow root at once (a constructed copy of the loaded bundle sheet,
+    # not a <link> that loads later and changes the line's height under the camera)
+    assert shown.evaluate("e => [e.shadowRoot.adoptedStyleSheets.length,"
+                          " e.shadowRoot.querySelectorAll('link').length]") == [1, 0]
+    assert shown.locator(".katex .katex-html").count() == 1
+    assert shown.locator(".katex-accent .accent-body").count() >= 1   # d̄, t̄
+    assert shown.locator(".msupsub").first.inner_text().strip() == "2"   # t²
+    family = shown.locator(".mord.mathnormal").first.evaluate("e => getComputedStyle(e).fontFamily")
+    assert "KaTeX_Math" in family
+    # no smaller than the plain line, and not cut: inside the line, the line inside the window
+    line_px = line.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    tex_px = shown.locator(".katex").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert tex_px >= line_px, (tex_px, line_px)
+    box, tex_box = line.bounding_box(), shown.locator(".katex").bounding_box()
+    assert tex_box["x"] >= box["x"] and tex_box["x"] + tex_box["width"] <= box["x"] + box["width"] + 1
+    assert tex_box["y"] >= box["y"] and tex_box["y"] + tex_box["height"] <= box["y"] + box["height"] + 1
+    assert line.evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert box["x"] + box["width"] <= page.viewport_size["width"]
+    assert box["y"] + box["height"] <= page.viewport_size["height"]
+    assert page.evaluate("() => window.violations") == []
+
+
+@pytest.mark.parametrize("size, theme", [((1280, 800), "light"), ((1280, 800), "projector"),
+                                         ((1024, 768), "projector")],
+                         ids=["1280x800", "1280x800-projector", "1024x768-projector"])
+def test_the_narration_is_typeset_and_its_text_stays_plain(strict_page, size, theme):
+    page = strict_page(size, theme)
+    trace(page, TANH)
+    leave_editor(page)
+    for _ in range(11):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_selector('#player[data-step="11"]')
+    line = page.locator("#narration")
+    assert_typeset_narration(page, line)
+    # a message of the page's own (a trace that failed) is shown as it is, never set as math
+    page.locator("#program").focus()
+    page.keyboard.press("End")
+    page.keyboard.type(" +")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector('#narration[data-kind="stale"]')
+    assert line.get_attribute("data-typeset") == "false"
+    assert line.locator(".narration-tex .katex").count() == 0
+    assert line.inner_text() == line.locator(".narration-plain").text_content() != ""
+    assert page.evaluate("() => window.violations") == []
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("theme", ["light", "projector"])
+def test_the_embeds_narration_is_typeset(strict_page, theme):
+    page = strict_page((1024, 768), theme, embed=fragment({"v": 1, "program": TANH}))
+    assert_typeset_narration(page, page.locator("#narration"))
+    assert page.errors == []
+
+
+# Whether the typeset narration fits its line: KaTeX's boxes inside the line's box, nothing
+# scrolled sideways. null when the line is not typeset.
+FITS = """e => {
+  const k = e.querySelector('.narration-tex').shadowRoot.querySelector('.katex');
+  if (!k) return null;
+  const line = e.getBoundingClientRect(), tex = k.getBoundingClientRect();
+  return tex.left >= line.left - 1 && tex.right <= line.right + 1 && tex.bottom <= line.bottom + 1
+    && e.scrollWidth <= e.clientWidth;
+}"""
+
+
+def test_every_narration_of_a_tensor_walk_fits_its_line_on_a_projector(strict_page):
+    """A tensor program's rules are the longest lines ("X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = ..."):
+    at 1024x768 in the projector theme each wraps inside the line, none cut."""
+    page = strict_page((1024, 768), "projector")
+    trace(page, LINEAR)
+    leave_editor(page)
+    line = page.locator("#narration")
+    steps = int(page.locator("#player").get_attribute("data-total") or 16)
+    widest = (0, 0)
+    for step in range(1, steps + 1):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_selector(f'#player[data-step="{step}"]')
+        assert line.evaluate(FITS) is True, (step, line.inner_text())
+        widest = max(widest, (len(line.inner_text()), step))
+    assert widest[0] > 60   # a line long enough to wrap was among them
+    assert page.evaluate("() => window.violations") == []
     assert page.errors == []

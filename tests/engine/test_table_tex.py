@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -25,13 +26,13 @@ def body(program: str, inline: int = 64) -> dict:
 def test_the_fanout_rows_are_math():
     rows = rows_tex(body(case("seed-tanh-fanout")["program"]))
     assert rows[0] == (r"$L = t \cdot c$", r"$c = 2$ for $t$, $t = 0.4621$ for $c$", "$1$",
-                       r"$\frac{\partial L}{\partial t} \mathrel{+}= 2$, "
-                       r"$\frac{\partial L}{\partial c} \mathrel{+}= 0.4621$")
+                       r"$\frac{\partial L}{\partial t} \mathrel{{+}{=}} 2$, "
+                       r"$\frac{\partial L}{\partial c} \mathrel{{+}{=}} 0.4621$")
     assert rows[1] == (r"$t = \tanh(d)$", r"$1 - t^{2} = 0.7864$ for $d$", "$2$",
-                       r"$\frac{\partial L}{\partial d} \mathrel{+}= 1.5729$")
+                       r"$\frac{\partial L}{\partial d} \mathrel{{+}{=}} 1.5729$")
     # a is used twice: each contribution is accumulated with +=, the sum is the final line's.
-    assert rows[3][3] == (r"$\frac{\partial L}{\partial a} \mathrel{+}= -0.7864$, "
-                          r"$\frac{\partial L}{\partial b} \mathrel{+}= 1.5729$")
+    assert rows[3][3] == (r"$\frac{\partial L}{\partial a} \mathrel{{+}{=}} -0.7864$, "
+                          r"$\frac{\partial L}{\partial b} \mathrel{{+}{=}} 1.5729$")
 
 
 def test_the_results_are_fractions():
@@ -89,6 +90,27 @@ def _pdf_text(tex: str, tmp_path) -> str:
                           capture_output=True, text=True, timeout=60, check=True).stdout
 
 
+# The Unicode -> TeX pairs the page's converter (static/js/tex.js) is tested on as well
+# (tests/js/tex.test.mjs): the two tables set the engine's signs the same way.
+SHARED = json.loads((Path(__file__).parents[1] / "fixtures" / "unicode_tex.json").read_text())["pairs"]
+
+
+@pytest.mark.parametrize("text, tex", SHARED)
+def test_math_as_the_page_sets_it(text, tex):
+    assert math(text) == tex
+
+
+def test_the_shared_pairs_compile(tmp_path):
+    """Each shared pair's TeX is math pdflatex reads, the signs printed as signs."""
+    start = render_latex(body(case("seed-tanh-fanout")["program"])).split(r"\begin{longtable}")[0]
+    lines = "".join(f"${tex}$\\par\n" for _, tex in SHARED)
+    text = _pdf_text(start + lines + r"\end{document}", tmp_path)
+    for sign in ("∂", "⊙", "σ", "ε", "→", "≈", "+=", "−=", "tanh(d)"):
+        assert sign in text, sign
+    assert "a%b&c#d$e{}" in text   # TeX's special characters printed, not read as markup
+    assert "\\" not in text
+
+
 def test_pdflatex_is_installed():
     """The compile tests below need it: make setup-test installs it (never skipped)."""
     assert shutil.which("pdflatex") and shutil.which("pdftotext")
@@ -119,7 +141,7 @@ def test_a_tensor_programs_product_is_element_wise_and_a_denominator_is_grouped(
     """A newcomer read `G · Y` as a matrix product beside X @ W, and ∂L/∂G · Y as (∂L/∂G)·Y."""
     rows = dict((r[0], r) for r in rows_tex(body(case("seed-matmul-2x2")["program"])))
     assert r"$L = \operatorname{sum}(G \odot Y)$" in rows
-    assert r"\frac{\partial L}{\partial (G \odot Y)} \mathrel{+}=" in \
+    assert r"\frac{\partial L}{\partial (G \odot Y)} \mathrel{{+}{=}}" in \
         rows[r"$L = \operatorname{sum}(G \odot Y)$"][3]
     assert math("t * c") == r"t \cdot c"   # a scalar program's product stays a dot
     assert render_latex(body(case("seed-tanh-fanout")["program"])).count(r"\noindent") == 1

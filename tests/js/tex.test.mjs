@@ -15,7 +15,7 @@ test("the issue's example: bars, +=, a product and its numbers", () => {
 
 test("superscripts, transposes, partials, Hadamard products and subscripted names", () => {
   assert.equal(toTex("t = tanh(d), so d̄ += (1 - t²) · t̄"),
-    "t = \\text{tanh}(d),\\ \\text{so}\\ \\bar{d} \\mathrel{{+}{=}} (1 - t^{2}) \\cdot \\bar{t}");
+    "t = \\tanh(d),\\ \\text{so}\\ \\bar{d} \\mathrel{{+}{=}} (1 - t^{2}) \\cdot \\bar{t}");
   assert.equal(toTex("X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = (4,2) @ (2,3)"),
     "\\bar{X} \\mathrel{{+}{=}} \\partial L/\\partial (X \\mathbin{@} W) \\mathbin{@} W^{\\top} :\\ (4,3) = (4,2) \\mathbin{@} (2,3)");
   assert.equal(toTex("W̄1 += x ⊙ h̄2"), "\\bar{W}_{1} \\mathrel{{+}{=}} x \\odot \\bar{h}_{2}");
@@ -26,6 +26,24 @@ test("TeX's special characters in a program's text are escaped, never commands",
   const tex = toTex("a_b = {c} % $ # & \\ ~ ^");
   assert.equal(tex, "\\text{a\\_b}\\ = \\{c\\} \\% \\$ \\# \\& \\backslash \\sim \\hat{}");
   assert.doesNotThrow(() => katex.renderToString(tex, { throwOnError: true }));
+});
+
+test("the Done line: a sentence's space, a negative number after a word, × between sizes", () => {
+  // seen at 1024x768 in the projector theme: "Done.dL/dX = 4×3 · min − 0.5598", ×3 as text
+  assert.equal(toTex("Done. dL/dX = 4×3 · min -0.5598 · max 0.8551"),
+    "\\text{Done}.\\ \\text{dL}/\\text{dX}\\ = 4\\times 3 \\cdot \\text{min}\\ {-}0.5598 \\cdot \\text{max}\\ 0.8551");
+  assert.equal(toTex("a = -0.5 - 1"), "a = -0.5 - 1"); // after a sign, KaTeX's own unary minus
+});
+
+// The pairs the LaTeX export's converter (engine/trace/tex.py) is tested on too
+// (tests/engine/test_table_tex.py): the two tables set the engine's signs the same way.
+test("the shared Unicode -> TeX pairs, each TeX that KaTeX parses", () => {
+  const { pairs } = JSON.parse(readFileSync("tests/fixtures/unicode_tex.json", "utf8"));
+  assert.ok(pairs.length >= 15);
+  for (const [text, tex] of pairs) {
+    assert.equal(toTex(text), tex, text);
+    assert.doesNotThrow(() => katex.renderToString(tex, { throwOnError: true }), tex);
+  }
 });
 
 // Every narration the stored traces carry (tests/js/fixtures, tests/golden).

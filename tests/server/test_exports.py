@@ -47,8 +47,8 @@ def test_cli_latex_to_a_file(tmp_path):
     assert tex.count("\\toprule") == tex.count("\\midrule") == tex.count("\\bottomrule") == 1
     assert tex.startswith("% The backward pass") and tex.endswith("\\end{document}\n")
     assert (r"$e = a \cdot b$ & $b = -0.5$ for $a$, $a = 1$ for $b$ & $1.5729$ & "
-            r"$\frac{\partial L}{\partial a} \mathrel{+}= -0.7864$, "
-            r"$\frac{\partial L}{\partial b} \mathrel{+}= 1.5729$ \\") in tex
+            r"$\frac{\partial L}{\partial a} \mathrel{{+}{=}} -0.7864$, "
+            r"$\frac{\partial L}{\partial b} \mathrel{{+}{=}} 1.5729$ \\") in tex
 
 
 def test_cli_json_is_the_trace_body():

@@ -37,7 +37,13 @@ function render(doc, text) {
   outer.dataset.text = text;
   const inner = doc.createElement("span");
   inner.setAttribute("aria-hidden", "true");
-  katex.render(toTex(text), inner, { throwOnError: false, output: "html", strict: "ignore" });
+  setTex(inner, toTex(text));
   outer.append(inner);
   return outer;
+}
+
+/** The TeX `tex` set by KaTeX into `el` (its children replaced); a formula KaTeX cannot parse
+ * shows its source in red, never an exception. */
+export function setTex(el, tex) {
+  katex.render(tex, el, { throwOnError: false, output: "html", strict: "ignore" });
 }

@@ -1,0 +1,84 @@
+// The narration line typeset (issue 18 §3): the engine's Unicode narration set by KaTeX, the
+// plain text kept for screen readers. The line holds two children:
+//   .narration-plain  the plain narration, visually hidden: what a screen reader announces
+//                     (the line is aria-live) and what the element's text is (textContent and
+//                     innerText), as the page's tests and the copy of a selection read it;
+//   .narration-tex    aria-hidden, KaTeX's rendering inside its own shadow root, so none of
+//                     KaTeX's glyph text (the "ˉ" of a bar, "⊤") mixes into the line's text.
+// The shadow root takes the page's own bundled stylesheet (KaTeX's rules; its fonts are the
+// document's, 'self' under the CSP); sizes and colours are inherited from the line, so the
+// typeset line is as large as the plain one was (the projector theme's narration size too).
+
+import { toTex } from "../tex.js";
+import { setTex } from "./typeset.js";
+
+/**
+ * Show `text` in the narration element `line`. typeset: set it as math (an event's
+ * narration); false for the page's own messages ("Waiting for Trace."), shown as they are.
+ * KaTeX cannot parse a line: its TeX source shows in red (throwOnError false), never an
+ * exception.
+ */
+export function showNarration(line, text, { typeset = true } = {}) {
+  const { plain, shown, styled } = parts(line);
+  typeset &&= styled && Boolean(text);
+  if (plain.textContent === text && line.dataset.typeset === String(typeset)) return;
+  plain.textContent = text;
+  line.dataset.typeset = String(typeset);
+  const target = shown.shadowRoot.querySelector(".formula");
+  if (typeset) {
+    // KaTeX breaks a line only after a relation or an operator; the narration's words may
+    // wrap too (\allowbreak after each space kept beside a word), as the plain line did.
+    const tex = toTex(text).replaceAll("\\ ", "\\ \\allowbreak ");
+    setTex(target, tex);
+  } else {
+    target.textContent = text;
+  }
+}
+
+/**
+ * The line's two children, made at the first call (whatever the line held is replaced), and
+ * whether KaTeX's stylesheet could be linked into the shadow root: the standalone HTML export
+ * (server/export_html.py) has its styles inlined, KaTeX's fonts not in the file, and shows
+ * the plain narration.
+ */
+function parts(line) {
+  let plain = line.querySelector(":scope > .narration-plain");
+  let shown = line.querySelector(":scope > .narration-tex");
+  const doc = line.ownerDocument;
+  // the bundle's sheets (static/dist); the standalone export's inlined bundle names no URL of it
+  const sheets = doc.querySelectorAll('link[rel="stylesheet"][href*="/dist/"]');
+  if (plain && shown) return { plain, shown, styled: sheets.length > 0 };
+  plain = doc.createElement("span");
+  plain.className = "narration-plain";
+  shown = doc.createElement("span");
+  shown.className = "narration-tex";
+  shown.setAttribute("aria-hidden", "true");
+  const root = shown.attachShadow({ mode: "open" });
+  styleInto(root, sheets);
+  const formula = doc.createElement("span");
+  formula.className = "formula";
+  root.append(formula);
+  line.replaceChildren(plain, shown);
+  return { plain, shown, styled: sheets.length > 0 };
+}
+
+/**
+ * KaTeX's rules in the shadow root at once: the page's loaded bundle stylesheets copied into
+ * one constructed sheet (a linked copy loads later, and the line's height changed under a
+ * camera that had just framed the graph); a sheet not loaded yet is linked instead.
+ */
+function styleInto(root, links) {
+  const view = root.ownerDocument.defaultView;
+  const rules = [];
+  for (const link of links) {
+    try {
+      rules.push(...[...link.sheet.cssRules].map((r) => r.cssText));
+    } catch {
+      root.append(link.cloneNode()); // not loaded (no sheet, no rules yet)
+    }
+  }
+  if (!rules.length || !view?.CSSStyleSheet) return;
+  const sheet = new view.CSSStyleSheet();
+  sheet.replaceSync(rules.join("\n"));
+  root.adoptedStyleSheets = [sheet];
+}
