@@ -26,6 +26,10 @@ from gradwalk.engine.torch_ops import ATOM, ROWS, UNARY
 _UNWRITABLE_BUGS = ("overwrite", "wrong_order", "inplace")
 _RESERVED = {"torch", "F", "DTYPE", "name", "leaf", "grad", "inf", "nan"}
 _NOT_FINITE = re.compile(r"\b(inf|nan)\b")
+# a chain of single-use nodes deeper than this (`sum(f(a) for i in range(3000))` is 3,000 adds)
+# gets variables along it: one expression would pass Python's recursion limit, here and in
+# the script's parser
+MAX_NESTING = 64
 _INFIX = {"add", "sub", "mul", "div", "pow", "matmul", "greater", "greater_equal", "less",
           "less_equal", "equal", "not_equal"}
 
@@ -49,13 +53,14 @@ def to_torch(program: Program, output: str | None = None) -> str:
             raise ProgramError("unsupported", f"the op {n.op} cannot be exported as PyTorch "
                                "code", n.span.line, n.span.col)
     writer = _Writer(program, infer_shapes(program, 1 << 62), program.names[name])
-    writer.body(program.body, 0)
+    writer.body(program.body, 0, len(program.nodes), 0)
     return writer.finish(name)
 
 
 class _Writer:
     """Lines of code, one variable per node that needs one (named, used twice or in
-    another block); any other node is written inline where it is used."""
+    another block, or ending a chain of MAX_NESTING inline nodes); any other node is
+    written inline where it is used."""
 
     def __init__(self, program: Program, shapes: list, out: int):
         self.program, self.shapes, self.out = program, shapes, out
@@ -68,32 +73,41 @@ class _Writer:
                 users.setdefault(k, []).append(n.index)
         self.users = users
         self.no_grad = {i for b in program.no_grad for i in range(b.first, b.end)}
+        self.nesting: dict[int, int] = {}   # node -> how deep its inline text nests calls
 
     # ---- blocks and statements -----------------------------------------------------------
-    def body(self, items: list, depth: int) -> None:
-        for item in items:
-            if isinstance(item, Block):
-                self.block(item, depth)
-            else:
-                for k in range(item.first, item.end):
-                    self.node(self.program.nodes[k], depth)
+    def body(self, items: list, first: int, end: int, depth: int) -> None:
+        """Nodes first..end-1 in creation order, each inner block (a Block of items) where its
+        nodes begin. By index, not by the items' statements: a line with inlined calls is a
+        group of the calls alone (engine/parse.py assignment), so its arguments and what it
+        makes of the calls' values belong to no statement, but still need writing."""
+        k = first
+        for b in (item for item in items if isinstance(item, Block)):
+            for i in range(k, b.first):
+                self.node(self.program.nodes[i], depth)
+            self.block(b, depth)
+            k = max(k, b.end)
+        for i in range(k, end):
+            self.node(self.program.nodes[i], depth)
 
     def block(self, b: Block, depth: int) -> None:
         pad = "    " * depth
         if b.kind == "no_grad":
             self.lines.append(f"{pad}with torch.no_grad():")
             before = len(self.lines)
-            self.body(b.body, depth + 1)
+            self.body(b.body, b.first, b.end, depth + 1)
             if len(self.lines) == before:
                 self.lines.append(f"{pad}    pass")
             return
         what = (f'group("{b.name}")' if b.kind == "group" else
                 "checkpoint(): torch.utils.checkpoint would recompute it; the same gradients")
         self.lines.append(f"{pad}# with {what}")
-        self.body(b.body, depth)
+        self.body(b.body, b.first, b.end, depth)
 
     def node(self, n: IRNode, depth: int) -> None:
-        if not self._needs_var(n):
+        nesting = 1 + max((self.nesting.get(i, 0) for i in n.inputs), default=0)
+        if not self._needs_var(n) and nesting < MAX_NESTING:
+            self.nesting[n.index] = nesting
             return
         var = self._fresh(n.name or f"v{n.index}")
         if n.role == "leaf":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import random
 import re
 import subprocess
 import sys
@@ -22,6 +23,28 @@ from gradwalk.server import cli
 PRESETS = json.loads((Path(gradwalk.__file__).parent / "server" / "presets.json").read_text())
 UNWRITABLE = {"bug-overwrite": "overwrite", "bug-wrong-order": "wrong_order",
               "bug-inplace": "inplace"}
+
+PYTHON_PROGRAMS = Path(__file__).parents[1] / "engine" / "test_python_programs.py"
+
+
+def _texts(path: Path) -> tuple[dict[str, str], list[str]]:
+    """A test module's string constants: those assigned to a top-level name, by name, and
+    every one ending with a newline (a program, or a docstring gradwalk refuses)."""
+    tree = ast.parse(path.read_text())
+    named = {t.id: node.value.value for node in tree.body if type(node) is ast.Assign
+             and type(node.value) is ast.Constant and type(node.value.value) is str
+             for t in node.targets if type(t) is ast.Name}
+    every = [c.value for c in ast.walk(tree) if type(c) is ast.Constant and
+             type(c.value) is str and c.value.endswith("\n")]
+    return named, every
+
+
+def _filled(text: str) -> str:
+    """text with `{params}` (seed 003's XOR) as the seed's 22 weights: random.seed(1), then
+    random.uniform(-1, 1) for each (test_python_programs.py _xor_params)."""
+    rng = random.Random(1)
+    return text.replace("{params}", json.dumps([rng.uniform(-1, 1) for _ in range(22)]))
+
 
 # ops and forms no preset has: every row of engine/torch_ops.py, reassignment, in place,
 # names PyTorch's script uses itself, loops, functions, a tensor output
@@ -52,6 +75,16 @@ MORE = {
     "cross entropy": ("X, y = xor()\nW = [[0.5, -0.5], [0.25, 1.0]]\nz = X @ W\n"
                       "L = cross_entropy(z, y) + cross_entropy(z[0], 1)\n"
                       "  + layer_norm(z, [1.0, 2.0], [0.0, 0.5])[1, 0]\n").replace("\n  ", " "),
+    # a line with calls is a group of the calls alone: its arguments and the sum were not written
+    "def": "w = 0.5\ndef f(x):\n    return tanh(w * x)\nL = f(1.0) + f(2.0)\n",
+    "nested call": ("w = [0.5, -1.5]\ndef f(x):\n    h = w * x\n    return sum(h * h)\n"
+                    "def g(a, b):\n    return f(a * b) + f(exp(a)) * b\n"
+                    "c = 0.3\nL = g(c, 2.0) - g(f(c), c + 1.0)\n"),
+    "def in a zip loop": ("w = [0.5, -0.3]\ndef neuron(x0, x1):\n    return tanh(w[0] * x0 "
+                          "+ w[1] * x1)\nL = 0.0 * w[0]\nfor (x0, x1), y in zip([[0.0, 1.0], "
+                          "[1.0, 1.0]], [1.0, 0.0]):\n    L = L + (neuron(x0, x1) - y) ** 2\n"),
+    # seed 003's XOR (tests/engine/test_python_programs.py XOR) with its weights: random.seed(1)
+    "seed 003's XOR": _filled(_texts(PYTHON_PROGRAMS)[0]["XOR"]),
 }
 
 
@@ -150,3 +183,24 @@ def test_an_unknown_output_is_refused():
     with pytest.raises(ProgramError) as e:
         gradwalk.to_torch("a = 1.0\nL = a * a\n", output="nope")
     assert e.value.kind == "unknown_output"
+
+
+def test_every_program_of_test_python_programs_is_written_or_refused_by_name():
+    """Never an internal error (a line calling a `def` was a KeyError, exit 3): each program of
+    tests/engine/test_python_programs.py that gradwalk traces is written as PyTorch code that
+    prints gradwalk's gradients, or refused with a ProgramError naming what it cannot write."""
+    named, every = _texts(PYTHON_PROGRAMS)
+    written = {}
+    for text in map(_filled, every):
+        try:
+            gradwalk.trace(text)
+        except ProgramError:
+            continue   # a program gradwalk refuses itself, or a docstring
+        try:
+            written[text] = gradwalk.to_torch(text)
+        except ProgramError as e:
+            assert e.kind == "unsupported" and ("cannot be exported" in e.message or
+                                                "no PyTorch equivalent" in e.message), e
+    assert {_filled(named[k]) for k in ("ZIP", "DEF", "VALUES", "XOR")} <= written.keys()
+    for (text, code), printed in zip(written.items(), _run(list(written.values()))):
+        _agree(text, printed)
