@@ -662,7 +662,7 @@ function hover(node, { pin = false } = {}) {
 
 /** The pinned node's detail panel at `view`, with its numbers in the run compared with. */
 function showDetail(view) {
-  detail.show(shown, view, pinned);
+  detail.show(shown, view, pinned, quiz.hidden(view)); // a quiz's unrevealed numbers stay "?"
   diffs.detail($("#detail"), pinned.id);
 }
 

@@ -7,7 +7,7 @@
 import { fetchMistakes } from "./api.js";
 import { formatNumber } from "./format.js";
 import { narrate } from "./narration.js";
-import { askedAt, gateOf, judge, kindText, PRESETS, questionsOf, quizSpec, resultMessage, scoreOf } from "./quiz.js";
+import { gateOf, hiddenAt, judge, kindText, PRESETS, questionsOf, quizSpec, resultMessage, scoreOf } from "./quiz.js";
 import { createQuizPanel, markAsked } from "./render/quiz.js";
 
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -23,7 +23,7 @@ function specText(spec) {
  * (the player's action); `changed()` redraws the page (the gate moved); `reveal(ids)` brings
  * those nodes into the camera's view; `onEnd(message)` gets resultMessage once per walk when
  * the walk reaches its end.
- * Returns {setWalk, limit, show, panel}.
+ * Returns {setWalk, limit, show, hidden (what it keeps from the screen at a view), panel}.
  */
 export function createQuizSession(root, { store, before = null, seek, changed = () => {}, onEnd = () => {}, reveal: inView = () => {}, mistakes = fetchMistakes }) {
   let walk = null;
@@ -80,13 +80,18 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
     return gateOf(questions, done, total);
   }
 
+  /** What the quiz keeps from the screen at `view` (quiz.js hiddenAt), or null when none is on. */
+  function hidden(view) {
+    return spec && walk ? hiddenAt(questions, done, view.step) : null;
+  }
+
   /** Show the quiz at `view` (the step on screen) on `svg`. */
   function show(view, svg) {
     if (!spec || !walk) {
       markAsked(svg, null);
       return;
     }
-    const q = askedAt(questions, done, view.step);
+    const q = hidden(view).asked;
     const fresh = q && q !== asking;
     asking = q;
     markAsked(svg, q);
@@ -161,5 +166,5 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
     seek(q.step + 1);
   }
 
-  return { setWalk, limit, show, panel };
+  return { setWalk, limit, show, hidden, panel };
 }

@@ -145,6 +145,35 @@ export function askedAt(questions, done, step) {
 }
 
 /**
+ * What a quiz keeps from the screen at `step` (events[:step] shown): {asked: the question
+ * the walk waits on there, or null (its node's number shows "?"), revealed(after): true when
+ * the event on screen after `after` steps (its index + 1) has been shown, so its numbers may
+ * be read}. The node boxes (render/quiz.js markAsked) and the detail panel both follow it.
+ */
+export function hiddenAt(questions, done, step) {
+  return { asked: askedAt(questions, done, step), revealed: (after) => after <= step };
+}
+
+// A number as the narration prints it (engine/trace/values.py short; signed() wraps a
+// negative in parentheses, hidden with it: the sign alone would say half the answer).
+const NUMBER = /\([-\u2212][^()\s]*\)|[-\u2212]?(?:\d+\.?\d*(?:e[-+]?\d+)?|Infinity)|NaN/g;
+const ONLY_NUMBERS = /^[\s·+\-\u2212()[\],]*$/; // what is left of a part that is numbers alone
+
+/**
+ * A backward rule's narration (docs/trace-format.md, `accumulate`) with its numbers as "?":
+ * "t = tanh(d), so d̄ += (1 - t²) · t̄ = ? · ? = ?; d̄ = ? + ? = ?". The rule, its local
+ * derivative's text (the 1 of "1 - t²") and its shapes ("(4,2) @ (2,3)") stay: only a part
+ * after " = " that is numbers alone is hidden. What a quiz shows of a rule not yet revealed.
+ */
+export function numbersHidden(narration) {
+  const at = narration.indexOf(" += ");
+  if (at < 0) return narration;
+  const hide = (part, i) => (i > 0 && ONLY_NUMBERS.test(part.replace(NUMBER, "")) ? part.replace(NUMBER, "?") : part);
+  const clauses = narration.slice(at + 4).split("; ").map((clause) => clause.split(" = ").map(hide).join(" = "));
+  return narration.slice(0, at + 4) + clauses.join("; ");
+}
+
+/**
  * A typed answer as a number: "0.7864", "-.5", "1,5" (a decimal comma, as phones in many
  * languages type it), "1e-3". NaN when it is not one number.
  */

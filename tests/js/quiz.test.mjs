@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  askedAt, askedNames, elementAt, elementOf, gateOf, indexOf, judge, matches, namedSpec, questionsOf, quizSpec, QUIZ_PATTERN, readAnswer,
+  askedAt, askedNames, elementAt, elementOf, gateOf, hiddenAt, indexOf, judge, matches, namedSpec, numbersHidden, questionsOf, quizSpec, QUIZ_PATTERN, readAnswer,
   resultMessage, scoreOf, shownUnit, toleranceOf, withNumbers,
 } from "../../static/js/quiz.js";
 import { checkState, linkState, decodeLink, encodeLink, openLink, defaultState } from "../../static/js/state.js";
@@ -56,6 +56,36 @@ test("the gate holds the walk before the first unanswered question", () => {
   assert.equal(askedAt(qs, new Set(), 13).node, "n0");
   assert.equal(gateOf(qs, new Set([13]), 16), 16);
   assert.equal(askedAt(qs, new Set([13]), 13), null);
+});
+
+test("a quiz keeps the asked number and every rule of a step not yet shown from the screen", () => {
+  const qs = questionsOf("adjoints", trace);
+  const hidden = hiddenAt(qs, new Set(), 8); // t̄ = ? (events[8] reveals it)
+  assert.equal(hidden.asked.symbol, "t\u0304");
+  assert.ok(hidden.revealed(8) && !hidden.revealed(9)); // a rule is on screen after its index + 1 steps
+  assert.equal(hiddenAt(qs, new Set([8]), 8).asked, null); // answered
+});
+
+test("a rule not yet revealed keeps its formula and shapes, its numbers as ?", () => {
+  assert.equal(numbersHidden("t = tanh(d), so d\u0304 += (1 - t²) · t\u0304 = 0.7864 · 2 = 1.5729"),
+    "t = tanh(d), so d\u0304 += (1 - t²) · t\u0304 = ? · ? = ?");
+  // the running sum, a negative (its sign hidden too) and a name with a digit
+  assert.equal(numbersHidden("e = a * b, so ā += b · ē = -0.5 · 1.5729 = -0.7864; ā = 1.5729 + (-0.7864) = 0.7864"),
+    "e = a * b, so ā += b · ē = ? · ? = ?; ā = ? + ? = ?");
+  assert.equal(numbersHidden("w2 * h1: h̄1 += w2 · ∂L/∂(w2 * h1) = 0.8 · (-0.1326) = -0.1061"),
+    "w2 * h1: h̄1 += w2 · ∂L/∂(w2 * h1) = ? · ? = ?");
+  assert.equal(numbersHidden("Y = X @ W, so X̄ += Ȳ @ Wᵀ : (2,2) = (2,2) @ (2,2) = [[17, 23], [-5, -7]]"),
+    "Y = X @ W, so X̄ += Ȳ @ Wᵀ : (2,2) = (2,2) @ (2,2) = [[?, ?], [?, ?]]");
+  assert.equal(numbersHidden("x = 1e-08, so ȳ += 1 · x̄ = 1.835e-08 · NaN = Infinity"), "x = 1e-08, so ȳ += 1 · x̄ = ? · ? = ?");
+  // every fixture's rule: no digit left after its "+=" clause's formula (shapes aside)
+  for (const name of ["tanh-fanout.json", "sigmoid-net.json", "matmul-2x2.json", "reassigned.json"]) {
+    const events = JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url))).events;
+    for (const ev of events.filter((e) => e.kind === "accumulate")) {
+      const masked = numbersHidden(ev.narration);
+      const numbers = masked.split(" += ")[1].split("; ").flatMap((c) => c.split(" = ").slice(1)).filter((p) => !/[@⊙a-z]/.test(p));
+      assert.ok(numbers.every((p) => !/\d/.test(p)), masked);
+    }
+  }
 });
 
 test("answers are read as phones type them and judged to 1e-3 or the digits shown", () => {

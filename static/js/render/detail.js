@@ -10,6 +10,7 @@ import { formatNumber, formatShape, isTensor } from "../format.js";
 import { dualText } from "../modes.js";
 import { heatCells, heatColor, inkOn, toNumber } from "../heat.js";
 import { opTag } from "../layout.js";
+import { numbersHidden } from "../quiz.js";
 import { adjointFinalStep, backwardRules, badNumberText, pyShape, tableOf } from "../tensors.js";
 import { typeset } from "./typeset.js";
 
@@ -53,8 +54,9 @@ function valueTable(value, kind) {
 }
 
 /**
- * The panel in `container` (the graph's wrapper). show(walk, view, node) fills it for the
- * node at that step; hide() closes it; onClose is called when its × is pressed.
+ * The panel in `container` (the graph's wrapper). show(walk, view, node, hidden) fills it
+ * for the node at that step (`hidden`: what a quiz keeps from the screen, quiz.js hiddenAt,
+ * or null); hide() closes it; onClose is called when its × is pressed.
  */
 export function createDetailPanel(container, { onClose } = {}) {
   const root = el("aside", { class: "detail", id: "detail", "aria-label": "Selected node", "aria-live": "polite" });
@@ -86,9 +88,10 @@ export function createDetailPanel(container, { onClose } = {}) {
     return cache.get(key);
   }
 
-  function column(title, value, kind, note) {
+  function column(title, value, kind, note, asked = false) {
     const col = el("section", { class: `detail-col ${kind}` }, el("h3", { text: title }));
-    if (value === undefined) col.append(el("p", { class: "note", text: note }));
+    if (asked) col.append(el("p", { class: "quiz-mark", text: "?" }), el("p", { class: "note", text: "asked in the quiz" }));
+    else if (value === undefined) col.append(el("p", { class: "note", text: note }));
     else {
       const table = valueTable(value, kind);
       if (table) col.append(table);
@@ -98,14 +101,18 @@ export function createDetailPanel(container, { onClose } = {}) {
     return col;
   }
 
-  function rules(walk, view, node) {
+  // While a quiz is on (`hidden`: quiz.js hiddenAt) a rule the walk has not shown keeps its
+  // numbers as "?", as the asked node's box does: step 11's rule read t̄ = 2 and d̄ at step 8.
+  function rules(walk, view, node, hidden) {
     const list = backwardRules(walk.trace.events, node.id);
     if (!list.length) return null;
     const ul = el("ul", { class: "rules" });
     for (const r of list) {
       const reached = view.step >= r.step;
       const li = el("li", { class: reached ? "reached" : "ahead", "data-input": r.input });
-      const rule = el("span", { class: "rule" }, typeset(document, r.narration));
+      const secret = hidden && !hidden.revealed(r.step);
+      if (secret) li.classList.add("quiz-hidden");
+      const rule = el("span", { class: "rule" }, typeset(document, secret ? numbersHidden(r.narration) : r.narration));
       li.append(rule);
       if (r.unbroadcast) {
         const { axes, from_shape: from, to_shape: to } = r.unbroadcast;
@@ -123,7 +130,7 @@ export function createDetailPanel(container, { onClose } = {}) {
     return w ? `not used by ${walk.trace.output?.name ?? "the output"}: it gets no gradient` : null;
   }
 
-  function render(walk, view, node, fetched) {
+  function render(walk, view, node, fetched, hidden) {
     const value = view.values[node.id];
     const adjoint = view.adjoints[node.id];
     const finalStep = adjointFinalStep(walk.trace.events, node.id);
@@ -148,12 +155,13 @@ export function createDetailPanel(container, { onClose } = {}) {
     const tangent = view.tangents?.[node.id];
     const dual = tangent !== undefined && typeof value === "number" && typeof tangent === "number"
       ? `dual number ${dualText(value, tangent)}` : null;
+    const asked = hidden?.asked?.node === node.id ? hidden.asked.what : null; // its number is "?" in the box too
     const cols = el("div", { class: "detail-cols" },
-      column("Value", shownValue, "value", value === undefined ? "not evaluated yet" : null),
+      column("Value", shownValue, "value", value === undefined ? "not evaluated yet" : null, asked === "value"),
       node.role === "const" ? null
         : adjoint === undefined && tangent !== undefined ? column("Tangent ṫ", tangent, "grad tangent", dual)
-          : column("Gradient", shownAdjoint, "grad", adjointNote ?? (adjoint === undefined ? unusedNote(walk, node) ?? "no gradient yet" : null)));
-    const parts = [head, el("p", { class: "formula", text: node.formula ?? node.label }), cols, rules(walk, view, node)];
+          : column("Gradient", shownAdjoint, "grad", adjointNote ?? (adjoint === undefined ? unusedNote(walk, node) ?? "no gradient yet" : null), asked === "adjoint"));
+    const parts = [head, el("p", { class: "formula", text: node.formula ?? node.label }), cols, rules(walk, view, node, hidden)];
     const bad = walk.nonFinite;
     if (bad && bad.node === node.id) {
       const what = badNumberText(bad);
@@ -196,18 +204,18 @@ export function createDetailPanel(container, { onClose } = {}) {
   }
 
   const api = {
-    show(walk, view, node) {
+    show(walk, view, node, hidden = null) {
       const mine = ++token;
       const value = view.values[node.id];
       const adjoint = view.adjoints[node.id];
       const big = (isTensor(value) && value.data == null) || (isTensor(adjoint) && adjoint.data == null);
-      render(walk, view, node, null);
+      render(walk, view, node, null, hidden);
       if (!big) return;
       root.dataset.fetching = "true";
       full(walk, node).then((fetched) => {
         if (mine !== token) return;
         delete root.dataset.fetching;
-        render(walk, view, node, fetched);
+        render(walk, view, node, fetched, hidden);
       }, (error) => {
         if (mine !== token) return;
         delete root.dataset.fetching;
