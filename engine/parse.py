@@ -2,14 +2,16 @@
 
 The language: one `name = expression` statement per line; a literal on the right (a number, a
 negative number, a nested list of numbers) declares a leaf that gets a gradient, `const(literal)`
-a leaf that gets none; expressions use + - * / ** @, unary -, `.T`, and the functions in
-FUNCTIONS. The builder here walks statements and names; its parts by node kind are mixed in
-from engine/parse_expressions.py (operators, the explicit-stack walk), parse_calls.py (calls and
-their parameters), parse_literals.py (numbers and lists), parse_tensors.py (indexing, reshape,
-transpose, concat, stack, where with a comparison, the leaf helpers randn, uniform, zeros,
-ones, eye, arange) and parse_data.py (`X, y = xor()` and the other data helpers); the dtype
-(`# dtype: float32` on the first line) is in engine/dtypes.py; the IR's types (IRNode,
-Program, InPlace) are in engine/ir.py. Every IR node keeps the source span it came from.
+a leaf that gets none, and so do Python's integer data and accumulators (`Y = [0, 1]` read only
+by zip, `total = 0` rebound from itself: engine/parse_constants.py); expressions use
++ - * / ** @, unary -, `.T`, and the functions in FUNCTIONS. The builder here walks statements
+and names; its parts by node kind are mixed in from engine/parse_expressions.py (operators,
+the explicit-stack walk), parse_calls.py (calls and their parameters), parse_literals.py
+(numbers and lists), parse_tensors.py (indexing, reshape, transpose, concat, stack, where with
+a comparison, the leaf helpers randn, uniform, zeros, ones, eye, arange) and parse_data.py
+(`X, y = xor()` and the other data helpers); the dtype (`# dtype: float32` on the first line)
+is in engine/dtypes.py; the IR's types (IRNode, Program, InPlace) are in engine/ir.py. Every
+IR node keeps the source span it came from.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from gradwalk.engine.literals import Lifted, lift
 from gradwalk.engine.names import name_problem, names_in
 from gradwalk.engine.parse_calls import CallSyntax
 from gradwalk.engine.parse_comprehensions import ComprehensionSyntax
+from gradwalk.engine.parse_constants import int_uses, is_int_constant
 from gradwalk.engine.parse_data import DataSyntax
 from gradwalk.engine.parse_expressions import ExpressionSyntax
 from gradwalk.engine.parse_functions import FunctionSyntax
@@ -136,6 +139,7 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
                       if p.code_end_col != p.end_col}
         self.max_depth = max_depth
         self.tree = tree
+        self.int_uses = int_uses(tree)   # integer data and accumulators (parse_constants)
         self.nodes: list[IRNode] = []
         self.names: dict[str, int] = {}
         self.leaves: dict[str, int] = {}
@@ -338,12 +342,14 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
         is_const = self.is_const_call(value)
         made = value.args[0] if is_const else value
         literal = self.literal(made)
-        role = "const" if is_const else "leaf"
+        # `Y = [0, 1, 1, 0]` read only by zip, `total = 0` rebound from itself: Python ints,
+        # which get no gradient in PyTorch either (engine/parse_constants.py)
+        role = "const" if is_const or is_int_constant(name, value, self.int_uses) else "leaf"
         index = self.add(role, role, [], self.span(value), name, name, literal=literal,
                          params=self.init(made))
         if bind:
             self.names[name] = index
-            if not is_const:
+            if role == "leaf":
                 self.leaves[name] = index
         return index
 

@@ -93,14 +93,15 @@ for (x0, x1), y in zip(X, Y):
 
 def test_zip_over_named_lists_unpacks_and_indexes_with_pytorchs_numbers():
     """`for (x0, x1), y in zip(X, Y)`: x0, x1 read X's elements (index nodes: X gets its
-    gradient), y is Y's number, an index (`z[y]`); each iteration a group."""
+    gradient), y is Y's number, an index (`z[y]`); each iteration a group. Y, ints read only
+    by zip, is a constant (engine/parse_constants.py): no gradient, as in PyTorch."""
     body = run_trace(ZIP)
-    t = _torch(X=[[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]], Y=[1.0, 1.0, 0.0], w=[0.5, -0.3],
-               z=[0.2, 0.9])
+    t = _torch(X=[[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]], w=[0.5, -0.3], z=[0.2, 0.9])
     out = 0.0 * t["w"][0]
     for (x0, x1), y in zip(t["X"], [1, 1, 0]):
         out = out + (torch.tanh(t["w"][0] * x0 + t["w"][1] * x1) - t["z"][y]) ** 2
     _same(body, out, t)
+    assert set(body["grads"]) == {"X", "w", "z"}
     labels = [n["label"] for n in body["graph"]["nodes"]]
     assert labels.count("X[0, 0]") == 1 and "z[1]" in labels and "z[0]" in labels
     assert [g["name"] for g in body["graph"]["groups"] if g["kind"] == "block"] == [
@@ -263,11 +264,8 @@ loss = forward(params)
 """
 
 
-def test_seed_003s_xor_forward_traces_with_pytorchs_numbers():
-    """The seed prints `loss 0.838159, 22 gradients`, `largest gradient: 0.2463455518578762`
-    and a gap of 0.0 against PyTorch: the same here, every gradient equal to PyTorch's."""
-    values = _xor_params()
-    body = run_trace(XOR.format(params=json.dumps(values)))
+def _xor_torch(values: list[float]) -> tuple[float, list[float]]:
+    """Seed 003's forward in PyTorch float64: (the loss, the 22 weights' gradients)."""
     ts = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in values]
     W1, b1, W2, b2 = ts[0:8], ts[8:12], ts[12:20], ts[20:22]
     total = 0
@@ -277,14 +275,80 @@ def test_seed_003s_xor_forward_traces_with_pytorchs_numbers():
         total = total + ((z[0].exp() + z[1].exp()).log() - z[y])
     loss = total * 0.25
     loss.backward()
+    return loss.item(), [t.grad.item() for t in ts]
+
+
+def test_seed_003s_xor_forward_traces_with_pytorchs_numbers():
+    """The seed prints `loss 0.838159, 22 gradients`, `largest gradient: 0.2463455518578762`
+    and a gap of 0.0 against PyTorch: the same here, every gradient equal to PyTorch's."""
+    values = _xor_params()
+    body = run_trace(XOR.format(params=json.dumps(values)))
+    loss, grads = _xor_torch(values)
     assert f"{decode(body['output']['value']):.6f}" == "0.838159"
-    np.testing.assert_allclose(decode(body["output"]["value"]), loss.item(), rtol=1e-13)
+    np.testing.assert_allclose(decode(body["output"]["value"]), loss, rtol=1e-13)
     got = np.asarray(decode(body["grads"]["params"]))
-    np.testing.assert_allclose(got, [t.grad.item() for t in ts], rtol=1e-12, atol=1e-16)
+    np.testing.assert_allclose(got, grads, rtol=1e-12, atol=1e-16)
     assert np.max(np.abs(got)) == pytest.approx(0.2463455518578762, rel=1e-12)
     calls = [g for g in body["graph"]["groups"] if g["name"] == "forward(params)"]
     loops = [g["name"] for g in body["graph"]["groups"] if g["name"].startswith("for (x0")]
     assert len(calls) == 1 and len(loops) == 5   # the loop and its 4 iterations, in the call
+
+
+def _roles(body: dict, names: set[str]) -> dict[str, str]:
+    """{name: role} of the first node named each of `names` (a leaf, a const, ...)."""
+    out: dict[str, str] = {}
+    for n in body["graph"]["nodes"]:
+        if n.get("name") in names and n["name"] not in out:
+            out[n["name"]] = n["role"]
+    return out
+
+
+def test_seed_003s_int_data_and_accumulator_get_no_gradient():
+    """Seed 003 pasted as the README says (its `shapes` line too): X, Y and shapes are lists
+    of Python ints and `total = 0` an int accumulator, none a tensor in PyTorch, so none gets
+    a gradient (they read `dloss/dY = [0, 0, 0, 0]`, `dloss/dtotal = 0.25`) nor an "is not
+    used" warning (Y is used, as the index of `z[y]`); they are drawn as constants."""
+    values = _xor_params()
+    text = XOR.format(params=json.dumps(values)).replace(
+        "params = ", "shapes = [(4, 2), (4, 1), (2, 4), (2, 1)]\nparams = ")
+    body = run_trace(text)
+    assert set(body["grads"]) == {"params"}
+    np.testing.assert_allclose(decode(body["grads"]["params"]), _xor_torch(values)[1],
+                               rtol=1e-12, atol=1e-16)
+    assert [w["message"] for w in body.get("warnings", [])] == []
+    assert _roles(body, {"X", "Y", "shapes", "total", "params"}) == {
+        "X": "const", "Y": "const", "shapes": "const", "total": "const", "params": "leaf"}
+
+
+def test_a_zip_loop_over_int_labels_has_pytorchs_gradients_only_for_the_weights():
+    """Int labels read by zip (as indices and as numbers) and an int accumulator are
+    constants; the float weights alone get gradients, equal to PyTorch float64's."""
+    body = run_trace("w = [0.5, -1.5]\nlabels = [1, 0, 1]\nloss = 0\n"
+                     "for x, y in zip([2.0, -1.0, 3.0], labels):\n"
+                     "    loss = loss + (w[y] * x - y) ** 2\n")
+    w = torch.tensor([0.5, -1.5], dtype=torch.float64, requires_grad=True)
+    loss = 0
+    for x, y in zip([2.0, -1.0, 3.0], [1, 0, 1]):
+        loss = loss + (w[y] * x - y) ** 2
+    loss.backward()
+    assert set(body["grads"]) == {"w"}
+    np.testing.assert_allclose(decode(body["grads"]["w"]), w.grad.numpy(), rtol=1e-15)
+    assert decode(body["output"]["value"]) == pytest.approx(loss.item(), rel=1e-15)
+    assert body.get("warnings", []) == []
+    assert _roles(body, {"labels", "loss"}) == {"labels": "const", "loss": "const"}
+
+
+@pytest.mark.parametrize("text, leaves", [
+    ("Y = [0, 1]\nw = [0.5, 2.0]\nL = sum(Y * w)\n", {"Y", "w"}),   # read outside zip
+    ("c = 2\nL = c * 3.0\n", {"c"}),                                  # an int never rebound
+    ("t = 0.0\nw = 2.0\nt = t + w\nL = t * 3.0\n", {"t", "w"}),    # a float accumulator
+    ("X = [0.0, 1.0]\nw = 2.0\nL = 0.0\nfor x, y in zip(X, [1, 2]):\n"
+     "    L = L + w * x * y\n", {"X", "w", "L"}),                     # float data in zip
+])
+def test_other_literals_stay_leaves_with_gradients(text, leaves):
+    """The rule's edge (engine/parse_constants.py): int data read elsewhere, an int that is
+    never rebound from itself and floats stay leaves, as before."""
+    assert set(run_trace(text)["grads"]) == leaves
 
 
 @pytest.mark.parametrize("line, kind, words", [

@@ -1,0 +1,72 @@
+"""Which literals are constants without `const(...)`: Python's integer data and integer
+accumulators, which PyTorch and micrograd never give a gradient (they are not tensors).
+
+A literal assigned to a name is a leaf that gets a gradient (engine/parse.py), except:
+- integer data: a list (or nested lists and tuples) of int literals, as `Y = [0, 1, 1, 0]`
+  or `X = [(0, 0), (0, 1)]`, whose name is read nowhere in the program except as an
+  argument of `zip(...)` (loop data; its numbers are then indices, as `z[y]`), or not at all
+  (`shapes = [(4, 2), (4, 1)]` left from a seed);
+- an integer accumulator: an int literal, as `total = 0`, whose name is rebound from itself
+  somewhere in the program (`total = total + e`, or `total += e`).
+Both are constants (role "const": no gradient, no "not used" warning, drawn as constants).
+A float (`0.0`, `[0.0, 1.0]`), a bool, or an int list read anywhere else (`X @ w`) stays a
+leaf, as before. The rule reads names, not scopes: a name used both ways anywhere keeps its
+leaf (the cautious side). Seed 003's XOR program is the case that needs it (issue 7 review).
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+
+@dataclass
+class IntUses:
+    """From one walk of the whole program: `read`, names read other than as zip's argument;
+    `rebound`, names assigned from an expression that reads them (or updated with `+=`)."""
+
+    read: set[str] = field(default_factory=set)
+    rebound: set[str] = field(default_factory=set)
+
+
+def int_uses(tree: ast.Module) -> IntUses:
+    """IntUses of a program's syntax tree (one iterative walk: no recursion on its shape)."""
+    uses = IntUses()
+    in_zip: set[int] = set()
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Call and type(node.func) is ast.Name and node.func.id == "zip":
+            in_zip.update(id(a) for a in node.args if type(a) is ast.Name)
+        elif kind is ast.Name and type(node.ctx) is ast.Load and id(node) not in in_zip:
+            uses.read.add(node.id)
+        elif kind is ast.AugAssign and type(node.target) is ast.Name:
+            uses.rebound.add(node.target.id)
+        elif kind is ast.Assign:
+            reads = {n.id for n in ast.walk(node.value) if type(n) is ast.Name}
+            uses.rebound.update(t.id for t in node.targets
+                                if type(t) is ast.Name and t.id in reads)
+    return uses
+
+
+def is_int_constant(name: str, value: ast.expr, uses: IntUses) -> bool:
+    """True when `name = value` is integer data or an integer accumulator (module docstring)."""
+    if _is_int(value):
+        return name in uses.rebound
+    return type(value) is ast.List and name not in uses.read and _all_ints(value)
+
+
+def _is_int(node: ast.expr) -> bool:
+    if type(node) is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd):
+        node = node.operand
+    return type(node) is ast.Constant and type(node.value) is int   # not bool, not float
+
+
+def _all_ints(node: ast.List) -> bool:
+    """Every element an int literal, through nested lists and tuples (walked with a stack)."""
+    todo = list(node.elts)
+    while todo:
+        item = todo.pop()
+        if type(item) in (ast.List, ast.Tuple):
+            todo.extend(item.elts)
+        elif not _is_int(item):
+            return False
+    return bool(node.elts)
