@@ -83,8 +83,15 @@ def test_one_module_identity_per_file():
 def test_the_api_reads_the_settings_from_the_environment(monkeypatch):
     # A GRADWALK_* variable bounds the API as it bounds the CLI and the server (the API read
     # the bare defaults before: a 5-statement program passed a limit of 3).
+    from gradwalk.server.settings import get_settings
+
     monkeypatch.setenv("GRADWALK_MAX_STATEMENTS", "3")
-    with pytest.raises(ProgramError, match=r"5 statements; the limit \(max_statements\) is 3"):
-        gradwalk.trace(FANOUT + "k = L * 2.0\n")
-    with pytest.raises(ProgramError, match="max_statements"):
-        gradwalk.to_torch(FANOUT + "k = L * 2.0\n")
+    get_settings.cache_clear()   # the settings are read once a process
+    try:
+        with pytest.raises(ProgramError, match=r"5 statements; the limit \(max_statements\) is 3"):
+            gradwalk.trace(FANOUT + "k = L * 2.0\n")
+        with pytest.raises(ProgramError, match="max_statements"):
+            gradwalk.to_torch(FANOUT + "k = L * 2.0\n")
+    finally:
+        monkeypatch.delenv("GRADWALK_MAX_STATEMENTS")
+        get_settings.cache_clear()

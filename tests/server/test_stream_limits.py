@@ -189,7 +189,8 @@ def test_the_health_check_answers_fast_beside_two_big_traces(tmp_path):
     # up to 2.84 s in the issue, then up to 0.7-1.7 s with the parse in pieces (the event
     # loop shared the GIL with the trace threads); 1.3-2.1 s here with the traces in threads
     # (GRADWALK_TRACE_PROCESSES=false). The target is 100 ms (bench/limits.py measures it);
-    # the bound (0.5 s) leaves a loaded CI machine's scheduling room: 0.44 s was seen at load 8. The answers are read
+    # the bound (0.8 s) leaves a loaded CI machine's scheduling room (0.44 s was seen at load 8,
+    # 0.51 s at load 12) and still fails the threaded design (1.3-2.1 s). The answers are read
     # unparsed: parsing 56 MB here would stall this process's prober, not the server.
     body = json.dumps({"program": chain(60_000)}).encode()
     with served(tmp_path, max_program_chars=5_000_000, trace_timeout_seconds=300) as server:
@@ -208,4 +209,4 @@ def test_the_health_check_answers_fast_beside_two_big_traces(tmp_path):
     for _, answer in answers:
         assert json.loads(answer)["grads"]["x0"] != 0
     assert len(seconds) >= 10
-    assert max(seconds) < 0.5, f"slowest /healthz {max(seconds):.2f} s of {len(seconds)}"
+    assert max(seconds) < 0.8, f"slowest /healthz {max(seconds):.2f} s of {len(seconds)}"
