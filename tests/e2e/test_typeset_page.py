@@ -150,6 +150,13 @@ def test_the_narration_is_typeset_and_its_text_stays_plain(strict_page, size, th
     page = strict_page(size, theme)
     trace(page, TANH)
     leave_editor(page)
+    # step 0's line is prose, no formula: shown as it is (set as math, its "one node at a
+    # time" read the article "a" as the variable a)
+    line = page.locator("#narration")
+    page.wait_for_selector('#player[data-step="0"]')
+    assert "one node at a time" in line.inner_text()
+    assert line.get_attribute("data-typeset") == "false"
+    assert line.locator(".narration-tex .katex").count() == 0
     for _ in range(11):
         page.keyboard.press("ArrowRight")
     page.wait_for_selector('#player[data-step="11"]')
@@ -179,7 +186,7 @@ def test_the_embeds_narration_is_typeset(strict_page, theme):
 # scrolled sideways. null when the line is not typeset.
 FITS = """e => {
   const k = e.querySelector('.narration-tex').shadowRoot.querySelector('.katex');
-  if (!k) return null;
+  if (!k) return e.dataset.typeset === "false" && e.scrollWidth <= e.clientWidth;   // prose: shown as it is
   const line = e.getBoundingClientRect(), tex = k.getBoundingClientRect();
   return tex.left >= line.left - 1 && tex.right <= line.right + 1 && tex.bottom <= line.bottom + 1
     && e.scrollWidth <= e.clientWidth;

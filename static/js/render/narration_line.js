@@ -14,13 +14,16 @@ import { setTex } from "./typeset.js";
 
 /**
  * Show `text` in the narration element `line`. typeset: set it as math (an event's
- * narration); false for the page's own messages ("Waiting for Trace."), shown as they are.
+ * narration, when it holds a formula); false for the page's own messages ("Waiting for
+ * Trace."), shown as they are.
  * KaTeX cannot parse a line: its TeX source shows in red (throwOnError false), never an
  * exception.
  */
 export function showNarration(line, text, { typeset = true } = {}) {
   const { plain, shown, styled } = parts(line);
-  typeset &&= styled && Boolean(text);
+  // Only a line with a formula in it (an "=") is set as math: a line of prose alone ("one
+  // node at a time", step 0's) set by KaTeX read its article "a" as the variable a.
+  typeset &&= styled && Boolean(text) && text.includes("=");
   if (plain.textContent === text && line.dataset.typeset === String(typeset)) return;
   plain.textContent = text;
   line.dataset.typeset = String(typeset);
