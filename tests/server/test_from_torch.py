@@ -143,7 +143,9 @@ class Nested(nn.Module):
 
 def test_nested_submodules_are_nested_groups_and_float32_stays_float32():
     torch.manual_seed(2)
-    net, x, t = Nested(), torch.randn(4, 3), torch.randn(4)
+    # float32 said outright: other test files set torch's default dtype to float64
+    f32 = torch.float32
+    net, x, t = Nested().to(f32), torch.randn(4, 3, dtype=f32), torch.randn(4, dtype=f32)
     text = gradwalk.from_torch(net, x, t)
     assert text.startswith("# dtype: float32\n")
     assert ('with group("block"):\n    with group("lin"):\n        linear = ' in text
