@@ -17,6 +17,15 @@ L = a * c
 """
 
 
+def _agrees(body, out, tensors):
+    """The trace's output and every leaf's gradient equal PyTorch's (float64, rtol 1e-12)."""
+    out.backward()
+    np.testing.assert_allclose(decode(body["output"]["value"]), out.item(), rtol=1e-12)
+    for name, tensor in tensors.items():
+        np.testing.assert_allclose(decode(body["grads"][name]), tensor.grad.numpy(),
+                                   rtol=1e-12, err_msg=name)
+
+
 def test_a_loop_methods_and_a_tuple_assignment_trace_with_pytorchs_numbers(client):
     r = client.post("/api/trace", json={"program": PROGRAM})
     assert r.status_code == 200, r.text
@@ -27,11 +36,7 @@ def test_a_loop_methods_and_a_tuple_assignment_trace_with_pytorchs_numbers(clien
     for weight in t["W"][1]:   # both new values from the old ones, as Python's tuples do
         state = (torch.tanh(state[0] * weight + state[1]), torch.exp(state[0]))
     out = state[0] * state[1]
-    out.backward()
-    np.testing.assert_allclose(decode(body["output"]["value"]), out.item(), rtol=1e-12)
-    for name in leaves:
-        np.testing.assert_allclose(decode(body["grads"][name]), t[name].grad.numpy(),
-                                   rtol=1e-12, err_msg=name)
+    _agrees(body, out, t)
     blocks = [g["name"] for g in body["graph"]["groups"] if g["kind"] == "block"]
     assert blocks == ["for j in range(2)", "for j in range(2): j = 0",
                       "for j in range(2): j = 1"]
@@ -66,11 +71,7 @@ def test_zip_and_a_function_trace_with_pytorchs_numbers_and_a_group_per_call(cli
     out = 0.0 * t["w"][0]
     for (x0, x1), y in zip(t["X"], [1, 0]):
         out = out + (torch.tanh(t["w"][0] * x0 + t["w"][1] * x1) - y) ** 2
-    out.backward()
-    np.testing.assert_allclose(decode(body["output"]["value"]), out.item(), rtol=1e-12)
-    for name in t:
-        np.testing.assert_allclose(decode(body["grads"][name]), t[name].grad.numpy(),
-                                   rtol=1e-12, err_msg=name)
+    _agrees(body, out, t)
     calls = [g["name"] for g in body["graph"]["groups"] if g["name"] == "score(x0, x1)"]
     assert len(calls) == 2
 
