@@ -38,6 +38,7 @@ from gradwalk.engine.parse_data import DataSyntax
 from gradwalk.engine.parse_expressions import ExpressionSyntax
 from gradwalk.engine.parse_functions import FunctionSyntax
 from gradwalk.engine.parse_literals import LiteralSyntax
+from gradwalk.engine.parse_random import RandomSyntax
 from gradwalk.engine.parse_tensors import TensorSyntax
 from gradwalk.engine.parse_unroll import UnrollSyntax
 from gradwalk.engine.parse_zip import ZipSyntax
@@ -127,7 +128,7 @@ def _statements(tree: ast.Module) -> list[ast.stmt]:
 
 
 class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, FunctionSyntax,
-               LiteralSyntax, TensorSyntax, UnrollSyntax, ZipSyntax):
+               LiteralSyntax, RandomSyntax, TensorSyntax, UnrollSyntax, ZipSyntax):
     """Walks the whitelisted ast and appends IR nodes."""
 
     def __init__(self, lines: Lines, tree: ast.Module, max_depth: int = MAX_DEPTH,
@@ -225,7 +226,7 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
                 self.loop(stmt)
             elif isinstance(stmt, ast.FunctionDef):   # kept for its calls (parse_functions)
                 self.define(stmt)
-            else:
+            elif not self.random_statement(stmt):   # import random, random.seed(n)
                 self.assignment(stmt)
         except ProgramError:
             bad = self.first_bad_name(stmt)
@@ -295,8 +296,11 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
         target = stmt.targets[0]
         name = target.id
         self.target_name(target)
-        value = self.unwrap_value(stmt.value)   # `a = Value(1.0)`: micrograd's leaf
-        if self.is_literal(value) or self.is_const_call(value):
+        random_leaf = self.is_random_value(stmt.value)   # `w = random.uniform(-1, 1)`
+        value = stmt.value if random_leaf else self.unwrap_value(stmt.value)   # `Value(1.0)`
+        if random_leaf:   # engine/parse_random.py
+            self.random_leaf(name, value, target)
+        elif self.is_literal(value) or self.is_const_call(value):
             self.leaf(name, value, target)
         elif type(stmt.value) is ast.Name and stmt.value.id in self.names:
             self.alias(target, stmt.value)
