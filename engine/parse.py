@@ -61,12 +61,14 @@ _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 
 def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_DEPTH, *,
           dtype: str | None = None, max_elements: int = MAX_ELEMENTS,
-          max_total_elements: int = MAX_TOTAL_ELEMENTS) -> Program:
+          max_total_elements: int = MAX_TOTAL_ELEMENTS, max_nodes: int | None = None) -> Program:
     """Parse program text into IR. Raises ProgramError (with line and column) on bad input,
     "too_large" for more than `max_statements` statements or an expression nested deeper than
     `max_depth` (calls, lists and right operands count a level; see _Builder.expression), or
     for leaf helpers (randn, zeros, ...) over max_elements each or max_total_elements together
-    (checked before they are made). dtype: "float64" or "float32" asked by the caller (None:
+    (checked before they are made), or for a loop whose iterations would take the program over
+    `max_nodes` nodes (None: no bound here), said at the loop once its first iteration is
+    built (engine/parse_unroll.py). dtype: "float64" or "float32" asked by the caller (None:
     the program's `# dtype:` first line, else float64; engine/dtypes.py); every literal is of
     the program's dtype.
 
@@ -83,6 +85,7 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     code, lifted = lift(text)   # big list literals read here, not walked (engine/literals.py)
     tree = python_ast(code, lines)
     builder = _Builder(lines, tree, max_depth, lifted)
+    builder.max_nodes = max_nodes
     count = builder.count_statements(tree.body, max_statements)   # loops unrolled
     builder.room = max_statements - count   # for comprehensions (engine/parse_comprehensions)
     if count > max_statements:
