@@ -33,6 +33,17 @@ def converted(tmp_path) -> str:
     return html
 
 
+def stepped(page, page_file):
+    """Open the converted page; its walk (in the iframe) opens at step 6 and steps to 7."""
+    page.goto(page_file.as_uri())
+    frame = page.frame_locator("iframe[srcdoc]")
+    frame.locator('#embed[data-status="ready"]').wait_for(timeout=30_000)
+    assert frame.locator("#embed").get_attribute("data-step") == "6"
+    frame.locator("button.forward").click()
+    assert frame.locator("#embed").get_attribute("data-step") == "7"
+    return frame
+
+
 def test_nbconverts_html_steps_the_walk_offline(chromium, tmp_path):
     page_file = tmp_path / "walk.html"
     page_file.write_text(converted(tmp_path))
@@ -42,12 +53,7 @@ def test_nbconverts_html_steps_the_walk_offline(chromium, tmp_path):
     page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "about:"))
                else route.abort())
     try:
-        page.goto(page_file.as_uri())
-        frame = page.frame_locator("iframe[srcdoc]")
-        frame.locator('#embed[data-status="ready"]').wait_for(timeout=30_000)
-        assert frame.locator("#embed").get_attribute("data-step") == "6"
-        frame.locator("button.forward").click()
-        assert frame.locator("#embed").get_attribute("data-step") == "7"
+        frame = stepped(page, page_file)
         assert frame.locator(".counter").inner_text() == "step 7 / 15"
     finally:
         context.close()
@@ -82,12 +88,7 @@ def test_a_saved_widgets_offline_html_fetches_no_script(chromium, tmp_path):
     asked = []
     page.on("request", lambda r: r.url.startswith(("http:", "https:")) and asked.append(r.url))
     try:
-        page.goto(page_file.as_uri())
-        frame = page.frame_locator("iframe[srcdoc]")
-        frame.locator('#embed[data-status="ready"]').wait_for(timeout=30_000)
-        assert frame.locator("#embed").get_attribute("data-step") == "6"
-        frame.locator("button.forward").click()
-        assert frame.locator("#embed").get_attribute("data-step") == "7"
+        stepped(page, page_file)
         assert asked == []
     finally:
         context.close()
