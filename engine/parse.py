@@ -38,6 +38,7 @@ from gradwalk.engine.parse_data import DataSyntax
 from gradwalk.engine.parse_expressions import ExpressionSyntax
 from gradwalk.engine.parse_functions import FunctionSyntax
 from gradwalk.engine.parse_literals import LiteralSyntax
+from gradwalk.engine.parse_random import RandomSyntax
 from gradwalk.engine.parse_tensors import TensorSyntax
 from gradwalk.engine.parse_unroll import UnrollSyntax
 from gradwalk.engine.parse_zip import ZipSyntax
@@ -60,12 +61,14 @@ _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 
 def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_DEPTH, *,
           dtype: str | None = None, max_elements: int = MAX_ELEMENTS,
-          max_total_elements: int = MAX_TOTAL_ELEMENTS) -> Program:
+          max_total_elements: int = MAX_TOTAL_ELEMENTS, max_nodes: int | None = None) -> Program:
     """Parse program text into IR. Raises ProgramError (with line and column) on bad input,
     "too_large" for more than `max_statements` statements or an expression nested deeper than
     `max_depth` (calls, lists and right operands count a level; see _Builder.expression), or
     for leaf helpers (randn, zeros, ...) over max_elements each or max_total_elements together
-    (checked before they are made). dtype: "float64" or "float32" asked by the caller (None:
+    (checked before they are made), or for a loop whose iterations would take the program over
+    `max_nodes` nodes (None: no bound here), said at the loop once its first iteration is
+    built (engine/parse_unroll.py). dtype: "float64" or "float32" asked by the caller (None:
     the program's `# dtype:` first line, else float64; engine/dtypes.py); every literal is of
     the program's dtype.
 
@@ -82,6 +85,7 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     code, lifted = lift(text)   # big list literals read here, not walked (engine/literals.py)
     tree = python_ast(code, lines)
     builder = _Builder(lines, tree, max_depth, lifted)
+    builder.max_nodes = max_nodes
     count = builder.count_statements(tree.body, max_statements)   # loops unrolled
     builder.room = max_statements - count   # for comprehensions (engine/parse_comprehensions)
     if count > max_statements:
@@ -127,7 +131,7 @@ def _statements(tree: ast.Module) -> list[ast.stmt]:
 
 
 class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, FunctionSyntax,
-               LiteralSyntax, TensorSyntax, UnrollSyntax, ZipSyntax):
+               LiteralSyntax, RandomSyntax, TensorSyntax, UnrollSyntax, ZipSyntax):
     """Walks the whitelisted ast and appends IR nodes."""
 
     def __init__(self, lines: Lines, tree: ast.Module, max_depth: int = MAX_DEPTH,
@@ -225,7 +229,7 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
                 self.loop(stmt)
             elif isinstance(stmt, ast.FunctionDef):   # kept for its calls (parse_functions)
                 self.define(stmt)
-            else:
+            elif not self.random_statement(stmt):   # import random, random.seed(n)
                 self.assignment(stmt)
         except ProgramError:
             bad = self.first_bad_name(stmt)
@@ -295,8 +299,11 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
         target = stmt.targets[0]
         name = target.id
         self.target_name(target)
-        value = self.unwrap_value(stmt.value)   # `a = Value(1.0)`: micrograd's leaf
-        if self.is_literal(value) or self.is_const_call(value):
+        random_leaf = self.is_random_value(stmt.value)   # `w = random.uniform(-1, 1)`
+        value = stmt.value if random_leaf else self.unwrap_value(stmt.value)   # `Value(1.0)`
+        if random_leaf:   # engine/parse_random.py
+            self.random_leaf(name, value, target)
+        elif self.is_literal(value) or self.is_const_call(value):
             self.leaf(name, value, target)
         elif type(stmt.value) is ast.Name and stmt.value.id in self.names:
             self.alias(target, stmt.value)

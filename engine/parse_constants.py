@@ -4,8 +4,8 @@ accumulators, which PyTorch and micrograd never give a gradient (they are not te
 A literal assigned to a name is a leaf that gets a gradient (engine/parse.py), except:
 - integer data: a list (or nested lists and tuples) of int literals, as `Y = [0, 1, 1, 0]`
   or `X = [(0, 0), (0, 1)]`, whose name is read nowhere in the program except as an
-  argument of `zip(...)` (loop data; its numbers are then indices, as `z[y]`), or not at all
-  (`shapes = [(4, 2), (4, 1)]` left from a seed);
+  argument of `zip(...)` or what a comprehension's `for` goes over (loop data; its numbers
+  are then indices, as `z[y]`, or sizes, as seed 003's `for r, c in shapes`), or not at all;
 - an integer accumulator: an int literal, as `total = 0`, whose name is rebound from itself
   somewhere in the program (`total = total + e`, or `total += e`).
 Both are constants (role "const": no gradient, no "not used" warning, drawn as constants).
@@ -29,13 +29,16 @@ class IntUses:
 
 
 def int_uses(tree: ast.Module) -> IntUses:
-    """IntUses of a program's syntax tree (one iterative walk: no recursion on its shape)."""
+    """IntUses of a program's syntax tree (one iterative walk: no recursion on its shape;
+    breadth first, so a zip or a comprehension clause is seen before the names in it)."""
     uses = IntUses()
     in_zip: set[int] = set()
     for node in ast.walk(tree):
         kind = type(node)
         if kind is ast.Call and type(node.func) is ast.Name and node.func.id == "zip":
             in_zip.update(id(a) for a in node.args if type(a) is ast.Name)
+        elif kind is ast.comprehension and type(node.iter) is ast.Name:
+            in_zip.add(id(node.iter))
         elif kind is ast.Name and type(node.ctx) is ast.Load and id(node) not in in_zip:
             uses.read.add(node.id)
         elif kind is ast.AugAssign and type(node.target) is ast.Name:

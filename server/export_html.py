@@ -1,7 +1,8 @@
 """The standalone HTML export: the embed page as one file that steps a walk with no server.
 
-docs/contract (issue 5): embed.html's markup + its stylesheets inlined (not the bundle's
-KaTeX stylesheet: the file's narration is plain text) + static/dist/embed.js inlined +
+docs/contract (issue 5): embed.html's markup + its stylesheets inlined (the bundle's KaTeX
+stylesheet too, its fonts as data: URLs: the narration is typeset as on the page, issue 18 §3)
++ static/dist/embed.js inlined +
 `<script type="application/json" id="initial-state">` + `id="initial-trace"` (the body of
 POST /api/trace). With the trace in the page the embed makes no request at all, so the file
 works from file:// with networking off (a lecture hall, an LMS upload).
@@ -50,12 +51,42 @@ def _script_text(js: str) -> str:
     return re.sub(r"\n//# sourceMappingURL=\S+\s*$", "\n", js)
 
 
-def _asset(url: str) -> str:
-    """The text of a /static/... file, or MissingAsset."""
+def _asset_bytes(url: str) -> bytes:
+    """The bytes of a /static/... file, or MissingAsset."""
     path = (ROOT / url.lstrip("/")).resolve()
     if not url.startswith("/static/") or ROOT / "static" not in path.parents or not path.is_file():
         raise MissingAsset(f"{url} is not there (run `npm run build` for static/dist)")
-    return path.read_text(encoding="utf-8")
+    return path.read_bytes()
+
+
+def _asset(url: str) -> str:
+    """The text of a /static/... file, or MissingAsset."""
+    return _asset_bytes(url).decode("utf-8")
+
+
+# One source of an @font-face's `src:` list: `url(X) format("woff2")`. esbuild's file loader
+# writes KaTeX's fonts beside the bundle's stylesheet (static/dist/) and its url()s relative to
+# it; KaTeX lists woff2, woff and ttf for each face.
+_FONT_SRC = re.compile(r'url\(([^)]+?)\)\s*format\("(woff2|woff|truetype)"\)')
+
+
+def _fonts_inlined(css: str, base: str) -> str:
+    """The bundle's stylesheet (at the URL folder `base`) without its source-map comment, each
+    font face's woff2 file as a data: URL and its woff and ttf fallbacks dropped: every browser that runs the bundle
+    (ES2020) reads woff2, and the file holds each font once (KaTeX's 20 woff2 fonts, about
+    0.35 MB as base64). Raises MissingAsset for a font file that is not there."""
+
+    def face(m: re.Match) -> str:
+        if m.group(2) != "woff2":
+            return ""
+        name = m.group(1).strip("\"'").removeprefix("./")
+        data = base64.b64encode(_asset_bytes(base + name)).decode()
+        return f'url(data:font/woff2;base64,{data}) format("woff2")'
+
+    css = _FONT_SRC.sub(face, css)
+    css = re.sub(r",\s*(?=[;}])", "", re.sub(r"(?<=[:,])\s*,+", "", css))
+    # the source map is not in the file; a dangling comment would make devtools fetch it
+    return re.sub(r"/\*# sourceMappingURL=\S+ \*/\s*$", "", css)
 
 
 def _attr(tag: str, name: str) -> str | None:
@@ -72,13 +103,13 @@ def _inline_assets(html: str) -> str:
     def link(m: re.Match) -> str:
         tag, href = m.group(0), _attr(m.group(0), "href") or ""
         rel = _attr(tag, "rel") or ""
-        if rel == "stylesheet" and href.startswith("/static/dist/"):
-            # the bundle's KaTeX stylesheet, whose fonts are files beside it: left out, the
-            # file shows the plain narration (static/js/render/narration_line.js)
-            return ""
         if rel == "stylesheet":   # a CSS string may hold "</style"; \/ is / in CSS too
-            css = re.sub(r"</(style)", r"<\\/\1", _asset(href), flags=re.IGNORECASE)
-            return f"<style>\n{css}</style>"
+            css = _asset(href)
+            bundle = href.startswith("/static/dist/")
+            if bundle:   # KaTeX's rules, its fonts beside it: narration_line.js finds it by
+                css = _fonts_inlined(css, href.rsplit("/", 1)[0] + "/")   # data-bundle
+            css = re.sub(r"</(style)", r"<\\/\1", css, flags=re.IGNORECASE)
+            return f"<style{' data-bundle' if bundle else ''}>\n{css}</style>"
         if "icon" in rel and href.startswith("/static/"):
             data = base64.b64encode(_asset(href).encode()).decode()
             return f'<link rel="icon" type="image/svg+xml" href="data:image/svg+xml;base64,{data}">'
@@ -120,24 +151,35 @@ def page_state(program: str, output: str | None, state: dict | None = None) -> d
 # ---------------------------------------------------------------- its Content-Security-Policy
 
 # The served page's policy (server/main.py CSP) made for a file that fetches nothing: scripts
-# only the ones it carries, by hash (an injected script cannot run); styles inline, as the
-# page's; images only data: URLs; no connections, plugins, <base> or form posts. 'self' is left
-# out: from file:// it would admit other local files. frame-ancestors cannot be set by <meta>.
-EXPORT_CSP = ("default-src 'none'; script-src {scripts}; style-src 'unsafe-inline'; "
-              "img-src data:; connect-src 'none'; object-src 'none'; base-uri 'none'; "
+# only the ones it carries, by hash (an injected script cannot run); style elements likewise
+# (the page's admits only its nonce's: no style attribute in markup either); images and fonts
+# (KaTeX's) only data: URLs; no connections, plugins, <base> or form posts. 'self' is left out:
+# from file:// it would admit other local files. frame-ancestors cannot be set by <meta>.
+EXPORT_CSP = ("default-src 'none'; script-src {scripts}; style-src {styles}; "
+              "img-src data:; font-src data:; connect-src 'none'; object-src 'none'; "
+              "base-uri 'none'; "
               "form-action 'none'")
 # Executable inline scripts: no src, and no type or a JavaScript one (JSON blocks never run).
 _SCRIPT = re.compile(r'<script(?![^>]*\bsrc=)(?![^>]*\btype="(?!module"|text/javascript")'
                      r'[^"]*")[^>]*>(.*?)</script>', re.DOTALL | re.IGNORECASE)
 
 
-def content_security_policy(html: str) -> str:
-    """The export's policy: EXPORT_CSP with the sha256 of each inline script of `html`
-    (CSP Level 3, "hash-source": base64 of the SHA-256 of the element's text, UTF-8)."""
+_STYLE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.DOTALL | re.IGNORECASE)
+
+
+def _hashes(pattern: re.Pattern, html: str) -> str:
+    """The hash-sources of the elements `pattern` finds in `html` (CSP Level 3: base64 of the
+    SHA-256 of the element's text, UTF-8), or 'none'."""
     hashes = sorted({"'sha256-" + base64.b64encode(hashlib.sha256(m.group(1).encode())
                                                  .digest()).decode() + "'"
-                     for m in _SCRIPT.finditer(html)})
-    return EXPORT_CSP.format(scripts=" ".join(hashes) or "'none'")
+                     for m in pattern.finditer(html)})
+    return " ".join(hashes) or "'none'"
+
+
+def content_security_policy(html: str) -> str:
+    """The export's policy: EXPORT_CSP with the sha256 of each inline script and each style
+    element of `html`."""
+    return EXPORT_CSP.format(scripts=_hashes(_SCRIPT, html), styles=_hashes(_STYLE, html))
 
 
 def _with_csp(html: str) -> str:

@@ -1,6 +1,8 @@
 """HEAD answered for every GET route (FastAPI's routes answer only the methods they list)."""
 from __future__ import annotations
 
+import secrets
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
@@ -24,10 +26,13 @@ class HeadAsGet:
 
 
 class SecurityHeaders:
-    """ASGI middleware: `headers_for(path)` (name, value pairs) added to every answer's start
-    that does not have them already. Plain ASGI on purpose: Starlette's BaseHTTPMiddleware
-    hands each piece of a streamed body through a memory channel to another task, a cost that
-    a live room pays once per follower per step (bench/live.py)."""
+    """ASGI middleware: `headers_for(path, nonce)` (name, value pairs) added to every answer's
+    start that does not have them already. `nonce` is made for each request (16 random bytes,
+    base64url: CSP Level 3's nonce-source asks for at least 128 bits) and handed to the
+    route as `request.state.csp_nonce`, so the page and its policy name the same one. Plain
+    ASGI on purpose: Starlette's BaseHTTPMiddleware hands each piece of a streamed body
+    through a memory channel to another task, a cost that a live room pays once per follower
+    per step (bench/live.py)."""
 
     def __init__(self, app: ASGIApp, headers_for) -> None:
         self.app = app
@@ -36,7 +41,9 @@ class SecurityHeaders:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        extra = self.headers_for(scope["path"])
+        nonce = secrets.token_urlsafe(16)
+        scope.setdefault("state", {})["csp_nonce"] = nonce
+        extra = self.headers_for(scope["path"], nonce)
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import secrets
 import sys
 from typing import AsyncIterator
 
@@ -26,8 +27,10 @@ from gradwalk.server.tracing import ServerBusy
 
 log = logging.getLogger("gradwalk")
 
-# The page loads only its own files: nothing from a CDN, no inline script.
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+# The page loads only its own files: nothing from a CDN, no inline script, and no inline style
+# but the <style> elements that carry the answer's nonce (CodeMirror's: static/js/render/
+# editor.js EditorView.cspNonce; templates/base.html hands the nonce to the page).
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'nonce-{nonce}'; "
        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'")
 # Embeds (/embed, /embed/s/{id}) go into any site's slides; every other page only into ours.
 
@@ -38,9 +41,11 @@ def frame_ancestors(path: str) -> str:
     return "frame-ancestors *" if embed else "frame-ancestors 'self'"
 
 
-def security_headers(path: str) -> list[tuple[bytes, bytes]]:
-    """The headers every answer to `path` has (unless it set its own)."""
-    return [(b"content-security-policy", f"{CSP}; {frame_ancestors(path)}".encode()),
+def security_headers(path: str, nonce: str) -> list[tuple[bytes, bytes]]:
+    """The headers every answer to `path` has (unless it set its own); `nonce` the answer's
+    style nonce (server/head.py SecurityHeaders)."""
+    policy = CSP.format(nonce=nonce)
+    return [(b"content-security-policy", f"{policy}; {frame_ancestors(path)}".encode()),
             (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
 
 
@@ -166,6 +171,7 @@ def create_app() -> FastAPI:
 
     app.add_middleware(SecurityHeaders, headers_for=security_headers)
     app.add_middleware(HeadAsGet)   # the body limits and headers see a GET
+    # /healthz is plain text, never a page: one nonce made here serves it (no style to admit)
     app.add_middleware(HealthFirst,   # outermost: nothing before it but uvicorn
-                       headers=security_headers("/healthz"))
+                       headers=security_headers("/healthz", secrets.token_urlsafe(16)))
     return app

@@ -65,7 +65,7 @@ def parse_program(program: str, settings: Settings, dtype: str | None = None) ->
     check_size(program, settings)
     return parse(program, settings.max_statements, settings.max_depth, dtype=dtype,
                  max_elements=settings.max_elements,
-                 max_total_elements=settings.max_total_elements)
+                 max_total_elements=settings.max_total_elements, max_nodes=settings.max_nodes)
 
 
 def trace_body(program: str | Program, output: str | None, settings: Settings,

@@ -9,11 +9,19 @@ stylesheets (`_style`, widget_css) kept in a shadow root. Synced both ways:
     step      int, 0..steps: the step shown (0 = before the first event); a cell sets it
               (`w.step = 12`) and reads it; stepping in any view sets it, and every view of
               the widget follows. Past the end it is the last step; below 0 a TraitError.
-    mode      "reverse" (the backward pass) or "forward" (tangents: 1 on the first leaf).
+    mode      "reverse" (the backward pass), "forward" (tangents: 1 on the first leaf), "hvp"
+              (the Hessian-vector product of the program's `# hvp:` line; a program with the
+              line reads "hvp" in reverse mode too, as the page's mode menu does) or "train"
+              (a recorded iteration of a training run, with the loss curve):
+              server/widget_modes.py.
     program   gradwalk's language (README.md, The language); a new one is traced at once.
 Read only: `steps` (the number of events), `error` (why the program is not traced, "" when it
-is), `grads` ({leaf: dL/dleaf} of the last trace). Settable: `output` (the name whose gradient
-is taken, "" = the last assigned), `theme` ("auto", "light", "dark", "projector").
+is), `grads` ({leaf: dL/dleaf} of the last trace; in train mode the recorded iteration's),
+`losses` (train mode: the loss before each update, [] otherwise). Settable: `output` (the name
+whose gradient is taken, "" = the last assigned), `theme` ("auto", "light", "dark",
+"projector"); train mode's `train_steps` (>= 1), `lr` (0 < lr <= 1e6), `optimizer` ("sgd",
+"momentum", "adam") and `iteration` (0..train_steps-1: the iteration the player steps), synced
+both ways, each change trained again.
 
 Without the widget (nbconvert, GitHub's preview) the output's text/html is the standalone
 HTML export (server/export_html.py) of the same trace in an `<iframe srcdoc>`, so the file
@@ -32,22 +40,32 @@ import orjson
 import traitlets
 
 from gradwalk.engine.errors import ProgramError
-from gradwalk.engine.trace.options import Options
 from gradwalk.server.settings import Settings, get_settings
-from gradwalk.server.tracing import trace_body
+from gradwalk.server.widget_modes import MODES, OPTIMIZERS, TrainAsk, walk_body
 
 ROOT = Path(__file__).resolve().parents[1]   # the checkout, or gradwalk/ in the wheel
 BUNDLE = ROOT / "static" / "dist" / "widget.js"
-MODES = ("reverse", "forward")
 THEMES = ("auto", "light", "dark", "projector")   # static/js/state.js THEMES
 # The page's stylesheets the embed links (templates/base.html, embed.html), in its order.
-STYLESHEETS = ("themes.css", "app.css", "embed.css", "graph-groups.css")
+STYLESHEETS = ("themes.css", "app.css", "embed.css", "graph-groups.css", "train.css")
 # The widget's own: a notebook cell is not a frame, so the walk gets a height of its own.
 WIDGET_RULES = """
 .embed.gradwalk-widget { height: var(--widget-height, 560px); border: 1px solid var(--line);
   border-radius: 8px; background: var(--paper); color: var(--ink); font-family: var(--sans);
-  line-height: 1.4; grid-template-rows: minmax(55%, 1fr) minmax(0, auto) auto auto;
-  grid-template-areas: "graph" "narration" "bar" "program"; }
+  line-height: 1.4; grid-template-rows: minmax(55%, 1fr) minmax(0, auto) auto auto auto;
+  grid-template-areas: "graph" "narration" "bar" "train" "program"; }
+.widget-train { grid-area: train; display: flex; flex-wrap: wrap; align-items: center;
+  gap: 0.3em 1em; padding: 0.2em 0.8em; }
+.widget-train[hidden], .widget-loss[hidden] { display: none; }
+.widget-train input { width: 6em; font: inherit; }
+.widget-train select { font: inherit; }
+/* train mode's loss curve in a column at the graph's right (as the embed's train links):
+   the graph is fitted beside it, never under it */
+.embed.gradwalk-widget[data-mode="train"] { grid-template-columns: minmax(0, 1fr) auto;
+  grid-template-areas: "graph loss" "narration narration" "bar bar" "train train"
+  "program program"; }
+.widget-loss { grid-area: loss; align-self: start; padding: 6px 6px 0 0; }
+.widget-loss .loss-curve { display: block; height: auto; width: min(32vw, 20rem); }
 .widget-program { grid-area: program; font-size: 0.9rem; }
 .widget-program textarea { display: block; width: 100%; box-sizing: border-box;
   font: 0.9rem/1.4 var(--mono); }
@@ -71,6 +89,16 @@ def _bundle_text() -> str:
     return re.sub(r"\n//# sourceMappingURL=\S+\s*$", "\n", BUNDLE.read_text(encoding="utf-8"))
 
 
+# The widget's train traits -> TrainAsk's fields (server/widget_modes.py).
+TRAIN_TRAITS = {"train_steps": "steps", "lr": "lr", "optimizer": "optimizer",
+                "iteration": "iteration"}
+
+
+def _ask(values: dict) -> TrainAsk:
+    """Train mode's run from the widget's train traits (`values`: trait name -> value)."""
+    return TrainAsk(**{ask: values[name] for name, ask in TRAIN_TRAITS.items()})
+
+
 class MissingBundle(RuntimeError):
     """static/dist/widget.js is not built (`npm run build`; a wheel carries it)."""
 
@@ -89,48 +117,70 @@ class Walk(anywidget.AnyWidget):
     steps = traitlets.Int(0, read_only=True).tag(sync=True)
     error = traitlets.Unicode("", read_only=True).tag(sync=True)
     grads = traitlets.Dict(read_only=True)
+    losses = traitlets.List(read_only=True)
+    train_steps = traitlets.Int(TrainAsk.steps, min=1).tag(sync=True)
+    lr = traitlets.Float(TrainAsk.lr).tag(sync=True)
+    optimizer = traitlets.Enum(OPTIMIZERS, default_value=TrainAsk.optimizer).tag(sync=True)
+    iteration = traitlets.Int(TrainAsk.iteration, min=0).tag(sync=True)
 
     def __init__(self, program: str, *, output: str | None = None, mode: str = "reverse",
-                 step: int = 0, theme: str = "auto", settings: Settings | None = None) -> None:
-        """Raises ProgramError (the program, or a GRADWALK_ limit), TraitError (a mode or
-        theme not offered, a negative step), MissingBundle (no static/dist/widget.js)."""
+                 step: int = 0, theme: str = "auto", settings: Settings | None = None,
+                 **train) -> None:
+        """train: train mode's train_steps, lr, optimizer, iteration (see the module
+        docstring). Raises ProgramError (the program, a GRADWALK_ limit, hvp mode without a
+        `# hvp:` line, a train setting out of range), TraitError (a mode, theme or optimizer not
+        offered, a negative step, an unknown keyword), MissingBundle (no static/dist/widget.js)."""
         if not BUNDLE.is_file():
             raise MissingBundle(f"{BUNDLE} is not there: run `npm run build` (a wheel carries it)")
-        for name, value in (("mode", mode), ("theme", theme), ("step", step)):
+        unknown = set(train) - set(TRAIN_TRAITS)
+        if unknown:
+            raise traitlets.TraitError(f"show() takes no argument {sorted(unknown)[0]!r}")
+        train = {**{name: getattr(TrainAsk, ask) for name, ask in TRAIN_TRAITS.items()}, **train}
+        for name, value in (("mode", mode), ("theme", theme), ("step", step), *train.items()):
             self.class_traits()[name].validate(self, value)   # before a comm is opened
         _no_negative(step)
         self._settings = settings or get_settings()
         self._body = b""
-        self._traced = False   # the traits set by __init__ are traced once, here
-        body = self._trace_of(program, output or "", mode)   # a bad program: raised here
+        self._traced = None   # what was traced last; None: __init__ is tracing its own traits
+        key = (program, output or "", mode, _ask(train))
+        body = self._trace_of(*key)   # a bad program: raised here
         super().__init__(_esm=_bundle_text(), _style=widget_css(),
-                         program=program, output=output or "", mode=mode, theme=theme)
-        self._traced = True
+                         program=program, output=output or "", mode=mode, theme=theme, **train)
+        self._traced = key
         self._show(body, "")
         self.step = step
 
-    def _trace_of(self, program: str, output: str, mode: str) -> bytes:
-        return trace_body(program, output or None, self._settings, options=Options(mode=mode))
+    def _trace_of(self, program: str, output: str, mode: str, ask: TrainAsk) -> bytes:
+        return walk_body(program, output, mode, self._settings, ask)
 
     def _show(self, body: bytes, error: str) -> None:
-        """The page gets `body` (a trace) or `error`; step stays where it was, within the walk."""
+        """The page gets `body` (a trace) or `error`; step stays where it was, within the walk.
+        A reverse-mode trace that is an hvp walk (a `# hvp:` line) sets mode to "hvp"."""
         self._body = body
         parsed = orjson.loads(body) if body else {}
         with self.hold_trait_notifications():
             self.set_trait("steps", len(parsed.get("events", [])))
             self.set_trait("grads", parsed.get("grads") or {})
+            self.set_trait("losses", (parsed.get("train") or {}).get("losses", []))
             self.set_trait("error", error)
             self._trace = body.decode("utf-8")
             self.step = min(self.step, self.steps)
+        if self.mode == "reverse" and "hvp" in parsed:
+            program, output, _, ask = self._traced
+            self._traced = (program, output, "hvp", ask)   # the same walk: not traced again
+            self.mode = "hvp"
 
-    @traitlets.observe("program", "output", "mode")
+    @traitlets.observe("program", "output", "mode", *TRAIN_TRAITS)
     def _retrace(self, change) -> None:
         # From a cell or from the page: a refused program shows its message in the widget
         # (and in `error`) rather than raise inside the frontend's message handler.
-        if not self._traced:
-            return   # __init__'s own traits: it has traced them
+        key = (self.program, self.output, self.mode, _ask({name: getattr(self, name) for name in TRAIN_TRAITS}))
+        if self._traced is None or key == self._traced or \
+                (change["name"] in TRAIN_TRAITS and self.mode != "train"):
+            return   # __init__'s own traits, the walk shown, or a setting of another mode
+        self._traced = key
         try:
-            body = self._trace_of(self.program, self.output, self.mode)
+            body = self._trace_of(*key)
         except ProgramError as e:
             return self._show(b"", _error_text(e))
         self._show(body, "")
@@ -138,7 +188,7 @@ class Walk(anywidget.AnyWidget):
     @traitlets.validate("step")
     def _valid_step(self, proposal) -> int:
         step = _no_negative(proposal["value"])
-        return min(step, self.steps) if self._traced else step   # a refused program: 0
+        return min(step, self.steps) if self._traced is not None else step   # refused: 0
 
     # ------------------------------------------------------------ without the widget
 

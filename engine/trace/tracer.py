@@ -65,7 +65,8 @@ class Tracer:
         self.deadline = Deadline(limits.timeout_seconds)   # from here to the last event
         self.program = text if isinstance(text, Program) else \
             parse(text, limits.max_statements, limits.max_depth, dtype=dtype,
-                  max_elements=limits.max_elements, max_total_elements=limits.max_total_elements)
+                  max_elements=limits.max_elements, max_total_elements=limits.max_total_elements,
+                  max_nodes=limits.max_nodes)
         if dtype is not None and dtype != self.program.dtype:
             raise ProgramError("bad_argument", f"the program was parsed as "
                                f"{self.program.dtype}, not {dtype}")

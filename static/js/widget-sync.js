@@ -7,8 +7,39 @@
 // model, which moves the others (all views of a widget share its one model).
 // anywidget's model API: https://anywidget.dev/en/afm/ (get, set, on, off, save_changes).
 
-/** The walk's modes the widget offers (the kernel's Enum, server/widget.py MODES). */
-export const WIDGET_MODES = ["reverse", "forward"];
+import { hvpLine } from "./modes.js";
+import { iterationNarration, steppable } from "./train.js";
+
+/** The walk's modes the widget offers (the kernel's Enum, server/widget_modes.py MODES). */
+export const WIDGET_MODES = ["reverse", "forward", "hvp", "train"];
+
+/** Train mode's settings the kernel trains again on (server/widget.py TRAIN_TRAITS). */
+export const TRAIN_FIELDS = ["train_steps", "lr", "optimizer", "iteration"];
+
+/**
+ * The modes `program` can be walked in, as [{mode, enabled}] in WIDGET_MODES' order: hvp only
+ * with a `# hvp:` line (its vector; modes.js hvpLine) or while an hvp walk is shown (`mode`).
+ */
+export function modeChoices(program, mode) {
+  return WIDGET_MODES.map((m) => ({ mode: m, enabled: m !== "hvp" || mode === "hvp" || hvpLine(program ?? "") }));
+}
+
+/**
+ * The trace the kernel sent, made ready to step: train mode's recorded iteration (it carries
+ * `train`: {losses, iteration, steps, ...}) with its zero_grad events' zeros (train.js
+ * steppable), any other trace as it is.
+ */
+export function readyTrace(trace) {
+  return trace?.train ? steppable(trace) : trace;
+}
+
+/**
+ * The narration of a step: `text` (narration.js narrate), in train mode named by its
+ * iteration ("Iteration 3: ..."), as the page's recorded iterations are.
+ */
+export function widgetNarration(text, trace) {
+  return trace?.train ? iterationNarration(trace.train.iteration, text) : text;
+}
 
 /** The parsed trace of `model` ({graph, events, ...}), or null (none yet, or an error). */
 export function traceOf(model) {
@@ -31,8 +62,9 @@ export function clampStep(step, total) {
  * Bind one view's `store` (state.js createStore: {step, playing, speed, ...}) to `model`.
  * `total()` is the view's number of steps; `onTrace(trace | null, error)` redraws when the
  * kernel sends a new trace or an error, and is called once now; `onTheme(theme)` when a cell
- * sets `w.theme` (and once now). Returns {setProgram,
- * setMode, close}: the view's own edits, and close() (the view is removed: listeners off).
+ * sets `w.theme` (and once now). Returns {setProgram, setMode, setTrain, close}: the view's
+ * own edits (setTrain({lr: 0.5}): TRAIN_FIELDS only, numbers finite), and close() (the view
+ * is removed: listeners off).
  */
 export function bindModel(model, store, { total, onTrace, onTheme = () => {} }) {
   const fromModel = () => {
@@ -65,6 +97,14 @@ export function bindModel(model, store, { total, onTrace, onTheme = () => {} }) 
   return {
     setProgram: (text) => send("program", String(text)),
     setMode: (mode) => WIDGET_MODES.includes(mode) && send("mode", mode),
+    setTrain: (patch) => {
+      for (const [name, value] of Object.entries(patch)) {
+        if (!TRAIN_FIELDS.includes(name) || (typeof value === "number" && !Number.isFinite(value))) continue;
+        if (model.get(name) === value) continue;
+        model.set(name, value);
+      }
+      model.save_changes(); // one message: the kernel trains once for the lot
+    },
     close: () => {
       store.set({ playing: false });
       for (const [name, fn] of listeners) model.off(name, fn);

@@ -12,7 +12,9 @@ import { createPlayer } from "./render/player.js";
 import { createStore } from "./state.js";
 import { applyTheme } from "./theme.js";
 import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, WHOLE_MIN } from "./walk.js";
-import { bindModel, WIDGET_MODES } from "./widget-sync.js";
+import { createLossCurve } from "./render/losscurve.js";
+import { OPTIMIZERS } from "./state.js";
+import { bindModel, modeChoices, readyTrace, WIDGET_MODES, widgetNarration } from "./widget-sync.js";
 
 function el(doc, tag, attrs = {}, text = "") {
   const node = doc.createElement(tag);
@@ -37,14 +39,31 @@ function markup(doc) {
   const bar = el(doc, "footer", { class: "embed-bar" });
   const player = el(doc, "div", { class: "player", "aria-label": "Player" });
   const mode = el(doc, "select", { class: "widget-mode", "aria-label": "Mode" });
-  for (const m of WIDGET_MODES) mode.append(el(doc, "option", { value: m }, `${m} mode`));
+  for (const m of WIDGET_MODES) mode.append(el(doc, "option", { value: m }, m === "train" ? "train" : `${m} mode`));
   bar.append(player, mode);
+  // Train mode's run (the kernel trains again on a change) and its loss curve.
+  const train = el(doc, "div", { class: "widget-train", hidden: "" });
+  const field = (label, attrs) => {
+    const input = el(doc, "input", { ...attrs, "aria-label": label });
+    const wrap = el(doc, "label", {}, `${label} `);
+    wrap.append(input);
+    train.append(wrap);
+    return input;
+  };
+  const steps = field("steps", { type: "number", min: "1", step: "1", "data-field": "train_steps" });
+  const lr = field("lr", { type: "number", min: "0", step: "any", "data-field": "lr" });
+  const optimizer = el(doc, "select", { "aria-label": "Optimizer", "data-field": "optimizer" });
+  for (const o of OPTIMIZERS) optimizer.append(el(doc, "option", { value: o }, o));
+  train.append(optimizer);
+  const iteration = field("iteration", { type: "number", min: "0", step: "1", "data-field": "iteration" });
+  const curve = el(doc, "div", { class: "widget-loss" });
   const program = el(doc, "details", { class: "widget-program" });
   const text = el(doc, "textarea", { "aria-label": "Program", spellcheck: "false", rows: "6" });
   const trace = el(doc, "button", { type: "button", class: "btn" }, "Trace");
   program.append(el(doc, "summary", {}, "Program"), text, trace);
-  main.append(wrap, narration, bar, program);
-  return { main, svg, message, narration, player, mode, text, trace };
+  main.append(wrap, curve, narration, bar, train, program);
+  return { main, svg, message, narration, player, mode, text, trace, train, curve,
+    fields: { train_steps: steps, lr, optimizer, iteration } };
 }
 
 /** Draw the widget into `el` for `model`; returns the cleanup anywidget calls on removal. */
@@ -65,6 +84,7 @@ function render({ model, el: host }) {
   const playback = createPlayback(store, { total, steppable: () => Boolean(walk) });
   const player = createPlayer(parts.player, playback.actions);
   const panel = createGraphPanel(parts.svg, { message: parts.message });
+  const lossCurve = createLossCurve(parts.curve);
   // JupyterLab renders a view before it is in the page (no size yet): the whole graph is
   // fitted once it has one.
   let unfitted = false;
@@ -83,7 +103,7 @@ function render({ model, el: host }) {
       const view = walk.timeline.at(state.step);
       phase = view.phase;
       panel.show(walk, view, { animate, duration: state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 400 });
-      parts.narration.textContent = narrate(view.event, walk.nodesById);
+      parts.narration.textContent = widgetNarration(narrate(view.event, walk.nodesById, { hvp: walk.trace?.hvp }), walk.trace);
       parts.narration.dataset.kind = view.event?.kind ?? "start";
     }
     player.update({ ...state, total: total(), phase, disabled: !walk });
@@ -93,7 +113,15 @@ function render({ model, el: host }) {
 
   function onTrace(trace, error) {
     parts.text.value = model.get("program");
-    parts.mode.value = model.get("mode");
+    const mode = model.get("mode");
+    for (const { mode: m, enabled } of modeChoices(model.get("program"), mode)) {
+      parts.mode.querySelector(`option[value="${m}"]`).disabled = !enabled;
+    }
+    parts.mode.value = mode;
+    root.dataset.mode = mode;
+    parts.train.hidden = mode !== "train";
+    for (const [name, input] of Object.entries(parts.fields)) input.value = String(model.get(name));
+    showCurve(trace);
     if (!trace) {
       walk = null;
       root.dataset.status = error ? "error" : "loading";
@@ -101,11 +129,20 @@ function render({ model, el: host }) {
       parts.narration.textContent = "";
       return show();
     }
-    walk = prepareWalk(trace, model.get("program"));
+    walk = prepareWalk(readyTrace(trace), model.get("program"));
     root.dataset.graph = panel.draw(walk);
     unfitted = !panel.fitWhole(walk, WHOLE_MIN) && !parts.svg.clientWidth;
     root.dataset.status = "ready";
     show();
+  }
+
+  /** Train mode's loss curve, its cursor at the iteration the player steps; else none. */
+  function showCurve(trace) {
+    const run = trace?.train;
+    parts.curve.hidden = !run;
+    if (!run) return;
+    const note = run.diverged ? { at: run.diverged.iteration, text: `diverged at ${run.diverged.iteration}` } : null;
+    lossCurve.draw({ series: [{ name: "loss", losses: run.losses, kind: "run" }], steps: run.steps, cursor: run.iteration, note });
   }
 
   // before bindModel, which sets the kernel's step once the first trace is drawn
@@ -115,6 +152,9 @@ function render({ model, el: host }) {
   });
   const sync = bindModel(model, store, { total, onTrace, onTheme: (theme) => applyTheme(host, { theme }) });
   parts.mode.addEventListener("change", () => sync.setMode(parts.mode.value));
+  for (const [name, input] of Object.entries(parts.fields)) {
+    input.addEventListener("change", () => sync.setTrain({ [name]: name === "optimizer" ? input.value : Number(input.value) }));
+  }
   parts.trace.addEventListener("click", () => sync.setProgram(parts.text.value));
   root.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey || event.target.matches?.("select, textarea")) return;

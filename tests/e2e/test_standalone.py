@@ -139,3 +139,37 @@ def test_steps_under_its_own_content_security_policy(offline, tmp_path, engine_b
     assert ran is False
     page.wait_for_function("window.cspViolations.length === 1")
     assert page.evaluate("window.cspViolations") == ["script-src-elem inline"]
+
+
+# The KaTeX faces a typeset narration loaded, as "family:status" (FontFace.status).
+FACES = """async () => { await document.fonts.ready;
+  return [...document.fonts].filter((f) => f.status === 'loaded').map((f) => f.family)
+    .filter((f) => f.startsWith('KaTeX')).sort(); }"""
+
+
+@pytest.mark.parametrize("theme, size", [("light", (1280, 800)), ("projector", (1024, 768))])
+def test_the_exported_narration_is_typeset_offline(offline, tmp_path, theme, size):
+    """Issue 18 §3: the export's narration was plain text while the page typesets it; it is set
+    by KaTeX from the file alone (its stylesheet inlined, its fonts data: URLs), under the
+    file's own policy, with the plain narration kept as the line's text."""
+    from gradwalk.server.export_html import assemble, page_state
+    from gradwalk.server.settings import Settings
+    from gradwalk.server.tracing import trace_body
+
+    path = tmp_path / "walk.html"
+    body = trace_body(FANOUT, None, Settings())
+    path.write_text(assemble(body, page_state(FANOUT, None, {"step": 11, "theme": theme})),
+                    encoding="utf-8")
+    page, requests, errors = offline(path)
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    wait_step(page, 11)
+    line = page.locator("#narration")
+    page.wait_for_selector('#narration[data-typeset="true"]')
+    assert line.locator(".narration-plain").text_content() == "t = tanh(d), so d̄ += (1 - t²) · t̄ = 0.7864 · 2 = 1.5729"
+    shown = line.locator(".narration-tex")
+    assert shown.locator(".katex .katex-html").count() == 1
+    assert shown.locator(".katex-accent .accent-body").count() >= 1   # the bars of d̄, t̄
+    assert {"KaTeX_Main", "KaTeX_Math"} <= set(page.evaluate(FACES))
+    assert page.evaluate("window.cspViolations") == []
+    assert requests == [] and errors == []
+    page.screenshot(path=str(tmp_path / f"export-typeset-{theme}.png"))

@@ -14,9 +14,9 @@ from test_tensors import LINEAR
 
 # style-src 'self' for style attributes (style-src-attr falls back to it: no style="" from
 # markup, the way KaTeX's markup through innerHTML would need one), and <style> elements
-# allowed: CodeMirror's style-mod mounts its rules in one at load (a violation of a plain
-# style-src 'self' before this change, which is why server/main.py's CSP still has
-# 'unsafe-inline'; a nonce through EditorView.cspNonce would lift that).
+# allowed: CodeMirror's style-mod mounts its rules in one at load. The served policy
+# (server/main.py CSP) admits only the answer's nonce there, which CodeMirror's elements carry
+# (EditorView.cspNonce): tests/e2e/test_style_nonce_page.py.
 STRICT = ("default-src 'self'; script-src 'self'; style-src 'self'; "
           "style-src-elem 'self' 'unsafe-inline'; img-src 'self' data:; "
           "connect-src 'self'; object-src 'none'; base-uri 'self'")

@@ -147,3 +147,72 @@ def test_the_fallback_steps_the_walk_in_its_iframe(chromium):
         page.screenshot(path=str(SHOTS / "widget-fallback-1280x800.png"))
     finally:
         context.close()
+
+
+HVP = '# hvp: {"a": 1.0, "b": 0.5}\n' + PROGRAM
+LINE = "w = 0.5\nb = -0.2\nx = const(1.5)\ny = const(2.0)\nL = (w * x + b - y) ** 2\n"
+
+
+def test_train_mode_shows_the_loss_curve_and_steps_the_recorded_iteration(chromium):
+    w = gradwalk.show(LINE, mode="train", train_steps=30, lr=0.1, iteration=4)
+    page, errors = open_widget(chromium, w)
+    try:
+        curve = page.locator("#a .widget-loss svg.loss-curve")
+        assert curve.is_visible() and curve.get_attribute("data-points") == "30"
+        assert page.locator("#a .widget-train").is_visible()
+        assert page.locator("#a .widget-train input[data-field='iteration']").input_value() == "4"
+        assert page.locator("#a select.widget-mode").input_value() == "train"
+        page.locator("#a button.forward").click()
+        assert page.locator("#a .narration").inner_text().startswith("Iteration 4: ")
+        kinds = [e["kind"] for e in json.loads(w._trace)["events"]]
+        page.locator("#a .embed").focus()
+        page.keyboard.press("End")
+        assert steps_shown(page) == (str(len(kinds)), str(len(kinds)))
+        # a new setting from the view goes to the kernel in one message
+        page.locator("#b .widget-train input[data-field='lr']").fill("0.5")
+        page.locator("#b .widget-train input[data-field='lr']").dispatch_event("change")
+        assert page.evaluate("model.sent").pop() == {"lr": 0.5}
+        # the reverse walk: no curve, no train row
+        page.locator("#a select.widget-mode").select_option("reverse")
+        w.mode = "reverse"
+        page.evaluate("t => { kernel('mode', 'reverse'); kernel('_trace', t); }", w._trace)
+        assert not page.locator("#a .widget-loss").is_visible()
+        assert not page.locator("#a .widget-train").is_visible()
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_hvp_mode_is_offered_with_the_line_and_narrates_the_second_walk(chromium):
+    w = gradwalk.show(HVP)
+    assert w.mode == "hvp"
+    page, errors = open_widget(chromium, w)
+    try:
+        option = page.locator("#a select.widget-mode option[value='hvp']")
+        assert option.get_attribute("disabled") is None
+        assert page.locator("#a select.widget-mode").input_value() == "hvp"
+        page.evaluate(f"kernel('step', {w.steps - 1})")   # the last accumulate: (H v)_b whole
+        text = page.locator("#a .narration").inner_text()
+        assert "(H v)_b" in text and text.endswith("= -0.6011"), text
+        assert errors == []
+    finally:
+        page.context.close()
+    plain = gradwalk.show(PROGRAM)
+    page, errors = open_widget(chromium, plain)
+    try:
+        assert page.locator("#a select.widget-mode option[value='hvp']").get_attribute("disabled") == ""
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("width, height, theme", [(1280, 800, "auto"), (1024, 768, "projector")])
+def test_train_mode_screenshots(chromium, width, height, theme):
+    w = gradwalk.show(LINE, mode="train", train_steps=30, lr=0.1, iteration=4, theme=theme, step=9)
+    page, errors = open_widget(chromium, w, width, height)
+    try:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"widget-train-{width}x{height}-{theme}.png"))
+        assert steps_shown(page) == ("9", "9") and errors == []
+    finally:
+        page.context.close()

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createStore } from "../../static/js/state.js";
-import { bindModel, clampStep, traceOf } from "../../static/js/widget-sync.js";
+import { bindModel, clampStep, modeChoices, readyTrace, traceOf, widgetNarration } from "../../static/js/widget-sync.js";
 import { fakeModel } from "./fixtures/fake-model.mjs";
 
 // A trace the kernel sends (the body of POST /api/trace), as text.
@@ -87,7 +87,7 @@ test("widget: the view's program and mode go to the kernel; a mode it does not o
   const model = start();
   const a = view(model);
   a.sync.setMode("forward");
-  a.sync.setMode("hvp");
+  a.sync.setMode("sideways");
   a.sync.setProgram("x = 3.0\nL = x * x");
   assert.deepEqual(model.sent, [{ mode: "forward" }, { program: "x = 3.0\nL = x * x" }]);
   a.sync.setProgram("x = 3.0\nL = x * x"); // unchanged: nothing sent
@@ -114,4 +114,38 @@ test("widget: a cell's w.theme = \"projector\" restyles every view", () => {
   assert.deepEqual(themes, ["auto", "auto"]); // no theme in the model yet: auto
   model.fromKernel("theme", "projector");
   assert.deepEqual(themes, ["auto", "auto", "projector", "projector"]);
+});
+
+test("widget: hvp is offered with a # hvp: line (or while its walk is shown), train always", () => {
+  const enabled = (program, mode) => modeChoices(program, mode).filter((c) => c.enabled).map((c) => c.mode);
+  assert.deepEqual(enabled("a = 1.0\nL = a * a", "reverse"), ["reverse", "forward", "train"]);
+  assert.deepEqual(enabled('# hvp: {"a": 1.0}\na = 1.0\nL = a * a', "reverse"), ["reverse", "forward", "hvp", "train"]);
+  assert.deepEqual(enabled("a = 1.0\nL = a * a", "hvp"), ["reverse", "forward", "hvp", "train"]);
+  const model = start();
+  const a = view(model);
+  a.sync.setMode("hvp");
+  a.sync.setMode("train");
+  assert.deepEqual(model.sent, [{ mode: "hvp" }, { mode: "train" }]);
+});
+
+test("widget: train settings from the view go to the kernel in one message, bad ones not", () => {
+  const model = fakeModel({ ...start(), _trace: TRACE, error: "", step: 0, mode: "train",
+    train_steps: 100, lr: 0.1, optimizer: "sgd", iteration: 0 });
+  const a = view(model);
+  a.sync.setTrain({ lr: 0.5, iteration: 7, speed: 3, train_steps: Number.NaN });
+  assert.deepEqual(model.sent, [{ lr: 0.5, iteration: 7 }]);
+  assert.equal(model.get("train_steps"), 100);
+});
+
+test("widget: a train-mode trace steps its zero_grad zeros and names its iteration", () => {
+  const trace = JSON.parse(TRACE);
+  const leaf = trace.graph.nodes.find((n) => n.role === "leaf");
+  const events = [{ seq: 0, kind: "zero_grad", nodes: [leaf.id] }, ...trace.events.map((e, i) => ({ ...e, seq: i + 1 }))];
+  const train = { losses: [0.8, 0.5, 0.3], iteration: 2, steps: 3 };
+  const ready = readyTrace({ ...trace, events, train });
+  assert.deepEqual(Object.keys(ready.events[0].adjoints), [leaf.id]); // its zeros, to show
+  assert.deepEqual(ready.events.at(-1).grads, trace.grads); // the body's results on done
+  assert.equal(readyTrace(trace), trace); // another mode's trace as it is
+  assert.equal(widgetNarration("e = a * b", { train }), "Iteration 2: e = a * b");
+  assert.equal(widgetNarration("e = a * b", trace), "e = a * b");
 });

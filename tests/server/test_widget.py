@@ -165,7 +165,7 @@ def test_the_cell_magic_refuses_in_one_line(shell, line, cell, says):
 
 
 def test_show_traces_once_and_each_change_once(monkeypatch):
-    import gradwalk.server.widget as widget
+    import gradwalk.server.widget_modes as widget
 
     calls = []
     real = widget.trace_body
@@ -175,3 +175,93 @@ def test_show_traces_once_and_each_change_once(monkeypatch):
     w.mode = "reverse"
     w.step = 3   # a step is the page's: nothing to trace
     assert calls == [PROGRAM, PROGRAM]
+
+
+# ---- hvp and train modes (issue 18 §2: the widget walks every mode the page does) ---------
+HVP = '# hvp: {"a": 1.0, "b": 0.5}\n' + PROGRAM
+
+
+def torch_hvp() -> dict[str, float]:
+    """H v of PROGRAM's L at (a, b) = (0.5, -1.5), v = (1.0, 0.5): PyTorch float64's double
+    backward (create_graph=True)."""
+    a = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+    b = torch.tensor(-1.5, dtype=torch.float64, requires_grad=True)
+    c = torch.tanh(a * b)
+    ga, gb = torch.autograd.grad(c * c + a, (a, b), create_graph=True)
+    hv = torch.autograd.grad(ga * 1.0 + gb * 0.5, (a, b))
+    return {"a": hv[0].item(), "b": hv[1].item()}
+
+
+def test_hvp_mode_walks_the_programs_hvp_line_with_pytorchs_numbers():
+    w = gradwalk.show(HVP, mode="hvp")
+    body = json.loads(w._trace)
+    assert (w.mode, w.error) == ("hvp", "")
+    assert {k: float(v) for k, v in body["hvp"].items()} == pytest.approx(torch_hvp(), rel=1e-12)
+    assert w.steps == len(body["events"]) > len(gradwalk.trace(PROGRAM)["events"])
+    # reverse mode on a program with the line is that walk: the synced mode says so
+    r = gradwalk.show(HVP)
+    assert (r.mode, r._trace) == ("hvp", w._trace)
+
+
+def test_hvp_mode_without_the_line_is_refused_and_said():
+    with pytest.raises(ProgramError, match="`# hvp:` line"):
+        gradwalk.show(PROGRAM, mode="hvp")
+    w = gradwalk.show(PROGRAM)
+    w.mode = "hvp"
+    assert w.error.startswith("Not traced: hvp mode takes its vector from the program's "
+                              "`# hvp:` line") and (w.steps, w._trace) == (0, "")
+    w.mode = "reverse"
+    assert (w.error, w.grads) == ("", pytest.approx(torch_grads(), rel=1e-12))
+
+
+LINE = "w = 0.5\nb = -0.2\nx = const(1.5)\ny = const(2.0)\nL = (w * x + b - y) ** 2\n"
+
+
+def torch_sgd(steps: int, lr: float) -> tuple[list[float], list[float]]:
+    """LINE trained by torch.optim.SGD in float64: (the loss before each update, [w, b])."""
+    w = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+    b = torch.tensor(-0.2, dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.SGD([w, b], lr=lr)
+    losses = []
+    for _ in range(steps):
+        loss = (w * 1.5 + b - 2.0) ** 2
+        losses.append(loss.item())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return losses, [w.item(), b.item()]
+
+
+def test_train_mode_steps_a_recorded_iteration_beside_pytorchs_losses():
+    w = gradwalk.show(LINE, mode="train", train_steps=6, lr=0.1, iteration=2)
+    body = json.loads(w._trace)
+    losses, _ = torch_sgd(6, 0.1)
+    assert w.losses == pytest.approx(losses, rel=1e-12)
+    assert body["train"]["losses"] == w.losses and body["train"]["iteration"] == 2
+    kinds = [e["kind"] for e in body["events"]]
+    assert "zero_grad" in kinds and "update" in kinds and w.steps == len(kinds)
+    # iteration 2's gradients are PyTorch's at the weights after two updates
+    _, (w2, b2) = torch_sgd(2, 0.1)
+    wt = torch.tensor(w2, dtype=torch.float64, requires_grad=True)
+    bt = torch.tensor(b2, dtype=torch.float64, requires_grad=True)
+    ((wt * 1.5 + bt - 2.0) ** 2).backward()
+    assert w.grads == pytest.approx({"w": wt.grad.item(), "b": bt.grad.item()}, rel=1e-12)
+    # a setting changed from a cell (or the page) trains again; another mode ignores them
+    w.lr = 0.05
+    assert w.losses == pytest.approx(torch_sgd(6, 0.05)[0], rel=1e-12)
+    w.mode = "reverse"
+    assert (w.losses, w.mode) == ([], "reverse")
+
+
+def test_train_mode_refuses_in_the_widget_what_the_api_refuses():
+    w = gradwalk.show(LINE, mode="train", train_steps=3)
+    w.iteration = 3
+    assert w.error == "Not traced: iteration must be from 0 to 2 (train_steps - 1), not 3"
+    w.iteration = 1
+    assert w.error == ""
+    w.lr = -1.0
+    assert w.error.startswith("Not traced: ") and "lr" in w.error and w.steps == 0
+    with pytest.raises(traitlets.TraitError):
+        gradwalk.show(LINE, mode="train", optimizer="rmsprop")
+    with pytest.raises(traitlets.TraitError, match="no argument 'speed'"):
+        gradwalk.show(LINE, speed=2)

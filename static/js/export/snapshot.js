@@ -5,6 +5,7 @@
 // projector. The user's view is never touched: no camera, no pulse, no step change.
 
 import { narrate } from "../narration.js";
+import { pageNonce } from "../render/dom.js";
 import { drawGraph, showView } from "../render/graph.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -29,6 +30,7 @@ function withScratch(fn) {
   // A class toggled by a step would otherwise be read mid-transition (.node's opacity).
   // (In the host, not the svg: drawGraph empties the svg.)
   const still = document.createElement("style");
+  still.nonce = pageNonce(document); // the page's style policy admits only its nonce's
   still.textContent = ".export-scratch * { transition: none !important; animation: none !important; }";
   host.append(still, svg);
   document.body.append(host);
@@ -64,7 +66,8 @@ function inlineCopy(source, defaults, { keepHidden = false } = {}) {
     if (style.display === "none" && !keepHidden) return out.remove();
     const base = defaults(el.tagName);
     const decls = PROPS.map((p) => [p, style.getPropertyValue(p)]).filter(([p, v]) => v && v !== base[p]);
-    if (decls.length) out.setAttribute("style", decls.map(([p, v]) => `${p}:${v}`).join(";"));
+    // through the CSSOM: the page's style policy refuses a style attribute set as markup
+    if (decls.length) out.style.cssText = decls.map(([p, v]) => `${p}:${v}`).join(";");
     else out.removeAttribute("style");
     // Few SVG renderers know text-transform: write the letters as they are shown.
     if (el.tagName === "text" && style.textTransform === "uppercase" && !el.children.length) {
@@ -140,7 +143,7 @@ export function renderSteps(source, steps) {
     const svgs = frames.map((frame, i) => {
       const root = document.createElementNS(SVG_NS, "svg");
       root.setAttribute("viewBox", `${x} ${y} ${width} ${height}`);
-      root.setAttribute("style", rootStyle);
+      root.style.cssText = rootStyle; // CSSOM: the style policy refuses the attribute
       root.setAttribute("width", String(width));
       root.setAttribute("height", String(height));
       const title = root.appendChild(document.createElementNS(SVG_NS, "title"));

@@ -11,3 +11,12 @@ export function el(doc, tag, attrs = {}, ...children) {
   e.append(...children);
   return e;
 }
+
+/**
+ * The nonce of the page's style policy (templates/base.html `<meta name="csp-nonce">`, made
+ * per answer by server/head.py) for a <style> element the page makes, or "" where there is
+ * none (the standalone export admits its own style elements by hash and makes none).
+ */
+export function pageNonce(doc) {
+  return doc.querySelector('meta[name="csp-nonce"]')?.content ?? "";
+}

@@ -15,6 +15,7 @@ import {
 } from "@codemirror/view";
 import { classHighlighter } from "@lezer/highlight";
 import { rangeOf } from "../spans.js";
+import { pageNonce } from "./dom.js";
 
 const SIDE_MARGIN = 8; // px: a caret this close to the editor's right edge counts as hidden
 // Marks drawn at once, lowest first: a later one is drawn inside (over) an earlier one.
@@ -138,6 +139,9 @@ export function createEditor(root, { onRun, onInput, note = null }) {
       marksField,
       ...(note ? [showPanel.of(() => ({ dom: note, top: false }))] : []),
       Prec.high(markDecorations), // outside the highlighter's spans: one mark over "a * b"
+      // its style elements (style-mod's) carry the page's nonce: the served policy's
+      // style-src has no 'unsafe-inline' (server/main.py CSP)
+      EditorView.cspNonce.of(pageNonce(mount.ownerDocument)),
       EditorView.contentAttributes.of({
         id: "program", "aria-label": "Program text", spellcheck: "false", autocapitalize: "off", autocorrect: "off",
       }),

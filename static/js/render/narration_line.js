@@ -6,7 +6,7 @@
 //   .narration-tex    aria-hidden, KaTeX's rendering inside its own shadow root, so none of
 //                     KaTeX's glyph text (the "ˉ" of a bar, "⊤") mixes into the line's text.
 // The shadow root takes the page's own bundled stylesheet (KaTeX's rules; its fonts are the
-// document's, 'self' under the CSP); sizes and colours are inherited from the line, so the
+// document's: 'self' under the page's CSP, data: URLs in the standalone export); sizes and colours are inherited from the line, so the
 // typeset line is as large as the plain one was (the projector theme's narration size too).
 
 import { toTex } from "../tex.js";
@@ -40,16 +40,16 @@ export function showNarration(line, text, { typeset = true } = {}) {
 
 /**
  * The line's two children, made at the first call (whatever the line held is replaced), and
- * whether KaTeX's stylesheet could be linked into the shadow root: the standalone HTML export
- * (server/export_html.py) has its styles inlined, KaTeX's fonts not in the file, and shows
- * the plain narration.
+ * whether KaTeX's stylesheet is there to copy into the shadow root: the page links the
+ * bundle's (static/dist); the standalone HTML export (server/export_html.py) inlines it as
+ * `<style data-bundle>`, its fonts as data: URLs. Without either the line stays plain.
  */
 function parts(line) {
   let plain = line.querySelector(":scope > .narration-plain");
   let shown = line.querySelector(":scope > .narration-tex");
   const doc = line.ownerDocument;
-  // the bundle's sheets (static/dist); the standalone export's inlined bundle names no URL of it
-  const sheets = doc.querySelectorAll('link[rel="stylesheet"][href*="/dist/"]');
+  // the bundle's sheets: linked from static/dist, or inlined by the standalone export
+  const sheets = doc.querySelectorAll('link[rel="stylesheet"][href*="/dist/"], style[data-bundle]');
   if (plain && shown) return { plain, shown, styled: sheets.length > 0 };
   plain = doc.createElement("span");
   plain.className = "narration-plain";
