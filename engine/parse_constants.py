@@ -57,9 +57,9 @@ def may_be_int(value: ast.expr) -> bool:
     unwrapping the parser does (`Value(0)`, a tuple assignment's elements): false only for
     the values that never are (an operator, a name, a float or string literal, an attribute,
     a subscript), so a doubt computes the uses."""
+    while type(value) is ast.UnaryOp:   # a loop: `- - - ... 1` may be thousands deep
+        value = value.operand
     kind = type(value)
-    if kind is ast.UnaryOp:
-        return may_be_int(value.operand)
     if kind is ast.Constant:
         return type(value.value) is int
     return kind not in (ast.BinOp, ast.Name, ast.Attribute, ast.Subscript, ast.Compare)
