@@ -304,9 +304,15 @@ def structure(nodes: list[IRNode], first: int, end: int) -> tuple:
     within it, so a node's inputs made in the statement are the latest unused ones. Cheaper
     than their positions (a 100,000-node chain is in the speed benchmark).
     """
-    run = nodes[first:end]
-    return (tuple([(n.op, len(n.inputs)) for n in run]),
-            tuple([k < first for n in run for k in n.inputs]))
+    shape: list = []   # op, input count, and per input whether it came before: one loop
+    append = shape.append
+    for n in nodes[first:end]:
+        ins = n.inputs
+        append(n.op)
+        append(len(ins))
+        for k in ins:
+            append(k < first)
+    return tuple(shape)
 
 
 def _joined(first: str, last: str) -> str:

@@ -30,8 +30,13 @@ class IntUses:
 
 def int_uses(tree: ast.Module) -> IntUses:
     """IntUses of a program's syntax tree (one iterative walk: no recursion on its shape;
-    breadth first, so a zip or a comprehension clause is seen before the names in it)."""
+    breadth first, so a zip or a comprehension clause is seen before the names in it).
+    Empty, without the walk, when no assignment's value can be integer data or an integer
+    accumulator (`may_be_int`): the walk visits every expression node, about 2 µs a node of a
+    long chain of float arithmetic, for an answer nothing would read (issue 15 §1)."""
     uses = IntUses()
+    if not any(type(s) is ast.Assign and may_be_int(s.value) for s in _statements(tree)):
+        return uses
     in_zip: set[int] = set()
     for node in ast.walk(tree):
         kind = type(node)
@@ -48,6 +53,35 @@ def int_uses(tree: ast.Module) -> IntUses:
             uses.rebound.update(t.id for t in node.targets
                                 if type(t) is ast.Name and t.id in reads)
     return uses
+
+
+def may_be_int(value: ast.expr) -> bool:
+    """Whether an assigned value could be one `is_int_constant` accepts, through any
+    unwrapping the parser does (`Value(0)`, a tuple assignment's elements): false only for
+    the values that never are (an operator, a name, a float or string literal, an attribute,
+    a subscript), so a doubt computes the uses."""
+    while type(value) is ast.UnaryOp:   # a loop: `- - - ... 1` may be thousands deep
+        value = value.operand
+    kind = type(value)
+    if kind is ast.Constant:
+        return type(value.value) is int
+    return kind not in (ast.BinOp, ast.Name, ast.Attribute, ast.Subscript, ast.Compare)
+
+
+def _statements(tree: ast.Module) -> list[ast.stmt]:
+    """Every statement of the program, in any block's or definition's body (a stack: the
+    statements only, not their expressions)."""
+    out, todo = [], list(tree.body)
+    while todo:
+        stmt = todo.pop()
+        out.append(stmt)
+        for field_name in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field_name, None)
+            if type(inner) is list:
+                todo.extend(inner)
+        for handler in getattr(stmt, "handlers", ()):
+            todo.extend(handler.body)
+    return out
 
 
 def is_int_constant(name: str, value: ast.expr, uses: IntUses) -> bool:

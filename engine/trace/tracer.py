@@ -60,7 +60,7 @@ class Tracer:
 
     def __init__(self, text: str | Program, output: str | None = None,
                  limits: Limits = Limits(), output_grad=None, dtype: str | None = None,
-                 options: Options = DEFAULT):
+                 options: Options = DEFAULT, *, size_first: bool = True):
         options_apply(options)
         self.deadline = Deadline(limits.timeout_seconds)   # from here to the last event
         self.program = text if isinstance(text, Program) else \
@@ -93,7 +93,12 @@ class Tracer:
                     self.states.pop(mode.name, None)
                 else:
                     self.states[mode.name] = state
-        self._check_size(limits)   # last: the estimate counts the warnings and the bug walk
+        # last: the estimate counts the warnings and the bug walk. The stream sends the graph
+        # before it (size_first=False): the graph event needs none of it, and the estimate is
+        # a sixth of the work before the first event; records() checks before its first event
+        self._size_limits = limits
+        if size_first:
+            self._check_size()
 
     # ---- compiling -----------------------------------------------------------------------
     def _compile(self, output: str | None, output_grad, limits: Limits) -> None:
@@ -142,9 +147,12 @@ class Tracer:
 
     _inputs = inputs   # the name tests and older callers use
 
-    def _check_size(self, limits: Limits) -> None:
+    def _check_size(self) -> None:
         """Refuse a trace whose body would pass max_response_bytes (ProgramError "too_large",
-        at the node where the estimate crosses it), before any event is made."""
+        at the node where the estimate crosses it), before any stepper event is made; once."""
+        limits, self._size_limits = self._size_limits, None
+        if limits is None:   # checked already
+            return
         bound = budget.scalar_bound(self)
         if bound is not None and bound <= limits.max_response_bytes:
             return   # within the limit whatever the per-node estimate says
@@ -314,7 +322,10 @@ class Tracer:
         numpy arrays instead of nested lists (values.Encoder.full), for a caller that writes
         them with orjson.OPT_SERIALIZE_NUMPY (the body, the stream): same JSON, less time.
         Without it a leaf gradient over the inline limit is its summary (`data` null), as
-        node values are in the events; the body and the stream always carry full data."""
+        node values are in the events; the body and the stream always carry full data.
+        Raises ProgramError "too_large" at the first event when the Tracer was made with
+        size_first=False and the body would pass max_response_bytes."""
+        self._check_size()
         self.arrays = arrays
         walk = next(m.walk for m in MODES if m.name == self.options.mode and m.walk)
         yield from walk(self)
