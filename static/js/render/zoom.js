@@ -13,7 +13,7 @@ import {
   autoScale, centredBox, fitAround, followTransform, NUMBERS_FROM_PX, readableTransform, revealTransform, union, wholeScale,
   wholeTransform, ZOOM_LIMITS,
 } from "../viewport.js";
-import { clearTop, freeView, insetsDiffer, insetsOf, intoFree, NO_INSET } from "../clearance.js";
+import { clearTop, cutsTop, freeView, insetsDiffer, insetsOf, intoFree, NO_INSET } from "../clearance.js";
 
 const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
 
@@ -141,9 +141,19 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     const view = free(); // a part under a panel is not in view
     const t = toFree(shown);
     const inside = (lo, hi, shift, length) => t.k * lo + shift >= -1 && t.k * hi + shift <= length + 1;
-    const whole = Boolean(content) && inside(content.x0, content.x1, t.x, view.width)
-      && inside(content.y0, content.y1, t.y, view.height);
+    const shows = (b) => inside(b.x0, b.x1, t.x, view.width) && inside(b.y0, b.y1, t.y, view.height);
+    const whole = Boolean(content) && shows(content);
     root.dataset.whole = String(whole);
+    // Beside a question, the step's `+=` note that cannot be whole with the asked node (the
+    // camera shows the asked node then: reveal) gives way rather than being cut at the
+    // edge: it is the step before the question's, and its node's box shows the sum it made
+    // (the matmul quiz at 1024x768: W̄ asked, X̄'s note hung 60-100 px under the graph area).
+    const stepNote = focus?.asked ? noteBox() : null;
+    const aside = Boolean(stepNote) && !shows(stepNote);
+    if ((root.dataset.note === "aside") !== aside) {
+      if (aside) root.dataset.note = "aside";
+      else delete root.dataset.note;
+    }
     // said at an overview of the automatic view only: the user's own zoom is theirs
     const was = note.hidden;
     note.hidden = whole || !(focus ?? home)?.overview || fitted !== "auto";
@@ -151,6 +161,28 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     // moves for that (the panels' observer would follow the step again, undoing a pinch).
     if (note.hidden && !was && inset) inset = coverInsets(root);
     if (!note.hidden && note.textContent !== noteText()) note.textContent = noteText();
+  }
+
+  // The box (layout units) of the step's note as drawn (render/graph.js showCallout binds its
+  // place and size), or null: read from the data, never measured (no forced layout).
+  function noteBox() {
+    const d = root.querySelector("g.callouts g.callout")?.__data__;
+    return d?.size ? centredBox({ x: d.x, y: d.y, width: d.size.width, height: d.size.height }) : null;
+  }
+
+  // The automatic view `place(options)` gives (fitAround or followTransform), its top edge
+  // clear of titles (clearTop); where no place at that scale is, zoomed out by steps down to
+  // the readable floor until one is (the matmul quiz at 1024x768 in the projector theme:
+  // G's title cut by 12 px at 0.80, the question and its step whole at 0.78).
+  function uncut(place, view, focusBox) {
+    const first = clearTop(place({}), boxes, view, focusBox);
+    if (!boxes || !cutsTop(first, boxes, view, focusBox)) return first;
+    const floor = autoScale(scaling()).floor;
+    for (let k = first.k * 0.97; k > floor * 0.97; k *= 0.97) {
+      const next = clearTop(place({ scale: Math.max(k, floor) }), boxes, view, focusBox);
+      if (!cutsTop(next, boxes, view, focusBox)) return next;
+    }
+    return first;
   }
 
   // data-camera is "moving" while the camera glides, so tests can wait for "still".
@@ -175,8 +207,8 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     const view = free();
     const auto = autoScale(scaling());
     if (!whole) {
-      const t = fitAround(content, view, aim(), { ...framing(), home });
-      return apply(fromFree(clearTop(t, boxes, view, aim() ?? home)), duration);
+      const place = (o) => fitAround(content, view, aim(), { ...framing(), home, ...o });
+      return apply(fromFree(uncut(place, view, aim() ?? home)), duration);
     }
     // a phone's Fit: all of it only while its numbers read (14 px), else the step at that size
     apply(fromFree(readableWhole() ? readableTransform(content, view, aim() ?? home, auto) : wholeTransform(content, view, { max: auto.max })), duration);
@@ -192,7 +224,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     const view = free();
     const now = toFree({ k, x, y });
     const next = fromFree(fitted === "auto"
-      ? clearTop(followTransform(now, content, view, aim(), framing()), boxes, view, aim())
+      ? uncut((o) => followTransform(now, content, view, aim(), { ...framing(), ...o }), view, aim())
       : revealTransform(now, aim(), view, framing()));
     const moved = next && (Math.abs(next.k - k) > 1e-6 || Math.abs(next.x - x) > 0.5 || Math.abs(next.y - y) > 0.5);
     if (moved) apply(next, duration);
@@ -313,7 +345,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
      * alone when both do not fit (it is the joined box's core, viewport.js stepBox).
      */
     reveal(box, { add = false } = {}) {
-      focus = add && focus && box ? { ...union(focus, box), core: box } : box;
+      focus = add && focus && box ? { ...union(focus, box), core: box, asked: true } : box;
       // no step to show (step 0): the automatic view keeps its opening overview (home)
       if (content && !box && fitted === "auto") fit({ duration: glide });
       else if (content) follow(glide);
