@@ -14,6 +14,7 @@ import {
   wholeTransform, ZOOM_LIMITS,
 } from "../viewport.js";
 import { clearTop, cutsTop, freeView, insetsDiffer, insetsOf, intoFree, NO_INSET } from "../clearance.js";
+import { showNames } from "./names.js";
 
 const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
 
@@ -35,6 +36,8 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   let boxes = null; // the nodes' boxes, none cut at the top by the automatic view (clearance.js nodeBoxes), or null
   let goal = null; // where the camera's glide goes ({k, x, y}), or null after the user moved it
   let pinned = null; // the box of the node whose detail panel is open and its neighbours (viewport.js pinBox), or null
+  let names = null; // what an overview may name (names.js nameBoxes), or null
+  let namesScale; // the scale (in 5% steps) the overview's names were drawn for; null: none drawn
   // What the automatic view keeps in view: the step's focus, or the pinned node in place of an
   // overview (step 0, Done) that the free part beside the detail panel shows only under the
   // readable scale: zoomed out to show all, the clicked node read at 7 px on a 1024x768
@@ -70,6 +73,13 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
       // every box)
       const numbers = k * METRICS.numFont >= NUMBERS_FROM_PX ? "shown" : "hidden";
       if (root.dataset.numbers !== numbers) root.dataset.numbers = numbers;
+      // and its names are drawn at a readable size instead of its small text (names.js)
+      const step = numbers === "hidden" && names ? Math.round(Math.log(k) / Math.log(1.05)) : null;
+      if (step !== namesScale) {
+        namesScale = step;
+        // sized for the step's least scale: never under 14 px at any scale in it
+        showNames(root, names, step === null ? null : 1.05 ** (step - 0.5), scaling().textScale);
+      }
       if (event.sourceEvent) {
         goal = null;
         setFitted(false);
@@ -118,6 +128,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   new MutationObserver(() => {
     const before = look;
     look = null;
+    namesScale = undefined; // the names' size follows the text size
     if (!content || !fitted || !before) return;
     const now = scaling();
     if (now.textScale !== before.textScale || now.minText !== before.minText) fit({ whole: fitted === "whole" });
@@ -281,9 +292,12 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
      * `output` (the output node's box, or null) in view. `glide`: how long the camera
      * takes to follow a step, ms (0: it jumps); `steps`: what each step needs on screen
      * (viewport.js stepBoxes), so the automatic scale shows every step whole; `nodes`: the
-     * nodes' boxes (clearance.js nodeBoxes), whose titles the automatic view keeps whole.
+     * nodes' boxes (clearance.js nodeBoxes), whose titles the automatic view keeps whole;
+     * `named`: what an overview names at a readable size (names.js nameBoxes), or null.
      */
-    show(box, output = null, { glide: ms = 300, steps: sizes = null, nodes = null } = {}) {
+    show(box, output = null, { glide: ms = 300, steps: sizes = null, nodes = null, named = null } = {}) {
+      names = named;
+      namesScale = undefined; // a new drawing: its names are drawn at the next move
       glide = ms;
       steps = sizes;
       boxes = nodes;
@@ -298,6 +312,9 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     /** No drawing: nothing to fit. */
     clear() {
       content = null;
+      names = null;
+      namesScale = null;
+      showNames(root, null, null);
       note.hidden = true;
       delete root.dataset.scale;
       root.dispatchEvent(new CustomEvent("camera", { detail: null }));
