@@ -182,12 +182,14 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   }
 
   // The automatic view `place(options)` gives (fitAround or followTransform), its top edge
-  // clear of titles (clearTop); where no place at that scale is, zoomed out by steps down to
-  // the readable floor until one is (the matmul quiz at 1024x768 in the projector theme:
-  // G's title cut by 12 px at 0.80, the question and its step whole at 0.78).
+  // clear of titles (clearTop); beside a question (its focus: reveal's `add`), where no place
+  // at that scale is, zoomed out by steps down to the readable floor until one is (the matmul
+  // quiz at 1024x768 in the projector theme: G's title cut by 12 px at 0.80, the question and
+  // its step whole at 0.78). A walk's steps keep one scale (viewScale): a scale that changed
+  // from step to step would make the room's eyes follow the zoom, not the step.
   function uncut(place, view, focusBox) {
     const first = clearTop(place({}), boxes, view, focusBox);
-    if (!boxes || !cutsTop(first, boxes, view, focusBox)) return first;
+    if (!boxes || !focusBox?.asked || !cutsTop(first, boxes, view, focusBox)) return first;
     const floor = autoScale(scaling()).floor;
     for (let k = first.k * 0.97; k > floor * 0.97; k *= 0.97) {
       const next = clearTop(place({ scale: Math.max(k, floor) }), boxes, view, focusBox);
