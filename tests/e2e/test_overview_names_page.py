@@ -50,8 +50,10 @@ def test_the_spirals_overview_draws_only_readable_text(open_page, size):
         # was: every name, tag, caption and shape at 4 px (1024x768) and 5 px (1280x800)
         assert small == [], (view, scale, small)
     names = {t for t, _ in fit_texts}
-    # the boxes are named: the leaves, the output, an op, and the add by its op and operand
-    assert {"X", "W1", "b1", "W2", "b2", "y", "L", "X @ W1", "… + b1", "h", "z"} <= names, names
+    # the boxes are named: the leaves, the output, the ops, the add whole or by its own op and
+    # operand (its box is about 11 characters wide at 14 px)
+    assert {"X", "W1", "b1", "W2", "b2", "y", "L", "X @ W1", "h", "z"} <= names, names
+    assert names & {"X @ W1 + b1", "… + b1"}, names
     # zoomed in to the readable size, each box's own text is back (its name, tag and captions)
     for _ in range(8):
         page.click("#zoom-in")
