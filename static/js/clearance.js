@@ -36,11 +36,7 @@ function shownPart(k, box, view) {
  */
 export function clearTop(t, boxes, view, focus = null) {
   const keep = shownPart(t.k, focus, view);
-  const cores = [];
-  for (let b = focus; b; b = b.core) cores.push(b);
-  const across = (b) => t.k * b.x1 + t.x > 0 && t.k * b.x0 + t.x < view.width;
-  const all = [...(boxes ?? []), ...cores.filter((b) => t.k * (b.y1 - b.y0) <= view.height - 2 * EDGE)].filter(across);
-  const cut = (y) => all.some((b) => t.k * b.y0 + y < EDGE - 0.5 && t.k * b.y1 + y > 0.5);
+  const { all, cut } = topEdge(t, boxes, view, focus);
   if (!cut(t.y)) return t;
   // how much of `keep` is in view (px, EDGE in from each edge): a move may not show less of it
   const seen = (y) => (keep ? Math.min(t.k * keep.y1 + y, view.height - EDGE) - Math.max(t.k * keep.y0 + y, EDGE) : 0);
@@ -53,6 +49,21 @@ export function clearTop(t, boxes, view, focus = null) {
     }
   }
   return best === null ? t : { ...t, y: best };
+}
+
+/** Whether `t` cuts a box clearTop keeps whole (of `boxes`, `focus` or its cores) at the top of `view`. */
+export function cutsTop(t, boxes, view, focus = null) {
+  return topEdge(t, boxes, view, focus).cut(t.y);
+}
+
+// The boxes in view across at `t`'s scale that the top edge may not cut (clearTop), and
+// whether a vertical shift `y` cuts one of them.
+function topEdge(t, boxes, view, focus) {
+  const cores = [];
+  for (let b = focus; b; b = b.core) cores.push(b);
+  const across = (b) => t.k * b.x1 + t.x > 0 && t.k * b.x0 + t.x < view.width;
+  const all = [...(boxes ?? []), ...cores.filter((b) => t.k * (b.y1 - b.y0) <= view.height - 2 * EDGE)].filter(across);
+  return { all, cut: (y) => all.some((b) => t.k * b.y0 + y < EDGE - 0.5 && t.k * b.y1 + y > 0.5) };
 }
 
 // ---------------------------------------------------------------- panels over the graph

@@ -107,12 +107,14 @@ export function autoScale({ textScale = 1, minText = 0 } = {}) {
  * scale 1.31. A bigger graph is shown at the theme's size (autoScale's min) unless a step
  * would not fit whole in the view at it: then at the largest scale where every step does,
  * down to the floor, so both ends of each step are on screen at once (its sending node was
- * under the narration).
+ * under the narration). `scale` (a number) sets the scale instead (render/zoom.js: zoomed out
+ * to keep the top edge from cutting a title).
  */
-export function viewScale(content, view, { textScale = 1, minText = 0, steps = null } = {}) {
+export function viewScale(content, view, { textScale = 1, minText = 0, steps = null, scale = null } = {}) {
   const { min, max, floor } = autoScale({ textScale, minText });
   const drawing = asBox(content);
   const all = (steps ?? []).reduce(union, drawing);
+  if (scale !== null) return { min: scale, max: scale, box: wholeScale(all, view) >= scale ? all : drawing };
   if (wholeScale(all, view) >= floor) return { min: floor, max, box: all };
   if (wholeScale(drawing, view) >= floor) return { min: floor, max, box: drawing };
   let k = min;

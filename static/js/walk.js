@@ -12,6 +12,7 @@ import { finish } from "./slices.js";
 import { LAYOUT_BUDGET_MS, planLayout, predictPlan } from "./layout.js";
 import { undrawnMessage } from "./narration.js";
 import { clearGraph, drawGraph, drawGraphGradually, showFanout, showView } from "./render/graph.js";
+import { nameBoxes } from "./render/names.js";
 import { createZoom } from "./render/zoom.js";
 import { linkState } from "./state.js";
 import { badNumberText, nonFiniteOf } from "./tensors.js";
@@ -454,7 +455,8 @@ function homeCore(layout, home) {
  */
 function showCamera(zoom, walk, output) {
   const steps = stepBoxes(walk.layout, walk.timeline.events, (e) => inBoxes(walk.layout, e));
-  zoom.show(contentBox(walk.layout), homeBox(walk, output), { glide: glideFor(walk.layout), steps, nodes: nodeBoxes(walk.layout) });
+  zoom.show(contentBox(walk.layout), homeBox(walk, output), {
+    glide: glideFor(walk.layout), steps, nodes: nodeBoxes(walk.layout), named: nameBoxes(walk.layout) });
 }
 
 /** `event` with its node and input as drawn: a node in a collapsed group is its group's box. */

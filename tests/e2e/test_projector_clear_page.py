@@ -31,10 +31,14 @@ CUT_AT_TOP = """() => {
   const top = Math.max(svg.top, wrap.top), bottom = Math.min(svg.bottom, wrap.bottom);
   const nodes = [...document.querySelectorAll('g.node .box')].map((e) => [e.closest('g.node').dataset.name, box(e)])
     .filter(([, r]) => r.top < top - 1 && r.bottom > top + 1);
-  const notes = [...document.querySelectorAll('g.callout rect')].map((e) => ['note', box(e)])
-    .filter(([, r]) => r.top < top - 1 || r.bottom > bottom + 1);
+  const notes = [...document.querySelectorAll('g.callout rect')].filter((e) => e.getClientRects().length)
+    .map((e) => ['note', box(e)]).filter(([, r]) => r.top < top - 1 || r.bottom > bottom + 1);
   return [...nodes, ...notes].map(([n, r]) => `${n} [${Math.round(r.top)}, ${Math.round(r.bottom)}] cut at ${Math.round(top)}`);
 }"""
+
+# A note the camera set aside (render/zoom.js: data-note="aside", not drawn) is not cut; the
+# tests say where one may be (a lecturer's reason at test_the_quiz_keeps_titles_and_notes...).
+NOTE_ASIDE = "document.querySelector('#graph').dataset.note === 'aside'"
 
 
 def quiz_page(open_page, size, program: str):
@@ -53,6 +57,19 @@ def answer(page, text: str) -> None:
 
 # ---------------------------------------------------------------- 1. the quiz's camera
 
+# The asked node and the step's note are whole in the graph area once the wrong answer's lines
+# are in (the newcomer's review at 1024x768: the three lines covered the += note under t and
+# nodes b and e, and the camera did not reframe).
+ASKED_AND_NOTE_SHOWN = """() => {
+  const box = (e) => e.getBoundingClientRect();
+  const wrap = box(document.querySelector('.graph-wrap'));
+  const asked = document.querySelector('g.node.quiz-asked .box');
+  return [...(asked ? [['asked', box(asked)]] : []), ...[...document.querySelectorAll('g.callout rect')].filter((e) => e.getClientRects().length).map((e) => ['note', box(e)])]
+    .filter(([, r]) => r.top < wrap.top - 1 || r.bottom > wrap.bottom + 1 || r.left < wrap.left - 1 || r.right > wrap.right + 1)
+    .map(([n, r]) => `${n} [${Math.round(r.top)}, ${Math.round(r.bottom)}] not in [${Math.round(wrap.top)}, ${Math.round(wrap.bottom)}]`);
+}"""
+
+
 
 def each_question(page, most: int = 8):
     """Step on (End) to each question of the quiz in turn, yielding its number from 1; the
@@ -69,56 +86,59 @@ def each_question(page, most: int = 8):
 
 def quiz_problems(page) -> list[tuple[int, str]]:
     """Every question of "every adjoint", asked and answered wrong: (its number from 1, what
-    CUT_AT_TOP finds) when it is asked and after the wrong answer's feedback."""
+    CUT_AT_TOP and ASKED_AND_NOTE_SHOWN find, and "note aside" where the step's note was set
+    aside) when it is asked and after the wrong answer's feedback."""
     problems, asked = [], 0
+
+    def look(when: str) -> list[tuple[int, str]]:
+        still(page)
+        found = [*page.evaluate(CUT_AT_TOP), *page.evaluate(ASKED_AND_NOTE_SHOWN)]
+        found += ["note aside"] if page.evaluate(NOTE_ASIDE) else []
+        return [(asked, f"{question} {when}: {p}") for p in found]
+
     for asked in each_question(page):
         question = page.locator("#quiz").inner_text().split("\n")[0]
-        still(page)
-        problems += [(asked, f"{question} asked: {p}") for p in page.evaluate(CUT_AT_TOP)]
+        problems += look("asked")
         answer(page, "999")  # the feedback's lines make the graph area shorter
         page.wait_for_timeout(400)  # the graph area's resize is observed a frame later
-        still(page)
-        problems += [(asked, f"{question} wrong: {p}") for p in page.evaluate(CUT_AT_TOP)]
+        problems += look("wrong")
         page.get_by_role("button", name="Show and continue").click()
     assert asked >= 4
     return problems
 
 
-# Not done: a new question folds the last answer's lines away and an answer's lines stand in
-# for the narration while the question is open (render/quiz.js data-feedback), so the graph
-# area beside the quiz is 276-309 px tall at 1024x768 and 300-339 px at 1280x800 (was 206-263),
-# and the tanh walk's questions all fit at 1024x768 (b̄ needed 227 px in 206). The matmul
-# walk's still need more at the readable floor (scale 0.78): X̄[0,1] at 1024, G's title cut by
-# 12 px (G [261, 339] at a top edge of 273); W̄[0,0] at both sizes, the X̄ note under X
-# (59-63 px tall) 94-106 px below the bottom edge at 1024 (area [273, 548]) and 67-78 px at 1280
-# ([275, 580]) when W's title row is kept whole at the top.
-_SHORT = pytest.mark.xfail(strict=True, reason="issue 14 §5: matmul: the graph area beside the quiz is 12-106 px shorter than X̄[0,1]'s and W̄[0,0]'s nodes and note at the readable floor")
+# A new question folds the last answer's lines away and an answer's lines stand in for the
+# narration while the question is open (render/quiz.js data-feedback): the graph area beside
+# the quiz is 259-301 px tall at 1024x768 and 322-331 px at 1280x800. The matmul walk at the
+# readable floor (scale 0.78): X̄[0,1] at 1024 had G's title cut by 12 px (the camera fitted
+# the drawing at 0.80; it now zooms out to the floor where that keeps the top edge clear);
+# W̄[0,0] at both sizes had the X̄ note under X (59-63 px tall) 57-106 px below the bottom edge
+# with W whole at the top: no camera shows W and that note together there.
+#
+# A lecturer's reason for setting that note aside (only there): the question is W̄[0,0]; what
+# it is computed from (W, Y's Ȳ, X's values) is in sight. The note is the step before's
+# (X̄ += Ȳ @ Wᵀ), and X's own box shows the sum it made, [[17, 23], [-5, -7]], the answer to
+# the question just closed; half a note hanging at the screen's edge reads worse than none.
+# The asked node and every note still drawn stay whole (ASKED_AND_NOTE_SHOWN).
+ASIDE_ALLOWED = {"matmul": {4}, "tanh": set()}
 
 
 @pytest.mark.parametrize("size, program", [
     pytest.param(SIZES[0], TANH, id="tanh-1024x768"),
     pytest.param(SIZES[1], TANH, id="tanh-1280x800"),
-    pytest.param(SIZES[0], MATMUL, id="matmul-1024x768", marks=_SHORT),
-    pytest.param(SIZES[1], MATMUL, id="matmul-1280x800", marks=_SHORT),
+    pytest.param(SIZES[0], MATMUL, id="matmul-1024x768"),
+    pytest.param(SIZES[1], MATMUL, id="matmul-1280x800"),
 ])
 def test_the_quiz_keeps_titles_and_notes_inside_the_graph(open_page, size, program):
     page = quiz_page(open_page, size, program)
-    problems = [p for _, p in quiz_problems(page)]
-    # was: c's title and a's "+= 1.5729" note (tanh), W, G and G * Y's titles (matmul)
+    allowed = ASIDE_ALLOWED["matmul" if program == MATMUL else "tanh"]
+    found = quiz_problems(page)
+    problems = [p for n, p in found if not (n in allowed and p.endswith("note aside"))]
+    # was: c's title and a's "+= 1.5729" note (tanh), W, G and G * Y's titles (matmul), then
+    # G's title at X̄[0,1] and the X̄ note under X at W̄[0,0]
     assert problems == [], "\n".join(problems)
-
-
-# The asked node and the step's note are whole in the graph area once the wrong answer's lines
-# are in (the newcomer's review at 1024x768: the three lines covered the += note under t and
-# nodes b and e, and the camera did not reframe).
-ASKED_AND_NOTE_SHOWN = """() => {
-  const box = (e) => e.getBoundingClientRect();
-  const wrap = box(document.querySelector('.graph-wrap'));
-  const asked = document.querySelector('g.node.quiz-asked .box');
-  return [...(asked ? [['asked', box(asked)]] : []), ...[...document.querySelectorAll('g.callout rect')].map((e) => ['note', box(e)])]
-    .filter(([, r]) => r.top < wrap.top - 1 || r.bottom > wrap.bottom + 1 || r.left < wrap.left - 1 || r.right > wrap.right + 1)
-    .map(([n, r]) => `${n} [${Math.round(r.top)}, ${Math.round(r.bottom)}] not in [${Math.round(wrap.top)}, ${Math.round(wrap.bottom)}]`);
-}"""
+    if program == MATMUL:  # set aside where it cannot be whole beside W, so not drawn cut
+        assert any(n == 4 and p.endswith("note aside") for n, p in found), found
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -237,16 +257,17 @@ def test_the_quiz_row_is_whole_under_the_ledger(open_page, size, preset):
     player_on_screen(page)
 
 
-# Not done: Practice's row ends 246 px (ledger-mlp, mlp-classifier) or 264 px (the checkpointed
-# ledger, one more line of totals) below the column's top, the legend about 50 px further, in a
-# column of 231 px at 1024x768 and 240 px at 1280x800 (30vh): each row more costs the graph
-# as much height beside a tensor program, whose nodes are tall (with the column at 35vh the
-# detail panel's W no longer fit whole at 1024). While a quiz runs the column does not grow:
-# its setup comes first.
-@pytest.mark.xfail(strict=True, reason="issue 14 §5: beside the ledger (no quiz) Practice's row ends 15 px (1024x768) and 6 px (1280x800) below the side column's 30vh")
+# Practice's row ended 246 px below the column's top (ledger-mlp, mlp-classifier) in a column
+# of 231 px at 1024x768 and 240 px at 1280x800 (30vh): each row more costs the graph as much
+# height beside a tensor program, whose nodes are tall (with the column at 35vh the detail
+# panel's W no longer fit whole at 1024), so the column keeps 30vh and the rows are set
+# closer beside the ledger (app.css, ledger.css, modes.css): it ends at 228 px. Not done: the
+# checkpointed ledger's totals have one more line (about 17 px), under which Practice's row
+# still scrolls. While a quiz runs the column does not grow: its setup comes first.
 @pytest.mark.parametrize("size", SIZES)
-def test_practice_is_whole_under_the_ledger(open_page, size):
-    page = ledger_page(open_page, size, "ledger-mlp")
+@pytest.mark.parametrize("preset", ["ledger-mlp", "mlp-classifier"])
+def test_practice_is_whole_under_the_ledger(open_page, size, preset):
+    page = ledger_page(open_page, size, preset)
     assert page.evaluate(NOT_WHOLE_IN_SIDE, "#practice") == []
 
 

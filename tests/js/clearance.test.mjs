@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { clearTop, freeView, insetsOf, intoFree, NO_INSET, nodeBoxes } from "../../static/js/clearance.js";
-import { EDGE, STEP_SIZES_UP_TO } from "../../static/js/viewport.js";
+import { clearTop, cutsTop, freeView, insetsOf, intoFree, NO_INSET, nodeBoxes } from "../../static/js/clearance.js";
+import { EDGE, STEP_SIZES_UP_TO, viewScale } from "../../static/js/viewport.js";
 
 const view = { width: 1000, height: 200 };
 const box = (x0, y0, x1, y1) => ({ x0, y0, x1, y1 });
@@ -48,6 +48,26 @@ test("no place clears every title without losing the focus: the view stays", () 
   const rows = [box(0, 0, 100, 120), box(200, 60, 300, 180), box(400, 130, 500, 250)];
   const t = { k: 1, x: 0, y: -40 };
   assert.equal(clearTop(t, rows, view, rows[2]), t);
+});
+
+test("cutsTop says whether the top edge cuts a box clearTop keeps whole, as clearTop sees it", () => {
+  const c = box(600, 0, 700, 80);
+  const a = box(0, 100, 100, 240);
+  const t = { k: 1, x: 0, y: -45 };
+  assert.equal(cutsTop(t, [c, a], view, a), true); // no place clears it (the test above)
+  assert.equal(cutsTop({ ...t, y: EDGE }, [c], view), false);
+  assert.equal(cutsTop({ ...t, x: -2000 }, [c, a], view, a), false); // out of view sideways
+  // at a smaller scale a place exists (render/zoom.js zooms out to the floor for it)
+  const small = { k: 0.8, x: 0, y: EDGE };
+  assert.equal(cutsTop(clearTop(small, [c, a], view, a), [c, a], view, a), false);
+});
+
+test("viewScale's `scale` sets the scale, with the steps' box where they fit at it", () => {
+  const steps = [box(0, -50, 100, 100)];
+  const at = viewScale(box(0, 0, 400, 100), { width: 1000, height: 400 }, { steps, scale: 0.9 });
+  assert.deepEqual([at.min, at.max, at.box], [0.9, 0.9, box(0, -50, 400, 100)]);
+  const tall = viewScale(box(0, 0, 400, 100), { width: 1000, height: 150 }, { steps, scale: 0.9 });
+  assert.deepEqual(tall.box, box(0, 0, 400, 100)); // with the steps it would not fit at 0.9
 });
 
 test("a node out of view sideways is not cut", () => {

@@ -13,7 +13,8 @@ import {
   autoScale, centredBox, fitAround, followTransform, NUMBERS_FROM_PX, readableTransform, revealTransform, union, wholeScale,
   wholeTransform, ZOOM_LIMITS,
 } from "../viewport.js";
-import { clearTop, freeView, insetsDiffer, insetsOf, intoFree, NO_INSET } from "../clearance.js";
+import { clearTop, cutsTop, freeView, insetsDiffer, insetsOf, intoFree, NO_INSET } from "../clearance.js";
+import { showNames } from "./names.js";
 
 const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
 
@@ -35,6 +36,8 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   let boxes = null; // the nodes' boxes, none cut at the top by the automatic view (clearance.js nodeBoxes), or null
   let goal = null; // where the camera's glide goes ({k, x, y}), or null after the user moved it
   let pinned = null; // the box of the node whose detail panel is open and its neighbours (viewport.js pinBox), or null
+  let names = null; // what an overview may name (names.js nameBoxes), or null
+  let namesScale; // the scale (in 5% steps) the overview's names were drawn for; null: none drawn
   // What the automatic view keeps in view: the step's focus, or the pinned node in place of an
   // overview (step 0, Done) that the free part beside the detail panel shows only under the
   // readable scale: zoomed out to show all, the clicked node read at 7 px on a 1024x768
@@ -70,6 +73,13 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
       // every box)
       const numbers = k * METRICS.numFont >= NUMBERS_FROM_PX ? "shown" : "hidden";
       if (root.dataset.numbers !== numbers) root.dataset.numbers = numbers;
+      // and its names are drawn at a readable size instead of its small text (names.js)
+      const step = numbers === "hidden" && names ? Math.round(Math.log(k) / Math.log(1.05)) : null;
+      if (step !== namesScale) {
+        namesScale = step;
+        // sized for the step's least scale: never under 14 px at any scale in it
+        showNames(root, names, step === null ? null : 1.05 ** (step - 0.5), scaling().textScale);
+      }
       if (event.sourceEvent) {
         goal = null;
         setFitted(false);
@@ -118,6 +128,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   new MutationObserver(() => {
     const before = look;
     look = null;
+    namesScale = undefined; // the names' size follows the text size
     if (!content || !fitted || !before) return;
     const now = scaling();
     if (now.textScale !== before.textScale || now.minText !== before.minText) fit({ whole: fitted === "whole" });
@@ -141,9 +152,19 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     const view = free(); // a part under a panel is not in view
     const t = toFree(shown);
     const inside = (lo, hi, shift, length) => t.k * lo + shift >= -1 && t.k * hi + shift <= length + 1;
-    const whole = Boolean(content) && inside(content.x0, content.x1, t.x, view.width)
-      && inside(content.y0, content.y1, t.y, view.height);
+    const shows = (b) => inside(b.x0, b.x1, t.x, view.width) && inside(b.y0, b.y1, t.y, view.height);
+    const whole = Boolean(content) && shows(content);
     root.dataset.whole = String(whole);
+    // Beside a question, the step's `+=` note that cannot be whole with the asked node (the
+    // camera shows the asked node then: reveal) gives way rather than being cut at the
+    // edge: it is the step before the question's, and its node's box shows the sum it made
+    // (the matmul quiz at 1024x768: W̄ asked, X̄'s note hung 60-100 px under the graph area).
+    const stepNote = focus?.asked ? noteBox() : null;
+    const aside = Boolean(stepNote) && !shows(stepNote);
+    if ((root.dataset.note === "aside") !== aside) {
+      if (aside) root.dataset.note = "aside";
+      else delete root.dataset.note;
+    }
     // said at an overview of the automatic view only: the user's own zoom is theirs
     const was = note.hidden;
     note.hidden = whole || !(focus ?? home)?.overview || fitted !== "auto";
@@ -151,6 +172,30 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     // moves for that (the panels' observer would follow the step again, undoing a pinch).
     if (note.hidden && !was && inset) inset = coverInsets(root);
     if (!note.hidden && note.textContent !== noteText()) note.textContent = noteText();
+  }
+
+  // The box (layout units) of the step's note as drawn (render/graph.js showCallout binds its
+  // place and size), or null: read from the data, never measured (no forced layout).
+  function noteBox() {
+    const d = root.querySelector("g.callouts g.callout")?.__data__;
+    return d?.size ? centredBox({ x: d.x, y: d.y, width: d.size.width, height: d.size.height }) : null;
+  }
+
+  // The automatic view `place(options)` gives (fitAround or followTransform), its top edge
+  // clear of titles (clearTop); beside a question (its focus: reveal's `add`), where no place
+  // at that scale is, zoomed out by steps down to the readable floor until one is (the matmul
+  // quiz at 1024x768 in the projector theme: G's title cut by 12 px at 0.80, the question and
+  // its step whole at 0.78). A walk's steps keep one scale (viewScale): a scale that changed
+  // from step to step would make the room's eyes follow the zoom, not the step.
+  function uncut(place, view, focusBox) {
+    const first = clearTop(place({}), boxes, view, focusBox);
+    if (!boxes || !focusBox?.asked || !cutsTop(first, boxes, view, focusBox)) return first;
+    const floor = autoScale(scaling()).floor;
+    for (let k = first.k * 0.97; k > floor * 0.97; k *= 0.97) {
+      const next = clearTop(place({ scale: Math.max(k, floor) }), boxes, view, focusBox);
+      if (!cutsTop(next, boxes, view, focusBox)) return next;
+    }
+    return first;
   }
 
   // data-camera is "moving" while the camera glides, so tests can wait for "still".
@@ -175,8 +220,8 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     const view = free();
     const auto = autoScale(scaling());
     if (!whole) {
-      const t = fitAround(content, view, aim(), { ...framing(), home });
-      return apply(fromFree(clearTop(t, boxes, view, aim() ?? home)), duration);
+      const place = (o) => fitAround(content, view, aim(), { ...framing(), home, ...o });
+      return apply(fromFree(uncut(place, view, aim() ?? home)), duration);
     }
     // a phone's Fit: all of it only while its numbers read (14 px), else the step at that size
     apply(fromFree(readableWhole() ? readableTransform(content, view, aim() ?? home, auto) : wholeTransform(content, view, { max: auto.max })), duration);
@@ -192,7 +237,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     const view = free();
     const now = toFree({ k, x, y });
     const next = fromFree(fitted === "auto"
-      ? clearTop(followTransform(now, content, view, aim(), framing()), boxes, view, aim())
+      ? uncut((o) => followTransform(now, content, view, aim(), { ...framing(), ...o }), view, aim())
       : revealTransform(now, aim(), view, framing()));
     const moved = next && (Math.abs(next.k - k) > 1e-6 || Math.abs(next.x - x) > 0.5 || Math.abs(next.y - y) > 0.5);
     if (moved) apply(next, duration);
@@ -249,9 +294,12 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
      * `output` (the output node's box, or null) in view. `glide`: how long the camera
      * takes to follow a step, ms (0: it jumps); `steps`: what each step needs on screen
      * (viewport.js stepBoxes), so the automatic scale shows every step whole; `nodes`: the
-     * nodes' boxes (clearance.js nodeBoxes), whose titles the automatic view keeps whole.
+     * nodes' boxes (clearance.js nodeBoxes), whose titles the automatic view keeps whole;
+     * `named`: what an overview names at a readable size (names.js nameBoxes), or null.
      */
-    show(box, output = null, { glide: ms = 300, steps: sizes = null, nodes = null } = {}) {
+    show(box, output = null, { glide: ms = 300, steps: sizes = null, nodes = null, named = null } = {}) {
+      names = named;
+      namesScale = undefined; // a new drawing: its names are drawn at the next move
       glide = ms;
       steps = sizes;
       boxes = nodes;
@@ -266,6 +314,9 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     /** No drawing: nothing to fit. */
     clear() {
       content = null;
+      names = null;
+      namesScale = null;
+      showNames(root, null, null);
       note.hidden = true;
       delete root.dataset.scale;
       root.dispatchEvent(new CustomEvent("camera", { detail: null }));
@@ -313,7 +364,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
      * alone when both do not fit (it is the joined box's core, viewport.js stepBox).
      */
     reveal(box, { add = false } = {}) {
-      focus = add && focus && box ? { ...union(focus, box), core: box } : box;
+      focus = add && focus && box ? { ...union(focus, box), core: box, asked: true } : box;
       // no step to show (step 0): the automatic view keeps its opening overview (home)
       if (content && !box && fitted === "auto") fit({ duration: glide });
       else if (content) follow(glide);
