@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-from page_helpers import EDITOR, adjoint, get_program, leave_editor, node, wait_step
-from test_projector_layout_page import themed
+from page_helpers import EDITOR, adjoint, choose, get_program, leave_editor, node, wait_step
+from test_projector_layout_page import go, still, themed, total
 from test_review_5 import open_page  # noqa: F401  (the fixture: a fresh page at a size)
 
 SIZES = [(1024, 768), (1280, 800)]
@@ -63,3 +63,122 @@ def test_the_hvp_entry_says_how_to_get_it_and_adds_the_line(open_page, size):
     page.wait_for_selector('#modes[data-mode="reverse"]')
     assert option.inner_text() == "H v: add # hvp: line"
     page.screenshot(path=f"/tmp/p8/hvp-entry-{size[0]}.png")
+
+
+# ---------------------------------------------------------------- (3) the detail panel
+
+
+def open_detail(page, preset: str, name: str) -> None:
+    """`preset` at Done with node `name`'s detail panel open, the camera still."""
+    if page.locator("#preset").input_value() != preset:
+        choose(page, preset)
+    leave_editor(page)
+    go(page, total(page))
+    node(page, name).dispatch_event("click")
+    page.wait_for_selector(f'#detail:not([hidden])[data-node="{node(page, name).get_attribute("data-node")}"]')
+    page.wait_for_timeout(300)   # the panels' observer moves the camera once more
+    still(page)
+
+
+OVERLAPS = """() => {
+  const note = document.querySelector('.camera-note');
+  if (note.hidden) return null;
+  const n = note.getBoundingClientRect();
+  return [...document.querySelectorAll('.graph-wrap > .detail, .graph-wrap > .graph-trace')]
+    .filter((e) => !e.hidden).map((e) => [e.className, e.getBoundingClientRect()])
+    .filter(([, r]) => r.top < n.bottom - 0.5 && r.bottom > n.top + 0.5 && r.left < n.right && r.right > n.left)
+    .map(([c]) => c);
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_the_camera_note_is_clear_of_the_detail_panel_and_the_trace_buttons(open_page, size):
+    """(3a) The note "Not all of the graph fits ..." was drawn under the trace buttons and the
+    detail panel, its words cut at both ends."""
+    page = themed(open_page(*size))
+    seen = 0
+    for preset, name in (("seed-tanh-fanout", "d"), ("ledger-mlp", "x @ W1 + b1")):
+        open_detail(page, preset, name)
+        over = page.evaluate(OVERLAPS)
+        if over is None:
+            continue
+        seen += 1
+        assert over == [], (preset, over)
+        note = page.locator(".camera-note")
+        assert note.evaluate("e => e.scrollWidth <= e.clientWidth"), preset
+        assert note.inner_text().startswith("Not all of the graph fits")
+        page.screenshot(path=f"/tmp/p8/note-{preset}-{size[0]}.png")
+    assert seen, "the note never showed: the test proves nothing"
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_the_rules_are_as_large_as_the_panels_text_at_the_stage_size(open_page, size):
+    """(3b) On a projector the rules were 16 px (the panel's text 14 px) beside a 26 px
+    narration: the panel's text is the stage's size (1rem x --stage-scale, the program's and
+    the player's), and a typeset rule no smaller than it."""
+    page = themed(open_page(*size))
+    open_detail(page, "seed-tanh-fanout", "d")
+    stage = page.evaluate("""() => parseFloat(getComputedStyle(document.documentElement).fontSize)
+      * parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--stage-scale'))""")
+    assert stage >= 17, stage   # 14 px x 1.25
+    panel = page.locator("#detail").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert panel >= stage - 0.01, (panel, stage)
+    sizes = page.locator("#detail .rule").evaluate_all(
+        "els => els.map((e) => parseFloat(getComputedStyle(e.querySelector('.katex')).fontSize))")
+    assert len(sizes) == 2 and min(sizes) >= panel, (sizes, panel)
+    for sel in ("#detail .formula", "#detail .detail-rules li"):
+        assert page.locator(sel).first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)") >= panel - 0.01, sel
+
+
+# Each place a typeset rule breaks its line: [rule, text before the break, whether that is
+# after a relation or at an \allowbreak between words]. KaTeX's top-level boxes are
+# .katex-base; one starting lower than the one before starts a new line.
+BREAKS = """() => [...document.querySelectorAll('#detail .rule')].flatMap((rule) => {
+  const bases = [...rule.querySelectorAll('.katex-html > .katex-base')];
+  return bases.slice(1).map((b, i) => [bases[i], b])
+    .filter(([a, b]) => b.getBoundingClientRect().top > a.getBoundingClientRect().top + 4)
+    .map(([a]) => {
+      const inked = [...a.children].filter((c) => !c.matches('.mspace:not(.allowbreak), .katex-strut'));
+      const last = inked.at(-1);
+      return [rule.querySelector('.typeset').dataset.text, a.textContent,
+              Boolean(last && (last.matches('.mrel') || last.matches('.allowbreak')))];
+    });
+})"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_a_long_rule_wraps_at_a_relation_or_between_words(open_page, size):
+    """(3c) A rule wrapped mid-equation (KaTeX may break after any operator): b̄1's rule of
+    ledger-mlp, wider than the panel, wraps only after "=", "+=", ":" or between the words
+    of its prose, and what cannot wrap scrolls as one unit, never cut."""
+    page = themed(open_page(*size))
+    wrapped = 0
+    for preset, name in (("ledger-mlp", "x @ W1 + b1"), ("mlp-classifier", "X @ W1 + b1"),
+                         ("seed-tanh-fanout", "d")):
+        open_detail(page, preset, name)
+        page.locator("#detail .detail-rules").scroll_into_view_if_needed()
+        breaks = page.evaluate(BREAKS)
+        wrapped += len(breaks)
+        assert [b for b in breaks if not b[2]] == [], breaks
+        # nothing of a rule is outside the panel: a stretch too wide scrolls inside its rule
+        panel = page.locator("#detail").bounding_box()
+        for box in page.locator("#detail .rule").evaluate_all(
+                "els => els.map((e) => { const r = e.getBoundingClientRect(); return [r.left, r.right]; })"):
+            assert panel["x"] <= box[0] and box[1] <= panel["x"] + panel["width"], (preset, box, panel)
+        page.screenshot(path=f"/tmp/p8/rules-wrap-{preset}-{size[0]}.png")
+    assert wrapped, "no rule wraps: the test proves nothing"
+
+
+@pytest.mark.parametrize("preset", ["ledger-mlp", "mlp-classifier"])
+def test_a_broadcast_bias_says_its_summed_axis_once(open_page, preset):
+    """(3d) b̄1's rule said "summed over axis 0 back to b1's shape (32,)" and the panel added
+    " · summed over axis 0: (4,32) → (32,)"."""
+    page = themed(open_page(1024, 768))
+    name = "x @ W1 + b1" if preset == "ledger-mlp" else "X @ W1 + b1"
+    open_detail(page, preset, name)
+    rule = page.locator("#detail .detail-rules li").filter(has_text="b1’s shape")
+    text = rule.locator(".typeset").get_attribute("aria-label")
+    assert text.endswith(", summed over axis 0 back to b1's shape " + ("(32,)" if preset == "ledger-mlp" else "(8,)")), text
+    assert rule.inner_text().count("summed") == 1, rule.inner_text()
+    # a rule that does not say its axes keeps the panel's note of them (tensors.js backwardRules)
+    assert rule.locator(".unbroadcast").count() == 0

@@ -114,9 +114,12 @@ export function createDetailPanel(container, { onClose } = {}) {
       if (secret) li.classList.add("quiz-hidden");
       const rule = el("span", { class: "rule" }, typeset(document, secret ? numbersHidden(r.narration) : r.narration));
       li.append(rule);
-      if (r.unbroadcast) {
-        const { axes, from_shape: from, to_shape: to } = r.unbroadcast;
-        li.append(el("span", { class: "unbroadcast", text: ` · summed over axis ${axes.join(", ")}: ${pyShape(from)} → ${pyShape(to)}` }));
+      // The summed axes, unless the rule says them (the engine's does, "summed over axis 0
+      // back to b1's shape (32,)": the panel said it twice, issue 14).
+      const summed = r.unbroadcast && `summed over axis ${r.unbroadcast.axes.join(", ")}`;
+      if (summed && !r.narration.includes(summed)) {
+        const { from_shape: from, to_shape: to } = r.unbroadcast;
+        li.append(el("span", { class: "unbroadcast", text: ` · ${summed}: ${pyShape(from)} → ${pyShape(to)}` }));
       }
       if (!reached) li.append(el("span", { class: "note", text: ` (step ${r.step})` }));
       ul.append(li);

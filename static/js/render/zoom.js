@@ -136,6 +136,9 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     ? "Not all of the graph fits at a readable size here: pinch to see more of it, smaller."
     : "Not all of the graph fits at a readable size here: Fit shows all of it, smaller.");
   root.parentNode?.append(note);
+  // The panels over the graph (the detail panel, the trace buttons) start below the note
+  // (app.css --camera-note): they stood over its words, cut at both ends (issue 14).
+  new ResizeObserver(() => root.parentNode?.style.setProperty("--camera-note", `${note.hidden ? 0 : note.offsetHeight}px`)).observe(note);
 
   function markWhole(shown) {
     const view = free(); // a part under a panel is not in view
