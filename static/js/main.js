@@ -114,6 +114,7 @@ const editor = createEditor($("#editor"), {
 const narrow = watchNarrow(() => showHidden(store.get().hide_program));
 const panel = createGraphPanel(svg, {
   message: graphMessage, onHover: hover, onGroup: regroup, pinSize: true, readableWhole: () => narrow.matches,
+  readableOverview: () => Boolean(store.get().diff_base), // runs compared: the table takes the graph's height
 });
 const zoom = panel.zoom;
 // The selected (pinned) node's value, gradient and rules, beside the graph.

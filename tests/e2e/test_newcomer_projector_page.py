@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from page_helpers import EDITOR, adjoint, choose, get_program, leave_editor, node, wait_step
+from page_helpers import EDITOR, adjoint, choose, get_program, leave_editor, node, paste, wait_step
 from test_projector_layout_page import go, still, themed, total
 from test_review_5 import open_page  # noqa: F401  (the fixture: a fresh page at a size)
 
@@ -182,3 +182,48 @@ def test_a_broadcast_bias_says_its_summed_axis_once(open_page, preset):
     assert rule.inner_text().count("summed") == 1, rule.inner_text()
     # a rule that does not say its axes keeps the panel's note of them (tensors.js backwardRules)
     assert rule.locator(".unbroadcast").count() == 0
+
+
+# ---------------------------------------------------------------- (1) Compare runs
+
+
+# On-screen sizes (px: font size times the camera's scale) of the node names and numbers
+# in the graph's view, as tests/e2e/test_phone_views_page.py reads them.
+DRAWN = """() => {
+  const svg = document.querySelector('#graph'), v = svg.getBoundingClientRect();
+  const k = parseFloat(svg.dataset.scale);
+  const inView = (e) => { const r = e.getBoundingClientRect();
+    return r.width > 0 && r.right > v.left && r.left < v.right && r.bottom > v.top && r.top < v.bottom; };
+  const size = (sel) => [...svg.querySelectorAll(sel)].filter(inView).map((e) => parseFloat(getComputedStyle(e).fontSize) * k);
+  return { names: size('g.node text.label'), numbers: size('g.node g.nums text') };
+}"""
+READABLE_PX = 14
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_comparing_runs_leaves_the_graph_readable(open_page, size):
+    """(1) With "Compare runs" on, the table takes the graph's height, and the overviews
+    (step 0, Done) zoomed out to fit it all: names at 12 px, numbers at 10 px at 1024x768.
+    They keep to the readable floor, the camera's note saying the rest is off screen."""
+    page = themed(open_page(*size))
+    page.locator("#diff-toggle").check()
+    page.wait_for_selector('#diff[data-state="ready"]')
+    paste(page, TANH.replace("a = 1.0", "a = 1.001"))
+    page.locator("#trace").click()
+    page.wait_for_selector('#app[data-status="ready"]')
+    page.wait_for_selector('#diff[data-state="ready"] tr[data-node]')
+    last = total(page)
+    for step in (0, 6, 12, last):
+        go(page, step)
+        page.wait_for_timeout(200)   # the side column has its height: the camera fits once more
+        still(page)
+        drawn = page.evaluate(DRAWN)
+        assert drawn["names"] and min(drawn["names"]) >= READABLE_PX - 1e-6, (step, drawn)
+        assert min(drawn["numbers"], default=READABLE_PX) >= READABLE_PX - 1e-6, (step, drawn)
+        whole = page.locator("#graph").get_attribute("data-whole") == "true"
+        if step in (0, last):   # an overview: all of it, or the note says it is not
+            assert whole or page.locator(".camera-note").is_visible(), step
+        page.screenshot(path=f"/tmp/p8/compare-{size[0]}-{step}.png")
+    # the comparison itself is still in sight: its output row
+    row = page.locator("#diff tr[data-node]").first
+    assert row.locator("th").inner_text() == "L" and row.is_visible()
