@@ -227,3 +227,45 @@ def test_comparing_runs_leaves_the_graph_readable(open_page, size):
     # the comparison itself is still in sight: its output row
     row = page.locator("#diff tr[data-node]").first
     assert row.locator("th").inner_text() == "L" and row.is_visible()
+
+
+# ---------------------------------------------------------------- (2) the editor after Trace
+
+
+# The editor's lines wholly inside its scroller's visible box, by their text.
+LINES_IN_VIEW = """sel => {
+  const s = document.querySelector(sel).querySelector('.cm-scroller').getBoundingClientRect();
+  return [...document.querySelector(sel).querySelectorAll('.cm-line')].filter((l) => {
+    const r = l.getBoundingClientRect();
+    return r.top >= s.top - 0.5 && r.bottom <= s.bottom + 0.5; }).map((l) => l.textContent);
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+@pytest.mark.parametrize("how", ["Control+Enter", "button"])
+def test_trace_keeps_the_edited_first_line_in_the_editors_view(open_page, size, how):
+    """(2) A program of 8 lines ending with an empty line, typed; line 1 edited; Trace: the
+    editor scrolled to its caret's line (the empty last one) and hid line 1, the line just
+    changed. It keeps the user's view."""
+    page = themed(open_page(*size))
+    program = TANH + "\n"   # 8 lines, the last empty
+    page.locator("#program").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type(program)
+    page.keyboard.press("Control+Home")
+    page.keyboard.press("End")
+    page.keyboard.press("Backspace")
+    page.keyboard.type("5")   # a = 1.5
+    edited = TANH.replace("a = 1.0", "a = 1.5", 1) + "\n"
+    assert get_program(page) == edited
+    assert page.evaluate(LINES_IN_VIEW, "#editor")[0] == "a = 1.5"
+    if how == "button":
+        page.locator("#trace").click()
+    else:
+        page.keyboard.press(how)
+    page.wait_for_selector('#app[data-status="ready"]')
+    page.wait_for_timeout(300)   # the side column and the camera settle
+    shown = page.evaluate(LINES_IN_VIEW, "#editor")
+    assert shown[0] == "a = 1.5", shown
+    assert node(page, "a").get_attribute("data-name") == "a"
+    page.screenshot(path=f"/tmp/p8/editor-{how}-{size[0]}.png")

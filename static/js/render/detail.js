@@ -201,9 +201,12 @@ export function createDetailPanel(container, { onClose } = {}) {
     // Past the middle it would cover the trace buttons at the top left: it goes below them.
     const bar = container.querySelector(".graph-trace:not([hidden])");
     if (!bar || root.offsetLeft >= bar.offsetLeft + bar.offsetWidth) return;
-    const top = bar.offsetTop + bar.offsetHeight + gap;
-    root.style.top = `${top}px`;
-    root.style.maxHeight = `${container.clientHeight - top - gap}px`;
+    // The camera's note may show or go later, moving the bar (app.css --camera-note): the
+    // panel's top follows it (it stood over the bar at 1024x768 on a projector).
+    const note = parseFloat(getComputedStyle(container).getPropertyValue("--camera-note")) || 0;
+    const top = bar.offsetTop - note + bar.offsetHeight + gap;
+    root.style.top = `calc(${top}px + var(--camera-note, 0px))`;
+    root.style.maxHeight = `calc(${container.clientHeight - top - gap}px - var(--camera-note, 0px))`;
   }
 
   const api = {
