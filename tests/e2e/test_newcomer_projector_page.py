@@ -48,6 +48,7 @@ def test_the_hvp_entry_says_how_to_get_it_and_adds_the_line(open_page, size):
     assert option.inner_text() == "hvp mode (H v)"
     note = page.locator("#reset-note")
     assert note.is_visible() and "Ctrl+Z" in note.inner_text()
+    page.screenshot(path=f"/tmp/p8/hvp-added-{size[0]}.png")
     # its numbers: Done's boxes hold (H v)_x = (H e_a)_x, as PyTorch float64 says
     leave_editor(page)
     page.keyboard.press("End")
