@@ -73,9 +73,12 @@ export const NO_INSET = Object.freeze({ left: 0, top: 0, right: 0, bottom: 0 });
 /**
  * How far (px) `panels` (screen rects {left, top, right, bottom} of what stands over the
  * graph) reach into `svg` (its screen rect) from each side, {left, top, right, bottom}: each
- * panel counts from the side where it hides the least of the svg's area (the detail panel
- * at the right, 50% wide, from the right; the trace bar at the top left, from the top). A
- * panel that misses the svg counts for nothing, and no side takes more than 60% of it.
+ * panel counts from the side where it hides the least more of the svg's area than the
+ * panels before it do (the detail panel at the right, 50% wide, from the right; the trace bar
+ * at the top left, from the top, and below the camera's note from the top still: counted
+ * alone, its 75 px from the top cost more than its width from the left, and the graph beside
+ * the detail panel lost 270 px of its width, issue 14). A panel that misses the svg counts
+ * for nothing, and no side takes more than 60% of it.
  */
 export function insetsOf(svg, panels) {
   const width = svg.right - svg.left;
@@ -88,7 +91,8 @@ export function insetsOf(svg, panels) {
       ["top", r.bottom - svg.top, width], ["bottom", svg.bottom - r.top, width],
     ].filter(([side, depth]) => depth <= 0.6 * (side === "left" || side === "right" ? width : height));
     if (!sides.length) continue;
-    const [side, depth] = sides.reduce((a, b) => (a[1] * a[2] <= b[1] * b[2] ? a : b));
+    const more = ([side, depth, length]) => Math.max(0, depth - inset[side]) * length;
+    const [side, depth] = sides.reduce((a, b) => (more(a) <= more(b) ? a : b));
     inset[side] = Math.max(inset[side], depth);
   }
   return inset;

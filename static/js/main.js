@@ -20,7 +20,7 @@ import { createNavigator } from "./render/navigate.js";
 import { createSecondOrderPanel } from "./render/hessian.js";
 import { createPlayer } from "./render/player.js";
 import {
-  createResetControl, createTextReplacer, keptText, NUMBERS_CONFIRM, NUMBERS_NONE, NUMBERS_NOTES, practiceNote,
+  createResetControl, createTextReplacer, HVP_ADDED, keptText, NUMBERS_CONFIRM, NUMBERS_NONE, NUMBERS_NOTES, practiceNote,
 } from "./render/reset.js";
 import { newNumbers, practice } from "./resets.js";
 import { createSharePanel } from "./render/share.js";
@@ -114,6 +114,7 @@ const editor = createEditor($("#editor"), {
 const narrow = watchNarrow(() => showHidden(store.get().hide_program));
 const panel = createGraphPanel(svg, {
   message: graphMessage, onHover: hover, onGroup: regroup, pinSize: true, readableWhole: () => narrow.matches,
+  readableOverview: () => Boolean(store.get().diff_base), // runs compared: the table takes the graph's height
 });
 const zoom = panel.zoom;
 // The selected (pinned) node's value, gradient and rules, beside the graph.
@@ -128,6 +129,12 @@ const modes = createModesPanel($("#editor .side"), {
   store, // its mode and tangent leaf are link fields
   onModeChange: () => trace(),
   request: () => ({ program: shown?.program ?? editor.getText(), output: store.get().output || null }),
+  // "H v: add # hvp: line": the line goes on top of the program (undoable) and is traced
+  onAddHvp: (line) => {
+    editor.insertFirstLine(line);
+    trace();
+    replacer.tell(HVP_ADDED, "undo");
+  },
 });
 
 // Train mode (issue 15 §3): the run's controls, loss curve and boundary over the graph; a

@@ -288,6 +288,17 @@ export function jacobianTable(jacobian, leaves, output, most = { rows: 12, colum
   return { rows, columns: colLabels.slice(0, most.columns), transposed, more, caption };
 }
 
+/**
+ * The `# hvp:` line the mode menu's "H v" entry adds to a program without one (issue 14: the
+ * entry was there, disabled, and only its tooltip said why): v is 1 on the first scalar leaf,
+ * else on the first element of the first leaf (engine/trace/hvp.py's default vector), so a
+ * tensor's line stays one row of a one-hot list. null when the program has no leaf.
+ */
+export function hvpHeader(leaves) {
+  const leaf = leaves.find((l) => !l.shape.length) ?? leaves[0];
+  return leaf ? `# hvp: ${JSON.stringify({ [leaf.name]: oneHot(leaf.shape) })}` : null;
+}
+
 /** Whether `program` asks for hvp mode: a `# hvp:` line before its first statement. */
 export function hvpLine(program) {
   for (const line of headerLines(program)) {

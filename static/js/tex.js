@@ -48,9 +48,10 @@ function accented(w, accents) {
 /**
  * `text` (a rule or a narration line in the engine's Unicode) as TeX for KaTeX. Never throws;
  * every character it does not know is passed on as \text, so KaTeX (throwOnError: false)
- * prints it as it is.
+ * prints it as it is. `breakable`: a line may break only after a relation or between words
+ * of prose (see grouped), never inside a formula.
  */
-export function toTex(text) {
+export function toTex(text, { breakable = false } = {}) {
   const out = [];
   let i = 0;
   const s = text.normalize("NFD"); // "ā" (one character) as "a" + U+0304
@@ -103,6 +104,37 @@ export function toTex(text) {
   const isText = (t) => t?.startsWith("\\text");
   const ends = (t) => t !== undefined && /[\w)}\]',;:.]$/.test(t); // not after an operator or "="
   const kept = (k) => isText(out[k - 1]) || /[,;:]$/.test(out[k - 1] ?? "") || (isText(out[k + 1]) && ends(out[k - 1]));
-  return out.map((t, k) => (t !== SPACE ? t : kept(k) ? "\\ " : " "))
-    .join("").replace(/ +/g, " ").trim();
+  const tex = out.map((t, k) => (t !== SPACE ? t : kept(k) ? "\\ " : " "));
+  return (breakable ? grouped(out, tex) : tex.join("")).replace(/ +/g, " ").trim();
+}
+
+// The relations a line may break after (as toTex writes them).
+const RELATIONS = new Set(["=", ":", "<", ">", "\\mathrel{{+}{=}}", "\\mathrel{{-}{=}}", "\\approx ", "\\to "]);
+
+/**
+ * The TeX `tex` (toTex's tokens `out`, as written) with each stretch between two break points
+ * set as one group, which KaTeX never breaks: KaTeX breaks a line after any relation or
+ * binary operator at its top level, so a rule in the detail panel wrapped between the
+ * factors of "1 · d̄" (issue 14). The break points are a relation outside brackets ("=",
+ * "+=", ":") and a space beside a word of prose ("summed over axis 0"), marked \allowbreak.
+ */
+function grouped(out, tex) {
+  const parts = [];
+  let group = [];
+  let depth = 0;
+  const close = () => {
+    const g = group.join("").trim();
+    if (g) parts.push(`{${g}}`);
+    group = [];
+  };
+  out.forEach((t, k) => {
+    if (t === "(" || t === "[") depth += 1;
+    if (t === ")" || t === "]") depth = Math.max(0, depth - 1);
+    const at = depth === 0 && (RELATIONS.has(t) || tex[k] === "\\ ");
+    if (!at) return void group.push(tex[k]);
+    close();
+    parts.push(RELATIONS.has(t) ? t : "\\ \\allowbreak");
+  });
+  close();
+  return parts.join(" ");
 }

@@ -273,11 +273,11 @@ export const WHOLE_MIN = 0.5;
 /**
  * The graph of a walk in the <svg> `svg`, with its camera; `message` (an element) says why
  * a graph too big to draw is not drawn, or how far its layout is. `onHover(node | null,
- * {pin})` as in drawGraph; `pinSize` and `readableWhole` as render/zoom.js createZoom's. A step restyles only
- * what changed since the step shown before.
+ * {pin})` as in drawGraph; `pinSize`, `readableWhole` and `readableOverview` as render/zoom.js
+ * createZoom's. A step restyles only what changed since the step shown before.
  */
-export function createGraphPanel(svg, { message, onHover, onGroup, pinSize = false, readableWhole } = {}) {
-  const zoom = createZoom(svg, { pinSize, readableWhole });
+export function createGraphPanel(svg, { message, onHover, onGroup, pinSize = false, readableWhole, readableOverview } = {}) {
+  const zoom = createZoom(svg, { pinSize, readableWhole, readableOverview });
   // The first non-finite number, named with why, once the walk reaches it (one line).
   const note = svg.ownerDocument.createElement("p");
   note.className = "nonfinite-note";

@@ -465,6 +465,8 @@ def test_the_hvp_option_can_be_chosen_after_a_forward_mode_error(explorer):
     _end(page)
     assert adjoint(page, "a") == pytest.approx(run_trace(HVP)["hvp"]["a"], abs=1e-12)
     assert _text(page, "#narration").startswith("Done. (H v)_a = ∂s/∂a = 0.0596")
-    # a program without the line: the entry is gone again
+    # a program without the line: the entry says how to get hvp mode (issue 14: it was
+    # hidden, and disabled with only its tooltip to say why)
     choose(page, "seed-sigmoid-net")
-    assert page.locator('#mode option[value="hvp"]').get_attribute("hidden") is not None
+    option = page.locator('#mode option[value="hvp"]')
+    assert option.inner_text() == "H v: add # hvp: line" and option.is_enabled()

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  allForwardSummary, dualText, elementName, formatError, forwardFields, gradcheckRows, leavesOf, modeFields,
+  allForwardSummary, dualText, elementName, formatError, forwardFields, gradcheckRows, hvpHeader, hvpLine, leavesOf, modeFields,
   multiIndex, nest, normalVector, oneHot, parseEps, tangentFor, tangentLine, unitTangent,
 } from "../../static/js/modes.js";
 import { createTimeline, focusOf } from "../../static/js/timeline.js";
@@ -21,6 +21,15 @@ test("reverse mode adds no request field; forward mode a one-hot tangent on the 
     { mode: "forward", tangents: { W: [[1, 0], [0, 0]] } });
   assert.deepEqual(modeFields("forward", null), { mode: "forward" });
   assert.deepEqual(oneHot([3]), [1, 0, 0]);
+});
+
+test("the mode menu's H v entry adds a # hvp: line: v one-hot on the first scalar leaf, else the first leaf's first element", () => {
+  const W = { name: "W", shape: [2, 2], size: 4 };
+  const a = { name: "a", shape: [], size: 1 };
+  assert.equal(hvpHeader([W, a]), '# hvp: {"a":1}');
+  assert.equal(hvpHeader([W]), '# hvp: {"W":[[1,0],[0,0]]}');
+  assert.equal(hvpHeader([]), null);
+  assert.equal(hvpLine(`${hvpHeader([a])}\na = 1.0\nL = a * a\n`), true);
 });
 
 test("an element of a tensor leaf: its multi-index, name and unit tangent (row-major)", () => {

@@ -114,9 +114,12 @@ export function createDetailPanel(container, { onClose } = {}) {
       if (secret) li.classList.add("quiz-hidden");
       const rule = el("span", { class: "rule" }, typeset(document, secret ? numbersHidden(r.narration) : r.narration));
       li.append(rule);
-      if (r.unbroadcast) {
-        const { axes, from_shape: from, to_shape: to } = r.unbroadcast;
-        li.append(el("span", { class: "unbroadcast", text: ` · summed over axis ${axes.join(", ")}: ${pyShape(from)} → ${pyShape(to)}` }));
+      // The summed axes, unless the rule says them (the engine's does, "summed over axis 0
+      // back to b1's shape (32,)": the panel said it twice, issue 14).
+      const summed = r.unbroadcast && `summed over axis ${r.unbroadcast.axes.join(", ")}`;
+      if (summed && !r.narration.includes(summed)) {
+        const { from_shape: from, to_shape: to } = r.unbroadcast;
+        li.append(el("span", { class: "unbroadcast", text: ` · ${summed}: ${pyShape(from)} → ${pyShape(to)}` }));
       }
       if (!reached) li.append(el("span", { class: "note", text: ` (step ${r.step})` }));
       ul.append(li);
@@ -198,9 +201,12 @@ export function createDetailPanel(container, { onClose } = {}) {
     // Past the middle it would cover the trace buttons at the top left: it goes below them.
     const bar = container.querySelector(".graph-trace:not([hidden])");
     if (!bar || root.offsetLeft >= bar.offsetLeft + bar.offsetWidth) return;
-    const top = bar.offsetTop + bar.offsetHeight + gap;
-    root.style.top = `${top}px`;
-    root.style.maxHeight = `${container.clientHeight - top - gap}px`;
+    // The camera's note may show or go later, moving the bar (app.css --camera-note): the
+    // panel's top follows it (it stood over the bar at 1024x768 on a projector).
+    const note = parseFloat(getComputedStyle(container).getPropertyValue("--camera-note")) || 0;
+    const top = bar.offsetTop - note + bar.offsetHeight + gap;
+    root.style.top = `calc(${top}px + var(--camera-note, 0px))`;
+    root.style.maxHeight = `calc(${container.clientHeight - top - gap}px - var(--camera-note, 0px))`;
   }
 
   const api = {

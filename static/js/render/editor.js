@@ -222,6 +222,14 @@ export function createEditor(root, { onRun, onInput, note = null }) {
       replaceAll(text, { anchor: 0, userEvent: "input.replace" });
       view.dispatch({ effects: EditorView.scrollIntoView(0, { y: "start", x: "start" }) });
     },
+    /**
+     * Insert `line` as the program's first line: one edit in the editor's history (Ctrl+Z
+     * takes it out), reported as typing is; the view goes to the top, where it is.
+     */
+    insertFirstLine(line) {
+      view.dispatch({ changes: { from: 0, insert: `${line}\n` }, userEvent: "input",
+        effects: EditorView.scrollIntoView(0, { y: "start", x: "start" }) });
+    },
     /** Bring the lines' start back into view unless the caret needs the sideways scroll (a trace). */
     showLineStarts: () => showLineStarts(),
     /**

@@ -13,8 +13,17 @@ import { counted, formatNumber, fullPrecision } from "../format.js";
 import { METRICS } from "../layout.js";
 import {
   allForwardSummary, directionText, elementName, formatError, forwardFields, gradcheckElements, gradcheckRows,
-  dualRow, gradcheckVerdict, hvpLine, jacobianTable, leavesOf, parseEps,
+  dualRow, gradcheckVerdict, hvpHeader, hvpLine, jacobianTable, leavesOf, parseEps,
 } from "../modes.js";
+
+// The "H v" entry of the mode menu: the program has a `# hvp:` line ("on"), the entry adds
+// one ("add"), or there is no traced program with leaves to name in it ("none").
+export const HVP_LABEL = { on: "hvp mode (H v)", add: "H v: add # hvp: line", none: "H v: needs a # hvp: line" };
+const HVP_TITLE = {
+  on: "Hessian-vector product H v, from the program's # hvp: line",
+  add: "Hessian-vector product H v: adds a # hvp: line at the top of the program (Ctrl+Z in the editor takes it out) and traces it",
+  none: "Hessian-vector product H v: trace a program with a # hvp: line first",
+};
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -24,16 +33,15 @@ const SVG = "http://www.w3.org/2000/svg";
  * `request()` -> {program, output} of the walk shown, for the panel's own requests
  * (POST /api/trace).
  */
-export function createModesPanel(root, { store, onModeChange, request }) {
+export function createModesPanel(root, { store, onModeChange, request, onAddHvp }) {
   const doc = root.ownerDocument;
   const section = el(doc, "section", { id: "modes", class: "modes", "aria-label": "Mode and checks", "data-mode": "reverse" });
-  // hvp mode is the program's (a `# hvp:` line): its entry shows (and can be chosen) only
-  // while such a walk is shown or the program has the line (then choosing it traces it so).
-  // Short labels: on a projector at 1024x768 (and A+ up to 2x) the longer ones were cut
-  // ("…dual numbers"); each option's title says what it is.
-  const hvpOption = option("hvp mode (H v)", "hvp", "Hessian-vector product H v, from the program's # hvp: line");
-  hvpOption.hidden = true;
-  hvpOption.disabled = true;
+  // hvp mode is the program's (a `# hvp:` line). Its entry is always there and says how to
+  // get it: without the line it reads "H v: add # hvp: line" and choosing it adds one (an
+  // undoable edit, `onAddHvp`) and traces; hidden or disabled, a user could not tell why
+  // (issue 14). Short labels: on a projector at 1024x768 (and A+ up to 2x) the longer ones
+  // were cut ("…dual numbers"); each option's title says what it is.
+  const hvpOption = option(HVP_LABEL.on, "hvp", HVP_TITLE.on);
   const mode = el(doc, "select", { id: "mode", "aria-label": "Mode" },
     option("Reverse mode", "reverse", "The backward pass: adjoints from the output back to the leaves"),
     option("Forward mode", "forward", "Tangents carried forward with the values: dual numbers a + ȧ·ε"),
@@ -90,8 +98,10 @@ export function createModesPanel(root, { store, onModeChange, request }) {
     const state = store.get();
     const hvp = hvpShown && state.mode !== "forward";
     const line = hvp || hvpLine(state.program ?? "");
-    hvpOption.hidden = !line;
-    hvpOption.disabled = !line;
+    const how = line ? "on" : leaves.length ? "add" : "none";
+    hvpOption.textContent = HVP_LABEL[how];
+    hvpOption.title = HVP_TITLE[how];
+    hvpOption.disabled = how === "none";
     mode.value = hvp ? "hvp" : state.mode;
     section.dataset.mode = hvp ? "hvp" : state.mode;
     modeNote.textContent = forwardBugNote(state.program, state.mode);
@@ -122,6 +132,11 @@ export function createModesPanel(root, { store, onModeChange, request }) {
   mode.addEventListener("change", () => {
     mode.blur();
     if (mode.value === "hvp" && hvpShown && !forward()) return showState(); // already the walk shown
+    if (mode.value === "hvp" && !hvpLine(store.get().program ?? "")) {
+      store.set({ mode: "reverse" });
+      showState(); // the menu shows the mode shown until the line's trace answers
+      return onAddHvp?.(hvpHeader(leaves));
+    }
     // hvp mode is reverse mode on a program with a `# hvp:` line (the server reads the line)
     store.set({ mode: mode.value === "hvp" ? "reverse" : mode.value });
     onModeChange();

@@ -20,6 +20,9 @@ export const NUMBERS_NOTES = {
   undo: "New numbers: Ctrl+Z in the editor brings your numbers back.",
   numbers: "New numbers: Ctrl+Z in the editor brings the numbers before back.",
 };
+/** The mode menu's "H v: add # hvp: line" (render/modes.js) put a line on top of the program. */
+export const HVP_ADDED = "H v: line 1 is now a # hvp: line, the vector v; edit it to choose v, or "
+  + "Ctrl+Z in the editor takes it out.";
 /** What New numbers left as it was (quiz-numbers.js freshLeaves' `kept`), for the note. */
 export const keptText = (kept) => (kept.length ? ` Kept as they are (no numbers to draw): ${kept.join(", ")}.` : "");
 export const NUMBERS_NONE = "New numbers: no leaf of this program has numbers to change (a number, "

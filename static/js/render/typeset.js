@@ -37,7 +37,7 @@ function render(doc, text) {
   outer.dataset.text = text;
   const inner = doc.createElement("span");
   inner.setAttribute("aria-hidden", "true");
-  setTex(inner, toTex(text));
+  setTex(inner, toTex(text, { breakable: true })); // a long rule wraps at a relation, never inside a formula
   outer.append(inner);
   return outer;
 }

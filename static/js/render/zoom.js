@@ -24,9 +24,11 @@ const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
  * out again, with all of its text, whenever anything beside it changes (the narration, the
  * step counter): 60 ms a step at 300 nodes. The parent must not take its size from the svg.
  * While `readableWhole()` (a narrow screen: render/touch.js) the whole view (Fit) keeps to
- * the readable scale.
+ * the readable scale. While `readableOverview()` (runs compared: the table takes the graph's
+ * height) or `readableWhole()`, the automatic view's overviews (step 0, Done) zoom out no
+ * further than the readable floor, and the camera's note says the rest is off screen.
  */
-export function createZoom(root, { pinSize = false, readableWhole = () => false } = {}) {
+export function createZoom(root, { pinSize = false, readableWhole = () => false, readableOverview = () => false } = {}) {
   const svg = d3.select(root);
   let content = null; // the box of the drawing shown (layout units), or null
   let fitted = "auto"; // "auto" | "whole" | false once the user has panned or zoomed
@@ -122,7 +124,10 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   // The automatic view's options (viewport.js fitAround): on a narrow screen its overviews
   // (step 0, Done) zoom out no further than the readable floor and show the output there,
   // as its steps do (a phone's overview at 0.31 printed the names at 7 px, numbers hidden).
-  const framing = () => ({ ...scaling(), steps, overview: readableWhole() ? autoScale(scaling()).floor : undefined });
+  // Beside a comparison of runs too (issue 14): its overviews were at 0.56, the names at 12 px
+  // and the numbers at 10 px on a 1024x768 projector.
+  const framing = () => ({ ...scaling(), steps,
+    overview: readableWhole() || readableOverview() ? autoScale(scaling()).floor : undefined });
   // A new theme or text size changes the automatic scale: a fitted view fits again (the
   // graph area's size may not change, so the ResizeObserver below need not fire).
   new MutationObserver(() => {
@@ -147,6 +152,9 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
     ? "Not all of the graph fits at a readable size here: pinch to see more of it, smaller."
     : "Not all of the graph fits at a readable size here: Fit shows all of it, smaller.");
   root.parentNode?.append(note);
+  // The panels over the graph (the detail panel, the trace buttons) start below the note
+  // (app.css --camera-note): they stood over its words, cut at both ends (issue 14).
+  new ResizeObserver(() => root.parentNode?.style.setProperty("--camera-note", `${note.hidden ? 0 : note.offsetHeight}px`)).observe(note);
 
   function markWhole(shown) {
     const view = free(); // a part under a panel is not in view
