@@ -10,7 +10,10 @@ Who calls `notified`: on SQLite (one process) the handler of the presenter's POS
 commit; on PostgreSQL the process's one listener (`listen`, a task of the app's lifespan), for
 every NOTIFY on server.storage.live.CHANNEL, its own process's included. A listener whose
 connection dies reconnects (after RETRY_SECONDS) and then re-reads every followed room, so a
-step posted while it was away still arrives. `sweep` ends the streams of rooms that expired.
+step posted while it was away still arrives. `sweep` ends the streams of rooms that expired
+and sends the heartbeats: a comment line to each follower that was sent nothing since the
+last sweep, so that a stream is never quiet for two sweeps. (A timer per follower and wait,
+asyncio.timeout, cost each of 1,000 followers a timer made and cancelled at every step.)
 """
 from __future__ import annotations
 
@@ -41,13 +44,16 @@ class Busy(Exception):
 @dataclass(eq=False)
 class Follower:
     """One open stream: the newest state's event not yet sent (`pending`: seq and the SSE
-    bytes, made once per room and step by state_event), and `wake` to say so."""
+    bytes, made once per room and step by state_event), whether a heartbeat is due
+    (`beating`) or anything was sent since the last sweep (`busy`), and `wake` to say so."""
 
     hub: "Hub"
     room: str
     sent: int = -1
     pending: tuple[int, bytes] | None = None
     ended: bool = False
+    beating: bool = False
+    busy: bool = False
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
     def offer(self, seq: int, event: bytes) -> None:
@@ -58,6 +64,26 @@ class Follower:
     def end(self) -> None:
         self.ended = True
         self.wake.set()
+
+    def beat(self) -> None:
+        """A heartbeat is due, unless something was sent since the last one was asked."""
+        if self.busy:
+            self.busy = False
+        else:
+            self.beating = True
+            self.wake.set()
+
+    def next_piece(self) -> bytes | None:
+        """What to send now that `wake` is set: the pending state's event, a heartbeat (a
+        comment line), or None once the stream is to end."""
+        self.wake.clear()
+        self.busy, self.beating = True, False
+        if self.pending is not None:
+            (self.sent, event), self.pending = self.pending, None
+            if self.ended:
+                self.wake.set()   # the `end` next
+            return event
+        return None if self.ended else b": still here\n\n"
 
     def stop(self) -> None:
         """Leave the hub (called once the response ends, however it ends)."""
@@ -117,14 +143,22 @@ class Hub:
         for room in list(self.rooms):
             self._offer(room, await run_in_threadpool(self.store.current, room, self.idle))
 
+    def beat(self) -> None:
+        """A heartbeat to every follower here that was sent nothing since the last beat."""
+        for group in self.rooms.values():
+            for follower in group:
+                follower.beat()
+
     async def sweep(self, every: float) -> None:
-        """Forever: refresh every `every` seconds (ends the streams of expired rooms)."""
+        """Forever: refresh every `every` seconds (ends the streams of expired rooms), then
+        beat."""
         while True:
             await asyncio.sleep(every)
             try:
                 await self.refresh()
             except Exception as e:   # the database down: the streams stay, retried next time
                 log.warning("live rooms not refreshed: %s", e)
+            self.beat()
 
 
 async def listen(hub: Hub, url: str, ready: asyncio.Event | None = None) -> None:
