@@ -10,7 +10,7 @@
 import * as d3 from "d3";
 import { METRICS } from "../layout.js";
 import {
-  autoScale, centredBox, fitAround, followTransform, NUMBERS_FROM_PX, readableTransform, revealTransform, union, wholeScale,
+  autoScale, centredBox, fitAround, followTransform, NUMBERS_FROM_PX, OVERVIEW_SCALE, readableTransform, revealTransform, union, wholeScale,
   wholeTransform, ZOOM_LIMITS,
 } from "../viewport.js";
 import { clearTop, freeView, insetsDiffer, insetsOf, intoFree, NO_INSET } from "../clearance.js";
@@ -112,7 +112,12 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false 
   // The automatic view's options (viewport.js fitAround): on a narrow screen its overviews
   // (step 0, Done) zoom out no further than the readable floor and show the output there,
   // as its steps do (a phone's overview at 0.31 printed the names at 7 px, numbers hidden).
-  const framing = () => ({ ...scaling(), steps, overview: readableWhole() ? autoScale(scaling()).floor : undefined });
+  // A step whose ends do not fit at the readable floor there is zoomed out to show them
+  // (`reach`): both ends of a step matter more than its numbers, which the narration reads.
+  const framing = () => ({
+    ...scaling(), steps, overview: readableWhole() ? autoScale(scaling()).floor : undefined,
+    reach: readableWhole() ? OVERVIEW_SCALE : null,
+  });
   // A new theme or text size changes the automatic scale: a fitted view fits again (the
   // graph area's size may not change, so the ResizeObserver below need not fire).
   new MutationObserver(() => {
