@@ -12,9 +12,10 @@ follower or per room. Also the server's and the client's CPU time per step.
     .venv/bin/python -m bench.live --followers 1000 --workers 2 --postgres URL
 
 Without --postgres it runs on a fresh SQLite file with --workers 1 (SQLite refuses live rooms
-with more workers). ONE asyncio client process holds all the connections (raw HTTP/1.1 on
-asyncio streams: no client library between the socket and the timer); they are opened in
-batches of CONNECT_BATCH. Loopback only; the client shares the 2 cores with the server, so
+with more workers). ONE asyncio client process (on uvloop's loop, as the server) holds all the
+connections (raw HTTP/1.1 on asyncio streams: no client library between the socket and the
+timer); they are opened in batches of CONNECT_BATCH. Also the time the presenter's POST took
+to be answered (the step committed and NOTIFY sent). Loopback only; the client shares the 2 cores with the server, so
 the figures are those of the pair.
 """
 from __future__ import annotations
@@ -151,12 +152,13 @@ async def run(port: int, n: int, steps: int, cpu=lambda: 0.0) -> dict:
 
     tasks = [asyncio.create_task(listen(i, f)) for i, f in enumerate(followers)]
     await asyncio.wait_for(done[0].wait(), 60)   # everyone has the current state
-    last, each = [], []
+    last, each, answered = [], [], []
     server_cpu, client_cpu = cpu(), time.process_time()
     for k in range(1, steps + 1):
         sent = time.perf_counter()
         status, answer = await request(port, "POST", f"/api/live/{room}/state",
                                        {"v": 1, "program": PROGRAM, "step": k}, auth)
+        answered.append(time.perf_counter() - sent)
         assert status == 200, answer
         await asyncio.wait_for(done[answer["seq"]].wait(), 30)
         last.append(max(seen[answer["seq"]]) - sent)
@@ -170,10 +172,20 @@ async def run(port: int, n: int, steps: int, cpu=lambda: 0.0) -> dict:
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return {"room": room, "last": last, "each": each, "final": last_step,
+    return {"room": room, "last": last, "each": each, "answered": answered, "final": last_step,
             "reconnect_step": first[2]["state"]["step"], "steps": steps,
             "server_cpu_ms_per_step": round(1000 * server_cpu / steps, 1),
             "client_cpu_ms_per_step": round(1000 * client_cpu / steps, 1)}
+
+
+def loop_factory():
+    """uvloop's event loop for the client, as the server has it (a dependency of gradwalk's
+    on CPython and not Windows), else asyncio's: it parses 1,000 events a step."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
 
 
 def pct(values: list[float], q: float) -> float:
@@ -200,11 +212,13 @@ def main(argv: list[str] | None = None) -> int:
         with served(pathlib.Path(tmp), workers=workers, **settings) as server:
             memory = [server.family_memory()]
             for _ in range(args.rounds):   # the same load again: memory after each must stay
-                result = asyncio.run(run(server.port, args.followers, args.steps,
-                                         lambda: cpu_seconds(server.proc.pid)))
+                with asyncio.Runner(loop_factory=loop_factory()) as runner:
+                    result = runner.run(run(server.port, args.followers, args.steps,
+                                            lambda: cpu_seconds(server.proc.pid)))
                 time.sleep(1.0)   # the server notices the closed streams
                 memory.append(server.family_memory())
     last, each = [x * 1000 for x in result["last"]], [x * 1000 for x in result["each"]]
+    answered = [x * 1000 for x in result["answered"]]
     print(json.dumps({"machine": describe(), "followers": args.followers, "workers": workers,
                       "database": "postgresql" if args.postgres else "sqlite",
                       "steps": args.steps,
@@ -213,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
                                            "max": round(max(last), 1)},
                       "each_follower_ms": {"p50": round(pct(each, 50), 1),
                                            "p99": round(pct(each, 99), 1)},
+                      "post_answered_ms": {"p50": round(pct(answered, 50), 1),
+                                           "p99": round(pct(answered, 99), 1)},
                       "all_got_final_step": all(s == args.steps for s in result["final"]),
                       "reconnect_got_step": result["reconnect_step"],
                       "server_cpu_ms_per_step": result["server_cpu_ms_per_step"],

@@ -8,24 +8,33 @@ lecturer's current step).
 
 Who calls `notified`: on SQLite (one process) the handler of the presenter's POST, after its
 commit; on PostgreSQL the process's one listener (`listen`, a task of the app's lifespan), for
-every NOTIFY on server.storage.live.CHANNEL, its own process's included. A listener whose
-connection dies reconnects (after RETRY_SECONDS) and then re-reads every followed room, so a
-step posted while it was away still arrives. `sweep` ends the streams of rooms that expired.
+every NOTIFY on server.storage.live.CHANNEL, its own process's included. The listener keeps a
+second connection, on which the hub reads the states (`Hub.read`) while it is up: no worker
+thread and no pool check on the way of a step. A listener whose connection dies reconnects
+(after RETRY_SECONDS) and then re-reads every followed room, so a step posted while it was
+away still arrives. `sweep` ends the streams of rooms that expired
+and sends the heartbeats: a comment line to each follower that was sent nothing since the
+last sweep, so that a stream is never quiet for two sweeps. (A timer per follower and wait,
+asyncio.timeout, cost each of 1,000 followers a timer made and cancelled at every step.)
 """
 from __future__ import annotations
 
 import asyncio
 import logging
 from dataclasses import dataclass, field
+from functools import partial
 
 from starlette.concurrency import run_in_threadpool
 
-from gradwalk.server.storage.live import CHANNEL, LiveStore, StorageUnavailable
+from gradwalk.server.storage.links import pg_connect_args
+from gradwalk.server.storage.live import (CHANNEL, LiveStore, StorageUnavailable,
+                                          read_current)
 from gradwalk.server.tracing import sse_event
 
 log = logging.getLogger("gradwalk.live")
 RETRY_SECONDS = 1.0   # between a listener's lost connection and its next try
 LISTENER_NAME = "gradwalk-live-listener"   # its application_name, seen in pg_stat_activity
+READER_NAME = "gradwalk-live-reader"       # the listener's second connection's
 
 
 def state_event(room: str, seq: int, state: str) -> bytes:
@@ -41,13 +50,16 @@ class Busy(Exception):
 @dataclass(eq=False)
 class Follower:
     """One open stream: the newest state's event not yet sent (`pending`: seq and the SSE
-    bytes, made once per room and step by state_event), and `wake` to say so."""
+    bytes, made once per room and step by state_event), whether a heartbeat is due
+    (`beating`) or anything was sent since the last sweep (`busy`), and `wake` to say so."""
 
     hub: "Hub"
     room: str
     sent: int = -1
     pending: tuple[int, bytes] | None = None
     ended: bool = False
+    beating: bool = False
+    busy: bool = False
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
     def offer(self, seq: int, event: bytes) -> None:
@@ -58,6 +70,26 @@ class Follower:
     def end(self) -> None:
         self.ended = True
         self.wake.set()
+
+    def beat(self) -> None:
+        """A heartbeat is due, unless something was sent since the last one was asked."""
+        if self.busy:
+            self.busy = False
+        else:
+            self.beating = True
+            self.wake.set()
+
+    def next_piece(self) -> bytes | None:
+        """What to send now that `wake` is set: the pending state's event, a heartbeat (a
+        comment line), or None once the stream is to end."""
+        self.wake.clear()
+        self.busy, self.beating = True, False
+        if self.pending is not None:
+            (self.sent, event), self.pending = self.pending, None
+            if self.ended:
+                self.wake.set()   # the `end` next
+            return event
+        return None if self.ended else b": still here\n\n"
 
     def stop(self) -> None:
         """Leave the hub (called once the response ends, however it ends)."""
@@ -72,6 +104,12 @@ class Hub:
         self.rooms: dict[str, set[Follower]] = {}
         self.count = 0
         self.delivered: dict[str, int] = {}   # room -> the newest seq handed out
+        # async (room) -> (seq, state) | None: the listener's connection while it is up
+        self.read = self.read_in_thread
+
+    async def read_in_thread(self, room: str) -> tuple[int, str] | None:
+        """The room's current (seq, state) from the store, in a worker thread."""
+        return await run_in_threadpool(self.store.current, room, self.idle)
 
     def join(self, room: str) -> Follower:
         """A new follower of `room`. Raises Busy past max_followers."""
@@ -96,8 +134,7 @@ class Hub:
         """Room `room` reached `seq`: read its state once, offer it to its followers here."""
         if room not in self.rooms or self.delivered.get(room, -1) >= seq:
             return
-        current = await run_in_threadpool(self.store.current, room, self.idle)
-        self._offer(room, current)
+        self._offer(room, await self.read(room))
 
     def _offer(self, room: str, current: tuple[int, str] | None) -> None:
         group = self.rooms.get(room, ())
@@ -115,23 +152,32 @@ class Hub:
         """Re-read every followed room: offer its state (a step missed while the listener
         was away), or end its streams when it expired."""
         for room in list(self.rooms):
-            self._offer(room, await run_in_threadpool(self.store.current, room, self.idle))
+            self._offer(room, await self.read(room))
+
+    def beat(self) -> None:
+        """A heartbeat to every follower here that was sent nothing since the last beat."""
+        for group in self.rooms.values():
+            for follower in group:
+                follower.beat()
 
     async def sweep(self, every: float) -> None:
-        """Forever: refresh every `every` seconds (ends the streams of expired rooms)."""
+        """Forever: refresh every `every` seconds (ends the streams of expired rooms), then
+        beat."""
         while True:
             await asyncio.sleep(every)
             try:
                 await self.refresh()
             except Exception as e:   # the database down: the streams stay, retried next time
                 log.warning("live rooms not refreshed: %s", e)
+            self.beat()
 
 
 async def listen(hub: Hub, url: str, ready: asyncio.Event | None = None) -> None:
     """Forever: LISTEN on CHANNEL over its own psycopg connection (autocommit) to the
-    PostgreSQL at `url` (a SQLAlchemy URL), calling hub.notified for each notification;
-    reconnects after RETRY_SECONDS when the connection fails, then refreshes the hub.
-    `ready` is set at each successful LISTEN (for tests)."""
+    PostgreSQL at `url` (a SQLAlchemy URL), calling hub.notified for each notification, the
+    hub reading the states on a second connection (Hub.read); reconnects after RETRY_SECONDS
+    when either fails, then refreshes the hub. `ready` is set at each successful LISTEN (for
+    tests)."""
     import psycopg
     from sqlalchemy import make_url
 
@@ -141,15 +187,22 @@ async def listen(hub: Hub, url: str, ready: asyncio.Event | None = None) -> None
             conn = await psycopg.AsyncConnection.connect(
                 conninfo, autocommit=True, application_name=LISTENER_NAME)
             async with conn:
-                await conn.execute(f"LISTEN {CHANNEL}")
-                if ready is not None:
-                    ready.set()
-                await hub.refresh()
-                async for note in conn.notifies():
-                    room, _, seq = note.payload.partition(":")
-                    await hub.notified(room, int(seq))
+                reader = await psycopg.AsyncConnection.connect(
+                    conninfo, autocommit=True, application_name=READER_NAME,
+                    **pg_connect_args(hub.store.timeout))
+                async with reader:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    hub.read = partial(read_current, reader, idle=hub.idle)
+                    if ready is not None:
+                        ready.set()
+                    await hub.refresh()
+                    async for note in conn.notifies():
+                        room, _, seq = note.payload.partition(":")
+                        await hub.notified(room, int(seq))
         except (psycopg.Error, OSError, ValueError, StorageUnavailable) as e:
             log.warning("live listener lost its connection (%s); reconnecting in %.0f s",
                         str(e).strip().splitlines()[0][:200] if str(e) else type(e).__name__,
                         RETRY_SECONDS)
+        finally:
+            hub.read = hub.read_in_thread   # the sweep reads without it meanwhile
         await asyncio.sleep(RETRY_SECONDS)

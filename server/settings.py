@@ -117,8 +117,10 @@ class Settings:
         notation (as link_rate_limit), counted per room and token in each server process (a
         held arrow key repeats about 30 times a second). Past it: 429 with Retry-After; the
         presenter's page waits as told and then sends its newest step.
-    live_heartbeat_seconds: how often an idle follower's stream gets a comment line, so that
-        proxies keep it open and a follower that left is noticed (seconds).
+    live_heartbeat_seconds: how often each process's sweep looks at its live rooms (seconds):
+        it ends the streams of expired rooms and sends a comment line to every follower sent
+        nothing since the last sweep, so that proxies keep the stream open and a follower that
+        left is noticed (a stream is never quiet for two sweeps).
     notebook_fallback_bytes: the largest trace body (bytes) the notebook widget's fallback
         puts in the notebook (server/widget.py `_repr_html_`): every displayed widget stores its
         standalone page, about 0.6 MB of page plus the trace, in the .ipynb file; over it the

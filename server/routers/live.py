@@ -252,7 +252,7 @@ async def follow_room(room: str, request: Request, settings: SettingsDep):
         follower.offer(current[0], state_event(code, *current))
     else:
         follower.sent = current[0]
-    return EventStream(_events(follower, settings.live_heartbeat_seconds), feed=follower)
+    return EventStream(_events(follower), feed=follower)
 
 
 def _last_event_id(request: Request) -> int | None:
@@ -262,26 +262,18 @@ def _last_event_id(request: Request) -> int | None:
     return int(value) if value.isascii() and value.isdigit() and len(value) < 19 else None
 
 
-async def _events(follower: Follower, heartbeat: float) -> AsyncIterator[bytes]:
-    """The follower's stream: each newest state once, a comment line every `heartbeat`
-    seconds of quiet, `end` when the room expires. The first piece tells EventSource to
-    reconnect after 2 s."""
+async def _events(follower: Follower) -> AsyncIterator[bytes]:
+    """The follower's stream: each newest state once, a comment line when the hub's sweep
+    finds it quiet (livehub.Hub.beat), `end` when the room expires. The first piece tells
+    EventSource to reconnect after 2 s."""
     yield b"retry: 2000\n\n"
     while True:
-        # asyncio.timeout, not wait_for: no task made per wait (a step wakes every follower)
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(heartbeat):
-                await follower.wake.wait()
-        follower.wake.clear()
-        if follower.pending is not None:
-            seq, event = follower.pending
-            follower.pending, follower.sent = None, seq
-            yield event
-        elif follower.ended:
+        await follower.wake.wait()
+        piece = follower.next_piece()
+        if piece is None:
             yield sse_event(b"end", json.dumps({"room": follower.room}).encode())
             return
-        else:
-            yield b": still here\n\n"
+        yield piece
 
 
 # ---- the student page

@@ -63,11 +63,14 @@ class Database:
     """A SQLAlchemy engine on `url` (sqlite:///path or postgresql+psycopg://...), migrated to
     head on first use; the base of LinkStore and LiveStore (server/storage/live.py).
     timeout: seconds to wait for a connection, a lock or a statement before StorageUnavailable.
+    PG_SETTINGS: PostgreSQL settings of the subclass's sessions ({name: value}).
     """
+
+    PG_SETTINGS: dict[str, str] = {}
 
     def __init__(self, url: str, timeout: float = 10.0) -> None:
         self.timeout = timeout
-        self.engine = _make_engine(url, timeout)
+        self.engine = _make_engine(url, timeout, self.PG_SETTINGS)
         self._ready = False
         self._lock = threading.Lock()
 
@@ -182,17 +185,24 @@ def _count(conn: Connection, size: int, cap: int) -> bool:
     return done.rowcount == 1
 
 
-def _make_engine(url: str, timeout: float) -> Engine:
+def _make_engine(url: str, timeout: float, pg_settings: dict[str, str]) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": timeout}, pool_timeout=timeout)
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     if url.startswith("postgresql"):
-        ms = int(timeout * 1000)
-        return create_engine(url, pool_pre_ping=True, pool_timeout=timeout, connect_args={
-            "connect_timeout": max(1, round(timeout)),
-            "options": f"-c statement_timeout={ms} -c lock_timeout={ms}"})
+        return create_engine(url, pool_pre_ping=True, pool_timeout=timeout,
+                             connect_args=pg_connect_args(timeout, pg_settings))
     return create_engine(url, pool_pre_ping=True, pool_timeout=timeout)
+
+
+def pg_connect_args(timeout: float, pg_settings: dict[str, str] | None = None) -> dict:
+    """psycopg's connect arguments: `timeout` (seconds) for the connection, each statement
+    and each lock, and the sessions' `pg_settings` ({name: value})."""
+    ms = int(timeout * 1000)
+    options = {"statement_timeout": str(ms), "lock_timeout": str(ms), **(pg_settings or {})}
+    return {"connect_timeout": max(1, round(timeout)),
+            "options": " ".join(f"-c {k}={v}" for k, v in options.items())}
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:

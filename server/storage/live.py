@@ -2,9 +2,16 @@
 
 The database holds each room's state so that every `gradwalk serve` worker answers a follower
 with the same current step. A step commits the new state and, on PostgreSQL, a NOTIFY on the
-channel CHANNEL in the same transaction, delivered only once it commits; its payload is
+channel CHANNEL in the same statement, delivered only once it commits; its payload is
 "<room>:<seq>" (never the state: NOTIFY payloads are capped at 8,000 bytes and every worker
-reads the state once from the table). On SQLite (one process) the caller delivers in process.
+reads the state once from the table: `read_current`, on the listener's own connection). On
+SQLite (one process) the caller delivers in process.
+
+A step is on the way from the presenter to 1,000 phones, so its round trips to the database
+are few: the update and the NOTIFY are one statement, the commit does not wait for the WAL's
+flush to disk (synchronous_commit off, this store's sessions only: a crash may lose the last
+steps, which the presenter's next step replaces), and each worker reads the state on an open
+connection of its own, without a thread or a pool check.
 
 A room idle past `idle` seconds is gone: it reads as absent and the next create deletes it.
 """
@@ -14,8 +21,9 @@ import hashlib
 import secrets
 import time
 
-from sqlalchemy import BigInteger, Column, Float, MetaData, String, Table, Text, delete, func
-from sqlalchemy import insert, literal, select, text, update
+from sqlalchemy import BigInteger, Column, Float, MetaData, String, Table, Text, cast, delete
+from sqlalchemy import func, insert, literal, select, text, update
+from sqlalchemy.dialects.postgresql import psycopg as pg_dialect
 
 from gradwalk.server.storage.links import _DOWN, Database, StorageUnavailable, _unavailable
 
@@ -74,10 +82,30 @@ def normal_code(room: str) -> str | None:
     return code if len(code) == CODE_LENGTH and all(c in ALPHABET for c in code) else None
 
 
+_PG = pg_dialect.dialect()   # read_current's SQL, as SQLAlchemy writes it for psycopg
+
+
+def _current(room: str, idle: float):
+    """The SELECT of a room's (seq, state), unless it has been idle over `idle` seconds."""
+    return select(rooms.c.seq, rooms.c.state).where(rooms.c.room == room,
+                                                    rooms.c.touched >= time.time() - idle)
+
+
+async def read_current(conn, room: str, idle: float) -> tuple[int, str] | None:
+    """LiveStore.current on `conn`, an open psycopg AsyncConnection (autocommit) to the
+    PostgreSQL database: (seq, state text), or None. Raises psycopg.Error."""
+    query = _current(room, idle).compile(dialect=_PG)
+    cursor = await conn.execute(str(query), query.params)
+    row = await cursor.fetchone()
+    return None if row is None else (row[0], row[1])
+
+
 class LiveStore(Database):
     """create / step / current, each one short transaction. Thread-safe; one per process.
     idle (seconds): a room untouched for longer is treated as gone. Every method raises
     StorageUnavailable when the database is down."""
+
+    PG_SETTINGS = {"synchronous_commit": "off"}
 
     def create(self, state: str, max_rooms: int, idle: float) -> tuple[str, str]:
         """Open a room at `state` (canonical JSON text) -> (code, presenter token). Deletes
@@ -110,21 +138,24 @@ class LiveStore(Database):
 
     def step(self, room: str, token: str, state: str, idle: float) -> int:
         """Replace the room's state -> its new sequence number; on PostgreSQL NOTIFY CHANNEL
-        "room:seq" in the same transaction. Raises NoRoom, WrongToken."""
+        "room:seq" in the same statement (sent once the transaction commits). Raises NoRoom,
+        WrongToken."""
         self.open()
         now = time.time()
         live = (rooms.c.room == room) & (rooms.c.touched >= now - idle)
+        stepped = (update(rooms).where(live, rooms.c.token_hash == token_hash(token))
+                   .values(state=state, seq=rooms.c.seq + 1, touched=now))
+        if self.postgres:   # RETURNING sees the new row: its seq is the step's
+            payload = rooms.c.room + ":" + cast(rooms.c.seq, String)
+            stepped = stepped.returning(rooms.c.seq, func.pg_notify(CHANNEL, payload))
+        else:
+            stepped = stepped.returning(rooms.c.seq)
         try:
             with self.engine.begin() as conn:
-                seq = conn.scalar(update(rooms).where(live, rooms.c.token_hash == token_hash(token))
-                                  .values(state=state, seq=rooms.c.seq + 1, touched=now)
-                                  .returning(rooms.c.seq))
+                seq = conn.scalar(stepped)
                 if seq is None:
                     exists = conn.scalar(select(rooms.c.room).where(live)) is not None
                     raise WrongToken() if exists else NoRoom()
-                if self.postgres:
-                    conn.execute(text("SELECT pg_notify(:channel, :payload)"),
-                                 {"channel": CHANNEL, "payload": f"{room}:{seq}"})
         except _DOWN as e:
             raise _unavailable(e, "stepping a live room") from e
         return seq
@@ -134,8 +165,7 @@ class LiveStore(Database):
         self.open()
         try:
             with self.engine.connect() as conn:
-                row = conn.execute(select(rooms.c.seq, rooms.c.state).where(
-                    rooms.c.room == room, rooms.c.touched >= time.time() - idle)).first()
+                row = conn.execute(_current(room, idle)).first()
         except _DOWN as e:
             raise _unavailable(e, "reading a live room") from e
         return None if row is None else (row.seq, row.state)
@@ -148,4 +178,4 @@ class LiveStore(Database):
 
 
 __all__ = ["CHANNEL", "LiveStore", "NoRoom", "StorageUnavailable", "TooManyRooms", "WrongToken",
-           "normal_code", "token_hash"]
+           "normal_code", "read_current", "token_hash"]

@@ -154,11 +154,20 @@ export function deadText(dead) {
 }
 
 /**
+ * "0–300": the numbers of a run of `steps` iterations, counted from 0 (each iteration is one
+ * loss and one update: forward, zero_grad, backward, update). The Iterations box's note and
+ * the status line both say it, so that "301" and "iteration 300" read as one run.
+ */
+export function iterationRange(steps) {
+  return `0–${Math.max(0, steps - 1)}`;
+}
+
+/**
  * "iteration 300 of 0–300": iterations count from 0, so a run of `steps` steps ends at
  * steps - 1 ("of 301" read as off by one).
  */
 export function iterationText(k, steps) {
-  return `iteration ${k} of 0–${Math.max(0, steps - 1)}`;
+  return `iteration ${k} of ${iterationRange(steps)}`;
 }
 
 /** The narration of a recorded iteration's step: which iteration the player is stepping. */

@@ -328,8 +328,11 @@ function lean(t, box, view) {
  * `box` cannot be shown at this scale, its `core` (stepBox) is shown instead. `overview`:
  * the least scale an overview zooms out to (OVERVIEW_SCALE; a phone's is the readable
  * floor, autoScale's: at 0.31 its names printed at 7 px and its numbers were hidden).
+ * `reach` (a narrow screen's: OVERVIEW_SCALE; else null): a step's box that does not fit at
+ * t's scale is shown whole at a smaller one, down to `reach`, before its core alone is (the
+ * camera keeps a step's sending and receiving nodes in view; the next step zooms back in).
  */
-export function revealTransform(t, box, view, { overview = OVERVIEW_SCALE } = {}) {
+export function revealTransform(t, box, view, { overview = OVERVIEW_SCALE, reach = null } = {}) {
   if (!box) return null;
   const room = (size, length) => t.k * size <= length - 2 * MARGIN;
   const fitsAll = room(box.x1 - box.x0, view.width) && room(box.y1 - box.y0, view.height);
@@ -343,7 +346,13 @@ export function revealTransform(t, box, view, { overview = OVERVIEW_SCALE } = {}
     const shown = revealTransform({ ...t, k }, box.core, view, { overview }) ?? { ...t, k };
     return box.core.lean ? lean(shown, box, view) : shown;
   }
-  if (box.core && !fitsAll) return revealTransform(t, box.core, view, { overview });
+  if (box.core && !fitsAll) {
+    // A narrow screen (`reach`) zooms out, for this step only, to show both of its ends (a
+    // phone at 390 px had the tanh example's `a` off screen as it flowed into d = e + a)
+    const all = reach ? wholeTransform(box, view, { max: t.k }) : null;
+    if (all && all.k >= reach) return all;
+    return revealTransform(t, box.core, view, { overview, reach });
+  }
   const axis = (lo, hi, shift, length) => {
     const start = t.k * lo + shift;
     const end = t.k * hi + shift;

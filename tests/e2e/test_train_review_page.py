@@ -6,10 +6,12 @@ Every wait is on a data-* attribute the page sets."""
 from __future__ import annotations
 
 import math
+import pathlib
 
 from page_helpers import choose
 
 SEED_003 = "train-xor-seed1"
+SHOTS = pathlib.Path("/tmp/gradwalk-train-shots")
 
 
 def choose_iteration(page, k: int) -> None:
@@ -57,6 +59,34 @@ def test_a_chosen_iteration_is_the_one_the_panel_and_narration_describe(explorer
     page.wait_for_selector('#player[data-step="1"]')
     assert page.locator("#narration").inner_text().startswith("Iteration 100: ")
     assert not explorer.unexpected_errors()
+
+
+def test_the_iterations_box_and_the_status_line_say_one_count(open_explorer):
+    """Issue 17 item 3: "Steps 301" beside "iteration 300 of 0–300" read as two counts; the box
+    is "Iterations 301 (0–300)", the range the status line and the slider read."""
+    SHOTS.mkdir(exist_ok=True)
+    for width, height, theme in ((1280, 800, "light"), (1024, 768, "projector")):
+        explorer = open_explorer(width, height)
+        page = explorer.page
+        if theme == "projector":
+            page.locator("#view-menu summary").click()
+            page.select_option("#theme", "projector")
+            page.locator("#view-menu summary").click()
+        choose(page, SEED_003)
+        box = page.locator("#train-steps").locator("xpath=..")
+        assert box.inner_text().split() == ["Iterations", "(0–300)"]
+        assert page.locator("#train-steps").input_value() == "301"
+        assert page.locator("#train-steps").get_attribute("aria-label") == "Iterations"
+        page.click("#train-run")
+        page.wait_for_selector('#train[data-status="done"]')
+        page.wait_for_selector('#loss-curve[data-points="301"]')   # one loss per iteration
+        assert page.locator("#train-status").inner_text().startswith("iteration 300 of 0–300 · ")
+        assert page.locator("#train-iteration").get_attribute("max") == "300"
+        page.screenshot(path=SHOTS / f"train-iterations-{width}-{theme}.png")
+        page.fill("#train-steps", "200")   # the note follows the box as it is typed in
+        page.locator("#train-steps").dispatch_event("input")
+        assert page.locator("#train-steps-range").inner_text() == "(0–199)"
+        assert not explorer.unexpected_errors()
 
 
 def test_the_loss_axis_labels_are_whole(explorer):

@@ -3,7 +3,7 @@
 // from 0, a recorded iteration's narration names it, and the loss axis's labels fit.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { deadText, iterationNarration, iterationText } from "../../static/js/train.js";
+import { deadText, iterationNarration, iterationRange, iterationText } from "../../static/js/train.js";
 import { URL_FIELDS } from "../../static/js/permalink.js";
 import { FIELDS } from "../../static/js/state.js";
 import { leftMargin, lossScale } from "../../static/js/render/losscurve.js";
@@ -31,6 +31,13 @@ test("the iteration of a 301-step run reads 'of 0–300', not 'of 301'", () => {
   assert.equal(iterationText(300, 301), "iteration 300 of 0–300");
   assert.equal(iterationText(0, 1), "iteration 0 of 0–0");
   assert.equal(iterationNarration(100, "W1 -= 0.5 · W̄1"), "Iteration 100: W1 -= 0.5 · W̄1");
+});
+
+test("the Iterations box's note and the status line name one range: 301 iterations are 0–300", () => {
+  assert.equal(iterationRange(301), "0–300");
+  assert.equal(iterationRange(1), "0–0");
+  assert.equal(iterationRange(200), "0–199");
+  assert.ok(iterationText(300, 301).endsWith(`of ${iterationRange(301)}`));
 });
 
 test("the loss axis leaves room for 0.0001 whole (it read .0001)", () => {

@@ -240,3 +240,19 @@ test("after a step the automatic view re-centres an axis the graph fits along, a
   assert.equal(next.x, -1500);
   assert.equal(next.y, base.y);
 });
+
+test("a narrow screen's step zooms out to show both ends, down to its reach (issue 17 item 2)", () => {
+  // d = e + a on a 373 px phone: the step is 657 layout units wide, its core (d) 195
+  const core = { x0: 462, y0: 0, x1: 657, y1: 100 };
+  const box = { x0: 0, y0: 0, x1: 657, y1: 100, core };
+  const view = { width: 373, height: 600 };
+  const t = { k: 0.7778, x: 0, y: 0 };
+  const plain = revealTransform(t, box, view);   // the wide screen's rule: its core, at t's scale
+  assert.equal(plain.k, t.k);
+  assert.ok(plain.k * core.x0 + plain.x >= 0 && plain.k * core.x1 + plain.x <= view.width);
+  const narrow = revealTransform(t, box, view, { reach: 0.25 });
+  assert.ok(narrow.k < t.k && narrow.k >= 0.25, narrow.k);
+  assert.ok(narrow.k * box.x0 + narrow.x >= 0 && narrow.k * box.x1 + narrow.x <= view.width, narrow);
+  // past its reach it shows the core, as before
+  assert.equal(revealTransform(t, box, view, { reach: 0.6 }).k, t.k);
+});

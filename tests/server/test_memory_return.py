@@ -28,6 +28,36 @@ def test_give_back_runs_and_is_scheduled_once_at_a_time():
     assert held == (memory._malloc_trim is not None)
 
 
+def test_memory_is_given_back_after_a_load_not_after_each_small_request(monkeypatch):
+    """A live room's step (a 1 KiB body, no trace slot) gave the heap back after every request:
+    a full collection and malloc_trim 0.2 s after each step, 40-60 ms holding a worker's GIL
+    with 500 followers (issue 17 item 1's profile). Now: after a slot was taken, or
+    GIVE_BACK_BYTES of bodies admitted, once the queue and the slots are free."""
+    import asyncio
+
+    from gradwalk.server import slots as slots_module
+    from gradwalk.server.feed import GIVE_BACK_BYTES
+
+    calls = []
+    monkeypatch.setattr(slots_module, "give_back_soon", lambda: calls.append(1))
+
+    async def scenario() -> None:
+        slots = slots_module.TraceSlots(2, queue_bytes=1 << 30)
+        for _ in range(50):   # fifty steps of a live room: small bodies, no slot
+            async with slots.waiting(300, timeout=5):
+                pass
+        assert calls == []
+        async with slots.waiting(300, timeout=5) as wait:   # a trace: it takes a slot
+            async with slots.held(wait.left()):
+                wait.leave()
+        assert calls == [1]
+        async with slots.waiting(GIVE_BACK_BYTES, timeout=5):   # one big body, refused
+            pass
+        assert calls == [1, 1]
+
+    asyncio.run(scenario())
+
+
 def test_the_servers_memory_comes_back_after_unread_streams_leave(tmp_path):
     # Issue 14: sixteen clients that never read a 60,000-node stream left the server at 233 MB
     # five seconds after they closed, 2.5 times its idle 94 MB. Here six such clients, on a

@@ -10,7 +10,7 @@
 // run streams beside it and its curve is drawn dashed under the buggy one.
 
 import {
-  addTrainEvent, arrived, createRun, deadByNode, deadText, divergedText, formatLoss, outputsText, iterationText, MAX_LR,
+  addTrainEvent, arrived, createRun, deadByNode, deadText, divergedText, formatLoss, outputsText, iterationRange, iterationText, MAX_LR,
   MAX_STEPS, OPTIMIZERS, runView, streamTraining, trainRequest,
 } from "../train.js";
 import { createBoundary } from "./boundary.js";
@@ -29,7 +29,10 @@ const OPTIMIZER_NAMES = { sgd: "SGD", momentum: "Momentum", adam: "Adam" };
 export function createTrainPanel(root, { store, onIteration, onDead, onError, frame = requestAnimationFrame }) {
   const doc = root.ownerDocument;
   const section = el(doc, "section", { id: "train", class: "train", "aria-label": "Training", "data-status": "idle", hidden: "" });
-  const steps = el(doc, "input", { id: "train-steps", type: "number", min: "1", max: String(MAX_STEPS), step: "1", inputmode: "numeric", "aria-label": "Steps" });
+  const steps = el(doc, "input", { id: "train-steps", type: "number", min: "1", max: String(MAX_STEPS), step: "1", inputmode: "numeric", "aria-label": "Iterations" });
+  // "(0–300)" beside 301: the numbers the status line and the slider read (iterations count
+  // from 0; "Steps 301" beside "iteration 300 of 0–300" read as two counts)
+  const range = el(doc, "output", { id: "train-steps-range", class: "train-steps-range", for: "train-steps" });
   const lr = el(doc, "input", { id: "train-lr", type: "text", size: "5", inputmode: "decimal", "aria-label": "Learning rate" });
   const optimizer = el(doc, "select", { id: "train-optimizer", "aria-label": "Optimizer" },
     ...OPTIMIZERS.map((o) => new Option(OPTIMIZER_NAMES[o], o)));
@@ -45,7 +48,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   const open = el(doc, "button", { id: "train-open", type: "button", class: "btn", title: "Step this iteration's forward, zero_grad, backward and update in the graph" }, "Step it");
   const plots = el(doc, "div", { class: "train-plots" });
   const controls = el(doc, "div", { class: "train-controls" },
-    el(doc, "label", {}, "Steps ", steps), el(doc, "label", {}, "lr ", lr), optimizer,
+    el(doc, "label", { title: "How many iterations to train, numbered from 0; each one is a forward pass (its loss), zero_grad, a backward pass and an update" }, "Iterations ", steps, " ", range), el(doc, "label", {}, "lr ", lr), optimizer,
     el(doc, "label", { class: "train-bug", title: "The bug lab: skip zero_grad, so the adjoints pile up across iterations; the fixed run is drawn dashed beside it" }, bug, " no zero_grad"),
     el(doc, "span", { class: "train-buttons" }, run, pause, step),
     status, outputs, deadLine,
@@ -68,9 +71,14 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   function showSettings({ force = false } = {}) {
     const s = store.get();
     if (force || doc.activeElement !== steps) steps.value = String(s.train_steps);
+    showRange(s.train_steps);
     if (force || doc.activeElement !== lr) lr.value = String(s.train_lr);
     optimizer.value = s.train_optimizer;
     bug.checked = s.train_bug;
+  }
+  /** The Iterations box's note for `n` iterations: "(0–300)". */
+  function showRange(n) {
+    range.textContent = `(${iterationRange(n)})`;
   }
   store.subscribe((s, before) => {
     if (["train_steps", "train_lr", "train_optimizer", "train_bug"].some((k) => s[k] !== before[k])) showSettings();
@@ -83,6 +91,11 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     const patch = read();
     if (patch) store.set(patch);
     else showSettings({ force: true }); // not a valid value: the store's shows again
+  });
+  // the note follows the box as it is typed in (the store takes the number on "change")
+  steps.addEventListener("input", () => {
+    const v = Number(steps.value);
+    if (Number.isSafeInteger(v) && v >= 1 && v <= MAX_STEPS) showRange(v);
   });
   setting(steps, () => {
     const v = Number(steps.value);
@@ -242,7 +255,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     const k = at.iteration;
     if (k < 0) {
       if (shown?.error) return `Not trained: ${shown.error.message}`;
-      return shown && s.train_chosen ? `Training the run of iteration ${s.train_iteration}…` : "Press Train to run the steps.";
+      return shown && s.train_chosen ? `Training the run of iteration ${s.train_iteration}…` : "Press Train to run the iterations.";
     }
     const stepped = s.train_chosen && k === s.train_iteration ? ", stepped in the graph" : "";
     const accuracy = at.accuracy === null || at.accuracy === undefined ? "" : ` · accuracy ${Math.round(100 * at.accuracy)}%`;

@@ -10,7 +10,7 @@
 import * as d3 from "d3";
 import { METRICS } from "../layout.js";
 import {
-  autoScale, centredBox, fitAround, followTransform, NUMBERS_FROM_PX, readableTransform, revealTransform, union, wholeScale,
+  autoScale, centredBox, fitAround, followTransform, NUMBERS_FROM_PX, OVERVIEW_SCALE, readableTransform, revealTransform, union, wholeScale,
   wholeTransform, ZOOM_LIMITS,
 } from "../viewport.js";
 import { clearTop, cutsTop, freeView, insetsDiffer, insetsOf, intoFree, NO_INSET } from "../clearance.js";
@@ -126,8 +126,13 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   // as its steps do (a phone's overview at 0.31 printed the names at 7 px, numbers hidden).
   // Beside a comparison of runs too (issue 14): its overviews were at 0.56, the names at 12 px
   // and the numbers at 10 px on a 1024x768 projector.
-  const framing = () => ({ ...scaling(), steps,
-    overview: readableWhole() || readableOverview() ? autoScale(scaling()).floor : undefined });
+  // A step whose ends do not fit at the readable floor on a narrow screen is zoomed out to show
+  // them (`reach`): both ends of a step matter more than its numbers, which the narration reads.
+  const framing = () => ({
+    ...scaling(), steps,
+    overview: readableWhole() || readableOverview() ? autoScale(scaling()).floor : undefined,
+    reach: readableWhole() ? OVERVIEW_SCALE : null,
+  });
   // A new theme or text size changes the automatic scale: a fitted view fits again (the
   // graph area's size may not change, so the ResizeObserver below need not fire).
   new MutationObserver(() => {

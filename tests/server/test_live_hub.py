@@ -1,0 +1,66 @@
+"""server/livehub.py's followers without a server (issue 17, section 1): the heartbeats come from
+the hub's sweep (Hub.beat), to the followers it finds quiet, instead of a timer per follower
+and wait (a cost paid by each of 1,000 followers at every step); a pending state goes first and
+the `end` after it; and, on a real server, a quiet stream does get its comment lines."""
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+
+from server_process import served
+from test_live_fanout import _open
+
+from gradwalk.server.livehub import Hub
+
+BEAT = b": still here\n\n"
+
+
+def test_the_sweep_beats_only_the_followers_it_finds_quiet():
+    async def scenario() -> None:
+        hub = Hub(store=None, idle=60, max_followers=3)
+        a, b = hub.join("ROOMAA"), hub.join("ROOMAA")
+        assert not a.wake.is_set() and not b.wake.is_set()
+        a.offer(0, b"state 0")
+        assert a.wake.is_set() and a.next_piece() == b"state 0" and a.sent == 0
+        hub.beat()
+        assert not a.wake.is_set()   # a was sent a state since the last sweep: no heartbeat
+        assert b.wake.is_set() and b.next_piece() == BEAT
+        hub.beat()   # a has been quiet for a whole sweep now
+        assert a.wake.is_set() and a.next_piece() == BEAT
+        a.offer(0, b"state 0 again")   # not newer than what a has: nothing to send
+        assert not a.wake.is_set()
+
+    asyncio.run(scenario())
+
+
+def test_a_pending_state_goes_before_the_end():
+    async def scenario() -> None:
+        hub = Hub(store=None, idle=60, max_followers=1)
+        f = hub.join("ROOMAA")
+        f.offer(3, b"state 3")
+        f.end()   # the room expired just after its last step
+        assert f.next_piece() == b"state 3"
+        assert f.wake.is_set() and f.next_piece() is None   # then the end, without waiting
+        f.stop()
+        assert hub.count == 0 and hub.rooms == {}
+
+    asyncio.run(scenario())
+
+
+def test_a_quiet_stream_gets_its_heartbeats_from_the_sweep(tmp_path):
+    with served(tmp_path, data_dir=tmp_path, live_heartbeat_seconds=0.2) as server:
+        room, _ = asyncio.run(_open(server.port))
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+            sock.sendall(f"GET /api/live/{room}/events HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            got = b""
+            sock.settimeout(0.2)
+            deadline = time.monotonic() + 1.5
+            while time.monotonic() < deadline and got.count(BEAT) < 3:
+                try:
+                    got += sock.recv(4096)
+                except TimeoutError:
+                    pass
+    assert got.startswith(b"HTTP/1.1 200") and b"event: state" in got
+    assert got.count(BEAT) >= 3, got   # every 0.2 s of quiet: at least 3 in 1.5 s
+
