@@ -4,12 +4,12 @@ and wait (a cost paid by each of 1,000 followers at every step); a pending state
 the `end` after it; and, on a real server, a quiet stream does get its comment lines."""
 from __future__ import annotations
 
-import asyncio
 import socket
 import time
 
 from server_process import served
 from test_live_fanout import _open
+from test_load import run_async
 
 from gradwalk.server.livehub import Hub
 
@@ -31,7 +31,7 @@ def test_the_sweep_beats_only_the_followers_it_finds_quiet():
         a.offer(0, b"state 0 again")   # not newer than what a has: nothing to send
         assert not a.wake.is_set()
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_a_pending_state_goes_before_the_end():
@@ -45,12 +45,12 @@ def test_a_pending_state_goes_before_the_end():
         f.stop()
         assert hub.count == 0 and hub.rooms == {}
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_a_quiet_stream_gets_its_heartbeats_from_the_sweep(tmp_path):
     with served(tmp_path, data_dir=tmp_path, live_heartbeat_seconds=0.2) as server:
-        room, _ = asyncio.run(_open(server.port))
+        room, _ = run_async(_open(server.port))
         with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
             sock.sendall(f"GET /api/live/{room}/events HTTP/1.1\r\nHost: x\r\n\r\n".encode())
             got = b""

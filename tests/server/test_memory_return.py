@@ -8,6 +8,7 @@ import time
 from gradwalk.engine.parse import parse
 from gradwalk.server import memory
 from server_process import chain, post, served
+from test_load import run_async
 from test_stream_limits import MB, _stalled
 
 
@@ -33,8 +34,6 @@ def test_memory_is_given_back_after_a_load_not_after_each_small_request(monkeypa
     a full collection and malloc_trim 0.2 s after each step, 40-60 ms holding a worker's GIL
     with 500 followers (issue 17 item 1's profile). Now: after a slot was taken, or
     GIVE_BACK_BYTES of bodies admitted, once the queue and the slots are free."""
-    import asyncio
-
     from gradwalk.server import slots as slots_module
     from gradwalk.server.feed import GIVE_BACK_BYTES
 
@@ -55,7 +54,7 @@ def test_memory_is_given_back_after_a_load_not_after_each_small_request(monkeypa
             pass
         assert calls == [1, 1]
 
-    asyncio.run(scenario())
+    run_async(scenario())   # a thread's loop: Playwright's runs in this thread after the browser tests
 
 
 def test_the_servers_memory_comes_back_after_unread_streams_leave(tmp_path):
