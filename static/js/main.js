@@ -172,7 +172,7 @@ createQuizSetup($("#editor .side"), {
   },
 });
 // Edit and diff (issue 16 §2): the walk against the run before it, node by node.
-const diffs = createDiffSession($("#editor .side"), { store, svg });
+const diffs = createDiffSession($("#editor .side"), { store, svg, hidden: (step) => quiz.hidden({ step }) });
 
 /** The quiz and the diff follow the walk shown (`walk` may still be arriving, or null). */
 function followWalk(walk) {

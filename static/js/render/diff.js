@@ -23,7 +23,7 @@ const signed = (x) => (x > 0 ? `+${formatNumber(x)}` : formatNumber(x));
 // "max +0.5" (the largest elementwise change), "mean -0.01" (a tensor that travels as a summary).
 const num = (x) => (typeof x === "number" ? formatNumber(x) : x === undefined ? "–" : isTensor(x) ? formatShape(x.shape) : "tensor");
 const deltaNumber = (c) => (c.delta === 0 ? "0" : signed(c.delta));
-const deltaText = (c) => (!c ? "" : c.added ? "new" : c.delta === null ? (c.changed ? "changed" : "")
+const deltaText = (c) => (!c ? "" : c.added ? "new" : c.hidden ? "?" : c.delta === null ? (c.changed ? "changed" : "")
   : c.measure ? `${c.measure} ${deltaNumber(c)}` : deltaNumber(c));
 
 /**
@@ -118,12 +118,17 @@ const setData = (el, key, x) => {
 /** A change's "before → after"; a tensor's shape once when it kept it ("4×8": its Δ says how
  * its numbers moved), so a row keeps to one line in the side column. */
 function pair(c) {
+  if (c.hidden) return "? → ?"; // a quiz's unanswered number (diff.js veiled), in both runs
   const [before, after] = [num(c.before), num(c.after)];
   return isTensor(c.before) && isTensor(c.after) && before === after ? after : `${before} → ${after}`;
 }
 
+const drawnRows = new WeakMap(); // tr -> the row it shows: diffRuns keeps an unchanged row's object
+
 /** Row `tr` showing `r` (diff.js diffRuns' row); `output` is the output's row. */
 function fillRow(tr, r, output) {
+  if (drawnRows.get(tr) === r) return tr; // a step re-diffs a few nodes: the rest are drawn
+  drawnRows.set(tr, r);
   const className = [r.changed && "changed", r.added && "new", r === output && "output"].filter(Boolean).join(" ");
   if (tr.className !== className) tr.className = className;
   const [th, value, dValue, adjoint, dAdjoint] = tr.children;
@@ -157,6 +162,8 @@ function summaryText(diff, leaves, at = null) {
   return `${when}${changed.length} of ${diff.rows.length - added.length} nodes changed${fresh}${output}${predicted}${gone}.`;
 }
 
+const painted = new WeakMap(); // g.node -> {r, strength} it was marked with
+
 /** Mark the changed nodes of `diff` in `svg` (null: clear); `changedOnly` fades the rest. */
 export function markDiff(svg, diff, { changedOnly = false } = {}) {
   svg.classList.toggle("diff-filter", Boolean(diff && changedOnly));
@@ -169,6 +176,7 @@ export function markDiff(svg, diff, { changedOnly = false } = {}) {
     const r = marks.get(g.dataset.node);
     if (!r) {
       if (g.dataset.changed === undefined) continue;
+      painted.delete(g);
       delete g.dataset.changed;
       delete g.dataset.delta;
       g.style.removeProperty("--diff-t");
@@ -176,11 +184,14 @@ export function markDiff(svg, diff, { changedOnly = false } = {}) {
       continue;
     }
     const c = r.value?.changed ? r.value : r.adjoint;
+    const strength = (t[r.id] ?? 1).toFixed(3);
+    const was = painted.get(g);
+    if (was?.r === r && was.strength === strength) continue; // as drawn at the last step
+    painted.set(g, { r, strength });
     // each set only where it differs: an unchanged style or attribute set again still
     // costs the browser a style pass over the graph
     setData(g, "changed", r.added ? "new" : r.value?.changed ? "value" : "adjoint");
     setData(g, "delta", String(c?.delta ?? ""));
-    const strength = (t[r.id] ?? 1).toFixed(3);
     if (g.style.getPropertyValue("--diff-t") !== strength) g.style.setProperty("--diff-t", strength);
     const box = g.querySelector("rect.box");
     if (!box) continue;
@@ -193,7 +204,7 @@ export function markDiff(svg, diff, { changedOnly = false } = {}) {
       text.setAttribute("y", String(Number(box.getAttribute("y")) - 6));
       box.parentNode.append(text); // beside the box, in its positioned group (positions never change)
     }
-    setText(text, r.added ? "new" : `${r.value?.changed ? "Δ" : "Δ grad"} ${deltaText(c)}`);
+    setText(text, r.added ? "new" : `${r.value?.changed ? "Δ" : "Δ grad"} ${deltaText(c)}`); // "Δ grad ?" in a quiz
   }
 }
 
@@ -202,7 +213,8 @@ export function detailDiff(panel, diff, id) {
   panel?.querySelector(".diff-detail")?.remove();
   const r = diff?.rows.find((x) => x.id === id);
   if (!panel || !r) return;
-  const line = (what, c) => c && html("li", { textContent: `${what}: ${num(c.before)} → ${num(c.after)}${c.changed ? ` (Δ ${deltaText(c)})` : " (unchanged)"}` });
+  const line = (what, c) => c && html("li", { textContent: c.hidden ? `${what}: ? → ? (asked in the quiz)`
+    : `${what}: ${num(c.before)} → ${num(c.after)}${c.changed ? ` (Δ ${deltaText(c)})` : " (unchanged)"}` });
   panel.append(html("section", { className: "diff-detail" },
     html("h3", { textContent: "Against the previous run" }),
     html("ul", {}, ...[line("value", r.value), line("gradient", r.adjoint)].filter(Boolean))));
