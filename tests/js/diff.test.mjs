@@ -211,7 +211,7 @@ test("a quiz's secret numbers are veiled in both runs, the rest compared as befo
   assert.equal(firstOrder(shown, new Set(["a", "b", "c"])), null); // Δa · ā would name ā
   assert.ok(firstOrder(diff, new Set(["a", "b", "c"]))); // (it does without the quiz)
   assert.equal(shown.output.value.delta, diff.output.value.delta); // L still compares
-  assert.equal(strengths(shown.rows).n0, 0.15); // the ring says nothing of ā's change
+  assert.equal(strengths(shown.rows).n0, strengths(diff.rows).n0); // a's ring: its value's change
   // answered: nothing is veiled (the same rows)
   const answered = hiddenAt(qs, new Set([qs[0].step]), 14);
   assert.equal(answered.secrets, "");
@@ -222,6 +222,8 @@ test("a quiz's secret numbers are veiled in both runs, the rest compared as befo
   const out = veiled(diff, values.secret).output;
   assert.equal(out.id, diff.output.id);
   assert.deepEqual(out.value, { hidden: true, changed: true });
+  assert.equal(strengths(veiled(diff, values.secret).rows)[out.id], 0.15); // its ring says nothing of how much
+  assert.ok(strengths(diff.rows)[out.id] > 0.15);
 });
 
 // Stepping with Compare on (issue 16, a review: 5 steps of a 1,200-node walk cost 750 ms):

@@ -62,6 +62,29 @@ export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null })
   filter.addEventListener("change", () => onFilter(filter.checked));
 
   const trs = new Map(); // node id -> its row in the table
+  // Past WINDOWED_ABOVE rows only those near the view are in the table, between two spacer
+  // rows as tall as the rows left out: a step restyled every row of a 1,200-row table (the
+  // page's :has() rules), 5x the step's own cost (bench/compare.py, docs/performance.md).
+  let listed = null; // {rows, output}: the rows the table lists (after "changed only")
+  let range = null; // [first, last): the rows drawn of a long list
+  let rowHeight = 24; // px, measured from a drawn row
+  const spacer = () => {
+    const tr = html("tr", { className: "diff-spacer" }, html("td", { colSpan: 5 }));
+    tr.setAttribute("aria-hidden", "true");
+    return tr;
+  };
+  const [above, below] = [spacer(), spacer()];
+  let pending = false;
+  document.addEventListener("scroll", () => { // the column's scroll, or the page's
+    if (pending || !range) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      if (!range || !listed) return;
+      range = viewRange(listed.rows.length);
+      draw();
+    });
+  }, { capture: true, passive: true });
 
   function show(diff, { on, state = "ready", message = "", changedOnly = false, leaves = new Set(), at = null }) {
     toggle.checked = on;
@@ -75,22 +98,55 @@ export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null })
     else delete el.dataset.step;
     if (!on || !diff) {
       trs.clear();
+      listed = range = null;
       return body.replaceChildren();
     }
-    // keyed by node id and updated in place: a step of the walk re-diffs, and a thousand
-    // rows built anew each step held the player up
-    const shown = diff.rows.filter((r) => !changedOnly || r.changed || r.added).map((r) => fillRow(trs.get(r.id) ?? newRow(r.id), r, diff.output));
+    const rows = diff.rows.filter((r) => !changedOnly || r.changed || r.added);
+    if (rows.length !== listed?.rows.length) range = null; // another list: drawn from its view
+    listed = { rows, output: diff.output };
+    if (rows.length > WINDOWED_ABOVE && !range) range = viewRange(rows.length);
+    else if (rows.length <= WINDOWED_ABOVE) range = null;
+    draw();
+  }
+
+  /** The listed rows in the table (those of `range` between the spacers, for a long list):
+   * keyed by node id and updated in place, a step of the walk re-diffs, and a thousand rows
+   * built anew each step held the player up. */
+  function draw() {
+    const { rows, output } = listed;
+    const [first, last] = range ?? [0, rows.length];
+    const shown = rows.slice(first, last).map((r) => fillRow(trs.get(r.id) ?? newRow(r.id), r, output));
+    if (range) {
+      above.firstChild.style.height = `${first * rowHeight}px`;
+      below.firstChild.style.height = `${(rows.length - last) * rowHeight}px`;
+      shown.forEach((tr, i) => tr.setAttribute("aria-rowindex", String(first + i + 2))); // 1: the header
+      shown.unshift(above);
+      shown.push(below);
+      table.setAttribute("aria-rowcount", String(rows.length + 1));
+    } else table.removeAttribute("aria-rowcount");
     const kids = body.children;
     if (shown.length !== kids.length || shown.some((tr, i) => kids[i] !== tr)) {
       body.replaceChildren(...shown);
       trs.clear();
-      for (const tr of shown) trs.set(tr.dataset.node, tr);
+      for (const tr of shown) if (tr.dataset.node) trs.set(tr.dataset.node, tr);
     }
+  }
+
+  /** [first, last) of `n` listed rows: those in the window's sight of the column, with
+   * WINDOW_MARGIN rows either side (the row height measured from a drawn row). */
+  function viewRange(n) {
+    const drawn = body.querySelector("tr[data-node]");
+    if (drawn) rowHeight = drawn.getBoundingClientRect().height || rowHeight;
+    const top = body.getBoundingClientRect().top; // the list's top (the spacer above is in it)
+    const box = el.parentElement?.getBoundingClientRect() ?? { top: 0, bottom: innerHeight };
+    const [from, to] = [Math.max(box.top, 0) - top, Math.min(box.bottom, innerHeight) - top];
+    const first = Math.max(0, Math.min(n, Math.floor(from / rowHeight) - WINDOW_MARGIN));
+    return [first, Math.max(first, Math.min(n, Math.ceil(to / rowHeight) + WINDOW_MARGIN))];
   }
   /** Scroll the column holding the panel (when it scrolls) so the table's first row, the
    * output's, is in sight: beside a short editor the summary and the toggles fill it. */
   function reveal() {
-    const first = body.firstElementChild;
+    const first = body.querySelector("tr[data-node]");
     const box = el.parentElement;
     if (!first || !box || box.scrollHeight <= box.clientHeight) return;
     const below = first.getBoundingClientRect().bottom - box.getBoundingClientRect().bottom;
@@ -122,6 +178,9 @@ function pair(c) {
   const [before, after] = [num(c.before), num(c.after)];
   return isTensor(c.before) && isTensor(c.after) && before === after ? after : `${before} → ${after}`;
 }
+
+const WINDOWED_ABOVE = 200; // rows: a longer list draws only those near the view
+const WINDOW_MARGIN = 40; // rows drawn beyond the view either side (a quick scroll shows no gap)
 
 const drawnRows = new WeakMap(); // tr -> the row it shows: diffRuns keeps an unchanged row's object
 
