@@ -42,6 +42,7 @@ PROGRAMS = {  # name -> (program, the run compared with: its first input nudged)
 
 def open_link(page, url: str, state: dict) -> int:
     """Open `state` as a link; wait until drawn (and compared, with a diff_base); the total."""
+    page.goto("about:blank")   # a fresh page: a link differing only in its fragment does not reload
     page.goto(f"{url}/#{fragment({'v': 1, **state})}")
     page.wait_for_selector('#app[data-status="ready"][data-graph="drawn"]')
     if state.get("diff_base"):
