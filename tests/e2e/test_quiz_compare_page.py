@@ -8,7 +8,8 @@ from __future__ import annotations
 import torch
 
 from page_helpers import node, wait_step
-from test_projector_layout_page import go
+from test_projector_layout_page import go, themed
+from test_quiz_tensors_page import SHOTS
 from test_quiz_page import A_STEP, TANH, answer, open_quiz
 
 NUDGED = TANH.replace("a = 1.0", "a = 1.001")
@@ -38,6 +39,11 @@ def test_compare_runs_keeps_the_asked_number_hidden_in_both_runs(chromium, app_u
         page.wait_for_selector('#diff[data-state="ready"] tr[data-node]')
         wait_step(page, A_STEP)   # held before ā's last contribution
         a_row = page.locator('#diff tr[data-node="n0"]')
+        page.screenshot(path=f"{SHOTS}/quiz-compare-1280.png")
+        page.set_viewport_size({"width": 1024, "height": 768})
+        themed(page, "projector")
+        page.screenshot(path=f"{SHOTS}/quiz-compare-1024-projector.png")
+        page.set_viewport_size({"width": 1280, "height": 800})
         secrets = [f"{x:.4f}" for x in (before, after)] + [f"{x:.4f}" for x in (after - before, before - after)]
         for step in (A_STEP, 0):   # at the question, and at step 0 (where final numbers are compared)
             if step != A_STEP:

@@ -68,6 +68,7 @@ export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null })
   let listed = null; // {rows, output}: the rows the table lists (after "changed only")
   let range = null; // [first, last): the rows drawn of a long list
   let rowHeight = 24; // px, measured from a drawn row
+  let measured = 0; // the row height measured once drawn (a scroll measures it again)
   const spacer = () => {
     const tr = html("tr", { className: "diff-spacer" }, html("td", { colSpan: 5 }));
     tr.setAttribute("aria-hidden", "true");
@@ -117,6 +118,11 @@ export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null })
     const [first, last] = range ?? [0, rows.length];
     const shown = rows.slice(first, last).map((r) => fillRow(trs.get(r.id) ?? newRow(r.id), r, output));
     if (range) {
+      if (!measured && shown[0]) { // once: its first drawing, at the 24 px guess, measures a row
+        body.replaceChildren(...shown);
+        measured = (shown[1] ?? shown[0]).getBoundingClientRect().height || rowHeight; // not the output's (its thicker border)
+        rowHeight = measured;
+      }
       above.firstChild.style.height = `${first * rowHeight}px`;
       below.firstChild.style.height = `${(rows.length - last) * rowHeight}px`;
       shown.forEach((tr, i) => tr.setAttribute("aria-rowindex", String(first + i + 2))); // 1: the header
@@ -135,7 +141,7 @@ export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null })
   /** [first, last) of `n` listed rows: those in the window's sight of the column, with
    * WINDOW_MARGIN rows either side (the row height measured from a drawn row). */
   function viewRange(n) {
-    const drawn = body.querySelector("tr[data-node]");
+    const drawn = body.querySelector("tr[data-node]:not(.output)");
     if (drawn) rowHeight = drawn.getBoundingClientRect().height || rowHeight;
     const top = body.getBoundingClientRect().top; // the list's top (the spacer above is in it)
     const box = el.parentElement?.getBoundingClientRect() ?? { top: 0, bottom: innerHeight };
