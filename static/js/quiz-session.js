@@ -22,10 +22,10 @@ function specText(spec) {
  * which steps ask), with its panel in `root` before `before`. `seek(step)` moves the walk
  * (the player's action); `changed()` redraws the page (the gate moved); `reveal(ids)` brings
  * those nodes into the camera's view; `onEnd(message)` gets resultMessage once per walk when
- * the walk reaches its end.
+ * the walk reaches its end; `gridable(on)` whether a small tensor could be asked whole.
  * Returns {setWalk, limit, show, hidden (what it keeps from the screen at a view), panel}.
  */
-export function createQuizSession(root, { store, before = null, seek, changed = () => {}, onEnd = () => {}, reveal: inView = () => {}, mistakes = fetchMistakes }) {
+export function createQuizSession(root, { store, before = null, seek, changed = () => {}, onEnd = () => {}, reveal: inView = () => {}, mistakes = fetchMistakes, gridable = () => {} }) {
   let walk = null;
   let spec = "";
   let questions = [];
@@ -44,7 +44,10 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
     spec = walk ? quizSpec({ quiz: store.get().quiz, program: walk.program }) : "";
     const complete = walk && walk.complete !== false;
     const { quiz_seed: seed, quiz_grid: grid } = store.get();
-    questions = spec && complete ? questionsOf(spec, { graph: walk.trace.graph, events: walk.timeline.events }, { seed, grid }) : [];
+    const trace = complete && { graph: walk.trace.graph, events: walk.timeline.events };
+    questions = spec && complete ? questionsOf(spec, trace, { seed, grid }) : [];
+    // "whole tensors" is offered where it asks something (render/quiz.js showGrid)
+    gridable(Boolean(spec && complete && (grid ? questions : questionsOf(spec, trace, { seed, grid: true })).some((q) => q.grid)));
     done = new Set();
     answers = new Map();
     asking = null;

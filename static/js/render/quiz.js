@@ -213,7 +213,7 @@ export function markAsked(svg, q) {
 
 /**
  * The quiz's setup beside the program, in `root`: the preset menu (off, the presets, named
- * nodes with their names) and "New numbers". Reads and writes the store's `quiz`;
+ * nodes with their names), "whole tensors" and "New numbers"; returns {el, showGrid(on)}. Reads and writes the store's `quiz`;
  * `onNewNumbers()` gives the leaves fresh numbers.
  */
 export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
@@ -251,9 +251,14 @@ export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
     names.hidden = !named && menu.value !== "nodes";
     if (named && document.activeElement !== names) names.value = quiz.slice(6).split(",").join(", ");
     el.dataset.source = fromLine ? "ask-line" : "menu";
+    showWhole(state);
     nodesOption.textContent = fromLine ? `${PRESETS.nodes} (the program's # ask: line)` : PRESETS.nodes;
     menu.title = fromLine ? "The program's first line \"# ask: ...\" names the nodes asked; delete it to turn the quiz off" : "";
   };
+  // "whole tensors" only while a quiz runs on a walk with a small tensor to ask (or it is on):
+  // beside the legend or the ledger on a projector the row has no room to spare
+  let gridable = false;
+  const showWhole = (state) => { wholeLabel.hidden = !(quizSpec(state) && (gridable || state.quiz_grid)); };
   const setNamed = () => store.set({ quiz: namedSpec(names.value) });
   menu.addEventListener("change", () => {
     if (menu.value === "nodes") {
@@ -274,11 +279,21 @@ export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
   const showMode = ({ mode }) => { el.hidden = mode === "train"; };
   store.subscribe((state, before) => {
     if (state.quiz !== before.quiz || state.program !== before.program) showState(state);
-    if (state.quiz_grid !== before.quiz_grid) whole.checked = state.quiz_grid;
+    if (state.quiz_grid !== before.quiz_grid) {
+      whole.checked = state.quiz_grid;
+      showWhole(state);
+    }
     if (state.mode !== before.mode) showMode(state);
   });
   showState(store.get());
   showMode(store.get());
   whole.checked = store.get().quiz_grid;
-  return { el };
+  return {
+    el,
+    /** Whether the walk shown has a tensor the quiz could ask whole (quiz-session.js). */
+    showGrid(on) {
+      gridable = on;
+      showWhole(store.get());
+    },
+  };
 }
