@@ -179,15 +179,23 @@ def playing(page) -> dict:
     return {"fps": 1000 * len(gaps) / sum(gaps), "worst": max(gaps)}
 
 
+def new_page(p, watch_tasks: bool = False):
+    """(browser, page): headless Debian Chromium at 1280x800 (`p`: sync_playwright's), its
+    page recording its long tasks when `watch_tasks`."""
+    browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=BROWSER_ARGS)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    if watch_tasks:
+        context.add_init_script(WATCH_TASKS)
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    return browser, page
+
+
 def run() -> str:
     m = machine.describe()
     rows = []
     with running_server() as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=BROWSER_ARGS)
-        context = browser.new_context(viewport={"width": 1280, "height": 800})
-        context.add_init_script(WATCH_TASKS)
-        page = context.new_page()
-        page.set_default_timeout(120_000)
+        browser, page = new_page(p, watch_tasks=True)
         page.goto(url)
         page.wait_for_selector('#app[data-status="ready"]')
         paste(page, "x = 1.0")
@@ -247,12 +255,14 @@ def page_date() -> str:
     return datetime.date.today().isoformat()
 
 
-def write(section: str) -> None:
+def write(section: str, begin: str = BEGIN, end: str = END, title: str = "The page with big graphs") -> None:
+    """Put `section` (from `begin` to `end`) into docs/performance.md: over its last run, or
+    at the end under `title`."""
     text = DOC.read_text()
-    if BEGIN in text:
-        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: section, text, flags=re.S)
+    if begin in text:
+        text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: section, text, flags=re.S)
     else:
-        text = text.rstrip("\n") + "\n\n## The page with big graphs\n\n" + section + "\n"
+        text = text.rstrip("\n") + f"\n\n## {title}\n\n" + section + "\n"
     DOC.write_text(text)
 
 

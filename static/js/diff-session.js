@@ -7,11 +7,16 @@
 // moves it to the run before (see main.js trace).
 
 import { fetchTrace } from "./api.js";
-import { diffRuns, midWalk } from "./diff.js";
+import { diffRuns, midWalk, veiled } from "./diff.js";
 import { createDiffPanel, detailDiff, markDiff } from "./render/diff.js";
 
-/** The diff session with its panel in `root`, marking nodes in `svg`. {setWalk, mark, detail}. */
-export function createDiffSession(root, { store, svg, trace = fetchTrace }) {
+/**
+ * The diff session with its panel in `root`, marking nodes in `svg`. {setWalk, mark, detail}.
+ * `hidden(step)`: what a quiz keeps from the screen at that step (quiz-session.js hidden,
+ * quiz.js hiddenAt) or null; its secret numbers are "?" in the table, on the nodes and in the
+ * detail panel, in both runs (diff.js veiled).
+ */
+export function createDiffSession(root, { store, svg, trace = fetchTrace, hidden = () => null }) {
   let walk = null;
   let diff = null;
   let pair = null; // {before, after}: the two traces diffed, once the base is in
@@ -19,6 +24,7 @@ export function createDiffSession(root, { store, svg, trace = fetchTrace }) {
   let changedOnly = false;
   let state = "ready";
   let message = "";
+  let secrets = ""; // the quiz's secrets the table was drawn with (hiddenAt's key)
   const traces = new Map(); // base program -> Promise of its trace (output as asked)
   const panel = createDiffPanel(root, {
     toggleHost: root.querySelector("#modes .mode-row"), // beside the mode menu, when there is one
@@ -67,11 +73,19 @@ export function createDiffSession(root, { store, svg, trace = fetchTrace }) {
     panel.reveal(); // a new comparison: its output's row in sight (later redraws keep the scroll)
   }
 
+  /** The diff as it may be shown at the step on screen: a quiz's secrets veiled. */
+  function shownDiff() {
+    const quiz = walk ? hidden(step ?? walk.timeline.events.length) : null;
+    secrets = quiz?.secrets ?? "";
+    return veiled(diff, quiz?.secret);
+  }
+
   function redraw() {
+    const shown = shownDiff();
     const leaves = new Set(walk?.trace.graph.nodes.filter((n) => n.role === "leaf").map((n) => n.label) ?? []);
     const at = walk && midWalk(step, walk.timeline.events.length) ? { step, total: walk.timeline.events.length } : null;
-    panel.show(diff, { on: Boolean(store.get().diff_base), state, message, changedOnly, leaves, at });
-    markDiff(svg, diff, { changedOnly });
+    panel.show(shown, { on: Boolean(store.get().diff_base), state, message, changedOnly, leaves, at });
+    markDiff(svg, shown, { changedOnly });
   }
 
   return {
@@ -84,13 +98,12 @@ export function createDiffSession(root, { store, svg, trace = fetchTrace }) {
     mark(k = null) {
       const was = step;
       step = k;
-      if (pair && was !== k) {
-        diff = diffRuns(pair.before, pair.after, { step });
-        return redraw();
-      }
-      markDiff(svg, diff, { changedOnly });
+      if (pair && was !== k) diff = diffRuns(pair.before, pair.after, { step });
+      const quiz = walk && hidden(step ?? walk.timeline.events.length);
+      if (pair && (was !== k || (quiz?.secrets ?? "") !== secrets)) return redraw(); // a step, or a question answered
+      markDiff(svg, veiled(diff, quiz?.secret), { changedOnly });
     },
     /** Both runs' numbers of node `id` under the detail panel `panel`. */
-    detail: (panelEl, id) => detailDiff(panelEl, diff, id),
+    detail: (panelEl, id) => detailDiff(panelEl, shownDiff(), id),
   };
 }

@@ -47,35 +47,43 @@ export function histories(trace) {
 }
 
 const memo = new WeakMap(); // trace -> histories(trace): a step of the walk re-diffs at once
+const historiesOf = (t) => memo.get(t) ?? memo.set(t, histories(t)).get(t);
+
+/** How many of `list` ([[event index, x], ...], in walk order) come before event `step`. */
+function countBefore(list, step) {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid][0] < step) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 /**
- * Both runs' numbers at step `step` of after's walk (events[:step] shown): after's values
- * known so far and adjoints accumulated so far; before's at the same point of its own walk,
- * node by node (`match`: matchNodes): the value of a node whose value after knows, and its
- * adjoint after as many contributions as after's node has received (all of them when it
- * received fewer in all). {old, now}, each {values, adjoints} as finalNumbers gives them.
+ * Both runs' numbers of node `id` (after's; `was`: its match in before, or undefined) at
+ * step `step` of after's walk (events[:step] shown), from their histories `a` and `b`:
+ * {value: [before's, after's], adjoint: [before's, after's]}, undefined where a run has none.
+ * After's value once evaluated and adjoint as accumulated so far; before's at the same point
+ * of its own walk: its value when after knows its own, its adjoint after as many
+ * contributions as after's node has received (all of them when it received fewer in all).
  */
-export function numbersAt(before, after, match, step) {
-  const hist = (t) => memo.get(t) ?? memo.set(t, histories(t)).get(t);
-  const a = hist(after);
-  const b = hist(before);
-  const now = { values: {}, adjoints: {} };
-  const old = { values: {}, adjoints: {} };
-  for (const n of after.graph.nodes) {
-    const was = match.get(n.id);
-    const v = a.value[n.id];
-    if (v && v[0] < step) {
-      now.values[n.id] = v[1];
-      if (was !== undefined && b.value[was]) old.values[was] = b.value[was][1];
-    }
-    const got = (a.adjoint[n.id] ?? []).filter(([i]) => i < step);
-    if (!got.length) continue;
-    now.adjoints[n.id] = got.at(-1)[1];
-    const theirs = was === undefined ? [] : b.adjoint[was] ?? [];
-    if (theirs.length) old.adjoints[was] = theirs[Math.min(got.length, theirs.length) - 1][1];
-  }
-  return { old, now };
+function numbersAt(a, b, id, was, step) {
+  const v = a.value[id];
+  const known = Boolean(v && v[0] < step);
+  const theirs = was === undefined ? [] : b.adjoint[was] ?? [];
+  const mine = a.adjoint[id] ?? [];
+  const got = countBefore(mine, step);
+  return {
+    value: [known && was !== undefined ? b.value[was]?.[1] : undefined, known ? v[1] : undefined],
+    adjoint: [got && theirs.length ? theirs[Math.min(got, theirs.length) - 1][1] : undefined, got ? mine[got - 1][1] : undefined],
+  };
 }
+
+/** The node each event's numbers belong to (an evaluate's or a seed's node, an accumulate's
+ * input), or undefined (unbroadcast, done). */
+const numbersOf = (ev) => (ev.kind === "accumulate" ? ev.input : ev.kind === "done" || ev.kind === "unbroadcast" ? undefined : ev.node);
 
 /** The numbers of a scalar or an inlined tensor, flattened; null for a summarized tensor. */
 function flat(x) {
@@ -206,7 +214,40 @@ export function matchNodes(before, after) {
   return match;
 }
 
-const matched = new WeakMap(); // after's graph -> {before's graph, match}: a step re-diffs at once
+const matched = new WeakMap(); // after's graph -> {before's graph, match, ...}: a step re-diffs at once
+
+/** The pairing of after's graph with before's (matchNodes), and what each diff of them shares. */
+function pairing(before, after) {
+  let pair = matched.get(after.graph);
+  if (pair?.before !== before.graph) {
+    const match = matchNodes(before.graph, after.graph);
+    const kept = new Set(match.values());
+    pair = {
+      before: before.graph, match, oldById: new Map(before.graph.nodes.map((n) => [n.id, n])),
+      gone: before.graph.nodes.filter((n) => !kept.has(n.id)).map((n) => n.label),
+    };
+    matched.set(after.graph, pair);
+  }
+  const out = outputNode(after); // the rows' order: the output's first (a request may name another)
+  if (pair.out !== out) {
+    const order = [...after.graph.nodes.filter((n) => n.id === out), ...after.graph.nodes.filter((n) => n.id !== out)];
+    Object.assign(pair, { out, order, at: new Map(order.map((n, k) => [n.id, k])), last: null, output: order[0]?.id === out ? out : null });
+  }
+  return pair;
+}
+
+/** The row of after's node `n` given both runs' numbers of it (numbersAt's shape). */
+function rowOf(pair, n, { value: [v0, v1], adjoint: [g0, g1] }) {
+  const was = pair.match.get(n.id);
+  const value = change(v0, v1);
+  const adjoint = change(g0, g1);
+  const label = was === undefined ? undefined : pair.oldById.get(was).label;
+  return {
+    id: n.id, label: n.label, ...(label !== undefined && label !== n.label ? { was: label } : {}),
+    matched: was !== undefined, value, adjoint,
+    changed: was !== undefined && Boolean(value?.changed || adjoint?.changed), added: was === undefined,
+  };
+}
 
 /**
  * The diff of run `after` against run `before` (both traces): {rows: [{id (after's), label,
@@ -219,33 +260,60 @@ const matched = new WeakMap(); // after's graph -> {before's graph, match}: a st
  * that match none of after's. `step`: the numbers at that step of after's walk (numbersAt)
  * when it is mid-walk, else (null, step 0 where nothing is known yet, or the end) both
  * runs' final numbers.
+ *
+ * A step of the walk re-diffs only the nodes the events between it and the last step diffed
+ * (of these two runs) reached: the other rows are the same objects as before, so the page
+ * redraws only those (a 1,200-node walk compared step by step rebuilt 1,200 rows a step).
  */
 export function diffRuns(before, after, { step = null } = {}) {
-  let pair = matched.get(after.graph);
-  if (pair?.before !== before.graph) matched.set(after.graph, (pair = { before: before.graph, match: matchNodes(before.graph, after.graph) }));
-  const { match } = pair;
-  const { old, now } = !midWalk(step, after.events.length)
-    ? { old: finalNumbers(before), now: finalNumbers(after) } : numbersAt(before, after, match, step);
-  const oldById = new Map(before.graph.nodes.map((n) => [n.id, n]));
-  const rows = after.graph.nodes.map((n) => {
-    const was = match.get(n.id);
-    const value = change(was === undefined ? undefined : old.values[was], now.values[n.id]);
-    const adjoint = change(was === undefined ? undefined : old.adjoints[was], now.adjoints[n.id]);
-    const label = was === undefined ? undefined : oldById.get(was).label;
-    return {
-      id: n.id, label: n.label, ...(label !== undefined && label !== n.label ? { was: label } : {}),
-      matched: was !== undefined, value, adjoint,
-      changed: was !== undefined && Boolean(value?.changed || adjoint?.changed), added: was === undefined,
-    };
+  const pair = pairing(before, after);
+  const mid = midWalk(step, after.events.length);
+  const last = pair.last?.traces[0] === before && pair.last.traces[1] === after ? pair.last : null;
+  let rows;
+  if (!mid) {
+    if (last?.final) rows = last.final;
+    else {
+      const [old, now] = [finalNumbers(before), finalNumbers(after)];
+      rows = pair.order.map((n) => {
+        const was = pair.match.get(n.id);
+        const theirs = (x) => (was === undefined ? undefined : x[was]);
+        return rowOf(pair, n, { value: [theirs(old.values), now.values[n.id]], adjoint: [theirs(old.adjoints), now.adjoints[n.id]] });
+      });
+    }
+  } else {
+    const [a, b] = [historiesOf(after), historiesOf(before)];
+    const row = (n) => rowOf(pair, n, numbersAt(a, b, n.id, pair.match.get(n.id), step));
+    if (last?.mid === undefined) rows = pair.order.map(row);
+    else {
+      rows = last.rows.slice();
+      const [lo, hi] = last.mid < step ? [last.mid, step] : [step, last.mid];
+      for (let i = lo; i < hi; i++) {
+        const k = pair.at.get(numbersOf(after.events[i]));
+        if (k !== undefined) rows[k] = row(pair.order[k]);
+      }
+    }
+  }
+  const kept = last ?? {}; // the mid-walk rows and the final ones, of these two runs
+  pair.last = { traces: [before, after], mid: mid ? step : kept.mid, rows: mid ? rows : kept.rows, final: mid ? kept.final : rows };
+  return { rows, output: pair.output === null ? null : rows[0], gone: pair.gone };
+}
+
+/**
+ * `diff` with the numbers a quiz keeps hidden taken out: each row's value or adjoint change
+ * for which `secret(id, what)` (quiz.js hiddenAt: "value" | "adjoint") is true reads
+ * {hidden: true, changed, added} (no before, after nor delta: both runs' numbers and their
+ * difference are the answer, give or take the nudge), and the output row is the veiled one.
+ * `secret` null gives `diff` back.
+ */
+export function veiled(diff, secret) {
+  if (!diff || !secret) return diff;
+  const veil = (c) => c && { hidden: true, changed: c.changed, ...(c.added ? { added: true } : {}) };
+  const rows = diff.rows.map((r) => {
+    const [value, adjoint] = [secret(r.id, "value"), secret(r.id, "adjoint")];
+    return value || adjoint ? { ...r, ...(value ? { value: veil(r.value) } : {}), ...(adjoint ? { adjoint: veil(r.adjoint) } : {}) } : r;
   });
-  const out = outputNode(after);
-  const output = rows.find((r) => r.id === out) ?? null;
-  const kept = new Set(match.values());
-  return {
-    rows: output ? [output, ...rows.filter((r) => r !== output)] : rows,
-    output,
-    gone: before.graph.nodes.filter((n) => !kept.has(n.id)).map((n) => n.label),
-  };
+  const output = diff.output && rows[diff.rows.indexOf(diff.output)];
+  return { ...diff, rows, output };
 }
 
 /**
@@ -259,7 +327,7 @@ export function strengths(rows) {
     if (!r.changed) continue;
     const c = r.value?.changed ? r.value : r.adjoint;
     const size = Math.max(Math.abs(flat(c.before)?.[0] ?? 0), 1e-12);
-    rel[r.id] = c.delta === null ? Infinity : Math.abs(c.delta) / size;
+    rel[r.id] = c.hidden ? 0 : c.delta === null ? Infinity : Math.abs(c.delta) / size; // a quiz's: the lightest
   }
   const finite = Object.values(rel).filter(Number.isFinite);
   const top = Math.max(...finite, 0) || 1;

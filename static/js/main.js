@@ -156,11 +156,12 @@ const warnings = createWarningStrip(narration, { onSelect: (w, walk) => editor.s
 const quiz = createQuizSession(narration.parentNode, {
   store, before: narration, seek: (step) => actions.seek(step), changed: () => regate(),
   reveal: (ids) => shown?.layout && zoom.reveal(boxOf(shown.layout, ids), { add: true }), // with the step's note
+  gridable: (on) => quizSetup.showGrid(on), // "whole tensors" where it asks something
 });
 // Every control that replaces the editor's whole text goes through `replacer` (render/reset.js):
 // one undoable transaction, a question when only Ctrl+Z would keep the text, a note.
 const replacer = createTextReplacer($("#reset-note"), { store, editor, onReplace: () => trace() });
-createQuizSetup($("#editor .side"), {
+const quizSetup = createQuizSetup($("#editor .side"), {
   store,
   onNewNumbers: () => { // the same graph, fresh numbers for the leaves: the seed goes into the link
     const seed = freshSeed();
@@ -179,7 +180,7 @@ createQuizSetup($("#editor .side"), {
   },
 });
 // Edit and diff (issue 16 §2): the walk against the run before it, node by node.
-const diffs = createDiffSession($("#editor .side"), { store, svg });
+const diffs = createDiffSession($("#editor .side"), { store, svg, hidden: (step) => quiz.hidden({ step }) });
 
 /** The quiz and the diff follow the walk shown (`walk` may still be arriving, or null). */
 function followWalk(walk) {

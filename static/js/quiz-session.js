@@ -7,7 +7,7 @@
 import { fetchMistakes } from "./api.js";
 import { formatNumber } from "./format.js";
 import { narrate } from "./narration.js";
-import { gateOf, hiddenAt, judge, kindText, PRESETS, questionsOf, quizSpec, resultMessage, scoreOf } from "./quiz.js";
+import { answerText, cellNames, gateOf, hiddenAt, judgeAnswer, kindText, PRESETS, questionsOf, quizSpec, resultMessage, scoreOf } from "./quiz.js";
 import { createQuizPanel, markAsked } from "./render/quiz.js";
 
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -22,10 +22,10 @@ function specText(spec) {
  * which steps ask), with its panel in `root` before `before`. `seek(step)` moves the walk
  * (the player's action); `changed()` redraws the page (the gate moved); `reveal(ids)` brings
  * those nodes into the camera's view; `onEnd(message)` gets resultMessage once per walk when
- * the walk reaches its end.
+ * the walk reaches its end; `gridable(on)` whether a small tensor could be asked whole.
  * Returns {setWalk, limit, show, hidden (what it keeps from the screen at a view), panel}.
  */
-export function createQuizSession(root, { store, before = null, seek, changed = () => {}, onEnd = () => {}, reveal: inView = () => {}, mistakes = fetchMistakes }) {
+export function createQuizSession(root, { store, before = null, seek, changed = () => {}, onEnd = () => {}, reveal: inView = () => {}, mistakes = fetchMistakes, gridable = () => {} }) {
   let walk = null;
   let spec = "";
   let questions = [];
@@ -43,7 +43,11 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
     walk = next;
     spec = walk ? quizSpec({ quiz: store.get().quiz, program: walk.program }) : "";
     const complete = walk && walk.complete !== false;
-    questions = spec && complete ? questionsOf(spec, { graph: walk.trace.graph, events: walk.timeline.events }, { seed: store.get().quiz_seed }) : [];
+    const { quiz_seed: seed, quiz_grid: grid } = store.get();
+    const trace = complete && { graph: walk.trace.graph, events: walk.timeline.events };
+    questions = spec && complete ? questionsOf(spec, trace, { seed, grid }) : [];
+    // "whole tensors" is offered where it asks something (render/quiz.js showGrid)
+    gridable(Boolean(spec && complete && (grid ? questions : questionsOf(spec, trace, { seed, grid: true })).some((q) => q.grid)));
     done = new Set();
     answers = new Map();
     asking = null;
@@ -68,7 +72,7 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
   }
 
   store.subscribe((state, before) => {
-    if (state.quiz === before.quiz) return;
+    if (state.quiz === before.quiz && state.quiz_grid === before.quiz_grid) return;
     setWalk(walk);
     changed();
   });
@@ -128,17 +132,20 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
   /** The rule of the question's step, with its numbers (the engine's narration). */
   const rule = (q) => narrate(q.event, walk.nodesById);
 
-  function answer(text) {
+  /** `texts`: the answer box's text, or a grid's, one per cell (render/quiz.js values). */
+  function answer(texts) {
     const q = asking;
     if (!q) return;
-    const verdict = judge(text, q, table?.[q.what]?.[q.node] ?? []);
+    const verdict = judgeAnswer(texts, q, table?.[q.what]?.[q.node] ?? []);
+    panel.markCells(verdict.cells ?? null);
     if (verdict.verdict === "unreadable") {
-      return panel.say({ verdict: null, title: "Type one number, e.g. 0.7864 (a comma works too)." });
+      return panel.say({ verdict: null, title: q.grid ? "Type one number in each cell, e.g. 0.7864 (a comma works too); Tab moves on."
+        : "Type one number, e.g. 0.7864 (a comma works too)." });
     }
     const record = answers.get(q.step) ?? { tries: [], right: false };
     record.tries.push({ value: verdict.value, verdict: verdict.verdict, kind: verdict.kind });
     answers.set(q.step, record);
-    const right = `${q.symbol} = ${formatNumber(q.answer)}`;
+    const right = answerText(q);
     if (verdict.verdict === "right") {
       record.right = true;
       panel.say({ verdict: "right", title: `Right: ${right}.`, lines: [rule(q)] });
@@ -146,11 +153,17 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
     }
     panel.say({
       verdict: "wrong", mistake: verdict.mistake?.kind, kinds: verdict.kinds,
-      title: `Not quite: ${right}, not ${formatNumber(verdict.value)}.`,
+      title: q.grid ? `Not quite: ${wrongCells(q, verdict.cells)}; ${right}.` : `Not quite: ${right}, not ${formatNumber(verdict.value)}.`,
       named: verdict.mistake ? `${capital(verdict.mistake.text)}.${verdict.also.map((m) => ` Or: ${m.text}.`).join("")}` : null,
       lines: [`The rule: ${rule(q)}`],
     });
   }
+
+  /** "2 of 4 numbers wrong (X̄[0,1], X̄[1,0])": which cells of a grid answer are wrong. */
+  const wrongCells = (q, cells) => {
+    const ks = cells.flatMap((c, k) => (c === "wrong" ? [k] : []));
+    return `${ks.length} of ${cells.length} numbers wrong (${cellNames(q, ks)})`;
+  };
 
   /** Past the question: its number is revealed and the walk goes on to its step. */
   function reveal({ keep = false } = {}) {
@@ -158,7 +171,7 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
     if (!q) return;
     if (!keep && !answers.has(q.step)) { // shown without an answer: its number and rule
       answers.set(q.step, { tries: [], right: false });
-      panel.say({ verdict: null, title: `${q.symbol} = ${formatNumber(q.answer)}.`, lines: [rule(q)] });
+      panel.say({ verdict: null, title: `${answerText(q)}.`, lines: [rule(q)] });
     }
     done.add(q.step);
     asking = null;

@@ -22,6 +22,9 @@ export const PRESETS = {
 // A valid `quiz` field: a preset, or "nodes:" and names separated by commas.
 export const QUIZ_PATTERN = /^(|adjoints|values|fanout|nodes:[A-Za-z_]\w*(,[A-Za-z_]\w*)*)$/;
 export const RELATIVE = 1e-3; // an answer within this relative error is right (engine/mistakes.py)
+// A whole tensor is asked as a grid (state.js quiz_grid) up to this many numbers, of rank 1 or
+// 2 (a row, or rows and columns): 4x4 fits a projector's quiz panel; past it, one element.
+export const GRID_MAX = 16;
 const ASK_LINE = /^[ \t]*#[ \t]*ask[ \t]*:([^\n]*)$/m;
 
 /** The names of a program's `# ask: d, a` comment line, or null when it has none. */
@@ -79,14 +82,24 @@ export function elementAt(x, k) {
   return k === undefined ? x : Array.isArray(x) ? x.flat(Infinity)[k] : undefined;
 }
 
+/** True when tensor `v` (inlined) is asked whole under quiz_grid: rank 1 or 2, at most
+ * GRID_MAX numbers, every one finite (a typed answer is a finite number). */
+function gridded(v) {
+  const size = v.shape.reduce((n, d) => n * d, 1);
+  return v.shape.length <= 2 && size <= GRID_MAX && [v.data].flat(Infinity).every(Number.isFinite);
+}
+
 /**
  * What a question asks of the number `v` of node `node` shown as `symbol`: {answer} for a
- * scalar; for an inlined tensor one element, {answer, element, index, symbol: "W̄1[0,1]"};
- * null when there is nothing to ask (a tensor sent as a summary, a non-finite number).
+ * scalar; for an inlined tensor one element, {answer, element, index, symbol: "W̄1[0,1]"},
+ * or with `grid` (a small one: gridded) the whole tensor, {answer: its nested data, grid:
+ * true, shape, symbol}; null when there is nothing to ask (a tensor sent as a summary, a
+ * non-finite number).
  */
-function asked(v, node, symbol, seed) {
+function asked(v, node, symbol, seed, grid = false) {
   if (typeof v === "number") return { answer: v, symbol };
   if (!isTensor(v) || v.data === null || !v.shape.length) return null;
+  if (grid && gridded(v)) return { answer: v.data, grid: true, shape: v.shape, symbol };
   const element = elementOf(node.id, v.shape, seed);
   const answer = elementAt(v.data, element);
   if (typeof answer !== "number") return null;
@@ -100,9 +113,11 @@ function asked(v, node, symbol, seed) {
  * order: [{step, node, what: "adjoint" | "value", symbol, answer, event}]. `step` is the
  * index of the event that reveals `answer`; never the output's seed. A tensor node (its
  * data inlined) is asked one element, drawn by elementOf from `seed`: the question has
- * `element` (flat index), `index` and `shape` too, and its symbol names the element.
+ * `element` (flat index), `index` and `shape` too, and its symbol names the element; with
+ * `grid` (state.js quiz_grid) a tensor of rank 1 or 2 and at most GRID_MAX numbers is asked
+ * whole: `grid: true`, `shape`, and `answer` its nested data (judgeGrid).
  */
-export function questionsOf(spec, trace, { seed = 0 } = {}) {
+export function questionsOf(spec, trace, { seed = 0, grid = false } = {}) {
   if (!spec || !trace) return [];
   const nodes = new Map(trace.graph.nodes.map((n) => [n.id, n]));
   const last = new Map(); // node id -> [index of its last accumulate event, how many]
@@ -112,7 +127,7 @@ export function questionsOf(spec, trace, { seed = 0 } = {}) {
     else if (ev.kind === "evaluate") evaluated.set(ev.node, i);
   });
   const question = (id, i, what, v, symbol) => {
-    const q = i === undefined ? null : asked(v(trace.events[i]), nodes.get(id), symbol, seed);
+    const q = i === undefined ? null : asked(v(trace.events[i]), nodes.get(id), symbol, seed, grid);
     return q && { step: i, node: id, what, ...q, event: trace.events[i] };
   };
   const adjoint = (id) => question(id, last.get(id)?.[0], "adjoint", (ev) => ev.adjoint_after,
@@ -148,10 +163,19 @@ export function askedAt(questions, done, step) {
  * What a quiz keeps from the screen at `step` (events[:step] shown): {asked: the question
  * the walk waits on there, or null (its node's number shows "?"), revealed(after): true when
  * the event on screen after `after` steps (its index + 1) has been shown, so its numbers may
- * be read}. The node boxes (render/quiz.js markAsked) and the detail panel both follow it.
+ * be read, secret(id, what): true while a question on node `id`'s "adjoint" or "value" is
+ * unanswered, so no run's number of it may be read (the comparison with another run shows
+ * final numbers at step 0, and the other run's are the answer give or take a nudge)}. The
+ * node boxes (render/quiz.js markAsked), the detail panel and the comparison all follow it.
  */
 export function hiddenAt(questions, done, step) {
-  return { asked: askedAt(questions, done, step), revealed: (after) => after <= step };
+  const open = new Set(questions.filter((q) => !done.has(q.step)).map((q) => `${q.node}|${q.what}`));
+  return {
+    asked: askedAt(questions, done, step),
+    revealed: (after) => after <= step,
+    secret: (id, what) => open.has(`${id}|${what}`),
+    secrets: [...open].join(" "), // what secret() says, as a key: it changes when a question is answered
+  };
 }
 
 // A number as the narration prints it (engine/trace/values.py short; signed() wraps a
@@ -222,10 +246,56 @@ export function judge(text, question, mistakes = []) {
   const none = { mistake: null, kinds: [], also: [], kind: null };
   if (Number.isNaN(value)) return { verdict: "unreadable", value, ...none };
   if (matches(value, question.answer)) return { verdict: "right", value, ...none };
-  const named = mistakes.filter((m) => matches(value, elementAt(m.value, question.element)));
-  const kinds = [...new Set(named.map((m) => m.kind))];
-  const also = kinds.slice(1).map((kind) => named.find((m) => m.kind === kind));
-  return { verdict: "wrong", value, mistake: named[0] ?? null, kinds, also, kind: kindOf(kinds) };
+  return { verdict: "wrong", value, ...named(mistakes, (m) => matches(value, elementAt(m.value, question.element))) };
+}
+
+/**
+ * The verdict on a grid question's cells (`texts`: one typed string per element, row-major),
+ * given the mistakes table's entries for its node (each `value` the whole wrong tensor):
+ * judge's fields, with `value` the numbers typed (NaN where unreadable) and `cells` each
+ * cell's "right" | "wrong" | "unreadable". "right" when every cell is; "unreadable" when one
+ * is. A mistake applies to the whole tensor as it does to an element: an entry is named when
+ * every wrong cell is its number there (where the mistake gives the right number, as the
+ * transpose does on a diagonal by chance, a right cell agrees with it too).
+ */
+export function judgeGrid(texts, question, mistakes = []) {
+  const right = [question.answer].flat(Infinity);
+  const value = right.map((_, k) => readAnswer(texts[k]));
+  const cells = value.map((x, k) => (Number.isNaN(x) ? "unreadable" : matches(x, right[k]) ? "right" : "wrong"));
+  const none = { mistake: null, kinds: [], also: [], kind: null };
+  if (cells.includes("unreadable")) return { verdict: "unreadable", value, cells, ...none };
+  const wrong = cells.flatMap((c, k) => (c === "wrong" ? [k] : []));
+  if (!wrong.length) return { verdict: "right", value, cells, ...none };
+  return { verdict: "wrong", value, cells, ...named(mistakes, (m) => wrong.every((k) => matches(value[k], elementAt(m.value, k)))) };
+}
+
+/** The answer `texts` (one string per cell: a scalar's or an element's one) to `question`:
+ * judgeGrid for a grid question, else judge of its one text. */
+export function judgeAnswer(texts, question, mistakes = []) {
+  return question.grid ? judgeGrid(texts, question, mistakes) : judge(texts[0], question, mistakes);
+}
+
+/** {mistake, kinds, also, kind} of the entries of `mistakes` for which `gives(m)`: judge's. */
+function named(mistakes, gives) {
+  const found = mistakes.filter(gives);
+  const kinds = [...new Set(found.map((m) => m.kind))];
+  const also = kinds.slice(1).map((kind) => found.find((m) => m.kind === kind));
+  return { mistake: found[0] ?? null, kinds, also, kind: kindOf(kinds) };
+}
+
+/** A question's right answer as the page prints it: "ā = 0.7864", "X̄ = [[17, 23], [-5, -7]]". */
+export function answerText(q) {
+  return `${q.symbol} = ${numbersText(q.answer)}`;
+}
+
+/** A number, or nested lists of numbers, as the page prints them: "[[17, 23], [-5, -7]]". */
+export function numbersText(x) {
+  return Array.isArray(x) ? `[${x.map(numbersText).join(", ")}]` : formatNumber(x);
+}
+
+/** The names of a grid question's cells at flat indices `ks`: "X̄[0,1], X̄[1,0]". */
+export function cellNames(q, ks) {
+  return ks.map((k) => `${q.symbol}[${indexOf(k, q.shape).join(",")}]`).join(", ");
 }
 
 /**
@@ -269,7 +339,8 @@ export function resultMessage(questions, answers) {
     answers: questions.map((q) => {
       const r = answers.get(q.step);
       return {
-        node: q.node, what: q.what, symbol: q.symbol, ...(q.index ? { index: q.index } : {}), expected: q.answer,
+        node: q.node, what: q.what, symbol: q.symbol, ...(q.index ? { index: q.index } : {}),
+        ...(q.grid ? { shape: q.shape } : {}), expected: q.answer, // a grid's: nested lists, each try's given row-major
         given: r ? r.tries.map((t) => t.value) : [], right: Boolean(r?.right),
         first_try: r?.tries[0]?.verdict === "right", mistakes: r ? r.tries.map((t) => t.kind).filter(Boolean) : [],
       };

@@ -116,6 +116,8 @@ export const FIELDS = {
   // the leaves' numbers "New numbers" gave (0: the program's own).
   quiz: { type: pattern(QUIZ_PATTERN), default: "" },
   quiz_seed: { type: int, default: 0 },
+  // A small tensor (quiz.js GRID_MAX numbers, rank 1 or 2) asked whole, as a grid, not one element.
+  quiz_grid: { type: bool, default: false },
   // Edit and diff (diff.js): the program of the run the one shown is compared with.
   diff_base: { type: text, default: "" },
 };
@@ -260,7 +262,7 @@ export function decodeLink(hash) {
  * menu entry (LINKED), while "✎ Your program" and the edited examples keep theirs. `back`
  * is the entry that was shown, which a plain visit later opens on (savedEditor). `mode`,
  * `tangent` and the tangent's direction (`tangent_direction`, `tangent_element`,
- * `tangent_seed`), the quiz (`quiz`, `quiz_seed`) and the diff's base (`diff_base`) are
+ * `tangent_seed`), the quiz (`quiz`, `quiz_seed`, `quiz_grid`) and the diff's base (`diff_base`) are
  * patched to the link's (else their defaults) where they differ from `state`.
  */
 export function openLink(state, link, presets) {
@@ -270,7 +272,7 @@ export function openLink(state, link, presets) {
   }
   // The walk's mode and tangent leaf are the link's, their defaults when it has none (an
   // older link opens in reverse mode, also in a tab that was in forward mode).
-  for (const name of [...WALK_FIELDS, "quiz", "quiz_seed", "diff_base", ...TRAIN_FIELDS]) {
+  for (const name of [...WALK_FIELDS, "quiz", "quiz_seed", "quiz_grid", "diff_base", ...TRAIN_FIELDS]) {
     const value = Object.hasOwn(link, name) ? link[name] : FIELDS[name].default;
     if (value !== state[name]) patch[name] = value;
   }

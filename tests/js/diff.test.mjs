@@ -193,3 +193,55 @@ test("a tensor's change says its measure: the largest elementwise change, or the
   assert.equal(w.value.measure, "max");
   assert.ok(Math.abs(w.value.delta) > 0);
 });
+
+// A quiz with Compare runs on (issue 16, a review): the other run's ā is the answer, give or
+// take the nudge; the comparison shows a question's number as "?" in both runs until it is
+// answered, as the node's box does (quiz.js hiddenAt is the one definition of what is hidden).
+test("a quiz's secret numbers are veiled in both runs, the rest compared as before", async () => {
+  const { veiled } = await import("../../static/js/diff.js");
+  const { hiddenAt, questionsOf } = await import("../../static/js/quiz.js");
+  const qs = questionsOf("fanout", after); // ā, asked at step 13
+  const diff = diffRuns(before, after); // at step 0: the final numbers
+  const open = hiddenAt(qs, new Set(), 0);
+  assert.ok(open.secret("n0", "adjoint") && !open.secret("n0", "value") && !open.secret("n6", "value"));
+  const shown = veiled(diff, open.secret);
+  const a = shown.rows.find((r) => r.id === "n0");
+  assert.deepEqual(a.adjoint, { hidden: true, changed: true }); // no before, after, delta
+  assert.equal(a.value.delta, diff.rows.find((r) => r.id === "n0").value.delta); // a's value is not asked
+  assert.equal(firstOrder(shown, new Set(["a", "b", "c"])), null); // Δa · ā would name ā
+  assert.ok(firstOrder(diff, new Set(["a", "b", "c"]))); // (it does without the quiz)
+  assert.equal(shown.output.value.delta, diff.output.value.delta); // L still compares
+  assert.equal(strengths(shown.rows).n0, strengths(diff.rows).n0); // a's ring: its value's change
+  // answered: nothing is veiled (the same rows)
+  const answered = hiddenAt(qs, new Set([qs[0].step]), 14);
+  assert.equal(answered.secrets, "");
+  assert.deepEqual(veiled(diff, answered.secret), diff);
+  assert.equal(veiled(diff, null), diff);
+  // a values quiz veils the output's own value, and its row leads as the output still
+  const values = hiddenAt(questionsOf("values", after), new Set(), 0);
+  const out = veiled(diff, values.secret).output;
+  assert.equal(out.id, diff.output.id);
+  assert.deepEqual(out.value, { hidden: true, changed: true });
+  assert.equal(strengths(veiled(diff, values.secret).rows)[out.id], 0.15); // its ring says nothing of how much
+  assert.ok(strengths(diff.rows)[out.id] > 0.15);
+});
+
+// Stepping with Compare on (issue 16, a review: 5 steps of a 1,200-node walk cost 750 ms):
+// a step re-diffs only the nodes the events between it and the last step reached.
+test("stepping re-diffs only the nodes the steps between reached, with the numbers of a fresh diff", () => {
+  const copy = (t) => JSON.parse(JSON.stringify(t)); // a fresh pair of runs: nothing cached
+  let last = null;
+  for (const step of [0, 3, 9, 13, 4, 16, 15, 1, 14, 13, null, 5]) {
+    const diff = diffRuns(before, after, { step });
+    assert.deepEqual(diff, diffRuns(copy(before), copy(after), { step }), `step ${step}`);
+    if (last && last.step > 0 && last.step < 16 && step > 0 && step < 16) {
+      const [lo, hi] = [Math.min(last.step, step), Math.max(last.step, step)];
+      const reached = new Set(after.events.slice(lo, hi).map((ev) => (ev.kind === "accumulate" ? ev.input : ev.node)));
+      for (const r of diff.rows) {
+        const same = last.diff.rows.find((x) => x.id === r.id) === r;
+        assert.equal(same, !reached.has(r.id), `step ${last.step} -> ${step}: ${r.label}`);
+      }
+    }
+    last = { step, diff };
+  }
+});

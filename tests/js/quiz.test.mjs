@@ -310,3 +310,76 @@ test("New numbers gives tensor leaves fresh numbers of the same shape, and names
   assert.deepEqual([helper.changed, helper.kept], [["X"], ["b1", "y"]]);
   assert.deepEqual(freshLeaves("b = zeros(3)\nL = sum(b)\n", 7), { program: "b = zeros(3)\nL = sum(b)\n", changed: [], kept: ["b"] });
 });
+
+// A small tensor asked whole (state.js quiz_grid): a grid of boxes, one per element, judged
+// cell by cell; a mistake named for the whole tensor where every wrong cell is its number.
+test("with quiz_grid a small tensor is asked whole, and a big one still one element", async () => {
+  const { GRID_MAX } = await import("../../static/js/quiz.js");
+  const qs = questionsOf("adjoints", matmul, { seed: 7, grid: true });
+  const x = qs.find((q) => q.node === "n0");
+  assert.equal(x.grid, true);
+  assert.deepEqual(x.shape, [2, 2]);
+  assert.deepEqual(x.answer, X_BAR); // PyTorch's X.grad (tests/engine/test_mistakes.py)
+  assert.equal(x.symbol, "X\u0304"); // no element in its name
+  assert.equal(x.element, undefined);
+  assert.equal(questionsOf("adjoints", matmul, { seed: 7 }).find((q) => q.node === "n0").grid, undefined); // off: one element
+  // past GRID_MAX numbers, or rank 3: one element, as without the grid
+  const big = { shape: [GRID_MAX + 1], dtype: "float64", summary: null, data: Array.from({ length: GRID_MAX + 1 }, (_, k) => k + 0.5) };
+  const cube = { shape: [2, 2, 2], dtype: "float64", summary: null, data: [[[1, 2], [3, 4]], [[5, 6], [7, 8]]] };
+  const vec = { shape: [3], dtype: "float64", summary: null, data: [1.5, -2, 3] };
+  const tiny = (value) => ({
+    graph: { nodes: [{ id: "n0", label: "v", name: "v", role: "op", op: "add", inputs: [] }] },
+    events: [{ kind: "evaluate", node: "n0", value }],
+  });
+  assert.equal(questionsOf("values", tiny(big), { grid: true })[0].grid, undefined);
+  assert.equal(typeof questionsOf("values", tiny(big), { grid: true })[0].element, "number");
+  assert.equal(questionsOf("values", tiny(cube), { grid: true })[0].grid, undefined);
+  assert.deepEqual(questionsOf("values", tiny(vec), { grid: true })[0].answer, [1.5, -2, 3]);
+});
+
+test("a grid answer is judged cell by cell, and a mistake named for the whole tensor", async () => {
+  const { answerText, cellNames, judgeAnswer, judgeGrid } = await import("../../static/js/quiz.js");
+  const x = questionsOf("adjoints", matmul, { seed: 7, grid: true }).find((q) => q.node === "n0");
+  const table = matmulMistakes.adjoint.n0;
+  const cells = (rows) => rows.flat().map(String);
+  const right = judgeGrid(cells([[17, 23], [-5, -7]]), x, table);
+  assert.equal(right.verdict, "right");
+  assert.deepEqual(right.cells, ["right", "right", "right", "right"]);
+  assert.equal(judgeGrid(["17", "23,0", "-5.00004", "\u22127"], x, table).verdict, "right"); // a decimal comma, a minus sign
+  // the transpose left out: Ȳ W = [[19, 22], [-5, -6]] (right at [1,0] by chance)
+  const t = judgeGrid(cells([[19, 22], [-5, -6]]), x, table);
+  assert.equal(t.verdict, "wrong");
+  assert.deepEqual(t.cells, ["wrong", "wrong", "right", "wrong"]);
+  assert.equal(t.mistake.kind, "transpose");
+  assert.equal(t.kind, "transpose");
+  assert.deepEqual(t.value, [19, 22, -5, -6]);
+  assert.equal(cellNames(x, [0, 1, 3]), "X\u0304[0,0], X\u0304[0,1], X\u0304[1,1]");
+  // the slip in one cell only is still that slip there
+  assert.equal(judgeGrid(cells([[19, 23], [-5, -7]]), x, table).mistake.kind, "transpose");
+  assert.equal(judgeGrid(cells([[-17, -23], [5, 7]]), x, table).kind, "sign");
+  assert.equal(judgeGrid(cells([[34, 46], [-10, -14]]), x, table).kind, "added_twice");
+  assert.equal(judgeGrid(cells([[0, 0], [0, 0]]), x, table).kind, "wrong_order");
+  // two slips in two cells: no one mistake gives both
+  const mixed = judgeGrid(cells([[19, 23], [5, -7]]), x, table);
+  assert.equal(mixed.verdict, "wrong");
+  assert.equal(mixed.mistake, null);
+  assert.equal(judgeGrid(cells([[18, 23], [-5, -7]]), x, table).mistake, null);
+  // a cell left empty or not a number: unreadable, that cell marked
+  const empty = judgeGrid(["17", "", "-5", "x"], x, table);
+  assert.equal(empty.verdict, "unreadable");
+  assert.deepEqual(empty.cells, ["right", "unreadable", "right", "unreadable"]);
+  // judgeAnswer: the grid's texts, or a scalar's one
+  assert.equal(judgeAnswer(cells([[19, 22], [-5, -6]]), x, table).kind, "transpose");
+  const a = questionsOf("fanout", trace)[0];
+  assert.equal(judgeAnswer(["1.5729"], a, A_MISTAKES).kind, "overwrite|no_zero_grad");
+  assert.equal(answerText(x), "X\u0304 = [[17, 23], [-5, -7]]");
+  assert.equal(answerText(a), "a\u0304 = 0.7864");
+  // the score and the embed's result count a grid as one question
+  const answers = new Map([[x.step, { tries: [{ value: t.value, verdict: "wrong", kind: t.kind }, { value: right.value, verdict: "right", kind: null }], right: true }]]);
+  assert.deepEqual(scoreOf([x], answers), { asked: 1, right: 1, first_try: 0, mistakes: { transpose: 1 } });
+  const message = resultMessage([x], answers);
+  assert.deepEqual(message.answers[0].expected, X_BAR);
+  assert.deepEqual(message.answers[0].shape, [2, 2]);
+  assert.deepEqual(message.answers[0].given, [[19, 22, -5, -6], [17, 23, -5, -7]]);
+  assert.equal(message.answers[0].index, undefined);
+});

@@ -21,7 +21,7 @@ test("the default state", () => {
     speed: 2, theme: "auto", font: 1, hide_program: false, mode: "reverse", tangent: "",
     tangent_direction: "element", tangent_element: 0, tangent_seed: 1, group_above: 400, open_groups: [],
     train_steps: 300, train_lr: 0.5, train_optimizer: "sgd", train_bug: false, train_iteration: 0, train_chosen: false,
-    quiz: "", quiz_seed: 0, diff_base: "",
+    quiz: "", quiz_seed: 0, quiz_grid: false, diff_base: "",
   });
 });
 

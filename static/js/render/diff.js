@@ -23,7 +23,7 @@ const signed = (x) => (x > 0 ? `+${formatNumber(x)}` : formatNumber(x));
 // "max +0.5" (the largest elementwise change), "mean -0.01" (a tensor that travels as a summary).
 const num = (x) => (typeof x === "number" ? formatNumber(x) : x === undefined ? "–" : isTensor(x) ? formatShape(x.shape) : "tensor");
 const deltaNumber = (c) => (c.delta === 0 ? "0" : signed(c.delta));
-const deltaText = (c) => (!c ? "" : c.added ? "new" : c.delta === null ? (c.changed ? "changed" : "")
+const deltaText = (c) => (!c ? "" : c.added ? "new" : c.hidden ? "?" : c.delta === null ? (c.changed ? "changed" : "")
   : c.measure ? `${c.measure} ${deltaNumber(c)}` : deltaNumber(c));
 
 /**
@@ -62,6 +62,30 @@ export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null })
   filter.addEventListener("change", () => onFilter(filter.checked));
 
   const trs = new Map(); // node id -> its row in the table
+  // Past WINDOWED_ABOVE rows only those near the view are in the table, between two spacer
+  // rows as tall as the rows left out: a step restyled every row of a 1,200-row table (the
+  // page's :has() rules), 5x the step's own cost (bench/compare.py, docs/performance.md).
+  let listed = null; // {rows, output}: the rows the table lists (after "changed only")
+  let range = null; // [first, last): the rows drawn of a long list
+  let rowHeight = 24; // px, measured from a drawn row
+  let measured = 0; // the row height measured once drawn (a scroll measures it again)
+  const spacer = () => {
+    const tr = html("tr", { className: "diff-spacer" }, html("td", { colSpan: 5 }));
+    tr.setAttribute("aria-hidden", "true");
+    return tr;
+  };
+  const [above, below] = [spacer(), spacer()];
+  let pending = false;
+  document.addEventListener("scroll", () => { // the column's scroll, or the page's
+    if (pending || !range) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      if (!range || !listed) return;
+      range = viewRange(listed.rows.length);
+      draw();
+    });
+  }, { capture: true, passive: true });
 
   function show(diff, { on, state = "ready", message = "", changedOnly = false, leaves = new Set(), at = null }) {
     toggle.checked = on;
@@ -75,22 +99,60 @@ export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null })
     else delete el.dataset.step;
     if (!on || !diff) {
       trs.clear();
+      listed = range = null;
       return body.replaceChildren();
     }
-    // keyed by node id and updated in place: a step of the walk re-diffs, and a thousand
-    // rows built anew each step held the player up
-    const shown = diff.rows.filter((r) => !changedOnly || r.changed || r.added).map((r) => fillRow(trs.get(r.id) ?? newRow(r.id), r, diff.output));
+    const rows = diff.rows.filter((r) => !changedOnly || r.changed || r.added);
+    if (rows.length !== listed?.rows.length) range = null; // another list: drawn from its view
+    listed = { rows, output: diff.output };
+    if (rows.length > WINDOWED_ABOVE && !range) range = viewRange(rows.length);
+    else if (rows.length <= WINDOWED_ABOVE) range = null;
+    draw();
+  }
+
+  /** The listed rows in the table (those of `range` between the spacers, for a long list):
+   * keyed by node id and updated in place, a step of the walk re-diffs, and a thousand rows
+   * built anew each step held the player up. */
+  function draw() {
+    const { rows, output } = listed;
+    const [first, last] = range ?? [0, rows.length];
+    const shown = rows.slice(first, last).map((r) => fillRow(trs.get(r.id) ?? newRow(r.id), r, output));
+    if (range) {
+      if (!measured && shown[0]) { // once: its first drawing, at the 24 px guess, measures a row
+        body.replaceChildren(...shown);
+        measured = (shown[1] ?? shown[0]).getBoundingClientRect().height || rowHeight; // not the output's (its thicker border)
+        rowHeight = measured;
+      }
+      above.firstChild.style.height = `${first * rowHeight}px`;
+      below.firstChild.style.height = `${(rows.length - last) * rowHeight}px`;
+      shown.forEach((tr, i) => tr.setAttribute("aria-rowindex", String(first + i + 2))); // 1: the header
+      shown.unshift(above);
+      shown.push(below);
+      table.setAttribute("aria-rowcount", String(rows.length + 1));
+    } else table.removeAttribute("aria-rowcount");
     const kids = body.children;
     if (shown.length !== kids.length || shown.some((tr, i) => kids[i] !== tr)) {
       body.replaceChildren(...shown);
       trs.clear();
-      for (const tr of shown) trs.set(tr.dataset.node, tr);
+      for (const tr of shown) if (tr.dataset.node) trs.set(tr.dataset.node, tr);
     }
+  }
+
+  /** [first, last) of `n` listed rows: those in the window's sight of the column, with
+   * WINDOW_MARGIN rows either side (the row height measured from a drawn row). */
+  function viewRange(n) {
+    const drawn = body.querySelector("tr[data-node]:not(.output)");
+    if (drawn) rowHeight = drawn.getBoundingClientRect().height || rowHeight;
+    const top = body.getBoundingClientRect().top; // the list's top (the spacer above is in it)
+    const box = el.parentElement?.getBoundingClientRect() ?? { top: 0, bottom: innerHeight };
+    const [from, to] = [Math.max(box.top, 0) - top, Math.min(box.bottom, innerHeight) - top];
+    const first = Math.max(0, Math.min(n, Math.floor(from / rowHeight) - WINDOW_MARGIN));
+    return [first, Math.max(first, Math.min(n, Math.ceil(to / rowHeight) + WINDOW_MARGIN))];
   }
   /** Scroll the column holding the panel (when it scrolls) so the table's first row, the
    * output's, is in sight: beside a short editor the summary and the toggles fill it. */
   function reveal() {
-    const first = body.firstElementChild;
+    const first = body.querySelector("tr[data-node]");
     const box = el.parentElement;
     if (!first || !box || box.scrollHeight <= box.clientHeight) return;
     const below = first.getBoundingClientRect().bottom - box.getBoundingClientRect().bottom;
@@ -118,12 +180,20 @@ const setData = (el, key, x) => {
 /** A change's "before → after"; a tensor's shape once when it kept it ("4×8": its Δ says how
  * its numbers moved), so a row keeps to one line in the side column. */
 function pair(c) {
+  if (c.hidden) return "? → ?"; // a quiz's unanswered number (diff.js veiled), in both runs
   const [before, after] = [num(c.before), num(c.after)];
   return isTensor(c.before) && isTensor(c.after) && before === after ? after : `${before} → ${after}`;
 }
 
+const WINDOWED_ABOVE = 200; // rows: a longer list draws only those near the view
+const WINDOW_MARGIN = 40; // rows drawn beyond the view either side (a quick scroll shows no gap)
+
+const drawnRows = new WeakMap(); // tr -> the row it shows: diffRuns keeps an unchanged row's object
+
 /** Row `tr` showing `r` (diff.js diffRuns' row); `output` is the output's row. */
 function fillRow(tr, r, output) {
+  if (drawnRows.get(tr) === r) return tr; // a step re-diffs a few nodes: the rest are drawn
+  drawnRows.set(tr, r);
   const className = [r.changed && "changed", r.added && "new", r === output && "output"].filter(Boolean).join(" ");
   if (tr.className !== className) tr.className = className;
   const [th, value, dValue, adjoint, dAdjoint] = tr.children;
@@ -157,6 +227,8 @@ function summaryText(diff, leaves, at = null) {
   return `${when}${changed.length} of ${diff.rows.length - added.length} nodes changed${fresh}${output}${predicted}${gone}.`;
 }
 
+const painted = new WeakMap(); // g.node -> {r, strength} it was marked with
+
 /** Mark the changed nodes of `diff` in `svg` (null: clear); `changedOnly` fades the rest. */
 export function markDiff(svg, diff, { changedOnly = false } = {}) {
   svg.classList.toggle("diff-filter", Boolean(diff && changedOnly));
@@ -169,6 +241,7 @@ export function markDiff(svg, diff, { changedOnly = false } = {}) {
     const r = marks.get(g.dataset.node);
     if (!r) {
       if (g.dataset.changed === undefined) continue;
+      painted.delete(g);
       delete g.dataset.changed;
       delete g.dataset.delta;
       g.style.removeProperty("--diff-t");
@@ -176,11 +249,14 @@ export function markDiff(svg, diff, { changedOnly = false } = {}) {
       continue;
     }
     const c = r.value?.changed ? r.value : r.adjoint;
+    const strength = (t[r.id] ?? 1).toFixed(3);
+    const was = painted.get(g);
+    if (was?.r === r && was.strength === strength) continue; // as drawn at the last step
+    painted.set(g, { r, strength });
     // each set only where it differs: an unchanged style or attribute set again still
     // costs the browser a style pass over the graph
     setData(g, "changed", r.added ? "new" : r.value?.changed ? "value" : "adjoint");
     setData(g, "delta", String(c?.delta ?? ""));
-    const strength = (t[r.id] ?? 1).toFixed(3);
     if (g.style.getPropertyValue("--diff-t") !== strength) g.style.setProperty("--diff-t", strength);
     const box = g.querySelector("rect.box");
     if (!box) continue;
@@ -193,7 +269,7 @@ export function markDiff(svg, diff, { changedOnly = false } = {}) {
       text.setAttribute("y", String(Number(box.getAttribute("y")) - 6));
       box.parentNode.append(text); // beside the box, in its positioned group (positions never change)
     }
-    setText(text, r.added ? "new" : `${r.value?.changed ? "Δ" : "Δ grad"} ${deltaText(c)}`);
+    setText(text, r.added ? "new" : `${r.value?.changed ? "Δ" : "Δ grad"} ${deltaText(c)}`); // "Δ grad ?" in a quiz
   }
 }
 
@@ -202,7 +278,8 @@ export function detailDiff(panel, diff, id) {
   panel?.querySelector(".diff-detail")?.remove();
   const r = diff?.rows.find((x) => x.id === id);
   if (!panel || !r) return;
-  const line = (what, c) => c && html("li", { textContent: `${what}: ${num(c.before)} → ${num(c.after)}${c.changed ? ` (Δ ${deltaText(c)})` : " (unchanged)"}` });
+  const line = (what, c) => c && html("li", { textContent: c.hidden ? `${what}: ? → ? (asked in the quiz)`
+    : `${what}: ${num(c.before)} → ${num(c.after)}${c.changed ? ` (Δ ${deltaText(c)})` : " (unchanged)"}` });
   panel.append(html("section", { className: "diff-detail" },
     html("h3", { textContent: "Against the previous run" }),
     html("ul", {}, ...[line("value", r.value), line("gradient", r.adjoint)].filter(Boolean))));

@@ -9,10 +9,13 @@
 // gives it). data-quiz is "off" | "waiting" (the walk is not all in, or the mistakes table is
 // on its way) | "ready"; data-asking the asked node's id while it waits for an answer;
 // data-score and data-max at the end; data-feedback "shown" (an answer's lines) | "none" (a
-// new question: the last answer's lines folded away) | "score".
+// new question: the last answer's lines folded away) | "score". A small tensor asked whole
+// (state.js quiz_grid) has a grid of boxes instead of the one: `#quiz .quiz-grid
+// input[name=answer]`, one per element in row-major order, each with data-index ("0,1"; "2"
+// for a vector) and, after an answer, data-verdict ("right" | "wrong" | "unreadable").
 
 import { METRICS } from "../layout.js";
-import { namedSpec, PRESETS, quizSpec } from "../quiz.js";
+import { GRID_MAX, namedSpec, PRESETS, quizSpec } from "../quiz.js";
 import { OP_SETS, SIZES } from "../quiz-practice.js";
 
 const html = (tag, props = {}, ...children) => {
@@ -21,23 +24,53 @@ const html = (tag, props = {}, ...children) => {
   return el;
 };
 
-/**
- * The answer panel, put into `root` before `before` (the narration): {el, ask(question,
- * status), say(feedback), idle(status), off()}. `onSubmit(text)` on Enter or Check;
- * `onContinue()` for "Show and continue".
- */
-export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
+/** An answer box: a number typed (a phone's number keys), described by the feedback. */
+function answerBox(id) {
   const input = html("input", {
-    id: "quiz-answer", name: "answer", type: "text", inputMode: "decimal", autocomplete: "off",
+    id, name: "answer", type: "text", inputMode: "decimal", autocomplete: "off",
     spellcheck: false, enterKeyHint: "done",
   });
   input.setAttribute("autocapitalize", "off");
   input.setAttribute("aria-describedby", "quiz-feedback");
-  const question = html("label", { className: "quiz-question", htmlFor: "quiz-answer" });
+  return input;
+}
+
+/**
+ * A grid question's boxes, one per element of `q.shape` (rank 1: one row), in a CSS grid
+ * of its columns; Tab goes from box to box in row-major order, Enter submits the form.
+ */
+function answerGrid(q) {
+  const [rows, cols] = q.shape.length === 2 ? q.shape : [1, q.shape[0]];
+  const grid = html("div", { className: "quiz-grid", role: "group" });
+  grid.style.setProperty("--cols", String(cols));
+  grid.setAttribute("aria-labelledby", "quiz-question");
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < cols; j++) {
+      const box = answerBox(`quiz-answer-${i * cols + j}`);
+      box.dataset.index = q.shape.length === 2 ? `${i},${j}` : String(j);
+      box.setAttribute("aria-label", q.shape.length === 2 ? `${q.symbol}, row ${i}, column ${j}` : `${q.symbol}, element ${j}`);
+      grid.append(box);
+    }
+  }
+  return grid;
+}
+
+/**
+ * The answer panel, put into `root` before `before` (the narration): {el, ask(question,
+ * status), say(feedback), markCells(cells), idle(status), off()}. `onSubmit(texts)` on
+ * Enter or Check (the box's text, or a grid's, one per cell); `onContinue()` for "Show and
+ * continue".
+ */
+export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
+  const input = answerBox("quiz-answer");
+  const question = html("label", { className: "quiz-question", id: "quiz-question", htmlFor: "quiz-answer" });
+  const answers = html("span", { className: "quiz-answers" }, input); // the box, or a grid's boxes
+  let grid = null; // {q, el}: the grid question asked and its boxes (null: the one box)
   const check = html("button", { type: "submit", className: "btn primary", textContent: "Check" });
   const skip = html("button", { type: "button", className: "btn", textContent: "Show and continue" });
   const status = html("span", { className: "quiz-status" });
-  const form = html("form", { className: "quiz-form", noValidate: true }, question, input, check, skip);
+  const form = html("form", { className: "quiz-form", noValidate: true }, question, answers, check, skip);
+  const boxes = () => [...answers.querySelectorAll("input[name=answer]")];
   const row = html("div", { className: "quiz-row" }, form, status);
   const feedback = html("p", { id: "quiz-feedback", className: "quiz-feedback", role: "status" });
   feedback.setAttribute("aria-live", "polite");
@@ -48,7 +81,7 @@ export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
   root.insertBefore(el, before);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    onSubmit(input.value);
+    onSubmit(boxes().map((b) => b.value));
   });
   skip.addEventListener("click", () => onContinue());
 
@@ -62,6 +95,23 @@ export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
       el.dataset.asking = q.node;
       status.textContent = text;
       question.textContent = `${q.symbol} = ?`;
+      if (q.grid && grid?.q !== q) grid = { q, el: answerGrid(q) };
+      if (!q.grid) grid = null;
+      const shown = grid ? grid.el : input;
+      if (answers.firstElementChild !== shown) answers.replaceChildren(shown);
+      question.htmlFor = grid ? "quiz-answer-0" : "quiz-answer";
+      if (grid) el.dataset.grid = q.shape.join("x");
+      else delete el.dataset.grid;
+      if (grid) {
+        question.title = `the ${q.what === "adjoint" ? "gradient" : "value"} ${q.symbol}, every element (${q.shape.join(" × ")})`;
+        if (focus) {
+          el.dataset.feedback = "none";
+          this.markCells(null);
+          for (const b of boxes()) b.value = "";
+          if (!document.activeElement?.closest?.(".cm-editor, textarea, select")) boxes()[0].focus({ preventScroll: true });
+        }
+        return;
+      }
       const where = q.index ? `, the element at ${q.index.length === 2 ? `row ${q.index[0]}, column ${q.index[1]}` : `index ${q.index.join(", ")}`}` : "";
       question.title = q.what === "adjoint" ? `the gradient ${q.symbol} once every contribution is in${where}` : `the value of ${q.symbol}${where}`;
       input.setAttribute("aria-label", q.what === "adjoint" ? `Your answer: the gradient ${q.symbol}${where}` : `Your answer: the value of ${q.symbol}${where}`);
@@ -91,7 +141,21 @@ export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
       feedback.replaceChildren(html("strong", { textContent: title }),
         ...(named ? [" ", html("span", { className: "quiz-mistake", textContent: named })] : []),
         ...lines.map((l) => html("span", { className: "quiz-line", textContent: l })));
-      if (verdict === "wrong") input.select();
+      if (verdict === "wrong") (boxes().find((b) => b.dataset.verdict === "wrong") ?? boxes()[0]).select();
+    },
+    /** Each grid cell's verdict (quiz.js judgeGrid cells: "right" | "wrong" | "unreadable"),
+     * or null to clear them. */
+    markCells(cells) {
+      boxes().forEach((b, k) => {
+        const c = cells?.[k];
+        if (c && grid) {
+          b.dataset.verdict = c;
+          b.setAttribute("aria-invalid", String(c !== "right"));
+        } else {
+          delete b.dataset.verdict;
+          b.removeAttribute("aria-invalid");
+        }
+      });
     },
     /** The end: the score as the panel's headline. */
     score(text) {
@@ -110,9 +174,11 @@ export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
     /** A fresh quiz (a new walk, or the quiz changed): no verdict, no score, no answer,
      * none of the last quiz's data-* left for a test or a screen reader to read. */
     clear() {
-      for (const key of ["verdict", "mistake", "mistakes", "score", "max", "asking", "feedback"]) delete el.dataset[key];
+      for (const key of ["verdict", "mistake", "mistakes", "score", "max", "asking", "feedback", "grid"]) delete el.dataset[key];
       feedback.replaceChildren();
       input.value = "";
+      grid = null; // the next question builds its own
+      answers.replaceChildren(input);
     },
     off() {
       el.hidden = true;
@@ -147,7 +213,7 @@ export function markAsked(svg, q) {
 
 /**
  * The quiz's setup beside the program, in `root`: the preset menu (off, the presets, named
- * nodes with their names) and "New numbers". Reads and writes the store's `quiz`;
+ * nodes with their names), "whole tensors" and "New numbers"; returns {el, showGrid(on)}. Reads and writes the store's `quiz`;
  * `onNewNumbers()` gives the leaves fresh numbers.
  */
 export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
@@ -165,8 +231,11 @@ export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
   ops.setAttribute("aria-label", "Practice op set");
   const practice = html("button", { type: "button", className: "btn", id: "practice", textContent: "Practice",
     title: "A new small graph of this size and op set to drill the chain rule on (seeded: the link keeps it)" });
+  const whole = html("input", { type: "checkbox", id: "quiz-grid" });
+  const wholeLabel = html("label", { className: "quiz-grid-switch",
+    title: `Ask a small tensor (up to ${GRID_MAX} numbers, a row or a matrix) whole, as a grid of boxes, not one element` }, whole, " whole tensors");
   const el = html("section", { className: "quiz-setup" },
-    html("div", { className: "quiz-setup-row" }, html("label", {}, "Quiz ", menu), names, fresh),
+    html("div", { className: "quiz-setup-row" }, html("label", {}, "Quiz ", menu), names, wholeLabel, fresh),
     html("div", { className: "quiz-setup-row" }, practice, size, ops));
   el.setAttribute("aria-label", "Quiz setup");
   root.prepend(el);
@@ -182,9 +251,14 @@ export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
     names.hidden = !named && menu.value !== "nodes";
     if (named && document.activeElement !== names) names.value = quiz.slice(6).split(",").join(", ");
     el.dataset.source = fromLine ? "ask-line" : "menu";
+    showWhole(state);
     nodesOption.textContent = fromLine ? `${PRESETS.nodes} (the program's # ask: line)` : PRESETS.nodes;
     menu.title = fromLine ? "The program's first line \"# ask: ...\" names the nodes asked; delete it to turn the quiz off" : "";
   };
+  // "whole tensors" only while a quiz runs on a walk with a small tensor to ask (or it is on):
+  // beside the legend or the ledger on a projector the row has no room to spare
+  let gridable = false;
+  const showWhole = (state) => { wholeLabel.hidden = !(quizSpec(state) && (gridable || state.quiz_grid)); };
   const setNamed = () => store.set({ quiz: namedSpec(names.value) });
   menu.addEventListener("change", () => {
     if (menu.value === "nodes") {
@@ -198,15 +272,28 @@ export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
     if (menu.value !== "nodes") menu.blur(); // the arrow keys go back to the player
   });
   names.addEventListener("change", setNamed);
+  whole.addEventListener("change", () => store.set({ quiz_grid: whole.checked }));
   fresh.addEventListener("click", () => onNewNumbers());
   practice.addEventListener("click", () => onPractice({ size: Number(size.value), ops: ops.value }));
   // Train mode steps a training iteration's walk: the quiz's setup is no part of it
   const showMode = ({ mode }) => { el.hidden = mode === "train"; };
   store.subscribe((state, before) => {
     if (state.quiz !== before.quiz || state.program !== before.program) showState(state);
+    if (state.quiz_grid !== before.quiz_grid) {
+      whole.checked = state.quiz_grid;
+      showWhole(state);
+    }
     if (state.mode !== before.mode) showMode(state);
   });
   showState(store.get());
   showMode(store.get());
-  return { el };
+  whole.checked = store.get().quiz_grid;
+  return {
+    el,
+    /** Whether the walk shown has a tensor the quiz could ask whole (quiz-session.js). */
+    showGrid(on) {
+      gridable = on;
+      showWhole(store.get());
+    },
+  };
 }

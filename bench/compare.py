@@ -1,0 +1,113 @@
+"""Stepping with "Compare runs" on (issue 16 §2; a review's profile: 5 steps of a 1,200-node
+program cost about 750 ms with it on), in headless Debian Chromium at 1280x800.
+
+    .venv/bin/python -m bench.compare            # writes its section of docs/performance.md
+    .venv/bin/python -m bench.compare --print    # only prints it
+
+Starts the server (tests/e2e/live_server.py) and opens, by a link, a chain of 1,199 nodes and
+the shared-weights program of about 1,200 (tests/e2e/test_big_graphs.py), as the page opens
+them by default (groups collapsed over 400 nodes): once alone, once compared with the same
+program with its first input nudged (`diff_base`, as "Compare runs" sets it). At a forward
+step and a backward step it times STEPS steps (→), ROUNDS times, each step from the key to
+the page's work done and to the next frame drawn; the figures are medians over every step of
+every round, so one slow round on the shared machine does not set them. Not a test: the
+machine's load moves the absolute figures; compare the two columns of a row.
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+
+from playwright.sync_api import sync_playwright
+
+from bench import machine
+from bench.page import NEXT_FRAME, REPO, STEP, new_page, page_date, write
+
+sys.path.insert(0, str(REPO / "tests" / "e2e"))
+
+from live_server import running_server  # noqa: E402
+from page_helpers import chain, leave_editor, wait_step  # noqa: E402
+from test_big_graphs import shared_weights  # noqa: E402
+from test_links import fragment  # noqa: E402
+
+BEGIN = "<!-- BEGIN bench.compare (generated: .venv/bin/python -m bench.compare) -->"
+END = "<!-- END bench.compare -->"
+ROUNDS = 5
+STEPS = 10
+PROGRAMS = {  # name -> (program, the run compared with: its first input nudged)
+    "chain, 1,199 nodes": (chain(600), chain(600).replace("x = 1.0\n", "x = 1.001\n", 1)),
+    "shared weights, ~1,200 nodes": (shared_weights(1200), shared_weights(1200).replace("x0 = 0.5", "x0 = 0.501", 1)),
+}
+
+
+def open_link(page, url: str, state: dict) -> int:
+    """Open `state` as a link; wait until drawn (and compared, with a diff_base); the total."""
+    page.goto("about:blank")   # a fresh page: a link differing only in its fragment does not reload
+    page.goto(f"{url}/#{fragment({'v': 1, **state})}")
+    page.wait_for_selector('#app[data-status="ready"][data-graph="drawn"]')
+    if state.get("diff_base"):
+        page.wait_for_selector('#diff[data-state="ready"] tr[data-node]')
+    page.evaluate(NEXT_FRAME)
+    return int(page.locator("#player").get_attribute("data-total"))
+
+
+def time_steps(page, at: int) -> dict:
+    """{js: [ms], framed: [ms]} of ROUNDS x STEPS steps from step `at`."""
+    out = {"js": [], "framed": []}
+    for _ in range(ROUNDS):
+        page.locator("#player .scrubber").fill(str(at))
+        wait_step(page, at)
+        leave_editor(page)
+        page.evaluate(NEXT_FRAME)
+        page.wait_for_function("() => document.querySelector('#graph').dataset.restyling !== 'true'")
+        r = page.evaluate(STEP, STEPS)
+        for k in out:
+            out[k] += r[k]
+    return out
+
+
+def measure(page, url: str, program: str, base: str) -> dict:
+    """{(phase, compared): {js, framed}} for the program alone and compared with `base`."""
+    out = {}
+    for compared in (False, True):
+        state = {"program": program, **({"diff_base": base} if compared else {})}
+        total = open_link(page, url, state)
+        for phase, at in (("forward", 10), ("backward", total // 2 + 10)):
+            out[phase, compared] = time_steps(page, at)
+            if compared:   # the comparison followed the steps (mid-walk: the numbers of that step)
+                assert page.locator("#diff").get_attribute("data-step") == str(at + STEPS)
+    return out
+
+
+def run() -> str:
+    m = machine.describe()
+    rows = []
+    with running_server() as url, sync_playwright() as p:
+        browser, page = new_page(p)
+        for name, (program, base) in PROGRAMS.items():
+            r = measure(page, url, program, base)
+            for phase in ("forward", "backward"):
+                off, on = r[phase, False], r[phase, True]
+                med = {k: (statistics.median(off[k]), statistics.median(on[k])) for k in off}
+                rows.append(f"| {name}, {phase} | {med['js'][0]:.1f} / {med['js'][1]:.1f} "
+                            f"({med['js'][1] / med['js'][0]:.2f}×) | {med['framed'][0]:.1f} / "
+                            f"{med['framed'][1]:.1f} ({med['framed'][1] / med['framed'][0]:.2f}×) |")
+        browser.close()
+    return "\n".join([
+        BEGIN,
+        f"Measured {page_date()} on {m['cores']} cores ({m['cpu']}), load {m['load']}, headless "
+        f"Debian Chromium at 1280x800, by `.venv/bin/python -m bench.compare`: medians of "
+        f"{ROUNDS} rounds of {STEPS} steps (→), groups collapsed as the page opens them.",
+        "",
+        "| one step, ms: Compare off / on (on ÷ off; target ≤ 1.5×) | the page's work | until the next frame |",
+        "|---|---|---|",
+        *rows,
+        END,
+    ])
+
+
+if __name__ == "__main__":
+    out = run()
+    print(out)
+    if "--print" not in sys.argv:
+        write(out, BEGIN, END, "Stepping with Compare runs on")
