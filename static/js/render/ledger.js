@@ -9,12 +9,14 @@ const WIDTH = 280;
 const HEIGHT = 64;
 const PAD = 4;
 
-/** The panel in `root` (an element holding an <svg> and <p class="ledger-now">, etc.). */
+/** The panel in `root` (an element holding an <svg>, a heading with <span class="ledger-now">
+ * and <span class="ledger-peak-total">, and <p class="ledger-totals">). */
 export function createLedgerPanel(root) {
   const svg = select(root.querySelector("svg"))
     .attr("viewBox", `0 0 ${WIDTH} ${HEIGHT}`)
     .attr("preserveAspectRatio", "none");
   const now = root.querySelector(".ledger-now");
+  const peak = root.querySelector(".ledger-peak-total");
   const totals = root.querySelector(".ledger-totals");
   let series = null;
   let x = () => 0;
@@ -35,7 +37,7 @@ export function createLedgerPanel(root) {
     svg.selectAll("*").remove();
     root.hidden = scalar || !(series || (forward && trace.ledger));
     root.dataset.mode = forward ? "forward" : "reverse";
-    for (const part of [svg.node(), now, totals]) part.toggleAttribute("hidden", forward); // an <svg> has no .hidden
+    for (const part of [svg.node(), now, peak, totals]) part.toggleAttribute("hidden", forward); // an <svg> has no .hidden
     note.hidden = !forward;
     delete root.dataset.peak;
     delete root.dataset.live;
@@ -57,8 +59,12 @@ export function createLedgerPanel(root) {
       .attr("cx", x(series.peakStep)).attr("cy", y(series.peak));
     svg.append("line").attr("class", "ledger-cursor").attr("y1", 0).attr("y2", HEIGHT);
     const t = trace.ledger;
-    // one fact a line, each short enough to sit beside the chart (ledger.css .ledger-body)
-    const lines = [`peak ${formatBytes(series.peak)}`, `kept by the forward pass ${formatBytes(t.activation_bytes)}`,
+    // The peak beside "now" in the heading (the two a student compares); below, one fact a
+    // line, each short enough to sit beside the chart (ledger.css .ledger-body): four at most,
+    // the chart's height, so a checkpointed ledger's recompute line leaves Quiz and Practice
+    // whole in the projector's 30vh side column (issue 14 §5).
+    peak.textContent = `peak ${formatBytes(series.peak)}`;
+    const lines = [`kept by the forward pass ${formatBytes(t.activation_bytes)}`,
       `forward ${formatFlops(t.flops_forward)}`, `backward ${formatFlops(t.flops_backward)}`];
     if (t.flops_recompute) lines.push(`+ ${formatFlops(t.flops_recompute)} recomputed`);
     totals.replaceChildren(...lines.map((line) => Object.assign(root.ownerDocument.createElement("span"), { textContent: line })));
