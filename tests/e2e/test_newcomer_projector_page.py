@@ -108,6 +108,8 @@ def test_the_camera_note_is_clear_of_the_detail_panel_and_the_trace_buttons(open
         note = page.locator(".camera-note")
         assert note.evaluate("e => e.scrollWidth <= e.clientWidth"), preset
         assert note.inner_text().startswith("Not all of the graph fits")
+        # and readable: its words were 13.3 px (0.95rem of 14 px) on a projector
+        assert note.evaluate("e => parseFloat(getComputedStyle(e).fontSize)") >= 14, preset
         page.screenshot(path=f"/tmp/p8/note-{preset}-{size[0]}.png")
     assert seen, "the note never showed: the test proves nothing"
 
@@ -265,7 +267,12 @@ def test_trace_keeps_the_edited_first_line_in_the_editors_view(open_page, size, 
     else:
         page.keyboard.press(how)
     page.wait_for_selector('#app[data-status="ready"]')
-    page.wait_for_timeout(300)   # the side column and the camera settle
+    # the side column and the camera settle (a fixed 300 ms read the lines once mid-way under
+    # load, in one of four runs of the file); a scroll away from line 1 that stays still fails
+    try:
+        page.wait_for_function(f"() => ({LINES_IN_VIEW})('#editor')[0] === 'a = 1.5'", timeout=5000)
+    except Exception:
+        pass
     shown = page.evaluate(LINES_IN_VIEW, "#editor")
     assert shown[0] == "a = 1.5", shown
     assert node(page, "a").get_attribute("data-name") == "a"
