@@ -36,6 +36,12 @@ from gradwalk.engine.trace.warn import Warnings
 if TYPE_CHECKING:   # pydantic is imported when typed events are asked for (events())
     from gradwalk.engine.trace.events import _Event
 
+# Nodes (elements of the graph event, about 450 B each) above which size_first=False still
+# checks the body's size before the graph: the graph first saves the 10,001-node chain a sixth
+# of its first event's time (issue 15 §1), while past 20,000 nodes a refusal after the graph
+# would come after the page had read and laid out megabytes of it.
+SIZE_FIRST_NODES = 20_000
+
 
 class Tracer:
     """One program, traced.
@@ -96,8 +102,11 @@ class Tracer:
         # last: the estimate counts the warnings and the bug walk. The stream sends the graph
         # before it (size_first=False): the graph event needs none of it, and the estimate is
         # a sixth of the work before the first event; records() checks before its first event
+        # A big graph is checked first all the same: its graph event is megabytes the page
+        # reads and lays out before a refusal would come (a 100,004-node zip loop was refused
+        # 16-23 s after Trace, after "Laying out 100,004 nodes"; the check alone is 5 s).
         self._size_limits = limits
-        if size_first:
+        if size_first or len(self.program.nodes) > SIZE_FIRST_NODES:
             self._check_size()
 
     # ---- compiling -----------------------------------------------------------------------
