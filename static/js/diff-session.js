@@ -77,7 +77,12 @@ export function createDiffSession(root, { store, svg, trace = fetchTrace, hidden
   function shownDiff() {
     const quiz = walk ? hidden(step ?? walk.timeline.events.length) : null;
     secrets = quiz?.secrets ?? "";
-    return veiled(diff, quiz?.secret);
+    return veiled(diff, quiz?.secret, leafIds());
+  }
+
+  /** The ids of the walk's leaves: their own changes are the nudge, shown during a quiz. */
+  function leafIds() {
+    return new Set(walk?.trace.graph.nodes.filter((n) => n.role === "leaf").map((n) => n.id) ?? []);
   }
 
   function redraw() {
@@ -101,7 +106,7 @@ export function createDiffSession(root, { store, svg, trace = fetchTrace, hidden
       if (pair && was !== k) diff = diffRuns(pair.before, pair.after, { step });
       const quiz = walk && hidden(step ?? walk.timeline.events.length);
       if (pair && (was !== k || (quiz?.secrets ?? "") !== secrets)) return redraw(); // a step, or a question answered
-      markDiff(svg, veiled(diff, quiz?.secret), { changedOnly });
+      markDiff(svg, veiled(diff, quiz?.secret, leafIds()), { changedOnly });
     },
     /** Both runs' numbers of node `id` under the detail panel `panel`. */
     detail: (panelEl, id) => detailDiff(panelEl, shownDiff(), id),

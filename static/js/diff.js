@@ -303,13 +303,17 @@ export function diffRuns(before, after, { step = null } = {}) {
  * for which `secret(id, what)` (quiz.js hiddenAt: "value" | "adjoint") is true reads
  * {hidden: true, changed, added} (no before, after nor delta: both runs' numbers and their
  * difference are the answer, give or take the nudge), and the output row is the veiled one.
+ * While an adjoint is asked, so is every computed node's value change when `leafIds` (a Set
+ * of the leaves' ids) is given: a change divided by the nudge is a finite difference of the
+ * answer (L: 0.9242 → 0.925 over Δa = 0.001 gave ā, a review); the leaves' own changes show.
  * `secret` null gives `diff` back.
  */
-export function veiled(diff, secret) {
+export function veiled(diff, secret, leafIds = null) {
   if (!diff || !secret) return diff;
   const veil = (c) => c && { hidden: true, changed: c.changed, ...(c.added ? { added: true } : {}) };
+  const asksAdjoints = leafIds !== null && diff.rows.some((r) => secret(r.id, "adjoint"));
   const rows = diff.rows.map((r) => {
-    const [value, adjoint] = [secret(r.id, "value"), secret(r.id, "adjoint")];
+    const [value, adjoint] = [secret(r.id, "value") || (asksAdjoints && !leafIds.has(r.id)), secret(r.id, "adjoint")];
     return value || adjoint ? { ...r, ...(value ? { value: veil(r.value) } : {}), ...(adjoint ? { adjoint: veil(r.adjoint) } : {}) } : r;
   });
   const output = diff.output && rows[diff.rows.indexOf(diff.output)];

@@ -60,15 +60,19 @@ def test_compare_runs_keeps_the_asked_number_hidden_in_both_runs(chromium, app_u
             assert "gradient: ? → ? (asked in the quiz)" in detail
             assert not any(s in detail for s in secrets[:2]), detail
             node(page, "a").dispatch_event("click")   # unpinned
-        # the other nodes' numbers still compare (L's value moved by about 0.001 · ā)
-        assert float(page.locator(f'#diff tr[data-node="{node(page, "L").get_attribute("data-node")}"]')
-                     .get_attribute("data-delta-value")) > 0
+        # L's change is veiled too while ā is asked: ΔL / Δa is ā give or take the nudge (a
+        # review read it off "L: 0.9242 → 0.925"); a's own change, the nudge, shows
+        l_row = page.locator(f'#diff tr[data-node="{node(page, "L").get_attribute("data-node")}"]')
+        assert l_row.get_attribute("data-delta-value") is None
+        assert "0.925" not in shown_text(page)
+        assert float(a_row.get_attribute("data-delta-value")) > 0
         go(page, A_STEP)
         answer(page, f"{after:.4f}")
         assert page.locator("#quiz").get_attribute("data-verdict") == "right"
         wait_step(page, A_STEP + 1)
         page.wait_for_function("() => document.querySelector('#diff tr[data-node=\"n0\"] td:nth-child(4)').textContent !== '? → ?'")
         assert a_row.locator("td").nth(2).inner_text() == f"{before:.4f} → {after:.4f}"
+        assert float(l_row.get_attribute("data-delta-value")) > 0   # answered: L compares again
         go(page, 16)
         assert "first order: Δa · a\u0304 = 0.001 · 0.7864" in page.locator("#diff .diff-summary").inner_text()
         assert errors == []

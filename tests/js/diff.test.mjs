@@ -210,7 +210,15 @@ test("a quiz's secret numbers are veiled in both runs, the rest compared as befo
   assert.equal(a.value.delta, diff.rows.find((r) => r.id === "n0").value.delta); // a's value is not asked
   assert.equal(firstOrder(shown, new Set(["a", "b", "c"])), null); // Δa · ā would name ā
   assert.ok(firstOrder(diff, new Set(["a", "b", "c"]))); // (it does without the quiz)
-  assert.equal(shown.output.value.delta, diff.output.value.delta); // L still compares
+  assert.equal(shown.output.value.delta, diff.output.value.delta); // without the leaves: L compares
+  // with the leaves' ids, an open adjoint question veils every computed value's change too:
+  // ΔL / Δa is ā give or take the nudge (a review read ā off "L: 0.9242 → 0.925")
+  const leafIds = new Set(after.graph.nodes.filter((n) => n.role === "leaf").map((n) => n.id));
+  const strict = veiled(diff, open.secret, leafIds);
+  assert.deepEqual(strict.output.value, { hidden: true, changed: true });
+  assert.ok(strict.rows.filter((r) => !leafIds.has(r.id)).every((r) => !r.value || r.value.hidden));
+  assert.equal(strict.rows.find((r) => r.id === "n0").value.delta, a.value.delta); // the nudge shows
+  assert.deepEqual(veiled(diff, hiddenAt(qs, new Set([qs[0].step]), 14).secret, leafIds), diff); // answered
   assert.equal(strengths(shown.rows).n0, strengths(diff.rows).n0); // a's ring: its value's change
   // answered: nothing is veiled (the same rows)
   const answered = hiddenAt(qs, new Set([qs[0].step]), 14);
