@@ -236,8 +236,10 @@ def _no_negative(step: int) -> int:
 def _error_text(e: ProgramError) -> str:
     """The refusal as the page says it: where, what, and the hint."""
     where = f" (line {e.line})" if e.line is not None else ""
-    hint = f" {e.hint}" if e.hint else ""
-    return f"Not traced{where}: {e.message}{hint}"
+    if not e.hint:
+        return f"Not traced{where}: {e.message}"
+    stop = "" if e.message.endswith((".", "?", "!", ":")) else "."   # the hint, a sentence of its own
+    return f"Not traced{where}: {e.message}{stop} {e.hint[:1].upper()}{e.hint[1:]}"
 
 
 def show(program: str, **options) -> Walk:

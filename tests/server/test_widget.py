@@ -210,6 +210,8 @@ def test_hvp_mode_without_the_line_is_refused_and_said():
     w.mode = "hvp"
     assert w.error.startswith("Not traced: hvp mode takes its vector from the program's "
                               "`# hvp:` line") and (w.steps, w._trace) == (0, "")
+    # the hint a sentence of its own (the reviewer read "... has none add a first line ...")
+    assert "this program has none. Add a first line such as `# hvp:" in w.error
     w.mode = "reverse"
     assert (w.error, w.grads) == ("", pytest.approx(torch_grads(), rel=1e-12))
 
