@@ -201,12 +201,16 @@ def test_every_narration_of_a_tensor_walk_fits_its_line_on_a_projector(strict_pa
     leave_editor(page)
     line = page.locator("#narration")
     steps = int(page.locator("#player").get_attribute("data-total") or 16)
-    widest = (0, 0)
+    widest, summaries = (0, 0), 0
     for step in range(1, steps + 1):
         page.keyboard.press("ArrowRight")
         page.wait_for_selector(f'#player[data-step="{step}"]')
         assert line.evaluate(FITS) is True, (step, line.inner_text())
         widest = max(widest, (len(line.inner_text()), step))
+        if " · min " in line.inner_text():   # a tensor's summary: labelled fields, not a product
+            summaries += 1
+            assert line.get_attribute("data-typeset") == "false", line.inner_text()
     assert widest[0] > 60   # a line long enough to wrap was among them
+    assert summaries   # the summaries were set as math (6 × 4 · min · max · mean, a review)
     assert page.evaluate("() => window.violations") == []
     assert page.errors == []

@@ -19,11 +19,16 @@ import { setTex } from "./typeset.js";
  * KaTeX cannot parse a line: its TeX source shows in red (throwOnError false), never an
  * exception.
  */
+// a tensor summary's fields, as the engine writes them (engine/trace/values.py summaries)
+const SUMMARY = / · (min|max|mean) [-−]?\d/;
+
 export function showNarration(line, text, { typeset = true } = {}) {
   const { plain, shown, styled } = parts(line);
   // Only a line with a formula in it (an "=") is set as math: a line of prose alone ("one
   // node at a time", step 0's) set by KaTeX read its article "a" as the variable a.
-  typeset &&= styled && Boolean(text) && text.includes("=");
+  // Nor is a tensor's summary ("dL/dX = 6 × 4 · min −0.2206 · max 0.4146 · mean 0.0367"):
+  // labelled fields, which set as math read as a product, 6 × 4 · min · ... (a review).
+  typeset &&= styled && Boolean(text) && text.includes("=") && !SUMMARY.test(text);
   if (plain.textContent === text && line.dataset.typeset === String(typeset)) return;
   plain.textContent = text;
   line.dataset.typeset = String(typeset);
