@@ -111,6 +111,7 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
         raise ProgramError("too_large", "expression nested too deeply", *builder.current) from None
     if not builder.nodes:
         raise ProgramError("empty", "the program assigns nothing: write e.g. `a = 1.0`", 1, 0)
+    builder.note_uncalled()
     return Program(builder.nodes, builder.names, builder.leaves, builder.last, builder.blocks,
                    builder.dtype, bugs, builder.no_grad, builder.inplace, second,
                    bugs_span=bugs_at and Span(bugs_at[0], 0, bugs_at[0], bugs_at[1]),

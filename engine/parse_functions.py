@@ -42,7 +42,7 @@ class FunctionSyntax:
     sizing: list[str]   # the functions being sized, innermost last (recursion)
 
     def setup_functions(self) -> None:
-        self.functions, self.calling = {}, []
+        self.functions, self.calling, self.called = {}, [], set()
         self.defined, self.call_sizes, self.sizing = {}, {}, []
 
     # ---- definitions -------------------------------------------------------------------------
@@ -97,6 +97,18 @@ class FunctionSyntax:
                              hint=f"end `{stmt.name}` with a line such as `return y`")
 
     # ---- calls -------------------------------------------------------------------------------
+    def note_uncalled(self) -> None:
+        """A note ("never_called") for each function defined and never called, at its name:
+        its body made no node, so the output is the value assigned last (seed 003's XOR
+        pasted without its `L = forward(params)` traced `params` without a word; a review)."""
+        for name, f in self.functions.items():
+            if name not in self.called and self.last in self.names:
+                self.notes.append((
+                    "never_called", f"`{name}` (line {f.lineno}) is defined but never called: "
+                    f"its body makes no node, and the output is `{self.last}`, the value "
+                    f"assigned last (to trace it, end with e.g. `L = {name}(...)`)",
+                    self.names[self.last], self.leading_span(f, 4 + len(name))))
+
     def inline(self, node: ast.Call, name: str | None) -> int:
         """The call's value: its body built with the parameters naming the arguments."""
         f = self.functions[node.func.id]
@@ -108,6 +120,7 @@ class FunctionSyntax:
         if f.name in self.calling:   # counted first (call_cost), so not reached; kept as a guard
             raise self.error("unsupported", f"`{f.name}` calls itself: recursion is not "
                              "supported", node)
+        self.called.add(f.name)
         args = [self.expression(a) for a in node.args]
         saved = (self.names, self.body, self.last, self.last_line)
         self.names = {**self.names, **dict(zip(params, args))}

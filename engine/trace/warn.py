@@ -21,7 +21,9 @@ out when there are none (docs/trace-format.md, "Warnings"):
 - "unused": a node the output does not depend on gets no gradient (engine/trace/unused.py);
 - "list_repetition" / "list_concatenation": a list literal times an integer literal
   (`[0.0] * 3`), or two list literals added (`[1.0] + [2.0]`): tensors here (numpy's product
-  and sum), where Python would repeat or join the lists (engine/parse.py notes them).
+  and sum), where Python would repeat or join the lists (engine/parse.py notes them);
+- "never_called": a `def` no line calls, so its body made no node and the output is the
+  value assigned last (engine/parse_functions.py; the node is the output).
 
 The location is the node's span (line 1-based, col 0-based, as every span); all four are null
 for a warning about no node. At most MAX_PER_KIND warnings of one kind are kept; the last kept
@@ -95,6 +97,8 @@ def narration(warnings: list[dict]) -> str:
         head.append("a node does not reach the output, so it gets no gradient")
     if "list_repetition" in kinds or "list_concatenation" in kinds:
         head.append("lists are read as numpy's tensors, not as Python's lists")
+    if "never_called" in kinds:
+        head.append("a function is defined but never called")
     lead = "Done, with a warning" if len(warnings) == 1 else \
         f"Done, with {len(warnings)} warnings"
     return lead + (": " + "; ".join(head) if head else "") + ". " + \
