@@ -18,10 +18,13 @@ test("a name fits its box at 14 px on screen, its font size in layout units", ()
   assert.equal(larger[0].size, 84);
 });
 
-test("a name that does not fit, nor its end from its own operator, is not drawn", () => {
-  assert.equal(fitted({ name: "a + b * c", op: "+" }, 5), null);
+test("a name that does not fit is cut to its own operator's end, the operator, or its call's function", () => {
+  assert.equal(fitted({ name: "a + b * c", op: "+" }, 5), "+");
+  assert.equal(fitted({ name: "a + b * c", op: "+" }, 7), "+ b * c");
   assert.equal(fitted({ name: "aa + b * c", op: "+" }, 9), "… + b * c"); // never "… * c": the node is a +
-  assert.equal(fitted({ name: "tanh(d)", op: null }, 4), null);
+  assert.equal(fitted({ name: "h @ W2", op: "@" }, 4), "@ W2"); // the spirals' box left blank (a review)
+  assert.equal(fitted({ name: "tanh(d)", op: null }, 4), "tanh");
+  assert.equal(fitted({ name: "tanh(d)", op: null }, 3), null);
   assert.equal(fitted({ name: "t", op: null }, 1), "t");
   const short = nameBoxes({ nodes: [node("n0", "L", 200, undefined, 30)] });
   assert.deepEqual(namesAt(short, 0.25), []); // 56 units of text in a 30-unit box

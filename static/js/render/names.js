@@ -47,16 +47,19 @@ export function namesAt(boxes, k, textScale = 1) {
 }
 
 /**
- * `box`'s name in at most `room` characters: whole, else its end from its own operator on
- * ("X @ W1 + b1" as "… + b1": the node's op and its last operand, which the wider name
- * says too), else null.
+ * `box`'s name in at most `room` characters, the first that fits of: whole; its end from its
+ * own operator on ("X @ W1 + b1" as "… + b1": the node's op and its last operand, which the
+ * wider name says too), without the "…" ("+ b1"), the op alone ("+"); a call's function
+ * ("tanh(d)" as "tanh"); else null. A box left blank read as a missing node (a review: the
+ * spirals' `h @ W2` box among named ones).
  */
 export function fitted({ name, op = null }, room) {
-  if ([...name].length <= room) return name;
   const tokens = name.split(" ");
   const at = op ? tokens.lastIndexOf(op) : -1;
-  const tail = at > 0 ? `… ${tokens.slice(at).join(" ")}` : null;
-  return tail && [...tail].length <= room ? tail : null;
+  const end = at > 0 ? tokens.slice(at).join(" ") : null;
+  const call = /^([A-Za-z_][\w.]*)\(/.exec(name)?.[1] ?? null;
+  const tries = [name, end && `… ${end}`, end, at > 0 ? op : null, call];
+  return tries.find((t) => t && [...t].length <= room) ?? null;
 }
 
 /**
