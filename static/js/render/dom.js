@@ -6,6 +6,9 @@ export function el(doc, tag, attrs = {}, ...children) {
   const e = doc.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k === "text") e.textContent = v;
+    // through the CSSOM: the page's style policy (no 'unsafe-inline') refuses a style
+    // attribute, which left the forward passes' bars all full width (test_forward_mode_page)
+    else if (k === "style") e.style.cssText = v;
     else e.setAttribute(k, v);
   }
   e.append(...children);
