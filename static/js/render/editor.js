@@ -111,7 +111,8 @@ export function createEditor(root, { onRun, onInput, note = null }) {
   function afterUpdate() {
     const text = getText();
     // As tall as the program (CSS caps it), and the error box says when it is out of date.
-    mount.style.setProperty("--lines", String(view.state.doc.lines));
+    // On the root: the panel's least height is the editor's (app.css .editor-panel).
+    root.style.setProperty("--lines", String(view.state.doc.lines));
     const stale = errorText !== null && errorText !== text;
     errorBox.classList.toggle("stale", stale);
     errorBox.dataset.stale = String(stale);
