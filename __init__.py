@@ -30,9 +30,10 @@ def trace(program: str, output: str | None = None, *, dtype: str | None = None) 
     ...} (docs/trace-format.md). output: the name whose gradient is taken (None: the last
     assigned). dtype: "float64" or "float32" (None: the program's `# dtype:` line, else
     float64). grads maps each leaf's name to dL/dleaf (a number, or nested lists for a tensor).
-    Raises ProgramError (bad program, or over a GRADWALK_ limit)."""
+    Raises ProgramError (bad program, or over a GRADWALK_ limit), TypeError (program not a str)."""
     import orjson
 
+    _text(program)
     from gradwalk.server.settings import get_settings
     from gradwalk.server.tracing import trace_body
 
@@ -47,7 +48,9 @@ def train(program: str, steps: int, lr: float, *, optimizer: str = "sgd",
     train` do. record: iterations (0-based) whose full trace is kept. output: the loss's name
     (None: the last assigned). Returns {"losses": one float per iteration, the loss before
     that iteration's update, "params": each leaf's final value, "accuracy", "recorded",
-    "diverged", ...} (engine/train/loop.py train). Raises ProgramError."""
+    "diverged", ...} (engine/train/loop.py train). Raises ProgramError, TypeError (program
+    not a str)."""
+    _text(program)
     from gradwalk.engine.errors import ProgramError as Error
     from gradwalk.engine.train import TrainConfig, train as run
     from gradwalk.server.settings import get_settings
@@ -97,13 +100,23 @@ def show(program: str, **options):
     """The notebook widget (an anywidget.AnyWidget) stepping `program`'s walk; options: output,
     mode ("reverse" or "forward"), step, theme. Its traits `step`, `mode`, `program` are synced
     both ways (server/widget.py). Raises ProgramError, traitlets.TraitError (a bad option), or
-    ImportError naming the extra when anywidget is not installed."""
+    ImportError naming the extra when anywidget is not installed, TypeError (program not a
+    str)."""
+    _text(program)
     return _notebook("widget").show(program, **options)
 
 
 def load_ipython_extension(ipython) -> None:
     """`%load_ext gradwalk`: the `%%gradwalk` cell magic (server/magic.py)."""
     _notebook("magic").load_ipython_extension(ipython)
+
+
+def _text(program) -> None:
+    """Refuse a program that is not text before any code reads it as text (a number passed by
+    mistake would otherwise fail deep inside with an AttributeError)."""
+    if not isinstance(program, str):
+        raise TypeError(f"program must be the program's text (a str), not "
+                        f"{type(program).__name__}")
 
 
 def _notebook(name: str):

@@ -7,7 +7,7 @@
 import { fetchMistakes } from "./api.js";
 import { formatNumber } from "./format.js";
 import { narrate } from "./narration.js";
-import { answerText, cellNames, gateOf, hiddenAt, judgeAnswer, kindText, PRESETS, questionsOf, quizSpec, resultMessage, scoreOf } from "./quiz.js";
+import { answerText, askLine, cellNames, gateOf, hiddenAt, judgeAnswer, kindText, PRESETS, questionsOf, quizSpec, resultMessage, scoreOf, unknownNames } from "./quiz.js";
 import { createQuizPanel, markAsked } from "./render/quiz.js";
 
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -89,6 +89,21 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
     return spec && walk ? hiddenAt(questions, done, view.step) : null;
   }
 
+  /**
+   * What the quiz could not find, as a sentence ("" when every name is a node): "No node is
+   * named zz (the # ask: line, line 1); the names are a, b, L." Located at the `# ask:` line
+   * when the names came from it (the state's own quiz field wins over the line).
+   */
+  function unknownText() {
+    const unknown = walk ? unknownNames(spec, walk.trace.graph) : [];
+    if (!unknown.length) return "";
+    const line = store.get().quiz ? null : askLine(walk.program);
+    const where = line ? ` (the # ask: line, line ${line})` : "";
+    const names = [...new Set(walk.trace.graph.nodes.map((n) => n.name).filter(Boolean))].join(", ");
+    const noun = unknown.length > 1 ? "nodes are" : "node is";
+    return `No ${noun} named ${unknown.join(", ")}${where}; the names are ${names}.`;
+  }
+
   /** Show the quiz at `view` (the step on screen) on `svg`. */
   function show(view, svg) {
     if (!spec || !walk) {
@@ -105,10 +120,13 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
       // step): a value's inputs, an adjoint's consumer on the revealing edge
       inView(q.what === "value" ? [q.node, ...(walk.nodesById[q.node]?.inputs ?? [])] : [q.node, q.event.node]);
       const n = questions.indexOf(q) + 1;
-      panel.ask(q, `Question ${n} of ${questions.length} · ${specText(spec)}`, { focus: fresh });
+      const unknown = unknownText();
+      panel.ask(q, `Question ${n} of ${questions.length} · ${specText(spec)}${unknown ? ` · ${unknown}` : ""}`, { focus: fresh });
     } else if (!questions.length && walk.complete !== false) {
-      panel.idle(`Quiz · ${specText(spec)}: nothing to ask in this walk (the quiz asks for the backward pass's numbers`
-        + " or forward values, one element of a tensor; a tensor too large to travel whole is shown as usual).");
+      const unknown = unknownText();
+      const why = unknown ? `. ${unknown}` : " (the quiz asks for the backward pass's numbers"
+        + " or forward values, one element of a tensor; a tensor too large to travel whole is shown as usual).";
+      panel.idle(`Quiz · ${specText(spec)}: nothing to ask in this walk${why}`);
     } else if (view.phase === "done") {
       end();
     } else {

@@ -35,6 +35,23 @@ export function askedNames(program) {
   return names.length ? names : null;
 }
 
+/** The 1-based line of a program's `# ask:` line, or null when it has none. */
+export function askLine(program) {
+  const match = ASK_LINE.exec(String(program ?? ""));
+  return match ? String(program).slice(0, match.index).split("\n").length : null;
+}
+
+/**
+ * The names of a "nodes:" spec that name no node of `graph` (by name or label), in the
+ * spec's order: a typo in `# ask: zz` or the quiz panel would otherwise ask nothing without
+ * saying why. [] for a preset spec.
+ */
+export function unknownNames(spec, graph) {
+  if (!spec?.startsWith("nodes:") || !graph) return [];
+  const known = new Set(graph.nodes.flatMap((n) => [n.name, n.label]));
+  return spec.slice(6).split(",").filter((name) => !known.has(name));
+}
+
 /** The quiz in force: the state's `quiz`, else the program's `# ask:` line, else "" (off). */
 export function quizSpec(state) {
   if (state.quiz) return state.quiz;

@@ -323,6 +323,31 @@ def test_practice_makes_a_seeded_graph_to_drill_on(explorer):
     assert explorer.unexpected_errors() == []
 
 
+def test_an_ask_line_naming_no_node_says_which_name_and_where(chromium, app_url):
+    """`# ask: zz` (a typo) asked nothing and said "nothing to ask" as if the walk had no
+    numbers (a review): the panel names the name, the line, and the names there are."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        program = "a = 1.0\n# ask: zz\nb = 2.0\nL = a * b\n"
+        page.goto(f"{app_url}/#{fragment({'v': 1, 'program': program})}")
+        page.wait_for_selector('#quiz[data-quiz="ready"]')
+        text = page.locator("#quiz").inner_text()
+        assert "No node is named zz (the # ask: line, line 2); the names are a, b, L." in text
+        program = "# ask: d, zz\na = 1.0\nb = 2.0\nd = a * b\nL = d * d\n"
+        page = context.new_page()   # a fragment change alone does not reload the page
+        page.set_default_timeout(20_000)
+        page.goto(f"{app_url}/#{fragment({'v': 1, 'program': program})}")
+        page.wait_for_selector('#quiz[data-quiz="ready"]')
+        page.locator("#narration").click()
+        page.keyboard.press("End")
+        page.wait_for_selector("#quiz[data-asking]")   # d is still asked
+        assert "No node is named zz (the # ask: line, line 1)" in page.locator("#quiz").inner_text()
+    finally:
+        context.close()
+
+
 def test_a_quiz_with_nothing_to_ask_says_so(chromium, app_url):
     context = chromium.new_context(viewport={"width": 1280, "height": 800})
     try:

@@ -5,8 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  askedAt, askedNames, elementAt, elementOf, gateOf, hiddenAt, indexOf, judge, matches, namedSpec, numbersHidden, questionsOf, quizSpec, QUIZ_PATTERN, readAnswer,
-  resultMessage, scoreOf, shownUnit, toleranceOf, withNumbers,
+  askedAt, askedNames, askLine, elementAt, elementOf, gateOf, hiddenAt, indexOf, judge, matches, namedSpec, numbersHidden, questionsOf, quizSpec, QUIZ_PATTERN, readAnswer,
+  resultMessage, scoreOf, shownUnit, toleranceOf, unknownNames, withNumbers,
 } from "../../static/js/quiz.js";
 import { checkState, linkState, decodeLink, encodeLink, openLink, defaultState } from "../../static/js/state.js";
 
@@ -48,6 +48,16 @@ test("a `# ask:` line is a quiz on those nodes unless the state names another", 
   assert.equal(quizSpec({ quiz: "fanout", program: `# ask: d\n${PROGRAM}` }), "fanout");
   assert.equal(namedSpec(" d,  a "), "nodes:d,a");
   assert.equal(namedSpec("1x"), "");
+});
+
+test("a name that is no node is found, and the `# ask:` line located (a review: `# ask: zz` asked nothing silently)", () => {
+  assert.deepEqual(unknownNames("nodes:zz", trace.graph), ["zz"]);
+  assert.deepEqual(unknownNames("nodes:d,zz,a,q", trace.graph), ["zz", "q"]);
+  assert.deepEqual(unknownNames("nodes:d,a", trace.graph), []);
+  assert.deepEqual(unknownNames("adjoints", trace.graph), []);
+  assert.equal(askLine(`# ask: zz\n${PROGRAM}`), 1);
+  assert.equal(askLine(`a = 1.0\n\n  # ask: d\nL = a`), 3);
+  assert.equal(askLine(PROGRAM), null);
 });
 
 test("the gate holds the walk before the first unanswered question", () => {

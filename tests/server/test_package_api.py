@@ -69,6 +69,16 @@ def test_bad_input_is_a_program_error_that_says_what():
         gradwalk.nope
 
 
+@pytest.mark.parametrize("call", [gradwalk.trace, gradwalk.show,
+                                  lambda p: gradwalk.train(p, steps=1, lr=0.1)])
+@pytest.mark.parametrize("program", [123, None, b"a = 1.0"])
+def test_a_program_that_is_not_text_is_a_type_error_that_says_so(call, program):
+    """gradwalk.trace(123) raised AttributeError: 'int' object has no attribute 'replace'
+    from inside the parser (a review)."""
+    with pytest.raises(TypeError, match=rf"a str\), not {type(program).__name__}"):
+        call(program)
+
+
 def test_one_module_identity_per_file():
     """The checkout's engine/ and server/ load only as gradwalk.engine and gradwalk.server:
     the bare names are refused (tests/conftest.py), so no file is imported twice."""
