@@ -102,6 +102,8 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
         body = tree.body
         for k, stmt in enumerate(body):
             builder.statement(stmt)
+            if builder.max_nodes is not None and len(builder.nodes) > builder.max_nodes:
+                raise _too_many_nodes(builder, stmt)
             # Its syntax tree is done with (about 500 bytes a node): freed now, the nodes of
             # the statements after it reuse that memory, instead of the whole tree and the
             # whole IR being held at once (the trace's peak memory, bench/chain.py).
@@ -116,6 +118,17 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
                    builder.dtype, bugs, builder.no_grad, builder.inplace, second,
                    bugs_span=bugs_at and Span(bugs_at[0], 0, bugs_at[0], bugs_at[1]),
                    body=builder.body, lines=lines, notes=builder.notes, data=builder.data)
+
+
+def _too_many_nodes(builder: "_Builder", stmt: ast.stmt) -> ProgramError:
+    """"too_large" at the statement whose nodes took the program over max_nodes, said as soon
+    as it is built: a 100,000-line chain was refused only after the whole parse and with no
+    line (5.7 s; a review)."""
+    return ProgramError("too_large", f"the program makes more than {builder.max_nodes:,} nodes "
+                        f"by line {stmt.lineno:,}; the limit (max_nodes) is "
+                        f"{builder.max_nodes:,}",
+                        stmt.lineno, builder.text.char_col(stmt.lineno, stmt.col_offset),
+                        hint="trace a shorter program (the setting is GRADWALK_MAX_NODES)")
 
 
 def _statements(tree: ast.Module) -> list[ast.stmt]:
@@ -355,6 +368,8 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
         role = "const" if is_const or is_int_constant(name, value, self.int_uses) else "leaf"
         index = self.add(role, role, [], self.span(value), name, name, literal=literal,
                          params=self.init(made))
+        if not np.isfinite(literal).all():
+            self.note_infinite(index, made)
         if bind:
             self.names[name] = index
             if role == "leaf":

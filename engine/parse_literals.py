@@ -31,8 +31,24 @@ class LiteralSyntax:
             shared = self.numbers.get((type(node.value), node.value))
             if shared is not None:   # shared_number's, found without its call
                 return self.add("const", "const", [], span, None, label=label, literal=shared)
-        return self.add("const", "const", [], span, None, label=label,
-                        literal=self.shared_number(node), params=self.init(node))
+        literal = self.shared_number(node)
+        index = self.add("const", "const", [], span, None, label=label, literal=literal,
+                         params=self.init(node))
+        if not np.isfinite(literal).all():   # once per number: later uses are shared above
+            self.note_infinite(index, node)
+        return index
+
+    def note_infinite(self, index: int, node: ast.expr) -> None:
+        """An "overflow_literal" warning at the first number literal under `node` that
+        Python read as inf (`1e400`): the trace goes on with inf, as PyTorch would with the
+        same float (edge points are taught with it), but said where it was written, not only
+        as the first non-finite value at Done (a review)."""
+        where = _first_infinite(node)
+        span = self.span(where)
+        text = self.text.clipped(span.line, span.col, span.end_line, span.end_col, 24)
+        self.notes.append((
+            "overflow_literal", f"`{text}` (line {span.line}, col {span.col + 1}) is beyond "
+            "float64's largest number (about 1.8e308), so it is read as inf", index, span))
 
     def shared_number(self, node: ast.expr) -> np.ndarray:
         """self.literal(node), one read-only 0-d array per number a program's constants repeat
@@ -146,3 +162,13 @@ class LiteralSyntax:
             raise self.error("bad_argument", "a nested list must be rectangular, like "
                              "[[1, 2], [3, 4]]", node) from None
         return value
+
+
+def _first_infinite(node: ast.expr) -> ast.expr:
+    """The first number literal under `node` that Python read as inf (1e400), else `node`
+    (the stretch that made the infinite value)."""
+    for inner in ast.walk(node):
+        if type(inner) is ast.Constant and type(inner.value) is float and \
+                inner.value - inner.value != 0.0:
+            return inner
+    return node

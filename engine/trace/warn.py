@@ -22,6 +22,8 @@ out when there are none (docs/trace-format.md, "Warnings"):
 - "list_repetition" / "list_concatenation": a list literal times an integer literal
   (`[0.0] * 3`), or two list literals added (`[1.0] + [2.0]`): tensors here (numpy's product
   and sum), where Python would repeat or join the lists (engine/parse.py notes them);
+- "overflow_literal": a number literal beyond float64's range that Python reads as inf
+  (`1e400`), at the literal (engine/parse_literals.py): the walk goes on with inf;
 - "never_called": a `def` no line calls, so its body made no node and the output is the
   value assigned last (engine/parse_functions.py; the node is the output).
 
@@ -99,6 +101,8 @@ def narration(warnings: list[dict]) -> str:
         head.append("lists are read as numpy's tensors, not as Python's lists")
     if "never_called" in kinds:
         head.append("a function is defined but never called")
+    if "overflow_literal" in kinds:
+        head.append("a number literal is beyond float64 and reads as inf")
     lead = "Done, with a warning" if len(warnings) == 1 else \
         f"Done, with {len(warnings)} warnings"
     return lead + (": " + "; ".join(head) if head else "") + ". " + \

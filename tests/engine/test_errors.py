@@ -104,7 +104,9 @@ def test_too_large_value_is_refused():
 def test_too_many_nodes_is_refused():
     with pytest.raises(ProgramError) as info:
         Tracer("x = 1.0\n" + "x = x * 2\n" * 10, limits=Limits(max_nodes=15))
-    assert info.value.kind == "too_large" and "21 nodes" in info.value.message
+    # 1 + 2 * 8 = 17 > 15 nodes at line 9: refused there, not after the 21 nodes are built
+    assert info.value.kind == "too_large" and info.value.line == 9
+    assert "more than 15 nodes by line 9" in info.value.message
 
 
 def test_budgets_for_total_elements_and_flops():

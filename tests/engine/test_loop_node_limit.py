@@ -45,3 +45,17 @@ def test_the_bound_is_the_limits_own(iterations, refused):
         return
     with pytest.raises(ProgramError, match=r"would make 43 nodes; the limit \(max_nodes\) is 40"):
         trace_json(text, None, Limits(max_nodes=40))
+
+
+def test_straight_line_code_over_the_node_limit_is_refused_at_the_line_that_crosses_it():
+    """A 100,000-line chain was refused with no line after the whole parse (a review): the
+    statement whose nodes take the program past max_nodes is named as soon as it is built.
+    `x = 1.0` is one node, each `x = x * 1.0001 + 0.001` four (two constants, mul, add):
+    1 + 4 * 25 = 101 > 100 at line 26."""
+    text = "x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 200
+    with pytest.raises(ProgramError) as caught:
+        trace_json(text, limits=Limits(max_nodes=100))
+    e = caught.value
+    assert (e.kind, e.line, e.col) == ("too_large", 26, 0)
+    assert e.message == "the program makes more than 100 nodes by line 26; the limit (max_nodes) is 100"
+    trace_json("x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 24, limits=Limits(max_nodes=100))

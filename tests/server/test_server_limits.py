@@ -24,7 +24,7 @@ LIMITS = [
     ("max_program_chars", 10, SMALL, "too_large", "GRADWALK_MAX_PROGRAM_CHARS", None),
     ("max_statements", 2, SMALL, "too_large", "max_statements", (3, 0)),
     ("max_depth", 2, "a = 1.0\nL = tanh(exp(tanh(a)))\n", "too_large", "max_depth", (2, 18)),
-    ("max_nodes", 2, SMALL, "too_large", "max_nodes", None),
+    ("max_nodes", 2, SMALL, "too_large", "max_nodes", (3, 0)),   # a, b, then L: 3 nodes by line 3
     ("max_elements", 3, "a = [1.0, 2.0]\nL = a + [[1.0], [2.0]]\n", "too_large", "max_elements",
      (2, 4)),
     ("max_total_elements", 3, SMALL, "too_large", "max_total_elements", (2, 4)),
