@@ -323,24 +323,26 @@ def test_practice_makes_a_seeded_graph_to_drill_on(explorer):
     assert explorer.unexpected_errors() == []
 
 
+def _quiz_ready(context, app_url: str, state: dict):
+    """A new page of `context` opened at the link of `state`, once its quiz is ready."""
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    page.goto(f"{app_url}/#{fragment({'v': 1, **state})}")
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    return page
+
+
 def test_an_ask_line_naming_no_node_says_which_name_and_where(chromium, app_url):
     """`# ask: zz` (a typo) asked nothing and said "nothing to ask" as if the walk had no
     numbers (a review): the panel names the name, the line, and the names there are."""
     context = chromium.new_context(viewport={"width": 1280, "height": 800})
     try:
-        page = context.new_page()
-        page.set_default_timeout(20_000)
-        program = "a = 1.0\n# ask: zz\nb = 2.0\nL = a * b\n"
-        page.goto(f"{app_url}/#{fragment({'v': 1, 'program': program})}")
-        page.wait_for_selector('#quiz[data-quiz="ready"]')
+        page = _quiz_ready(context, app_url, {"program": "a = 1.0\n# ask: zz\nb = 2.0\nL = a * b\n"})
         text = page.locator("#quiz").inner_text()
         assert "No node is named zz (the # ask: line, line 2); the names are a, b, L." in text
         program = "# ask: d, zz\na = 1.0\nb = 2.0\nd = a * b\nL = d * d\n"
-        page = context.new_page()   # a fragment change alone does not reload the page
-        page.set_default_timeout(20_000)
-        page.goto(f"{app_url}/#{fragment({'v': 1, 'program': program})}")
-        page.wait_for_selector('#quiz[data-quiz="ready"]')
-        page.locator("#narration").click()
+        page = _quiz_ready(context, app_url, {"program": program})   # a new page: a fragment
+        page.locator("#narration").click()                           # change does not reload
         page.keyboard.press("End")
         page.wait_for_selector("#quiz[data-asking]")   # d is still asked
         assert "No node is named zz (the # ask: line, line 1)" in page.locator("#quiz").inner_text()
@@ -351,12 +353,9 @@ def test_an_ask_line_naming_no_node_says_which_name_and_where(chromium, app_url)
 def test_a_quiz_with_nothing_to_ask_says_so(chromium, app_url):
     context = chromium.new_context(viewport={"width": 1280, "height": 800})
     try:
-        page = context.new_page()
-        page.set_default_timeout(20_000)
         # W (9x9: 81 numbers) travels as a summary, not whole: no element of it to ask
         tensors = "W = randn(9, 9, seed=0)\nL = sum(W * W)\n"
-        page.goto(f"{app_url}/#{fragment({'v': 1, 'program': tensors, 'quiz': 'fanout'})}")
-        page.wait_for_selector('#quiz[data-quiz="ready"]')
+        page = _quiz_ready(context, app_url, {"program": tensors, "quiz": "fanout"})
         assert "nothing to ask in this walk" in page.locator("#quiz").inner_text()
         page.locator("#narration").click()
         page.keyboard.press("End")   # nothing holds the walk
