@@ -258,3 +258,34 @@ def test_the_train_fallback_draws_the_loss_curve_beside_the_iteration(chromium):
         assert errors == []
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("theme", ["projector", "auto"])
+def test_train_mode_at_1024x768_draws_the_node_numbers_readable(chromium, theme):
+    """At 1024x768 the curve beside the graph left it 654 px: the graph fitted whole at 0.53 and
+    its numbers (9.5 px, under 10) were not drawn. The curve goes beside the train settings and
+    the whole graph is shown only where its numbers are drawn."""
+    w = gradwalk.show(LINE, mode="train", train_steps=30, lr=0.1, iteration=4, theme=theme, step=9)
+    page, errors = open_widget(chromium, w, 1024, 768)
+    try:
+        loss = w.losses[4]   # step 9 has evaluated L: iteration 4's loss, 0.0004735
+        for v in "ab":
+            svg = page.locator(f"#{v} svg#graph")
+            assert svg.get_attribute("data-numbers") == "shown", v
+            assert svg.get_attribute("data-whole") == "true", v   # all of it in view
+            value = page.locator(f'#{v} g.node[data-name="L"] g.nums text').first
+            assert value.is_visible()
+            assert math.isclose(float(value.text_content()), loss, rel_tol=1e-3), value.text_content()
+            # on screen at 14 px or more (the line box of an 18 px font at scale k is 18·k·1.2)
+            assert value.bounding_box()["height"] >= 14, (v, value.bounding_box())
+            assert float(svg.get_attribute("data-scale")) * 18 >= 14, svg.get_attribute("data-scale")
+            # the curve still there, beside the settings, off the graph
+            curve, graph = page.locator(f"#{v} .widget-loss svg.loss-curve"), svg.bounding_box()
+            box = curve.bounding_box()
+            assert curve.is_visible() and box["y"] >= graph["y"] + graph["height"], (box, graph)
+            assert box["height"] >= 80, box
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"widget-train-numbers-1024x768-{theme}.png"))
+        assert errors == []
+    finally:
+        page.context.close()
