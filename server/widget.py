@@ -25,7 +25,7 @@ both ways, each change trained again.
 
 Without the widget (nbconvert, GitHub's preview) the output's text/html is the standalone
 HTML export (server/export_html.py) of the same trace in an `<iframe srcdoc>`, so the file
-still steps the walk.
+still steps the walk (train mode's with its loss curve: static/js/embed.js inlinedIteration).
 anywidget: https://anywidget.dev/en/getting-started/ ; the limits are the GRADWALK_ settings
 (server/settings.py get_settings), as for the CLI; notebook_fallback_bytes bounds the fallback.
 """
@@ -66,6 +66,17 @@ WIDGET_RULES = """
   "program program"; }
 .widget-loss { grid-area: loss; align-self: start; padding: 6px 6px 0 0; }
 .widget-loss .loss-curve { display: block; height: auto; width: min(32vw, 20rem); }
+/* A cell under 1100 px wide (a 1024x768 projector) gives the graph its whole width and the
+   curve a place beside the train settings: beside the graph it left 650 px, where the graph
+   fitted whole at 0.53 and its numbers (under 10 px) were not drawn. */
+:host { display: block; container-type: inline-size; }
+@container (max-width: 1099.98px) {
+  .embed.gradwalk-widget[data-mode="train"] { grid-template-areas: "graph graph"
+    "narration narration" "bar bar" "train loss" "program program"; }
+  .embed.gradwalk-widget[data-mode="train"] .widget-loss { align-self: center; padding: 0 6px; }
+  .embed.gradwalk-widget[data-mode="train"] .widget-loss .loss-curve {
+    width: auto; height: 7rem; aspect-ratio: 320 / 150; }
+}
 .widget-program { grid-area: program; font-size: 0.9rem; }
 .widget-program textarea { display: block; width: 100%; box-sizing: border-box;
   font: 0.9rem/1.4 var(--mono); }

@@ -13,7 +13,7 @@
 // walk is ready (on every load: a deck may reload it), {type: "gradwalk:ready", steps} first.
 
 import { fetchTrace } from "./api.js";
-import { fetchIteration, fetchRun, iterationNarration } from "./train.js";
+import { fetchIteration, fetchRun, iterationNarration, steppable } from "./train.js";
 import { createBoundary } from "./render/boundary.js";
 import { createLossCurve } from "./render/losscurve.js";
 import { embedOptions } from "./embedding.js";
@@ -179,16 +179,17 @@ function fail(message) {
 /**
  * A Train-mode link's run beside the graph: its loss curve (up to the chosen iteration `at`,
  * marked; else the whole run) and, for 2-D points, its boundary (after update `at`, or the
- * last). `run`: POST /api/train's answer (losses, boundary, data, classes).
+ * last). `run`: POST /api/train's answer (losses, boundary, data, classes, and `diverged`
+ * {iteration, why} from the notebook widget's body); `steps`: the run's iterations.
  */
-function showRun(run, at) {
+function showRun(run, at, steps = store.get().train_steps) {
   const aside = document.createElement("aside");
   aside.className = "embed-train train-plots";
   aside.setAttribute("aria-label", "Training");
   root.append(aside);
   root.dataset.train = "true";
-  const steps = store.get().train_steps;
-  createLossCurve(aside).draw({ series: [{ kind: "run", name: "loss", losses: run.losses }], steps, cursor: at });
+  const note = run.diverged ? { at: run.diverged.iteration, text: `diverged at ${run.diverged.iteration}` } : null;
+  createLossCurve(aside).draw({ series: [{ kind: "run", name: "loss", losses: run.losses }], steps, cursor: at, note });
   if (!run.boundary || run.data?.X?.[0]?.length !== 2) return;
   createBoundary(aside).draw({ boundary: run.boundary, data: run.data, classes: run.classes });
 }
@@ -243,6 +244,19 @@ function inlinedTrace() {
   }
 }
 
+/**
+ * An inlined training iteration (the notebook widget's fallback in train mode: its body
+ * carries `train`, {losses, iteration, steps, diverged}, server/widget_modes.py) with its
+ * loss curve beside it and its zero_grad steps' zeros; any other trace as it is.
+ */
+function inlinedIteration(trace) {
+  if (!trace?.train) return trace;
+  const { iteration, steps } = trace.train;
+  root.dataset.iteration = String(iteration);
+  showRun(trace.train, iteration, steps);
+  return steppable(trace);
+}
+
 async function start() {
   if (link.error) return fail(link.error);
   const { program, output } = store.get();
@@ -251,7 +265,7 @@ async function start() {
       + "gradwalk's Share button.");
   }
   if (location.protocol === "file:") openFull.hidden = true; // no explorer next to a file
-  let result = inlinedTrace();
+  let result = inlinedIteration(inlinedTrace());
   if (!result) {
     try {
       // a Train-mode link with an iteration chosen shows that iteration's recorded walk, and

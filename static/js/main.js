@@ -146,6 +146,21 @@ const trainPanel = createTrainPanel($(".stage"), {
   onDead: (dead) => { deadShown = dead; markDead(svg, deadUnitsOf(shown)); },
   onError: (detail) => editor.showError(detail),
 });
+// The iteration whose pass the graph draws, told to the Train panel (its line over the
+// slider): a chosen iteration's recorded walk, else the program's own, which is iteration 0's
+// forward and backward (the starting weights); `loadingIteration` while one is fetched.
+let loadingIteration = null;
+let drawnTold = "";
+function tellDrawn() {
+  const info = {
+    iteration: shown ? (shown.iteration?.k ?? 0) : null,
+    starting: Boolean(shown && !shown.iteration), loading: loadingIteration,
+  };
+  const key = JSON.stringify(info);
+  if (key === drawnTold) return;
+  drawnTold = key;
+  trainPanel.showDrawn(info);
+}
 
 // The trace's warnings under the narration (a click shows the place in the program), and
 // the nodes a no_grad block made / the edges detach cuts, marked in the graph (issue 9).
@@ -242,6 +257,7 @@ async function trace() {
   if (shown?.complete) lastGood = shown;
   setStatus("loading");
   delete $("#player").dataset.iteration; // the program's own walk, not a training iteration's
+  loadingIteration = null;
   if (store.get().train_chosen) store.set({ train_chosen: false });
   let walk = null;
   let shownReading = false; // the graph's progress replaced the drawing
@@ -316,11 +332,14 @@ async function showIteration(k) {
   const request = (inFlight = new AbortController());
   if (shown?.complete) lastGood = shown;
   setStatus("loading");
+  loadingIteration = k; // the graph still shows the walk before it: the Train panel says so
+  tellDrawn();
   let body;
   try {
     body = await fetchIteration(store.get(), k, { signal: request.signal });
   } catch (error) {
     if (request !== inFlight || error.name === "AbortError") return;
+    loadingIteration = null;
     return fail(error.detail ?? { kind: "page", message: String(error.message ?? error) });
   }
   if (request !== inFlight) return;
@@ -328,6 +347,7 @@ async function showIteration(k) {
   const walk = await runSliced(beginWalkSteps(head, program, { groupAbove: store.get().group_above }),
     { cancelled: () => request !== inFlight });
   if (request !== inFlight) return;
+  loadingIteration = null;
   walk.iteration = { k, dead: body.dead_units ?? [] };
   begin(walk, request);
   for (const ev of body.events) addEvent(walk, ev); // steppable: as a stream's events
@@ -557,6 +577,7 @@ function markStep(span, program) {
 
 function render({ animate }) {
   const state = store.get();
+  tellDrawn();
   const total = shown ? shown.timeline.length : 0;
   badge.hidden = !(stale && shown);
   bugBadge.textContent = shown ? bugBadgeText(shown.program) : "";
@@ -590,8 +611,10 @@ function render({ animate }) {
   nav.refresh(); // the minimap moves off this step's callouts
   warnings.show(shown, view);
   const said = narrate(view.event, shown.nodesById, { direction: modes.direction(shown), hvp: shown.trace?.hvp });
-  // a training iteration's walk says which iteration the player steps (the run has many)
-  showNarration(narration, shown.iteration ? iterationNarration(shown.iteration.k, said) : said);
+  // a training iteration's walk says which iteration the player steps (the run has many);
+  // in Train mode the program's own walk is iteration 0's, at the starting weights
+  const k = shown.iteration?.k ?? (state.mode === "train" ? 0 : null);
+  showNarration(narration, k === null ? said : iterationNarration(k, said, { starting: !shown.iteration }));
   if (view.event?.kind === "done") secondPanel.reveal(); // the H v table into view at Done
   if (pinned) showDetail(view);
   narration.dataset.kind = view.event?.kind ?? "start";

@@ -170,9 +170,41 @@ export function iterationText(k, steps) {
   return `iteration ${k} of ${iterationRange(steps)}`;
 }
 
-/** The narration of a recorded iteration's step: which iteration the player is stepping. */
-export function iterationNarration(k, text) {
-  return `Iteration ${k}: ${text}`;
+/**
+ * The narration of a step of a training iteration's pass: which iteration the player is
+ * stepping. `starting`: the program's own walk (its weights as written, before any update),
+ * which is iteration 0's forward and backward pass.
+ */
+export function iterationNarration(k, text, { starting = false } = {}) {
+  return `Iteration ${k}${starting ? " (the starting weights)" : ""}: ${text}`;
+}
+
+/** "iteration 0 (the starting weights)", "iteration 300": a pass named as the page says it. */
+function passName(k) {
+  return k === 0 ? "iteration 0 (the starting weights)" : `iteration ${k}`;
+}
+
+/**
+ * What the Train panel says of the pass the graph draws, beside the slider (a reviewer read
+ * "iteration 300" in the status line while the graph stepped the starting weights). `drawn`:
+ * {iteration: the iteration whose numbers the graph shows, or null (no walk); starting: true
+ * for the program's own walk (iteration 0's forward and backward, without zero_grad and the
+ * update); loading: an iteration being fetched, or null}. `chosen`: the iteration the slider
+ * reads. Returns {text, button, title}: the line (short: it shares the slider's row), the
+ * label of the button that draws `chosen`, and the line's longer account (its tooltip).
+ */
+export function drawnText({ iteration = null, starting = false, loading = null } = {}, chosen = 0) {
+  const button = `Step iteration ${chosen}`;
+  const parts = starting ? "its forward and backward pass, before any update"
+    : "its forward, zero_grad, backward and update, with that iteration's numbers";
+  const title = iteration === null ? "" : `The graph steps ${passName(iteration)}: ${parts}.`;
+  if (loading !== null) {
+    const still = iteration === null ? "" : ` the graph still shows ${passName(iteration)}`;
+    return { text: `Loading iteration ${loading}…${still}`, button, title };
+  }
+  if (iteration === null) return { text: "", button, title };
+  const shows = `The graph shows ${passName(iteration)}`;
+  return { text: iteration === chosen ? shows : `${shows}, not ${chosen}`, button, title };
 }
 
 /** Dead units grouped by node id: {n7: [{node, name, unit, iteration}, ...]}. */

@@ -7,8 +7,10 @@
 // model, which moves the others (all views of a widget share its one model).
 // anywidget's model API: https://anywidget.dev/en/afm/ (get, set, on, off, save_changes).
 
+import { METRICS } from "./layout.js";
 import { hvpLine } from "./modes.js";
 import { iterationNarration, steppable } from "./train.js";
+import { NUMBERS_FROM_PX } from "./viewport.js";
 
 /** The walk's modes the widget offers (the kernel's Enum, server/widget_modes.py MODES). */
 export const WIDGET_MODES = ["reverse", "forward", "hvp", "train"];
@@ -40,6 +42,16 @@ export function readyTrace(trace) {
 export function widgetNarration(text, trace) {
   return trace?.train ? iterationNarration(trace.train.iteration, text) : text;
 }
+
+/**
+ * The least scale at which the widget shows its whole graph (walk.js fitWhole's floor; under
+ * it the camera follows the steps at a readable size instead): where a node's numbers are
+ * still drawn (NUMBERS_FROM_PX, 10 px; 0.56). Half size (walk.js WHOLE_MIN, the embed's)
+ * reads up close, but at 1024x768 train mode's whole graph came at 0.53 and its numbers were
+ * not drawn. The projector theme does not raise it (as the embed's: READABLE_SCALE cut the
+ * line fit's w and x off at 1280x800, whole at 0.75, 13.4 px numbers).
+ */
+export const WHOLE_WITH_NUMBERS = NUMBERS_FROM_PX / METRICS.numFont;
 
 /** The parsed trace of `model` ({graph, events, ...}), or null (none yet, or an error). */
 export function traceOf(model) {

@@ -11,10 +11,10 @@ import { narrate } from "./narration.js";
 import { createPlayer } from "./render/player.js";
 import { createStore } from "./state.js";
 import { applyTheme } from "./theme.js";
-import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, WHOLE_MIN } from "./walk.js";
+import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk } from "./walk.js";
 import { createLossCurve } from "./render/losscurve.js";
 import { OPTIMIZERS } from "./state.js";
-import { bindModel, modeChoices, readyTrace, WIDGET_MODES, widgetNarration } from "./widget-sync.js";
+import { bindModel, modeChoices, readyTrace, WHOLE_WITH_NUMBERS, WIDGET_MODES, widgetNarration } from "./widget-sync.js";
 
 function el(doc, tag, attrs = {}, text = "") {
   const node = doc.createElement(tag);
@@ -91,7 +91,7 @@ function render({ model, el: host }) {
   const sized = new ResizeObserver(() => {
     if (!unfitted || !walk || !parts.svg.clientWidth) return;
     unfitted = false;
-    panel.fitWhole(walk, WHOLE_MIN);
+    panel.fitWhole(walk, WHOLE_WITH_NUMBERS);
     show();
   });
   sized.observe(parts.svg);
@@ -131,7 +131,7 @@ function render({ model, el: host }) {
     }
     walk = prepareWalk(readyTrace(trace), model.get("program"));
     root.dataset.graph = panel.draw(walk);
-    unfitted = !panel.fitWhole(walk, WHOLE_MIN) && !parts.svg.clientWidth;
+    unfitted = !panel.fitWhole(walk, WHOLE_WITH_NUMBERS) && !parts.svg.clientWidth;
     root.dataset.status = "ready";
     show();
   }

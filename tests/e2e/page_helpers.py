@@ -117,6 +117,13 @@ def choose(page, preset: str | None = None, *, label: str | None = None, status:
                            arg=[menu.input_value(), status])
 
 
+def choose_theme(page, theme: str) -> None:
+    """Choose `theme` in the "Aa" menu (opened and closed again), as a lecturer would."""
+    page.locator("#view-menu summary").click()
+    page.select_option("#theme", theme)
+    page.locator("#view-menu summary").click()
+
+
 def step_forward(page, steps: int) -> None:
     """From step 0, press → `steps` times with the keys given to the player."""
     leave_editor(page)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import pathlib
 
-from page_helpers import choose
+from page_helpers import choose, choose_theme
 
 SEED_003 = "train-xor-seed1"
 SHOTS = pathlib.Path("/tmp/gradwalk-train-shots")
@@ -68,10 +68,7 @@ def test_the_iterations_box_and_the_status_line_say_one_count(open_explorer):
     for width, height, theme in ((1280, 800, "light"), (1024, 768, "projector")):
         explorer = open_explorer(width, height)
         page = explorer.page
-        if theme == "projector":
-            page.locator("#view-menu summary").click()
-            page.select_option("#theme", "projector")
-            page.locator("#view-menu summary").click()
+        choose_theme(page, theme)
         choose(page, SEED_003)
         box = page.locator("#train-steps").locator("xpath=..")
         assert box.inner_text().split() == ["Iterations", "(0–300)"]

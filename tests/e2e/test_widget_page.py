@@ -5,6 +5,7 @@ standalone fallback (`_repr_html_`) stepping a walk in its iframe as nbconvert s
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -214,5 +215,77 @@ def test_train_mode_screenshots(chromium, width, height, theme):
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"widget-train-{width}x{height}-{theme}.png"))
         assert steps_shown(page) == ("9", "9") and errors == []
+    finally:
+        page.context.close()
+
+
+def test_the_train_fallback_draws_the_loss_curve_beside_the_iteration(chromium):
+    """Without the widget (nbconvert, a saved notebook) train mode's text/html had the walk
+    and no loss curve: the curve of the run's losses, marked at the iteration stepped."""
+    w = gradwalk.show(LINE, mode="train", train_steps=30, lr=0.1, iteration=4, step=2)
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    try:
+        page.set_content(f"<!doctype html><body>{w._repr_html_()}</body>")
+        frame = page.frame_locator("iframe")
+        frame.locator('#embed[data-status="ready"]').wait_for()
+        curve = frame.locator("#loss-curve")
+        assert curve.get_attribute("data-points") == "30" and curve.is_visible()
+        losses = w.losses
+        label = curve.get_attribute("aria-label")   # "Loss after 30 iterations: 7.54e-27"
+        assert label.startswith("Loss after 30 iterations: ")
+        assert math.isclose(float(label.rsplit(" ", 1)[1]), losses[-1], rel_tol=1e-2), (label, losses[-1])
+        # the marker at iteration 4 of an axis 0..29, the iteration the walk steps
+        x = frame.locator("#loss-curve").evaluate("""svg => {
+            const c = svg.querySelector('.loss-cursor'), ticks = [...svg.querySelectorAll('.axis.x .tick')];
+            const mid = (e) => { const r = e.getBoundingClientRect(); return r.left + r.width / 2; };
+            const at = (v) => mid(ticks.find(t => t.textContent === v).querySelector('line'));
+            return [getComputedStyle(c).display, mid(c), at('0'), at('10')];
+        }""")
+        assert x[0] != "none" and math.isclose(x[1], x[2] + 0.4 * (x[3] - x[2]), abs_tol=1.5), x
+        assert frame.locator("#embed").get_attribute("data-iteration") == "4"
+        assert frame.locator(".narration").inner_text().startswith("Iteration 4: ")
+        # the zero_grad step shows the zeros it sets, as in the widget (train.js steppable)
+        kinds = [e["kind"] for e in json.loads(w._trace)["events"]]
+        frame.locator("#embed").focus()
+        for _ in range(kinds.index("zero_grad") + 1 - 2):
+            frame.locator("button.forward").click()
+        assert frame.locator('g.node[data-name="w"]').get_attribute("data-adjoint") == "0"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "widget-train-fallback-1280x800.png"))
+        assert errors == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("theme", ["projector", "auto"])
+def test_train_mode_at_1024x768_draws_the_node_numbers_readable(chromium, theme):
+    """At 1024x768 the curve beside the graph left it 654 px: the graph fitted whole at 0.53 and
+    its numbers (9.5 px, under 10) were not drawn. The curve goes beside the train settings and
+    the whole graph is shown only where its numbers are drawn."""
+    w = gradwalk.show(LINE, mode="train", train_steps=30, lr=0.1, iteration=4, theme=theme, step=9)
+    page, errors = open_widget(chromium, w, 1024, 768)
+    try:
+        loss = w.losses[4]   # step 9 has evaluated L: iteration 4's loss, 0.0004735
+        for v in "ab":
+            svg = page.locator(f"#{v} svg#graph")
+            assert svg.get_attribute("data-numbers") == "shown", v
+            assert svg.get_attribute("data-whole") == "true", v   # all of it in view
+            value = page.locator(f'#{v} g.node[data-name="L"] g.nums text').first
+            assert value.is_visible()
+            assert math.isclose(float(value.text_content()), loss, rel_tol=1e-3), value.text_content()
+            # on screen at 14 px or more (the line box of an 18 px font at scale k is 18·k·1.2)
+            assert value.bounding_box()["height"] >= 14, (v, value.bounding_box())
+            assert float(svg.get_attribute("data-scale")) * 18 >= 14, svg.get_attribute("data-scale")
+            # the curve still there, beside the settings, off the graph
+            curve, graph = page.locator(f"#{v} .widget-loss svg.loss-curve"), svg.bounding_box()
+            box = curve.bounding_box()
+            assert curve.is_visible() and box["y"] >= graph["y"] + graph["height"], (box, graph)
+            assert box["height"] >= 80, box
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"widget-train-numbers-1024x768-{theme}.png"))
+        assert errors == []
     finally:
         page.context.close()

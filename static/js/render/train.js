@@ -10,7 +10,7 @@
 // run streams beside it and its curve is drawn dashed under the buggy one.
 
 import {
-  addTrainEvent, arrived, createRun, deadByNode, deadText, divergedText, formatLoss, outputsText, iterationRange, iterationText, MAX_LR,
+  addTrainEvent, arrived, createRun, deadByNode, deadText, divergedText, drawnText, formatLoss, outputsText, iterationRange, iterationText, MAX_LR,
   MAX_STEPS, OPTIMIZERS, runView, streamTraining, trainRequest,
 } from "../train.js";
 import { createBoundary } from "./boundary.js";
@@ -24,7 +24,7 @@ const OPTIMIZER_NAMES = { sgd: "SGD", momentum: "Momentum", adam: "Adam" };
  * The panel, appended to `root`. `store` holds the train_* fields and the program;
  * `onIteration(k)` asks the page to show iteration k's recorded walk; `onDead(dead)` marks
  * the units dead by the iteration shown on the graph; `onError(detail)` shows a refused run
- * next to the program. Returns {node, show(visible), reset()}.
+ * next to the program. Returns {node, show(visible), showDrawn(drawn), reset()}.
  */
 export function createTrainPanel(root, { store, onIteration, onDead, onError, frame = requestAnimationFrame }) {
   const doc = root.ownerDocument;
@@ -45,14 +45,19 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   const outputs = el(doc, "p", { id: "train-outputs", class: "train-outputs", hidden: "" });
   const slider = el(doc, "input", { id: "train-iteration", type: "range", min: "0", max: "0", value: "0", "aria-label": "Iteration to step through" });
   const sliderText = el(doc, "output", { class: "train-iteration-text" });
-  const open = el(doc, "button", { id: "train-open", type: "button", class: "btn", title: "Step this iteration's forward, zero_grad, backward and update in the graph" }, "Step it");
+  const open = el(doc, "button", { id: "train-open", type: "button", class: "btn", title: "Step this iteration's forward, zero_grad, backward and update in the graph" }, "Step iteration 0");
+  // Which iteration's numbers the graph shows: the status line describes the run (iteration
+  // 300 after Train) while the graph may still step the starting weights (a review).
+  const drawnLine = el(doc, "output", { id: "train-drawn", class: "train-drawn", "data-iteration": "" });
   const plots = el(doc, "div", { class: "train-plots" });
   const controls = el(doc, "div", { class: "train-controls" },
     el(doc, "label", { title: "How many iterations to train, numbered from 0; each one is a forward pass (its loss), zero_grad, a backward pass and an update" }, "Iterations ", steps, " ", range), el(doc, "label", {}, "lr ", lr), optimizer,
     el(doc, "label", { class: "train-bug", title: "The bug lab: skip zero_grad, so the adjoints pile up across iterations; the fixed run is drawn dashed beside it" }, bug, " no zero_grad"),
     el(doc, "span", { class: "train-buttons" }, run, pause, step),
     status, outputs, deadLine,
-    el(doc, "div", { class: "train-slider" }, el(doc, "label", {}, "Iteration ", slider), sliderText, open));
+    // the line beside the button, in the slider's row: a row of its own took the graph's
+    // height (at 1024x768 under the 260 px the graph keeps)
+    el(doc, "div", { class: "train-slider" }, el(doc, "label", {}, "Iteration ", slider), sliderText, drawnLine, open));
   section.append(controls, plots);
   root.prepend(section);
   const curve = createLossCurve(plots);
@@ -66,6 +71,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   let clock = null; // {at: ms, from: iteration}: where playing started (playedTo)
   let abort = null;
   let dragging = false; // the slider's thumb moved and not yet let go ("input" before "change")
+  let drawn = { iteration: null, starting: false, loading: null }; // the graph's pass (showDrawn)
 
   /** The store's settings into the controls. */
   function showSettings({ force = false } = {}) {
@@ -243,6 +249,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     slider.max = String(top);
     if (!dragging) slider.value = String(Math.min(s.train_chosen ? s.train_iteration : Math.max(0, at.iteration), top));
     sliderText.textContent = `${slider.value}`;
+    showDrawnLine();
     pause.disabled = !playing;
     step.disabled = Boolean(shown?.run.done) && view.iteration >= arrived(shown.run) - 1;
     const dead = JSON.stringify(at.dead);
@@ -289,7 +296,20 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     store.set({ train_iteration: Number(slider.value), train_chosen: true });
     onIteration(Number(slider.value));
   };
-  slider.addEventListener("input", () => { dragging = true; sliderText.textContent = slider.value; });
+  /** The line naming the graph's pass, and the button naming the slider's iteration. */
+  function showDrawnLine() {
+    const { text, button, title } = drawnText(drawn, Number(slider.value));
+    drawnLine.textContent = text;
+    drawnLine.title = title;
+    drawnLine.dataset.iteration = drawn.iteration === null ? "" : String(drawn.iteration);
+    drawnLine.dataset.loading = drawn.loading === null ? "" : String(drawn.loading);
+    open.textContent = button;
+  }
+  slider.addEventListener("input", () => {
+    dragging = true;
+    sliderText.textContent = slider.value;
+    showDrawnLine(); // "not iteration 57: press Step iteration 57", until it is let go
+  });
   slider.addEventListener("change", choose);
   open.addEventListener("click", choose);
 
@@ -300,6 +320,14 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
       section.hidden = !visible;
       if (!visible) stop();
       render();
+    },
+    /**
+     * What the graph draws (train.js drawnText's `drawn`): {iteration, starting, loading}.
+     * The page tells it when a walk is shown and while an iteration's walk is fetched.
+     */
+    showDrawn(info) {
+      drawn = { iteration: null, starting: false, loading: null, ...info };
+      showDrawnLine();
     },
     /** The program changed: its old run no longer applies. */
     reset() {
