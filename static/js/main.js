@@ -26,6 +26,7 @@ import { newNumbers, practice } from "./resets.js";
 import { createSharePanel } from "./render/share.js";
 import { createTrainPanel } from "./render/train.js";
 import { keepBarHeight, keepGraphInView, swipeToStep, watchNarrow } from "./render/touch.js";
+import { keepOneRow, setLabel } from "./render/topbar.js";
 import { markDead } from "./render/dead.js";
 import { fetchIteration, iterationNarration } from "./train.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
@@ -655,6 +656,7 @@ const player = createPlayer($("#player"), actions, { tools: $(".zoom-controls") 
 swipeToStep(svg, actions); // one finger sideways on the graph steps; two pinch and pan
 keepBarHeight($("#player"), app); // the narrow layout's bottom bar (narrow.css)
 keepGraphInView($(".stage")); // a phone sideways: the top bar scrolled past (narrow.css)
+keepOneRow($(".topbar"), { skip: () => narrow.matches }); // the top bar on one row (render/topbar.js)
 
 // Keys drive the player unless a text field or a menu has the focus; on a button they still
 // do (Space plays rather than pressing it). Escape leaves the editor (render/editor.js) or
@@ -771,7 +773,9 @@ function showHidden(hidden) {
   app.classList.toggle("program-hidden", collapsed);
   toggleProgram.setAttribute("aria-pressed", String(collapsed));
   toggleProgram.setAttribute("aria-expanded", String(!collapsed));
-  toggleProgram.textContent = !collapsed ? "Hide program" : narrow.matches ? "Edit" : "Show program";
+  if (!collapsed) setLabel(toggleProgram, "Hide program", "Hide");
+  else if (narrow.matches) setLabel(toggleProgram, "Edit");
+  else setLabel(toggleProgram, "Show program", "Show");
 }
 const hideProgram = (hidden) => store.set({ hide_program: hidden });
 toggleProgram.addEventListener("click", () => {

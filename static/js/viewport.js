@@ -25,6 +25,12 @@ export const MAX_FIT_SCALE = 2;
 // overview shows the graph's shape, names and heat maps; the narration reads the numbers.
 // Below it the camera shows the output and says so (data-whole, and a note over the graph).
 export const OVERVIEW_SCALE = 0.25;
+// Failing that, every leaf with the output is shown down to this (README: step 0 shows the
+// whole graph, else every leaf with the output): the three spirals at 1024x768 in Train mode
+// (a 760 x 271 px graph area under the band) needed 0.23 for them and showed y, z and L at the
+// readable scale instead, with a leaf cut at the left (a review of issue 14). Under
+// NUMBERS_FROM_PX either way, an overview draws the boxes' names at 14 px (render/names.js).
+export const LEAVES_SCALE = 0.2;
 // Wheel and buttons stay within these; zooming out further than the readable scale (to see
 // a big graph whole) is the user's choice.
 export const ZOOM_LIMITS = { min: 0.02, max: 4 };
@@ -274,7 +280,7 @@ function doneBox(layout, event) {
 /**
  * The box of the whole graph, shown whole at step 0 and at Done down to OVERVIEW_SCALE
  * (revealTransform); its `core`, when it cannot be, is every leaf with the output
- * `outputId`, down to OVERVIEW_SCALE too, whose own core is the output. Null when the
+ * `outputId`, down to LEAVES_SCALE, whose own core is the output. Null when the
  * output is not drawn. In hvp mode that last core is the leaves instead, themselves shown
  * whole and leaning to their side (`lean`: hvpLeaves).
  */
@@ -287,7 +293,7 @@ export function overviewBox(layout, outputId) {
   const leaves = layout.nodes.filter((n) => n.node?.role === "leaf").map((n) => n.id);
   const hvp = hvpLeaves(layout);
   const core = hvp ? { ...boxOf(layout, hvp), whole: true, overview: true, lean: true } : output;
-  const ends = { ...union(boxOf(layout, leaves), output), core, whole: true, overview: true };
+  const ends = { ...union(boxOf(layout, leaves), output), core, whole: true, overview: true, floor: LEAVES_SCALE };
   return { ...contentBox(layout), core: ends, whole: true, overview: true };
 }
 
@@ -341,7 +347,7 @@ export function revealTransform(t, box, view, { overview = OVERVIEW_SCALE, reach
     // 9 px help nobody): then the output (its core; an hvp walk's leaves, overviewBox) is
     // shown at that scale, with the leaves nearest it; Fit shows everything on request.
     const all = wholeTransform(box, view, { max: t.k });
-    if (all.k >= Math.min(t.k, box.overview ? overview : READABLE_SCALE)) return all;
+    if (all.k >= Math.min(t.k, overviewFloor(box, overview))) return all;
     const k = Math.min(t.k, Math.max(READABLE_SCALE, overview));
     const shown = revealTransform({ ...t, k }, box.core, view, { overview }) ?? { ...t, k };
     return box.core.lean ? lean(shown, box, view) : shown;
@@ -366,6 +372,17 @@ export function revealTransform(t, box, view, { overview = OVERVIEW_SCALE, reach
   const x = axis(box.x0, box.x1, t.x, view.width);
   const y = axis(box.y0, box.y1, t.y, view.height);
   return x === t.x && y === t.y ? null : { k: t.k, x, y };
+}
+
+/**
+ * The least scale revealTransform zooms out to, to show `box` (`whole`) all: the readable
+ * scale for a step, `overview` for an overview's box, or the box's own `floor` (overviewBox's
+ * leaves with the output) where that is lower and `overview` is OVERVIEW_SCALE (a narrow
+ * screen's overview keeps to its readable floor, and a comparison's).
+ */
+function overviewFloor(box, overview) {
+  if (!box.overview) return READABLE_SCALE;
+  return overview <= OVERVIEW_SCALE && box.floor ? Math.min(overview, box.floor) : overview;
 }
 
 /**

@@ -14,6 +14,8 @@ import { undrawnMessage } from "./narration.js";
 import { clearGraph, drawGraph, drawGraphGradually, showFanout, showView } from "./render/graph.js";
 import { nameBoxes } from "./render/names.js";
 import { createZoom } from "./render/zoom.js";
+import { createStepNumbers } from "./render/stepnumbers.js";
+import { keepPanelsOffNodes } from "./render/overlays.js";
 import { linkState } from "./state.js";
 import { badNumberText, nonFiniteOf } from "./tensors.js";
 import { createTimeline, focusOf } from "./timeline.js";
@@ -284,6 +286,8 @@ export function createGraphPanel(svg, { message, onHover, onGroup, pinSize = fal
   note.setAttribute("role", "status");
   note.hidden = true;
   svg.parentNode?.append(note);
+  const numbers = createStepNumbers(svg); // the step's numbers as text when the camera hides them
+  const panelsOff = keepPanelsOffNodes(svg, zoom); // no panel over the step's nodes
   let last = null; // {walk, step, done, focus ids} of the step shown
   let fanout = null; // the shared node whose chips are shown joined to it
 
@@ -397,6 +401,8 @@ export function createGraphPanel(svg, { message, onHover, onGroup, pinSize = fal
       // the step's node and its callout; inside a collapsed group, its box (render/graph.js
       // hangs the callout there too)
       zoom.reveal(stepBox(walk.layout, inBoxes(walk.layout, view.event)));
+      numbers.show(walk, view);
+      panelsOff();
     },
   };
 }

@@ -4,7 +4,7 @@
 // what Done reads out ((H v)_a), not s alone; other walks keep the output (viewport.test.mjs).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { OVERVIEW_SCALE, READABLE_SCALE, fitTransform, contentBox, overviewBox, revealTransform, stepBox } from "../../static/js/viewport.js";
+import { LEAVES_SCALE, OVERVIEW_SCALE, READABLE_SCALE, fitTransform, contentBox, overviewBox, revealTransform, stepBox } from "../../static/js/viewport.js";
 
 const view = { width: 996, height: 390 }; // the graph's svg at 1024x768 (program shown)
 const screen = (t, p) => ({ x: t.k * p.x + t.x, y: t.k * p.y + t.y });
@@ -15,7 +15,9 @@ const inView = (t, n) => {
 };
 
 /** The layout of `L = sum(tanh(X @ W))` with X 2x3, W 3x2 in hvp mode, as the page drew it. */
-function hvpLayout({ hvp = true, width = 4516 } = {}) {
+// 4516 wide as the page drew it: the leaves with s fit at 0.22, between LEAVES_SCALE and
+// OVERVIEW_SCALE; 5600 wide they do not fit even at LEAVES_SCALE (0.18).
+function hvpLayout({ hvp = true, width = 5600 } = {}) {
   const symbol = (name) => (hvp ? `(H v)_${name}` : `${name}̄`);
   const nodes = [
     { id: "n0", x: 241.5, y: 199, width: 275, height: 100, node: { role: "leaf", name: "X", adjoint_symbol: symbol("X") } },
@@ -56,4 +58,19 @@ test("a reverse walk as wide keeps its output in view at the readable scale", ()
   assert.ok(inView(t, layout.nodes[3]));
   assert.ok(!inView(t, layout.nodes[0]));
   assert.equal(t.k, READABLE_SCALE);
+});
+
+test("leaves and an output that fit only under a quarter are shown together down to LEAVES_SCALE", () => {
+  // the page's layout (4516 wide: 0.22), an hvp walk and a reverse one alike (README: step 0
+  // and Done show the whole graph, else every leaf with the output; a review of issue 14)
+  for (const hvp of [true, false]) {
+    const layout = hvpLayout({ hvp, width: 4516 });
+    const t = revealTransform(fitTransform(contentBox(layout), view), overviewBox(layout, "n22"), view);
+    for (const n of [layout.nodes[0], layout.nodes[1], layout.nodes[3]]) assert.ok(inView(t, n), `${hvp} ${n.id}`);
+    assert.ok(t.k >= LEAVES_SCALE && t.k < OVERVIEW_SCALE, String(t.k));
+  }
+  // a narrow screen's overview keeps to its readable floor (viewport.js overviewFloor)
+  const layout = hvpLayout({ hvp: false, width: 4516 });
+  const t = revealTransform(fitTransform(contentBox(layout), view), overviewBox(layout, "n22"), view, { overview: READABLE_SCALE });
+  assert.ok(t.k >= READABLE_SCALE - 1e-9, String(t.k));
 });

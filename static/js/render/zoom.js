@@ -387,7 +387,8 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
 
 // The panels that may stand over the graph's svg, in its wrapper; the camera's own note
 // ("Not all of the graph fits") too: over a phone's graph it covered the top row of nodes.
-const COVERS = ".detail, .graph-trace, .camera-note";
+// The line of the step's numbers (render/stepnumbers.js) too, across the graph's foot.
+const COVERS = ".detail, .graph-trace, .camera-note, .step-numbers";
 
 /**
  * How far (px) the shown panels over `root` (COVERS) reach into it from each side
