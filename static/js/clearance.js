@@ -5,7 +5,7 @@
 // covers them (tests/js/clearance.test.mjs). A transform {k, x, y} maps a layout point p to
 // the screen point k * p + (x, y), as in viewport.js.
 
-import { centredBox, EDGE, MARGIN, STEP_SIZES_UP_TO } from "./viewport.js";
+import { centredBox, EDGE, STEP_SIZES_UP_TO } from "./viewport.js";
 
 /**
  * The boxes {x0, y0, x1, y1} (layout units) of `layout`'s nodes, whose titles clearTop
@@ -17,9 +17,9 @@ export function nodeBoxes(layout) {
   return layout.nodes.map(centredBox);
 }
 
-/** The part of `box` revealTransform shows at scale `k` in `view`: itself when it fits, else its core. */
+/** The part of `box` revealTransform shows at scale `k` in `view`: itself when it fits (EDGE px in from each edge at least), else its core. */
 function shownPart(k, box, view) {
-  const room = (size, length) => k * size <= length - 2 * MARGIN;
+  const room = (size, length) => k * size <= length - 2 * EDGE;
   if (!box?.core || (room(box.x1 - box.x0, view.width) && room(box.y1 - box.y0, view.height))) return box;
   return shownPart(k, box.core, view);
 }

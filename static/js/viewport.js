@@ -342,6 +342,11 @@ export function revealTransform(t, box, view, { overview = OVERVIEW_SCALE, reach
   if (!box) return null;
   const room = (size, length) => t.k * size <= length - 2 * MARGIN;
   const fitsAll = room(box.x1 - box.x0, view.width) && room(box.y1 - box.y0, view.height);
+  // A step's box that fits only with less than MARGIN around it is shown whole, nearer the
+  // edges, before its core alone is: mlp-classifier's step 14 with Compare runs on at 1024x768
+  // on a projector needed 13 px of margin more, and its `+=` note was cut at the graph's foot.
+  const tight = (size, length) => t.k * size <= length - 2 * EDGE;
+  const fitsTight = tight(box.x1 - box.x0, view.width) && tight(box.y1 - box.y0, view.height);
   if (box.whole && !fitsAll) {
     // Zoom out to show it all, but never below the readable scale (numbers projected at
     // 9 px help nobody): then the output (its core; an hvp walk's leaves, overviewBox) is
@@ -352,7 +357,7 @@ export function revealTransform(t, box, view, { overview = OVERVIEW_SCALE, reach
     const shown = revealTransform({ ...t, k }, box.core, view, { overview }) ?? { ...t, k };
     return box.core.lean ? lean(shown, box, view) : shown;
   }
-  if (box.core && !fitsAll) {
+  if (box.core && !fitsTight) {
     // A narrow screen (`reach`) zooms out, for this step only, to show both of its ends (a
     // phone at 390 px had the tanh example's `a` off screen as it flowed into d = e + a)
     const all = reach ? wholeTransform(box, view, { max: t.k }) : null;
@@ -364,6 +369,8 @@ export function revealTransform(t, box, view, { overview = OVERVIEW_SCALE, reach
     const end = t.k * hi + shift;
     // In view, with a little room for the thick outline and glow of a step's node: stay.
     if (start >= EDGE && end <= length - EDGE) return shift;
+    // no room for the margins: centred, at least EDGE from either edge
+    if (!room(hi - lo, length) && tight(hi - lo, length)) return (length - t.k * (hi - lo)) / 2 - t.k * lo;
     // its start at the margin (also when it starts within EDGE of the left: aligning its end
     // then panned a fitted tanh example 765 px right, its output off screen)
     if (!room(hi - lo, length) || start < EDGE) return MARGIN - t.k * lo;

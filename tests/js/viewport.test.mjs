@@ -256,3 +256,20 @@ test("a narrow screen's step zooms out to show both ends, down to its reach (iss
   // past its reach it shows the core, as before
   assert.equal(revealTransform(t, box, view, { reach: 0.6 }).k, t.k);
 });
+
+test("a step's box that fits only with less than the margin is shown whole, not its core alone (issue 14 §5)", () => {
+  // mlp-classifier's step 14 with Compare runs on at 1280x800 on a projector: its ends and
+  // `+=` note 288.6 px tall in a 320 px band (the margins ask for 288): the note was cut
+  // at the band's foot, its ends alone being shown
+  const k = 0.7777777777777778;
+  const ends = { x0: 1935.5, y0: 103, x1: 2653, y1: 392 };
+  const core = { x0: 1820, y0: 192, x1: 2313, y1: 474 }; // the receiving node and its note
+  const box = { x0: 1820, y0: 103, x1: 2653, y1: 474, core: { ...ends, core } };
+  const band = { width: 1252, height: 320 };
+  const t = revealTransform({ k, x: -1063.1, y: -33.8 }, box, band);
+  const top = screen(t, { x: 0, y: box.y0 }).y;
+  const bottom = screen(t, { x: 0, y: box.y1 }).y;
+  assert.ok(top >= 4 - 1e-9 && bottom <= band.height - 4 + 1e-9, `[${top}, ${bottom}] not in the band`);
+  // centred: as far from either edge
+  assert.ok(Math.abs(top - (band.height - bottom)) < 1e-6);
+});

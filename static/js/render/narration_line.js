@@ -32,6 +32,9 @@ export function showNarration(line, text, { typeset = true } = {}) {
   if (plain.textContent === text && line.dataset.typeset === String(typeset)) return;
   plain.textContent = text;
   line.dataset.typeset = String(typeset);
+  // a long line scrolls inside its box on a short screen (app.css .narration): a new one is
+  // read from its start
+  line.scrollTop = 0;
   const target = shown.shadowRoot.querySelector(".formula");
   if (typeset) {
     // KaTeX breaks a line only after a relation or an operator; the narration's words may
