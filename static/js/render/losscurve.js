@@ -110,7 +110,7 @@ export function createLossCurve(root) {
     plot.attr("transform", `translate(${left},${M.top})`);
     const x = scaleLinear().domain([0, Math.max(1, steps - 1)]).range([0, size.width - left - M.right]);
     xAxis.attr("transform", `translate(0,${h})`)
-      .call(axisBottom(x).ticks(Math.max(2, Math.min(4, Math.floor(x.range()[1] / 48)))).tickSizeOuter(0));
+      .call(axisBottom(x).ticks(Math.max(2, Math.min(4, Math.floor(x.range()[1] / 36)))).tickSizeOuter(0));
     yAxis.call(axisLeft(y).ticks(yTicks).tickFormat(format).tickSizeOuter(0));
     cursor.attr("y2", h);
     mark.select("line").attr("y2", h);
