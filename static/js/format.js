@@ -72,6 +72,32 @@ export function formatNumber(x) {
   return general4(x);
 }
 
+/**
+ * `x` (finite, not 0) with `digits` significant digits, trailing zeros kept so that a table's
+ * cells show as many digits each: fixed for exponents -4 to 4 ("-0.0002060", "1.403"), else
+ * exponent form like Python's ("1.835e-08").
+ */
+function significant(x, digits = 4) {
+  const [mantissa, e] = x.toExponential(digits - 1).split("e");
+  const exp = Number(e);
+  if (exp < -4 || exp > 4) return `${mantissa}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+  return x.toFixed(digits - 1 - exp);
+}
+
+/**
+ * The cells of one table (numbers or the non-finite strings), printed by one rule: each
+ * non-zero number with 4 significant digits ("-0.002203", "-0.0002060", "0.04210"), 0 as
+ * "0"; a table of whole numbers under 1e5 as they are ("0", "2"). formatNumber's 4 decimals
+ * gave 2 digits to -0.0022 beside -0.000206's 3 and -0.0006894's 4 in one column (W1's
+ * gradient in the MLP example's detail; a review), which read as different precisions.
+ */
+export function formatCells(cells) {
+  const whole = cells.every((x) => typeof x !== "number" || !Number.isFinite(x)
+    || (Number.isInteger(x) && Math.abs(x) < 1e5));
+  return cells.map((x) => (whole || typeof x !== "number" || !Number.isFinite(x) || x === 0
+    ? formatNumber(x) : significant(x)));
+}
+
 /** "2×3" for shape [2, 3]; "scalar" for []. */
 export function formatShape(shape) {
   return shape && shape.length ? shape.join("×") : "scalar";

@@ -41,6 +41,7 @@ import {
   savedEditor,
 } from "./state.js";
 import { clearGraph } from "./render/graph.js";
+import { keepRowsWhole } from "./render/rows.js";
 import { applyTheme, nextFont } from "./theme.js";
 import {
   addEvent, beginWalkSteps, bigProgram, createGraphPanel, createPlayback, openedGroups, openGroups, openGroupsUnplanned,
@@ -125,6 +126,8 @@ const nav = createNavigator(svg.parentNode, {
   svg, zoom, walk: () => shown, reveal: showNode,
   onHit: (node) => pinned !== node && hover(node, { pin: true }), // a search hit is the selected node
 });
+// The column beside the program scrolls: no line of it cut in half at its foot.
+keepRowsWhole($("#editor .side"));
 // Reverse / forward mode, all n forward passes, the gradient check (issue 9).
 const modes = createModesPanel($("#editor .side"), {
   store, // its mode and tangent leaf are link fields

@@ -49,7 +49,8 @@ function accented(w, accents) {
  * `text` (a rule or a narration line in the engine's Unicode) as TeX for KaTeX. Never throws;
  * every character it does not know is passed on as \text, so KaTeX (throwOnError: false)
  * prints it as it is. `breakable`: a line may break only after a relation or between words
- * of prose (see grouped), never inside a formula.
+ * of prose (see grouped), never inside a formula; "loose": anywhere KaTeX may and at every
+ * space.
  */
 export function toTex(text, { breakable = false } = {}) {
   const out = [];
@@ -103,9 +104,15 @@ export function toTex(text, { breakable = false } = {}) {
   // Math mode drops spaces: the one beside a word or after a comma is kept ("so t̄", "x, y").
   const isText = (t) => t?.startsWith("\\text");
   const ends = (t) => t !== undefined && /[\w)}\]',;:.]$/.test(t); // not after an operator or "="
-  const kept = (k) => isText(out[k - 1]) || /[,;:]$/.test(out[k - 1] ?? "") || (isText(out[k + 1]) && ends(out[k - 1]));
+  // Never beside a relation, which KaTeX spaces itself: "dL/da \\ =" set a double gap.
+  const byRelation = (k) => RELATIONS.has(out[k - 1]) || RELATIONS.has(out[k + 1]);
+  const kept = (k) => !byRelation(k)
+    && (isText(out[k - 1]) || /[,;:]$/.test(out[k - 1] ?? "") || (isText(out[k + 1]) && ends(out[k - 1])));
   const tex = out.map((t, k) => (t !== SPACE ? t : kept(k) ? "\\ " : " "));
-  return (breakable ? grouped(out, tex) : tex.join("")).replace(/ +/g, " ").trim();
+  // "loose": a break after any operator or relation (KaTeX's own) and at any space, inside a
+  // formula too; for a rule wider than its panel however it is grouped (render/typeset.js)
+  const loose = () => tex.map((t) => (t === "\\ " ? "\\ \\allowbreak " : t)).join("");
+  return (breakable === "loose" ? loose() : breakable ? grouped(out, tex) : tex.join("")).replace(/ +/g, " ").trim();
 }
 
 // The relations a line may break after (as toTex writes them).

@@ -17,22 +17,29 @@ test("superscripts, transposes, partials, Hadamard products and subscripted name
   assert.equal(toTex("t = tanh(d), so d̄ += (1 - t²) · t̄"),
     "t = \\tanh(d),\\ \\text{so}\\ \\bar{d} \\mathrel{{+}{=}} (1 - t^{2}) \\cdot \\bar{t}");
   assert.equal(toTex("X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = (4,2) @ (2,3)"),
-    "\\bar{X} \\mathrel{{+}{=}} \\partial L/\\partial (X \\mathbin{@} W) \\mathbin{@} W^{\\top} :\\ (4,3) = (4,2) \\mathbin{@} (2,3)");
+    "\\bar{X} \\mathrel{{+}{=}} \\partial L/\\partial (X \\mathbin{@} W) \\mathbin{@} W^{\\top} : (4,3) = (4,2) \\mathbin{@} (2,3)");
   assert.equal(toTex("W̄1 += x ⊙ h̄2"), "\\bar{W}_{1} \\mathrel{{+}{=}} x \\odot \\bar{h}_{2}");
   assert.equal(toTex("x⁽²⁰⁰⁰⁾"), "x^{(2000)}");
 });
 
 test("TeX's special characters in a program's text are escaped, never commands", () => {
   const tex = toTex("a_b = {c} % $ # & \\ ~ ^");
-  assert.equal(tex, "\\text{a\\_b}\\ = \\{c\\} \\% \\$ \\# \\& \\backslash \\sim \\hat{}");
+  assert.equal(tex, "\\text{a\\_b} = \\{c\\} \\% \\$ \\# \\& \\backslash \\sim \\hat{}");
   assert.doesNotThrow(() => katex.renderToString(tex, { throwOnError: true }));
 });
 
 test("the Done line: a sentence's space, a negative number after a word, × between sizes", () => {
   // seen at 1024x768 in the projector theme: "Done.dL/dX = 4×3 · min − 0.5598", ×3 as text
   assert.equal(toTex("Done. dL/dX = 4×3 · min -0.5598 · max 0.8551"),
-    "\\text{Done}.\\ \\text{dL}/\\text{dX}\\ = 4\\times 3 \\cdot \\text{min}\\ {-}0.5598 \\cdot \\text{max}\\ 0.8551");
+    "\\text{Done}.\\ \\text{dL}/\\text{dX} = 4\\times 3 \\cdot \\text{min}\\ {-}0.5598 \\cdot \\text{max}\\ 0.8551");
   assert.equal(toTex("a = -0.5 - 1"), "a = -0.5 - 1"); // after a sign, KaTeX's own unary minus
+});
+
+test("no TeX space beside a relation: KaTeX spaces it, and the two made a double gap", () => {
+  // the typeset Done line read "dL/da  = 0.7864" (a review)
+  assert.equal(toTex("Done. dL/da = 0.7864"), "\\text{Done}.\\ \\text{dL}/\\text{da} = 0.7864");
+  assert.equal(toTex("Iteration 100: W1.T"), "\\text{Iteration}\\ 100: W_{1}.T");
+  assert.equal(toTex("so a += 1", { breakable: true }).includes("\\ \\mathrel"), false);
 });
 
 // The pairs the LaTeX export's converter (engine/trace/tex.py) is tested on too
@@ -76,4 +83,12 @@ test("every stored narration is TeX that KaTeX parses", () => {
     // a math symbol left as text would print as it is, unset
     for (const m of tex.matchAll(/\\text\{([^}]*)\}/g)) assert.doesNotMatch(m[1], /[=+·⊙@∂²ᵀ\u0304*/<>()[\]]/u, `${text} -> ${m[0]}`);
   }
+});
+
+test("a loose rule may break at every space, inside a formula too (a phone's detail sheet)", () => {
+  // cross_entropy's rule ran off a 390 px sheet: its one formula had no break point
+  const tex = toTex("so ∂L/∂logits += (softmax(logits) - onehot([0, 2])) / 6", { breakable: "loose" });
+  assert.equal(tex, "\\text{so}\\ \\allowbreak \\partial L/\\partial \\text{logits} \\mathrel{{+}{=}} "
+    + "(\\operatorname{softmax}(\\text{logits}) - \\operatorname{onehot}([0,\\ \\allowbreak 2])) / 6");
+  assert.doesNotThrow(() => katex.renderToString(tex, { throwOnError: true }));
 });

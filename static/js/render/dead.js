@@ -30,11 +30,20 @@ export function markDead(svg, dead) {
       const box = g.__data__ ?? { width: 0, height: 0 };
       tag = g.ownerDocument.createElementNS(SVG, "text");
       tag.setAttribute("class", "dead-tag");
-      tag.setAttribute("x", String(-box.width / 2 + 4));
+      tag.setAttribute("x", "0"); // centred: at an overview its larger text stays over its box
+      tag.setAttribute("text-anchor", "middle");
       tag.setAttribute("y", String(-box.height / 2 - 9));
       (g.querySelector(":scope > g.at") ?? g).append(tag);
     }
-    tag.textContent = text;
+    // The tag's end ("(since iteration 0)") is its own tspan: the overview (names.js) shows
+    // only the head, "h: unit 3 dead", at the names' readable size.
+    const cut = text.indexOf(" (since");
+    const head = g.ownerDocument.createElementNS(SVG, "tspan");
+    head.textContent = cut > 0 ? text.slice(0, cut) : text;
+    const since = g.ownerDocument.createElementNS(SVG, "tspan");
+    since.setAttribute("class", "dead-since");
+    since.textContent = cut > 0 ? text.slice(cut) : "";
+    tag.replaceChildren(head, since);
     const label = g.getAttribute("aria-label");
     if (label && !label.includes("dead")) g.setAttribute("aria-label", `${label} (${text})`);
   }

@@ -6,12 +6,13 @@
 // It takes its container; nothing looks up global ids.
 
 import { fetchNode } from "../api.js";
-import { formatNumber, formatShape, isTensor } from "../format.js";
+import { formatCells, formatNumber, formatShape, isTensor } from "../format.js";
 import { dualText } from "../modes.js";
 import { heatCells, heatColor, inkOn, toNumber } from "../heat.js";
 import { opTag } from "../layout.js";
 import { numbersHidden } from "../quiz.js";
 import { adjointFinalStep, backwardRules, badNumberText, pyShape, tableOf } from "../tensors.js";
+import { markScroller } from "./dom.js";
 import { typeset } from "./typeset.js";
 
 const el = (tag, attrs = {}, ...children) => {
@@ -35,12 +36,15 @@ function valueTable(value, kind) {
     table.append(el("thead", {}, el("tr", {}, el("th"), ...t.colHeads.map((h) => el("th", { scope: "col", text: h })))));
   }
   const body = el("tbody");
+  // one number format for the whole table (format.js formatCells); a scalar as in its box
+  const texts = t.total > 1 ? formatCells(t.rows.flat()) : t.rows.flat().map(formatNumber);
+  let cell = 0;
   t.rows.forEach((row, i) => {
     const tr = el("tr", {}, isTensor(value) && value.shape.length ? el("th", { scope: "row", text: t.rowHeads[i] }) : null);
     row.forEach((x, j) => {
       const v = toNumber(x);
       const fill = heatColor(v, maxAbs);
-      const td = el("td", { "data-i": t.rowHeads[i], "data-j": j, "data-v": String(v), text: formatNumber(x) });
+      const td = el("td", { "data-i": t.rowHeads[i], "data-j": j, "data-v": String(v), text: texts[cell++] });
       td.style.background = fill;
       td.style.color = inkOn(fill);
       tr.append(td);
@@ -175,6 +179,20 @@ export function createDetailPanel(container, { onClose } = {}) {
     root.dataset.full = String(Boolean(fetched));
     root.hidden = false;
     fitTables();
+    fitRules();
+  }
+
+  // A rule wider than the panel (a phone's sheet: cross_entropy's rule ran off its right
+  // edge at 390 px, cut after "…/6", with a scrollbar no phone shows; a review) is set again
+  // free to break inside its formula (typeset.js loose); one still wider scrolls sideways,
+  // and says so under it.
+  function fitRules() {
+    for (const rule of root.querySelectorAll(".detail-rules .rule")) {
+      if (rule.scrollWidth <= rule.clientWidth + 1) continue;
+      const text = rule.querySelector(".typeset")?.dataset.text;
+      if (text) rule.replaceChildren(typeset(document, text, { loose: true }));
+      markScroller(rule, "x", "scroll it sideways →");
+    }
   }
 
   // A table scrolled sideways hides its last columns, and a scrollbar may not show (overlay

@@ -23,3 +23,29 @@ export function el(doc, tag, attrs = {}, ...children) {
 export function pageNonce(doc) {
   return doc.querySelector('meta[name="csp-nonce"]')?.content ?? "";
 }
+
+/**
+ * Mark `box` (an element that scrolls on `axis`, "x" or "y") when its content is longer than
+ * it: class "scrolls", focusable (a keyboard scrolls it), and a note `cue` put after it. A
+ * scrollbar is no sign on a phone, a projector or in a screenshot (overlay or hidden
+ * scrollbars): a long error's hint and a wide rule read as cut (a review). Marks again when
+ * called again (the box was resized); returns whether it scrolls.
+ */
+export function markScroller(box, axis, cue) {
+  const over = axis === "x" ? box.scrollWidth > box.clientWidth + 1 : box.scrollHeight > box.clientHeight + 1;
+  box.classList.toggle("scrolls", over);
+  // scrolled to its end, its edge is no longer shaded (app.css .at-end)
+  const atEnd = () => box.classList.toggle("at-end", axis === "x"
+    ? box.scrollLeft + box.clientWidth >= box.scrollWidth - 1 : box.scrollTop + box.clientHeight >= box.scrollHeight - 1);
+  atEnd();
+  if (over && !box.dataset.watched) {
+    box.dataset.watched = "true";
+    box.addEventListener("scroll", atEnd, { passive: true });
+  }
+  if (over) box.tabIndex = 0;
+  else box.removeAttribute("tabindex");
+  const note = box.nextElementSibling?.classList.contains("scroll-note") ? box.nextElementSibling : null;
+  if (over && !note) box.after(el(box.ownerDocument, "span", { class: "scroll-note", text: cue }));
+  if (!over) note?.remove();
+  return over;
+}

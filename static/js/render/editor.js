@@ -15,7 +15,7 @@ import {
 } from "@codemirror/view";
 import { classHighlighter } from "@lezer/highlight";
 import { rangeOf } from "../spans.js";
-import { pageNonce } from "./dom.js";
+import { markScroller, pageNonce } from "./dom.js";
 
 const SIDE_MARGIN = 8; // px: a caret this close to the editor's right edge counts as hidden
 // Marks drawn at once, lowest first: a later one is drawn inside (over) an earlier one.
@@ -91,6 +91,7 @@ export function createEditor(root, { onRun, onInput, note = null }) {
   const mount = root.querySelector(".editor");
   const errorBox = root.querySelector(".program-error");
   let errorText = null; // the text the shown error is about
+  let hintWatch = null; // re-marks a long hint as scrolling when the panel is resized
   let view = null;
 
   // Inserting a large paste or typing fast: report the text once a frame, and whether an
@@ -289,6 +290,12 @@ export function createEditor(root, { onRun, onInput, note = null }) {
         hint.className = "error-hint";
         hint.textContent = `Hint: ${detail.hint}`;
         errorBox.append(hint);
+        // it scrolls in a box of about three lines (app.css): say so, and again when resized
+        const mark = () => hint.isConnected && markScroller(hint, "y", "↕ scroll the hint to read all of it");
+        mark();
+        hintWatch?.disconnect();
+        hintWatch = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(mark);
+        hintWatch?.observe(hint);
       }
       reveal(rangeIn(view.state, "error"), { force: true });
     },

@@ -68,30 +68,52 @@ export function createLossCurve(root) {
     .attr("viewBox", `0 0 ${WIDTH} ${HEIGHT}`).attr("role", "img")
     .attr("data-points", "0");
   const plot = svg.append("g");
-  const h = HEIGHT - M.top - M.bottom;
-  const xAxis = plot.append("g").attr("class", "axis x").attr("transform", `translate(0,${h})`);
+  const xAxis = plot.append("g").attr("class", "axis x");
   const yAxis = plot.append("g").attr("class", "axis y");
   const lines = plot.append("g").attr("class", "lines");
-  const cursor = plot.append("line").attr("class", "loss-cursor").attr("y1", 0).attr("y2", h);
+  const cursor = plot.append("line").attr("class", "loss-cursor").attr("y1", 0);
   const legend = plot.append("g").attr("class", "loss-legend");
   const mark = plot.append("g").attr("class", "loss-note").style("display", "none");
-  mark.append("line").attr("y1", 0).attr("y2", h);
+  mark.append("line").attr("y1", 0);
   mark.append("text").attr("y", 14);
 
   let drawn = ""; // what the last draw showed: a frame that changes nothing draws nothing
+  let last = null; // the last draw's arguments, drawn again at a new size
+  // The viewBox is the svg's size on screen (px), so its text is the size train.css says:
+  // scaled from a fixed 320x150 into a 1024x768 projector's 190 px column, the axes'
+  // 15 px numbers printed at 9 px (a review). 320x150 until it is laid out.
+  let size = { width: WIDTH, height: HEIGHT };
+  if (typeof ResizeObserver !== "undefined") {
+    new ResizeObserver(() => {
+      const width = Math.round(svg.node().getBoundingClientRect().width);
+      if (!width || width === size.width) return;
+      size = { width, height: Math.round((width * HEIGHT) / WIDTH) };
+      svg.attr("viewBox", `0 0 ${size.width} ${size.height}`);
+      drawn = "";
+      if (last) draw(last);
+    }).observe(svg.node());
+  }
 
-  function draw({ series, steps, cursor: at = null, note = null }) {
+  function draw(args) {
+    const { series, steps, cursor: at = null, note = null } = args;
+    last = args;
     const key = JSON.stringify([series.map((s) => [s.kind, s.losses.length, s.losses.at(-1)]), steps, at, note]);
     if (key === drawn) return;
     drawn = key;
+    const h = size.height - M.top - M.bottom;
     const all = series.flatMap((s) => s.losses);
     const y = lossScale(all, [h, 0]);
-    const format = y.tickFormat(4, y.base ? "~g" : undefined);
-    const left = leftMargin(y.ticks(4).map(format));
+    // as many ticks as fit at the numbers' size: 4, fewer on a small curve
+    const yTicks = Math.max(2, Math.min(4, Math.floor(h / 24)));
+    const format = y.tickFormat(yTicks, y.base ? "~g" : undefined);
+    const left = leftMargin(y.ticks(yTicks).map(format));
     plot.attr("transform", `translate(${left},${M.top})`);
-    const x = scaleLinear().domain([0, Math.max(1, steps - 1)]).range([0, WIDTH - left - M.right]);
-    xAxis.call(axisBottom(x).ticks(4).tickSizeOuter(0));
-    yAxis.call(axisLeft(y).ticks(4).tickFormat(format).tickSizeOuter(0));
+    const x = scaleLinear().domain([0, Math.max(1, steps - 1)]).range([0, size.width - left - M.right]);
+    xAxis.attr("transform", `translate(0,${h})`)
+      .call(axisBottom(x).ticks(Math.max(2, Math.min(4, Math.floor(x.range()[1] / 36)))).tickSizeOuter(0));
+    yAxis.call(axisLeft(y).ticks(yTicks).tickFormat(format).tickSizeOuter(0));
+    cursor.attr("y2", h);
+    mark.select("line").attr("y2", h);
     const path = line().defined(([, v]) => Number.isFinite(v)).x(([i]) => x(i)).y(([, v]) => y(v));
     const width = x.range()[1];
     lines.selectAll("path").data(series, (s) => s.kind)
@@ -117,8 +139,8 @@ export function createLossCurve(root) {
     const run = series.find((s) => s.kind === "run") ?? series[0];
     const points = run ? run.losses.length : 0;
     svg.attr("data-points", String(points));
-    const last = points ? run.losses[points - 1] : null;
-    svg.attr("aria-label", points ? `Loss after ${points} iterations: ${formatLoss(last)}` : "Loss curve: not trained yet");
+    const final = points ? run.losses[points - 1] : null;
+    svg.attr("aria-label", points ? `Loss after ${points} iterations: ${formatLoss(final)}` : "Loss curve: not trained yet");
     // a note at an iteration (where the run diverged), its words on the side with room
     mark.style("display", note ? null : "none");
     if (note) {

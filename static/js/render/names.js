@@ -72,6 +72,9 @@ export function showNames(root, boxes, k, textScale = 1) {
   const shown = k && boxes ? namesAt(boxes, k, textScale) : [];
   if (k && boxes) root.dataset.names = "shown";
   else delete root.dataset.names;
+  // Marks that must read at every zoom (a dead unit's tag, train.css) take the names' size.
+  if (k) root.style.setProperty("--names-size", `${(MIN_TEXT_PX * textScale) / k}px`);
+  else root.style.removeProperty("--names-size");
   if (world.empty()) return;
   let layer = world.select("g.overview-names");
   if (layer.empty()) layer = world.append("g").attr("class", "overview-names").attr("aria-hidden", "true");

@@ -11,15 +11,16 @@ import { toTex } from "../tex.js";
 /**
  * `text` typeset into a new element of `doc`: a <span class="typeset" role="math"> whose
  * aria-label (and data-text) is the plain Unicode text, for screen readers and for the tests;
- * the KaTeX rendering inside it is aria-hidden. A formula KaTeX cannot parse shows its TeX
+ * the KaTeX rendering inside it is aria-hidden (`loose`: see render). A formula KaTeX cannot parse shows its TeX
  * source in red (throwOnError false): never an exception.
  */
-export function typeset(doc, text) {
-  let made = rendered.get(text);
+export function typeset(doc, text, { loose = false } = {}) {
+  const key = loose ? `loose\u0000${text}` : text;
+  let made = rendered.get(key);
   if (!made || made.ownerDocument !== doc) {
-    made = render(doc, text);
+    made = render(doc, text, loose);
     if (rendered.size >= CACHED) rendered.delete(rendered.keys().next().value); // the oldest
-    rendered.set(text, made);
+    rendered.set(key, made);
   }
   return made.cloneNode(true);
 }
@@ -29,7 +30,10 @@ export function typeset(doc, text) {
 const CACHED = 256;
 const rendered = new Map();
 
-function render(doc, text) {
+// `loose`: KaTeX may break after any operator at the top level, inside a formula too: a rule
+// whose one formula is wider than a phone's sheet ("((softmax(logits) − onehot(…))/6") ran
+// off its right edge (a review); only such a rule is set loose (render/detail.js).
+function render(doc, text, loose) {
   const outer = doc.createElement("span");
   outer.className = "typeset";
   outer.setAttribute("role", "math");
@@ -37,7 +41,7 @@ function render(doc, text) {
   outer.dataset.text = text;
   const inner = doc.createElement("span");
   inner.setAttribute("aria-hidden", "true");
-  setTex(inner, toTex(text, { breakable: true })); // a long rule wraps at a relation, never inside a formula
+  setTex(inner, toTex(text, { breakable: loose ? "loose" : true })); // a long rule wraps at a relation, never inside a formula
   outer.append(inner);
   return outer;
 }
