@@ -1,7 +1,9 @@
 """Live rooms' streams on real `gradwalk serve` processes (issue 17, section 1): the first event
 is the current state (a reconnect with Last-Event-ID too), each step reaches every follower,
 the followers per process are bounded (503 past it, and a follower that left frees its place),
-SQLite with --workers 2 refuses rooms, and on PostgreSQL with --workers 2 twenty followers
+a phone that stops reading skips to the newest step while every other follower is written
+each step at once (straight to its socket, server/protocol.py RawBody), SQLite with --workers 2
+refuses rooms, and on PostgreSQL with --workers 2 twenty followers
 spread over both workers all get the last step, also after the listeners' connections are
 killed (they reconnect and catch up). The small version of bench/live.py's load.
 
@@ -14,7 +16,7 @@ import sys
 
 import sqlalchemy as sa
 from link_servers import fresh_postgres_database
-from server_process import served
+from server_process import raw_request, served
 from test_load import run_async
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
@@ -145,3 +147,60 @@ async def _after_listeners_die(port: int, engine: sa.Engine) -> None:
     for f in followers:
         assert await _next_state(f, timeout=15) == (1, 7)
         f.close()
+
+
+def _chunked_events(body: bytes) -> list[bytes]:
+    """The SSE blocks of a chunked body, every chunk's framing checked (a piece written beside
+    another, or cut, fails here)."""
+    text = b""
+    while body:
+        size, sep, body = body.partition(b"\r\n")
+        assert sep and size.isalnum(), body[:80]
+        n = int(size, 16)
+        if n == 0 or len(body) < n + 2:
+            break   # the end, or the last chunk not all read yet
+        assert body[n:n + 2] == b"\r\n", body[n:n + 40]
+        text, body = text + body[:n], body[n + 2:]
+    return text.split(b"\n\n")
+
+
+def test_a_phone_that_stops_reading_skips_to_the_newest_step_the_others_get_each_at_once(
+        tmp_path):
+    pad = "x" * 60_000   # a state near max_live_state_bytes
+    steps = 120   # 7 MB: more than the kernel's send buffer takes (tcp_wmem's 4 MB at most)
+
+    async def scenario(port: int) -> str:
+        status, body = await request(port, "POST", "/api/live", {**STATE, "pad": pad})
+        room, auth = body["room"], {"Authorization": f"Bearer {body['presenter_token']}"}
+        slow = raw_request(port, f"GET /api/live/{room}/events HTTP/1.1\r\nHost: x",
+                           rcvbuf=4096)   # it reads nothing until the lecture is over
+        fast = [await Follower.open(port, room) for _ in range(3)]
+        for f in fast:
+            assert await _next_state(f) == (0, 0)
+        for k in range(1, steps + 1):
+            status, body = await request(port, "POST", f"/api/live/{room}/state",
+                                         {**STATE, "pad": pad, "step": k}, auth)
+            assert status == 200, body
+            for f in fast:   # every step, none skipped
+                assert await _next_state(f) == (k, k)
+        got = b""
+        slow.settimeout(0.5)
+        while b'"step":%d,' % steps not in got:   # (canonical JSON: keys sorted)
+            got += slow.recv(1 << 20)
+        slow.close()
+        for f in fast:
+            f.close()
+        seqs = [int(block.rsplit(b"\nid: ", 1)[1]) for block in
+                _chunked_events(got.partition(b"\r\n\r\n")[2]) if b"event: state" in block]
+        assert seqs[-1] == steps and seqs == sorted(set(seqs)), seqs
+        assert len(seqs) < steps, seqs   # it skipped steps: no queue grew for it
+        return room
+
+    with served(tmp_path, data_dir=tmp_path, live_timing_log=True, live_state_rate_limit="",
+                live_heartbeat_seconds=600) as server:
+        room = run_async(scenario(server.port))
+        log = server.log.read_text()
+    written = [int(line.split(" followers, ")[1].split()[0])
+               for line in log.splitlines() if f"live step {room} " in line]
+    assert len(written) == steps and min(written) >= 3, written   # the fast 3, each step
+    assert written[-1] == 3, written   # by then the phone's socket took no more
