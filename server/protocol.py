@@ -101,19 +101,20 @@ class RawBody:
     for the socket to drain. `cycle` is uvicorn's h11 RequestResponseCycle; the answer must
     not set a Content-Length (an EventStream)."""
 
-    __slots__ = ("cycle", "transport", "flow")
+    __slots__ = ("cycle", "transport", "flow", "chunked")
 
     def __init__(self, cycle) -> None:
         self.cycle, self.transport, self.flow = cycle, cycle.transport, cycle.flow
+        # h11 frames an answer without a length in chunks for an HTTP/1.1 request only, and
+        # uvicorn sends no body to a HEAD
+        self.chunked = (cycle.conn.their_http_version == b"1.1"
+                        and cycle.scope["method"] == "GET")
 
     def ready(self) -> bool:
         cycle = self.cycle
-        return (cycle.response_started and not cycle.response_complete
+        return (self.chunked and cycle.response_started and not cycle.response_complete
                 and not cycle.disconnected and not self.flow.write_paused
-                # h11 frames an answer without a length in chunks for an HTTP/1.1 request
-                # only, and sends no body to a HEAD
-                and cycle.conn.their_http_version == b"1.1"
-                and cycle.scope["method"] == "GET" and not self.transport.is_closing())
+                and not self.transport.is_closing())
 
     def write(self, framed: bytes) -> None:
         """Write a `chunk(...)`: check ready() first."""

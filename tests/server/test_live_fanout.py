@@ -204,3 +204,37 @@ def test_a_phone_that_stops_reading_skips_to_the_newest_step_the_others_get_each
                for line in log.splitlines() if f"live step {room} " in line]
     assert len(written) == steps and min(written) >= 3, written   # the fast 3, each step
     assert written[-1] == 3, written   # by then the phone's socket took no more
+
+
+def test_an_http_1_0_follower_gets_its_steps_unframed_the_ordinary_way(tmp_path):
+    """HTTP/1.0 has no chunks: h11 ends such a body by closing, so the hub must not write
+    chunk frames into it; its task sends the steps (0 written at once)."""
+    async def scenario(port: int) -> tuple[str, bytes]:
+        room, auth = await _open(port)
+        old = raw_request(port, f"GET /api/live/{room}/events HTTP/1.0\r\nHost: x")
+        modern = await Follower.open(port, room)
+        assert await _next_state(modern) == (0, 0)
+        await asyncio.sleep(0.3)   # both streams idle
+        for k in (1, 2):
+            await _step(port, room, auth, k)
+            assert await _next_state(modern) == (k, k)
+        got = b""
+        old.settimeout(2)
+        while b"id: 2\n\n" not in got:
+            got += old.recv(65536)
+        old.close()
+        modern.close()
+        return room, got
+
+    with served(tmp_path, data_dir=tmp_path, live_timing_log=True,
+                live_heartbeat_seconds=600) as server:
+        room, got = run_async(scenario(server.port))
+        log = server.log.read_text()
+    head, _, body = got.partition(b"\r\n\r\n")
+    assert b"transfer-encoding" not in head.lower()
+    assert body.startswith(b"retry: 2000\n\nevent: state\n") and b"\r\n" not in body, body[:300]
+    assert [block.rsplit(b"\nid: ", 1)[1] for block in body.split(b"\n\n")
+            if block.startswith(b"event: state")] == [b"0", b"1", b"2"]
+    written = [line.split(" followers, ")[1].split(";")[0]
+               for line in log.splitlines() if f"live step {room} " in line]
+    assert written == ["1 written at once"] * 2, written   # the HTTP/1.1 one only
