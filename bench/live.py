@@ -218,7 +218,8 @@ async def open_streams(port: int, room: str, n: int, arrived) -> list[Stream]:
 
     streams: list[Stream] = []
     for start in range(0, n, CONNECT_BATCH):
-        streams += await asyncio.gather(*(one(i) for i in range(start, min(n, start + CONNECT_BATCH))))
+        batch = range(start, min(n, start + CONNECT_BATCH))
+        streams += await asyncio.gather(*(one(i) for i in batch))
     return streams
 
 

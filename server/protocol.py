@@ -123,11 +123,18 @@ class RawBody:
 
 async def _with_raw_body(app, scope, receive, send) -> None:
     """The app, called with the request's RawBody in scope["extensions"] (`send` is the bound
-    method of uvicorn's cycle; another server's, e.g. a test client's, gets none)."""
+    method of uvicorn's cycle; another server's, e.g. a test client's, gets none). It is taken
+    out again when the app returns: the scope is the cycle's, so the two would otherwise hold
+    each other until a garbage collection (uvicorn too breaks its cycle's links at the end)."""
     cycle = getattr(send, "__self__", None)
-    if scope["type"] == "http" and all(hasattr(cycle, name) for name in RAW_FIELDS):
-        scope.setdefault("extensions", {})[RAW_BODY] = RawBody(cycle)
-    await app(scope, receive, send)
+    if scope["type"] != "http" or not all(hasattr(cycle, name) for name in RAW_FIELDS):
+        return await app(scope, receive, send)
+    extensions = scope.setdefault("extensions", {})
+    extensions[RAW_BODY] = RawBody(cycle)
+    try:
+        await app(scope, receive, send)
+    finally:
+        extensions.pop(RAW_BODY, None)
 
 
 RAW_FIELDS = ("response_started", "response_complete", "disconnected", "flow", "conn",

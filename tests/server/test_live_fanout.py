@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import pathlib
 import sys
+import time
 
 import sqlalchemy as sa
 from link_servers import fresh_postgres_database
@@ -123,16 +124,31 @@ def test_postgres_two_workers_twenty_followers_and_a_listener_that_dies(tmp_path
     with fresh_postgres_database() as url, \
             served(tmp_path, workers=2, database_url=url, data_dir=tmp_path,
                    live_heartbeat_seconds=600) as server:   # no sweep: only the listeners
-        result = run_async(run(server.port, 20, 10))
-        assert result["final"] == [10] * 20 and result["reconnect_step"] == 10
         engine = sa.create_engine(url)
         try:
-            with engine.connect() as conn:   # both workers' listeners, one each
-                assert conn.scalar(sa.text(f"SELECT count(*) FROM pg_stat_activity {OURS}"),
-                                   {"n": LISTENER_NAME}) == 2
+            # The server answers its health check from the first worker up; the second may
+            # still be starting (at load 20 on 2 cores, seconds later): both listening first,
+            # so that the followers spread over both.
+            assert _listeners(engine, until=2) == 2   # both workers' listeners, one each
+            result = run_async(run(server.port, 20, 10))
+            assert result["final"] == [10] * 20 and result["reconnect_step"] == 10
+            assert _listeners(engine) == 2
             run_async(_after_listeners_die(server.port, engine))
         finally:
             engine.dispose()
+
+
+def _listeners(engine: sa.Engine, until: int | None = None, timeout: float = 60.0) -> int:
+    """This server's listener connections in pg_stat_activity; with `until`, polled (every
+    0.1 s, at most `timeout` seconds) until there are that many."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with engine.connect() as conn:
+            n = conn.scalar(sa.text(f"SELECT count(*) FROM pg_stat_activity {OURS}"),
+                            {"n": LISTENER_NAME})
+        if until is None or n == until or time.monotonic() > deadline:
+            return n
+        time.sleep(0.1)   # a worker still starting
 
 
 async def _after_listeners_die(port: int, engine: sa.Engine) -> None:
