@@ -2,9 +2,11 @@
 
 Hub: the followers this process holds (each an open GET /api/live/{room}/events), by room,
 at most `max_followers` of them. `notified(room, seq)` reads the room's state once from the
-database and hands it to each of its followers; a follower keeps only the newest state it has
-not sent, so a slow phone skips steps instead of growing a queue (it always ends at the
-lecturer's current step).
+database, makes its SSE event and that event's chunk once, and hands them to each of its
+followers. A follower whose stream is idle and whose socket takes more is written the chunk
+there and then (server/protocol.py RawBody: one transport.write, no task woken); any other
+keeps only the newest state it has not sent, for its task to send, so a slow phone skips
+steps instead of growing a queue (it always ends at the lecturer's current step).
 
 Who calls `notified`: on SQLite (one process) the handler of the presenter's POST, after its
 commit; on PostgreSQL the process's one listener (`listen`, a task of the app's lifespan), for
@@ -21,11 +23,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 from functools import partial
 
 from starlette.concurrency import run_in_threadpool
 
+from gradwalk.server.protocol import RawBody, chunk
 from gradwalk.server.storage.links import pg_connect_args
 from gradwalk.server.storage.live import (CHANNEL, LiveStore, StorageUnavailable,
                                           read_current)
@@ -43,6 +47,10 @@ def state_event(room: str, seq: int, state: str) -> bytes:
     return sse_event(b"state", data.encode("utf-8"), seq)
 
 
+BEAT = b": still here\n\n"   # a heartbeat: an SSE comment line
+BEAT_CHUNK = chunk(BEAT)
+
+
 class Busy(Exception):
     """The process holds max_followers followers already."""
 
@@ -51,7 +59,9 @@ class Busy(Exception):
 class Follower:
     """One open stream: the newest state's event not yet sent (`pending`: seq and the SSE
     bytes, made once per room and step by state_event), whether a heartbeat is due
-    (`beating`) or anything was sent since the last sweep (`busy`), and `wake` to say so."""
+    (`beating`) or anything was sent since the last sweep (`busy`), and `wake` to say so.
+    `raw`: the stream's connection (server/protocol.py RawBody), None under a server that
+    gives none; `idle`: its task waits on `wake`, everything before sent."""
 
     hub: "Hub"
     room: str
@@ -60,12 +70,33 @@ class Follower:
     ended: bool = False
     beating: bool = False
     busy: bool = False
+    raw: RawBody | None = None
+    idle: bool = False
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def offer(self, seq: int, event: bytes) -> None:
-        if seq > max(self.sent, self.pending[0] if self.pending else -1):
-            self.pending = (seq, event)
-            self.wake.set()
+    def offer(self, seq: int, event: bytes, framed: bytes | None = None) -> bool:
+        """A state newer than what the follower has: written now when it can be (`framed`:
+        chunk(event), made once for all the room's followers), else kept for its task.
+        True when it was written now."""
+        if seq <= max(self.sent, self.pending[0] if self.pending else -1):
+            return False
+        if self._written(framed or chunk(event)):
+            self.sent = seq
+            return True
+        self.pending = (seq, event)
+        self.wake.set()
+        return False
+
+    def _written(self, framed: bytes) -> bool:
+        """Write `framed` to the socket now if nothing else is on the way to it (its task
+        idle, no pending piece, not ended) and the socket takes more."""
+        raw = self.raw
+        if (raw is None or not self.idle or self.pending is not None or self.ended
+                or self.beating or not raw.ready()):
+            return False
+        raw.write(framed)
+        self.busy = True
+        return True
 
     def end(self) -> None:
         self.ended = True
@@ -75,7 +106,7 @@ class Follower:
         """A heartbeat is due, unless something was sent since the last one was asked."""
         if self.busy:
             self.busy = False
-        else:
+        elif not self._written(BEAT_CHUNK):
             self.beating = True
             self.wake.set()
 
@@ -89,7 +120,7 @@ class Follower:
             if self.ended:
                 self.wake.set()   # the `end` next
             return event
-        return None if self.ended else b": still here\n\n"
+        return None if self.ended else BEAT
 
     def stop(self) -> None:
         """Leave the hub (called once the response ends, however it ends)."""
@@ -97,10 +128,13 @@ class Follower:
 
 
 class Hub:
-    """store: the LiveStore; idle: live_idle_seconds; max_followers: per process."""
+    """store: the LiveStore; idle: live_idle_seconds; max_followers: per process; timing:
+    live_timing_log (a line per step and process: `live step ROOM SEQ ...`, see _offer)."""
 
-    def __init__(self, store: LiveStore, idle: float, max_followers: int) -> None:
+    def __init__(self, store: LiveStore, idle: float, max_followers: int,
+                 timing: bool = False) -> None:
         self.store, self.idle, self.max_followers = store, idle, max_followers
+        self.timing = timing   # log each step's fan-out times (live_timing_log)
         self.rooms: dict[str, set[Follower]] = {}
         self.count = 0
         self.delivered: dict[str, int] = {}   # room -> the newest seq handed out
@@ -134,9 +168,11 @@ class Hub:
         """Room `room` reached `seq`: read its state once, offer it to its followers here."""
         if room not in self.rooms or self.delivered.get(room, -1) >= seq:
             return
-        self._offer(room, await self.read(room))
+        noted = time.perf_counter()
+        self._offer(room, await self.read(room), noted)
 
-    def _offer(self, room: str, current: tuple[int, str] | None) -> None:
+    def _offer(self, room: str, current: tuple[int, str] | None,
+               noted: float | None = None) -> None:
         group = self.rooms.get(room, ())
         if current is None:
             for follower in group:
@@ -144,9 +180,19 @@ class Hub:
             return
         seq, state = current
         self.delivered[room] = max(self.delivered.get(room, -1), seq)
+        start, cpu = time.perf_counter(), time.thread_time()
         event = state_event(room, seq, state)   # once for all the room's followers here
+        framed = chunk(event)
+        written = 0
         for follower in group:
-            follower.offer(seq, event)
+            written += follower.offer(seq, event, framed)
+        if self.timing and noted is not None:
+            # perf_counter: CLOCK_MONOTONIC, one clock for every process of the machine, so
+            # bench/live.py sets these beside its own send and arrival times
+            log.info("live step %s %d: %d followers, %d written at once; notified %.6f, "
+                     "read %.6f, handed out %.6f, fan-out CPU %.3f ms", room, seq, len(group),
+                     written, noted, start, time.perf_counter(),
+                     1000 * (time.thread_time() - cpu))
 
     async def refresh(self) -> None:
         """Re-read every followed room: offer its state (a step missed while the listener

@@ -122,6 +122,9 @@ class Settings:
         it ends the streams of expired rooms and sends a comment line to every follower sent
         nothing since the last sweep, so that proxies keep the stream open and a follower that
         left is noticed (a stream is never quiet for two sweeps).
+    live_timing_log: log a line for each live step in each process: when its notification came,
+        when its state had been read, when it had been handed to every follower (seconds of
+        the machine's monotonic clock) and how many were written at once (bench/live.py).
     notebook_fallback_bytes: the largest trace body (bytes) the notebook widget's fallback
         puts in the notebook (server/widget.py `_repr_html_`): every displayed widget stores its
         standalone page, about 0.6 MB of page plus the trace, in the .ipynb file; over it the
@@ -173,6 +176,7 @@ class Settings:
     max_live_state_bytes: int = 65_536
     live_state_rate_limit: str = "30/second;20000/hour"
     live_heartbeat_seconds: float = 15.0
+    live_timing_log: bool = False
     notebook_fallback_bytes: int = 4_000_000
     serve_workers: int = 1
 

@@ -32,6 +32,7 @@ from gradwalk.server.errors import error_dict, error_response
 from gradwalk.server.jsonbody import queue_share, read_body
 from gradwalk.server.livehub import Busy, Follower, Hub, listen, state_event
 from gradwalk.server.openapi import errors, page_errors
+from gradwalk.server.protocol import RAW_BODY
 from gradwalk.server.ratelimit import RateLimit
 from gradwalk.server.routers.pages import templates
 from gradwalk.server.routers.traces import EventStream
@@ -152,7 +153,7 @@ def _hub(app: FastAPI, settings: Settings) -> Hub:
     if hub is None:
         store = LiveStore(settings.link_database_url(), settings.database_timeout_seconds)
         hub = app.state.live_hub = Hub(store, settings.live_idle_seconds,
-                                       settings.max_live_followers)
+                                       settings.max_live_followers, settings.live_timing_log)
         app.state.live_rate = RateLimit(settings.live_state_rate_limit)
     return hub
 
@@ -248,6 +249,7 @@ async def follow_room(room: str, request: Request, settings: SettingsDep):
                       " live streams already, the most it allows "
                       "(GRADWALK_MAX_LIVE_FOLLOWERS)", "the page retries by itself",
                       headers={"Retry-After": "5"})
+    follower.raw = request.scope.get("extensions", {}).get(RAW_BODY)
     if _last_event_id(request) != current[0]:   # a reconnect at the current step has it
         follower.offer(current[0], state_event(code, *current))
     else:
@@ -268,7 +270,11 @@ async def _events(follower: Follower) -> AsyncIterator[bytes]:
     EventSource to reconnect after 2 s."""
     yield b"retry: 2000\n\n"
     while True:
-        await follower.wake.wait()
+        follower.idle = True   # what was yielded has been sent: the hub may write directly
+        try:
+            await follower.wake.wait()
+        finally:
+            follower.idle = False
         piece = follower.next_piece()
         if piece is None:
             yield sse_event(b"end", json.dumps({"room": follower.room}).encode())

@@ -1,7 +1,9 @@
 """Live rooms' streams on real `gradwalk serve` processes (issue 17, section 1): the first event
 is the current state (a reconnect with Last-Event-ID too), each step reaches every follower,
 the followers per process are bounded (503 past it, and a follower that left frees its place),
-SQLite with --workers 2 refuses rooms, and on PostgreSQL with --workers 2 twenty followers
+a phone that stops reading skips to the newest step while every other follower is written
+each step at once (straight to its socket, server/protocol.py RawBody), SQLite with --workers 2
+refuses rooms, and on PostgreSQL with --workers 2 twenty followers
 spread over both workers all get the last step, also after the listeners' connections are
 killed (they reconnect and catch up). The small version of bench/live.py's load.
 
@@ -11,10 +13,11 @@ from __future__ import annotations
 import asyncio
 import pathlib
 import sys
+import time
 
 import sqlalchemy as sa
 from link_servers import fresh_postgres_database
-from server_process import served
+from server_process import raw_request, served
 from test_load import run_async
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
@@ -121,16 +124,31 @@ def test_postgres_two_workers_twenty_followers_and_a_listener_that_dies(tmp_path
     with fresh_postgres_database() as url, \
             served(tmp_path, workers=2, database_url=url, data_dir=tmp_path,
                    live_heartbeat_seconds=600) as server:   # no sweep: only the listeners
-        result = run_async(run(server.port, 20, 10))
-        assert result["final"] == [10] * 20 and result["reconnect_step"] == 10
         engine = sa.create_engine(url)
         try:
-            with engine.connect() as conn:   # both workers' listeners, one each
-                assert conn.scalar(sa.text(f"SELECT count(*) FROM pg_stat_activity {OURS}"),
-                                   {"n": LISTENER_NAME}) == 2
+            # The server answers its health check from the first worker up; the second may
+            # still be starting (at load 20 on 2 cores, seconds later): both listening first,
+            # so that the followers spread over both.
+            assert _listeners(engine, until=2) == 2   # both workers' listeners, one each
+            result = run_async(run(server.port, 20, 10))
+            assert result["final"] == [10] * 20 and result["reconnect_step"] == 10
+            assert _listeners(engine) == 2
             run_async(_after_listeners_die(server.port, engine))
         finally:
             engine.dispose()
+
+
+def _listeners(engine: sa.Engine, until: int | None = None, timeout: float = 60.0) -> int:
+    """This server's listener connections in pg_stat_activity; with `until`, polled (every
+    0.1 s, at most `timeout` seconds) until there are that many."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with engine.connect() as conn:
+            n = conn.scalar(sa.text(f"SELECT count(*) FROM pg_stat_activity {OURS}"),
+                            {"n": LISTENER_NAME})
+        if until is None or n == until or time.monotonic() > deadline:
+            return n
+        time.sleep(0.1)   # a worker still starting
 
 
 async def _after_listeners_die(port: int, engine: sa.Engine) -> None:
@@ -145,3 +163,94 @@ async def _after_listeners_die(port: int, engine: sa.Engine) -> None:
     for f in followers:
         assert await _next_state(f, timeout=15) == (1, 7)
         f.close()
+
+
+def _chunked_events(body: bytes) -> list[bytes]:
+    """The SSE blocks of a chunked body, every chunk's framing checked (a piece written beside
+    another, or cut, fails here)."""
+    text = b""
+    while body:
+        size, sep, body = body.partition(b"\r\n")
+        assert sep and size.isalnum(), body[:80]
+        n = int(size, 16)
+        if n == 0 or len(body) < n + 2:
+            break   # the end, or the last chunk not all read yet
+        assert body[n:n + 2] == b"\r\n", body[n:n + 40]
+        text, body = text + body[:n], body[n + 2:]
+    return text.split(b"\n\n")
+
+
+def test_a_phone_that_stops_reading_skips_to_the_newest_step_the_others_get_each_at_once(
+        tmp_path):
+    pad = "x" * 60_000   # a state near max_live_state_bytes
+    steps = 120   # 7 MB: more than the kernel's send buffer takes (tcp_wmem's 4 MB at most)
+
+    async def scenario(port: int) -> str:
+        status, body = await request(port, "POST", "/api/live", {**STATE, "pad": pad})
+        room, auth = body["room"], {"Authorization": f"Bearer {body['presenter_token']}"}
+        slow = raw_request(port, f"GET /api/live/{room}/events HTTP/1.1\r\nHost: x",
+                           rcvbuf=4096)   # it reads nothing until the lecture is over
+        fast = [await Follower.open(port, room) for _ in range(3)]
+        for f in fast:
+            assert await _next_state(f) == (0, 0)
+        for k in range(1, steps + 1):
+            status, body = await request(port, "POST", f"/api/live/{room}/state",
+                                         {**STATE, "pad": pad, "step": k}, auth)
+            assert status == 200, body
+            for f in fast:   # every step, none skipped
+                assert await _next_state(f) == (k, k)
+        got = b""
+        slow.settimeout(0.5)
+        while b'"step":%d,' % steps not in got:   # (canonical JSON: keys sorted)
+            got += slow.recv(1 << 20)
+        slow.close()
+        for f in fast:
+            f.close()
+        seqs = [int(block.rsplit(b"\nid: ", 1)[1]) for block in
+                _chunked_events(got.partition(b"\r\n\r\n")[2]) if b"event: state" in block]
+        assert seqs[-1] == steps and seqs == sorted(set(seqs)), seqs
+        assert len(seqs) < steps, seqs   # it skipped steps: no queue grew for it
+        return room
+
+    with served(tmp_path, data_dir=tmp_path, live_timing_log=True, live_state_rate_limit="",
+                live_heartbeat_seconds=600) as server:
+        room = run_async(scenario(server.port))
+        log = server.log.read_text()
+    written = [int(line.split(" followers, ")[1].split()[0])
+               for line in log.splitlines() if f"live step {room} " in line]
+    assert len(written) == steps and min(written) >= 3, written   # the fast 3, each step
+    assert written[-1] == 3, written   # by then the phone's socket took no more
+
+
+def test_an_http_1_0_follower_gets_its_steps_unframed_the_ordinary_way(tmp_path):
+    """HTTP/1.0 has no chunks: h11 ends such a body by closing, so the hub must not write
+    chunk frames into it; its task sends the steps (0 written at once)."""
+    async def scenario(port: int) -> tuple[str, bytes]:
+        room, auth = await _open(port)
+        old = raw_request(port, f"GET /api/live/{room}/events HTTP/1.0\r\nHost: x")
+        modern = await Follower.open(port, room)
+        assert await _next_state(modern) == (0, 0)
+        await asyncio.sleep(0.3)   # both streams idle
+        for k in (1, 2):
+            await _step(port, room, auth, k)
+            assert await _next_state(modern) == (k, k)
+        got = b""
+        old.settimeout(2)
+        while b"id: 2\n\n" not in got:
+            got += old.recv(65536)
+        old.close()
+        modern.close()
+        return room, got
+
+    with served(tmp_path, data_dir=tmp_path, live_timing_log=True,
+                live_heartbeat_seconds=600) as server:
+        room, got = run_async(scenario(server.port))
+        log = server.log.read_text()
+    head, _, body = got.partition(b"\r\n\r\n")
+    assert b"transfer-encoding" not in head.lower()
+    assert body.startswith(b"retry: 2000\n\nevent: state\n") and b"\r\n" not in body, body[:300]
+    assert [block.rsplit(b"\nid: ", 1)[1] for block in body.split(b"\n\n")
+            if block.startswith(b"event: state")] == [b"0", b"1", b"2"]
+    written = [line.split(" followers, ")[1].split(";")[0]
+               for line in log.splitlines() if f"live step {room} " in line]
+    assert written == ["1 written at once"] * 2, written   # the HTTP/1.1 one only

@@ -12,8 +12,57 @@ from test_live_fanout import _open
 from test_load import run_async
 
 from gradwalk.server.livehub import Hub
+from gradwalk.server.protocol import chunk
 
 BEAT = b": still here\n\n"
+
+
+class Socket:
+    """A stand-in for server/protocol.py RawBody: what was written, and whether it takes more."""
+
+    def __init__(self) -> None:
+        self.taking, self.written = True, []
+
+    def ready(self) -> bool:
+        return self.taking
+
+    def write(self, framed: bytes) -> None:
+        self.written.append(framed)
+
+
+def test_an_idle_follower_is_written_its_step_at_once_without_its_task():
+    async def scenario() -> None:
+        hub = Hub(store=None, idle=60, max_followers=3)
+        a, b = hub.join("ROOMAA"), hub.join("ROOMAA")
+        a.raw, b.raw = Socket(), Socket()
+        a.idle = b.idle = True   # both tasks wait for their next piece
+        b.raw.taking = False     # b's socket buffer is past its high-water mark
+        hub._offer("ROOMAA", (4, '{"v":1,"step":4}'))
+        event = b'event: state\ndata: {"room":"ROOMAA","seq":4,"state":{"v":1,"step":4}}\nid: 4\n\n'
+        assert a.raw.written == [b"%x\r\n" % len(event) + event + b"\r\n"] == [chunk(event)]
+        assert a.sent == 4 and a.pending is None and not a.wake.is_set()   # no task woken
+        assert b.raw.written == [] and b.pending == (4, event) and b.wake.is_set()
+        hub._offer("ROOMAA", (5, '{"v":1,"step":5}'))   # b's task has not run yet
+        assert len(a.raw.written) == 2 and b.raw.written == []
+        assert b.pending[0] == 5   # only the newest waits for a slow socket
+        a.idle = False   # a's task is sending: nothing may be written beside it
+        hub._offer("ROOMAA", (6, '{"v":1,"step":6}'))
+        assert len(a.raw.written) == 2 and a.pending[0] == 6 and a.wake.is_set()
+
+    run_async(scenario())
+
+
+def test_a_heartbeat_is_written_at_once_to_an_idle_follower():
+    async def scenario() -> None:
+        hub = Hub(store=None, idle=60, max_followers=1)
+        f = hub.join("ROOMAA")
+        f.raw, f.idle = Socket(), True
+        hub.beat()
+        assert f.raw.written == [chunk(BEAT)] and not f.wake.is_set()
+        hub.beat()   # something was sent since the last sweep: no beat this time
+        assert len(f.raw.written) == 1
+
+    run_async(scenario())
 
 
 def test_the_sweep_beats_only_the_followers_it_finds_quiet():
