@@ -5,12 +5,13 @@ negative number, a nested list of numbers) declares a leaf that gets a gradient,
 a leaf that gets none, and so do Python's integer data and accumulators (`Y = [0, 1]` read only
 by zip, `total = 0` rebound from itself: engine/parse_constants.py); expressions use
 + - * / ** @, unary -, `.T`, and the functions in FUNCTIONS. The builder here walks statements
-and names; its parts by node kind are mixed in from engine/parse_expressions.py (operators,
-the explicit-stack walk), parse_calls.py (calls and their parameters), parse_literals.py
-(numbers and lists), parse_tensors.py (indexing, reshape, transpose, concat, stack, where with
-a comparison, the leaf helpers randn, uniform, zeros, ones, eye, arange) and parse_data.py
-(`X, y = xor()` and the other data helpers); the dtype (`# dtype: float32` on the first line)
-is in engine/dtypes.py; the IR's types (IRNode, Program, InPlace) are in engine/ir.py. Every
+and names; its parts by node kind are mixed in from engine/parse_locations.py (spans, errors
+located at them, refused names), parse_expressions.py (operators, the explicit-stack walk),
+parse_calls.py (calls and their parameters), parse_literals.py (numbers and lists),
+parse_tensors.py (indexing, reshape, transpose, concat, stack, where with a comparison, the
+leaf helpers randn, uniform, zeros, ones, eye, arange) and parse_data.py (`X, y = xor()` and
+the other data helpers); the dtype (`# dtype: float32` on the first line) is in
+engine/dtypes.py; the IR's types (IRNode, Program, InPlace) are in engine/ir.py. Every
 IR node keeps the source span it came from.
 """
 from __future__ import annotations
@@ -30,7 +31,6 @@ from gradwalk.engine.ir import (  # IRNode, Program: also imported from here
 )
 from gradwalk.engine.labels import print_label
 from gradwalk.engine.literals import Lifted, lift
-from gradwalk.engine.names import name_problem, names_in
 from gradwalk.engine.parse_calls import CallSyntax
 from gradwalk.engine.parse_comprehensions import ComprehensionSyntax
 from gradwalk.engine.parse_constants import int_uses, is_int_constant
@@ -38,6 +38,7 @@ from gradwalk.engine.parse_data import DataSyntax
 from gradwalk.engine.parse_expressions import ExpressionSyntax
 from gradwalk.engine.parse_functions import FunctionSyntax
 from gradwalk.engine.parse_literals import LiteralSyntax
+from gradwalk.engine.parse_locations import LocationSyntax
 from gradwalk.engine.parse_random import RandomSyntax
 from gradwalk.engine.parse_tensors import TensorSyntax
 from gradwalk.engine.parse_unroll import UnrollSyntax
@@ -145,7 +146,8 @@ def _statements(tree: ast.Module) -> list[ast.stmt]:
 
 
 class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, FunctionSyntax,
-               LiteralSyntax, RandomSyntax, TensorSyntax, UnrollSyntax, ZipSyntax):
+               LiteralSyntax, LocationSyntax, RandomSyntax, TensorSyntax, UnrollSyntax,
+               ZipSyntax):
     """Walks the whitelisted ast and appends IR nodes."""
 
     def __init__(self, lines: Lines, tree: ast.Module, max_depth: int = MAX_DEPTH,
@@ -179,59 +181,6 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
         # parse_zip)
         self.loop_values: dict[str, object] = {}
         self.setup_functions()   # parse_functions
-
-    # ---- locations ---------------------------------------------------------------------------
-    def span(self, node: ast.AST) -> Span:
-        if self.lifted and type(node) is ast.Name and node.id in self.lifted:
-            p = self.lifted[node.id]   # a literal's own place, not its placeholder's
-            return Span(p.line, p.col, p.end_line, p.end_col)
-        if self.text.ascii:   # byte columns are character columns
-            end_col = node.end_col_offset
-            if self.moved:   # a node that ends with a short placeholder ends with its literal
-                end_col = self.moved.get((node.end_lineno, end_col), end_col)
-            return Span(node.lineno, node.col_offset, node.end_lineno, end_col)
-        return Span(node.lineno, self.text.char_col(node.lineno, node.col_offset),
-                    node.end_lineno, self.text.char_col(node.end_lineno, node.end_col_offset))
-
-    def error(self, kind: str, message: str, node: ast.AST, hint: str | None = None
-              ) -> ProgramError:
-        s = self.span(node)
-        return ProgramError(kind, message, s.line, s.col, s.end_line, s.end_col, hint=hint)
-
-    def identifier(self, name: str, node: ast.AST, span: Span | None = None) -> None:
-        """Refuse a reserved or over-long name (engine/names.py) at `span` (default: the
-        node's)."""
-        problem = name_problem(name)
-        if problem:
-            kind, message, hint = problem
-            s = span or self.span(node)
-            raise ProgramError(kind, message, s.line, s.col, s.end_line, s.end_col, hint=hint)
-
-    def leading_span(self, node: ast.AST, length: int) -> Span:
-        """The first `length` characters of a node: the name in `name=value` or `name: type`."""
-        s = self.span(node)
-        return Span(s.line, s.col, s.line, s.col + length)
-
-    def attribute_span(self, node: ast.Attribute) -> Span:
-        """The span of the attribute's name (`x` in `a.x`), which ends where the node ends."""
-        s = self.span(node)
-        return Span(s.end_line, max(s.end_col - len(node.attr), 0), s.end_line, s.end_col)
-
-    def first_bad_name(self, stmt: ast.stmt) -> ProgramError | None:
-        """The first (by position) reserved or over-long name anywhere in a statement: names,
-        attributes, keyword arguments, parameters, imports, definitions. Looked for only when
-        the statement was rejected, so `__import__` is reported as reserved wherever it hides
-        (in a lambda, an import, `const(...)`), at no cost to a good program."""
-        found = []
-        for node in ast.walk(stmt):
-            for name, place in names_in(node):
-                span = (self.attribute_span(node) if place == "attribute" else
-                        self.leading_span(node, len(name)) if place == "leading" else None)
-                try:
-                    self.identifier(name, node, span)
-                except ProgramError as e:
-                    found.append(e)
-        return min(found, key=lambda e: (e.line, e.col), default=None)
 
     # ---- statements --------------------------------------------------------------------------
     def statement(self, stmt: ast.stmt) -> None:

@@ -89,6 +89,13 @@ def _fonts_inlined(css: str, base: str) -> str:
     return re.sub(r"/\*# sourceMappingURL=\S+ \*/\s*$", "", css)
 
 
+def bundle_stylesheet(href: str) -> str:
+    """The bundle's stylesheet at `href` (/static/dist/NAME.css: KaTeX's rules) with its fonts
+    as data: URLs (_fonts_inlined), for a page with nothing to fetch: this export's, the
+    notebook widget's (server/widget.py). Raises MissingAsset when it or a font is not there."""
+    return _fonts_inlined(_asset(href), href.rsplit("/", 1)[0] + "/")
+
+
 def _attr(tag: str, name: str) -> str | None:
     m = re.search(rf'\b{name}\s*=\s*"([^"]*)"', tag)
     return m.group(1) if m else None
@@ -104,10 +111,9 @@ def _inline_assets(html: str) -> str:
         tag, href = m.group(0), _attr(m.group(0), "href") or ""
         rel = _attr(tag, "rel") or ""
         if rel == "stylesheet":   # a CSS string may hold "</style"; \/ is / in CSS too
-            css = _asset(href)
             bundle = href.startswith("/static/dist/")
-            if bundle:   # KaTeX's rules, its fonts beside it: narration_line.js finds it by
-                css = _fonts_inlined(css, href.rsplit("/", 1)[0] + "/")   # data-bundle
+            # KaTeX's rules, its fonts beside it: narration_line.js finds it by data-bundle
+            css = bundle_stylesheet(href) if bundle else _asset(href)
             css = re.sub(r"</(style)", r"<\\/\1", css, flags=re.IGNORECASE)
             return f"<style{' data-bundle' if bundle else ''}>\n{css}</style>"
         if "icon" in rel and href.startswith("/static/"):

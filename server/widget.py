@@ -4,7 +4,9 @@ Notebook 7, VS Code and marimo (`mo.ui.anywidget(w)`) through anywidget, with no
 The kernel runs the engine (trace_body, as POST /api/trace does) and sends the trace to the
 page as the synced text trait `_trace`; the page's side is static/dist/widget.js, the page's
 own render modules bundled once by `npm run build` (static/js/widget.js), with the page's
-stylesheets (`_style`, widget_css) kept in a shadow root. Synced both ways:
+stylesheets (`_style`, widget_css) kept in a shadow root, and the bundle's own
+(`_bundle_style`: KaTeX's rules, its fonts as data: URLs, as the standalone export inlines
+them; bundle_css) for the narration typeset as the page's, offline. Synced both ways:
 
     step      int, 0..steps: the step shown (0 = before the first event); a cell sets it
               (`w.step = 12`) and reads it; stepping in any view sets it, and every view of
@@ -45,14 +47,17 @@ from gradwalk.server.widget_modes import MODES, OPTIMIZERS, TrainAsk, walk_body
 
 ROOT = Path(__file__).resolve().parents[1]   # the checkout, or gradwalk/ in the wheel
 BUNDLE = ROOT / "static" / "dist" / "widget.js"
+BUNDLE_CSS = "/static/dist/widget.css"   # esbuild's, beside widget.js: KaTeX's rules and fonts
 THEMES = ("auto", "light", "dark", "projector")   # static/js/state.js THEMES
 # The page's stylesheets the embed links (templates/base.html, embed.html), in its order.
 STYLESHEETS = ("themes.css", "app.css", "embed.css", "graph-groups.css", "train.css")
-# The widget's own: a notebook cell is not a frame, so the walk gets a height of its own.
+# The widget's own: a notebook cell is not a frame, so the walk gets a height of its own. The
+# graph's row gives way down to 35% (the embed's: 55%), so the narration keeps its lines with
+# the program box open (at 55% it was crushed to 11 px of its 38 at 1280x800).
 WIDGET_RULES = """
 .embed.gradwalk-widget { height: var(--widget-height, 560px); border: 1px solid var(--line);
   border-radius: 8px; background: var(--paper); color: var(--ink); font-family: var(--sans);
-  line-height: 1.4; grid-template-rows: minmax(55%, 1fr) minmax(0, auto) auto auto auto;
+  line-height: 1.4; grid-template-rows: minmax(35%, 1fr) minmax(0, auto) auto auto auto;
   grid-template-areas: "graph" "narration" "bar" "train" "program"; }
 .widget-train { grid-area: train; display: flex; flex-wrap: wrap; align-items: center;
   gap: 0.3em 1em; padding: 0.2em 0.8em; }
@@ -100,6 +105,16 @@ def _bundle_text() -> str:
     return re.sub(r"\n//# sourceMappingURL=\S+\s*$", "\n", BUNDLE.read_text(encoding="utf-8"))
 
 
+def bundle_css() -> str:
+    """static/dist/widget.css (the CSS the bundle's modules import: KaTeX's) with its fonts
+    as data: URLs, the standalone export's way (server/export_html.py bundle_stylesheet): a
+    notebook has no server to fetch them from. About 0.4 MB. Raises MissingAsset when it or a
+    font is not built."""
+    from gradwalk.server.export_html import bundle_stylesheet   # jinja's templates: on use
+
+    return bundle_stylesheet(BUNDLE_CSS)
+
+
 # The widget's train traits -> TrainAsk's fields (server/widget_modes.py).
 TRAIN_TRAITS = {"train_steps": "steps", "lr": "lr", "optimizer": "optimizer",
                 "iteration": "iteration"}
@@ -119,6 +134,7 @@ class Walk(anywidget.AnyWidget):
 
     _esm = traitlets.Unicode().tag(sync=True)
     _style = traitlets.Unicode().tag(sync=True)
+    _bundle_style = traitlets.Unicode().tag(sync=True)
     _trace = traitlets.Unicode("").tag(sync=True)
     program = traitlets.Unicode("").tag(sync=True)
     output = traitlets.Unicode("").tag(sync=True)
@@ -140,7 +156,8 @@ class Walk(anywidget.AnyWidget):
         """train: train mode's train_steps, lr, optimizer, iteration (see the module
         docstring). Raises ProgramError (the program, a GRADWALK_ limit, hvp mode without a
         `# hvp:` line, a train setting out of range), TraitError (a mode, theme or optimizer not
-        offered, a negative step, an unknown keyword), MissingBundle (no static/dist/widget.js)."""
+        offered, a negative step, an unknown keyword), MissingBundle (no static/dist/widget.js),
+        MissingAsset (static/dist/widget.css or a font of it not built)."""
         if not BUNDLE.is_file():
             raise MissingBundle(f"{BUNDLE} is not there: run `npm run build` (a wheel carries it)")
         unknown = set(train) - set(TRAIN_TRAITS)
@@ -155,7 +172,7 @@ class Walk(anywidget.AnyWidget):
         self._traced = None   # what was traced last; None: __init__ is tracing its own traits
         key = (program, output or "", mode, _ask(train))
         body = self._trace_of(*key)   # a bad program: raised here
-        super().__init__(_esm=_bundle_text(), _style=widget_css(),
+        super().__init__(_esm=_bundle_text(), _style=widget_css(), _bundle_style=bundle_css(),
                          program=program, output=output or "", mode=mode, theme=theme, **train)
         self._traced = key
         self._show(body, "")

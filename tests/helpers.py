@@ -56,6 +56,12 @@ def assert_intermediates(body: dict, case: dict) -> None:
             np.testing.assert_allclose(got[key], want, rtol=0, atol=case["tol"], err_msg=key)
 
 
+def assert_located(e, kind: str, line: int, col: int, words: str = "") -> None:
+    """The refusal `e` (a ProgramError) is of `kind`, at (line, col), and its message says
+    `words`: the place and the words a student reads."""
+    assert (e.kind, e.line, e.col) == (kind, line, col) and words in e.message, e
+
+
 def sse_events(text: str) -> list[tuple[str, dict]]:
     """A text/event-stream body as (event, data) pairs, the data parsed as JSON."""
     out = []

@@ -4,10 +4,15 @@
 // and marimo, with no server. The kernel (server/widget.py) sends the trace; widget-sync.js
 // keeps `step`, `mode` and `program` in step with it. The page's stylesheets come from the
 // kernel as `_style` (server/widget.py widget_css) and live in a shadow root, so the page's
-// rules never reach the notebook's and the notebook's never reach the walk.
+// rules never reach the notebook's and the notebook's never reach the walk. The narration is
+// typeset as the page's (render/narration_line.js, KaTeX): the bundle's stylesheet comes as
+// `_bundle_style` (KaTeX's rules, its fonts as data: URLs, as the standalone export inlines
+// it), set beside the page's in the shadow root; its fonts go to the document (fontfaces.js).
 // anywidget's render API: https://anywidget.dev/en/afm/
 
+import { addFonts } from "./fontfaces.js";
 import { narrate } from "./narration.js";
+import { showNarration } from "./render/narration_line.js";
 import { createPlayer } from "./render/player.js";
 import { createStore } from "./state.js";
 import { applyTheme } from "./theme.js";
@@ -66,13 +71,28 @@ function markup(doc) {
     fields: { train_steps: steps, lr, optimizer, iteration } };
 }
 
+/**
+ * The @font-face faces of the stylesheet text `css` added to `doc`'s fonts: read from a
+ * constructed sheet, which parses without being in the page (JupyterLab draws a view before
+ * it is). A browser without constructed sheets keeps the fallback fonts.
+ */
+function fontsOf(doc, css) {
+  const view = doc.defaultView;
+  if (!css || !view?.CSSStyleSheet) return;
+  const sheet = new view.CSSStyleSheet();
+  sheet.replaceSync(css);
+  addFonts(doc, sheet.cssRules);
+}
+
 /** Draw the widget into `el` for `model`; returns the cleanup anywidget calls on removal. */
 function render({ model, el: host }) {
   const shadow = host.shadowRoot ?? host.attachShadow({ mode: "open" });
   const doc = host.ownerDocument;
   const style = el(doc, "style", {}, model.get("_style") || "");
+  const bundle = el(doc, "style", { "data-bundle": "" }, model.get("_bundle_style") || "");
   const parts = markup(doc);
-  shadow.replaceChildren(style, parts.main);
+  shadow.replaceChildren(style, bundle, parts.main);
+  fontsOf(doc, bundle.textContent);
   const root = parts.main;
   // JupyterLab's shortcuts (Lumino) see a key pressed in the shadow root as pressed on the
   // host: without this, B in the program box or Space on the walk would act on the notebook.
@@ -103,7 +123,7 @@ function render({ model, el: host }) {
       const view = walk.timeline.at(state.step);
       phase = view.phase;
       panel.show(walk, view, { animate, duration: state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 400 });
-      parts.narration.textContent = widgetNarration(narrate(view.event, walk.nodesById, { hvp: walk.trace?.hvp }), walk.trace);
+      showNarration(parts.narration, widgetNarration(narrate(view.event, walk.nodesById, { hvp: walk.trace?.hvp }), walk.trace));
       parts.narration.dataset.kind = view.event?.kind ?? "start";
     }
     player.update({ ...state, total: total(), phase, disabled: !walk });
@@ -126,7 +146,7 @@ function render({ model, el: host }) {
       walk = null;
       root.dataset.status = error ? "error" : "loading";
       panel.wait(error || "Tracing…");
-      parts.narration.textContent = "";
+      showNarration(parts.narration, "", { typeset: false });
       return show();
     }
     walk = prepareWalk(readyTrace(trace), model.get("program"));

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from test_projector_layout_page import themed
-from test_quiz_page import feedback, open_quiz
+from test_quiz_page import feedback, open_quiz, play_to_the_score
 from test_quiz_tensors_page import MATMUL, SHOTS, torch_matmul
 from page_helpers import wait_step
 
@@ -84,11 +84,7 @@ def test_the_matmul_example_asks_each_gradient_as_a_grid(chromium, app_url, size
         assert cells.evaluate_all("(cs) => cs.map((c) => c.value)") == [""] * 4
         type_grid(page, w_bar.flatten().tolist())
         assert quiz.get_attribute("data-verdict") == "right"
-        page.locator("#narration").click()
-        page.keyboard.press("End")
-        wait_step(page, 12)
-        page.wait_for_selector("#quiz[data-score]")
-        assert quiz.get_attribute("data-score") == "1" and quiz.get_attribute("data-max") == "2"
+        assert play_to_the_score(page, 12) == ("1", "2")   # the end: the score
         assert errors == []
     finally:
         context.close()

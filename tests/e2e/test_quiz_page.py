@@ -42,6 +42,18 @@ def answer(page, text: str) -> None:
     page.wait_for_selector("#quiz[data-verdict]")
 
 
+def play_to_the_score(page, last: int | None = None) -> tuple[str, str]:
+    """From the narration (the player's keys, not the answer box's), End to the walk's end
+    (step `last`, waited for when given) and its score: (data-score, data-max)."""
+    page.locator("#narration").click()
+    page.keyboard.press("End")
+    if last is not None:
+        wait_step(page, last)
+    page.wait_for_selector("#quiz[data-score]")
+    quiz = page.locator("#quiz")
+    return quiz.get_attribute("data-score"), quiz.get_attribute("data-max")
+
+
 def feedback(page) -> str:
     return page.locator("#quiz .quiz-feedback").inner_text()
 
@@ -119,12 +131,7 @@ def test_the_score_after_a_whole_walk(chromium, app_url):
                 assert "forgot the local derivative (1 - t²)" in feedback(page)
                 page.get_by_role("button", name="Show and continue").click()
                 wait_step(page, 11)
-        page.locator("#narration").click()
-        page.keyboard.press("End")
-        wait_step(page, 16)
-        page.wait_for_selector("#quiz[data-score]")
-        assert quiz.get_attribute("data-score") == "4"   # t̄, c̄, ē, b̄ at the first try
-        assert quiz.get_attribute("data-max") == "6"
+        assert play_to_the_score(page, 16) == ("4", "6")   # t̄, c̄, ē, b̄ at the first try
         text = feedback(page)
         assert "4 of 6 right at the first try, 5 right in the end" in text
         assert "missing local ×1" in text and "overwrite ×1" in text
@@ -242,10 +249,7 @@ def test_new_numbers_and_practice_start_a_fresh_quiz(chromium, app_url):
         page.keyboard.press("End")
         page.wait_for_selector("#quiz[data-asking='n0']")
         answer(page, "0.7864")
-        page.locator("#narration").click()
-        page.keyboard.press("End")
-        page.wait_for_selector("#quiz[data-score]")
-        assert quiz_marks(page)["score"] == "1" and quiz_marks(page)["max"] == "1"
+        assert play_to_the_score(page) == ("1", "1")
         page.locator("#quiz-new-numbers").click()
         page.wait_for_function("() => !/^a = 1\\.0$/m.test(document.querySelector('#editor .editor').gradwalkEditor.getText())")
         page.wait_for_selector('#app[data-status="ready"]')

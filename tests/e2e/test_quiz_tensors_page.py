@@ -14,7 +14,7 @@ import torch
 from live_server import REPO
 from page_helpers import node, wait_step
 from test_projector_layout_page import themed
-from test_quiz_page import answer, feedback, open_quiz   # open_quiz: the state's program wins
+from test_quiz_page import answer, feedback, open_quiz, play_to_the_score   # open_quiz: the state's program wins
 
 MATMUL = ("X = [[1.0, 2.0], [3.0, 4.0]]\nW = [[5.0, 6.0], [7.0, 8.0]]\n"
           "G = const([[1.0, 2.0], [-1.0, 0.0]])\nY = X @ W\nL = sum(G * Y)\n")
@@ -65,11 +65,7 @@ def test_a_tensor_node_is_asked_one_element_and_its_mistakes_are_named(chromium,
         i, j = asked_index(page, "W\u0304")
         answer(page, f"{float(w_bar[i, j]):g}")
         assert quiz.get_attribute("data-verdict") == "right"
-        page.locator("#narration").click()
-        page.keyboard.press("End")
-        wait_step(page, 12)   # the end: the score
-        page.wait_for_selector("#quiz[data-score]")
-        assert quiz.get_attribute("data-score") == "1" and quiz.get_attribute("data-max") == "2"
+        assert play_to_the_score(page, 12) == ("1", "2")   # the end: the score
         assert errors == []
     finally:
         context.close()

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from live_server import free_port, wait_healthy
+from test_widget_page import FACES
 
 pytest.importorskip("jupyterlab")
 pytest.importorskip("anywidget")
@@ -109,6 +110,13 @@ def test_a_student_steps_the_widget_in_jupyterlab(chromium, jupyterlab):
         page.wait_for_function(f"(async () => ({RUN_IN_KERNEL})('print(w.step)'))().then(o => o.trim() === '8')")
         page.evaluate(RUN_IN_KERNEL, "w.step = 7")
         views.nth(1).and_(page.locator('[data-step="7"]')).wait_for()
+        # the seed's line typeset, as on the page, with KaTeX's fonts (JupyterLab has none)
+        line = views.nth(1).locator(".narration")
+        assert line.get_attribute("data-typeset") == "true"
+        assert line.locator(".narration-tex .katex .katex-html").count() == 1
+        assert line.locator(".narration-plain").text_content() == \
+            "L\u0304 = 1 (dL/dL), the backward pass starts at the output"   # narration.js's seed
+        assert {"KaTeX_Main", "KaTeX_Math"} <= set(page.evaluate(FACES))
         assert page.evaluate(RUN_IN_KERNEL, "print(w.step, w.steps, w.grads['a'])").split() == [
             "7", str(len(json.loads(json.dumps(__import__('gradwalk').trace(PROGRAM)))["events"])),
             repr(__import__('gradwalk').trace(PROGRAM)["grads"]["a"])]

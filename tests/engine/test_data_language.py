@@ -16,6 +16,7 @@ from gradwalk.engine.parse import parse
 from gradwalk.engine.trace.options import Options
 from gradwalk.engine.trace.runner import run_trace
 from gradwalk.engine.trace.values import decode
+from helpers import assert_located
 
 XOR_X = [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
 
@@ -150,9 +151,7 @@ def assert_refused(program: str, kind: str, line: int, col: int, words: str) -> 
     """The program's trace raises ProgramError `kind` at (line, col) saying `words`."""
     with pytest.raises(ProgramError) as info:
         run_trace(program)
-    e = info.value
-    assert (e.kind, e.line, e.col) == (kind, line, col), e
-    assert words in e.message, e.message
+    assert_located(info.value, kind, line, col, words)
 
 
 # ---- leaf initializers: randn(..., std=), uniform(...) ---------------------------------------

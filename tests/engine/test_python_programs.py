@@ -16,6 +16,7 @@ import torch
 from gradwalk.engine.parse import parse
 from gradwalk.engine.trace.runner import run_trace
 from gradwalk.engine.trace.values import decode
+from helpers import assert_located
 from test_unrolled_python import _error
 
 
@@ -202,8 +203,7 @@ BAD_FUNCTIONS = [
 @pytest.mark.parametrize("text, kind, line, col, words", BAD_ZIPS + BAD_FUNCTIONS)
 def test_bad_zips_and_functions_are_located_before_anything_is_built(text, kind, line, col,
                                                                       words):
-    e = _error(text, max_statements=5000)
-    assert (e.kind, e.line, e.col) == (kind, line, col) and words in e.message, e
+    assert_located(_error(text, max_statements=5000), kind, line, col, words)
 
 
 # ---- B3: the seeds' programs as written ----------------------------------------------------

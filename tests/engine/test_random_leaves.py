@@ -14,6 +14,7 @@ import torch
 from gradwalk.engine.parse import parse
 from gradwalk.engine.trace.runner import run_trace
 from gradwalk.engine.trace.values import decode
+from helpers import assert_located
 from test_python_programs import XOR, _xor_params, _xor_torch
 from test_unrolled_python import _error   # also: refused within a second
 
@@ -92,8 +93,7 @@ def test_a_reseed_starts_the_sequence_again():
      "for _ in range(0)]\n", "too_large", 3, 4, "max_elements"),
 ])
 def test_what_random_does_not_do_is_located(text, kind, line, col, words):
-    e = _error(text, max_elements=1000)
-    assert (e.kind, e.line, e.col) == (kind, line, col) and words in e.message, e
+    assert_located(_error(text, max_elements=1000), kind, line, col, words)
 
 
 def test_a_seeds_draws_count_against_max_total_elements():

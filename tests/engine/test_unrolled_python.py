@@ -18,6 +18,7 @@ from gradwalk.engine.trace import budget
 from gradwalk.engine.trace.options import Options
 from gradwalk.engine.trace.runner import Limits, Tracer, run_trace, trace_json
 from gradwalk.engine.trace.values import decode
+from helpers import assert_located
 
 
 def _ir(text: str) -> list[tuple]:
@@ -129,8 +130,7 @@ def test_each_name_of_a_tuple_is_a_statement_of_its_own():
     ("a, relu = 1.0, 2.0\n", "unsupported", 1, 3),
 ])
 def test_bad_tuple_assignments_are_located(text, kind, line, col):
-    e = _error(text)
-    assert (e.kind, e.line, e.col) == (kind, line, col)
+    assert_located(_error(text), kind, line, col)
 
 
 # ---- loops ---------------------------------------------------------------------------------
@@ -255,8 +255,7 @@ def test_a_loop_counts_each_iteration_against_the_statement_limit():
     ("w = [0.3]\nh = [w[0] * i for i in range(65)]\n", "bad_argument", 2, 4),
 ])
 def test_bad_loops_and_comprehensions_are_located(text, kind, line, col):
-    e = _error(text)
-    assert (e.kind, e.line, e.col) == (kind, line, col)
+    assert_located(_error(text), kind, line, col)
 
 
 def test_an_index_past_the_end_in_a_loop_names_the_iterations_value():

@@ -6,8 +6,9 @@
 //   .narration-tex    aria-hidden, KaTeX's rendering inside its own shadow root, so none of
 //                     KaTeX's glyph text (the "ˉ" of a bar, "⊤") mixes into the line's text.
 // The shadow root takes the page's own bundled stylesheet (KaTeX's rules; its fonts are the
-// document's: 'self' under the page's CSP, data: URLs in the standalone export); sizes and colours are inherited from the line, so the
-// typeset line is as large as the plain one was (the projector theme's narration size too).
+// document's: 'self' under the page's CSP, data: URLs in the standalone export and the
+// notebook widget); sizes and colours are inherited from the line, so the typeset line is as
+// large as the plain one was (the projector theme's narration size too).
 
 import { toTex } from "../tex.js";
 import { setTex } from "./typeset.js";
@@ -19,6 +20,8 @@ import { setTex } from "./typeset.js";
  * KaTeX cannot parse a line: its TeX source shows in red (throwOnError false), never an
  * exception.
  */
+const FONT_FACE_RULE = 5; // CSSRule.FONT_FACE_RULE
+
 // a tensor summary's fields, as the engine writes them (engine/trace/values.py summaries)
 const SUMMARY = / · (min|max|mean) [-−]?\d/;
 
@@ -46,18 +49,22 @@ export function showNarration(line, text, { typeset = true } = {}) {
   }
 }
 
+// The bundle's stylesheets: linked from static/dist, or inlined as <style data-bundle>.
+const SHEETS = 'link[rel="stylesheet"][href*="/dist/"], style[data-bundle]';
+
 /**
  * The line's two children, made at the first call (whatever the line held is replaced), and
- * whether KaTeX's stylesheet is there to copy into the shadow root: the page links the
- * bundle's (static/dist); the standalone HTML export (server/export_html.py) inlines it as
- * `<style data-bundle>`, its fonts as data: URLs. Without either the line stays plain.
+ * whether KaTeX's stylesheet is there to copy into the shadow root. It is looked for where the
+ * line is (its root node): the page links the bundle's (static/dist); the standalone HTML
+ * export (server/export_html.py) inlines it as `<style data-bundle>` in the document, its
+ * fonts as data: URLs; the notebook widget (widget.js) puts that same one in its own shadow
+ * root. Without any the line stays plain.
  */
 function parts(line) {
   let plain = line.querySelector(":scope > .narration-plain");
   let shown = line.querySelector(":scope > .narration-tex");
   const doc = line.ownerDocument;
-  // the bundle's sheets: linked from static/dist, or inlined by the standalone export
-  const sheets = doc.querySelectorAll('link[rel="stylesheet"][href*="/dist/"], style[data-bundle]');
+  const sheets = line.getRootNode().querySelectorAll(SHEETS);
   if (plain && shown) return { plain, shown, styled: sheets.length > 0 };
   plain = doc.createElement("span");
   plain.className = "narration-plain";
@@ -76,16 +83,19 @@ function parts(line) {
 /**
  * KaTeX's rules in the shadow root at once: the page's loaded bundle stylesheets copied into
  * one constructed sheet (a linked copy loads later, and the line's height changed under a
- * camera that had just framed the graph); a sheet not loaded yet is linked instead.
+ * camera that had just framed the graph); a sheet not loaded yet (or a style element not yet
+ * in the page: a widget drawn before JupyterLab shows it) is copied as an element instead.
+ * Its @font-face rules are left out: in a shadow root Chromium ignores them, and the
+ * document's faces serve the text in it (fontfaces.js).
  */
 function styleInto(root, links) {
   const view = root.ownerDocument.defaultView;
   const rules = [];
   for (const link of links) {
     try {
-      rules.push(...[...link.sheet.cssRules].map((r) => r.cssText));
+      rules.push(...[...link.sheet.cssRules].filter((r) => r.type !== FONT_FACE_RULE).map((r) => r.cssText));
     } catch {
-      root.append(link.cloneNode()); // not loaded (no sheet, no rules yet)
+      root.append(link.cloneNode(true)); // not loaded (no sheet, no rules yet)
     }
   }
   if (!rules.length || !view?.CSSStyleSheet) return;
