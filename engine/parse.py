@@ -283,6 +283,8 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
         if stmt.lineno == self.last_line:
             raise self.error("unsupported", "one statement per line, please", stmt)
         self.last_line = stmt.end_lineno
+        if self.operator_statement(stmt):   # the commonest line (engine/parse_expressions)
+            return None
         if isinstance(stmt, ast.AugAssign):
             return self.inplace_update(stmt)
         self.refuse_backward(stmt)   # `L.backward()` (engine/parse_unroll.py)
