@@ -138,17 +138,15 @@ def _totals(*lists: list[str], formulas: list[str] | None = None
     `formulas`: the list among them whose longest is not asked for (0)."""
     sums, longest, escaped = [], [], []
     for texts in lists:
-        joined = "".join(texts)
         chars = max(map(len, texts), default=0) if texts is not formulas else 0
-        if joined.isascii():
-            sums.append(len(joined))
-            longest.append(chars)
-            escaped.append(len(joined))
-        else:
-            utf8 = len(joined.encode())
-            sums.append(utf8)
-            longest.append(4 * chars)
-            escaped.append(5 * utf8 - 4 * len(joined))
+        utf8 = count = 0
+        for k in range(0, len(texts), 4096):   # joined a piece at a time: no copy of them all
+            joined = "".join(texts[k:k + 4096])   # (the trace's peak memory, bench/chain.py)
+            count += len(joined)
+            utf8 += len(joined) if joined.isascii() else len(joined.encode())
+        sums.append(utf8)
+        longest.append(chars if utf8 == count else 4 * chars)
+        escaped.append(5 * utf8 - 4 * count)   # = count when every text is ASCII
     return sums, longest, escaped
 
 

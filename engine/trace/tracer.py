@@ -47,7 +47,10 @@ class Tracer:
     float64; engine/dtypes.py); options: the mode and its inputs (engine/trace/options.py).
     Raises ProgramError for a bad program, an unknown output name, a shape error (found by a
     pass over the IR before any value is computed: engine/trace/shape_pass.py), a bad
-    output_grad, a mode's refusal or a program beyond `limits`.
+    output_grad, a mode's refusal or a program beyond `limits`, a body past
+    max_response_bytes among them (checked here, a light bound first: a body that fits by it
+    costs no estimate). size_first: ignored, kept for callers that pass it (the stream once
+    asked to have the estimate after its graph event; a refusal now always comes before it).
 
     The trace runs on the program's tape (`tape`, engine/tape.py: nodes in creation order,
     which is topological; the values are its first, checked pass, engine/tape_first.py):
@@ -94,13 +97,12 @@ class Tracer:
                     self.states[mode.name] = state
         # last: the estimate counts the warnings and the bug walk. A body that fits by far
         # (budget_scalar.light_bound, a few passes over per-node lists) costs no estimate at
-        # all; one that may not fit is estimated here, before the graph event, even when the
-        # stream asks for the graph first (size_first=False): a refusal after the graph would
-        # come after the page had read and laid out megabytes of it (a 100,004-node zip loop
-        # was refused 16-23 s after Trace, after "Laying out 100,004 nodes").
+        # all; one that may not fit is estimated here, before the graph event, whatever the
+        # caller: a refusal after the graph would come after the page had read and laid out
+        # megabytes of it (a 100,004-node zip loop was refused 16-23 s after Trace, after
+        # "Laying out 100,004 nodes")
         self._size_limits = limits
-        if size_first or not self._fits():
-            self._check_size(light=size_first)   # the light bound asked once
+        self._check_size()
 
     # ---- compiling -----------------------------------------------------------------------
     def _compile(self, output: str | None, output_grad, limits: Limits) -> None:
@@ -158,13 +160,12 @@ class Tracer:
             return True
         return False
 
-    def _check_size(self, light: bool = True) -> None:
+    def _check_size(self) -> None:
         """Refuse a trace whose body would pass max_response_bytes (ProgramError "too_large",
         at the node where the estimate crosses it), before any stepper event is made; once.
-        The bounds first, cheapest first (`light`: the light bound too, unless it was just
-        asked): the estimate only when they pass the limit."""
+        The bounds first, cheapest first: the estimate only when they pass the limit."""
         limits = self._size_limits
-        if limits is None or (light and self._fits()):   # checked already, or fits by far
+        if limits is None or self._fits():   # checked already, or fits by far
             return
         self._size_limits = None
         bound = budget.scalar_bound(self)
@@ -339,10 +340,7 @@ class Tracer:
         numpy arrays instead of nested lists (values.Encoder.full), for a caller that writes
         them with orjson.OPT_SERIALIZE_NUMPY (the body, the stream): same JSON, less time.
         Without it a leaf gradient over the inline limit is its summary (`data` null), as
-        node values are in the events; the body and the stream always carry full data.
-        Raises ProgramError "too_large" at the first event when the Tracer was made with
-        size_first=False and the body would pass max_response_bytes."""
-        self._check_size()
+        node values are in the events; the body and the stream always carry full data."""
         self.arrays = arrays
         walk = next(m.walk for m in MODES if m.name == self.options.mode and m.walk)
         yield from walk(self)

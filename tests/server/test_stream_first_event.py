@@ -10,7 +10,6 @@ import pytest
 
 from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.trace import budget
-from gradwalk.engine.trace import tracer as tracer_module
 from gradwalk.engine.trace.runner import Limits, Tracer
 from gradwalk.server.settings import Settings, get_settings
 from gradwalk.server.tracing import stream_body
@@ -19,18 +18,18 @@ from helpers import sse_events
 CHAIN = "x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 25   # 101 nodes
 
 
-def test_the_graph_is_sent_before_the_size_estimate(monkeypatch):
+def test_the_size_is_checked_once_before_the_graph_and_costs_no_estimate(monkeypatch):
     said = []
-    estimate = tracer_module.Tracer._check_size
+    light = budget.light_bound
 
-    def check(self, *args):
-        said.append("estimate")
-        return estimate(self, *args)
-    monkeypatch.setattr(tracer_module.Tracer, "_check_size", check)
+    def bound(tracer):
+        said.append("light bound")
+        return light(tracer)
+    monkeypatch.setattr(budget, "light_bound", bound)
+    monkeypatch.setattr(budget, "scalar_bound", lambda t: said.append("estimate"))
     stream_body(CHAIN, None, Settings(), lambda data: said.append(data.split(b"\n")[0]))
-    assert said[0] == b"event: graph"   # the first piece handed on: the graph event
-    assert said.index(b"event: graph") < said.index("estimate")
-    assert said.count("estimate") == 1
+    assert said[:2] == ["light bound", b"event: graph"]   # the check, then the graph event
+    assert said.count("light bound") == 1 and "estimate" not in said
 
 
 def test_a_trace_over_the_size_limit_is_refused_before_the_graph(client, monkeypatch):
@@ -49,16 +48,15 @@ def test_a_trace_over_the_size_limit_is_refused_before_the_graph(client, monkeyp
 
 def test_a_body_that_fits_by_the_light_bound_costs_no_estimate(monkeypatch):
     """Issue 15 §1: the 10,001-node chain is within the default limit by the light bound
-    alone, so neither the scalar bound nor the per-node estimate is made, with the graph first
-    or not; the records are all there."""
+    alone, so neither the scalar bound nor the per-node estimate is made; the records are all
+    there."""
     def refused(*args, **kwargs):
         raise AssertionError("an estimate was made")
     monkeypatch.setattr(budget, "scalar_bound", refused)
     monkeypatch.setattr(budget, "per_node", refused)
     chain = "x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 2_500
-    for size_first in (True, False):
-        records = list(Tracer(chain, size_first=size_first).records())
-        assert records[-1]["kind"] == "done" and len(records) == 10_001 + 1 + 5_000 + 1
+    records = list(Tracer(chain).records())
+    assert records[-1]["kind"] == "done" and len(records) == 10_001 + 1 + 5_000 + 1
 
 
 def test_the_estimate_comes_before_the_graph_when_the_light_bound_does_not_fit(monkeypatch):
@@ -70,12 +68,12 @@ def test_the_estimate_comes_before_the_graph_when_the_light_bound_does_not_fit(m
     estimate = sum(budget.per_node(Tracer(CHAIN), 64))
     assert estimate < light
     with pytest.raises(ProgramError) as refused:
-        Tracer(CHAIN, limits=Limits(max_response_bytes=estimate - 1), size_first=False)
+        Tracer(CHAIN, limits=Limits(max_response_bytes=estimate - 1))
     assert refused.value.kind == "too_large"
     made = []
     bound = budget.scalar_bound
     monkeypatch.setattr(budget, "scalar_bound", lambda t: made.append(1) or bound(t))
-    between = Tracer(CHAIN, limits=Limits(max_response_bytes=light - 1), size_first=False)
+    between = Tracer(CHAIN, limits=Limits(max_response_bytes=light - 1))
     assert made == [1]   # the scalar bound, made in the constructor: the next step
     assert b'"nodes":[' in between.graph_bytes()
     assert list(between.records())[-1]["kind"] == "done" and made == [1]
