@@ -68,8 +68,8 @@ def phases(n: int = 10_000, repeats: int = 5, clock=time.perf_counter) -> dict[s
     """Seconds by `clock` (wall by default; time.process_time for CPU), in this process, of
     what comes before the stream's first event: the parse (done before the request takes a
     trace slot), the Tracer as the stream makes it (shapes, forward values, ledger, formulas
-    and symbols: the graph event's fields need them; the size estimate comes after the graph,
-    size_first=False) and the graph event's JSON; best of `repeats`. Their sum is the floor
+    and symbols: the graph event's fields need them; and the size check's light bound, which
+    comes before the graph) and the graph event's JSON; best of `repeats`. Their sum is the floor
     under the first event, whatever the server does."""
     from gradwalk.engine.parse import parse
     from gradwalk.engine.trace.runner import Tracer, gc_paused
@@ -80,7 +80,7 @@ def phases(n: int = 10_000, repeats: int = 5, clock=time.perf_counter) -> dict[s
             t0 = clock()
             parsed = parse(program)
             t1 = clock()
-            tracer = Tracer(parsed, size_first=False)
+            tracer = Tracer(parsed)
             t2 = clock()
             for _part in tracer.graph_parts():
                 pass

@@ -245,6 +245,8 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
         if stmt.lineno == self.last_line:
             raise self.error("unsupported", "one statement per line, please", stmt)
         self.last_line = stmt.end_lineno
+        if self.operator_statement(stmt):   # the commonest line (engine/parse_expressions)
+            return None
         if isinstance(stmt, ast.AugAssign):
             return self.inplace_update(stmt)
         self.refuse_backward(stmt)   # `L.backward()` (engine/parse_unroll.py)
@@ -354,9 +356,10 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
         """Drop what is keyed by the id of a syntax-tree node of the statement just built (a
         list literal's value, a helper's init text, where's conditions): the tree is freed, and
         a later node could be given the same id."""
-        self.lists.clear()
-        self.inits.clear()
-        self.conditions.clear()
+        if self.lists or self.inits or self.conditions:   # mostly all empty: no call
+            self.lists.clear()
+            self.inits.clear()
+            self.conditions.clear()
 
     # ---- nodes -------------------------------------------------------------------------------
     def add(self, op: str, role: str, inputs: list[int], span: Span, name: str | None,

@@ -25,8 +25,12 @@ class LiteralSyntax:
         """A number or literal inside an expression; its label is its source text, clipped
         (a float literal may have a million digits)."""
         span = self.span(outer or node)
-        label = self.text.clipped(span.line, span.col, span.end_line, span.end_col,
-                                  MAX_LABEL) or "const"
+        if span.line == span.end_line and span.end_col - span.col <= MAX_LABEL:
+            # text.clipped's answer without its call (a short range is not clipped)
+            label = self.text.lines[span.line - 1][span.col:span.end_col] or "const"
+        else:
+            label = self.text.clipped(span.line, span.col, span.end_line, span.end_col,
+                                      MAX_LABEL) or "const"
         if type(node) is ast.Constant:   # a plain number is made by no helper: no init
             shared = self.numbers.get((type(node.value), node.value))
             if shared is not None:   # shared_number's, found without its call

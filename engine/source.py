@@ -34,6 +34,8 @@ class Lines:
 
     def char_col(self, line: int, byte_col: int) -> int:
         """`ast` counts columns in UTF-8 bytes; the page counts characters (code points)."""
+        if self.ascii:   # every line is ASCII: a byte column is a character column
+            return byte_col
         text = self.line(line)
         if text.isascii():
             return byte_col

@@ -31,8 +31,8 @@ class Settings:
     max_flops: the forward pass's floating-point operations (FLOPs); bounds time.
     max_response_bytes: the largest trace body (bytes), estimated from the graph before anything
         is serialized; a 100,000-node scalar chain makes about 70 MB. Larger: 422 too_large
-        (the stream: an `error` event after the `graph` event, estimated after it is sent;
-        over 20,000 nodes, before it: the refusal is the stream's only event).
+        (the stream: its only event, an `error`; engine/trace/tracer.py `_fits`: a body a
+        light bound shows within the limit is not estimated at all).
     max_concurrent_traces: traces computed at once (the machine has few cores; more would
         only share them and multiply the memory); also the most trace worker processes.
     trace_processes: run each trace (its parse, its walk, its serialization) in a worker

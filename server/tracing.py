@@ -104,8 +104,8 @@ def stream_body(program: str | Program, output: str | None, settings: Settings,
     `program` is parsed here when it is text (in `dtype`: as trace_body's).
 
     `graph` first, handed on as soon as it is whole (its first parts sooner when it is over
-    FLUSH_BYTES), before the body's size estimate (a trace past max_response_bytes is then
-    refused by an `error` event after the graph); then every event in order, in pieces of about FLUSH_BYTES, or fewer once
+    FLUSH_BYTES; a trace past max_response_bytes is refused before it, by the stream's only
+    event); then every event in order, in pieces of about FLUSH_BYTES, or fewer once
     FLUSH_SECONDS have passed since the last piece. A program error ends the stream with one
     `error` event; so does a bug of ours (logged), so a stream never just stops. `check` is
     called before each event and raises ClientGone to stop the work (the client went away):
@@ -118,10 +118,9 @@ def stream_body(program: str | Program, output: str | None, settings: Settings,
             check()
             if isinstance(program, str):
                 check_size(program, settings)
-            # the size estimate after the graph event (it needs none of it): records() makes
-            # it before the first stepper event, and a refusal ends the stream as any error
-            tracer = Tracer(program, output, limits(settings), output_grad, dtype, options,
-                            size_first=False)
+            # the size is checked here, before the graph event (a light bound first: the
+            # estimate only when it passes the limit), so a refusal is the only event
+            tracer = Tracer(program, output, limits(settings), output_grad, dtype, options)
             head = b"event: graph\ndata: "
             for part in tracer.graph_parts():   # megabytes for a big program (~450 B a node)
                 check()

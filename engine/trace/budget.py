@@ -206,6 +206,13 @@ def _partials():
     return partial
 
 
+def light_bound(tracer) -> int | None:
+    """engine/trace/budget_scalar.py's light_bound: looser than scalar_bound, cheaper."""
+    from gradwalk.engine.trace.budget_scalar import light_bound as bound
+
+    return bound(tracer)
+
+
 def scalar_bound(tracer) -> int | None:
     """A cheap upper bound of sum(per_node(tracer, inline)): for a scalar program in reverse
     mode the sums of engine/trace/budget_scalar.py; otherwise per_node with no number worked

@@ -86,18 +86,21 @@ def _second_order(leaves: dict, shapes: list, full: bool, steps: int) -> int:
     return total
 
 
-def extras(tracer, tangents: list | None, marked: bool = True) -> int:
+def extras(tracer, tangents: list | None, marked: bool = True, longest: int | None = None
+           ) -> int:
     """What the walk says beyond its events' own words: the warnings known now (exactly, with
     the done event's narration of them), the cut paths' sentences (engine/trace/cuts.py),
     forward mode's kinks, and room for the one first_non_finite marker (with an underflow's
-    warning) the walk may find, when it may (`marked`: budget_numbers.Numbers)."""
+    warning) the walk may find, when it may (`marked`: budget_numbers.Numbers). longest: the
+    longest label's bytes, or more, when the caller knows it (else worked out here)."""
     listed = tracer.warnings.listed() if getattr(tracer, "warnings", None) else []
     kinks_found = _kinks(tracer, tangents) if tracer.options.mode == "forward" else []
     listed += [message for _, message in kinks_found]
     total = edge_words(tracer)
     if marked:   # room for a NaN's or an underflow's marker, warning and words
-        longest = max(map(len, map(str.encode, map(attrgetter("label"), tracer.program.nodes))),
-                      default=0)
+        if longest is None:
+            longest = max(map(len, map(str.encode, map(attrgetter("label"),
+                                                       tracer.program.nodes))), default=0)
         total += FIRST + UNDERFLOW + 2 * longest
     if listed:
         total += len(orjson.dumps(listed)) + len(warn.narration(listed).encode()) + 40
@@ -192,8 +195,12 @@ def edge_words(tracer) -> int:
     from gradwalk.engine.trace import edge_notes, narrate
 
     total, nodes = 0, tracer.program.nodes
+    ops = set(map(attrgetter("op"), nodes))   # asked once per op, not per node
+    noted = {op for op in ops if edge_notes.has_edges(op)}
+    if not noted:   # the common case (+ - * / have no edge points)
+        return 0
     for node in nodes:
-        if node.role != "op" or not edge_notes.has_edges(node.op):
+        if node.role != "op" or node.op not in noted:
             continue
         labels = [nodes[k].label for k in node.inputs]
         xs, out = tracer._inputs(node), tracer.values[node.index]

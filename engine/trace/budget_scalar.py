@@ -79,6 +79,94 @@ def scalar_bound(tracer) -> int | None:
             + results(tracer, [()] * n, 0))
 
 
+def light_bound(tracer) -> int | None:
+    """A looser and cheaper upper bound than scalar_bound (so of per_node's sum), for the same
+    programs (None for the others): its terms with each per-edge figure at its largest (an
+    id, a partial, an input's symbol), each node's formula and symbol counted for as many
+    edges as the busiest node has, every number at 24 bytes, and nothing subtracted for an
+    input's first contribution. A few C-level passes over per-node lists and no array per
+    edge: about a fifth of scalar_bound's cost. The size check asks it first and goes on to
+    the closer figures only when it passes the limit (engine/trace/tracer.py), so a body
+    that fits by far costs no estimate, and one that may not fit is estimated before the
+    graph is sent (the stream's first event)."""
+    values = tracer.values
+    if tracer.options.mode != "reverse" or tracer.second is not None or tracer.options.check \
+            or getattr(tracer, "lab", None) is not None:
+        return None
+    kinds = set(map(type, values))
+    if not kinds <= {float, np.float64, np.ndarray} or np.ndarray in kinds and \
+            any(v.ndim for v in values if type(v) is np.ndarray):
+        return None   # a tensor
+    nodes, ids = tracer.program.nodes, tracer.ids
+    n = len(nodes)
+    degrees = list(map(len, map(attrgetter("inputs"), nodes)))
+    edges, widest = sum(degrees), max(degrees, default=0)
+    id_max = max(map(len, ids), default=0)
+    (_, formula_s, symbol_s), (label_m, _, symbol_m), escaped = _totals(
+        list(map(attrgetter("label"), nodes)), tracer.formulas, tracer.symbols,
+        formulas=tracer.formulas)
+    # a name is where its node's label starts (`x` of x⁽²⁴⁹⁷⁾): the labels' bytes again
+    escaped.append(escaped[0])
+    params = 2 * n + sum(len(json.dumps(p, default=str)) - 2 for p in
+                         filter(None, map(attrgetter("params"), nodes)))
+    known = SCALAR * n + (0 if math.isfinite(sum(values)) else 7 * n)   # orjson: 24 at most
+    led = tracer.ledger
+    # a node's ledger numbers: its 0-d saved tensors (at most its inputs and its output, 8
+    # bytes each), an 8-byte activation, and FLOPs at most the totals'
+    digits = (len(str(widest + 1)) + len(str(8 * (widest + 1))) + 1
+              + len(str(led.totals["flops_forward"])) + len(str(led.totals["flops_backward"])))
+    ledgers = (n * (LEDGER + digits) + sum(map(len, led.saves)) * (id_max + 3)
+               + (n - led.released_by.count(None)) * id_max)
+    seq = len(str(2 * n))
+    node_part = (n * (NODE + EVALUATE + seq + 3 * id_max) + sum(escaped) + params + known
+                 + edges * (5 * id_max + 3 + EDGE) + ledgers)
+    partial = _longest_partial(set(map(attrgetter("op"), nodes)), widest, label_m)
+    edge_part = (edges * (ACCUMULATE + seq + 5 * SCALAR + 6 * NUMBERS + 2 * id_max
+                          + 2 * partial + 2 * symbol_m)
+                 + widest * (formula_s + symbol_s))
+    return (node_part + edge_part + extras(tracer, None, longest=label_m)
+            + groups_bound(tracer.program, label_m) + results(tracer, [()] * n, 0))
+
+
+def _totals(*lists: list[str], formulas: list[str] | None = None
+            ) -> tuple[list[int], list[int], list[int]]:
+    """Each list's bytes in UTF-8, summed; its longest text's bytes at most (4 a character
+    where it is not ASCII); and its bytes escaped to ASCII as the graph's JSON writes them, at
+    most: a character of u bytes in UTF-8 takes 1 escaped when ASCII, else 4 or 6 (u = 2), 6
+    (u = 3) or 10 (u = 4), never more than 5u - 4, so a text of c characters and b bytes takes
+    at most 5b - 4c (without the escaping's own pass, twice the UTF-8 one's cost).
+    `formulas`: the list among them whose longest is not asked for (0)."""
+    sums, longest, escaped = [], [], []
+    for texts in lists:
+        chars = max(map(len, texts), default=0) if texts is not formulas else 0
+        utf8 = count = 0
+        for k in range(0, len(texts), 4096):   # joined a piece at a time: no copy of them all
+            joined = "".join(texts[k:k + 4096])   # (the trace's peak memory, bench/chain.py)
+            count += len(joined)
+            utf8 += len(joined) if joined.isascii() else len(joined.encode())
+        sums.append(utf8)
+        longest.append(chars if utf8 == count else 4 * chars)
+        escaped.append(5 * utf8 - 4 * count)   # = count when every text is ASCII
+    return sums, longest, escaped
+
+
+def _longest_partial(ops: set[str], widest: int, label: int) -> int:
+    """The most bytes any edge's partial derivative may take (budget._partials): its op's
+    template with every label in it at `label` bytes, or, made by code, the node's input
+    labels twice, its own and 24 bytes."""
+    longest = (2 * widest + 1) * label + 24
+    for op in ops:
+        row = REGISTRY.get(op)
+        if row is None:   # a leaf's or a constant's: no edges
+            continue
+        for text in row.partials:
+            if isinstance(text, str):
+                holes = sum(text.count("{%d}" % k) for k in range(row.arity)) + \
+                    text.count("{out}")
+                longest = max(longest, len(text.encode()) + 4 + holes * label)
+    return longest
+
+
 def _texts(*lists: list[str]) -> tuple[list[np.ndarray], int]:
     """Each list's per-node UTF-8 bytes, and all of them escaped to ASCII as the graph's JSON
     writes them (budget.ascii_bytes), summed; an ASCII list (the common case) is not encoded."""

@@ -108,7 +108,16 @@ def build(program, values: list, flops: list[int], requires: list[bool], output:
             row = rows[key] = _row(node.op, key[1:])
         op, slots, share = row
         if runs[i]:
-            f_bwd[i] = round(share * _backward_flops(op, values, i, ins, flops, scalar_costs))
+            # a scalar node's cost known already: _backward_flops' answer, without its call
+            cost = scalar_costs.get(op.name) if type(values[i]) is float else None
+            if cost is not None:
+                for k in ins:
+                    if type(values[k]) is not float:
+                        cost = None
+                        break
+            if cost is None:
+                cost = _backward_flops(op, values, i, ins, flops, scalar_costs)
+            f_bwd[i] = round(share * cost)
         if slots:
             kept = tuple(sorted({i if s < 0 else ins[s] for s in slots}))
             saves[i] = kept
@@ -121,7 +130,7 @@ def build(program, values: list, flops: list[int], requires: list[bool], output:
     act_elements = act_bytes = saved_elements = 0
     sizes: dict[int, tuple[int, int]] = {}
     for k, by in savers.items():
-        sizes[k] = size = _size(values[k])
+        sizes[k] = size = (1, 8) if type(values[k]) is float else _size(values[k])
         saved_elements += size[0]
         if nodes[k].role != "op":
             continue

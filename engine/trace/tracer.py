@@ -36,13 +36,6 @@ from gradwalk.engine.trace.warn import Warnings
 if TYPE_CHECKING:   # pydantic is imported when typed events are asked for (events())
     from gradwalk.engine.trace.events import _Event
 
-# Nodes (elements of the graph event, about 450 B each) above which size_first=False still
-# checks the body's size before the graph: the graph first saves the 10,001-node chain a sixth
-# of its first event's time (issue 15 §1), while past 20,000 nodes a refusal after the graph
-# would come after the page had read and laid out megabytes of it.
-SIZE_FIRST_NODES = 20_000
-
-
 class Tracer:
     """One program, traced.
 
@@ -54,7 +47,10 @@ class Tracer:
     float64; engine/dtypes.py); options: the mode and its inputs (engine/trace/options.py).
     Raises ProgramError for a bad program, an unknown output name, a shape error (found by a
     pass over the IR before any value is computed: engine/trace/shape_pass.py), a bad
-    output_grad, a mode's refusal or a program beyond `limits`.
+    output_grad, a mode's refusal or a program beyond `limits`, a body past
+    max_response_bytes among them (checked here, a light bound first: a body that fits by it
+    costs no estimate). size_first: ignored, kept for callers that pass it (the stream once
+    asked to have the estimate after its graph event; a refusal now always comes before it).
 
     The trace runs on the program's tape (`tape`, engine/tape.py: nodes in creation order,
     which is topological; the values are its first, checked pass, engine/tape_first.py):
@@ -99,15 +95,14 @@ class Tracer:
                     self.states.pop(mode.name, None)
                 else:
                     self.states[mode.name] = state
-        # last: the estimate counts the warnings and the bug walk. The stream sends the graph
-        # before it (size_first=False): the graph event needs none of it, and the estimate is
-        # a sixth of the work before the first event; records() checks before its first event
-        # A big graph is checked first all the same: its graph event is megabytes the page
-        # reads and lays out before a refusal would come (a 100,004-node zip loop was refused
-        # 16-23 s after Trace, after "Laying out 100,004 nodes"; the check alone is 5 s).
+        # last: the estimate counts the warnings and the bug walk. A body that fits by far
+        # (budget_scalar.light_bound, a few passes over per-node lists) costs no estimate at
+        # all; one that may not fit is estimated here, before the graph event, whatever the
+        # caller: a refusal after the graph would come after the page had read and laid out
+        # megabytes of it (a 100,004-node zip loop was refused 16-23 s after Trace, after
+        # "Laying out 100,004 nodes")
         self._size_limits = limits
-        if size_first or len(self.program.nodes) > SIZE_FIRST_NODES:
-            self._check_size()
+        self._check_size()
 
     # ---- compiling -----------------------------------------------------------------------
     def _compile(self, output: str | None, output_grad, limits: Limits) -> None:
@@ -156,12 +151,23 @@ class Tracer:
 
     _inputs = inputs   # the name tests and older callers use
 
+    def _fits(self) -> bool:
+        """Whether the light bound (engine/trace/budget_scalar.py light_bound) shows the body
+        within max_response_bytes; then the size is checked, with no estimate made."""
+        light = budget.light_bound(self)
+        if light is not None and light <= self._size_limits.max_response_bytes:
+            self._size_limits = None
+            return True
+        return False
+
     def _check_size(self) -> None:
         """Refuse a trace whose body would pass max_response_bytes (ProgramError "too_large",
-        at the node where the estimate crosses it), before any stepper event is made; once."""
-        limits, self._size_limits = self._size_limits, None
-        if limits is None:   # checked already
+        at the node where the estimate crosses it), before any stepper event is made; once.
+        The bounds first, cheapest first: the estimate only when they pass the limit."""
+        limits = self._size_limits
+        if limits is None or self._fits():   # checked already, or fits by far
             return
+        self._size_limits = None
         bound = budget.scalar_bound(self)
         if bound is not None and bound <= limits.max_response_bytes:
             return   # within the limit whatever the per-node estimate says
@@ -191,8 +197,11 @@ class Tracer:
         formulas, symbols, bars = [], [], {}
         output_label, binary = self.output_label, narrate.BINARY_TEXT
         for n in nodes:
-            symbol = binary.get(n.op) if not n.params else None
-            if symbol is not None and len(n.inputs) == 2:
+            params = n.params
+            symbol = binary.get(n.op) if not params else None
+            if n.name is None and not params and n.role != "op":
+                formulas.append(n.label)   # an unnamed constant (`* 1.0001`): _formula's own
+            elif symbol is not None and len(n.inputs) == 2:
                 a, b = nodes[n.inputs[0]], nodes[n.inputs[1]]
                 rhs = (f"{operand_text(n.op, 0, a.label, strength(a))} {symbol} "
                        f"{operand_text(n.op, 1, b.label, strength(b))}")
@@ -331,10 +340,7 @@ class Tracer:
         numpy arrays instead of nested lists (values.Encoder.full), for a caller that writes
         them with orjson.OPT_SERIALIZE_NUMPY (the body, the stream): same JSON, less time.
         Without it a leaf gradient over the inline limit is its summary (`data` null), as
-        node values are in the events; the body and the stream always carry full data.
-        Raises ProgramError "too_large" at the first event when the Tracer was made with
-        size_first=False and the body would pass max_response_bytes."""
-        self._check_size()
+        node values are in the events; the body and the stream always carry full data."""
         self.arrays = arrays
         walk = next(m.walk for m in MODES if m.name == self.options.mode and m.walk)
         yield from walk(self)

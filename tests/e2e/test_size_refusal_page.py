@@ -1,8 +1,7 @@
-"""A trace past max_response_bytes on the page (issue 15 §1): the stream now sends the `graph`
-event before the size estimate, so the refusal comes as an `error` event after the graph. The
-page shows what it showed before the change: the error naming the setting beside the program,
-the player without steps, and the faded graph of the last good trace (the refused trace's
-graph, which arrived first, is not drawn). Screenshots at 1280x800 and
+"""A trace past max_response_bytes on the page (issue 15 §1): the stream's only event is the
+refusal (the light bound passes the limit, so the estimate is made before the graph event; it
+once came after the graph). The page shows the error naming the setting beside the program,
+the player without steps, and the faded graph of the last good trace. Screenshots at 1280x800 and
 1024x768, light and projector, in /tmp/gradwalk-size-shots for looking at."""
 from __future__ import annotations
 

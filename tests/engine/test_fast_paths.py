@@ -215,6 +215,21 @@ def test_the_scalar_bound_bounds_the_estimate(text):
     assert budget.scalar_bound(tracer) >= sum(budget.per_node(tracer, 64))
 
 
+@pytest.mark.parametrize("text", SCALAR_PROGRAMS)
+def test_the_light_bound_bounds_the_scalar_bound(text):
+    # issue 15 §1: within the limit by it, no estimate is made (tracer._fits)
+    tracer = Tracer(text)
+    light = budget.light_bound(tracer)
+    assert light is not None and light >= budget.scalar_bound(tracer)
+
+
+def test_the_light_bound_is_cheap_and_within_three_times_on_a_chain():
+    tracer = Tracer("x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 2_500)   # 10,001 nodes
+    assert len(trace_json("x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 2_500)) * 3.2 >= \
+        budget.light_bound(tracer) >= budget.scalar_bound(tracer)
+    assert budget.light_bound(Tracer("x = [1.0, 2.0]\nL = sum(x * x)\n")) is None
+
+
 def test_the_scalar_bound_is_close_to_the_estimate_on_a_chain():
     # issue 15 §1: at 100,000 nodes the bound (1.26 times the estimate) passed the 100 MB
     # limit, so the check fell through to the per-node estimate (4 to 6 µs a node); it counts

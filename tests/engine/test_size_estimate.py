@@ -81,6 +81,8 @@ def _sizes(text: str, options: Options) -> tuple[int, int]:
     tracer = Tracer(text, options=options)
     estimate = sum(budget.per_node(tracer, Limits().inline))
     assert budget.scalar_bound(tracer) >= estimate
+    light = budget.light_bound(tracer)   # asked before them (tracer._fits)
+    assert light is None or light >= budget.scalar_bound(tracer)
     return len(trace_json(text, options=options)), estimate
 
 

@@ -34,3 +34,5 @@ def test_the_estimate_is_never_under_the_body(text, mode):
     tracer = Tracer(text, options=options)
     estimate = sum(budget.per_node(tracer, Limits().inline))
     assert real <= estimate <= budget.scalar_bound(tracer)
+    light = budget.light_bound(tracer)
+    assert light is None or light >= budget.scalar_bound(tracer)
