@@ -108,11 +108,24 @@ export function toTex(text, { breakable = false } = {}) {
   const byRelation = (k) => RELATIONS.has(out[k - 1]) || RELATIONS.has(out[k + 1]);
   const kept = (k) => !byRelation(k)
     && (isText(out[k - 1]) || /[,;:]$/.test(out[k - 1] ?? "") || (isText(out[k + 1]) && ends(out[k - 1])));
-  const tex = out.map((t, k) => (t !== SPACE ? t : kept(k) ? "\\ " : " "));
+  // A number (or a call's close) before a parenthesis is an aside, never a call, which the
+  // engine writes without a space ("tanh(d)"): "1 (dL/dL)" read "1(dL/dL)" set. A thick
+  // space, not "\ ", so it is no break point (grouped): a number keeps its aside.
+  const aside = (k) => out[k + 1] === "(" && /^(\d[\d.]*|\))$/.test(out[k - 1] ?? "");
+  const tex = out.map((t, k) => (t !== SPACE ? t : kept(k) ? "\\ " : aside(k) ? "\\;" : " "));
   // "loose": a break after any operator or relation (KaTeX's own) and at any space, inside a
   // formula too; for a rule wider than its panel however it is grouped (render/typeset.js)
   const loose = () => tex.map((t) => (t === "\\ " ? "\\ \\allowbreak " : t)).join("");
   return (breakable === "loose" ? loose() : breakable ? grouped(out, tex) : tex.join("")).replace(/ +/g, " ").trim();
+}
+
+/**
+ * A narration line's TeX (render/narration_line.js): grouped as a rule is (toTex's
+ * `breakable`), so a line wraps at "=", "+=", ":" or between words of prose, never between
+ * the factors of a product: "0.5966 ·" / "(−1.2703)" were two lines on the projector.
+ */
+export function narrationTex(text) {
+  return toTex(text, { breakable: true });
 }
 
 // The relations a line may break after (as toTex writes them).

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import katex from "katex";
-import { toTex } from "../../static/js/tex.js";
+import { narrationTex, toTex } from "../../static/js/tex.js";
 
 test("the issue's example: bars, +=, a product and its numbers", () => {
   assert.equal(toTex("e = a * b, so ā += b · ē = -0.5 · 1.5729"),
@@ -91,4 +91,35 @@ test("a loose rule may break at every space, inside a formula too (a phone's det
   assert.equal(tex, "\\text{so}\\ \\allowbreak \\partial L/\\partial \\text{logits} \\mathrel{{+}{=}} "
     + "(\\operatorname{softmax}(\\text{logits}) - \\operatorname{onehot}([0,\\ \\allowbreak 2])) / 6");
   assert.doesNotThrow(() => katex.renderToString(tex, { throwOnError: true }));
+});
+
+test("a number's aside in parentheses keeps its space: the seed's \"1 (dL/dL)\"", () => {
+  // typeset, the seed step read "1(dL/dL)" (static/js/narration.js seed); a call stays close
+  assert.equal(toTex("L̄ = 1 (dL/dL), the backward pass starts at the output"),
+    "\\bar{L} = 1\\;(\\text{dL}/\\text{dL}),\\ \\text{the}\\ \\text{backward}\\ \\text{pass}"
+    + "\\ \\text{starts}\\ \\text{at}\\ \\text{the}\\ \\text{output}");
+  assert.equal(toTex("L̄ = ones(2, 3) (dL/dL)"), "\\bar{L} = \\operatorname{ones}(2,\\ 3)\\;(\\text{dL}/\\text{dL})");
+  assert.equal(toTex("t = tanh(d) · 2 (x)"), "t = \\tanh(d) \\cdot 2\\;(x)");
+  // and no break point there: a number keeps its aside on its line
+  assert.equal(narrationTex("L̄ = 1 (dL/dL)"), "{\\bar{L}} = {1\\;(\\text{dL}/\\text{dL})}");
+});
+
+/** The pieces KaTeX may wrap `tex` into (its top-level .katex-base boxes), as their text. */
+function wrapPieces(tex) {
+  const html = katex.renderToString(tex, { throwOnError: true, strict: "ignore" });
+  return html.split('<span class="katex-base">').slice(1)
+    .map((piece) => piece.replace(/<[^>]*>/g, "").replace(/\u200b/g, "").replace(/\s+/g, " ")); // KaTeX spaces: no-break ones
+}
+
+test("a narration line wraps at a relation or between words, never inside a product", () => {
+  // on the projector the tanh step's line broke as "0.7864 ·" / "(−1.8485)", and "(1 −" / "t²)"
+  const text = "t = tanh(d), so ∂s/∂d += (1 - t²) · ∂s/∂t = 0.7864 · (-1.8485) = -1.4537";
+  assert.deepEqual(wrapPieces(narrationTex(text)),
+    ["t=", "tanh(d), ", "so ", "∂s/∂d+=", "(1−t2)⋅∂s/∂t=", "0.7864⋅(−1.8485)=", "−1.4537"]);
+  for (const t of narrations()) {
+    for (const piece of wrapPieces(narrationTex(t))) {
+      // a piece ends at a relation, a word's space, or the line's end: never at an operator
+      assert.doesNotMatch(piece, /[⋅∗×⊙+−]$/u, `${t}: "${piece}"`);
+    }
+  }
 });

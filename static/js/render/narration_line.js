@@ -10,7 +10,7 @@
 // notebook widget); sizes and colours are inherited from the line, so the typeset line is as
 // large as the plain one was (the projector theme's narration size too).
 
-import { toTex } from "../tex.js";
+import { narrationTex } from "../tex.js";
 import { setTex } from "./typeset.js";
 
 /**
@@ -40,10 +40,8 @@ export function showNarration(line, text, { typeset = true } = {}) {
   line.scrollTop = 0;
   const target = shown.shadowRoot.querySelector(".formula");
   if (typeset) {
-    // KaTeX breaks a line only after a relation or an operator; the narration's words may
-    // wrap too (\allowbreak after each space kept beside a word), as the plain line did.
-    const tex = toTex(text).replaceAll("\\ ", "\\ \\allowbreak ");
-    setTex(target, tex);
+    // wraps at a relation or between words, as the plain line did, never inside a product
+    setTex(target, narrationTex(text));
   } else {
     target.textContent = text;
   }
