@@ -5,7 +5,8 @@
 // covers them (tests/js/clearance.test.mjs). A transform {k, x, y} maps a layout point p to
 // the screen point k * p + (x, y), as in viewport.js.
 
-import { centredBox, EDGE, STEP_SIZES_UP_TO } from "./viewport.js";
+import { centredBox, STEP_SIZES_UP_TO } from "./boxes.js";
+import { EDGE } from "./viewport.js";
 
 /**
  * The boxes {x0, y0, x1, y1} (layout units) of `layout`'s nodes, whose titles clearTop
@@ -26,7 +27,7 @@ function shownPart(k, box, view) {
 
 /**
  * `t` panned up or down so that no box of `boxes` (nodeBoxes) in view across, of `focus`
- * nor of its cores (viewport.js stepBox: a step's receiving node and its `+=` note) is cut
+ * nor of its cores (boxes.js stepBox: a step's receiving node and its `+=` note) is cut
  * by the top of `view` ({width, height}, px): a node cut there loses its title row (c, W
  * and G beside the quiz at 1024x768 in the projector theme: issue 14), a note its first
  * line. Of the places where each box is whole below the top edge (EDGE px from it) or

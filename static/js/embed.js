@@ -29,7 +29,8 @@ import { rangeOf } from "./spans.js";
 import { createStore, encodeLink, linkState, TRAIN_FIELDS } from "./state.js";
 import { applyTheme } from "./theme.js";
 import { swipeToStep, watchNarrow } from "./render/touch.js";
-import { boxOf, READABLE_SCALE } from "./viewport.js";
+import { boxOf } from "./boxes.js";
+import { READABLE_SCALE } from "./viewport.js";
 import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, provideWalk, stepSpan, WHOLE_MIN } from "./walk.js";
 
 const root = document.getElementById("embed");

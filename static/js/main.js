@@ -35,7 +35,7 @@ import { freshLeaves, freshSeed } from "./quiz.js";
 import { practiceProgram } from "./quiz-practice.js";
 import { createQuizSession } from "./quiz-session.js";
 import { createDiffSession } from "./diff-session.js";
-import { boxOf, pinBox } from "./viewport.js";
+import { boxOf, pinBox } from "./boxes.js";
 import {
   choosePreset, createStore, CUSTOM_LABEL, editProgram, menuFor, openLink, restoredEditor, SAVED_KEY,
   savedEditor,

@@ -19,7 +19,8 @@ import { keepPanelsOffNodes } from "./render/overlays.js";
 import { linkState } from "./state.js";
 import { badNumberText, nonFiniteOf } from "./tensors.js";
 import { createTimeline, focusOf } from "./timeline.js";
-import { boxOf, contentBox, overviewBox, stepBox, stepBoxes, wholeScale } from "./viewport.js";
+import { boxOf, contentBox, overviewBox, stepBox, stepBoxes } from "./boxes.js";
+import { wholeScale } from "./viewport.js";
 
 // ---------------------------------------------------------------- a trace, prepared once
 
@@ -422,7 +423,7 @@ function markGroups(svg, walk) {
  */
 function homeBox(walk, output) {
   const shown = walk.layout.rep?.get(output) ?? output;
-  // step 0: every leaf and the output (an overview, viewport.js overviewBox)
+  // step 0: every leaf and the output (an overview, boxes.js overviewBox)
   const overview = overviewBox(walk.layout, shown);
   if (!walk.home) return overview ?? boxOf(walk.layout, [output]);
   // A group just opened or closed (or a node search went to): it is the core, shown with
@@ -457,7 +458,7 @@ function homeCore(layout, home) {
 
 /**
  * `zoom` on a new drawing of `walk`, the output `output` in view, with its glide (ms) and
- * what each step needs on screen (viewport.js stepBoxes, for the automatic scale).
+ * what each step needs on screen (boxes.js stepBoxes, for the automatic scale).
  */
 function showCamera(zoom, walk, output) {
   const steps = stepBoxes(walk.layout, walk.timeline.events, (e) => inBoxes(walk.layout, e));

@@ -48,7 +48,7 @@ def camera(page) -> list[float]:
 # and the callout of the contribution.
 STEP_NODES = "g.node.current .box, g.node.source .box, g.node.target .box, g.callout rect"
 # ... without the callout: a tensor's callout is as wide as two boxes, and when a step does
-# not fit whole at the readable scale its two ends come first (viewport.js stepBox).
+# not fit whole at the readable scale its two ends come first (boxes.js stepBox).
 ENDS = "g.node.current .box, g.node.source .box, g.node.target .box"
 
 

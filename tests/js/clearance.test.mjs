@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { clearTop, cutsTop, freeView, insetsOf, intoFree, NO_INSET, nodeBoxes } from "../../static/js/clearance.js";
-import { EDGE, STEP_SIZES_UP_TO, viewScale } from "../../static/js/viewport.js";
+import { STEP_SIZES_UP_TO } from "../../static/js/boxes.js";
+import { EDGE, viewScale } from "../../static/js/viewport.js";
 
 const view = { width: 1000, height: 200 };
 const box = (x0, y0, x1, y1) => ({ x0, y0, x1, y1 });

@@ -4,7 +4,8 @@
 // what Done reads out ((H v)_a), not s alone; other walks keep the output (viewport.test.mjs).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { LEAVES_SCALE, OVERVIEW_SCALE, READABLE_SCALE, fitTransform, contentBox, overviewBox, revealTransform, stepBox } from "../../static/js/viewport.js";
+import { contentBox, LEAVES_SCALE, overviewBox, stepBox } from "../../static/js/boxes.js";
+import { fitTransform, OVERVIEW_SCALE, READABLE_SCALE, revealTransform } from "../../static/js/viewport.js";
 
 const view = { width: 996, height: 390 }; // the graph's svg at 1024x768 (program shown)
 const screen = (t, p) => ({ x: t.k * p.x + t.x, y: t.k * p.y + t.y });

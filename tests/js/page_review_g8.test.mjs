@@ -9,7 +9,7 @@ import { placeCallout } from "../../static/js/layout.js";
 import {
   checkState, CUSTOM, decodeLink, derivesFrom, editProgram, encodeLink, linkState, MAX_OPEN_GROUPS, openLink,
 } from "../../static/js/state.js";
-import { contentBox } from "../../static/js/viewport.js";
+import { contentBox } from "../../static/js/boxes.js";
 
 test("search: x1000, x 1000, x(1000) and x⁽¹⁰⁰⁰⁾ all find x⁽¹⁰⁰⁰⁾ first", () => {
   assert.equal(plainDigits("x⁽¹⁰⁰⁰⁾"), "x(1000)");

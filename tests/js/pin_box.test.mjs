@@ -2,7 +2,8 @@
 // and its neighbours, the node alone when they do not fit.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { pinBox, READABLE_SCALE, revealTransform } from "../../static/js/viewport.js";
+import { pinBox } from "../../static/js/boxes.js";
+import { READABLE_SCALE, revealTransform } from "../../static/js/viewport.js";
 
 const node = (id, x, y) => ({ id, x, y, width: 100, height: 60 });
 const edge = (source, target, arg = 0) => ({ id: `${source}->${target}#${arg}`, source, target });

@@ -4,9 +4,8 @@
 // does, never under the floor. A tensor node prints its elements only when they are few.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  contentBox, READABLE_SCALE, revealTransform, fitAround, STEP_SIZES_UP_TO, stepBox, stepBoxes, viewScale, wholeScale,
-} from "../../static/js/viewport.js";
+import { contentBox, STEP_SIZES_UP_TO, stepBox, stepBoxes } from "../../static/js/boxes.js";
+import { fitAround, READABLE_SCALE, revealTransform, viewScale, wholeScale } from "../../static/js/viewport.js";
 import { inlined, valueRows } from "../../static/js/layout.js";
 
 const PROJECTOR = { minText: 23.625 }; // 1.35rem x 1.25 at 14 px: numbers at scale 1.3125

@@ -2,10 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { METRICS } from "../../static/js/layout.js";
-import {
-  autoScale, boxOf, contentBox, fitAround, fitTransform, followTransform, MAX_FIT_SCALE, MIN_TEXT_PX, OVERVIEW_SCALE, READABLE_SCALE, revealTransform,
-  stepBox, wholeScale, wholeTransform,
-} from "../../static/js/viewport.js";
+import { boxOf, contentBox, stepBox } from "../../static/js/boxes.js";
+import { autoScale, fitAround, fitTransform, followTransform, MAX_FIT_SCALE, MIN_TEXT_PX, OVERVIEW_SCALE, READABLE_SCALE, revealTransform, wholeScale, wholeTransform } from "../../static/js/viewport.js";
 
 const view = { width: 1000, height: 400 };
 /** Where layout point p lands on screen under t. */

@@ -6,7 +6,7 @@
 
 import { searchNodes, traceFrom } from "../graphwalk.js";
 import { allVisible, centreOn, fromMap, mapSize, mapTransform, onMap, visibleBox } from "../minimap.js";
-import { centredBox, contentBox } from "../viewport.js";
+import { centredBox, contentBox } from "../boxes.js";
 import { METRICS } from "../layout.js";
 import { freeCorner, screenBox } from "../mapcorner.js";
 import { NEEDED } from "./overlays.js"; // the nodes no panel covers, even beside an open detail panel

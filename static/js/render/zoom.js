@@ -9,10 +9,8 @@
 
 import * as d3 from "d3";
 import { METRICS } from "../layout.js";
-import {
-  autoScale, centredBox, fitAround, followTransform, NUMBERS_FROM_PX, OVERVIEW_SCALE, readableTransform, revealTransform, union, wholeScale,
-  wholeTransform, ZOOM_LIMITS,
-} from "../viewport.js";
+import { centredBox, union } from "../boxes.js";
+import { autoScale, fitAround, followTransform, NUMBERS_FROM_PX, OVERVIEW_SCALE, readableTransform, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
 import { clearTop, cutsTop, freeView, insetsDiffer, insetsOf, intoFree, NO_INSET } from "../clearance.js";
 import { showNames } from "./names.js";
 
@@ -34,10 +32,10 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   let fitted = "auto"; // "auto" | "whole" | false once the user has panned or zoomed
   let focus = null; // the box the current step needs in view (reveal), or null
   let home = null; // the output's box: in view on a new drawing
-  let steps = null; // what each step needs on screen (viewport.js stepBoxes), or null
+  let steps = null; // what each step needs on screen (boxes.js stepBoxes), or null
   let boxes = null; // the nodes' boxes, none cut at the top by the automatic view (clearance.js nodeBoxes), or null
   let goal = null; // where the camera's glide goes ({k, x, y}), or null after the user moved it
-  let pinned = null; // the box of the node whose detail panel is open and its neighbours (viewport.js pinBox), or null
+  let pinned = null; // the box of the node whose detail panel is open and its neighbours (boxes.js pinBox), or null
   let names = null; // what an overview may name (names.js nameBoxes), or null
   let namesScale; // the scale (in 5% steps) the overview's names were drawn for; null: none drawn
   // What the automatic view keeps in view: the step's focus, or the pinned node in place of an
@@ -144,7 +142,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
     if (now.textScale !== before.textScale || now.minText !== before.minText) fit({ whole: fitted === "whole" });
   }).observe(document.documentElement, { attributes: true });
 
-  // At step 0 and Done (an overview: viewport.js overviewBox) the camera shows the whole
+  // At step 0 and Done (an overview: boxes.js overviewBox) the camera shows the whole
   // graph, unless that takes a scale under OVERVIEW_SCALE: then it says so over the graph.
   // data-whole says whether all of the drawing is in view, at every move.
   const note = root.ownerDocument.createElement("p");
@@ -319,7 +317,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
      * A new drawing of `box` (contentBox): zoom limits for it, and the fitted view, with
      * `output` (the output node's box, or null) in view. `glide`: how long the camera
      * takes to follow a step, ms (0: it jumps); `steps`: what each step needs on screen
-     * (viewport.js stepBoxes), so the automatic scale shows every step whole; `nodes`: the
+     * (boxes.js stepBoxes), so the automatic scale shows every step whole; `nodes`: the
      * nodes' boxes (clearance.js nodeBoxes), whose titles the automatic view keeps whole;
      * `named`: what an overview names at a readable size (names.js nameBoxes), or null.
      */
@@ -375,7 +373,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
       apply(t, duration);
     },
     /**
-     * The node whose detail panel is open: `box` (viewport.js pinBox: it and its neighbours)
+     * The node whose detail panel is open: `box` (boxes.js pinBox: it and its neighbours)
      * is kept in view in place of an overview, at the automatic scale; null when it closes.
      */
     pin(box) {
@@ -387,7 +385,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
      * Pan (at the same scale) so `box` (layout units) is in view, now and after a resize.
      * With `add`, `box` joins what is in view already (the quiz's asked node beside the step's
      * `+=` note, which its camera left cut at the graph's edge: issue 14), and is shown
-     * alone when both do not fit (it is the joined box's core, viewport.js stepBox).
+     * alone when both do not fit (it is the joined box's core, boxes.js stepBox).
      */
     reveal(box, { add = false } = {}) {
       focus = add && focus && box ? { ...union(focus, box), core: box, asked: true } : box;
