@@ -214,3 +214,42 @@ def test_every_narration_of_a_tensor_walk_fits_its_line_on_a_projector(strict_pa
     assert summaries   # the summaries were set as math (6 × 4 · min · max · mean, a review)
     assert page.evaluate("() => window.violations") == []
     assert page.errors == []
+
+
+# The typeset narration's rows: KaTeX's top-level boxes (the pieces it may wrap between)
+# joined by the row each is on, as their text. A box left of the one before starts a row (their
+# tops differ on one row: each box is as tall as its own glyphs).
+ROWS = """e => {
+  const rows = [];
+  let right = Infinity;
+  for (const b of e.querySelector('.narration-tex').shadowRoot.querySelectorAll('.katex-base')) {
+    const box = b.getBoundingClientRect();
+    if (box.left < right - 1) rows.push('');
+    rows[rows.length - 1] += b.textContent.replace(/\\u200b/g, '');
+    right = box.right;
+  }
+  return rows;
+}"""
+
+
+def test_the_narration_wraps_at_a_relation_never_inside_a_product_on_a_projector(strict_page):
+    """At 1024x768 in the projector theme the fan-out step's line ("ā = 1.5729 + (-0.7864) =
+    0.7864") wrapped as "1.5729 +" / "(−0.7864)": a row ends at a relation, a word or the
+    line's end (static/js/tex.js narrationTex), never at an operator."""
+    page = strict_page((1024, 768), "projector")
+    trace(page, TANH)
+    leave_editor(page)
+    line = page.locator("#narration")
+    wrapped = []
+    for step in range(1, 17):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_selector(f'#player[data-step="{step}"]')
+        rows = line.evaluate(ROWS)
+        for row in rows[:-1]:
+            assert row.rstrip()[-1] not in "+−⋅∗×⊙", (step, rows)
+        if len(rows) > 1:
+            wrapped.append(rows)
+    # the fan-out step wrapped, after its last "=": its sum "1.5729 + (−0.7864)" on one row
+    assert len(wrapped) == 1 and wrapped[0][-1] == "0.7864", wrapped
+    assert page.evaluate("() => window.violations") == []
+    assert page.errors == []
