@@ -39,6 +39,8 @@ class _Parser(argparse.ArgumentParser):
     --help is written as any output is, so a closed pipe or a full disk is exit 4."""
 
     def error(self, message: str):
+        if message.startswith("the following arguments are required: command"):
+            message = _no_command(self, message)
         where = self.prog.removeprefix("gradwalk").strip()
         say(f"{where + ': ' if where else ''}{message} (see `{self.prog} --help`)")
         raise SystemExit(2)
@@ -48,6 +50,16 @@ class _Parser(argparse.ArgumentParser):
             write_stdout(message.encode())
         elif message:
             super()._print_message(message, file)
+
+
+def _no_command(parser: argparse.ArgumentParser, message: str) -> str:
+    """argparse's "required: command" names what was typed instead, if anything: `gradwalk
+    --bogus` said only that a command is required, never naming --bogus (a review)."""
+    typed = [a for a in getattr(parser, "argv", ()) if a.startswith("-")]
+    if not typed:
+        return message
+    commands = next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return f"unrecognized arguments: {' '.join(typed)}; give a command first: {', '.join(commands)}"
 
 
 def _name(value: str) -> str:
@@ -191,6 +203,7 @@ def _main(argv: list[str] | None) -> int:
     export.add_argument("--output", default=None, type=_name,
                         help="the name to differentiate (the file to write is -o)")
     cli_train.add_parser(sub, EXIT_CODES)
+    parser.argv = sys.argv[1:] if argv is None else argv   # for _no_command's message
     args = parser.parse_args(argv)
     if args.command == "serve":
         return _serve(args.host, args.port, args.workers)

@@ -198,6 +198,14 @@ def test_every_usage_error_is_one_line():
         assert _one_line(r.stderr).startswith("gradwalk: ") and "--help`)" in r.stderr
 
 
+def test_an_option_without_a_command_is_named():
+    """`gradwalk --bogus` said only "the following arguments are required: command" (a review)."""
+    r = subprocess.run([*CLI, "--bogus"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2
+    assert _one_line(r.stderr).strip() == ("gradwalk: unrecognized arguments: --bogus; give a command "
+                                   "first: serve, trace, export, train (see `gradwalk --help`)")
+
+
 def test_serve_whose_stdout_reader_leaves_says_so_once_and_serves_on(tmp_path):
     # `gradwalk serve | head -1`: every request's access line then met a broken pipe, and
     # logging printed a traceback per request on stderr.
