@@ -57,9 +57,11 @@ def test_detail_panel_tables_and_rules(explorer):
     panel.wait_for(state="visible")
     assert panel.get_attribute("data-node") == "n3"
     value = panel.locator("table.value td").evaluate_all("els => els.map(e => e.textContent)")
-    assert value == ["-0.2", "-1.7", "1.03", "0.07", "-1.53", "1.09", "0.55", "-0.69"]
+    # one precision a table: 4 significant digits each (format.js formatCells; a review read
+    # -0.0022 beside -0.000206 in one table)
+    assert value == ["-0.2000", "-1.700", "1.030", "0.07000", "-1.530", "1.090", "0.5500", "-0.6900"]
     grad = panel.locator("table.grad td").evaluate_all("els => els.map(e => e.textContent)")
-    assert grad[:2] == ["0.9901", "0.0856"] and len(grad) == 8
+    assert grad[:2] == ["0.9901", "0.08561"] and len(grad) == 8
     # each rule typeset (test_typeset_page.py), its plain text the aria-label
     rules = panel.locator(".detail-rules li .rule .typeset").evaluate_all(
         "els => els.map((e) => e.getAttribute('aria-label'))")
