@@ -109,7 +109,8 @@ def light_bound(tracer) -> int | None:
     escaped.append(escaped[0])
     params = 2 * n + sum(len(json.dumps(p, default=str)) - 2 for p in
                          filter(None, map(attrgetter("params"), nodes)))
-    known = SCALAR * n + (0 if math.isfinite(sum(values)) else 7 * n)   # orjson: 24 at most
+    known = SCALAR * n + (0 if all(map(math.isfinite, values)) else 7 * n)   # orjson: 24 at most
+    # (each checked, not their sum: inf + -inf of numpy scalars warns)
     led = tracer.ledger
     # a node's ledger numbers: its 0-d saved tensors (at most its inputs and its output, 8
     # bytes each), an 8-byte activation, and FLOPs at most the totals'

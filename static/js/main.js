@@ -31,7 +31,7 @@ import { markDead } from "./render/dead.js";
 import { fetchIteration, iterationNarration } from "./train.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
 import { createQuizSetup } from "./render/quiz.js";
-import { freshLeaves, freshSeed } from "./quiz.js";
+import { freshSeed, renumbered } from "./quiz.js";
 import { practiceProgram } from "./quiz-practice.js";
 import { createQuizSession } from "./quiz-session.js";
 import { createDiffSession } from "./diff-session.js";
@@ -183,8 +183,8 @@ const replacer = createTextReplacer($("#reset-note"), { store, editor, onReplace
 const quizSetup = createQuizSetup($("#editor .side"), {
   store,
   onNewNumbers: () => { // the same graph, fresh numbers for the leaves: the seed goes into the link
-    const seed = freshSeed();
-    const fresh = freshLeaves(editor.getText(), seed);
+    const fresh = renumbered(editor.getText());
+    const seed = fresh.seed;
     if (!fresh.changed.length) return replacer.tell(NUMBERS_NONE + keptText(fresh.kept), "none");
     const { patch, keeps } = newNumbers(store.get(), fresh.program, presets);
     const note = NUMBERS_NOTES[keeps] + keptText(fresh.kept);

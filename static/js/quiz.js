@@ -12,6 +12,7 @@
 
 import { randomLcg } from "d3-random";
 import { formatNumber, isTensor } from "./format.js";
+import { freshLeaves } from "./quiz-numbers.js";
 
 export const PRESETS = {
   adjoints: "every adjoint",
@@ -373,4 +374,22 @@ export { freshLeaves, withNumbers } from "./quiz-numbers.js";
 /** A fresh seed for "New numbers" (1 .. 2^31 - 1). */
 export function freshSeed(random = Math.random) {
   return 1 + Math.floor(random() * (2 ** 31 - 2));
+}
+
+const SEED_TRIES = 8; // one leaf draws its own number again 1 time in 40; 8 tries miss 1 in 6.5e12
+
+/**
+ * "New numbers" for `program`: freshLeaves' {program, changed, kept} and its `seed`, drawn
+ * again (at most SEED_TRIES times) while the draw would give the same text back, so a
+ * click never looks like nothing happened (a one-leaf program drew its own number 1 time
+ * in 40: the CI run on 619c0b1). A program with no leaf to change gives its text back.
+ */
+export function renumbered(program, random = Math.random) {
+  let fresh;
+  for (let i = 0; i < SEED_TRIES; i += 1) {
+    const seed = freshSeed(random);
+    fresh = { ...freshLeaves(program, seed), seed };
+    if (fresh.program !== program || !fresh.changed.length) break;
+  }
+  return fresh;
 }

@@ -393,3 +393,24 @@ test("a grid answer is judged cell by cell, and a mistake named for the whole te
   assert.deepEqual(message.answers[0].given, [[19, 22, -5, -6], [17, 23, -5, -7]]);
   assert.equal(message.answers[0].index, undefined);
 });
+
+// The CI run on 619c0b1: New numbers on the fan-out example kept `a = 1.0` (a leaf draws its
+// own number 1 time in 40); a one-leaf program then looked as if the click did nothing.
+test("New numbers draws again while the fresh numbers would give the same text back", async () => {
+  const { freshLeaves, freshSeed, renumbered } = await import("../../static/js/quiz.js");
+  const program = "a = 1.0\nL = a * a\n";
+  const seeds = Array.from({ length: 4000 }, (_, i) => i + 1);
+  const same = seeds.find((s) => freshLeaves(program, s).program === program);
+  const other = seeds.find((s) => freshLeaves(program, s).program !== program);
+  assert.ok(same && other, "a seed that draws 1.0 again, and one that does not");
+  const draws = [same, other].map((s) => (s - 1 + 0.5) / (2 ** 31 - 2)); // freshSeed's inverse
+  const random = () => draws.shift();
+  assert.equal(freshSeed(() => (same - 1 + 0.5) / (2 ** 31 - 2)), same);
+  const fresh = renumbered(program, random);
+  assert.equal(fresh.seed, other);
+  assert.equal(fresh.program, freshLeaves(program, other).program);
+  assert.notEqual(fresh.program, program);
+  // Nothing to change: one draw, the text back, nothing changed.
+  const fixed = renumbered("b = zeros(3)\nL = sum(b)\n", () => 0.25);
+  assert.deepEqual([fixed.program, fixed.changed, fixed.kept], ["b = zeros(3)\nL = sum(b)\n", [], ["b"]]);
+});
