@@ -38,7 +38,8 @@ const deltaText = (c) => (!c ? "" : c.added ? "new" : c.hidden ? "?" : c.delta =
 export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null }) {
   const toggle = html("input", { type: "checkbox", id: "diff-toggle" });
   const filter = html("input", { type: "checkbox", id: "diff-changed" });
-  const summary = html("p", { className: "diff-summary", role: "status" });
+  // in sight (app.css .in-sight): the first-order prediction is what the view is for
+  const summary = html("p", { className: "diff-summary in-sight", role: "status" });
   const body = html("tbody");
   const table = html("table", { className: "diff-table" },
     html("thead", {}, html("tr", {}, ...[["node", "node"], ["value", "value before → after"], ["Δ", "Δ value"],
