@@ -10,11 +10,15 @@ them by default (groups collapsed over 400 nodes): once alone, once compared wit
 program with its first input nudged (`diff_base`, as "Compare runs" sets it). At a forward
 step and a backward step it times STEPS steps (→), ROUNDS times, each step from the key to
 the page's work done and to the next frame drawn; the figures are medians over every step of
-every round, so one slow round on the shared machine does not set them. Not a test: the
-machine's load moves the absolute figures; compare the two columns of a row.
+every round, so one slow round on the shared machine does not set them. Then, in CPU_ROUNDS
+rounds more under Chromium's trace, the renderer main thread's CPU time a step (its tasks'
+thread time): the load of a shared machine stretches the wall clock of both columns unevenly
+(the off column's own figures moved 2x between runs), the thread's CPU far less. Not a test:
+compare the two columns of a row.
 """
 from __future__ import annotations
 
+import json
 import statistics
 import sys
 
@@ -33,6 +37,7 @@ from test_links import fragment  # noqa: E402
 BEGIN = "<!-- BEGIN bench.compare (generated: .venv/bin/python -m bench.compare) -->"
 END = "<!-- END bench.compare -->"
 ROUNDS = 5
+CPU_ROUNDS = 3
 STEPS = 10
 PROGRAMS = {  # name -> (program, the run compared with: its first input nudged)
     "chain, 1,199 nodes": (chain(600), chain(600).replace("x = 1.0\n", "x = 1.001\n", 1)),
@@ -51,29 +56,51 @@ def open_link(page, url: str, state: dict) -> int:
     return int(page.locator("#player").get_attribute("data-total"))
 
 
-def time_steps(page, at: int) -> dict:
-    """{js: [ms], framed: [ms]} of ROUNDS x STEPS steps from step `at`."""
-    out = {"js": [], "framed": []}
+def main_thread_cpu(trace: dict) -> float:
+    """The renderer main thread's CPU time (ms) in a Chromium trace: its top-level tasks'
+    thread durations, which the machine's load does not stretch as it does the wall clock."""
+    events = trace["traceEvents"]
+    main = {(e["pid"], e["tid"]) for e in events
+            if e.get("name") == "thread_name" and e.get("args", {}).get("name") == "CrRendererMain"}
+    return sum(e.get("tdur", 0) for e in events
+               if e.get("name") == "RunTask" and e.get("ph") == "X" and (e.get("pid"), e.get("tid")) in main) / 1000
+
+
+def to_step(page, at: int) -> None:
+    page.locator("#player .scrubber").fill(str(at))
+    wait_step(page, at)
+    leave_editor(page)
+    page.evaluate(NEXT_FRAME)
+    page.wait_for_function("() => document.querySelector('#graph').dataset.restyling !== 'true'")
+
+
+def time_steps(browser, page, at: int) -> dict:
+    """{js: [ms], framed: [ms], cpu: [ms]} of ROUNDS x STEPS steps from step `at` (js and
+    framed by the page's clock), then CPU_ROUNDS traced rounds (cpu: the main thread's CPU a
+    step, one figure a round; the trace's own cost kept out of the clock's rounds)."""
+    out = {"js": [], "framed": [], "cpu": []}
     for _ in range(ROUNDS):
-        page.locator("#player .scrubber").fill(str(at))
-        wait_step(page, at)
-        leave_editor(page)
-        page.evaluate(NEXT_FRAME)
-        page.wait_for_function("() => document.querySelector('#graph').dataset.restyling !== 'true'")
+        to_step(page, at)
         r = page.evaluate(STEP, STEPS)
-        for k in out:
+        for k in ("js", "framed"):
             out[k] += r[k]
+    for _ in range(CPU_ROUNDS):
+        to_step(page, at)
+        page.evaluate(NEXT_FRAME)
+        browser.start_tracing(page=page, categories=["devtools.timeline", "disabled-by-default-devtools.timeline"])
+        page.evaluate(STEP, STEPS)
+        out["cpu"].append(main_thread_cpu(json.loads(browser.stop_tracing())) / STEPS)
     return out
 
 
-def measure(page, url: str, program: str, base: str) -> dict:
+def measure(browser, page, url: str, program: str, base: str) -> dict:
     """{(phase, compared): {js, framed}} for the program alone and compared with `base`."""
     out = {}
     for compared in (False, True):
         state = {"program": program, **({"diff_base": base} if compared else {})}
         total = open_link(page, url, state)
         for phase, at in (("forward", 10), ("backward", total // 2 + 10)):
-            out[phase, compared] = time_steps(page, at)
+            out[phase, compared] = time_steps(browser, page, at)
             if compared:   # the comparison followed the steps (mid-walk: the numbers of that step)
                 assert page.locator("#diff").get_attribute("data-step") == str(at + STEPS)
     return out
@@ -85,22 +112,23 @@ def run() -> str:
     with running_server() as url, sync_playwright() as p:
         browser, page = new_page(p)
         for name, (program, base) in PROGRAMS.items():
-            r = measure(page, url, program, base)
+            r = measure(browser, page, url, program, base)
             for phase in ("forward", "backward"):
                 off, on = r[phase, False], r[phase, True]
                 med = {k: (statistics.median(off[k]), statistics.median(on[k])) for k in off}
-                rows.append(f"| {name}, {phase} | {med['js'][0]:.1f} / {med['js'][1]:.1f} "
-                            f"({med['js'][1] / med['js'][0]:.2f}×) | {med['framed'][0]:.1f} / "
-                            f"{med['framed'][1]:.1f} ({med['framed'][1] / med['framed'][0]:.2f}×) |")
+                rows.append(f"| {name}, {phase} | " + " | ".join(
+                    f"{med[k][0]:.1f} / {med[k][1]:.1f} ({med[k][1] / med[k][0]:.2f}×)" for k in ("js", "framed", "cpu")) + " |")
         browser.close()
     return "\n".join([
         BEGIN,
         f"Measured {page_date()} on {m['cores']} cores ({m['cpu']}), load {m['load']}, headless "
         f"Debian Chromium at 1280x800, by `.venv/bin/python -m bench.compare`: medians of "
-        f"{ROUNDS} rounds of {STEPS} steps (→), groups collapsed as the page opens them.",
+        f"{ROUNDS} rounds of {STEPS} steps (→), groups collapsed as the page opens them; the main "
+        f"thread's CPU a step from Chromium's trace (thread time, which the load stretches far less), "
+        f"median of {CPU_ROUNDS} more rounds.",
         "",
-        "| one step, ms: Compare off / on (on ÷ off; target ≤ 1.5×) | the page's work | until the next frame |",
-        "|---|---|---|",
+        "| one step, ms: Compare off / on (on ÷ off; target ≤ 1.5×) | the page's work | until the next frame | main thread CPU |",
+        "|---|---|---|---|",
         *rows,
         END,
     ])
