@@ -12,13 +12,16 @@ The Python API (the command line is `gradwalk`, server/cli.py; the page is `grad
     w.step = 12                  # server/widget.py; `%load_ext gradwalk` adds %%gradwalk
 
 All read their limits from the settings (GRADWALK_* variables, server/settings.py), as the
-CLI and the server do, and raise gradwalk.ProgramError (with .kind, .message, .hint) for a
-program or an argument they refuse. This module imports nothing heavy until it is called:
+CLI and the server do. Their errors follow one rule, Python's: an argument of the wrong type is
+a TypeError, an argument whose value is refused a ValueError. A refused program (its text, the
+output it names, a GRADWALK_ limit it is over) is a gradwalk.ProgramError, a ValueError that
+says where (.kind, .message, .line, .col, .hint); the other arguments (train's steps, lr,
+optimizer, record; trace's dtype) are plain ValueErrors naming the argument. This module imports nothing heavy until it is called:
 `import gradwalk.engine...` stays as cheap as before.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 __all__ = ["ProgramError", "from_torch", "load_ipython_extension", "show", "to_torch", "trace",
            "train"]
@@ -30,10 +33,18 @@ def trace(program: str, output: str | None = None, *, dtype: str | None = None) 
     ...} (docs/trace-format.md). output: the name whose gradient is taken (None: the last
     assigned). dtype: "float64" or "float32" (None: the program's `# dtype:` line, else
     float64). grads maps each leaf's name to dL/dleaf (a number, or nested lists for a tensor).
-    Raises ProgramError (bad program, or over a GRADWALK_ limit), TypeError (program not a str)."""
+    Raises ProgramError (a ValueError: a bad program, an output it has not, over a GRADWALK_
+    limit), ValueError (dtype not one of them), TypeError (program not a str, output or dtype
+    not a str or None)."""
     import orjson
 
     _text(program)
+    _optional_text("output", output)
+    _optional_text("dtype", dtype)
+    from gradwalk.engine.dtypes import DTYPES
+
+    if dtype is not None and dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(DTYPES)} (or None), not {dtype!r}")
     from gradwalk.server.settings import get_settings
     from gradwalk.server.tracing import trace_body
 
@@ -48,22 +59,31 @@ def train(program: str, steps: int, lr: float, *, optimizer: str = "sgd",
     train` do. record: iterations (0-based) whose full trace is kept. output: the loss's name
     (None: the last assigned). Returns {"losses": one float per iteration, the loss before
     that iteration's update, "params": each leaf's final value, "accuracy", "recorded",
-    "diverged", ...} (engine/train/loop.py train). Raises ProgramError, TypeError (program
-    not a str)."""
+    "diverged", ...} (engine/train/loop.py train). Raises TypeError (program or optimizer not
+    a str, steps or an iteration of record not an int, lr not a real number, output not a str
+    or None), ValueError (steps under 1, lr not in (0, 1e6], an unknown optimizer, an
+    iteration of record outside 0..steps-1), ProgramError (a ValueError: the program refused,
+    or steps, record or the run over a GRADWALK_ limit, named)."""
     _text(program)
     from gradwalk.engine.errors import ProgramError as Error
     from gradwalk.engine.train import TrainConfig, train as run
+    from gradwalk.engine.train.config import check
     from gradwalk.server.settings import get_settings
     from gradwalk.server.tracing import parse_program
     from gradwalk.server.training import named, train_limits
 
+    steps, lr, record = _train_types(steps, lr, optimizer, record, output)
     settings = get_settings()
-    parsed = parse_program(program, settings)
-    config = TrainConfig(steps=steps, lr=lr, optimizer=optimizer,
-                         record=tuple(sorted(set(record))), output=output,
+    config = TrainConfig(steps=steps, lr=lr, optimizer=optimizer, record=record, output=output,
                          limits=train_limits(settings))
     try:
-        return run(parsed, config)
+        try:   # the engine's one check of the arguments' values, with its messages
+            check(config)
+        except Error as e:
+            if e.kind == "bad_argument":   # an argument, not the program: a plain ValueError
+                raise ValueError(e.message) from None
+            raise
+        return run(parse_program(program, settings), config)
     except Error as e:   # a limit's message names its GRADWALK_ setting, as the CLI's does
         raise Error(**named(e.to_dict())) from None
 
@@ -117,6 +137,38 @@ def _text(program) -> None:
     if not isinstance(program, str):
         raise TypeError(f"program must be the program's text (a str), not "
                         f"{type(program).__name__}")
+
+
+def _optional_text(name: str, value) -> None:
+    """TypeError unless `value` is a str or None."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{name} must be a str or None, not {type(value).__name__}")
+
+
+def _whole(name: str, value) -> int:
+    """`value` as an int, or TypeError when it is not a whole number's type (a bool is not)."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    return int(value)
+
+
+def _train_types(steps, lr, optimizer, record, output) -> tuple[int, float, tuple[int, ...]]:
+    """train's arguments' types checked (TypeError naming the argument): steps, lr and record
+    as int, float and sorted unique ints (numpy's numbers taken), for the engine's value
+    check."""
+    import numbers
+
+    steps = _whole("steps", steps)
+    if isinstance(lr, bool) or not isinstance(lr, numbers.Real):
+        raise TypeError(f"lr must be a real number, not {type(lr).__name__}")
+    if not isinstance(optimizer, str):
+        raise TypeError(f"optimizer must be a str, not {type(optimizer).__name__}")
+    if isinstance(record, (str, bytes)) or not isinstance(record, Iterable):
+        raise TypeError(f"record must be iterations (ints), not {type(record).__name__}")
+    _optional_text("output", output)
+    return steps, float(lr), tuple(sorted({_whole("an iteration of record", k) for k in record}))
 
 
 def _notebook(name: str):

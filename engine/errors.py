@@ -5,8 +5,11 @@ from dataclasses import dataclass
 
 
 @dataclass
-class ProgramError(Exception):
+class ProgramError(ValueError):
     """A problem in the user's program, located in its text.
+
+    A ValueError, as json.JSONDecodeError is: the program is the value refused (the Python
+    API's rule, __init__.py: TypeError for an argument's type, ValueError for its value).
 
     `line` is 1-based, `col` 0-based (as Python's `ast` counts); `end_line`/`end_col` close the
     range when known. `kind` is one of the kinds listed in docs/trace-format.md. `hint` says

@@ -19,7 +19,10 @@ them; bundle_css) for the narration typeset as the page's, offline. Synced both 
     program   gradwalk's language (README.md, The language); a new one is traced at once.
 Read only: `steps` (the number of events), `error` (why the program is not traced, "" when it
 is), `grads` ({leaf: dL/dleaf} of the last trace; in train mode the recorded iteration's),
-`losses` (train mode: the loss before each update, [] otherwise). Settable: `output` (the name
+`losses` (train mode: the loss before each update, [] otherwise). A program, mode or setting
+refused after the first walk (`w.program = "a = ("`) keeps the last good walk, as the explorer
+does: `steps`, `grads`, `losses` and `step` stay that walk's, the page draws it faded and not
+stepped, and `error` says where the new one went wrong ("Not traced (line 1, column 5): ..."). Settable: `output` (the name
 whose gradient is taken, "" = the last assigned), `theme` ("auto", "light", "dark",
 "projector"); train mode's `train_steps` (>= 1), `lr` (0 < lr <= 1e6), `optimizer` ("sgd",
 "momentum", "adam") and `iteration` (0..train_steps-1: the iteration the player steps), synced
@@ -86,6 +89,17 @@ WIDGET_RULES = """
 .widget-program textarea { display: block; width: 100%; box-sizing: border-box;
   font: 0.9rem/1.4 var(--mono); }
 .widget-mode { font: inherit; }
+/* The phase is whole (app.css lets the explorer's ellipsise: at 1024x768 in the projector
+   theme the widget's read "back..." in 99 px of its 184): the scrubber gives way first, down
+   to 4em; past that the phase wraps to a row of its own, whole. */
+.embed.gradwalk-widget .player .phase { flex: 0 0 auto; max-width: 100%; }
+.embed.gradwalk-widget .player .scrubber { flex: 1 1 5em; min-width: 4em; }
+/* A program refused after a walk (Walk._retrace): that walk stays, faded and not stepped, its
+   player disabled ("no steps"), the located error its narration: the explorer's way. */
+.embed.gradwalk-widget[data-status="error"] #graph { opacity: 0.35; }
+.embed.gradwalk-widget[data-status="error"] #graph :is(.callouts, .pulses) { display: none; }
+.embed.gradwalk-widget[data-status="error"] .player { visibility: visible; }
+.embed.gradwalk-widget .narration[data-kind="stale"] { color: var(--ink); }
 """
 
 
@@ -182,9 +196,10 @@ class Walk(anywidget.AnyWidget):
         return walk_body(program, output, mode, self._settings, ask)
 
     def _show(self, body: bytes, error: str) -> None:
-        """The page gets `body` (a trace) or `error`; step stays where it was, within the walk.
-        A reverse-mode trace that is an hvp walk (a `# hvp:` line) sets mode to "hvp"."""
+        """The page gets `body` (a trace) and `error` (""); step stays where it was, within the
+        walk. A reverse-mode trace that is an hvp walk (a `# hvp:` line) sets mode to "hvp"."""
         self._body = body
+        self._walked = self._traced[:2]   # the program and output `body` is the walk of
         parsed = orjson.loads(body) if body else {}
         with self.hold_trait_notifications():
             self.set_trait("steps", len(parsed.get("events", [])))
@@ -209,8 +224,8 @@ class Walk(anywidget.AnyWidget):
         self._traced = key
         try:
             body = self._trace_of(*key)
-        except ProgramError as e:
-            return self._show(b"", _error_text(e))
+        except ProgramError as e:   # the last good walk stays, faded in the page
+            return self.set_trait("error", _error_text(e))
         self._show(body, "")
 
     @traitlets.validate("step")
@@ -221,30 +236,29 @@ class Walk(anywidget.AnyWidget):
     # ------------------------------------------------------------ without the widget
 
     def standalone(self) -> str:
-        """The standalone HTML export of this walk at its step (server/export_html.py), or ""
-        when the program is refused. Raises MissingAsset when static/dist is not built."""
+        """The standalone HTML export of the walk shown at its step (server/export_html.py):
+        after a refusal, the last good walk's, with its own program. Raises MissingAsset when
+        static/dist is not built."""
         from gradwalk.server.export_html import assemble, page_state
 
-        if not self._body:
-            return ""
+        program, output = self._walked
         state = {"step": self.step, "theme": self.theme}
-        return assemble(self._body, page_state(self.program, self.output or None, state))
+        return assemble(self._body, page_state(program, output or None, state))
 
     def _repr_html_(self) -> str:
-        """The walk as an `<iframe srcdoc>` of the standalone export (nbconvert, GitHub);
-        the refusal's message when the program is refused; a line instead when the trace is
-        over the setting notebook_fallback_bytes."""
+        """The walk as an `<iframe srcdoc>` of the standalone export (nbconvert, GitHub),
+        after a refusal under its message (the walk: the last good one); a line instead when
+        the trace is over the setting notebook_fallback_bytes."""
         limit = self._settings.notebook_fallback_bytes
+        refused = (f'<pre class="gradwalk-error">{html.escape(self.error)} The walk below is '
+                   f'the last good one.</pre>') if self.error else ""
         if len(self._body) > limit:
-            return (f"<p>gradwalk: this walk's trace ({len(self._body):,} bytes) is over "
-                    f"GRADWALK_NOTEBOOK_FALLBACK_BYTES ({limit:,}), so it is not saved in the "
-                    f"notebook: run the notebook to step it.</p>")
-        page = self.standalone()
-        if not page:
-            return f'<pre class="gradwalk-error">{html.escape(self.error)}</pre>'
-        return (f'<iframe title="gradwalk: a walk through backpropagation" sandbox="allow-scripts" '
-                f'style="width: 100%; height: 560px; border: 0" srcdoc="{html.escape(page)}">'
-                f'</iframe>')
+            return (f"{refused}<p>gradwalk: this walk's trace ({len(self._body):,} bytes) is "
+                    f"over GRADWALK_NOTEBOOK_FALLBACK_BYTES ({limit:,}), so it is not saved in "
+                    f"the notebook: run the notebook to step it.</p>")
+        return (f'{refused}<iframe title="gradwalk: a walk through backpropagation" '
+                f'sandbox="allow-scripts" style="width: 100%; height: 560px; border: 0" '
+                f'srcdoc="{html.escape(self.standalone())}"></iframe>')
 
     def _repr_mimebundle_(self, **kwargs):
         """The widget's view, with text/html as the fallback where no widget is rendered."""
@@ -262,8 +276,10 @@ def _no_negative(step: int) -> int:
 
 
 def _error_text(e: ProgramError) -> str:
-    """The refusal as the page says it: where, what, and the hint."""
-    where = f" (line {e.line})" if e.line is not None else ""
+    """The refusal as the page says it: where (line, and column counted from 1), what, and
+    the hint."""
+    where = "" if e.line is None else \
+        f" (line {e.line})" if e.col is None else f" (line {e.line}, column {e.col + 1})"
     if not e.hint:
         return f"Not traced{where}: {e.message}"
     stop = "" if e.message.endswith((".", "?", "!", ":")) else "."   # the hint, a sentence of its own

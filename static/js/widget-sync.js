@@ -2,7 +2,8 @@
 // share, with no DOM, so `node --test` drives it with a fake anywidget model.
 //
 // The kernel (server/widget.py) owns `program`, `mode` and `output`, runs the engine and sends
-// the trace as `_trace` (the JSON text of POST /api/trace's body) or `error` (why not). `step`
+// the trace as `_trace` (the JSON text of POST /api/trace's body) and `error` (why the program
+// is not traced: `_trace` is then the last good walk's, which the view shows faded). `step`
 // is shared both ways: a cell's `w.step = 12` moves every view; stepping in one view sets the
 // model, which moves the others (all views of a widget share its one model).
 // anywidget's model API: https://anywidget.dev/en/afm/ (get, set, on, off, save_changes).
@@ -73,7 +74,8 @@ export function clampStep(step, total) {
 /**
  * Bind one view's `store` (state.js createStore: {step, playing, speed, ...}) to `model`.
  * `total()` is the view's number of steps; `onTrace(trace | null, error)` redraws when the
- * kernel sends a new trace or an error, and is called once now; `onTheme(theme)` when a cell
+ * kernel sends a new trace or an error, and is called once now (the same trace object while
+ * `_trace`'s text is the same: an error alone keeps the walk drawn); `onTheme(theme)` when a cell
  * sets `w.theme` (and once now). Returns {setProgram, setMode, setTrain, close}: the view's
  * own edits (setTrain({lr: 0.5}): TRAIN_FIELDS only, numbers finite), and close() (the view
  * is removed: listeners off).
@@ -83,9 +85,12 @@ export function bindModel(model, store, { total, onTrace, onTheme = () => {} }) 
     const step = clampStep(model.get("step"), total());
     if (step !== store.get().step) store.set({ step, playing: false });
   };
+  let text = null; // the `_trace` text parsed last, and its parse
+  let parsed = null;
   const newTrace = () => {
     store.set({ playing: false });
-    onTrace(traceOf(model), model.get("error") || "");
+    if (model.get("_trace") !== text) [text, parsed] = [model.get("_trace"), traceOf(model)];
+    onTrace(parsed, model.get("error") || "");
     fromModel();
   };
   const theme = () => onTheme(model.get("theme") || "auto");

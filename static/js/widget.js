@@ -21,6 +21,9 @@ import { createLossCurve } from "./render/losscurve.js";
 import { OPTIMIZERS } from "./state.js";
 import { bindModel, modeChoices, readyTrace, WHOLE_WITH_NUMBERS, WIDGET_MODES, widgetNarration } from "./widget-sync.js";
 
+// After a refusal (the kernel's `error` beside the last good `_trace`), as main.js says it.
+const LAST_GOOD = "The faded graph is the last good walk.";
+
 function el(doc, tag, attrs = {}, text = "") {
   const node = doc.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -100,8 +103,9 @@ function render({ model, el: host }) {
 
   const store = createStore({ program: model.get("program"), theme: model.get("theme") || "auto" });
   let walk = null;
+  let stale = false; // the kernel refused the program: `walk` is the last good one, faded, not stepped
   const total = () => walk?.timeline.length ?? 0;
-  const playback = createPlayback(store, { total, steppable: () => Boolean(walk) });
+  const playback = createPlayback(store, { total, steppable: () => Boolean(walk) && !stale });
   const player = createPlayer(parts.player, playback.actions);
   const panel = createGraphPanel(parts.svg, { message: parts.message });
   const lossCurve = createLossCurve(parts.curve);
@@ -121,12 +125,14 @@ function render({ model, el: host }) {
     let phase = walk ? "start" : root.dataset.status === "error" ? "error" : "start";
     if (walk) {
       const view = walk.timeline.at(state.step);
-      phase = view.phase;
+      phase = stale ? "error" : view.phase;
       panel.show(walk, view, { animate, duration: state.playing ? Math.min(700, 0.8 * playback.stepDuration()) : 400 });
-      showNarration(parts.narration, widgetNarration(narrate(view.event, walk.nodesById, { hvp: walk.trace?.hvp }), walk.trace));
-      parts.narration.dataset.kind = view.event?.kind ?? "start";
+      // refused: the error, located, is the line (the explorer's: "The faded graph is the last good trace.")
+      if (stale) showNarration(parts.narration, `${model.get("error").replace(/[^.?!:]$/, "$&.")} ${LAST_GOOD}`, { typeset: false });
+      else showNarration(parts.narration, widgetNarration(narrate(view.event, walk.nodesById, { hvp: walk.trace?.hvp }), walk.trace));
+      parts.narration.dataset.kind = stale ? "stale" : view.event?.kind ?? "start";
     }
-    player.update({ ...state, total: total(), phase, disabled: !walk });
+    player.update({ ...state, total: total(), phase, disabled: !walk || stale });
     root.dataset.step = String(state.step);
     root.dataset.phase = phase;
   }
@@ -141,18 +147,23 @@ function render({ model, el: host }) {
     root.dataset.mode = mode;
     parts.train.hidden = mode !== "train";
     for (const [name, input] of Object.entries(parts.fields)) input.value = String(model.get(name));
-    showCurve(trace);
     if (!trace) {
       walk = null;
+      stale = false;
+      showCurve(null);
       root.dataset.status = error ? "error" : "loading";
       panel.wait(error || "Tracing…");
       showNarration(parts.narration, "", { typeset: false });
       return show();
     }
-    walk = prepareWalk(readyTrace(trace), model.get("program"));
-    root.dataset.graph = panel.draw(walk);
-    unfitted = !panel.fitWhole(walk, WHOLE_WITH_NUMBERS) && !parts.svg.clientWidth;
-    root.dataset.status = "ready";
+    stale = Boolean(error);
+    if (trace !== walk?.sent) { // a new walk; an error alone keeps the one drawn, faded
+      showCurve(trace);
+      walk = { ...prepareWalk(readyTrace(trace), model.get("program")), sent: trace };
+      root.dataset.graph = panel.draw(walk);
+      unfitted = !panel.fitWhole(walk, WHOLE_WITH_NUMBERS) && !parts.svg.clientWidth;
+    }
+    root.dataset.status = stale ? "error" : "ready";
     show();
   }
 
@@ -179,7 +190,7 @@ function render({ model, el: host }) {
   root.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey || event.target.matches?.("select, textarea")) return;
     const action = PLAYER_KEYS[event.key];
-    if (!action || !walk) return;
+    if (!action || !walk || stale) return;
     event.preventDefault();
     event.stopPropagation(); // the notebook's own keys (j, k, space) stay out of the walk
     playback.actions[action]();

@@ -6,6 +6,9 @@ test_phone_views_page.py's at 390x844 and 820x1180; the iteration also on the de
 1280x800 and 1024x768 (one state, shown the same everywhere)."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from page_helpers import choose, new_page
 
@@ -105,3 +108,45 @@ def test_after_train_the_slider_reads_the_iteration_the_line_says(train_page, si
     assert "iteration 100 of 0–300, stepped in the graph" in status.inner_text()
     assert slider.input_value() == "100" and page.locator(".train-iteration-text").inner_text() == "100"
     assert page.errors == []
+
+
+def test_a_phone_embed_of_a_train_iteration_reads_its_loss_curve(train_page, chromium):
+    """The embed of a link to iteration 100 of seed 003's run (301 iterations) on a 390x844
+    phone put the plots in a 125 px column beside the graph: the curve 125x91 with its axis
+    at 0 and 200 of 0-300, centred about 190 px down its column, blank above. The plots are
+    a row over the graph now: the curve the frame's width, at least 120 px high, its axis at
+    0, 100, 200, 300 in numbers 12 px or more, the graph right under the row."""
+    page = train_page((1280, 800), touch=False)
+    page.locator("#train-iteration").fill("100")
+    page.click("#train-open")
+    page.wait_for_selector('#player[data-iteration="100"]')
+    page.wait_for_selector('#app[data-status="ready"]')
+    url = page.evaluate("location.href").replace("/#", "/embed#")
+    contexts: list = []
+    try:
+        embed = new_page(chromium, contexts, PHONE, touch=True, timeout=60_000)
+        embed.goto(url)
+        embed.wait_for_selector('#embed[data-status="ready"][data-iteration="100"]')
+        embed.wait_for_selector('#loss-curve[data-points="101"]')
+        frame = embed.locator("#embed").bounding_box()
+        inner = frame["width"] - 2 * 8   # the embed's padding (0.6rem a side at 16 px, rounded)
+        embed.wait_for_function("() => document.querySelectorAll('#loss-curve .axis.x .tick').length === 4")
+        curve, train = embed.locator("#loss-curve").bounding_box(), embed.locator(".embed-train").bounding_box()
+        assert curve["width"] >= inner - 4 and curve["height"] >= 120, curve
+        ticks = embed.locator("#loss-curve .axis.x .tick text")
+        assert ticks.all_text_contents() == ["0", "100", "200", "300"]
+        assert all(t.bounding_box()["height"] >= 12 for t in ticks.all()), [t.bounding_box() for t in ticks.all()]
+        # no blank: the curve opens the frame, the graph follows the plots
+        graph = embed.locator(".graph-wrap").bounding_box()
+        assert curve["y"] - frame["y"] <= 12, (curve, frame)
+        assert 0 <= graph["y"] - (train["y"] + train["height"]) <= 12, (graph, train)
+        assert graph["width"] >= inner - 4 and graph["height"] >= 250, graph
+        boundary = embed.locator("#boundary").bounding_box()   # seed 003's 2-D points: under the curve
+        assert boundary["y"] >= curve["y"] + curve["height"] - 1 and boundary["height"] >= 80, boundary
+        assert embed.errors == []
+        shots = Path(os.environ.get("GRADWALK_SHOTS", "/tmp/gradwalk-shots"))
+        shots.mkdir(parents=True, exist_ok=True)
+        embed.screenshot(path=str(shots / "embed-train-phone-390x844.png"))
+    finally:
+        for context in contexts:
+            context.close()

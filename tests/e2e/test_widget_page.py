@@ -110,11 +110,54 @@ def test_the_kernels_new_walk_and_its_refusal_show_in_every_view(chromium):
         page.evaluate("t => kernel('_trace', t)", w._trace)
         assert page.locator("#b svg g.node").count() == len(json.loads(w._trace)["graph"]["nodes"])
         assert page.locator("#b select.widget-mode").input_value() == "forward"
-        w.program = "L = q * 2\n"
-        page.evaluate("e => { kernel('error', e); kernel('_trace', ''); }", w.error)
+        w.program = "L = q * 2\n"   # refused: the kernel sends the error, its trace stays
+        page.evaluate("e => kernel('error', e)", w.error)
         for v in "ab":
             assert page.locator(f"#{v} .embed").get_attribute("data-status") == "error"
-            assert page.locator(f"#{v} .graph-message").inner_text() == "Not traced (line 1): unknown name `q`"
+            assert page.locator(f"#{v} .narration").inner_text() == (
+                "Not traced (line 1, column 5): unknown name `q`. The faded graph is the last good walk.")
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_a_refused_program_keeps_the_last_walk_faded_and_its_step(chromium):
+    """`w.program = "a = ("` after a walk: the kernel keeps that walk (w.steps, w._trace) and
+    says where the new one broke (w.error); every view keeps drawing it at w.step, faded and
+    not stepped, the located error its narration, as the explorer keeps the last good trace.
+    Fixing the program walks again."""
+    w = gradwalk.show(PROGRAM, step=6)
+    page, errors = open_widget(chromium, w)
+    nodes = len(json.loads(w._trace)["graph"]["nodes"])
+    try:
+        w.program = "a = ("
+        assert w.steps > 6 and w.step == 6 and w.error.startswith("Not traced (line 1, column ")
+        page.evaluate("e => kernel('error', e)", w.error)   # all that changed in the model
+        for v in "ab":
+            root = page.locator(f"#{v} .embed")
+            assert root.get_attribute("data-status") == "error"
+            assert root.get_attribute("data-step") == "6"
+            assert page.locator(f"#{v} svg#graph g.node").count() == nodes
+            assert page.locator(f"#{v} svg#graph").evaluate("s => getComputedStyle(s).opacity") == "0.35"
+            assert page.locator(f"#{v} .graph-message").is_hidden()
+            said = page.locator(f"#{v} .narration").inner_text()
+            assert said.startswith(w.error) and said.endswith(" The faded graph is the last good walk."), said
+            assert page.locator(f"#{v} .counter").inner_text() == "no steps"
+            assert page.locator(f"#{v} .phase").inner_text() == "error"
+            assert page.locator(f"#{v} button.forward").is_disabled()
+        page.locator("#a .embed").focus()
+        page.keyboard.press("End")   # not stepped
+        assert steps_shown(page) == ("6", "6") and page.evaluate("model.sent") == []
+        page.evaluate("kernel('step', 3)")   # a cell's w.step = 3: the faded walk follows
+        assert steps_shown(page) == ("3", "3")
+        w.program = PROGRAM   # fixed: the same walk, stepped again
+        page.evaluate("e => kernel('error', e)", w.error)
+        for v in "ab":
+            assert page.locator(f"#{v} .embed").get_attribute("data-status") == "ready"
+            assert page.locator(f"#{v} .counter").inner_text() == f"step 3 / {w.steps}"
+            assert page.locator(f"#{v} svg#graph").evaluate("s => getComputedStyle(s).opacity") == "1"
+        page.locator("#a button.forward").click()
+        assert steps_shown(page) == ("4", "4")
         assert errors == []
     finally:
         page.context.close()
@@ -128,6 +171,39 @@ def test_widget_screenshots(chromium, width, height, theme):
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"widget-{width}x{height}-{theme}.png"))
         assert steps_shown(page) == ("9", "9")
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+# The phase pill of each view: its text, the px its text needs and has, its box.
+PILLS = """() => ['a', 'b'].map((v) => { const p = document.querySelector('#' + v).shadowRoot.querySelector('.phase');
+  const r = p.getBoundingClientRect(), host = document.querySelector('#' + v).getBoundingClientRect();
+  return {text: p.textContent, needs: p.scrollWidth, has: p.clientWidth, right: r.right, inside: host.right}; })"""
+
+
+@pytest.mark.parametrize("width, height", [(1024, 768), (1280, 800)])
+@pytest.mark.parametrize("mode", ["reverse", "train"])
+def test_the_phase_pill_is_whole_in_the_projector_theme(chromium, width, height, mode):
+    """At 1024x768 in the projector theme the player's phase pill read "back…" (99 px of the
+    184 its text needs): the explorer's rule lets it ellipsise first. In the widget the
+    scrubber gives way instead; at every step the pill's text is whole, inside the widget."""
+    w = (gradwalk.show(PROGRAM, theme="projector") if mode == "reverse" else
+         gradwalk.show(LINE, mode="train", train_steps=30, lr=0.1, iteration=4, theme="projector"))
+    page, errors = open_widget(chromium, w, width, height)
+    try:
+        texts = set()
+        for k in range(w.steps + 1):
+            page.evaluate(f"kernel('step', {k})")
+            for pill in page.evaluate(PILLS):
+                assert pill["needs"] <= pill["has"] and pill["right"] <= pill["inside"], (k, pill)
+                texts.add(pill["text"])
+        assert {"ready", "forward pass", "backward pass", "done"} <= texts, texts
+        scrubber = page.locator("#a .scrubber").bounding_box()
+        assert scrubber["width"] >= 60, scrubber   # it gave way, still a bar to drag
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.evaluate(f"kernel('step', {next(k for k, e in enumerate(json.loads(w._trace)['events']) if e['kind'] == 'accumulate') + 1})")
+        page.screenshot(path=str(SHOTS / f"widget-pill-{mode}-{width}x{height}-projector.png"))
         assert errors == []
     finally:
         page.context.close()

@@ -83,6 +83,26 @@ test("widget: a new trace or a refusal redraws every view; the refusal has no st
   assert.equal(traceOf(fakeModel({ _trace: "{\"graph\":" })), null);
 });
 
+test("widget: a refusal after a walk keeps that walk: the same trace, the error beside it", () => {
+  // server/widget.py keeps `_trace` when it refuses a program: the view gets the trace it
+  // drew (the same object: no new drawing) with the error, and keeps the step it showed
+  const model = start();
+  const store = createStore({});
+  const seen = [];
+  bindModel(model, store, { total: () => STEPS, onTrace: (t, error) => seen.push([t, error]) });
+  model.fromKernel("step", 6);
+  const said = "Not traced (line 1, column 5): '(' was never closed";
+  model.fromKernel("error", said);
+  assert.equal(seen.length, 2);
+  assert.ok(seen[0][0] && seen[1][0] === seen[0][0]);
+  assert.equal(seen[1][1], said);
+  assert.equal(store.get().step, 6);
+  model.fromKernel("error", "");
+  assert.ok(seen[2][0] === seen[0][0] && seen[2][1] === "");
+  model.fromKernel("_trace", TRACE.replace("{", "{\"again\": 1, ")); // a new walk: a new trace
+  assert.ok(seen[3][0] !== seen[0][0] && seen[3][0].again === 1);
+});
+
 test("widget: the view's program and mode go to the kernel; a mode it does not offer does not", () => {
   const model = start();
   const a = view(model);

@@ -61,12 +61,65 @@ def test_bad_input_is_a_program_error_that_says_what():
     with pytest.raises(ProgramError) as e:
         gradwalk.trace("a = 1.0\nb = a +* 2\n")
     assert e.value.kind == "syntax" and e.value.line == 2
-    with pytest.raises(ProgramError, match="unknown optimizer 'rmsprop'"):
-        gradwalk.train(seed003_xor(1), steps=3, lr=0.1, optimizer="rmsprop")
+    assert isinstance(e.value, ValueError)   # a refused value, as json.JSONDecodeError is
     with pytest.raises(ProgramError, match="GRADWALK_MAX_TRAIN_STEPS"):
         gradwalk.train(seed003_xor(1), steps=10**9, lr=0.1)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         gradwalk.nope
+
+
+@pytest.mark.parametrize("arguments, match", [
+    ({"steps": 0}, r"steps must be a whole number of at least 1, not 0"),
+    ({"steps": -5}, r"not -5"),
+    ({"lr": 0.0}, r"the learning rate must be a number above 0 and at most 1,000,000, not 0.0"),
+    ({"lr": -0.1}, r"not -0.1"),
+    ({"lr": float("nan")}, r"not nan"),
+    ({"lr": 1e7}, r"at most 1,000,000"),
+    ({"optimizer": "rmsprop"}, r"unknown optimizer 'rmsprop'; one of sgd, momentum, adam"),
+    ({"record": [3]}, r"iteration 3 cannot be recorded: iterations run from 0 to 2"),
+])
+def test_a_bad_train_argument_value_is_a_plain_value_error(arguments, match):
+    """gradwalk.train(p, steps=0, lr=0.1) raised ProgramError "bad_argument", as for a bad
+    program: a Python caller catches ValueError for an argument's value (issue 18 residue)."""
+    with pytest.raises(ValueError, match=match) as e:
+        gradwalk.train(seed003_xor(1), **{"steps": 3, "lr": 0.1, **arguments})
+    assert type(e.value) is ValueError   # not the program's error: no line to point at
+
+
+@pytest.mark.parametrize("arguments, match", [
+    ({"steps": "10"}, r"steps must be an int, not str"),
+    ({"steps": 2.5}, r"steps must be an int, not float"),
+    ({"steps": True}, r"steps must be an int, not bool"),
+    ({"lr": "0.1"}, r"lr must be a real number, not str"),
+    ({"lr": None}, r"lr must be a real number, not NoneType"),
+    ({"optimizer": None}, r"optimizer must be a str, not NoneType"),
+    ({"record": 3}, r"record must be iterations \(ints\), not int"),
+    ({"record": [1.0]}, r"an iteration of record must be an int, not float"),
+    ({"output": 7}, r"output must be a str or None, not int"),
+])
+def test_a_train_argument_of_the_wrong_type_is_a_type_error(arguments, match):
+    with pytest.raises(TypeError, match=match):
+        gradwalk.train(seed003_xor(1), **{"steps": 3, "lr": 0.1, **arguments})
+
+
+def test_numpy_numbers_are_good_train_arguments():
+    import numpy as np
+
+    answer = gradwalk.train(seed003_xor(1), steps=np.int64(3), lr=np.float64(0.1), record=[np.int32(1)])
+    assert len(answer["losses"]) == 3 and list(answer["recorded"]) == ["1"]
+
+
+def test_trace_refuses_a_bad_dtype_or_output_by_pythons_rule():
+    with pytest.raises(ValueError, match=r"dtype must be one of float64, float32 \(or None\), not 'float16'") as e:
+        gradwalk.trace(FANOUT, dtype="float16")
+    assert type(e.value) is ValueError
+    with pytest.raises(TypeError, match="dtype must be a str or None, not int"):
+        gradwalk.trace(FANOUT, dtype=32)
+    with pytest.raises(TypeError, match="output must be a str or None, not int"):
+        gradwalk.trace(FANOUT, output=1)
+    with pytest.raises(ProgramError) as e:   # a name the program has not: the program's error
+        gradwalk.trace(FANOUT, output="zz")
+    assert e.value.kind == "unknown_output" and isinstance(e.value, ValueError)
 
 
 @pytest.mark.parametrize("call", [gradwalk.trace, gradwalk.show,

@@ -73,18 +73,30 @@ def test_mode_and_program_retrace_and_keep_the_step_inside_the_new_walk():
 
 
 def test_a_refused_program_is_raised_by_show_and_shown_by_the_widget():
+    """After a walk, a refused program keeps that walk, as the explorer keeps it faded: the
+    traits stayed the last walk's only in the page (steps went to 0, the page drew the old
+    walk), so `w.steps` and the drawing disagreed (issue 18 residue)."""
     with pytest.raises(ProgramError, match="unknown name"):
         gradwalk.show("L = q * 2\n")
     w = gradwalk.show(PROGRAM)
+    steps, trace = w.steps, w._trace
     w.step = 4
     w.program = "L = q * 2\n"   # a cell or the page: no exception in the frontend's handler
-    assert w.error == "Not traced (line 1): unknown name `q`"
-    assert (w.steps, w.step, w._trace, w.grads) == (0, 0, "", {})
-    w.step = 5   # no walk: nowhere to go
-    assert w.step == 0
-    assert "unknown name `q`" in w._repr_html_()
+    assert w.error == "Not traced (line 1, column 5): unknown name `q`"
+    assert (w.steps, w.step, w._trace) == (steps, 4, trace)   # the last good walk, at its step
+    assert w.grads == pytest.approx(torch_grads(), rel=1e-12)
+    w.step = 10**6   # a step of the walk shown: clamped to it
+    assert w.step == steps
+    fallback = w._repr_html_()   # the message, then the last good walk with its own program
+    assert fallback.startswith('<pre class="gradwalk-error">Not traced (line 1, column 5): '
+                               'unknown name `q` The walk below is the last good one.</pre><iframe')
+    page = html.unescape(re.search(r'srcdoc="([^"]*)"', fallback).group(1))
+    state = json.loads(re.search(r'id="initial-state">(.*?)</script>', page).group(1))
+    assert (state["program"], state["step"]) == (PROGRAM, steps)
+    w.program = "a = ("   # a syntax error, located
+    assert w.error.startswith("Not traced (line 1, column ") and w.steps == steps
     w.program = PROGRAM
-    assert (w.error, w.steps) == ("", len(gradwalk.trace(PROGRAM)["events"]))
+    assert (w.error, w.steps, w._trace) == ("", len(gradwalk.trace(PROGRAM)["events"]), trace)
 
 
 def test_the_fallback_is_the_standalone_export_of_the_same_walk_at_its_step():
@@ -207,9 +219,10 @@ def test_hvp_mode_without_the_line_is_refused_and_said():
     with pytest.raises(ProgramError, match="`# hvp:` line"):
         gradwalk.show(PROGRAM, mode="hvp")
     w = gradwalk.show(PROGRAM)
+    steps, trace = w.steps, w._trace   # the reverse walk, kept while hvp is refused
     w.mode = "hvp"
     assert w.error.startswith("Not traced: hvp mode takes its vector from the program's "
-                              "`# hvp:` line") and (w.steps, w._trace) == (0, "")
+                              "`# hvp:` line") and (w.steps, w._trace) == (steps, trace)
     # the hint a sentence of its own (the reviewer read "... has none add a first line ...")
     assert "this program has none. Add a first line such as `# hvp:" in w.error
     w.mode = "reverse"
@@ -261,8 +274,10 @@ def test_train_mode_refuses_in_the_widget_what_the_api_refuses():
     assert w.error == "Not traced: iteration must be from 0 to 2 (train_steps - 1), not 3"
     w.iteration = 1
     assert w.error == ""
+    steps, losses = w.steps, w.losses
     w.lr = -1.0
-    assert w.error.startswith("Not traced: ") and "lr" in w.error and w.steps == 0
+    assert w.error.startswith("Not traced: ") and "lr" in w.error
+    assert (w.steps, w.losses) == (steps, losses)   # iteration 1's walk, kept
     with pytest.raises(traitlets.TraitError):
         gradwalk.show(LINE, mode="train", optimizer="rmsprop")
     with pytest.raises(traitlets.TraitError, match="no argument 'speed'"):

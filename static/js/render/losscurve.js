@@ -81,13 +81,17 @@ export function createLossCurve(root) {
   let last = null; // the last draw's arguments, drawn again at a new size
   // The viewBox is the svg's size on screen (px), so its text is the size train.css says:
   // scaled from a fixed 320x150 into a 1024x768 projector's 190 px column, the axes'
-  // 15 px numbers printed at 9 px (a review). 320x150 until it is laid out.
+  // 15 px numbers printed at 9 px (a review). 320x150 until it is laid out. Its height is
+  // the width times the CSS property --loss-aspect where one is set (a phone's embed: a wide,
+  // low curve over the graph, narrow.css), else 150/320.
   let size = { width: WIDTH, height: HEIGHT };
   if (typeof ResizeObserver !== "undefined") {
     new ResizeObserver(() => {
       const width = Math.round(svg.node().getBoundingClientRect().width);
-      if (!width || width === size.width) return;
-      size = { width, height: Math.round((width * HEIGHT) / WIDTH) };
+      const aspect = Number.parseFloat(getComputedStyle(svg.node()).getPropertyValue("--loss-aspect")) || HEIGHT / WIDTH;
+      const height = Math.round(width * aspect);
+      if (!width || (width === size.width && height === size.height)) return;
+      size = { width, height };
       svg.attr("viewBox", `0 0 ${size.width} ${size.height}`);
       drawn = "";
       if (last) draw(last);
