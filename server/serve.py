@@ -28,6 +28,7 @@ from uvicorn.supervisors import Multiprocess
 # A trace keeps one core busy; past a few workers a core, more only multiply the memory.
 MAX_WORKERS_PER_CORE = 4
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+BACKLOG = 2048   # connections the kernel queues before the app accepts them (uvicorn's default)
 KILL_GRACE_SECONDS = 5.0   # after the graceful shutdown, before a worker is killed (seconds)
 READY_SECONDS = 0.5        # how long a starting worker's readiness is waited for per look
 
@@ -51,7 +52,7 @@ def max_workers() -> int:
 
 
 def listeners(host: str, port: int) -> list[socket.socket]:
-    """Bound TCP sockets (IPPROTO_TCP, SO_REUSEADDR, inheritable by the workers) for every
+    """Bound, listening TCP sockets (IPPROTO_TCP, SO_REUSEADDR, inheritable by the workers) for every
     address `host` resolves to, as asyncio's create_server binds them (an IPv6 socket is
     IPv6 only). Raises CannotServe, with nothing left bound."""
     try:
@@ -68,6 +69,10 @@ def listeners(host: str, port: int) -> list[socket.socket]:
             if family == socket.AF_INET6:
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             sock.bind(address)
+            # Listening now, before the banner: a browser opened from the banner's URL while
+            # the app still starts (seconds on a loaded machine) waits in the backlog instead
+            # of being refused (a review: refused for 9 s after "open http://...")
+            sock.listen(BACKLOG)
         except OSError as e:
             for s in bound:
                 s.close()

@@ -17,6 +17,9 @@ import signal
 import threading
 
 log = logging.getLogger("gradwalk")
+# Set by SIGTERM: a stream cancelled after it is being shut down, not failing
+# (routers/traces.py EventStream says so in one line instead of uvicorn's traceback).
+stopping = threading.Event()
 EXIT_MARGIN_SECONDS = 0.5   # for uvicorn's own orderly exit after its graceful timeout
 
 
@@ -28,6 +31,7 @@ def exit_within(seconds: float) -> None:
     previous = signal.getsignal(signal.SIGTERM)
 
     def on_sigterm(signum, frame) -> None:
+        stopping.set()
         _arm(seconds + EXIT_MARGIN_SECONDS)
         if callable(previous):
             previous(signum, frame)

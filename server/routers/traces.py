@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 from typing import Any, AsyncIterator, Literal, TypeVar
 
 from fastapi import APIRouter, Request
@@ -25,10 +26,14 @@ from gradwalk.server.deps import SettingsDep, SlotsDep
 from gradwalk.server.feed import Feed
 from gradwalk.server.openapi import SSE_RESPONSE
 from gradwalk.server.settings import Settings
+from gradwalk.server.shutdown import stopping
 from gradwalk.server.slots import Waiting
 from gradwalk.server.jsonbody import queue_share, read_body
 from gradwalk.server.tracing import (error_event, parse_program, stream_body, trace_body,
                             without_bom)
+
+
+log = logging.getLogger("gradwalk")
 
 
 class EventStream(StreamingResponse):
@@ -52,6 +57,14 @@ class EventStream(StreamingResponse):
     async def __call__(self, scope, receive, send) -> None:
         try:
             await super().__call__(scope, receive, send)
+        except asyncio.CancelledError:
+            # uvicorn cancels what is still sending when shutdown_timeout_seconds is over (a
+            # client reading slowly) and logged each as "Exception in ASGI application" with a
+            # traceback (a review: four per shutdown); at shutdown it is expected: one line.
+            if not stopping.is_set():
+                raise
+            log.info("a stream was cut at shutdown: its client had not read it all within "
+                     "shutdown_timeout_seconds")
         finally:
             await self.body_iterator.aclose()
             if self.feed is not None:

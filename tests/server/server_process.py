@@ -35,7 +35,7 @@ class Served:
             self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err,
                                          env={**os.environ, **env, "PYTHONUNBUFFERED": "1"})
 
-    def wait_healthy(self, timeout: float = 60.0) -> "Served":
+    def wait_healthy(self, timeout: float = 120.0) -> "Served":
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

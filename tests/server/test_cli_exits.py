@@ -240,3 +240,26 @@ def test_serve_whose_stdout_reader_leaves_says_so_once_and_serves_on(tmp_path):
     assert "Traceback" not in log and "Logging error" not in log, log
     assert log.count("gradwalk: the access log (stdout) cannot be written any more; serving "
                      "on without it\n") == 1, log
+
+
+def test_the_banner_s_address_takes_connections_at_once(tmp_path):
+    # A review: "gradwalk: open http://..." was printed when the socket was only bound, so
+    # connections were refused for 9 s (24 s with two workers) while the app started. The
+    # socket listens before the banner: a connection right after it waits, then is served.
+    import signal
+    import socket
+
+    from server_process import get
+
+    port = free_port()
+    with open(tmp_path / "serve.err", "wb") as stderr:
+        proc = subprocess.Popen([*CLI, "serve", "--port", str(port)], stdout=subprocess.PIPE,
+                                stderr=stderr)
+    try:
+        assert proc.stdout.readline() == f"gradwalk: open http://127.0.0.1:{port}/\n".encode()
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass   # refused (ConnectionRefusedError) before the fix
+        assert get(f"http://127.0.0.1:{port}/healthz", timeout=60) == (200, b"ok")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
