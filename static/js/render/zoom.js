@@ -10,7 +10,7 @@
 import * as d3 from "d3";
 import { METRICS } from "../layout.js";
 import { centredBox, union } from "../boxes.js";
-import { autoScale, fitAround, followTransform, NUMBERS_FROM_PX, OVERVIEW_SCALE, readableTransform, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
+import { autoScale, fitAround, followTransform, NUMBERS_FROM_PX, OVERVIEW_SCALE, readableTransform, revealTransform, STEP_REACH, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
 import { clearTop, cutsTop, freeView, insetsDiffer, insetsOf, intoFree, NO_INSET } from "../clearance.js";
 import { showNames } from "./names.js";
 
@@ -126,10 +126,13 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   // and the numbers at 10 px on a 1024x768 projector.
   // A step whose ends do not fit at the readable floor on a narrow screen is zoomed out to show
   // them (`reach`): both ends of a step matter more than its numbers, which the narration reads.
+  // Elsewhere a step is too, down to STEP_REACH of the floor (a projector's 760 px column), but
+  // not beside a question: there `uncut` and the note set aside frame the asked node (the
+  // matmul quiz's W̄[0,0], zoomed out to its step's X̄ note, had G's title cut at the top).
   const framing = () => ({
     ...scaling(), steps,
     overview: readableWhole() || readableOverview() ? autoScale(scaling()).floor : undefined,
-    reach: readableWhole() ? OVERVIEW_SCALE : null,
+    reach: readableWhole() ? OVERVIEW_SCALE : focus?.asked ? null : autoScale(scaling()).floor * STEP_REACH,
   });
   // A new theme or text size changes the automatic scale: a fitted view fits again (the
   // graph area's size may not change, so the ResizeObserver below need not fire).
