@@ -5,7 +5,8 @@
 // would otherwise happen off screen (reveal). The svg reports data-scale, data-fitted
 // ("auto": the automatic view, "whole": the Fit button's, "false": the user's own),
 // data-camera ("moving" during a glide, else "still"), data-whole (all of the drawing in
-// view, "true" or "false") and data-numbers ("hidden" under NUMBERS_FROM_PX, app.css).
+// view, "true" or "false") and data-numbers ("hidden" under NUMBERS_FROM_PX, or in a narrow screen's automatic view under
+// the readable floor: numbersFrom; app.css).
 
 import * as d3 from "d3";
 import { METRICS } from "../layout.js";
@@ -46,6 +47,12 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
     if (!pinned || (focus && !focus.whole)) return focus;
     return content && wholeScale(content, free()) >= autoScale(scaling()).floor ? focus : pinned;
   };
+  // The least scale at which the boxes print their numbers: NUMBERS_FROM_PX, but the readable
+  // floor (14 px) in a narrow screen's automatic view, whose step zoomed out to show both of
+  // its ends (`reach`) otherwise printed them at 10.3 px (the tanh example's step 5 at 390x844,
+  // scale 0.57 once the reach kept EDGE px from the edges); the line of the step's numbers
+  // reads them there instead (render/stepnumbers.js). The user's own pinch keeps them to 10 px.
+  const numbersFrom = () => (readableWhole() && fitted === "auto" ? autoScale(scaling()).floor : NUMBERS_FROM_PX / METRICS.numFont);
   // How long the camera glides to follow a step (ms). Every frame of a glide repaints the
   // whole drawing (the transform of everything changes): a big graph's camera jumps.
   let glide = 300;
@@ -69,9 +76,13 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
       const camera = root.querySelector("div.camera");
       if (camera) camera.style.transform = `translate(${x}px, ${y}px) scale(${k})`;
       root.dataset.scale = event.transform.k.toFixed(4);
-      // numbers under NUMBERS_FROM_PX are not drawn (set only when it changes: a restyle of
-      // every box)
-      const numbers = k * METRICS.numFont >= NUMBERS_FROM_PX ? "shown" : "hidden";
+      if (event.sourceEvent) {
+        goal = null;
+        setFitted(false);
+      }
+      // numbers too small to read are not drawn (set only when it changes: a restyle of
+      // every box); render/stepnumbers.js then reads the step's in a line
+      const numbers = k >= numbersFrom() - 1e-9 ? "shown" : "hidden";
       if (root.dataset.numbers !== numbers) root.dataset.numbers = numbers;
       // and its names are drawn at a readable size instead of its small text (names.js)
       const step = numbers === "hidden" && names ? Math.round(Math.log(k) / Math.log(1.05)) : null;
@@ -79,10 +90,6 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
         namesScale = step;
         // sized for the step's least scale: never under 14 px at any scale in it
         showNames(root, names, step === null ? null : 1.05 ** (step - 0.5), scaling().textScale);
-      }
-      if (event.sourceEvent) {
-        goal = null;
-        setFitted(false);
       }
       markWhole(goal ?? { k, x, y });
       // The minimap (render/navigate.js) follows the camera.
