@@ -57,6 +57,22 @@ export function cutsTop(t, boxes, view, focus = null) {
   return topEdge(t, boxes, view, focus).cut(t.y);
 }
 
+/**
+ * The view `place(options)` gives (viewport.js fitAround or followTransform, with viewScale's
+ * options), clearTop'd; where that still cuts a box of `boxes` (or of `focus`) at the top,
+ * zoomed out by 3% steps (place({scale})) down to `least` until one does not, for this view
+ * only (render/zoom.js says when, and how far: null, not at all). The first when none does.
+ */
+export function uncutView(place, boxes, view, focus, least) {
+  const first = clearTop(place({}), boxes, view, focus);
+  if (!boxes || least === null || !cutsTop(first, boxes, view, focus)) return first;
+  for (let k = first.k * 0.97; k > least * 0.97; k *= 0.97) {
+    const next = clearTop(place({ scale: Math.max(k, least) }), boxes, view, focus);
+    if (!cutsTop(next, boxes, view, focus)) return next;
+  }
+  return first;
+}
+
 // The boxes in view across at `t`'s scale that the top edge may not cut (clearTop), and
 // whether a vertical shift `y` cuts one of them.
 function topEdge(t, boxes, view, focus) {

@@ -24,6 +24,12 @@ export const MAX_FIT_SCALE = 2;
 // overview shows the graph's shape, names and heat maps; the narration reads the numbers.
 // Below it the camera shows the output and says so (data-whole, and a note over the graph).
 export const OVERVIEW_SCALE = 0.25;
+// A step whose two ends (and its note) do not fit at the readable floor is shown whole at down
+// to this share of it, for that step only (render/zoom.js `reach`; the next step zooms back
+// in): "XOR, seed 003" at iteration 100 at 1024x768 on a projector (a 760 x 272 px graph area)
+// had one end cut at 8 of its 34 steps, step 29's W1.T by 24 px at the right, and needed down
+// to 0.75 of 0.778 (step 23). Numbers then print at 10.5 px, still drawn (NUMBERS_FROM_PX).
+export const STEP_REACH = 0.74;
 // Wheel and buttons stay within these; zooming out further than the readable scale (to see
 // a big graph whole) is the user's choice.
 export const ZOOM_LIMITS = { min: 0.02, max: 4 };
@@ -41,14 +47,14 @@ function asBox(content) {
  * (READABLE_SCALE) and `max` (MAX_FIT_SCALE). A dimension that fits is centred; one that
  * does not starts at its beginning (the inputs, on the left; the top row).
  */
-export function fitTransform(content, view, { min = READABLE_SCALE, max = MAX_FIT_SCALE } = {}) {
+export function fitTransform(content, view, { min = READABLE_SCALE, max = MAX_FIT_SCALE, margin = MARGIN } = {}) {
   const box = asBox(content);
-  const fits = (size, room) => (room - 2 * MARGIN) / Math.max(size, 1);
+  const fits = (size, room) => (room - 2 * margin) / Math.max(size, 1);
   const width = box.x1 - box.x0;
   const height = box.y1 - box.y0;
   const whole = Math.min(fits(width, view.width), fits(height, view.height));
   const k = Math.max(min, Math.min(max, whole));
-  const place = (lo, size, room) => (size * k <= room - 2 * MARGIN ? (room - size * k) / 2 : MARGIN) - k * lo;
+  const place = (lo, size, room) => (size * k <= room - 2 * margin ? (room - size * k) / 2 : margin) - k * lo;
   return { k, x: place(box.x0, width, view.width), y: place(box.y0, height, view.height) };
 }
 
@@ -58,8 +64,8 @@ export function wholeScale(content, view) {
 }
 
 /** The view of all of `content`, centred, at whatever scale that takes (up to `max`). */
-export function wholeTransform(content, view, { max = MAX_FIT_SCALE } = {}) {
-  return fitTransform(content, view, { min: 0, max });
+export function wholeTransform(content, view, { max = MAX_FIT_SCALE, margin = MARGIN } = {}) {
+  return fitTransform(content, view, { min: 0, max, margin });
 }
 
 /**
@@ -185,7 +191,9 @@ export function revealTransform(t, box, view, { overview = OVERVIEW_SCALE, reach
   if (box.core && !fitsTight) {
     // A narrow screen (`reach`) zooms out, for this step only, to show both of its ends (a
     // phone at 390 px had the tanh example's `a` off screen as it flowed into d = e + a)
-    const all = reach ? wholeTransform(box, view, { max: t.k }) : null;
+    // (EDGE px from the edges, as a box in view keeps: with MARGIN the XOR walk's step 23 at
+    // 1024x768 needed more than STEP_REACH)
+    const all = reach ? wholeTransform(box, view, { max: t.k, margin: EDGE }) : null;
     if (all && all.k >= reach) return all;
     return revealTransform(t, box.core, view, { overview, reach });
   }

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { clearTop, cutsTop, freeView, insetsOf, intoFree, NO_INSET, nodeBoxes } from "../../static/js/clearance.js";
+import { clearTop, cutsTop, freeView, insetsOf, intoFree, NO_INSET, nodeBoxes, uncutView } from "../../static/js/clearance.js";
 import { STEP_SIZES_UP_TO } from "../../static/js/boxes.js";
 import { EDGE, viewScale } from "../../static/js/viewport.js";
 
@@ -115,4 +115,17 @@ test("a transform of the free part and of the whole svg are the same camera", ()
   assert.deepEqual(intoFree(t, inset), { k: 0.8, x: 12, y: -76 });
   assert.deepEqual(intoFree(intoFree(t, inset), inset, true), t);
   assert.equal(intoFree(null, inset), null);
+});
+
+test("uncutView zooms out for the view, down to `least`, where no place at its scale keeps a title whole", () => {
+  const view = { width: 1000, height: 200 };
+  const b2 = box(600, 0, 700, 60); // above the step, its title cut when the step is placed
+  const step = box(0, 40, 300, 230); // its note at the foot: 190 units, the view 200 px
+  const place = ({ scale = 1 } = {}) => ({ k: scale, x: 0, y: view.height - EDGE - scale * step.y1 });
+  assert.ok(cutsTop(place(), [b2, step], view, step), "cut at the walk's scale");
+  const out = uncutView(place, [b2, step], view, step, 0.74);
+  assert.ok(out.k < 1 && out.k >= 0.74, `zoomed out to ${out.k}`);
+  assert.equal(cutsTop(out, [b2, step], view, step), false);
+  assert.equal(uncutView(place, [b2, step], view, step, null).k, 1, "null: the walk's scale, cut");
+  assert.equal(uncutView(place, [b2, step], view, step, 0.99).k, 1, "no place down to 0.99: the first");
 });

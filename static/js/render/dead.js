@@ -11,11 +11,16 @@ const SVG = "http://www.w3.org/2000/svg";
 /** Mark on `svg` the nodes of `dead` ([{node, name, unit, iteration}]); unmark the rest. */
 export function markDead(svg, dead) {
   const byNode = deadByNode(dead ?? []);
+  let moved = false; // a tag added or taken off: the camera frames the marks (render/zoom.js)
   for (const g of svg.querySelectorAll("g.node.dead")) {
     if (byNode[g.dataset.node]) continue;
     g.classList.remove("dead");
     delete g.dataset.dead;
-    g.querySelector("text.dead-tag")?.remove();
+    const tag = g.querySelector("text.dead-tag");
+    if (tag) {
+      tag.remove();
+      moved = true;
+    }
   }
   for (const [id, units] of Object.entries(byNode)) {
     const g = svg.querySelector(`g.node[data-node="${CSS.escape(id)}"]`);
@@ -34,6 +39,7 @@ export function markDead(svg, dead) {
       tag.setAttribute("text-anchor", "middle");
       tag.setAttribute("y", String(-box.height / 2 - 9));
       (g.querySelector(":scope > g.at") ?? g).append(tag);
+      moved = true;
     }
     // The tag's end ("(since iteration 0)") is its own tspan: the overview (names.js) shows
     // only the head, "h: unit 3 dead", at the names' readable size.
@@ -47,4 +53,5 @@ export function markDead(svg, dead) {
     const label = g.getAttribute("aria-label");
     if (label && !label.includes("dead")) g.setAttribute("aria-label", `${label} (${text})`);
   }
+  if (moved) svg.dispatchEvent(new CustomEvent("marks"));
 }

@@ -241,6 +241,7 @@ export function markDiff(svg, diff, { changedOnly = false } = {}) {
   svg.classList.toggle("diff-filter", Boolean(diff && changedOnly));
   const t = diff ? strengths(diff.rows) : {};
   const marks = new Map(); // node id -> its row, for the changed and the new nodes
+  let moved = false; // a Δ added or taken off: the camera frames the marks (render/zoom.js)
   for (const r of diff?.rows ?? []) if (r.changed || r.added) marks.set(r.id, r);
   // Updated in place, one pass over the nodes (not a query per row, nor every mark removed
   // and made again): a step of the walk re-marks a thousand-node graph.
@@ -252,7 +253,11 @@ export function markDiff(svg, diff, { changedOnly = false } = {}) {
       delete g.dataset.changed;
       delete g.dataset.delta;
       g.style.removeProperty("--diff-t");
-      g.querySelector(".diff-delta")?.remove();
+      const text = g.querySelector(".diff-delta");
+      if (text) {
+        text.remove();
+        moved = true;
+      }
       continue;
     }
     const c = r.value?.changed ? r.value : r.adjoint;
@@ -275,9 +280,10 @@ export function markDiff(svg, diff, { changedOnly = false } = {}) {
       text.setAttribute("x", String(Number(box.getAttribute("x")) + Number(box.getAttribute("width"))));
       text.setAttribute("y", String(Number(box.getAttribute("y")) - 6));
       box.parentNode.append(text); // beside the box, in its positioned group (positions never change)
+      moved = true;
     }
     setText(text, r.added ? "new" : `${r.value?.changed ? "Δ" : "Δ grad"} ${deltaText(c)}`); // "Δ grad ?" in a quiz
-  }
+  }  if (moved) svg.dispatchEvent(new CustomEvent("marks"));
 }
 
 /** Both runs' numbers of node `id` in the detail panel `panel` (a section after its own). */

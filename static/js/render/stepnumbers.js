@@ -1,9 +1,10 @@
 // The step's numbers as a line of text at a readable size, while the camera shows the step
 // below the scale at which the nodes print their numbers (issue 17 §2, a review: a 390x844
 // phone at step 5 of the tanh example, d = e + a, showed d, e and a at scale 0.52 with no
-// numbers, and the narration gave d's value alone). The automatic view zooms out so on a
-// narrow screen only (viewport.js revealTransform `reach`), to keep both ends of a step in
-// view; this line gives back what the boxes then do not print: "e = -0.5 · a = 1 → d = 0.5",
+// numbers, and the narration gave d's value alone). A narrow screen's automatic view zooms
+// out so (viewport.js revealTransform `reach`), to keep both ends of a step in view, and its
+// boxes print no numbers under the readable floor there (render/zoom.js numbersFrom: at 0.57
+// they printed at 10.3 px); this line gives back what the boxes then do not print: "e = -0.5 · a = 1 → d = 0.5",
 // or for a backward edge "t̄ = 2 → d̄ = 1.5729", the numbers of the step's view (timeline.js);
 // what a quiz hides in a box ("?") stays hidden here. A band across the graph's foot, which the camera keeps the
 // drawing above (render/zoom.js COVERS), as it does for its note across the top.

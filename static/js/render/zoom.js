@@ -5,13 +5,15 @@
 // would otherwise happen off screen (reveal). The svg reports data-scale, data-fitted
 // ("auto": the automatic view, "whole": the Fit button's, "false": the user's own),
 // data-camera ("moving" during a glide, else "still"), data-whole (all of the drawing in
-// view, "true" or "false") and data-numbers ("hidden" under NUMBERS_FROM_PX, app.css).
+// view, "true" or "false") and data-numbers ("hidden" under NUMBERS_FROM_PX, or in a narrow screen's automatic view under
+// the readable floor: numbersFrom; app.css).
 
 import * as d3 from "d3";
 import { METRICS } from "../layout.js";
 import { centredBox, union } from "../boxes.js";
-import { autoScale, fitAround, followTransform, NUMBERS_FROM_PX, OVERVIEW_SCALE, readableTransform, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
-import { clearTop, cutsTop, freeView, insetsDiffer, insetsOf, intoFree, NO_INSET } from "../clearance.js";
+import { autoScale, fitAround, followTransform, NUMBERS_FROM_PX, OVERVIEW_SCALE, readableTransform, revealTransform, STEP_REACH, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
+import { freeView, insetsDiffer, insetsOf, intoFree, NO_INSET, uncutView } from "../clearance.js";
+import { TAG_SELECTOR, withTags } from "../tags.js";
 import { showNames } from "./names.js";
 
 const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
@@ -38,14 +40,39 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   let pinned = null; // the box of the node whose detail panel is open and its neighbours (boxes.js pinBox), or null
   let names = null; // what an overview may name (names.js nameBoxes), or null
   let namesScale; // the scale (in 5% steps) the overview's names were drawn for; null: none drawn
+  let tagged = []; // the boxes of the nodes with a mark over them (tags.js), as last read
+  let marked = null; // {content, steps, boxes} raised to hold those marks, made when first needed
   // What the automatic view keeps in view: the step's focus, or the pinned node in place of an
   // overview (step 0, Done) that the free part beside the detail panel shows only under the
   // readable scale: zoomed out to show all, the clicked node read at 7 px on a 1024x768
   // projector (issue 14 §5).
   const aim = () => {
-    if (!pinned || (focus && !focus.whole)) return focus;
-    return content && wholeScale(content, free()) >= autoScale(scaling()).floor ? focus : pinned;
+    if (!pinned || (focus && !focus.whole)) return withTags(focus, tagged);
+    return withTags(content && wholeScale(content, free()) >= autoScale(scaling()).floor ? focus : pinned, tagged);
   };
+  // What the automatic view frames: the drawing, the steps' boxes and the nodes', each raised
+  // to hold the marks over its nodes (tags.js: c's Δ was cut at the graph's top).
+  const framed = () => (marked ??= {
+    content: withTags(content, tagged), steps: steps?.map((b) => withTags(b, tagged)) ?? null,
+    boxes: boxes?.map((b) => withTags(b, tagged)) ?? null, home: withTags(home, tagged),
+  });
+  // The marks drawn now (render/diff.js and dead.js say when they change: a "marks" event);
+  // true when they changed. Read from the nodes' data, never measured (no forced layout).
+  function readTags() {
+    const now = boxes ? [...new Set([...root.querySelectorAll(TAG_SELECTOR)].map((e) => e.closest("g.node")?.__data__))] : [];
+    const next = now.filter((d) => d?.width).map(centredBox);
+    const same = next.length === tagged.length && next.every((b, i) => b.x0 === tagged[i].x0 && b.y0 === tagged[i].y0);
+    if (same) return false;
+    tagged = next;
+    marked = null;
+    return true;
+  }
+  // The least scale at which the boxes print their numbers: NUMBERS_FROM_PX, but the readable
+  // floor (14 px) in a narrow screen's automatic view, whose step zoomed out to show both of
+  // its ends (`reach`) otherwise printed them at 10.3 px (the tanh example's step 5 at 390x844,
+  // scale 0.57 once the reach kept EDGE px from the edges); the line of the step's numbers
+  // reads them there instead (render/stepnumbers.js). The user's own pinch keeps them to 10 px.
+  const numbersFrom = () => (readableWhole() && fitted === "auto" ? autoScale(scaling()).floor : NUMBERS_FROM_PX / METRICS.numFont);
   // How long the camera glides to follow a step (ms). Every frame of a glide repaints the
   // whole drawing (the transform of everything changes): a big graph's camera jumps.
   let glide = 300;
@@ -69,9 +96,13 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
       const camera = root.querySelector("div.camera");
       if (camera) camera.style.transform = `translate(${x}px, ${y}px) scale(${k})`;
       root.dataset.scale = event.transform.k.toFixed(4);
-      // numbers under NUMBERS_FROM_PX are not drawn (set only when it changes: a restyle of
-      // every box)
-      const numbers = k * METRICS.numFont >= NUMBERS_FROM_PX ? "shown" : "hidden";
+      if (event.sourceEvent) {
+        goal = null;
+        setFitted(false);
+      }
+      // numbers too small to read are not drawn (set only when it changes: a restyle of
+      // every box); render/stepnumbers.js then reads the step's in a line
+      const numbers = k >= numbersFrom() - 1e-9 ? "shown" : "hidden";
       if (root.dataset.numbers !== numbers) root.dataset.numbers = numbers;
       // and its names are drawn at a readable size instead of its small text (names.js)
       const step = numbers === "hidden" && names ? Math.round(Math.log(k) / Math.log(1.05)) : null;
@@ -79,10 +110,6 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
         namesScale = step;
         // sized for the step's least scale: never under 14 px at any scale in it
         showNames(root, names, step === null ? null : 1.05 ** (step - 0.5), scaling().textScale);
-      }
-      if (event.sourceEvent) {
-        goal = null;
-        setFitted(false);
       }
       markWhole(goal ?? { k, x, y });
       // The minimap (render/navigate.js) follows the camera.
@@ -126,10 +153,13 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   // and the numbers at 10 px on a 1024x768 projector.
   // A step whose ends do not fit at the readable floor on a narrow screen is zoomed out to show
   // them (`reach`): both ends of a step matter more than its numbers, which the narration reads.
+  // Elsewhere a step is too, down to STEP_REACH of the floor (a projector's 760 px column), but
+  // not beside a question: there `uncut` and the note set aside frame the asked node (the
+  // matmul quiz's W̄[0,0], zoomed out to its step's X̄ note, had G's title cut at the top).
   const framing = () => ({
-    ...scaling(), steps,
+    ...scaling(), steps: framed().steps,
     overview: readableWhole() || readableOverview() ? autoScale(scaling()).floor : undefined,
-    reach: readableWhole() ? OVERVIEW_SCALE : null,
+    reach: readableWhole() ? OVERVIEW_SCALE : focus?.asked ? null : autoScale(scaling()).floor * STEP_REACH,
   });
   // A new theme or text size changes the automatic scale: a fitted view fits again (the
   // graph area's size may not change, so the ResizeObserver below need not fire).
@@ -204,20 +234,20 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   }
 
   // The automatic view `place(options)` gives (fitAround or followTransform), its top edge
-  // clear of titles (clearTop); beside a question (its focus: reveal's `add`), where no place
-  // at that scale is, zoomed out by steps down to the readable floor until one is (the matmul
-  // quiz at 1024x768 in the projector theme: G's title cut by 12 px at 0.80, the question and
-  // its step whole at 0.78). A walk's steps keep one scale (viewScale): a scale that changed
-  // from step to step would make the room's eyes follow the zoom, not the step.
+  // clear of titles and marks (clearTop); where no place at that scale is, zoomed out by steps
+  // until one is, for that step: beside a question (its focus: reveal's `add`) down to the
+  // readable floor (the matmul quiz at 1024x768 in the projector theme: G's title cut by 12 px
+  // at 0.80, the question and its step whole at 0.78), at another step down to STEP_REACH of
+  // it, as a step's ends are (mlp-classifier's step 14 at 1024x768 on a projector, and at
+  // 1280x800 with Compare runs on: b2's title cut at 0.78, its `+=` note at the foot). A
+  // walk's steps keep one scale (viewScale) otherwise: a scale that changed from step to step
+  // would make the room's eyes follow the zoom, not the step. A phone's steps keep to the
+  // floor (its numbers at 14 px), and an overview to its own scale.
   function uncut(place, view, focusBox) {
-    const first = clearTop(place({}), boxes, view, focusBox);
-    if (!boxes || !focusBox?.asked || !cutsTop(first, boxes, view, focusBox)) return first;
     const floor = autoScale(scaling()).floor;
-    for (let k = first.k * 0.97; k > floor * 0.97; k *= 0.97) {
-      const next = clearTop(place({ scale: Math.max(k, floor) }), boxes, view, focusBox);
-      if (!cutsTop(next, boxes, view, focusBox)) return next;
-    }
-    return first;
+    const least = !focusBox || focusBox.overview ? null
+      : focusBox.asked ? floor : readableWhole() ? null : floor * STEP_REACH;
+    return uncutView(place, framed().boxes, view, focusBox, least);
   }
 
   // data-camera is "moving" while the camera glides, so tests can wait for "still".
@@ -243,8 +273,9 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
     const view = free();
     const auto = autoScale(scaling());
     if (!whole) {
-      const place = (o) => fitAround(content, view, aim(), { ...framing(), home, ...o });
-      return apply(fromFree(uncut(place, view, aim() ?? home)), duration);
+      const { content: drawn, home: output } = framed();
+      const place = (o) => fitAround(drawn, view, aim(), { ...framing(), home: output, ...o });
+      return apply(fromFree(uncut(place, view, aim() ?? output)), duration);
     }
     // a phone's Fit: all of it only while its numbers read (14 px), else the step at that size
     apply(fromFree(readableWhole() ? readableTransform(content, view, aim() ?? home, auto) : wholeTransform(content, view, { max: auto.max })), duration);
@@ -261,12 +292,18 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
     const view = free();
     const now = toFree({ k, x, y });
     const next = fromFree(fitted === "auto"
-      ? uncut((o) => followTransform(now, content, view, aim(), { ...framing(), ...o }), view, aim())
+      ? uncut((o) => followTransform(now, framed().content, view, aim(), { ...framing(), ...o }), view, aim())
       : revealTransform(now, aim(), view, framing()));
     const moved = next && (Math.abs(next.k - k) > 1e-6 || Math.abs(next.x - x) > 0.5 || Math.abs(next.y - y) > 0.5);
     if (moved) apply(next, duration);
     else markWhole({ k, x, y }); // a step that needs no move may still be an overview (Done)
   }
+
+  // A mark over a node added or taken off (render/diff.js, dead.js): the automatic view takes
+  // it in (Compare's Δ are drawn once both runs are traced, after the camera placed the graph).
+  root.addEventListener("marks", () => {
+    if (content && readTags() && fitted === "auto") follow(glide);
+  });
 
   // A node reached by Tab comes into view: the browser cannot scroll a camera, and the
   // graph's frame clips (overflow: clip) rather than scrolling to it.
@@ -328,6 +365,8 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
       steps = sizes;
       boxes = nodes;
       content = box;
+      marked = null;
+      readTags();
       focus = null;
       pinned = null;
       home = output;
