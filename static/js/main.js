@@ -120,7 +120,11 @@ const panel = createGraphPanel(svg, {
 });
 const zoom = panel.zoom;
 // The selected (pinned) node's value, gradient and rules, beside the graph.
-const detail = createDetailPanel(svg.parentNode, { onClose: () => pinned && hover(pinned, { pin: true }) });
+const detail = createDetailPanel(svg.parentNode, {
+  onClose: () => pinned && hover(pinned, { pin: true }),
+  // the graph beside it keeps the room to frame the node with its neighbours (zoom.roomFor)
+  room: () => (pinned && shown?.layout ? zoom.roomFor(pinBox(shown.layout, pinned.id)) : 0),
+});
 // Search (Ctrl+F, /), trace inputs / consumers of the pinned node, the minimap (issue 8).
 const nav = createNavigator(svg.parentNode, {
   svg, zoom, walk: () => shown, reveal: showNode,

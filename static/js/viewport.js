@@ -15,6 +15,9 @@ export const READABLE_SCALE = MIN_TEXT_PX / METRICS.numFont;
 // maps still read there, and the narration and the detail panel give the numbers (the
 // 2-layer MLP's were drawn at 5 px at Done at 1280x800: issue 14).
 export const NUMBERS_FROM_PX = 10;
+// The least scale at which a box's numbers are drawn: the camera zooms out this far, no
+// further, to frame a selected node with its inputs and consumers beside its detail panel.
+export const NUMBERS_SCALE = NUMBERS_FROM_PX / METRICS.numFont;
 // A small graph is not blown up to poster size.
 export const MAX_FIT_SCALE = 2;
 // At step 0 and Done (overview moments: where the walk starts, and the leaves' gradients read

@@ -95,23 +95,15 @@ OVERLAPS = """() => {
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
 def test_the_camera_note_is_clear_of_the_detail_panel_and_the_trace_buttons(open_page, size):
     """(3a) The note "Not all of the graph fits ..." was drawn under the trace buttons and the
-    detail panel, its words cut at both ends."""
+    detail panel, its words cut at both ends. It showed here only because the open panel left
+    the overview too little room. Since a review of issue 14 the camera frames the clicked
+    node with its neighbours beside the panel instead of the overview, and the note (about
+    the overview) is not said then (test_detail_pin_page): it stands over neither."""
     page = themed(open_page(*size))
-    seen = 0
     for preset, name in (("seed-tanh-fanout", "d"), ("ledger-mlp", "x @ W1 + b1")):
         open_detail(page, preset, name)
-        over = page.evaluate(OVERLAPS)
-        if over is None:
-            continue
-        seen += 1
-        assert over == [], (preset, over)
-        note = page.locator(".camera-note")
-        assert note.evaluate("e => e.scrollWidth <= e.clientWidth"), preset
-        assert note.inner_text().startswith("Not all of the graph fits")
-        # and readable: its words were 13.3 px (0.95rem of 14 px) on a projector
-        assert note.evaluate("e => parseFloat(getComputedStyle(e).fontSize)") >= 14, preset
-        page.screenshot(path=f"/tmp/p8/note-{preset}-{size[0]}.png")
-    assert seen, "the note never showed: the test proves nothing"
+        assert page.evaluate(OVERLAPS) is None, preset   # not said: no words under the panels
+        assert page.locator("#graph").get_attribute("data-fitted") == "auto"   # still the automatic view
 
 
 @pytest.mark.parametrize("size", SIZES, ids=IDS)

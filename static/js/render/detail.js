@@ -62,7 +62,7 @@ function valueTable(value, kind) {
  * for the node at that step (`hidden`: what a quiz keeps from the screen, quiz.js hiddenAt,
  * or null); hide() closes it; onClose is called when its × is pressed.
  */
-export function createDetailPanel(container, { onClose } = {}) {
+export function createDetailPanel(container, { onClose, room = () => 0 } = {}) {
   const root = el("aside", { class: "detail", id: "detail", "aria-label": "Selected node", "aria-live": "polite" });
   root.hidden = true;
   container.append(root);
@@ -208,7 +208,12 @@ export function createDetailPanel(container, { onClose } = {}) {
     if (getComputedStyle(root).position === "fixed") return void root.classList.add("stacked");
     // The panel sits at the right with a gap; it may grow leftwards to the same gap.
     const gap = container.clientWidth - root.offsetLeft - root.offsetWidth;
-    const widest = container.clientWidth - 2 * gap;
+    // It leaves the graph `room()` px beside it, to frame the node with its inputs and
+    // consumers (render/zoom.js roomFor), down to 40% of the graph's width: W1's 8 columns on
+    // a 1024x768 projector widened it over all but 200 px of the graph, its consumer under it
+    // (a review of issue 14). Columns past that scroll.
+    const least = Math.min(root.offsetWidth, 0.4 * container.clientWidth);
+    const widest = Math.max(least, container.clientWidth - 2 * gap - room());
     const cols = root.querySelectorAll(".detail-col").length;
     const wide = root.offsetWidth + cols * over(); // equal columns: each grows by the widest overflow
     if (wide <= widest) root.style.width = `${wide}px`;

@@ -10,6 +10,7 @@
 
 import * as d3 from "d3";
 import { MIN_TEXT_PX } from "../viewport.js";
+import { placeDeadTags } from "./dead.js";
 
 // The names' advance per character, in ems (DejaVu Sans Bold, the page's sans, is 0.55-0.75;
 // generous, so a name said to fit does).
@@ -75,6 +76,7 @@ export function showNames(root, boxes, k, textScale = 1) {
   // Marks that must read at every zoom (a dead unit's tag, train.css) take the names' size.
   if (k) root.style.setProperty("--names-size", `${(MIN_TEXT_PX * textScale) / k}px`);
   else root.style.removeProperty("--names-size");
+  placeDeadTags(root); // larger or smaller now: placed again where they cover no box
   if (world.empty()) return;
   let layer = world.select("g.overview-names");
   if (layer.empty()) layer = world.append("g").attr("class", "overview-names").attr("aria-hidden", "true");

@@ -11,7 +11,7 @@
 import * as d3 from "d3";
 import { METRICS } from "../layout.js";
 import { centredBox, union } from "../boxes.js";
-import { autoScale, fitAround, followTransform, NUMBERS_FROM_PX, OVERVIEW_SCALE, readableTransform, revealTransform, STEP_REACH, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
+import { autoScale, fitAround, followTransform, MARGIN, NUMBERS_FROM_PX, NUMBERS_SCALE, OVERVIEW_SCALE, readableTransform, revealTransform, STEP_REACH, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
 import { freeView, insetsDiffer, insetsOf, intoFree, NO_INSET, uncutView } from "../clearance.js";
 import { TAG_SELECTOR, withTags } from "../tags.js";
 import { showNames } from "./names.js";
@@ -73,6 +73,12 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   // scale 0.57 once the reach kept EDGE px from the edges); the line of the step's numbers
   // reads them there instead (render/stepnumbers.js). The user's own pinch keeps them to 10 px.
   const numbersFrom = () => (readableWhole() && fitted === "auto" ? autoScale(scaling()).floor : NUMBERS_FROM_PX / METRICS.numFont);
+  // Whether the camera frames the pinned node (and its neighbours) in place of an overview:
+  // it zooms out for them down to NUMBERS_SCALE (framing's `reach`), and the overview's note
+  // is not said (at 1024x768 on a projector it stood over four nodes' "max" rows beside W1's
+  // panel, and the camera showed W1 alone, its consumer `X @ W1` under the panel: a review
+  // of issue 14).
+  const framesPin = () => Boolean(pinned) && aim() === pinned;
   // How long the camera glides to follow a step (ms). Every frame of a glide repaints the
   // whole drawing (the transform of everything changes): a big graph's camera jumps.
   let glide = 300;
@@ -159,7 +165,8 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   const framing = () => ({
     ...scaling(), steps: framed().steps,
     overview: readableWhole() || readableOverview() ? autoScale(scaling()).floor : undefined,
-    reach: readableWhole() ? OVERVIEW_SCALE : focus?.asked ? null : autoScale(scaling()).floor * STEP_REACH,
+    reach: readableWhole() ? OVERVIEW_SCALE : framesPin() ? NUMBERS_SCALE
+      : focus?.asked ? null : autoScale(scaling()).floor * STEP_REACH,
   });
   // A new theme or text size changes the automatic scale: a fitted view fits again (the
   // graph area's size may not change, so the ResizeObserver below need not fire).
@@ -208,7 +215,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
     }
     // said at an overview of the automatic view only: the user's own zoom is theirs
     const was = note.hidden;
-    note.hidden = whole || !(focus ?? home)?.overview || fitted !== "auto";
+    note.hidden = whole || !saysNote();
     // The note is a panel over the graph (COVERS): gone, it leaves its band free, but nothing
     // moves for that (the panels' observer would follow the step again, undoing a pinch).
     if (note.hidden && !was && inset) inset = coverInsets(root);
@@ -220,8 +227,9 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   // Hidden only once the camera had moved, it left the step placed for a view 29 px short
   // (mlp-classifier's step 14 after step 0's note, Compare runs on, 1280x800 on a projector:
   // the `+=` note cut at the graph's foot).
+  const saysNote = () => Boolean((focus ?? home)?.overview) && fitted === "auto" && !framesPin();
   function noteGoes() {
-    if (note.hidden || ((focus ?? home)?.overview && fitted === "auto")) return;
+    if (note.hidden || saysNote()) return;
     note.hidden = true;
     if (inset) inset = coverInsets(root);
   }
@@ -399,6 +407,12 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
       svg.interrupt("camera");
       svg.call(behavior.scaleBy, factor);
     },
+    /**
+     * How wide (px) the graph area must stay beside a panel to frame `box` (layout units:
+     * boxes.js pinBox) at the least scale that prints its numbers (render/detail.js keeps
+     * the detail panel from widening past it); 0 for no box.
+     */
+    roomFor: (box) => (box ? (box.x1 - box.x0) * NUMBERS_SCALE + 2 * MARGIN + 8 : 0), // 8: rounding's slack
     /** The camera now {k, x, y} and the svg's size {width, height} (px). */
     transform: () => { const { k, x, y } = d3.zoomTransform(root); return { k, x, y }; },
     viewSize,

@@ -1,0 +1,123 @@
+"""The projector layout beside a selected node and a dead unit (a review of issue 14, in
+Chromium at 1024x768 and 1280x800 in the projector theme).
+
+1. mlp-classifier at Done, W1 clicked: its detail panel (widened to show W1's 8 columns) stood
+   over W1's only consumer `X @ W1`, the trace bar over X's title and the camera's note over
+   four nodes' "max" rows. The camera now frames W1 with its inputs and consumers in the part
+   of the graph area the panels leave free (the panel widens for its columns only as far as
+   leaves that room), the note is not said then, and no panel stands over W1 or `X @ W1`.
+2. XOR seed 003 trained, then Fit: the dead-unit tag "h: units 0, 1 dead", centred over h,
+   stood over W2.T's box and ran under `h @ W2.T`. A node's tag now covers no other box, at
+   Fit and zoomed in (where it prints all of "... (since iteration 0)").
+Screenshots in SHOTS."""
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+from page_helpers import choose, leave_editor, node
+from test_projector_layout_page import still, themed
+from test_review_5 import open_page  # noqa: F401  (the fixture: a fresh page at a size)
+
+SHOTS = pathlib.Path("/tmp/gradwalk-detail-pin-shots")
+SIZES = [(1024, 768), (1280, 800)]
+ids = lambda s: f"{s[0]}x{s[1]}"  # noqa: E731
+
+# Each "<what> over <name>": a shown panel over the graph (detail, trace bar, camera note,
+# minimap, step numbers) overlapping the box of a node in `names`; "<name> out of view" for a
+# node of `names` not wholly inside the graph area.
+PANELS_OVER = """(names) => {
+  const r = (e) => e.getBoundingClientRect();
+  const shown = (e) => !e.hidden && e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden';
+  const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const area = r(document.querySelector('#graph'));
+  const panels = [...document.querySelectorAll('.graph-wrap :is(.detail, .minimap, .graph-trace, .camera-note, .step-numbers)')].filter(shown);
+  const out = [];
+  for (const name of names) {
+    const box = r(document.querySelector(`#graph g.node[data-name="${name}"] .box`));
+    for (const p of panels) if (hit(r(p), box)) out.push(`${p.className.split(' ')[0]} over ${name}`);
+    if (box.left < area.left - 1 || box.right > area.right + 1 || box.top < area.top - 1 || box.bottom > area.bottom + 1)
+      out.push(`${name} out of view`);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=ids)
+def test_a_selected_node_is_framed_with_its_neighbours_beside_the_panels(open_page, size):
+    SHOTS.mkdir(exist_ok=True)
+    page = themed(open_page(*size))
+    choose(page, "mlp-classifier")
+    leave_editor(page)
+    page.keyboard.press("End")
+    page.wait_for_function("() => { const p = document.querySelector('#player');"
+                           " return p.dataset.step === p.dataset.total; }")
+    still(page)
+    node(page, "W1").dispatch_event("click")
+    page.wait_for_selector("#detail:not([hidden])")
+    page.wait_for_timeout(400)   # the panel widens for its table; the camera glides after it
+    still(page)
+    page.wait_for_timeout(300)
+    page.screenshot(path=SHOTS / f"mlp-W1-{size[0]}.png")
+    # was: detail over X @ W1 (and W1 at 1024x768), graph-trace over X, camera-note over
+    # three or four nodes (X, b1, X @ W1 + b1, h) at both sizes
+    assert page.evaluate(PANELS_OVER, ["W1", "X @ W1"]) == []
+    # the camera's note is not said while the camera frames W1 (it stood over the "max" rows
+    # of X, b1 and X @ W1 + b1); no panel over a node of interest, and none out of view
+    names = page.eval_on_selector_all("#graph g.node", "gs => gs.map((g) => g.dataset.name)")
+    assert [p for p in page.evaluate(PANELS_OVER, names) if p.startswith("camera-note")] == []
+    assert page.locator(".camera-note").is_hidden()
+    # the panel is W1's
+    assert page.locator("#detail h2").inner_text().startswith("W1")
+    # and the numbers of the boxes framed print (the camera did not zoom out past them)
+    assert page.locator("#graph").get_attribute("data-numbers") == "shown"
+
+
+# Each "<tag's node> over <name>": a dead tag whose box overlaps another node's box.
+TAG_OVER = """() => {
+  const r = (e) => e.getBoundingClientRect();
+  const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  return [...document.querySelectorAll('#graph g.node.dead')].flatMap((g) => {
+    const tag = r(g.querySelector('text.dead-tag'));
+    return [...document.querySelectorAll('#graph g.node')].filter((n) => n !== g && hit(tag, r(n.querySelector('.box'))))
+      .map((n) => `${g.dataset.name}'s tag over ${n.dataset.name}`);
+  });
+}"""
+
+# The tag's text as shown (its tspans not hidden), and its tooltip (a <title>), if any.
+TAG_SHOWN = """() => {
+  const t = document.querySelector('#graph g.node.dead text.dead-tag');
+  const shown = [...t.querySelectorAll('tspan')].filter((s) => getComputedStyle(s).display !== 'none');
+  return {text: shown.map((s) => s.textContent).join(''), title: t.querySelector('title')?.textContent ?? null,
+          width: t.getBoundingClientRect().width};
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=ids)
+def test_a_dead_units_tag_covers_no_other_box(open_page, size):
+    SHOTS.mkdir(exist_ok=True)
+    page = themed(open_page(*size))
+    choose(page, "train-xor-seed1")
+    page.click("#train-run")
+    page.wait_for_selector('#train[data-status="done"]', timeout=90_000)
+    page.click("#zoom-fit")
+    page.wait_for_selector('#graph[data-camera="still"][data-numbers="hidden"]')
+    page.wait_for_timeout(200)
+    h = page.locator('g.node.dead[data-name="h"]')
+    assert h.get_attribute("data-dead") == "h: units 0, 1 dead (since iteration 0)"
+    page.screenshot(path=SHOTS / f"xor-dead-fit-{size[0]}.png")
+    # was: ["h's tag over W2.T", "h's tag over h @ W2.T"] (and W2 at 1024x768)
+    assert page.evaluate(TAG_OVER) == []
+    shown = page.evaluate(TAG_SHOWN)
+    assert shown["text"] == "h: units 0, 1 dead" and shown["width"] > 0, shown
+    # zoomed in until the boxes print their numbers: all of the tag, still over no box
+    for _ in range(12):
+        if page.locator("#graph").get_attribute("data-numbers") == "shown":
+            break
+        page.click("#zoom-in")
+    page.wait_for_selector('#graph[data-numbers="shown"]')
+    page.wait_for_timeout(200)
+    assert page.evaluate(TAG_OVER) == []
+    shown = page.evaluate(TAG_SHOWN)
+    text = "h: units 0, 1 dead (since iteration 0)"
+    assert shown["text"] == text or (shown["text"] == "h: units 0, 1 dead" and shown["title"] == text), shown
