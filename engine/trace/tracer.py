@@ -49,8 +49,7 @@ class Tracer:
     pass over the IR before any value is computed: engine/trace/shape_pass.py), a bad
     output_grad, a mode's refusal or a program beyond `limits`, a body past
     max_response_bytes among them (checked here, a light bound first: a body that fits by it
-    costs no estimate). size_first: ignored, kept for callers that pass it (the stream once
-    asked to have the estimate after its graph event; a refusal now always comes before it).
+    costs no estimate; a refusal always comes before the graph event).
 
     The trace runs on the program's tape (`tape`, engine/tape.py: nodes in creation order,
     which is topological; the values are its first, checked pass, engine/tape_first.py):
@@ -62,7 +61,7 @@ class Tracer:
 
     def __init__(self, text: str | Program, output: str | None = None,
                  limits: Limits = Limits(), output_grad=None, dtype: str | None = None,
-                 options: Options = DEFAULT, *, size_first: bool = True):
+                 options: Options = DEFAULT):
         options_apply(options)
         self.deadline = Deadline(limits.timeout_seconds)   # from here to the last event
         self.program = text if isinstance(text, Program) else \
