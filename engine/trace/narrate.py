@@ -38,11 +38,16 @@ def bar(label: str, output: str, strength: int | None = None) -> str:
     at most MAX_NAME or MAX_LABEL long already: engine/parse.py). strength: how tightly the
     label binds (engine/labels.py strength), when the caller has the node; else read back
     from the label's text (which may parse it)."""
+    return symbol(label, clip(output, MAX_LABEL), strength)
+
+
+def symbol(label: str, output: str, strength: int | None = None) -> str:
+    """bar() with the output's label clipped already (a loop over every node clips it once)."""
     if _SHORT_NAME.match(label):
         return label[0] + MACRON + label[1:]
     if strength is None:
-        return f"∂{clip(output, MAX_LABEL)}/∂{wrap(label)}"
-    return f"∂{clip(output, MAX_LABEL)}/∂{label if strength >= ATOM else f'({label})'}"
+        return f"∂{output}/∂{wrap(label)}"
+    return f"∂{output}/∂{label if strength >= ATOM else f'({label})'}"
 
 
 def _binary_texts() -> dict[str, str]:

@@ -16,10 +16,11 @@ import numpy as np
 
 from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.graph import build_graph, node_id
-from gradwalk.engine.labels import data_formula, operand_text, strength
+from gradwalk.engine.labels import OPERAND_PARENS, data_formula, strength
 from gradwalk.engine.ops import get_op
 from gradwalk.engine.parse import Program, parse
 from gradwalk.engine.source import clip
+from gradwalk.engine.syntax import MAX_LABEL
 from gradwalk.engine.tape import compile as compile_tape
 from gradwalk.engine.tape_first import Checks, numpy_inputs
 from gradwalk.engine.trace import (budget, graph_out, ledger, narrate, nonfinite, reverse, scalar, seed,
@@ -35,6 +36,9 @@ from gradwalk.engine.trace.warn import Warnings
 
 if TYPE_CHECKING:   # pydantic is imported when typed events are asked for (events())
     from gradwalk.engine.trace.events import _Event
+
+NEVER = (-1, -1)   # no binding strength is this weak: no parentheses (operand_text's default)
+
 
 class Tracer:
     """One program, traced.
@@ -191,26 +195,31 @@ class Tracer:
     def _texts(self, nodes) -> None:
         """Every node's formula and adjoint symbol, in one pass over the tape (issue 15 §1):
         a binary operator over two operands, the commonest node, is written here from its
-        inputs' labels and binding strengths (narrate.formula's text, without the template);
-        each distinct label's symbol is worked out once."""
-        formulas, symbols, bars = [], [], {}
-        output_label, binary = self.output_label, narrate.BINARY_TEXT
+        inputs' labels and binding strengths (narrate.formula's text, without the template;
+        labels.OPERAND_PARENS: operand_text's parentheses), each node's strength worked out
+        once; each distinct label's symbol is worked out once."""
+        formulas, symbols, bars, strengths = [], [], {}, []
+        output, binary, parens = clip(self.output_label, MAX_LABEL), narrate.BINARY_TEXT, \
+            OPERAND_PARENS
         for n in nodes:
-            params = n.params
+            params, label = n.params, n.label
+            s = strength(n)
+            strengths.append(s)
             symbol = binary.get(n.op) if not params else None
             if n.name is None and not params and n.role != "op":
-                formulas.append(n.label)   # an unnamed constant (`* 1.0001`): _formula's own
+                formulas.append(label)   # an unnamed constant (`* 1.0001`): _formula's own
             elif symbol is not None and len(n.inputs) == 2:
-                a, b = nodes[n.inputs[0]], nodes[n.inputs[1]]
-                rhs = (f"{operand_text(n.op, 0, a.label, strength(a))} {symbol} "
-                       f"{operand_text(n.op, 1, b.label, strength(b))}")
-                formulas.append(rhs if n.name is None else f"{n.label} = {rhs}")
+                left, right = n.inputs
+                most_left, most_right = parens.get(n.op, NEVER)   # a comparison: none
+                a, b = nodes[left].label, nodes[right].label
+                rhs = (f"{a if strengths[left] > most_left else f'({a})'} {symbol} "
+                       f"{b if strengths[right] > most_right else f'({b})'}")
+                formulas.append(rhs if n.name is None else f"{label} = {rhs}")
             else:
                 formulas.append(self._formula(n))
-            label = n.label
             bar = bars.get(label)
             if bar is None:
-                bar = bars[label] = narrate.bar(label, output_label, strength(n))
+                bar = bars[label] = narrate.symbol(label, output, s)
             symbols.append(bar)
         self.formulas, self.symbols = formulas, symbols
 
