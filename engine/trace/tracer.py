@@ -198,13 +198,13 @@ class Tracer:
         inputs' labels and binding strengths (narrate.formula's text, without the template;
         labels.OPERAND_PARENS: operand_text's parentheses), each node's strength worked out
         once; each distinct label's symbol is worked out once."""
-        formulas, symbols, bars, strengths = [], [], {}, []
+        formulas, symbols, bars = [], [], {}
+        strengths = [0] * len(nodes)
         output, binary, parens = clip(self.output_label, MAX_LABEL), narrate.BINARY_TEXT, \
             OPERAND_PARENS
         for n in nodes:
             params, label = n.params, n.label
-            s = strength(n)
-            strengths.append(s)
+            s = strengths[n.index] = strength(n)
             symbol = binary.get(n.op) if not params else None
             if n.name is None and not params and n.role != "op":
                 formulas.append(label)   # an unnamed constant (`* 1.0001`): _formula's own
