@@ -266,17 +266,19 @@ class Tracer:
         node = self.program.nodes[i]
         return nonfinite.forward(node.op, [self.values[k] for k in node.inputs], self.values[i])
 
+    # backward, watch_adjoints and records hand out their walk's generator itself, not one of
+    # their own around it: each `yield from` level costs every record of the trace (issue 15 §1)
     def backward(self, seq) -> Iterator[dict]:
         """The backward pass (the reverse walk's, or an active mode's own: the bug lab's): its
         records, returning every node's adjoint."""
         for mode in MODES:
             if mode.backward is not None and mode.name in self.states:
-                return (yield from mode.backward(self, self.states[mode.name], seq))
-        return (yield from reverse.backward(self, seq))
+                return mode.backward(self, self.states[mode.name], seq)
+        return reverse.backward(self, seq)
 
     def watch_adjoints(self, records: Iterator[dict]):
         """engine/trace/reverse.py's watch_adjoints: first non-finite and underflowed adjoints."""
-        return (yield from reverse.watch_adjoints(self, records))
+        return reverse.watch_adjoints(self, records)
 
     def full(self, value):
         """A done-event tensor with all its data (records' `arrays`: an array when finite)."""
@@ -351,7 +353,7 @@ class Tracer:
         node values are in the events; the body and the stream always carry full data."""
         self.arrays = arrays
         walk = next(m.walk for m in MODES if m.name == self.options.mode and m.walk)
-        yield from walk(self)
+        return walk(self)
 
 
 def options_apply(options: Options) -> None:
