@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 import numpy as np
 
 from gradwalk.engine.errors import ProgramError
-from gradwalk.engine.graph import build_graph, node_id
+from gradwalk.engine.graph import build_graph
 from gradwalk.engine.labels import OPERAND_PARENS, data_formula, strength
 from gradwalk.engine.ops import get_op
 from gradwalk.engine.parse import Program, parse
@@ -123,7 +123,8 @@ class Tracer:
         self.output_name = self.program.last if output is None else output
         self.output = tape.output
         self.output_label = nodes[self.output].label   # c' when c was reassigned
-        self.ids = [node_id(i) for i in range(len(nodes))]   # made once, used per event
+        # made once, used per event: graph.node_id's f"n{i}", without a call per node
+        self.ids = [f"n{i}" for i in range(len(nodes))]
         self.requires, self.order = tape.requires, tape.order
         # the first pass: the walk's values (no saved tensors: the walk has its own backward)
         self.values = tape.forward(checks=Checks(limits.max_total_elements, limits.max_flops,
