@@ -136,7 +136,8 @@ def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
     used only while the adjoint is still that very object, and emptied when read).
     Formatting a number is most of a scalar edge's cost, and along a chain each adjoint is
     narrated twice: as a contribution, then as the upstream gradient."""
-    op, values, requires, ids = get_op(node.op), t.values, t.requires, t.ids
+    op, plains = _scalar_row(node.op)
+    values, requires, ids = t.values, t.requires, t.ids
     i = node.index
     xs = [float(values[k]) for k in node.inputs]
     out, upstream, g = values[i], g, float(g)
@@ -165,7 +166,7 @@ def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
         before = adjoints[j]
         after = contrib if before is None else float(before) + contrib
         adjoints[j] = after
-        plain = narrate.plain_partial(partials[arg])
+        plain = plains[arg]
         if type(plain) is str:   # "1", "-1": the same text on every edge
             partial = plain
         elif plain is not None:   # "{1}": one input's label, as fill would write it
@@ -191,7 +192,16 @@ def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
                "local": local if local - local == 0.0 else number(local),
                "partial": partial, "contribution": contrib,
                "adjoint_before": 0.0 if before is None else _number(before),
-               "adjoint_after": _number(after), "narration": text}
+               "adjoint_after": after if after - after == 0.0 else number(after),
+               "narration": text}
+
+
+@functools.lru_cache(maxsize=None)
+def _scalar_row(name: str) -> tuple:
+    """(op row, narrate.plain_partial of each of its partials): once per op of the scalar
+    path, not per edge."""
+    op = get_op(name)
+    return op, tuple(narrate.plain_partial(p) for p in op.partials)
 
 
 def recompute(t, i: int, pending: list, seq) -> Iterator[dict]:
