@@ -143,8 +143,11 @@ def graph_nodes(program: Program, order: Iterable[int], ids: list[str], requires
     for i in order:   # a loop, not a comprehension over a generator of (i, node, span)
         n = ir[i]
         s = n.span
+        ins = n.inputs   # none (a leaf, a constant) or two, mostly: lists made without a map
+        inputs = [ids[ins[0]], ids[ins[1]]] if len(ins) == 2 else \
+            list(map(id_of, ins)) if ins else []
         append({"id": ids[i], "index": i, "name": n.name, "label": n.label, "op": n.op,
-                "role": n.role, "inputs": list(map(id_of, n.inputs)), "params": n.params,
+                "role": n.role, "inputs": inputs, "params": n.params,
                 "requires_grad": requires[i], "span": {"line": s.line, "col": s.col,
                                                         "end_line": s.end_line,
                                                         "end_col": s.end_col},

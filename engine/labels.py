@@ -20,6 +20,12 @@ _BINARY = {"add": ("+", SUM), "sub": ("-", SUM), "mul": ("*", PRODUCT),
            "div": ("/", PRODUCT), "matmul": ("@", PRODUCT), "pow": ("**", POWER)}
 
 
+# op -> (the strongest binding its left operand is parenthesized at, the right's): the levels
+# operand_text and print_label test (`a - (b - c)`, `(a ** b) ** c`), for a loop over many nodes
+OPERAND_PARENS = {op: (POWER, PRODUCT) if level == POWER else (level - 1, level)
+                  for op, (_, level) in _BINARY.items()}
+
+
 def strength(node) -> int:
     """How tightly a node's label binds: a name or a call is an atom; a negative constant is a
     unary minus; an unnamed operator result binds as its operator."""

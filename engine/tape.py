@@ -89,11 +89,17 @@ class Tape:
         # values that never change (consts, and leaves not given): made once
         self.base: list = [None] * len(program.nodes)
         scalar = self.scalar
+        floats: dict[int, float] = {}   # id of a shared 0-d literal -> its float, made once
         for n in program.nodes:
-            literal = n.literal   # an ndarray (engine/parse.py)
+            literal = n.literal   # an ndarray (engine/parse.py), shared by equal constants
             if literal is not None:
-                self.base[n.index] = float(literal) if scalar and literal.ndim == 0 \
-                    else literal
+                if scalar and literal.ndim == 0:
+                    value = floats.get(id(literal))
+                    if value is None:
+                        value = floats[id(literal)] = float(literal)
+                    self.base[n.index] = value
+                else:
+                    self.base[n.index] = literal
 
     @property
     def rows(self) -> list[Row]:

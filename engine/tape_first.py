@@ -79,10 +79,19 @@ def first_pass(tape, values: list, checks: Checks) -> list[int]:
                 elements += 1 if type(v) is float else np.size(v)
                 continue
             out = None
-            if node.op in fast:   # on Python floats when every input is 0-d
+            rule = fast.get(node.op)
+            if rule is not None:   # on Python floats when every input is 0-d
                 xs = [values[k] for k in node.inputs]
-                if all(type(x) is float for x in xs):
-                    out = scalar.forward(node.op, xs)
+                floats = True
+                for x in xs:   # a loop, not all(generator): this runs once per node
+                    if type(x) is not float:
+                        floats = False
+                        break
+                if floats:
+                    try:   # scalar.forward's rule, without its call
+                        out = rule(*xs)
+                    except ArithmeticError:   # x / 0: numpy answers
+                        out = None
                 elif all(np.ndim(x) == 0 for x in xs):
                     out = scalar.forward(node.op, [float(x) for x in xs])
             if out is None:

@@ -30,8 +30,11 @@ def node_ledgers(t, indices: Iterable[int] | None = None) -> dict[int, dict | No
     the whole graph at once was about 400 bytes a node of the trace's peak memory)."""
     led, ids, nodes = t.ledger, t.ids, t.program.nodes
     id_of = ids.__getitem__
+    saves = led.saves
     return {i: None if nodes[i].role != "op" else {
-        "saves": list(map(id_of, led.saves[i])), "saved_elements": led.saved_elements[i],
+        # mostly one saved tensor (mul's other input) or none: no map for those
+        "saves": [ids[saves[i][0]]] if len(saves[i]) == 1 else list(map(id_of, saves[i])),
+        "saved_elements": led.saved_elements[i],
         "saved_bytes": led.saved_bytes[i], "flops_forward": led.flops_forward[i],
         "flops_backward": led.flops_backward[i],
         "activation_bytes": led.activation_bytes[i],

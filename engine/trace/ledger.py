@@ -102,7 +102,8 @@ def build(program, values: list, flops: list[int], requires: list[bool], output:
         if node.role != "op" or not requires[i]:
             continue
         ins = node.inputs
-        key = (node.op, *map(graded, ins))   # which of its inputs require grad
+        key = (node.op, graded(ins[0]), graded(ins[1])) if len(ins) == 2 else \
+            (node.op, *map(graded, ins))   # which of its inputs require grad
         row = rows.get(key)
         if row is None:
             row = rows[key] = _row(node.op, key[1:])
@@ -119,11 +120,18 @@ def build(program, values: list, flops: list[int], requires: list[bool], output:
                 cost = _backward_flops(op, values, i, ins, flops, scalar_costs)
             f_bwd[i] = round(share * cost)
         if slots:
-            kept = tuple(sorted({i if s < 0 else ins[s] for s in slots}))
+            if len(slots) == 1:   # mul's one saved input, tanh's output: no set to sort
+                kept = (i if slots[0] < 0 else ins[slots[0]],)
+            else:
+                kept = tuple(sorted({i if s < 0 else ins[s] for s in slots}))
             saves[i] = kept
             with_saves.append(i)
             for k in kept:
-                savers.setdefault(k, []).append(i)
+                by = savers.get(k)
+                if by is None:
+                    savers[k] = [i]
+                else:
+                    by.append(i)
     kept_by_block = _checkpoint_inputs(program, savers)
     in_block = _block_of(program)
     act, released, recomputed = [0] * n, [None] * n, [False] * n
@@ -138,7 +146,7 @@ def build(program, values: list, flops: list[int], requires: list[bool], output:
         if all(runs[s] for s in by):
             released[k] = min(by)
         # kept by the forward pass: saved by a rule outside every checkpoint, or a block input
-        if k in kept_by_block or any(in_block[s] is None for s in by):
+        if not program.blocks or k in kept_by_block or any(in_block[s] is None for s in by):
             act_elements += size[0]
             act_bytes += size[1]
         else:
@@ -169,7 +177,8 @@ def _row(name: str, graded: tuple[bool, ...]) -> tuple:
     if not op.saves_for:
         return op, _slots(op.saves), 1.0
     needed = [a for a, g in enumerate(graded) if g]
-    return op, {s for a in needed for s in _slots(op.saves_for[a])}, len(needed) / len(graded)
+    return op, sorted({s for a in needed for s in _slots(op.saves_for[a])}), \
+        len(needed) / len(graded)
 
 
 def _slots(names) -> list[int]:

@@ -38,11 +38,16 @@ def bar(label: str, output: str, strength: int | None = None) -> str:
     at most MAX_NAME or MAX_LABEL long already: engine/parse.py). strength: how tightly the
     label binds (engine/labels.py strength), when the caller has the node; else read back
     from the label's text (which may parse it)."""
+    return symbol(label, clip(output, MAX_LABEL), strength)
+
+
+def symbol(label: str, output: str, strength: int | None = None) -> str:
+    """bar() with the output's label clipped already (a loop over every node clips it once)."""
     if _SHORT_NAME.match(label):
         return label[0] + MACRON + label[1:]
     if strength is None:
-        return f"∂{clip(output, MAX_LABEL)}/∂{wrap(label)}"
-    return f"∂{clip(output, MAX_LABEL)}/∂{label if strength >= ATOM else f'({label})'}"
+        return f"∂{output}/∂{wrap(label)}"
+    return f"∂{output}/∂{label if strength >= ATOM else f'({label})'}"
 
 
 def _binary_texts() -> dict[str, str]:
@@ -144,8 +149,7 @@ def compact(value) -> str:
 
 def signed(x) -> str:
     """A number to follow an operator: "2", "(-0.7864)"."""
-    s = short(x)
-    return f"({s})" if s.startswith("-") else s
+    return _signed_text(short(x))
 
 
 def shape_text(shape) -> str:
@@ -227,8 +231,23 @@ def scalar_edge(rule: str, so: str, inbar: str, outbar: str, partial: str, local
     """The narration of a scalar edge from its texts and numbers (no shapes, no axes):
     "t = tanh(d), so d̄ += (1 - t²) · t̄ = 0.7864 · 2 = 1.5729", with "; ā = 1 + 2 = 3" when
     the input already held an adjoint (before is not None)."""
+    return scalar_edge_text(rule, so, inbar, outbar, partial, short(local), short(g),
+                            short(contrib), None if before is None else short(before),
+                            short(after))
+
+
+def scalar_edge_text(rule: str, so: str, inbar: str, outbar: str, partial: str, local: str,
+                     g: str, contrib: str, before: str | None, after: str) -> str:
+    """scalar_edge with its numbers already written (values.short): the reverse walk writes
+    each adjoint's text once and reads it again when the adjoint becomes the upstream
+    gradient (engine/trace/reverse.py scalar_edges)."""
     text = (f"{rule}{so} {inbar} += {group(partial)} · {outbar} = "
-            f"{short(local)} · {signed(g)} = {short(contrib)}")
+            f"{local} · {_signed_text(g)} = {contrib}")
     if before is not None:
-        text += f"; {inbar} = {short(before)} + {signed(contrib)} = {short(after)}"
+        text += f"; {inbar} = {before} + {_signed_text(contrib)} = {after}"
     return text
+
+
+def _signed_text(s: str) -> str:
+    """signed() of a number already written: "(-0.7864)" for a negative one."""
+    return f"({s})" if s[0] == "-" else s

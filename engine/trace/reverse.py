@@ -12,6 +12,7 @@ comparison, the node detail), and the bug lab walks with `edge`, `scalar_edges` 
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Iterator
 
@@ -22,7 +23,7 @@ from gradwalk.engine.ops import get_op
 from gradwalk.engine.ops.broadcast import unbroadcast
 from gradwalk.engine.trace import edge_notes, narrate, nonfinite, scalar, seed, underflow, unused
 from gradwalk.engine.trace.mode import Mode
-from gradwalk.engine.trace.values import decode_lenient, encode, non_finite, number
+from gradwalk.engine.trace.values import decode_lenient, encode, non_finite, number, short
 
 
 def prepare(t, limits, state):
@@ -106,6 +107,7 @@ def backward(t, seq) -> Iterator[dict]:
                                        t.output_grad is not None)}
     fast = scalar.FORWARD
     pending = list(t.program.blocks)   # checkpoints not yet recomputed
+    texts: list = [None] * len(nodes)   # scalar_edges' texts of the adjoints
     for i in t.deadline.paced(reversed(t.order)):
         node, g = nodes[i], adjoints[i]
         if g is None or node.role != "op":
@@ -113,7 +115,7 @@ def backward(t, seq) -> Iterator[dict]:
         if pending and requires[i]:
             yield from recompute(t, i, pending, seq)
         if type(values[i]) is float and node.op in fast:
-            yield from scalar_edges(t, node, g, adjoints, seq)
+            yield from scalar_edges(t, node, g, adjoints, seq, texts=texts)
             continue
         for arg, j in enumerate(node.inputs):
             if requires[j]:
@@ -122,24 +124,38 @@ def backward(t, seq) -> Iterator[dict]:
 
 
 def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
-                 fallback: bool = True) -> Iterator[dict]:
+                 fallback: bool = True, texts: list | None = None) -> Iterator[dict]:
     """Every backward edge (or argument `only`'s) of a scalar + - * / or negation on floats
     (engine/trace/scalar.py), each accumulate record written here in one step (the common case
     of a lecture's program: issue 15 §1); an edge where Python would raise, or whose
     contribution is not finite, is the numpy path's (edge), or, without `fallback`, left
-    undone (no record, its adjoint untouched)."""
-    op, values, requires, ids = get_op(node.op), t.values, t.requires, t.ids
+    undone (no record, its adjoint untouched).
+
+    texts: per node, (its adjoint, that adjoint's narration text: values.short), kept by the
+    edge that set it, so the node's own edges write it again without formatting (`backward`'s;
+    used only while the adjoint is still that very object, and emptied when read).
+    Formatting a number is most of a scalar edge's cost, and along a chain each adjoint is
+    narrated twice: as a contribution, then as the upstream gradient."""
+    op, plains = _scalar_row(node.op)
+    values, requires, ids = t.values, t.requires, t.ids
     i = node.index
     xs = [float(values[k]) for k in node.inputs]
     out, upstream, g = values[i], g, float(g)
     named = ", so" if node.name is not None else ":"
     wrapped = None   # the labels in the rules' math, made at the first edge that needs them
     formula, outbar, dst = t.formulas[i], t.symbols[i], ids[i]
+    kept = None if texts is None else texts[i]
+    if kept is not None and kept[0] is upstream:
+        g_text = kept[1]
+        texts[i] = None   # read once: the node's edges are written now
+    else:
+        g_text = short(g)
+    vjps, partials = op.vjp, op.partials
     for arg, j in enumerate(node.inputs) if only is None else [(only, node.inputs[only])]:
         if not requires[j]:
             continue
         try:   # the local derivative: the vjp rule with an upstream gradient of 1.0
-            local = float(op.vjp[arg](1.0, out, *xs))
+            local = float(vjps[arg](1.0, out, *xs))
         except ArithmeticError:   # a division by zero: numpy answers (inf or nan)
             local = None
         contrib = None if local is None else local * g
@@ -150,7 +166,7 @@ def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
         before = adjoints[j]
         after = contrib if before is None else float(before) + contrib
         adjoints[j] = after
-        plain = narrate.plain_partial(op.partials[arg])
+        plain = plains[arg]
         if type(plain) is str:   # "1", "-1": the same text on every edge
             partial = plain
         elif plain is not None:   # "{1}": one input's label, as fill would write it
@@ -158,15 +174,34 @@ def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
         else:
             if wrapped is None:
                 wrapped = [_wrapped(t.program.nodes[k]) for k in node.inputs]
-            partial = narrate.fill(op.partials[arg], wrapped, node.params, out=_wrapped(node))
+            partial = narrate.fill(partials[arg], wrapped, node.params, out=_wrapped(node))
+        contrib_text = g_text if contrib == g else short(contrib)   # equal floats: same text
+        if before is None:
+            before_text, after_text = None, contrib_text
+        else:
+            kept = None if texts is None else texts[j]
+            before_text = kept[1] if kept is not None and kept[0] is before else short(before)
+            after_text = short(after)
+        text = narrate.scalar_edge_text(formula, named, t.symbols[j], outbar, partial,
+                                        _local_text(local), g_text, contrib_text, before_text,
+                                        after_text)
+        if texts is not None:
+            texts[j] = (after, after_text)
         yield {"seq": next(seq), "kind": "accumulate", "node": dst, "input": ids[j],
                "arg": arg, "upstream": g if g - g == 0.0 else number(g),
                "local": local if local - local == 0.0 else number(local),
                "partial": partial, "contribution": contrib,
                "adjoint_before": 0.0 if before is None else _number(before),
-               "adjoint_after": _number(after),
-               "narration": narrate.scalar_edge(formula, named, t.symbols[j], outbar,
-                                                partial, local, g, contrib, before, after)}
+               "adjoint_after": after if after - after == 0.0 else number(after),
+               "narration": text}
+
+
+@functools.lru_cache(maxsize=None)
+def _scalar_row(name: str) -> tuple:
+    """(op row, narrate.plain_partial of each of its partials): once per op of the scalar
+    path, not per edge."""
+    op = get_op(name)
+    return op, tuple(narrate.plain_partial(p) for p in op.partials)
 
 
 def recompute(t, i: int, pending: list, seq) -> Iterator[dict]:
@@ -243,6 +278,13 @@ def _wrapped(node) -> str:
     """narrate.wrap of a node's label, from the IR (labels.strength) rather than by reading the
     label's text back: a label in the rule's math, parenthesized unless it is an atom."""
     return node.label if strength(node) == ATOM else f"({node.label})"
+
+
+@functools.lru_cache(maxsize=1024)
+def _local_text(local: float) -> str:
+    """values.short of a local derivative, which repeats (1, a constant factor): written once.
+    (Equal floats write alike: 0.0 and -0.0 are both "0".)"""
+    return short(local)
 
 
 def _number(x):

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 import numpy as np
 
 from gradwalk.engine.errors import ProgramError
-from gradwalk.engine.graph import build_graph, node_id
-from gradwalk.engine.labels import data_formula, operand_text, strength
+from gradwalk.engine.graph import build_graph
+from gradwalk.engine.labels import OPERAND_PARENS, data_formula, strength
 from gradwalk.engine.ops import get_op
 from gradwalk.engine.parse import Program, parse
 from gradwalk.engine.source import clip
+from gradwalk.engine.syntax import MAX_LABEL
 from gradwalk.engine.tape import compile as compile_tape
 from gradwalk.engine.tape_first import Checks, numpy_inputs
 from gradwalk.engine.trace import (budget, graph_out, ledger, narrate, nonfinite, reverse, scalar, seed,
@@ -36,6 +37,9 @@ from gradwalk.engine.trace.warn import Warnings
 if TYPE_CHECKING:   # pydantic is imported when typed events are asked for (events())
     from gradwalk.engine.trace.events import _Event
 
+NEVER = (-1, -1)   # no binding strength is this weak: no parentheses (operand_text's default)
+
+
 class Tracer:
     """One program, traced.
 
@@ -49,8 +53,7 @@ class Tracer:
     pass over the IR before any value is computed: engine/trace/shape_pass.py), a bad
     output_grad, a mode's refusal or a program beyond `limits`, a body past
     max_response_bytes among them (checked here, a light bound first: a body that fits by it
-    costs no estimate). size_first: ignored, kept for callers that pass it (the stream once
-    asked to have the estimate after its graph event; a refusal now always comes before it).
+    costs no estimate; a refusal always comes before the graph event).
 
     The trace runs on the program's tape (`tape`, engine/tape.py: nodes in creation order,
     which is topological; the values are its first, checked pass, engine/tape_first.py):
@@ -62,7 +65,7 @@ class Tracer:
 
     def __init__(self, text: str | Program, output: str | None = None,
                  limits: Limits = Limits(), output_grad=None, dtype: str | None = None,
-                 options: Options = DEFAULT, *, size_first: bool = True):
+                 options: Options = DEFAULT):
         options_apply(options)
         self.deadline = Deadline(limits.timeout_seconds)   # from here to the last event
         self.program = text if isinstance(text, Program) else \
@@ -120,7 +123,8 @@ class Tracer:
         self.output_name = self.program.last if output is None else output
         self.output = tape.output
         self.output_label = nodes[self.output].label   # c' when c was reassigned
-        self.ids = [node_id(i) for i in range(len(nodes))]   # made once, used per event
+        # made once, used per event: graph.node_id's f"n{i}", without a call per node
+        self.ids = [f"n{i}" for i in range(len(nodes))]
         self.requires, self.order = tape.requires, tape.order
         # the first pass: the walk's values (no saved tensors: the walk has its own backward)
         self.values = tape.forward(checks=Checks(limits.max_total_elements, limits.max_flops,
@@ -192,26 +196,31 @@ class Tracer:
     def _texts(self, nodes) -> None:
         """Every node's formula and adjoint symbol, in one pass over the tape (issue 15 §1):
         a binary operator over two operands, the commonest node, is written here from its
-        inputs' labels and binding strengths (narrate.formula's text, without the template);
-        each distinct label's symbol is worked out once."""
+        inputs' labels and binding strengths (narrate.formula's text, without the template;
+        labels.OPERAND_PARENS: operand_text's parentheses), each node's strength worked out
+        once; each distinct label's symbol is worked out once."""
         formulas, symbols, bars = [], [], {}
-        output_label, binary = self.output_label, narrate.BINARY_TEXT
+        strengths = [0] * len(nodes)
+        output, binary, parens = clip(self.output_label, MAX_LABEL), narrate.BINARY_TEXT, \
+            OPERAND_PARENS
         for n in nodes:
-            params = n.params
+            params, label = n.params, n.label
+            s = strengths[n.index] = strength(n)
             symbol = binary.get(n.op) if not params else None
             if n.name is None and not params and n.role != "op":
-                formulas.append(n.label)   # an unnamed constant (`* 1.0001`): _formula's own
+                formulas.append(label)   # an unnamed constant (`* 1.0001`): _formula's own
             elif symbol is not None and len(n.inputs) == 2:
-                a, b = nodes[n.inputs[0]], nodes[n.inputs[1]]
-                rhs = (f"{operand_text(n.op, 0, a.label, strength(a))} {symbol} "
-                       f"{operand_text(n.op, 1, b.label, strength(b))}")
-                formulas.append(rhs if n.name is None else f"{n.label} = {rhs}")
+                left, right = n.inputs
+                most_left, most_right = parens.get(n.op, NEVER)   # a comparison: none
+                a, b = nodes[left].label, nodes[right].label
+                rhs = (f"{a if strengths[left] > most_left else f'({a})'} {symbol} "
+                       f"{b if strengths[right] > most_right else f'({b})'}")
+                formulas.append(rhs if n.name is None else f"{label} = {rhs}")
             else:
                 formulas.append(self._formula(n))
-            label = n.label
             bar = bars.get(label)
             if bar is None:
-                bar = bars[label] = narrate.bar(label, output_label, strength(n))
+                bar = bars[label] = narrate.symbol(label, output, s)
             symbols.append(bar)
         self.formulas, self.symbols = formulas, symbols
 
@@ -258,17 +267,19 @@ class Tracer:
         node = self.program.nodes[i]
         return nonfinite.forward(node.op, [self.values[k] for k in node.inputs], self.values[i])
 
+    # backward, watch_adjoints and records hand out their walk's generator itself, not one of
+    # their own around it: each `yield from` level costs every record of the trace (issue 15 §1)
     def backward(self, seq) -> Iterator[dict]:
         """The backward pass (the reverse walk's, or an active mode's own: the bug lab's): its
         records, returning every node's adjoint."""
         for mode in MODES:
             if mode.backward is not None and mode.name in self.states:
-                return (yield from mode.backward(self, self.states[mode.name], seq))
-        return (yield from reverse.backward(self, seq))
+                return mode.backward(self, self.states[mode.name], seq)
+        return reverse.backward(self, seq)
 
     def watch_adjoints(self, records: Iterator[dict]):
         """engine/trace/reverse.py's watch_adjoints: first non-finite and underflowed adjoints."""
-        return (yield from reverse.watch_adjoints(self, records))
+        return reverse.watch_adjoints(self, records)
 
     def full(self, value):
         """A done-event tensor with all its data (records' `arrays`: an array when finite)."""
@@ -343,7 +354,7 @@ class Tracer:
         node values are in the events; the body and the stream always carry full data."""
         self.arrays = arrays
         walk = next(m.walk for m in MODES if m.name == self.options.mode and m.walk)
-        yield from walk(self)
+        return walk(self)
 
 
 def options_apply(options: Options) -> None:

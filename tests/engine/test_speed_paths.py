@@ -4,7 +4,9 @@ byte on whole trace bodies and error for error on bad programs; the Tracer's for
 one pass (Tracer._texts) against the op rows' templates; the graph's edges written from one
 template (graph_out.edges_json) against orjson; a scalar edge's partial taken as it is
 (narrate.plain_partial) against fill; the integer-constant rule's walk skipped where no
-assigned value can be an int (parse_constants.int_uses), with the same roles."""
+assigned value can be an int (parse_constants.int_uses), with the same roles; the adjoint
+symbols and operand parentheses of the one pass, and the reverse walk's kept adjoint texts
+(reverse.scalar_edges) against formatting every number at its edge."""
 from __future__ import annotations
 
 import orjson
@@ -17,7 +19,8 @@ from gradwalk.engine import parse_constants, parse_expressions
 from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.graph import graph_edges
 from gradwalk.engine.ops import REGISTRY
-from gradwalk.engine.trace import narrate
+from gradwalk.engine.labels import ATOM, OPERAND_PARENS, operand_text, strength
+from gradwalk.engine.trace import narrate, reverse
 from gradwalk.engine.parse import parse
 from gradwalk.engine.trace.graph_out import edges_json
 from gradwalk.engine.trace.runner import Tracer, trace_json
@@ -118,6 +121,39 @@ def test_edges_written_from_the_template_are_orjsons_bytes(text):
     held = sum(1 for n in tracer.program.nodes if n.params and "target_node" in n.params)
     assert expected.count(b'"source"') == sum(len(n.inputs) for n in tracer.program.nodes) + held
     assert expected.count(b'"grad":false') == held   # a name-held target: no gradient along it
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_symbols_of_the_one_pass_are_bars(text):
+    tracer = Tracer(text)
+    assert tracer.symbols == [narrate.bar(n.label, tracer.output_label, strength(n))
+                              for n in tracer.program.nodes]
+
+
+def test_operand_parens_are_operand_texts():
+    """Tracer._texts parenthesizes a binary operator's operands by labels.OPERAND_PARENS."""
+    for op, (most_left, most_right) in OPERAND_PARENS.items():
+        for s in range(ATOM + 1):
+            assert (operand_text(op, 0, "a b", s) == "(a b)") == (s <= most_left), (op, s)
+            assert (operand_text(op, 1, "a b", s) == "(a b)") == (s <= most_right), (op, s)
+
+
+FAN_OUT = ["a = -2.0\nb = a * a\nc = b * a - a / b\nL = c * c + a * b - c\n",
+           "a = 0.0\nb = -a\nc = a * 3.0 - b\nL = c + c * a\n",
+           "a = 1e-200\nb = a * a\nL = b * 1e300 + a\n"]
+
+
+@pytest.mark.parametrize("text", [*CHAINS, *FAN_OUT])
+def test_adjoint_texts_kept_by_the_walk_are_the_formatted_ones(text, monkeypatch):
+    """reverse.scalar_edges reads an adjoint's narration text kept by the edge that set it;
+    without the kept texts (every number formatted at its edge) the body is the same."""
+    kept = trace_json(text)
+    written = reverse.scalar_edges
+    monkeypatch.setattr(reverse, "scalar_edges",
+                        lambda *args, texts=None, **kwargs: written(*args, **kwargs))
+    assert trace_json(text) == kept
+    if text in FAN_OUT:   # an input's second contribution narrates the running sum
+        assert "\u0304 = ".encode() in kept
 
 
 def test_a_plain_partial_is_what_fill_writes():
