@@ -66,22 +66,20 @@ export function freeRegions(n) {
 /**
  * The names `boxes` (nameBoxes) shown at scale `k` (screen px per layout unit) with the text
  * size `textScale`: where its name at MIN_TEXT_PX * textScale on screen fits a free region of
- * its box (freeRegions: the first of the fullest names inside it, else above it), each with
- * its font size and place in layout units.
+ * its box (freeRegions): the most of it inside the box, else above it (a review asked names
+ * off the heat maps, clipped or above); each with its font size and place in layout units.
  */
 export function namesAt(boxes, k, textScale = 1) {
   const size = (MIN_TEXT_PX * textScale) / k;
   return (boxes ?? []).map((b) => {
-    let best = null;
-    for (const r of b.regions ?? [b]) {
-      if (size > r.height) continue;
-      const name = fitted(b, Math.floor((r.width - 8) / (CHAR_EM * size)));
-      if (r.above && best) break; // above the box only when nothing fits inside it
-      if (name && (!best || [...name].length > [...best.name].length)) {
-        best = { name, x: r.x, y: r.above ? r.y - 0.6 * size : r.y };
-      }
-    }
-    return best && { ...b, size, ...best };
+    const found = (b.regions ?? [b]).filter((r) => size <= r.height)
+      .map((r) => ({ r, name: fitted(b, Math.floor((r.width - 8) / (CHAR_EM * size))) }))
+      .filter((c) => c.name);
+    const longest = (cs) => cs.reduce((best, c) => ([...c.name].length > [...(best?.name ?? "")].length ? c : best), null);
+    // the most of it inside the box; above it only when nothing fits inside (a name above
+    // ran into the box over it: the spirals' "X @ W1" over b1's)
+    const pick = longest(found.filter((c) => !c.r.above)) ?? longest(found);
+    return pick && { ...b, size, name: pick.name, x: pick.r.x, y: pick.r.above ? pick.r.y - 0.6 * size : pick.r.y };
   }).filter(Boolean);
 }
 
