@@ -124,6 +124,8 @@ def print_label(op: str, inputs: list, params: dict) -> str | None:
                    f"{_paren(right, strength(right) <= level)}"
             if len(text) > MAX_LABEL and strength(left) == level:
                 return _ends(left.label, symbol, level, text)
+        if len(text) > MAX_LABEL:
+            return _operands(text, symbol)
     elif op == "neg" and len(inputs) == 1:
         text = "-" + _paren(inputs[0], strength(inputs[0]) < UNARY)
     elif op == "transpose" and len(inputs) == 1 and not params:
@@ -136,6 +138,28 @@ def print_label(op: str, inputs: list, params: dict) -> str | None:
         if text is None:
             return None
     return clip(text, MAX_LABEL)
+
+
+def _operands(text: str, symbol: str) -> str:
+    """A long `left symbol right` as clipped at its end when that keeps its operator
+    (`w_first_layer + …`), else with each operand clipped: `gelu(x…) * gelu(w * x…)`. Clipped at its end it read `gelu(x * w + x * x *
+    …)…`, two ellipses, and the page's overview cut that to `… * …)…` (a review). Each operand
+    gets half of the room, and what the shorter one leaves over goes to the other."""
+    plain = clip(text, MAX_LABEL)
+    ops = _top_operators(text, (f" {symbol} ",))
+    if not ops or _top_operators(plain, (f" {symbol} ",)):   # its operator shows: `a + …`
+        return plain
+    left, right = text[:ops[-1]], text[ops[-1] + len(symbol) + 2:]
+    room = MAX_LABEL - len(symbol) - 2
+    half = room // 2
+    if len(left) <= half:
+        right = clip(right, room - len(left))
+    elif len(right) <= room - half:
+        left = clip(left, room - len(right))
+    else:
+        left = clip(left, half)
+        right = clip(right, room - len(left))
+    return f"{left} {symbol} {right}"
 
 
 def _index_item(item) -> str:

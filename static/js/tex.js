@@ -15,6 +15,22 @@ const SYMBOLS = {
 const SUPERSCRIPTS = { "⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9", "⁽": "(", "⁾": ")", "⁻": "-", "ᵀ": "\\top" };
 const DOTTED = "\u0307"; // forward mode's tangents: "ė", "ȧ" (combining dot above)
 const SPACE = " ";
+const NUMBER = /^\d+(\.\d+)?(e[+-]?\d+)?/i;
+// A summary's field after its "·" (engine/trace/values.py summaries), its sign, its number.
+const SUMMARY_FIELD = /^· (min|max|mean) ([-−]?)(\d+(?:\.\d+)?(?:e[+-]?\d+)?|NaN|Infinity)/i;
+const FIELD = "\\quad "; // the gap between a summary's fields: a line may break there
+
+/**
+ * A number as the engine prints it (1.835e-08, 1.235e+05, 0.7864) as TeX: the exponent form
+ * as print sets it, 1.835 × 10⁻⁸ (`{1.835\times10^{-8}}`, one group KaTeX never breaks;
+ * "2.117e-26" set as math read as 2.117·e − 26, a review at Done of a 150-line chain), any
+ * other number as it is. The LaTeX export writes the same (engine/trace/tex.py number).
+ */
+export function numberTex(text) {
+  const m = /^(\d+(?:\.\d+)?)e([+-]?)0*(\d+)$/i.exec(text);
+  if (!m) return /^(NaN|Infinity)$/.test(text) ? `\\text{${text}}` : text;
+  return `{${m[1]}\\times10^{${m[2] === "-" ? "-" : ""}${m[3]}}}`;
+}
 // Latin and Greek letters (not ² or ᵀ, which are superscripts; not × or ÷, which are signs)
 const WORD = /^[A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u0370-\u03FF_][A-Za-z0-9\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u0370-\u03FF_']*/;
 
@@ -63,6 +79,12 @@ export function toTex(text, { breakable = false } = {}) {
     // one relation, its two signs close: KaTeX may break a line after a relation, and
     // \mathrel{+}= broke between "+" and "="
     if (rest.startsWith("+=") || rest.startsWith("-=")) { out.push(`\\mathrel{{${c}}{=}}`); i += 2; continue; }
+    // a subscript written after a bracket, "(H v)_c" (hvp's Done line): _{c}, never "\_c"
+    if (c === "_" && out.at(-1) === ")" && (m = WORD.exec(s.slice(i + 1))) && !m[0].startsWith("_")) {
+      out.push(`_{${word(m[0], false)}}`);
+      i += 1 + m[0].length;
+      continue;
+    }
     if ((m = WORD.exec(rest))) {
       // a word of one letter may carry accents right after its first letter: "X̄", "b̄2"
       let w = m[0];
@@ -80,7 +102,14 @@ export function toTex(text, { breakable = false } = {}) {
       i = j;
       continue;
     }
-    if ((m = /^\d+(\.\d+)?(e[+-]?\d+)?/i.exec(rest))) { out.push(m[0]); i += m[0].length; continue; }
+    // a tensor summary's field ("6×4 · min -0.2206 · max 0.4146"): a gap, then the field's
+    // name upright with its number in one group, never a product "6 × 4 · min · ..."
+    if (c === "·" && (m = SUMMARY_FIELD.exec(rest))) {
+      out.push(FIELD, `{\\text{${m[1]}}\\ ${m[2] ? "{-}" : ""}${numberTex(m[3])}}`);
+      i += m[0].length;
+      continue;
+    }
+    if ((m = NUMBER.exec(rest))) { out.push(numberTex(m[0])); i += m[0].length; continue; }
     if (SUPERSCRIPTS[c] !== undefined) {
       let sup = "";
       while (SUPERSCRIPTS[s[i]] !== undefined) sup += SUPERSCRIPTS[s[i++]];
@@ -88,6 +117,8 @@ export function toTex(text, { breakable = false } = {}) {
       continue;
     }
     if (c === " ") { out.push(SPACE); i += 1; continue; }
+    // a hyphen between two words of prose ("Jacobian-vector") is no minus sign
+    if (c === "-" && out.at(-1)?.startsWith("\\text") && /\p{L}/u.test(s[i + 1] ?? "")) { out.push("\\text{-}"); i += 1; continue; }
     // a sign written against its number after a word ("min -0.5598") is a negative number,
     // not a subtraction: an ordinary "-" without a binary operator's spacing
     if (c === "-" && s[i - 1] === " " && /\d/.test(s[i + 1] ?? "") && out.findLast((t) => t !== SPACE)?.startsWith("\\text")) {
@@ -101,17 +132,21 @@ export function toTex(text, { breakable = false } = {}) {
     else out.push(`\\text{${c}}`);
     i += 1;
   }
-  // Math mode drops spaces: the one beside a word or after a comma is kept ("so t̄", "x, y").
+  // Math mode drops spaces: the one beside a word, after a comma or after a sentence's period
+  // is kept ("so t̄", "x, y", "Done. (H v)_c": "Done.(Hv)" ran together, a review).
   const isText = (t) => t?.startsWith("\\text");
   const ends = (t) => t !== undefined && /[\w)}\]',;:.]$/.test(t); // not after an operator or "="
   // Never beside a relation, which KaTeX spaces itself: "dL/da \\ =" set a double gap.
   const byRelation = (k) => RELATIONS.has(out[k - 1]) || RELATIONS.has(out[k + 1]);
   const kept = (k) => !byRelation(k)
-    && (isText(out[k - 1]) || /[,;:]$/.test(out[k - 1] ?? "") || (isText(out[k + 1]) && ends(out[k - 1])));
+    && out[k + 1] !== FIELD && out[k - 1] !== FIELD
+    && (isText(out[k - 1]) || /[,;:.]$/.test(out[k - 1] ?? "")
+      || (isText(out[k + 1]) && ends(out[k - 1])));
   // A number (or a call's close) before a parenthesis is an aside, never a call, which the
   // engine writes without a space ("tanh(d)"): "1 (dL/dL)" read "1(dL/dL)" set. A thick
   // space, not "\ ", so it is no break point (grouped): a number keeps its aside.
-  const aside = (k) => out[k + 1] === "(" && /^(\d[\d.]*|\))$/.test(out[k - 1] ?? "");
+  // So is a name's: "along ∂/∂a (the Jacobian-vector product)" read as a call a(the ...).
+  const aside = (k) => out[k + 1] === "(" && /^(\d[\d.]*|\)|\{\d.*\}|\p{L}|\\[a-z]+\{\p{L}\}(_\{\w+\})?)$/u.test(out[k - 1] ?? "");
   const tex = out.map((t, k) => (t !== SPACE ? t : kept(k) ? "\\ " : aside(k) ? "\\;" : " "));
   // "loose": a break after any operator or relation (KaTeX's own) and at any space, inside a
   // formula too; for a rule wider than its panel however it is grouped (render/typeset.js)
@@ -150,10 +185,10 @@ function grouped(out, tex) {
   out.forEach((t, k) => {
     if (t === "(" || t === "[") depth += 1;
     if (t === ")" || t === "]") depth = Math.max(0, depth - 1);
-    const at = depth === 0 && (RELATIONS.has(t) || tex[k] === "\\ ");
+    const at = depth === 0 && (RELATIONS.has(t) || tex[k] === "\\ " || t === FIELD);
     if (!at) return void group.push(tex[k]);
     close();
-    parts.push(RELATIONS.has(t) ? t : "\\ \\allowbreak");
+    parts.push(RELATIONS.has(t) ? t : t === FIELD ? "\\quad\\allowbreak" : "\\ \\allowbreak");
   });
   close();
   return parts.join(" ");

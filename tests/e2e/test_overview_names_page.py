@@ -52,8 +52,12 @@ def test_the_spirals_overview_draws_only_readable_text(open_page, size):
     names = {t for t, _ in fit_texts}
     # the boxes are named: the leaves, the output, the ops, the add whole or by its own op and
     # operand (its box is about 11 characters wide at 14 px)
-    assert {"X", "W1", "b1", "W2", "b2", "y", "L", "X @ W1", "h", "z"} <= names, names
-    assert names & {"X @ W1 + b1", "… + b1"}, names
+    assert {"X", "W1", "b1", "W2", "b2", "y", "L", "h", "z"} <= names, names
+    # beside their heat maps, never over them (issue 14 §5 review): a product by its own op
+    # and operand where the whole name does not fit there
+    assert names & {"X @ W1", "@ W1"}, names
+    # beside its heat maps, never over them (issue 14 §5 review): the add's own op and operand
+    assert names & {"X @ W1 + b1", "… + b1", "+ b1"}, names
     # zoomed in to the readable size, each box's own text is back (its name, tag and captions)
     for _ in range(8):
         page.click("#zoom-in")

@@ -6,6 +6,8 @@ with that policy (STRICT) and fails on any securitypolicyviolation (KaTeX sizes 
 through the CSSOM, which the policy allows, never a style attribute)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from page_helpers import leave_editor, new_page, node, trace
 from test_embed import TANH
@@ -209,9 +211,14 @@ def test_every_narration_of_a_tensor_walk_fits_its_line_on_a_projector(strict_pa
         widest = max(widest, (len(line.inner_text()), step))
         if " · min " in line.inner_text():   # a tensor's summary: labelled fields, not a product
             summaries += 1
-            assert line.get_attribute("data-typeset") == "false", line.inner_text()
+            # set as math, its fields apart (tex.js): never "· min ·", shown plain it was the
+            # one line in bold text at Done of the MLP (issue 14 §5 review)
+            assert line.get_attribute("data-typeset") == "true", line.inner_text()
+            shown = line.evaluate("l => l.querySelector('.narration-tex').shadowRoot"
+                                  ".querySelector('.katex-html').textContent")
+            assert "min" in shown and not re.search(r"[⋅·]\s*min", shown), shown
     assert widest[0] > 60   # a line long enough to wrap was among them
-    assert summaries   # the summaries were set as math (6 × 4 · min · max · mean, a review)
+    assert summaries   # the summaries were among the lines
     assert page.evaluate("() => window.violations") == []
     assert page.errors == []
 

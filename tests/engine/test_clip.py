@@ -53,3 +53,21 @@ def test_any_text_fits_and_stays_balanced(text, most):
     else:
         assert len(out) <= most and "…" in out
         assert balanced(out) or not balanced(text)
+
+
+GELU_PRODUCT = """x = [1.0, -0.5, 2.0]
+w = [0.3, 0.2, -0.1]
+L = sum(gelu(x * w + x * x * 0.044715, approximate="tanh") * gelu(w * x - 1.0, approximate="tanh"))
+"""
+
+
+def test_a_long_product_keeps_its_operator_and_one_ellipsis_an_operand():
+    # issue 14 §5 on the projector: the product's label read `gelu(x * w + x * x * …)…` (two
+    # ellipses, the operator cut away) and the overview cut it to `… * …)…`
+    body = run_trace(GELU_PRODUCT)
+    labels = {n["id"]: n["label"] for n in body["graph"]["nodes"]}
+    product = next(n for n in body["graph"]["nodes"] if n["op"] == "mul" and "gelu" in n["label"])
+    assert product["label"] == "gelu(x…) * gelu(w * x…)"
+    for label in labels.values():
+        assert len(label) <= 24 and balanced(label), label
+        assert "…)…" not in label and not label.endswith(")…"), label

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import katex from "katex";
 import { narrationTex, toTex } from "../../static/js/tex.js";
+import { narrate } from "../../static/js/narration.js";
 
 test("the issue's example: bars, +=, a product and its numbers", () => {
   assert.equal(toTex("e = a * b, so ā += b · ē = -0.5 · 1.5729"),
@@ -30,8 +31,9 @@ test("TeX's special characters in a program's text are escaped, never commands",
 
 test("the Done line: a sentence's space, a negative number after a word, × between sizes", () => {
   // seen at 1024x768 in the projector theme: "Done.dL/dX = 4×3 · min − 0.5598", ×3 as text
+  // (a summary's fields set apart, each name with its number: "· min ·" read as a product)
   assert.equal(toTex("Done. dL/dX = 4×3 · min -0.5598 · max 0.8551"),
-    "\\text{Done}.\\ \\text{dL}/\\text{dX} = 4\\times 3 \\cdot \\text{min}\\ {-}0.5598 \\cdot \\text{max}\\ 0.8551");
+    "\\text{Done}.\\ \\text{dL}/\\text{dX} = 4\\times 3 \\quad {\\text{min}\\ {-}0.5598} \\quad {\\text{max}\\ 0.8551}");
   assert.equal(toTex("a = -0.5 - 1"), "a = -0.5 - 1"); // after a sign, KaTeX's own unary minus
 });
 
@@ -122,4 +124,62 @@ test("a narration line wraps at a relation or between words, never inside a prod
       assert.doesNotMatch(piece, /[⋅∗×⊙+−]$/u, `${t}: "${piece}"`);
     }
   }
+});
+
+// ---------------------------------------------------------------- gradwalk issue 14 §5
+
+test("a number in exponent form is set as print sets it, one unbroken group", () => {
+  // "dx150/dx0 = 2.117e-26" at Done of a 150-line chain read 2.117·e − 26 (italic e, a minus)
+  assert.equal(toTex("Done. dx150/dx0 = 2.117e-26"), "\\text{Done}.\\ \\text{dx150}/\\text{dx0} = {2.117\\times10^{-26}}");
+  assert.equal(toTex("a = 1.235e+05"), "a = {1.235\\times10^{5}}");
+  assert.equal(toTex("a = -1e-08"), "a = -{1\\times10^{-8}}");
+  assert.equal(narrationTex("x̄ += 2.117e-26 · 0.5"), "{\\bar{x}} \\mathrel{{+}{=}} {{2.117\\times10^{-26}} \\cdot 0.5}");
+  const html = katex.renderToString(toTex("g = 2.117e-26"), { throwOnError: true });
+  assert.match(html.replace(/<[^>]*>/g, ""), /2\.117×10−26/u);
+});
+
+/** The Done line a stored trace `name` (tests/golden) says on the page (narration.js). */
+function doneLine(name) {
+  const trace = JSON.parse(readFileSync(`tests/golden/${name}.json`, "utf8"));
+  const nodesById = Object.fromEntries(trace.graph.nodes.map((n) => [n.id, n]));
+  // the body's results on its done event, as the page's walk puts them (walk.js prepareWalk),
+  // with the fields a mode's Done says: forward mode's jvp and passes, the bug lab's bugs
+  const { output, grads, first_non_finite, jvp, passes, bugs } = trace;
+  const done = { ...trace.events.at(-1), output, grads, first_non_finite, jvp, passes, bugs };
+  return narrate(done, nodesById, { hvp: trace.hvp });
+}
+
+// Every mode's Done line: reverse, forward, hvp, the bug lab, and a tensor's summary (the MLP's).
+const DONE_LINES = [
+  ...readdirSync("tests/golden").filter((n) => n.endsWith(".json")).map((n) => doneLine(n.slice(0, -5))),
+  "Done. (H v)_c = ∂s/∂c = 0,  (H v)_d = ∂s/∂d = 3", // the review's hvp walk
+  "Done. dx150/dx0 = 2.117e-26", // a long chain (and a trained leaf's: train.js's Done is reverse mode's)
+  "Done. dL/dX = 6×4 · min -0.2206 · max 0.4146 · mean 0.0367,  dL/dW1 = 4×8 · min -0.248 · max 1.2e-05 · mean 0.017",
+];
+
+test("every mode's Done line: a space after Done., subscripts set, numbers whole, no field a product", () => {
+  assert.ok(DONE_LINES.some((t) => t.includes("(H v)_")), "an hvp Done line is among them");
+  assert.ok(DONE_LINES.some((t) => t.includes("tangent")), "a forward Done line is among them");
+  for (const text of DONE_LINES) {
+    for (const tex of [toTex(text), narrationTex(text)]) {
+      assert.doesNotThrow(() => katex.renderToString(tex, { throwOnError: true, strict: "ignore" }), tex);
+      assert.match(tex, /\\text\{Done\}[.,]\}? ?\\ /, `${text}: its space after "Done." (${tex})`);
+      assert.doesNotMatch(tex, /\)\\text\{\\_/, `${text}: a subscript as text (${tex})`);
+      assert.doesNotMatch(tex, /\d[eE][+-]?\d/, `${text}: a number in e-notation (${tex})`);
+      assert.doesNotMatch(tex, /\\cdot\s*\\text\{(min|max|mean)\}/, `${text}: a summary's field as a product (${tex})`);
+    }
+  }
+  assert.equal(toTex("Done. (H v)_c = ∂s/∂c = 0"), "\\text{Done}.\\ (H v)_{c} = \\partial s/\\partial c = 0");
+  assert.equal(toTex("(H v)_W1 = 1"), "(H v)_{W_{1}} = 1");
+  // forward mode's: "∂/∂a (the Jacobian-vector product)" read a(the Jacobian − vector product)
+  const forward = toTex(DONE_LINES.find((t) => t.includes("tangent")));
+  assert.match(forward, /\\partial a\\;\(\\text\{the\}/, forward);
+  assert.match(forward, /\\text\{Jacobian\}\\text\{-\}\\text\{vector\}/, forward);
+});
+
+test("a tensor's summary: its fields apart, each name with its number, a break between fields", () => {
+  assert.equal(toTex("dL/dX = 6×4 · min -0.2206 · max 1.2e-05"),
+    "\\text{dL}/\\text{dX} = 6\\times 4 \\quad {\\text{min}\\ {-}0.2206} \\quad {\\text{max}\\ {1.2\\times10^{-5}}}");
+  const pieces = wrapPieces(narrationTex("Done. dL/dX = 6×4 · min -0.2206 · max 0.4146 · mean 0.0367"));
+  assert.ok(pieces.some((p) => /^min −0\.2206/u.test(p.trim())), pieces.join(" | ")); // a field is one piece
 });

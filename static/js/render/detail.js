@@ -174,13 +174,22 @@ export function createDetailPanel(container, { onClose, room = () => 0 } = {}) {
       const what = badNumberText(bad);
       parts.push(el("p", { class: "nonfinite-why", text: `${what[0].toUpperCase()}${what.slice(1)}: ${bad.why}` }));
     }
-    root.replaceChildren(...parts.filter(Boolean));
+    root.replaceChildren(...parts.filter(Boolean), el("p", { class: "more-cue", "aria-hidden": "true", text: "▾ more below: scroll" }));
     root.dataset.node = node.id;
     root.dataset.full = String(Boolean(fetched));
     root.hidden = false;
     fitTables();
     fitRules();
+    markMore();
   }
+
+  // The panel scrolls when it is taller than the graph area leaves it, and no scrollbar shows
+  // on a projector: at 1024x768 a 3x4 gradient's last row was under its bottom edge with no
+  // sign of it (a review). A cue sticks to its bottom edge until it is scrolled to its end.
+  function markMore() {
+    root.classList.toggle("more-below", root.scrollHeight > root.clientHeight + root.scrollTop + 2);
+  }
+  root.addEventListener("scroll", markMore, { passive: true });
 
   // A rule wider than the panel (a phone's sheet: cross_entropy's rule ran off its right
   // edge at 390 px, cut after "…/6", with a scrollbar no phone shows; a review) is set again

@@ -22,16 +22,13 @@ import { setTex } from "./typeset.js";
  */
 const FONT_FACE_RULE = 5; // CSSRule.FONT_FACE_RULE
 
-// a tensor summary's fields, as the engine writes them (engine/trace/values.py summaries)
-const SUMMARY = / · (min|max|mean) [-−]?\d/;
-
 export function showNarration(line, text, { typeset = true } = {}) {
   const { plain, shown, styled } = parts(line);
   // Only a line with a formula in it (an "=") is set as math: a line of prose alone ("one
-  // node at a time", step 0's) set by KaTeX read its article "a" as the variable a.
-  // Nor is a tensor's summary ("dL/dX = 6 × 4 · min −0.2206 · max 0.4146 · mean 0.0367"):
-  // labelled fields, which set as math read as a product, 6 × 4 · min · ... (a review).
-  typeset &&= styled && Boolean(text) && text.includes("=") && !SUMMARY.test(text);
+  // node at a time", step 0's) set by KaTeX read its article "a" as the variable a. A
+  // tensor's summary ("dL/dX = 6×4 · min −0.2206 · max 0.4146") is set too, its fields apart
+  // (tex.js): shown plain, the MLP's Done line was the one line in bold text (a review).
+  typeset &&= styled && Boolean(text) && text.includes("=");
   if (plain.textContent === text && line.dataset.typeset === String(typeset)) return;
   plain.textContent = text;
   line.dataset.typeset = String(typeset);
