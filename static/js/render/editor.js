@@ -264,6 +264,14 @@ export function createEditor(root, { onRun, onInput, note = null }) {
     keep(() => showLines(from, to, { force: true }));
   }
 
+  /** How many comment lines the program opens with. */
+  function headerLines() {
+    const doc = view.state.doc;
+    let n = 0;
+    while (n < doc.lines && /^\s*#/.test(doc.line(n + 1).text)) n += 1;
+    return n;
+  }
+
   // A line wider than the editor lets it scroll sideways: the browser scrolls the focused
   // text on a click, CodeMirror keeps the scroll from one program to the next, and a mark
   // scrolled to stays so. Scrolled by even 18 px, `W1 = randn(...)` reads `1 = randn(...)`
@@ -333,13 +341,23 @@ export function createEditor(root, { onRun, onInput, note = null }) {
       reveal(rangeIn(view.state, kind));
     },
     /**
-     * Bring the lines of `span` (computed on `text`) into view when its first line is not in
-     * view, as many as fit from the first, unless the user is working in the editor (step 0:
-     * the walk's lines, from its first op to its output, rather than a header of comments).
+     * Where the program opens with a header of comments (two lines or more: a description, not
+     * a one-line title) and the lines of `span` (computed on `text`) are not in view, as many
+     * as fit from the first, bring them into view so, unless the user is working
+     * in the editor; checked again as the editor's height changes (step 0: the walk's lines,
+     * from its first op to its output; the Train screen's editor showed only XOR's comments).
      */
     showSpan(span, text) {
       const range = text === getText() ? rangeOf(text, span) : null;
-      if (range && !view.hasFocus) showLines(range[0], range[1]);
+      if (!range || view.hasFocus || headerLines() < 2) return;
+      const check = () => { // shown: the first line, and the last or as many as fit from the first
+        const first = lineAt(range[0]);
+        if (inView(first) && (inView(lineAt(range[1])) || first[0] <= view.scrollDOM.scrollTop + 0.5)) return;
+        showLines(range[0], range[1], { force: true });
+        keep(check);
+      };
+      keep(check);
+      check();
     },
     /** Scroll line 1 into view (a bug program's `# bugs:` line at step 0 and Done), focus aside. */
     showTop() {
