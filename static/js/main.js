@@ -26,7 +26,7 @@ import { newNumbers, practice } from "./resets.js";
 import { createSharePanel } from "./render/share.js";
 import { createTrainPanel } from "./render/train.js";
 import { keepBarHeight, keepGraphInView, swipeToStep, watchNarrow } from "./render/touch.js";
-import { keepOneRow, setLabel } from "./render/topbar.js";
+import { keepOneRow, PLAYER_STEPS, setLabel } from "./render/topbar.js";
 import { markDead } from "./render/dead.js";
 import { fetchIteration, iterationNarration } from "./train.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
@@ -41,12 +41,12 @@ import {
   savedEditor,
 } from "./state.js";
 import { clearGraph } from "./render/graph.js";
-import { keepRowsWhole } from "./render/rows.js";
+import { keepHeightWhole, keepRowsWhole } from "./render/rows.js";
 import { applyTheme, nextFont } from "./theme.js";
 import {
   addEvent, beginWalkSteps, bigProgram, createGraphPanel, createPlayback, openedGroups, openGroups, openGroupsUnplanned,
   PLAYER_KEYS, provideWalk,
-  replanSteps, revealInGroups, setGroup, stepSpan,
+  replanSteps, revealInGroups, setGroup, stepSpan, walkSpan,
 } from "./walk.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -130,8 +130,10 @@ const nav = createNavigator(svg.parentNode, {
   svg, zoom, walk: () => shown, reveal: showNode,
   onHit: (node) => pinned !== node && hover(node, { pin: true }), // a search hit is the selected node
 });
-// The column beside the program scrolls: no line of it cut in half at its foot.
+// The column beside the program scrolls: no line of it cut in half at its foot; nor the
+// narration, where it gives way to the graph.
 keepRowsWhole($("#editor .side"));
+keepHeightWhole(narration);
 // Reverse / forward mode, all n forward passes, the gradient check (issue 9).
 const modes = createModesPanel($("#editor .side"), {
   store, // its mode and tangent leaf are link fields
@@ -632,6 +634,8 @@ function render({ animate }) {
   markStep(stepSpan(shown, view), shown.program);
   // the bug lab: its `# bugs:` line (line 1) in view at step 0 and Done, where the wrong numbers are
   if (bugBadge.textContent && (state.step === 0 || view.event?.kind === "done")) editor.showTop();
+  // else at step 0 the walk's lines, if its first is out of view (behind a header of comments)
+  else if (state.step === 0) editor.showSpan(walkSpan(shown), shown.program);
   player.update({ ...state, total, phase: view.phase });
 }
 
@@ -664,6 +668,7 @@ swipeToStep(svg, actions); // one finger sideways on the graph steps; two pinch 
 keepBarHeight($("#player"), app); // the narrow layout's bottom bar (narrow.css)
 keepGraphInView($(".stage")); // a phone sideways: the top bar scrolled past (narrow.css)
 keepOneRow($(".topbar"), { skip: () => narrow.matches }); // the top bar on one row (render/topbar.js)
+keepOneRow($("#player"), { steps: PLAYER_STEPS, skip: () => narrow.matches, apart: ".scrubber", items: false }); // and the player
 
 // Keys drive the player unless a text field or a menu has the focus; on a button they still
 // do (Space plays rather than pressing it). Escape leaves the editor (render/editor.js) or

@@ -260,6 +260,19 @@ export function bigProgram(text, limits = BIG_PROGRAM) {
   return null;
 }
 
+/**
+ * The span of the walk's own lines: from its first op's (where the forward pass begins; nodes
+ * are in program order) to its output's, or null. At step 0 the editor shows these rather
+ * than a header of comments (issue 14: the Train screen's editor showed only them).
+ */
+export function walkSpan(walk) {
+  const first = walk.trace.graph.nodes.find((n) => n.role === "op" && n.span)?.span;
+  const last = walk.nodesById[outputOf(walk)]?.span ?? first;
+  if (!first) return null;
+  const [a, b] = first.line <= last.line ? [first, last] : [last, first];
+  return { line: a.line, col: a.col, end_line: b.end_line, end_col: b.end_col };
+}
+
 /** The span in the program of what `view`'s event is about, or null. */
 export function stepSpan(walk, view) {
   const id = view.event?.node ?? view.event?.output?.node;

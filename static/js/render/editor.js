@@ -93,6 +93,7 @@ export function createEditor(root, { onRun, onInput, note = null }) {
   let errorText = null; // the text the shown error is about
   let hintWatch = null; // re-marks a long hint as scrolling when the panel is resized
   let view = null;
+  let kept = null; // how to bring back what our last scroll showed (keep, below)
 
   // Inserting a large paste or typing fast: report the text once a frame, and whether an
   // edit in it replaced the whole text (a paste over it all: state.js editProgram).
@@ -117,6 +118,14 @@ export function createEditor(root, { onRun, onInput, note = null }) {
     const stale = errorText !== null && errorText !== text;
     errorBox.classList.toggle("stale", stale);
     errorBox.dataset.stale = String(stale);
+  }
+
+  // The frame's padding above and under the lines takes the gutter's colour and rule (app.css
+  // .editor): the gutter is as wide as the line numbers' digits.
+  let gutter = -1;
+  function gutterWidth() {
+    const width = view.dom.querySelector(".cm-gutters")?.offsetWidth ?? 0;
+    if (width !== gutter) mount.style.setProperty("--gutter-w", `${(gutter = width)}px`);
   }
 
   const keys = Prec.highest(keymap.of([
@@ -148,7 +157,14 @@ export function createEditor(root, { onRun, onInput, note = null }) {
         id: "program", "aria-label": "Program text", spellcheck: "false", autocapitalize: "off", autocorrect: "off",
       }),
       EditorView.updateListener.of((update) => {
-        if (update.docChanged) changed(update);
+        if (update.geometryChanged) {
+          gutterWidth();
+          if (kept) requestAnimationFrame(() => kept?.()); // after the update (no dispatch inside one)
+        }
+        if (update.docChanged) {
+          kept = null; // its positions were in the text before
+          changed(update);
+        }
         if (update.docChanged || update.transactions.some((t) => t.effects.length)) afterUpdate();
       }),
     ];
@@ -172,7 +188,88 @@ export function createEditor(root, { onRun, onInput, note = null }) {
   function reveal(range, { force = false } = {}) {
     if (!range || (!force && view.hasFocus)) return;
     view.dispatch({ effects: EditorView.scrollIntoView(range[0], { y: "nearest", yMargin: 24 }) });
-    requestAnimationFrame(() => showLineStarts(range[1])); // once CodeMirror has scrolled
+    requestAnimationFrame(() => { // once CodeMirror has scrolled
+      wholeLines(range[0]);
+      showLineStarts(range[1]);
+    });
+    keep(() => inView(lineAt(range[0])) || reveal(range, { force: true }));
+  }
+
+  // What our last scroll brought into view stays in view as the editor's height changes (the
+  // program's panel gives way to the Train band's rows filled in after the walk is shown),
+  // until the user scrolls, clicks or types in the editor (kept: how to scroll to it again).
+  function keep(again) {
+    kept = again;
+  }
+  for (const type of ["wheel", "pointerdown", "touchstart", "keydown"]) {
+    view.scrollDOM.addEventListener(type, () => { kept = null; }, { passive: true });
+  }
+
+  // ---------------------------------------------------------------- whole lines
+  // The editor's scroller is whole lines tall (app.css --editor-h; the padding is the frame's)
+  // and a scroll of ours lands on a line's top, so no line shows cut in half at either edge
+  // (issue 14: at Done line 2 was half above the top edge, after a reveal's margin).
+
+  /** The px from the scroller's content top to the first line's top (its padding). */
+  function origin() {
+    const s = view.scrollDOM;
+    return view.documentTop - s.getBoundingClientRect().top - s.clientTop + s.scrollTop;
+  }
+
+  /** The [top, bottom] of `pos`'s line in the scroller's content (px from its top). */
+  function lineAt(pos) {
+    const b = view.lineBlockAt(Math.max(0, Math.min(pos, view.state.doc.length)));
+    const o = origin();
+    return [o + b.top, o + b.bottom];
+  }
+
+  /** Whether [top, bottom] (content px) is wholly in view at scroll `at` (default: now). */
+  function inView([top, bottom], at = view.scrollDOM.scrollTop) {
+    return top >= at - 0.5 && bottom <= at + view.scrollDOM.clientHeight + 0.5;
+  }
+
+  /**
+   * Move the scroll to a line's top (or the very top or end), the nearest one at which
+   * `pos`'s line is still whole in view; unchanged where none is.
+   */
+  function wholeLines(pos) {
+    const s = view.scrollDOM;
+    const max = s.scrollHeight - s.clientHeight;
+    const at = s.scrollTop;
+    if (max <= 0 || at <= 0.5 || at >= max - 0.5) return;
+    const o = origin();
+    const edge = view.lineBlockAtHeight(at - o); // the line across the top edge
+    const tried = at <= o ? [0, o] : [o + edge.top, o + edge.bottom];
+    const keep = lineAt(pos);
+    const fits = tried.map((t) => Math.min(max, t)).sort((a, b) => Math.abs(a - at) - Math.abs(b - at))
+      .find((t) => inView(keep, t));
+    if (fits !== undefined) s.scrollTop = fits;
+  }
+
+  /**
+   * Bring the lines from `from` to `to` (positions) into view if the first is not: as many
+   * as fit from the first, with the least scroll, on whole lines.
+   */
+  function showLines(from, to, { force = false } = {}) {
+    const first = lineAt(from);
+    if (!force && inView(first)) return;
+    const s = view.scrollDOM;
+    const last = lineAt(to);
+    const max = s.scrollHeight - s.clientHeight;
+    // the nearest scroll that shows them all, or the first line at the top when they do not fit
+    const low = last[1] - s.clientHeight;
+    const target = low <= first[0] ? Math.min(first[0], Math.max(low, s.scrollTop)) : first[0];
+    s.scrollTop = Math.max(0, Math.min(max, target));
+    wholeLines(from);
+    keep(() => showLines(from, to, { force: true }));
+  }
+
+  /** How many comment lines the program opens with. */
+  function headerLines() {
+    const doc = view.state.doc;
+    let n = 0;
+    while (n < doc.lines && /^\s*#/.test(doc.line(n + 1).text)) n += 1;
+    return n;
   }
 
   // A line wider than the editor lets it scroll sideways: the browser scrolls the focused
@@ -208,6 +305,7 @@ export function createEditor(root, { onRun, onInput, note = null }) {
       if (pending) cancelAnimationFrame(pending); // a typed text replaced before it was reported
       pending = 0;
       replaced = false;
+      kept = null;
       view.setState(freshState(text, view.state.field(marksField)));
       view.scrollDOM.scrollLeft = 0; // a new program opens at its lines' start
       afterUpdate();
@@ -242,6 +340,25 @@ export function createEditor(root, { onRun, onInput, note = null }) {
       mark(kind, span, text);
       reveal(rangeIn(view.state, kind));
     },
+    /**
+     * Where the program opens with a header of comments (two lines or more: a description, not
+     * a one-line title) and the lines of `span` (computed on `text`) are not in view, as many
+     * as fit from the first, bring them into view so, unless the user is working
+     * in the editor; checked again as the editor's height changes (step 0: the walk's lines,
+     * from its first op to its output; the Train screen's editor showed only XOR's comments).
+     */
+    showSpan(span, text) {
+      const range = text === getText() ? rangeOf(text, span) : null;
+      if (!range || view.hasFocus || headerLines() < 2) return;
+      const check = () => { // shown: the first line, and the last or as many as fit from the first
+        const first = lineAt(range[0]);
+        if (inView(first) && (inView(lineAt(range[1])) || first[0] <= view.scrollDOM.scrollTop + 0.5)) return;
+        showLines(range[0], range[1], { force: true });
+        keep(check);
+      };
+      keep(check);
+      check();
+    },
     /** Scroll line 1 into view (a bug program's `# bugs:` line at step 0 and Done), focus aside. */
     showTop() {
       reveal([0, 0]);
@@ -254,6 +371,7 @@ export function createEditor(root, { onRun, onInput, note = null }) {
     select(span, text) {
       const range = text === getText() ? rangeOf(text, span) : null;
       if (!range) return false;
+      kept = null; // the user's choice
       view.dispatch({
         selection: { anchor: range[0], head: range[1] },
         effects: EditorView.scrollIntoView(range[0], { y: "nearest", yMargin: 24 }),

@@ -6,12 +6,12 @@ import { SPEEDS } from "../state.js";
 
 // [key, accessible name, text]; words as well as arrows read better from the back row. A
 // word in [brackets] is a span.word, which a narrow player hides (app.css: Start and End
-// keep their arrows; their names stay as aria-label and title).
+// keep their arrows, then Back and Next do; their names stay as aria-label and title).
 const BUTTONS = [
   ["reset", "Reset", "⇤[ Start]"],
-  ["back", "Step back", "◀ Back"],
+  ["back", "Step back", "◀[ Back]"],
   ["play", "Play", "▶ Play"],
-  ["forward", "Step forward", "Next ▶"],
+  ["forward", "Step forward", "[Next ]▶"],
   ["end", "Go to end", "[End ]⇥"],
 ];
 
@@ -78,7 +78,10 @@ export function createPlayer(root, actions, { tools = null } = {}) {
   let countWidth = null;
 
   function update({ step, total, phase: name, playing, speed: eventsPerSecond, disabled = false }) {
-    counter.textContent = disabled ? "no steps" : `step ${step} / ${total}`;
+    // "step" is a span.word: a crowded player shows "3 / 16" (app.css .fit-count), a
+    // screen reader still hears "step 3 / 16"
+    if (disabled) counter.textContent = "no steps";
+    else counter.replaceChildren(el("span", { class: "word" }, "step "), `${step} / ${total}`);
     // the counter keeps the width of this walk's longest count (app.css .counter)
     const widest = `${`step ${total} / ${total}`.length}ch`;
     if (widest !== countWidth) root.style.setProperty("--counter-ch", (countWidth = widest));
