@@ -63,7 +63,7 @@ export function formatBytes(bytes) {
   let v = bytes;
   let u = 0;
   while (v >= 1000 && u < units.length - 1) { v /= 1000; u += 1; }
-  return u === 0 ? `${v} B` : `${v.toPrecision(3)} ${units[u]}`;
+  return u === 0 ? `${v}\u00a0B` : `${v.toPrecision(3)}\u00a0${units[u]}`;
 }
 
 /** FLOPs as people read them: 840 FLOPs, 1.23 MFLOPs. */
@@ -72,5 +72,5 @@ export function formatFlops(flops) {
   let v = flops;
   let u = 0;
   while (v >= 1000 && u < units.length - 1) { v /= 1000; u += 1; }
-  return `${u === 0 ? v : v.toPrecision(3)} ${units[u]}FLOPs`;
+  return `${u === 0 ? v : v.toPrecision(3)}\u00a0${units[u]}FLOPs`;
 }

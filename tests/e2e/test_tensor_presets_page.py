@@ -61,5 +61,5 @@ def test_checkpoint_preset_narrates_the_recomputation(explorer):
         page.keyboard.press("ArrowRight")
     wait_step(page, first + 1)
     assert page.locator("#narration").inner_text().startswith("checkpoint: recompute")
-    assert "kept by the forward pass 256 B" in page.locator(".ledger-totals").inner_text()
+    assert "kept by the forward pass 256\u00a0B" in page.locator(".ledger-totals").inner_text()
     assert explorer.unexpected_errors() == []

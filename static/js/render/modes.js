@@ -241,7 +241,7 @@ export function createModesPanel(root, { store, onModeChange, request, onAddHvp 
         el(doc, "td", {}, r.leaf, ...(r.at ? [el(doc, "span", { class: "at", title: `the worst element, ${r.at}`, text: `worst ${r.at.slice(r.leaf.length)}` })] : [])),
         el(doc, "td", { class: "analytic", text: r.analytic }),
         el(doc, "td", { class: "numeric", text: r.numeric }), el(doc, "td", { text: r.abs }), el(doc, "td", { text: r.rel }),
-        el(doc, "td", { text: verdict }));
+        el(doc, "td", { class: entry.kink && !r.ok ? "verdict phrase" : "verdict", text: verdict }));
       const more = [];
       if (entry.kink) {
         more.push(el(doc, "tr", { class: "why", "data-leaf": r.leaf },

@@ -4,6 +4,11 @@
 // (app.css: its --cut, the px from that line's top to the edge) and the column says that
 // more is below (data-more); scrolled, the next line shows whole. A block taller than
 // MAX_CUT_EM (a chart) is left as it is: masking it would blank most of the column.
+// A row (ROWS: a table's row, a list item, a row of controls) is one line: whole or masked
+// whole. The gradient check's W row showed its name with its ✓ cut, the quiz's Practice row
+// a sliver of its button at 1024x768 (issue 14 §5). The edges are the column's own or an
+// ancestor's that clips it, where that is narrower; scrolled, the top edge masks the line it
+// cuts as well (--cut-top), so the rows above the gradient check's verdict are not slivers.
 // A line is its text's glyphs, its leaf elements, and the boxes an inline element draws
 // around its text (a <kbd>'s frame), in the box and in its open shadow roots (the narration's
 // KaTeX, render/narration_line.js). While more is below, the foot's shade (app.css
@@ -13,8 +18,11 @@
 // Takes its element; no global ids.
 
 const MAX_CUT_EM = 2.5;
+// a row of two lines and its padding (a tensor leaf's name over its worst element: 47 px)
+const MAX_ROW_EM = 4;
 const SHADE_REM = 0.7; // app.css .side[data-more="true"]: its box-shadow's inset
 const LEAVES = "svg, canvas, img, input, select, button, textarea, .swatch";
+const ROWS = "tr, li, .quiz-setup-row, .mode-row, .gradcheck-row";
 
 /** Whether the inline element `e` draws a box around its text (a border or a background). */
 function framed(e) {
@@ -27,23 +35,33 @@ function rootsOf(box) {
   return [box, ...[...box.querySelectorAll("*")].filter((e) => e.shadowRoot).map((e) => e.shadowRoot)];
 }
 
-/**
- * The line (text line boxes and leaf elements) that `box`'s lower edge cuts, or that reaches
- * into the `lift` px over it (a shade): {edge, top, bottom}, the edge's and the line's top
- * and bottom on screen (px), or null when none is (or nothing is below the edge).
- */
-export function lineAtFoot(box, lift = 0) {
-  if (box.scrollHeight <= box.clientHeight + 1) return null;
-  const outer = box.getBoundingClientRect();
-  const edge = outer.top + box.clientTop + box.clientHeight;
-  const most = MAX_CUT_EM * parseFloat(getComputedStyle(box).fontSize);
-  let top = edge;
-  let bottom = edge;
-  const crossing = (r) => r.height > 0 && r.top < edge - lift - 0.5 && r.bottom > edge - lift + 0.5;
-  const take = (r) => {
-    if (!crossing(r) || edge - r.top > most) return;
-    top = Math.min(top, r.top);
-    bottom = Math.max(bottom, r.bottom);
+/** The viewport y (px) of `box`'s seen part, top and foot: its own padding box's, or a
+ * clipping ancestor's where that is narrower. */
+function seenPart(box) {
+  const top = box.getBoundingClientRect().top + box.clientTop;
+  const seen = { ownTop: top, ownBottom: top + box.clientHeight, top, bottom: top + box.clientHeight };
+  for (let e = box.parentElement; e && e !== box.ownerDocument.documentElement; e = e.parentElement) {
+    if (getComputedStyle(e).overflowY === "visible") continue;
+    const r = e.getBoundingClientRect();
+    seen.top = Math.max(seen.top, r.top + e.clientTop);
+    seen.bottom = Math.min(seen.bottom, r.top + e.clientTop + e.clientHeight);
+  }
+  return seen;
+}
+
+/** The boxes of `box`'s lines (text line boxes, framed inline boxes, leaf elements) no taller
+ * than `most` px that the line at viewport `y` crosses, each as its row's box where it is in
+ * a row short enough (MAX_ROW_EM) to go whole. */
+function crossingAt(box, y, most) {
+  const rowMost = (MAX_ROW_EM / MAX_CUT_EM) * most;
+  const crossing = (r) => r.height > 0 && r.top < y - 0.5 && r.bottom > y + 0.5;
+  const out = [];
+  const take = (element, r) => {
+    if (!crossing(r)) return;
+    const row = element.closest(ROWS);
+    const whole = row && box.contains(row) ? row.getBoundingClientRect() : null;
+    if (whole && whole.height <= rowMost) out.push(whole);
+    else if (r.height <= most) out.push(r);
   };
   const range = box.ownerDocument.createRange();
   // a closed <details>' content keeps its boxes (content-visibility): not drawn, not counted
@@ -54,21 +72,50 @@ export function lineAtFoot(box, lift = 0) {
       const parent = t.parentElement;
       if (!t.data.trim() || !crossing(parent.getBoundingClientRect()) || !drawn(parent)) continue;
       range.selectNodeContents(t);
-      for (const r of range.getClientRects()) take(r);
-      if (parent !== box && framed(parent)) for (const r of parent.getClientRects()) take(r);
+      for (const r of range.getClientRects()) take(parent, r);
+      if (parent !== box && framed(parent)) for (const r of parent.getClientRects()) take(parent, r);
     }
     for (const leaf of root.querySelectorAll(LEAVES)) {
       if (leaf.parentElement?.closest(LEAVES) || !drawn(leaf)) continue; // an svg's own parts
-      take(leaf.getBoundingClientRect());
+      take(leaf, leaf.getBoundingClientRect());
     }
   }
+  return out;
+}
+
+/**
+ * The line (text line boxes and leaf elements) that `box`'s own lower edge cuts, or that
+ * reaches into the `lift` px over it (a shade): {edge, top, bottom}, the edge's and the
+ * line's top and bottom on screen (px), or null when none is (or nothing is below the edge).
+ */
+export function lineAtFoot(box, lift = 0) {
+  if (box.scrollHeight <= box.clientHeight + 1) return null;
+  const { ownBottom: edge } = seenPart(box);
+  const most = MAX_CUT_EM * parseFloat(getComputedStyle(box).fontSize);
+  const lines = crossingAt(box, edge - lift, most);
+  const top = lines.reduce((y, r) => Math.min(y, r.top), edge);
+  const bottom = lines.reduce((y, r) => Math.max(y, r.bottom), edge);
   return top < edge ? { edge, top, bottom } : null;
 }
 
-/** The px of `box`'s lines that its lower edge (or `lift` px over it) cuts: from the cut line's top to the edge. */
-export function cutAt(box, lift = 0) {
-  const line = lineAtFoot(box, lift);
-  return line ? line.edge - line.top : 0;
+/** The px `box`'s seen edges cut of its lines and rows, from each edge of its own box:
+ * { head, foot } (what --cut-top and --cut mask); `lift`: the px over the foot a shade
+ * darkens, whose line is masked as a cut one. Nothing is cut when it neither scrolls nor is
+ * clipped. */
+export function cutsAt(box, lift = 0) {
+  const seen = seenPart(box);
+  const clipped = seen.top > seen.ownTop + 0.5 || seen.bottom < seen.ownBottom - 0.5;
+  if (box.scrollHeight <= box.clientHeight + 1 && !clipped) return { head: 0, foot: 0 };
+  const most = MAX_CUT_EM * parseFloat(getComputedStyle(box).fontSize);
+  const foot = crossingAt(box, seen.bottom - lift, most).reduce((y, r) => Math.min(y, r.top), seen.ownBottom);
+  // a piece stuck to the top (app.css .in-sight) covers the lines scrolled under it
+  const stuck = [...box.querySelectorAll(".in-sight")].some((e) => {
+    const r = e.getBoundingClientRect();
+    return r.height > 0 && Math.abs(r.top - seen.top) <= 1 && getComputedStyle(e).position === "sticky";
+  });
+  const head = (box.scrollTop > 0 || clipped) && !stuck
+    ? crossingAt(box, seen.top, most).reduce((y, r) => Math.max(y, r.bottom), seen.ownTop) : seen.ownTop;
+  return { head: Math.max(0, head - seen.ownTop), foot: Math.max(0, seen.ownBottom - foot) };
 }
 
 /** Keep `box`'s lines whole as it scrolls, is resized or its content changes. */
@@ -78,9 +125,11 @@ export function keepRowsWhole(box) {
     frame = 0;
     const more = box.scrollTop + box.clientHeight < box.scrollHeight - 1;
     const shade = more ? SHADE_REM * parseFloat(getComputedStyle(box.ownerDocument.documentElement).fontSize) : 0;
-    const cut = cutAt(box, shade);
-    box.style.setProperty("--cut", `${cut}px`);
-    box.dataset.cut = String(Math.round(cut));
+    const { head, foot } = cutsAt(box, shade);
+    box.style.setProperty("--cut", `${foot}px`);
+    box.style.setProperty("--cut-top", `${head}px`);
+    box.dataset.cut = String(Math.round(foot));
+    box.dataset.cutTop = String(Math.round(head));
     box.dataset.more = String(more);
   };
   const soon = () => { frame ||= requestAnimationFrame(update); };
