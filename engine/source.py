@@ -15,6 +15,7 @@ import warnings
 from dataclasses import dataclass
 
 from gradwalk.engine.clip import clip  # noqa: F401  (also imported from here: user text in messages)
+from gradwalk.engine import pasted
 from gradwalk.engine.errors import ProgramError
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -116,7 +117,7 @@ def python_ast(text: str, lines: Lines) -> ast.Module:
         if end_col is not None and end_col < col:
             end_col = None
         raise ProgramError("syntax", f"syntax error: {e.msg}", e.lineno, col,
-                           e.end_lineno, end_col) from None
+                           e.end_lineno, end_col, hint=pasted.hint(str(e.msg))) from None
     except UnicodeError:
         raise ProgramError("syntax", "the program contains an invalid character (a lone "
                            "surrogate)", *first_bad_char(text)) from None

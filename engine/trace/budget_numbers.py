@@ -80,6 +80,8 @@ TANGENT = len('{"seq":,"kind":"tangent","node":"","value":,"tangent":,"rule":"",
 ACCUMULATE = len('{"seq":,"kind":"accumulate","node":"","input":"","arg":,"upstream":,'
                  '"local":,"partial":"","contribution":,"adjoint_before":,"adjoint_after":,'
                  '"narration":""},') + 2 + 80   # the arg's digits, the narration's words
+# (the words hold an underflowed step's note, underflow.NOTE: the 5,000-line chain whose steps
+# underflow stays under the estimate, tests/engine/test_numbers_seen.py)
 UNBROADCAST = len('{"seq":,"kind":"unbroadcast","node":"","input":"","arg":,"from_shape":[],'
                   '"to_shape":[],"axes":[],"before":,"after":},') + 40
 SHOW_ELEMENTS = 6  # tensors up to this size have their numbers narrated (narrate.py)

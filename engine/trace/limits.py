@@ -64,3 +64,21 @@ class TrainLimits:
     max_recorded: int = 10
     timeout_seconds: float | None = None
     trace: Limits = field(default_factory=Limits)
+
+
+def two_sizes(estimate: int, limit: int) -> tuple[str, str]:
+    """An estimate over a limit (bytes), both written in one unit (MB from 1 MB, else KB from
+    1 KB, else bytes) with as many decimals as it takes for the two to read differently
+    (100,049 bytes over 100,000: "0.10005 MB" and "0.1 MB" would both read 0.1 at one
+    decimal; they read "100.049 KB" and "100 KB"). Trailing zeros are dropped."""
+    scale, unit = next((s, u) for s, u in ((1e6, "MB"), (1e3, "KB"), (1, "bytes"))
+                       if limit >= s or s == 1)
+    for decimals in range(1, 7):
+        a, b = (f"{n / scale:,.{decimals}f}" for n in (estimate, limit))
+        if a != b:
+            break
+    return tuple(_trim(t) + " " + unit for t in (a, b))
+
+
+def _trim(number: str) -> str:
+    return number.rstrip("0").rstrip(".") if "." in number else number

@@ -41,10 +41,13 @@ def walk(t) -> Iterator[dict]:
     for i in t.deadline.paced(t.order):
         v = values[i]
         value = v if type(v) is float and v - v == 0.0 else t.encode(v, limit)
-        if type(value) is not float and t.first_non_finite is None and non_finite(value):
-            t.first_non_finite = {"node": ids[i], "phase": "forward", "why": t.why_forward(i)}
-        elif t.first_non_finite is None and \
-                (type(value) is not float or not abs(value) >= tiny):
+        if type(value) is float and abs(value) >= tiny:
+            pass   # the hot path: a normal scalar (NaN fails the test)
+        elif type(value) is not float and non_finite(value):
+            if t.first_non_finite is None:
+                t.first_non_finite = {"node": ids[i], "phase": "forward",
+                                      "why": t.why_forward(i)}
+        else:   # every underflow is marked, not only the first (underflow.note)
             underflow.note(t, i, "forward", seq)
         yield {"seq": seq, "kind": "evaluate", "node": ids[i], "value": value}
         seq += 1
@@ -68,12 +71,15 @@ def watch_adjoints(t, records: Iterator[dict]):
     returned: list = []
     tiny = underflow.tiny(t.program.dtype)
     for record in _returning(records, returned):
-        if t.first_non_finite is None and record["kind"] == "accumulate":
+        if record["kind"] == "accumulate":
             after = record["adjoint_after"]
-            if type(after) is not float and non_finite(after):
-                t.first_non_finite = {"node": record["input"], "phase": "backward",
-                                      "why": _why_backward(t, record)}
-            elif type(after) is not float or not abs(after) >= tiny:
+            if type(after) is float and abs(after) >= tiny:
+                pass   # the hot path: a normal scalar adjoint (NaN fails the test)
+            elif type(after) is not float and non_finite(after):
+                if t.first_non_finite is None:
+                    t.first_non_finite = {"node": record["input"], "phase": "backward",
+                                          "why": _why_backward(t, record)}
+            else:   # every underflowed step is marked and says so (underflow.note)
                 underflow.note(t, int(record["input"][1:]), "backward", record["seq"], record)
         yield record
     return returned[0]

@@ -28,7 +28,7 @@ from gradwalk.engine.trace import (budget, graph_out, ledger, narrate, nonfinite
 from gradwalk.engine.trace import cuts as cut_paths
 from gradwalk.engine.trace.deadline import Deadline
 from gradwalk.engine.trace.forward import evaluate_op
-from gradwalk.engine.trace.limits import Limits
+from gradwalk.engine.trace.limits import Limits, two_sizes
 from gradwalk.engine.trace.modes import MODES
 from gradwalk.engine.trace.options import DEFAULT, Options
 from gradwalk.engine.trace.values import Encoder
@@ -186,9 +186,10 @@ class Tracer:
                 break
         node = self.program.nodes[i]
         s = node.span
+        estimate, limit = two_sizes(total, limits.max_response_bytes)
         raise ProgramError(
-            "too_large", f"the trace would take about {total / 1e6:,.1f} MB; the limit "
-            f"(max_response_bytes) is {limits.max_response_bytes / 1e6:,.1f} MB, passed at "
+            "too_large", f"the trace would take about {estimate}; the limit "
+            f"(max_response_bytes) is {limit}, passed at "
             f"{clip(node.label)}", s.line, s.col, s.end_line, s.end_col,
             hint="trace fewer nodes or smaller tensors (the setting is "
                  "GRADWALK_MAX_RESPONSE_BYTES)")

@@ -99,10 +99,19 @@ def backward(record: dict, dtype=np.float64) -> bool:
 
 # ---- marking it in a trace ----------------------------------------------------------------------
 
+NOTE = " (underflow: not exact)"
+"""What every later step that underflows says (the first says why in full)."""
+
+
 def note(tracer, i: int, phase: str, seq: int, record: dict | None = None) -> None:
     """Mark node i's value (phase "forward") or adjoint ("backward", from its `accumulate`
-    record) in `tracer.first_non_finite` when it underflowed: {node, phase, why, kind:
-    "underflow", seq: the event's}; warn at the node, and say it in the record's narration."""
+    record) when it underflowed, as NaN and infinity are marked: the first one in
+    `tracer.first_non_finite` ({node, phase, why, kind: "underflow", seq: the event's}, when
+    nothing was marked before) with a warning at its node; and every adjoint that underflows,
+    not only the first, with a note in its record's narration, which names the node: the
+    first says why in full, each later one NOTE (issue 14 §4: x̄0's `+= 0.7864 · 4.941e-324
+    = 4.941e-324` read as exact). One warning keeps the body's size bounded; the notes add
+    len(NOTE) bytes a step (budget_numbers.UNDERFLOW_NOTE)."""
     node = tracer.program.nodes[i]
     if phase == "forward" and node.role != "op":
         return   # a number as typed (a = 1e-320) is the program's, not an underflow of it
@@ -114,13 +123,16 @@ def note(tracer, i: int, phase: str, seq: int, record: dict | None = None) -> No
     elif not backward(record, tracer.program.dtype):
         return
     reason = why(tracer.program.dtype)
-    tracer.first_non_finite = {"node": tracer.ids[i], "phase": phase, "why": reason,
-                               "kind": "underflow", "seq": seq}
-    what = "its value" if phase == "forward" else f"its gradient {tracer.symbols[i]}"
-    tracer.warnings.add(
-        "underflow", f"{clip(node.label)} ({warn.where(node.span)}): {what} underflowed, "
-        f"{reason.split(': ', 1)[1]}, so it and the numbers computed from it are not exact (a "
-        "number this small keeps fewer digits, and one that rounds to 0 was not 0)",
-        tracer.ids[i], span=node.span)
+    first = tracer.first_non_finite is None
+    if first:
+        tracer.first_non_finite = {"node": tracer.ids[i], "phase": phase, "why": reason,
+                                   "kind": "underflow", "seq": seq}
+    if first:   # one warning, at the first node: every later step's note marks its own
+        what = "its value" if phase == "forward" else f"its gradient {tracer.symbols[i]}"
+        tracer.warnings.add(
+            "underflow", f"{clip(node.label)} ({warn.where(node.span)}): {what} underflowed, "
+            f"{reason.split(': ', 1)[1]}, so it and the numbers computed from it are not exact "
+            "(a number this small keeps fewer digits, and one that rounds to 0 was not 0)",
+            tracer.ids[i], span=node.span)
     if record is not None:
-        record["narration"] += f" ({reason}: not exact)"
+        record["narration"] += f" ({reason}: not exact)" if first else NOTE

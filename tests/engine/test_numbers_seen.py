@@ -98,12 +98,50 @@ def test_an_underflowed_adjoint_is_marked_at_its_first_node_with_why():
     before = [e for e in body["events"] if e["kind"] == "accumulate" and e["seq"] < mark["seq"]]
     assert all(abs(e["adjoint_after"]) >= 2.2250738585072014e-308 for e in before)
     assert event["narration"].endswith("(underflow: below 2.2e-308, the float64 limit: not exact)")
-    (warning,) = body["warnings"]
+    (warning,) = body["warnings"]   # one: every later step's note marks its own node
     assert warning["kind"] == "underflow" and warning["node"] == mark["node"]
     assert "not exact" in warning["message"]
     assert body["events"][-1]["narration"].startswith(
         "Done, with a warning: a number underflowed, so it and the numbers computed from it "
         "are not exact.")
+
+
+TINY = 2.2250738585072014e-308
+
+
+def test_every_underflowed_adjoint_is_marked_and_each_step_says_so():
+    """Issue 14 §4: only the first underflowed adjoint (x̄3207's edge) was marked; later steps,
+    `x̄0 += 0.7864 · 4.941e-324 = 4.941e-324`, read as exact. Now every accumulate step whose
+    adjoint is subnormal, or 0 from a product of non-zero numbers, says so briefly (the event
+    names its node); the one warning stays at the first (the body stays bounded)."""
+    body = run_trace(CHAIN)
+    steps = [e for e in body["events"] if e["kind"] == "accumulate"]
+    under = [e for e in steps if 0 < abs(e["adjoint_after"]) < TINY
+             or (e["adjoint_after"] == 0 and e["upstream"] != 0 and e["local"] != 0)]
+    assert len(under) > 9_000   # from x̄3207 down to x̄0, three edges a line
+    first = body["first_non_finite"]["seq"]
+    for e in under:
+        ending = ("(underflow: below 2.2e-308, the float64 limit: not exact)" if e["seq"] == first
+                  else " (underflow: not exact)")
+        assert e["narration"].endswith(ending), e["narration"]
+    (x0,) = [e for e in steps if e["input"] == "n0"]
+    assert x0["narration"] == ("tanh(x0): x̄0 += (1 - tanh(x0)²) · ∂x5000/∂tanh(x0) = 0.7864 · "
+                               "4.941e-324 = 4.941e-324 (underflow: not exact)")
+    normal = [e for e in steps if abs(e["adjoint_after"]) >= TINY]
+    assert normal and not any("underflow" in e["narration"] for e in normal)
+    assert [w["node"] for w in body["warnings"]] == [body["first_non_finite"]["node"]]
+
+
+def test_the_size_estimate_counts_every_underflow_note():
+    """Each note's words are in the estimate (budget.UNDERFLOW_NOTE per edge where the walk
+    may mark one): the estimate stays over the real body."""
+    from gradwalk.engine.trace import budget
+    from gradwalk.engine.trace.runner import Limits, Tracer, trace_json
+    estimate = sum(budget.per_node(Tracer(CHAIN), Limits().inline))
+    real = len(trace_json(CHAIN))
+    assert real <= estimate <= 2.5 * real
+    bound = budget.scalar_bound(Tracer(CHAIN))
+    assert bound is None or bound >= real
 
 
 def test_a_product_that_rounds_to_0_is_an_underflow_in_the_forward_pass():

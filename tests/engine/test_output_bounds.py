@@ -5,6 +5,7 @@ result was assigned to a 100,000-character name answered 443 MB).
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -121,7 +122,7 @@ def test_many_edges_times_inline_tensors_are_refused_before_any_event():
     text = f"x = {V64}\ny = x\n" + "y = y * x\n" * 6_000 + "L = sum(y)\n"
     e = refused(text, max_response_bytes=50_000_000)   # Tracer() makes no event
     assert e.kind == "too_large" and "max_response_bytes" in e.message
-    assert "50.0 MB" in e.message and "GRADWALK_MAX_RESPONSE_BYTES" in e.hint
+    assert "the limit (max_response_bytes) is 50 MB" in e.message and "GRADWALK_MAX_RESPONSE_BYTES" in e.hint
     assert 3 < e.line < 6_003 and e.col == 4   # where the estimate crosses the limit
     body = run_trace(f"x = {V64}\ny = x\n" + "y = y * x\n" * 60 + "L = sum(y)\n")
     assert body["grads"]["x"]["shape"] == [64]
@@ -133,3 +134,34 @@ def test_a_lower_limit_refuses_at_the_node_that_crosses_it():
     e = refused(text, max_response_bytes=full // 2)
     assert e.kind == "too_large" and 900 < e.line < 1_100
     assert Tracer(text, limits=Limits(max_response_bytes=full)).output_name == "x"
+
+
+_SIZES = re.compile(r"would take about ([\d,.]+) (MB|KB|bytes); the limit \(max_response_bytes\) "
+                    r"is ([\d,.]+) (MB|KB|bytes),")
+_UNIT = {"MB": 1e6, "KB": 1e3, "bytes": 1}
+
+
+@pytest.mark.parametrize("over", [1, 49, 5_000])
+@pytest.mark.parametrize("limit", [100_000, 2_000_000])
+def test_the_estimate_and_the_limit_read_differently(limit, over):
+    """Issue 14 §4: "the trace would take about 0.1 MB; the limit ... is 0.1 MB". The two are
+    written in one unit (KB under 1 MB) with the digits that tell them apart."""
+    text = "x = 1.0\n" + "x = x * 1.00001\n" * (limit // 1500)
+    full = sum(budget.per_node(Tracer(text), 64))
+    assert full > limit   # the program is over the limit at one decimal of an MB
+    e = refused(text, max_response_bytes=full - over)
+    a, unit_a, b, unit_b = _SIZES.search(e.message).groups()
+    assert unit_a == unit_b == ("KB" if full - over < 1e6 else "MB") and a != b
+    scale = _UNIT[unit_a]
+    assert float(a.replace(",", "")) * scale == pytest.approx(full, abs=scale * 0.1)
+    assert float(b.replace(",", "")) * scale == pytest.approx(full - over, abs=scale * 0.1)
+    assert float(a.replace(",", "")) > float(b.replace(",", ""))
+
+
+def test_the_issues_sizes_read_in_kb():
+    from gradwalk.engine.trace.limits import two_sizes
+    assert two_sizes(100_049, 100_000) == ("100.05 KB", "100 KB")   # was 0.1 MB and 0.1 MB
+    assert two_sizes(100_000_001, 100_000_000) == ("100.000001 MB", "100 MB")
+    assert two_sizes(2_345_678, 2_000_000) == ("2.3 MB", "2 MB")
+    assert two_sizes(900, 800) == ("900 bytes", "800 bytes")   # under 1 KB
+    assert two_sizes(9, 8) == ("9 bytes", "8 bytes")

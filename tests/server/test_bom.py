@@ -55,7 +55,9 @@ def test_a_mark_that_is_not_the_first_character_is_an_error_at_its_place(text, w
     r = gradwalk("trace", str(path))
     assert r.returncode == 1
     assert r.stderr.decode() == (f"gradwalk: {path}: {where}: syntax error: invalid "
-                                 "non-printable character U+FEFF\n")
+                                 "non-printable character U+FEFF (a byte-order mark (U+FEFF) "
+                                 "inside the program, as left where two files were joined: "
+                                 "delete it (one at the very start is read))\n")
 
 
 # ---- the API: every route that takes a program -------------------------------------------
