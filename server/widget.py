@@ -89,11 +89,7 @@ WIDGET_RULES = """
 .widget-program textarea { display: block; width: 100%; box-sizing: border-box;
   font: 0.9rem/1.4 var(--mono); }
 .widget-mode { font: inherit; }
-/* The phase is whole (app.css lets the explorer's ellipsise: at 1024x768 in the projector
-   theme the widget's read "back..." in 99 px of its 184): the scrubber gives way first, down
-   to 4em; past that the phase wraps to a row of its own, whole. */
-.embed.gradwalk-widget .player .phase { flex: 0 0 auto; max-width: 100%; }
-.embed.gradwalk-widget .player .scrubber { flex: 1 1 5em; min-width: 4em; }
+/* The phase pill whole, the scrubber giving way: embed.css's rule, the embed's and this. */
 /* A program refused after a walk (Walk._retrace): that walk stays, faded and not stepped, its
    player disabled ("no steps"), the located error its narration: the explorer's way. */
 .embed.gradwalk-widget[data-status="error"] #graph { opacity: 0.35; }

@@ -202,3 +202,29 @@ def test_a_short_embed_link_opens_its_state(context, app_url):
     assert requests == ["POST trace"]
     assert json.loads(page.locator("#initial-state").text_content())["step"] == 4
     assert errors == []
+
+
+SIGMOID_NET = ("x = 2.0\ny = const(1.0)\nw1 = 0.5\nb1 = 0.1\nw2 = 0.8\nb2 = 0.2\nz1 = w1 * x + b1\n"
+               "h1 = sigmoid(z1)\nz2 = w2 * h1 + b2\ny_hat = sigmoid(z2)\nL = (y_hat - y) ** 2\n")  # seed-sigmoid-net
+
+
+def test_a_projector_slide_embed_shows_the_phase_whole_and_a_margin_at_the_right(context, app_url):
+    """docs/slides.md's 1000x600 slide embed, mid-walk in the projector theme: the phase pill read
+    "forward …" and "Open in gradwalk ↗" touched the frame's right edge (a review)."""
+    page, errors, _ = open_embed(context, f"{app_url}/embed?step=14&theme=projector#{fragment({'v': 1, 'program': SIGMOID_NET})}")
+    wait_embed_step(page, 14)
+    got = page.evaluate("""() => {
+        const r = (s) => document.querySelector(s).getBoundingClientRect();
+        const phase = document.querySelector('#embed .phase');
+        return { whole: phase.scrollWidth <= phase.clientWidth, text: phase.textContent,
+                 phaseRight: r('#embed .phase').right, barRight: r('.embed-bar').right,
+                 linkRight: r('.open-full').right, width: document.documentElement.clientWidth,
+                 scrubber: r('#embed .scrubber').width };
+    }""")
+    page.screenshot(path="/tmp/lw/embed-sigmoid-projector-1000.png")
+    assert got["whole"], got
+    assert got["text"].startswith("forward"), got
+    assert got["phaseRight"] <= got["barRight"] + 0.5, got
+    assert got["linkRight"] <= got["width"] - 16, got  # a margin at the right (it was 8.4 px)
+    assert got["scrubber"] >= 60, got  # it gave way, still a bar to drag
+    assert errors == []

@@ -85,6 +85,63 @@ def test_after_a_trace_the_editor_shows_the_start_of_every_line(open_explorer, s
     assert ex.unexpected_errors() == []
 
 
+# Line 3 is wider than the editor at 1024x768 and the last line: a paste leaves the caret at its end.
+LONG_LINE_3 = ("x = 0.5\nw = -1.5\n"
+               "y = tanh(x * w + 0.25) * sigmoid(x * w - 1.25) + tanh(x * x * w + 0.125)"
+               " * sigmoid(w * w * x - 0.375) + x * w * 0.0625 + tanh(w * 0.75)")
+
+
+def step_by_button(page, step: int, *, keep_focus: bool) -> None:
+    """Press Next until `step`: clicked (the focus goes to the button), or with `keep_focus`
+    pressed as element.click() does, the focus (and the caret) left in the editor."""
+    while int(page.locator("#player").get_attribute("data-step")) < step:
+        if keep_focus:
+            page.eval_on_selector("#player .btn.forward", "b => b.click()")
+        else:
+            page.locator("#player .btn.forward").click()
+    page.wait_for_selector(f'#player[data-step="{step}"]')
+    page.wait_for_timeout(50)  # a frame for the mark's sideways scroll
+
+
+@on_screens
+def test_a_trace_with_the_caret_at_a_long_lines_end_shows_each_steps_line_from_its_start(
+        open_explorer, size, theme):
+    ex = opened(open_explorer, size, theme)
+    page = ex.page
+    page.locator("#program").click()
+    page.keyboard.press("Control+a")
+    # A paste as the browser sends it (Ctrl+V): the caret at the end of line 3, scrolled to.
+    page.eval_on_selector("#program", """(e, text) => { const data = new DataTransfer();
+        data.setData('text/plain', text);
+        e.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true })); }""",
+                          LONG_LINE_3)
+    page.wait_for_timeout(100)
+    assert page.eval_on_selector(EDITOR, "e => e.gradwalkEditor.getText()") == LONG_LINE_3
+    assert scroll_left(page) > 0  # typing scrolls to the caret, as usual
+    page.keyboard.press("Control+Enter")  # the caret still at the end of the long line
+    wait_ready(page)
+    page.wait_for_timeout(100)
+    assert (scroll_left(page), first_line_start_visible(page, "x = 0.5")) == (0, True)
+    for step in (1, 2, 3, 10, 20):
+        step_by_button(page, step, keep_focus=step <= 3)
+        assert (page.evaluate("document.activeElement.id") == "program") == (step <= 3)
+        assert (step, scroll_left(page), first_line_start_visible(page, "x = 0.5")) == (step, 0, True)
+    page.locator("#player .btn.end").click()
+    page.wait_for_function("() => { const p = document.querySelector('#player');"
+                           " return p.dataset.step === p.dataset.total; }")
+    page.wait_for_timeout(50)
+    assert scroll_left(page) == 0
+    page.screenshot(path=f"{SHOTS}/editor-caret-end-{theme}-{size[0]}.png")
+    # The user's own typing at the caret (still at the line's end) scrolls to it again.
+    page.locator("#program").focus()
+    page.eval_on_selector(EDITOR, "e => e.gradwalkEditor.view.dispatch({ selection: { anchor:"
+                          " e.gradwalkEditor.view.state.doc.length } })")
+    page.keyboard.type(" ")
+    page.wait_for_timeout(100)
+    assert scroll_left(page) > 0
+    assert ex.unexpected_errors() == []
+
+
 TENSOR_3X4 = "X = randn(3, 4, seed=0)\nW = randn(3, 4, seed=1)\nL = sum(X * W)\n"
 
 

@@ -190,7 +190,7 @@ export function createEditor(root, { onRun, onInput, note = null }) {
     view.dispatch({ effects: EditorView.scrollIntoView(range[0], { y: "nearest", yMargin: 24 }) });
     requestAnimationFrame(() => { // once CodeMirror has scrolled
       wholeLines(range[0]);
-      showLineStarts(range[1]);
+      showStatement(range);
     });
     keep(() => inView(lineAt(range[0])) || reveal(range, { force: true }));
   }
@@ -272,6 +272,24 @@ export function createEditor(root, { onRun, onInput, note = null }) {
     return n;
   }
 
+  // The step's statement is what the narration reads, so its line shows from its start
+  // whatever the caret: a caret left at the end of a long line (Ctrl+Enter there) kept the
+  // editor scrolled 630 px sideways through the whole walk, lines 1-2 blank (issue 14).
+  // scrollLeft 0 when the span's end fits; else just enough for the end, never past the start
+  // of the statement (its line's first non-blank): the lines' starts read, the mark may not.
+  function showStatement([from, to]) {
+    const scroller = view.scrollDOM;
+    const line = view.state.doc.lineAt(from);
+    const end = view.coordsAtPos(Math.min(to, view.state.doc.length));
+    const start = view.coordsAtPos(line.from + (line.text.length - line.text.trimStart().length));
+    if (!end || !start) return;
+    const box = scroller.getBoundingClientRect();
+    const textLeft = view.dom.querySelector(".cm-gutters")?.getBoundingClientRect().right ?? box.left;
+    const over = end.right + scroller.scrollLeft - (box.left + scroller.clientWidth - SIDE_MARGIN);
+    const startX = start.left + scroller.scrollLeft - textLeft - SIDE_MARGIN; // the start at the left edge
+    scroller.scrollLeft = Math.max(0, Math.min(over, startX));
+  }
+
   // A line wider than the editor lets it scroll sideways: the browser scrolls the focused
   // text on a click, CodeMirror keeps the scroll from one program to the next, and a mark
   // scrolled to stays so. Scrolled by even 18 px, `W1 = randn(...)` reads `1 = randn(...)`
@@ -330,15 +348,21 @@ export function createEditor(root, { onRun, onInput, note = null }) {
       view.dispatch({ changes: { from: 0, insert: `${line}\n` }, userEvent: "input",
         effects: EditorView.scrollIntoView(0, { y: "start", x: "start" }) });
     },
-    /** Bring the lines' start back into view unless the caret needs the sideways scroll (a trace). */
-    showLineStarts: () => showLineStarts(),
+    /**
+     * Bring the lines' start back into view whatever the caret (a trace: the walk reads from
+     * there; the user's next keystroke scrolls to the caret again, as CodeMirror does).
+     */
+    showLineStarts: () => showLineStarts(null),
     /**
      * Highlight `span` as `kind` ("step" or "hover") while the editor shows `text`, the
      * program the span was computed on; a null span clears it.
      */
     mark(kind, span, text) {
       mark(kind, span, text);
-      reveal(rangeIn(view.state, kind));
+      const range = rangeIn(view.state, kind);
+      reveal(range);
+      // While the user works in the editor its scroll is theirs, but sideways a step's line shows.
+      if (range && kind === "step" && view.hasFocus) requestAnimationFrame(() => showStatement(range));
     },
     /**
      * Where the program opens with a header of comments (two lines or more: a description, not
