@@ -47,31 +47,18 @@ def _base_g(h, out, g, x, y):
     return _pow_base(h, None, x, y)
 
 
-def _edge(x, y, second):
-    """`second` (a second derivative of x ** y) with NaN where the base x is 0 and y >= 0 (the
-    exponent rule's edge point, _limit): there PyTorch's double backward of pow is NaN in every
-    entry (its exponent rule's mask
-    where(x == 0 & y >= 0, 0, x^y log x) sends 0 to the branch not taken, and the product's
-    rule meets 0 · log 0; so H v of both x and y is NaN for every exponent and every v, also
-    where the limit is finite). The true mixed derivative x^(y-1) (1 + y log x) diverges there
-    for y <= 1, so no finite number would be right for every exponent."""
-    return np.where(_limit(x, y), np.nan, second)
-
-
 def _base_x(h, out, g, x, y):
     """h g y (y-1) x^(y-2): pow's own base rule at the exponent y - 1 (0 where y = 1), and 0
-    where y = 0 (the rule is 0 there); NaN where x = 0 and y >= 0 (_edge)."""
-    return _edge(x, y, np.where(y == 0, 0.0, _pow_base(h * g * y, None, x, y - 1)))
+    where y = 0 (the rule is 0 there)."""
+    return np.where(y == 0, 0.0, _pow_base(h * g * y, None, x, y - 1))
 
 
 def _base_y(h, out, g, x, y):
-    """h g (x^(y-1) + y x^(y-1) log x), the log term by pow's exponent rule at y - 1; NaN where
-    x = 0 (_edge). At y = 0 it is h g / x, the mixed derivative _exponent_x gives too: the
-    Hessian stays symmetric, so reverse over reverse and forward over reverse agree (PyTorch's
-    rule selects 0 here, by its y == 0 mask, in this direction only: its own two methods then
-    differ; central differences give 1/x)."""
+    """h g (x^(y-1) + y x^(y-1) log x), the log term by pow's exponent rule at y - 1 (0 where
+    x = 0 and y >= 1); 0 where y = 0."""
     power = np.power(x, y - 1)
-    return _edge(x, y, h * g * power + _pow_exponent(h * g * y, power, x, y - 1))
+    both = h * g * power + _pow_exponent(h * g * y, power, x, y - 1)
+    return np.where(y == 0, 0.0, both)
 
 
 # ---- ȳ of x ** y: g * x^y log x -------------------------------------------------------------------
@@ -90,7 +77,7 @@ def _exponent_x(h, out, g, x, y):
     safe = np.where(limit, 1.0, x)
     hg = h * g
     both = _pow_base(hg * np.log(safe), None, safe, y) + hg * np.power(safe, y) / safe
-    return _edge(x, y, np.where(limit, 0.0, both))
+    return np.where(limit, 0.0, both)
 
 
 def _exponent_y(h, out, g, x, y):
@@ -98,7 +85,7 @@ def _exponent_y(h, out, g, x, y):
     limit = _limit(x, y)
     safe = np.where(limit, 1.0, x)
     log = np.log(safe)
-    return _edge(x, y, np.where(limit, 0.0, h * g * np.power(safe, y) * log * log))
+    return np.where(limit, 0.0, h * g * np.power(safe, y) * log * log)
 
 
 def _masked_row(name, forward, vjps, text, partials):

@@ -229,15 +229,10 @@ def _unnamed(program: Program, shape: tuple):
 
 def _with_inner_product(program: Program, back: BackwardProgram, vector: dict
                         ) -> tuple[Program, str]:
-    """The backward graph with s = Σ sum(v_x ⊙ x̄) appended (v_x constants), and s's name.
-
-    Every leaf has its term, also where its v is 0: s is PyTorch's g·v (torch.autograd.grad
-    with create_graph=True, then the vjp of g·v), whose adjoint 0 of such an x̄ still meets an
-    infinite second derivative on the way back (0 · ∞ = NaN, e.g. sqrt(x) * y at x = 0 with
-    v = (0, 1)): left out, H v would read a finite number where PyTorch reads NaN (issue 14
-    §4)."""
+    """The backward graph with s = Σ sum(v_x ⊙ x̄) appended (v_x constants; leaves whose v is
+    0 are left out unless every one is), and s's name."""
     b = back.builder
-    nonzero = list(program.leaves)
+    nonzero = [n for n in program.leaves if np.any(vector[n] != 0)] or list(program.leaves)
     terms = []
     s_name = "s" if "s" not in program.names else "s_hvp"
     for k, name in enumerate(nonzero):
@@ -302,12 +297,6 @@ def warn_kinks(tracer) -> None:
         if node.op not in kinks.TABLE:
             continue
         out = tracer.values[node.index]
-        edge = kinks.pow_second_edge(node, tracer.inputs(node), tracer.program)
-        if edge:   # NaN second derivatives, whatever the exponent (masked.py `_edge`)
-            tracer.warnings.add("non_differentiable", kinks.pow_edge_message(
-                node, tracer.formulas[node.index], edge, int(np.size(out)), what),
-                tracer.ids[node.index], field, node.span)
-            continue
         count = kinks.at(node.op, out, tracer.inputs(node), node.params)
         if count:
             tracer.warnings.add("non_differentiable", kinks.second_order_message(

