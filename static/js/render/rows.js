@@ -92,7 +92,7 @@ export function lineAtFoot(box, lift = 0) {
   if (box.scrollHeight <= box.clientHeight + 1) return null;
   const { ownBottom: edge } = seenPart(box);
   const most = MAX_CUT_EM * parseFloat(getComputedStyle(box).fontSize);
-  const lines = crossingAt(box, edge - lift, most);
+  const lines = [...crossingAt(box, edge, most), ...(lift ? crossingAt(box, edge - lift, most) : [])];
   const top = lines.reduce((y, r) => Math.min(y, r.top), edge);
   const bottom = lines.reduce((y, r) => Math.max(y, r.bottom), edge);
   return top < edge ? { edge, top, bottom } : null;
@@ -107,7 +107,9 @@ export function cutsAt(box, lift = 0) {
   const clipped = seen.top > seen.ownTop + 0.5 || seen.bottom < seen.ownBottom - 0.5;
   if (box.scrollHeight <= box.clientHeight + 1 && !clipped) return { head: 0, foot: 0 };
   const most = MAX_CUT_EM * parseFloat(getComputedStyle(box).fontSize);
-  const foot = crossingAt(box, seen.bottom - lift, most).reduce((y, r) => Math.min(y, r.top), seen.ownBottom);
+  // the lines across the seen foot and those the shade over it darkens (`lift` px up)
+  const lines = [...crossingAt(box, seen.bottom, most), ...(lift ? crossingAt(box, seen.bottom - lift, most) : [])];
+  const foot = lines.reduce((y, r) => Math.min(y, r.top), seen.ownBottom);
   // a piece stuck to the top (app.css .in-sight) covers the lines scrolled under it
   const stuck = [...box.querySelectorAll(".in-sight")].some((e) => {
     const r = e.getBoundingClientRect();
