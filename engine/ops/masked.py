@@ -15,6 +15,17 @@ pow_backward_exponent).
     pow_vjp_base(g, x, y)     = g * y x^(y-1), 0 where y = 0          (x̄ of x ** y)
     pow_vjp_exponent(g, x, y) = g * x^y log x, 0 where x = 0, y >= 0  (ȳ of x ** y)
 
+    Their second derivatives at base 0 (x >= 0 side; issue 14 §4): ∂²/∂x² = y(y-1) x^(y-2) is
+    0 for y > 2, 2 at y = 2, +∞ for 1 < y < 2, 0 at y = 1, -∞ for 0 < y < 1, 0 at y = 0; the
+    mixed ∂²/∂x∂y = x^(y-1) (1 + y log x) is 0 for y > 1 (its limit) and has no value for
+    0 <= y <= 1 (-∞ as x -> 0+, and y x^(y-1) at x = 0 jumps in y: ∞ below 1, 1 at 1, 0 above),
+    so it is NaN there, both ways (the row's x and y partials); ∂²/∂y² = x^y log² x is 0 for
+    y >= 0 (PyTorch's mask). At y = 0, x != 0 the mixed derivative is 1/x both ways (central
+    differences; PyTorch's y == 0 mask kills it in one direction only). A term whose upstream
+    gradient (vjp) or tangent (jvp) is exactly 0 adds exactly 0, even where its partial is NaN
+    or ∞: H v is then the directional derivative of the gradient along v, the same by reverse
+    over reverse and forward over reverse (engine/trace/hvp.py `zero_terms`).
+
     relu_vjp, leaky_relu_vjp, abs_vjp, clip_vjp (g, x) = the row's first-order vjp, g times
                                      its mask or sign of x (`ȳ * [x > 0]`)
     max_vjp, min_vjp (g, x)         = g / k at the k elements equal to the extreme (x's shape)
@@ -49,16 +60,24 @@ def _base_g(h, out, g, x, y):
 
 def _base_x(h, out, g, x, y):
     """h g y (y-1) x^(y-2): pow's own base rule at the exponent y - 1 (0 where y = 1), and 0
-    where y = 0 (the rule is 0 there)."""
+    where y = 0 (the rule is 0 there). At x = 0 this is already the limit of the table above
+    (±∞ between the integers, 2 at y = 2)."""
     return np.where(y == 0, 0.0, _pow_base(h * g * y, None, x, y - 1))
 
 
+def no_mixed(x, y):
+    """Where x ** y has no mixed second derivative: base 0 with 0 <= y <= 1 (the module's
+    docstring; engine/trace/edge_notes.py and hvp.py's warning say so at the node)."""
+    return (x == 0) & (y >= 0) & (y <= 1)
+
+
 def _base_y(h, out, g, x, y):
-    """h g (x^(y-1) + y x^(y-1) log x), the log term by pow's exponent rule at y - 1 (0 where
-    x = 0 and y >= 1); 0 where y = 0."""
+    """h g x^(y-1) (1 + y log x), the log term by pow's exponent rule at y - 1 (0 where x = 0
+    and y >= 1, its limit for y > 1); h g / x at y = 0 (the mixed derivative _exponent_x
+    gives too, so the two walks agree); NaN where it has no value (no_mixed)."""
     power = np.power(x, y - 1)
     both = h * g * power + _pow_exponent(h * g * y, power, x, y - 1)
-    return np.where(y == 0, 0.0, both)
+    return np.where(no_mixed(x, y), np.nan, both)
 
 
 # ---- ȳ of x ** y: g * x^y log x -------------------------------------------------------------------
@@ -71,13 +90,15 @@ def _exponent_g(h, out, g, x, y):
 
 
 def _exponent_x(h, out, g, x, y):
-    """h g (y x^(y-1) log x + x^y / x), 0 where x = 0 and y >= 0 (the base is 1 there on the
-    way, so no log 0 is taken)."""
+    """h g (y x^(y-1) log x + x^(y-1)), 0 where x = 0 and y > 1 (its limit; the base is 1
+    there on the way, so no log 0 is taken), NaN where x = 0 and 0 <= y <= 1 (no_mixed) and
+    where x < 0 (the rule x^y log x is NaN there: _base_y's log term is too). x^(y-1), not
+    x^y / x, so that x = 1e-200 keeps its term (x^y underflows) and x = 1e200 is finite."""
     limit = _limit(x, y)
     safe = np.where(limit, 1.0, x)
     hg = h * g
-    both = _pow_base(hg * np.log(safe), None, safe, y) + hg * np.power(safe, y) / safe
-    return np.where(limit, 0.0, both)
+    both = _pow_base(hg * np.log(safe), None, safe, y) + hg * np.power(safe, y - 1)
+    return np.where(no_mixed(x, y) | (x < 0), np.nan, np.where(limit, 0.0, both))
 
 
 def _exponent_y(h, out, g, x, y):
@@ -88,8 +109,16 @@ def _exponent_y(h, out, g, x, y):
     return np.where(limit, 0.0, h * g * np.power(safe, y) * log * log)
 
 
+def _zero_in_zero_out(rule):
+    """`rule(h, ...)` with exactly 0 where h is 0: a zero upstream gradient (or tangent)
+    contributes nothing, even through a NaN or ∞ partial (the module's docstring)."""
+    def rule0(h, out, g, x, y):
+        return np.where(np.asarray(h) == 0, 0.0, rule(h, out, g, x, y))
+    return rule0
+
+
 def _masked_row(name, forward, vjps, text, partials):
-    vjps = tuple(_quiet(v) for v in vjps)
+    vjps = tuple(_quiet(_zero_in_zero_out(v)) for v in vjps)
     register(Op(
         name=name, arity=3, forward=_quiet(forward), vjp=vjps,
         # elementwise: the jvp is the sum of the vjps applied to the tangents

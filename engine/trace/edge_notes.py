@@ -83,23 +83,72 @@ TABLE: dict[str, tuple] = {
        for op in kinks.TABLE if op not in ("pow", "sqrt")},
 }
 
+# ---- pow's second derivatives at base 0 (engine/ops/masked.py's docstring; issue 14 §4) ------
+def _between(lo, hi, closed=False):
+    def where(out, x, y):
+        x, y = _a((x, y))
+        inside = (y >= lo) & (y <= hi) if closed else (y > lo) & (y < hi)
+        return (x == 0) & inside
+    return where
+
+
+def _mixed_limit(out, x, y):
+    x, y = _a((x, y))
+    return (x == 0) & (y > 1)
+
+
+_NO_MIXED = ("{p} is NaN at {0} = 0 with 0 ≤ {1} ≤ 1: the mixed second derivative of "
+             "{0} ** {1} has no value there ({0}^({1}-1) (1 + {1} log {0}) falls to -∞ as "
+             "{0} -> 0+, and {1} · 0^({1}-1) jumps at {1} = 1: ∞ below, 1 at 1, 0 above)")
+_MIXED = ((_between(0, 1, closed=True), _NO_MIXED),
+          (_mixed_limit, "{p} is taken as 0 at {0} = 0 (its limit for {1} > 1: {0}^({1}-1) "
+           "outruns log({0}) = -∞)"))
+_BASE_SECOND = (
+    (_zero_power_zero, "{p} is taken as 0 at {0} = 0 with {1} = 0 (" + _CONVENTION
+     + ": the slope {1} · {0}^({1}-1) is 0 for every {0} there)"),
+    (_between(0, 1), "{p} is -∞ at {0} = 0 (the slope of a root at 0 falls from ∞)"),
+    (_between(1, 2), "{p} is ∞ at {0} = 0 (the slope {1} · {0}^({1}-1) rises from 0 like a "
+     "root)"),
+)
+
 # the backward graph's masked rows (engine/ops/masked.py), whose inputs are (ȳ, *the op's
-# inputs) -> the op, and whose argument's edges each of the row's own arguments keeps (None:
-# no words): pow's base rule y x^(y-1) differentiated in y takes a log x (its exponent rule's
-# edge); a selection's rule is piecewise constant in the op's inputs (its partials there are
-# plain 0s), so only its partial in ȳ, the first-order mask, is at the op's edge
-_ROWS = {"pow_vjp_base": ("pow", (0, 0, 1)), "pow_vjp_exponent": ("pow", (1, 1, 1))}
+# inputs) -> the op, and the edges of each of the row's own arguments: its partial in ȳ is
+# the op's first-order rule (the op's edges); pow's in x and y are second derivatives (the
+# table above). A selection's rule is piecewise constant in the op's inputs (its partials
+# there are plain 0s), so only its partial in ȳ, the first-order mask, is at the op's edge
+_ROWS = {"pow_vjp_base": ("pow", (_POW[0], _BASE_SECOND, _MIXED)),
+         "pow_vjp_exponent": ("pow", (_POW[1], _MIXED, _POW[1]))}
 
 
-def _row(op: str, arg: int) -> tuple[str, int, bool] | None:
-    """(the op, its argument, whether the partial is a second derivative) whose edges masked
-    row `op`'s argument `arg` keeps; None for an op that is not a masked row."""
+def _row(op: str, arg: int) -> tuple[str, object, bool] | None:
+    """(the op, its argument or the row's own edges, whether the partial is a second
+    derivative of a kink) whose edges masked row `op`'s argument `arg` keeps; None for an op
+    that is not a masked row."""
     if op in _ROWS:
         return _ROWS[op][0], _ROWS[op][1][arg], False
     base, _, k = op.rpartition("_vjp")
     if base in TABLE and (k == "" or k.isdigit()):
         return base, int(k or 0), arg > 0
     return None
+
+
+def zero_term(partial: str, local, factor, what: str) -> str:
+    """"" unless a term of the second-order walks (engine/trace/hvp.py `zero_terms`) was taken
+    as 0 through a NaN or ∞ partial: `local` the partial's value, `factor` its upstream
+    gradient or tangent (`what` names which); else the words, "; the tangent is 0 there, so
+    the term is 0: a zero direction moves nothing (∂… is ∞ there)"."""
+    with np.errstate(all="ignore"):
+        local, factor = np.broadcast_arrays(np.asarray(local, dtype=float),
+                                            np.asarray(factor, dtype=float))
+        hit = (factor == 0) & ~np.isfinite(local)
+    count = int(np.count_nonzero(hit))
+    if not count:
+        return ""
+    value = "NaN" if np.isnan(local[hit]).all() else "∞" if np.isinf(local[hit]).all() \
+        else "NaN or ∞"
+    which = "" if hit.size <= 1 else f" at {count} of its {hit.size} elements"
+    return (f"; {partial} is {value} here{which}, but the {what} is 0, so the term is 0 "
+            "(a zero direction moves nothing)")
 
 
 def has_edges(op: str) -> bool:
@@ -141,11 +190,15 @@ def parts(op: str, arg: int, out, xs: list, labels: list[str], params: dict, par
         (op, arg, second), xs, labels = row, xs[1:], labels[1:]
         with np.errstate(all="ignore"):
             out = get_op(op).forward(*xs, **params)
-    edges = TABLE.get(op, ())
-    if arg >= len(edges):
-        return []
+    if isinstance(arg, tuple):   # a masked row's own edges (pow's second derivatives)
+        mine = arg
+    else:
+        edges = TABLE.get(op, ())
+        if arg >= len(edges):
+            return []
+        mine = edges[arg]
     said = []
-    for where, says, *more in edges[arg]:
+    for where, says, *more in mine:
         if second:   # only a kink's words have a second derivative (where's branch is 0)
             if not more:
                 continue

@@ -33,7 +33,7 @@ from gradwalk.engine.source import clip
 from gradwalk.engine.trace import kinks, seed, warn
 from gradwalk.engine.trace.forward_text import narration
 from gradwalk.engine.trace.mode import Mode
-from gradwalk.engine.trace.reverse import drain
+from gradwalk.engine.trace.reverse import drain, zero_term
 from gradwalk.engine.trace.values import encode, non_finite
 
 MAX_PASSES = 256
@@ -143,14 +143,17 @@ def tangent_of(tracer, i: int, tangents: list, given: dict):
     out_ = np.float64(out) if type(out) is float else out
     op = get_op(node.op)
     active = [tracer.requires[k] for k in node.inputs]
+    zero_terms = getattr(tracer, "zero_terms", False)
     with np.errstate(all="ignore"):
-        if op.elementwise and not all(active):
+        if op.elementwise and (zero_terms or not all(active)):
             # A constant has no tangent, so its term is absent, not 0 · ∂out/∂c: pow's
             # exponent term is NaN for a negative base, and 0 · NaN would poison the sum
             # (PyTorch's forward AD gives an input without a tangent a zero tensor whose
             # products are zero). An elementwise op's term for input k is its local
-            # derivative times ẋ_k: the row's vjp applied to the tangent.
-            t = sum(op.vjp[arg](dots[arg], out_, *xs, **node.params)
+            # derivative times ẋ_k: the row's vjp applied to the tangent. Over the backward
+            # graph (zero_terms: engine/trace/hvp.py) an element whose tangent is 0 adds 0 too.
+            t = sum(zero_term(zero_terms, dots[arg],
+                              op.vjp[arg](dots[arg], out_, *xs, **node.params))
                     for arg in range(len(dots)) if active[arg])
         else:
             t = op.jvp(dots, out_, *xs, **node.params)

@@ -119,6 +119,10 @@ def _terms(tracer, node, tangents) -> tuple[str, str | None, str]:
         partial = narrate.fill(op.partials[arg], operands, node.params,
                                out=narrate.wrap(node.label))
         notes += edge_notes.parts(node.op, arg, out, xs, labels, node.params, partial)
+        if getattr(tracer, "zero_terms", False):   # hvp mode: a 0 tangent's term is 0
+            zero = _zero_term(tracer, node, op, arg, tangents[k], partial)
+            if zero:
+                notes.append(("", "", zero[2:]))
         texts.append(_term(d, partial, arg == 0 and len(node.inputs) > 1, times))
         if scalar and numbers is not None:
             with np.errstate(all="ignore"):
@@ -127,6 +131,16 @@ def _terms(tracer, node, tangents) -> tuple[str, str | None, str]:
                                         arg == 0 and len(node.inputs) > 1))
     return (_join(texts) or "0", _join(numbers) if scalar and numbers else None,
             edge_notes.words(notes))
+
+
+def _zero_term(tracer, node, op, arg: int, tangent, partial: str) -> str:
+    """edge_notes.zero_term's words for input `arg` of an elementwise node: its partial is NaN
+    or ∞ where its tangent (None: 0) is 0, a term the walk takes as 0."""
+    out = tracer.values[node.index]
+    with np.errstate(all="ignore"):
+        local = op.vjp[arg](np.ones_like(np.asarray(out, dtype=float)), out,
+                            *tracer.inputs(node), **node.params)
+    return edge_notes.zero_term(partial, local, 0.0 if tangent is None else tangent, "tangent")
 
 
 def _term(d: str, partial: str, tangent_first: bool, times: str, shape: str | None = None) -> str:

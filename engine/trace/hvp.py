@@ -12,6 +12,11 @@ with registry ops, so it can be differentiated like any program:
 - forward-over-reverse: carry tangents through the backward graph (engine/trace/
   forward_mode.py, the ops' jvp rows), the leaves' tangents being v: each adjoint node x̄'s
   tangent is (H v)_x. Its events are forward mode's `tangent` events (value and tangent).
+Both walks take one convention where a partial is NaN or ∞ (sqrt, log, pow at 0; issue 14
+§4), `zero_terms` on the tracer: a term of an elementwise op whose upstream gradient (reverse
+over reverse) or tangent (forward over reverse) is exactly 0 adds exactly 0, not 0 · ∞ = NaN.
+H v is then the directional derivative of the gradient along v, the same both ways: v's zero
+entries move nothing (PyTorch's torch.autograd.functional.hvp instead takes 0 · ∞ = NaN).
 hvp mode (options.mode == "hvp", or a program's `# hvp:` header: engine/second_order.py)
 traces the program [backward graph; v; s]: `tangent` events in creation order (forward over
 reverse), then `seed` at s and `accumulate` events (reverse over reverse), then `done` with
@@ -149,6 +154,7 @@ def _prepare(tracer, limits, plan: Plan) -> Plan:
     zero vector."""
     if tracer.options.mode == "hvp":   # ∂s/∂a: the backward graph's own ā is a node
         tracer.symbols = plan.symbols(tracer)
+        tracer.zero_terms = True   # both walks: a zero upstream or tangent adds 0 (above)
     warn_kinks(tracer)   # second derivatives at a kink: said, as forward mode
     if tracer.options.mode == "hvp" and plan.vector is not None:
         first = next(iter(tracer.program.leaves), "a")
@@ -297,6 +303,13 @@ def warn_kinks(tracer) -> None:
         if node.op not in kinks.TABLE:
             continue
         out = tracer.values[node.index]
+        edge = kinks.pow_second(node, tracer.inputs(node), tracer.program)
+        if any(edge):   # pow at base 0: its own words (engine/ops/masked.py's numbers)
+            tracer.warnings.add("non_differentiable", kinks.pow_second_message(
+                node, tracer.formulas[node.index], edge, int(np.size(out)), what,
+                tuple(narrate.wrap(tracer.program.nodes[k].label) for k in node.inputs)),
+                tracer.ids[node.index], field, node.span)
+            continue
         count = kinks.at(node.op, out, tracer.inputs(node), node.params)
         if count:
             tracer.warnings.add("non_differentiable", kinks.second_order_message(

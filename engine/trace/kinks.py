@@ -142,3 +142,41 @@ def check_reason(op: str, node) -> str:
     said = slopes if slopes == _INFINITE else f"central differences average {slopes}"
     return (f"{op} {row.point} (line {node.span.line}): {said}, and the engine takes "
             f"PyTorch's {_filled(row.convention, node.params)}")
+
+
+def pow_second(node, xs: list, program) -> tuple[int, int]:
+    """(elements with no mixed second derivative, elements with an infinite ∂²/∂x²) of a pow
+    node whose base is 0: the first where the exponent is a name the walk moves (not a number
+    written in the program) and 0 <= y <= 1, the second where 0 < y < 1 or 1 < y < 2
+    (engine/ops/masked.py's docstring). (0, 0) for another node."""
+    if node.op != "pow":
+        return 0, 0
+    with np.errstate(all="ignore"):
+        x, y = np.broadcast_arrays(np.asarray(xs[0], dtype=float),
+                                   np.asarray(xs[1], dtype=float))
+        zero = x == 0
+        mixed = zero & (y >= 0) & (y <= 1)
+        if program.nodes[node.inputs[1]].role == "const":
+            mixed = np.zeros_like(zero)
+        pole = zero & (((y > 0) & (y < 1)) | ((y > 1) & (y < 2)))
+    return int(np.count_nonzero(mixed)), int(np.count_nonzero(pole))
+
+
+def pow_second_message(node, formula: str, counts: tuple[int, int], size: int,
+                       what: str, labels: tuple[str, str] = ("x", "y")) -> str:
+    """The second-order warning at a pow node with base 0 (pow_second's counts), its
+    inputs written as `labels` (wrapped: `c`, `(a + b)`)."""
+    mixed, pole = counts
+    x, y = (clip(k, 12) for k in labels)
+    which = "" if size <= 1 else f" (at {max(mixed, pole)} of its {size} elements)"
+    said = []
+    if mixed:
+        said.append(f"∂²/∂{x}∂{y} = {x}^({y}-1) (1 + {y} log {x}) has no value for "
+                    f"0 ≤ {y} ≤ 1 (-∞ as {x} -> 0+, and {y} · 0^({y}-1) jumps at {y} = 1), "
+                    "so it is NaN wherever v moves the other input")
+    if pole:
+        said.append(f"∂²/∂{x}² = {y} ({y}-1) {x}^({y}-2) is -∞ for 0 < {y} < 1 and ∞ for "
+                    f"1 < {y} < 2")
+    return (f"pow has no finite second derivative at base 0: in {clip(formula)} "
+            f"({place(node.span)}) the base is 0{which}; {'; '.join(said)}; {what} takes "
+            "these numbers, and a zero entry of v moves nothing (its terms are 0)")

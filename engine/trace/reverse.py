@@ -238,6 +238,8 @@ def edge(t, node, arg: int, j: int, g, adjoints: list, seq) -> Iterator[dict]:
     # resumes the generator in another thread.
     with np.errstate(all="ignore"):
         local, raw = vjp(op, arg, g, out, xs, node.params)
+        if op.elementwise or np.ndim(out) == 0:   # hvp mode: a 0 upstream adds 0
+            raw = zero_term(getattr(t, "zero_terms", False), g, raw)
         contrib, axes = unbroadcast(raw, np.shape(xs[arg]))
     src, dst = t.ids[j], t.ids[node.index]
     if axes:
@@ -256,12 +258,27 @@ def edge(t, node, arg: int, j: int, g, adjoints: list, seq) -> Iterator[dict]:
         node.name is not None, (np.shape(out), [np.shape(x) for x in xs]),
         (t.symbols[j], t.symbols[node.index]))
     text += edge_notes.note(node.op, arg, out, xs, labels, node.params, partial)
+    if local is not None and getattr(t, "zero_terms", False):
+        text += edge_notes.zero_term(partial, local, g, "upstream gradient")
     yield {"seq": next(seq), "kind": "accumulate", "node": dst, "input": src, "arg": arg,
            "upstream": enc(g, limit),
            "local": None if local is None else enc(local, limit), "partial": partial,
            "contribution": enc(contrib, limit),
            "adjoint_before": enc.zeros(contrib, limit) if before is None else enc(before, limit),
            "adjoint_after": enc(after, limit), "narration": text}
+
+
+def zero_term(on: bool, factor, term):
+    """`term` with exactly 0 where `factor` (its tangent, or its upstream gradient in the
+    reverse walk) is 0, when `on`: the convention of the second-order walks (engine/trace/
+    hvp.py `zero_terms`), under which a zero direction contributes nothing even through a NaN
+    or ∞ partial, so that reverse over reverse and forward over reverse agree."""
+    if not on:
+        return term
+    zero = np.asarray(factor) == 0
+    if not zero.any():
+        return term
+    return np.where(zero, 0.0, term)
 
 
 def drain(records) -> list:
