@@ -71,13 +71,17 @@ def no_mixed(x, y):
     return (x == 0) & (y >= 0) & (y <= 1)
 
 
-def _base_y(h, out, g, x, y):
-    """h g x^(y-1) (1 + y log x), the log term by pow's exponent rule at y - 1 (0 where x = 0
-    and y >= 1, its limit for y > 1); h g / x at y = 0 (the mixed derivative _exponent_x
-    gives too, so the two walks agree); NaN where it has no value (no_mixed)."""
-    power = np.power(x, y - 1)
-    both = h * g * power + _pow_exponent(h * g * y, power, x, y - 1)
-    return np.where(no_mixed(x, y), np.nan, both)
+def _mixed(h, out, g, x, y):
+    """h g x^(y-1) (1 + y log x), the mixed ∂²(x ** y)/∂x∂y, one function for both orders (the
+    row's y partial of x̄ and x partial of ȳ), so the two walks agree: 0 where x = 0 and y > 1
+    (its limit; the base is 1 there on the way, so no log 0 is taken), NaN where it has no
+    value (no_mixed) and where x < 0 (log x), h g / x at y = 0. One product, not the sum
+    x^(y-1) + y x^(y-1) log x, so that an overflowing x^(y-1) (x = 1e-310) gives inf, not
+    inf - inf."""
+    limit = _limit(x, y)
+    safe = np.where(limit, 1.0, x)
+    both = h * g * np.power(safe, y - 1) * (1.0 + y * np.log(safe))
+    return np.where(no_mixed(x, y), np.nan, np.where(limit, 0.0, both))
 
 
 # ---- ȳ of x ** y: g * x^y log x -------------------------------------------------------------------
@@ -87,18 +91,6 @@ def _limit(x, y):
 
 def _exponent_g(h, out, g, x, y):
     return _pow_exponent(h, np.power(x, y), x, y)
-
-
-def _exponent_x(h, out, g, x, y):
-    """h g (y x^(y-1) log x + x^(y-1)), 0 where x = 0 and y > 1 (its limit; the base is 1
-    there on the way, so no log 0 is taken), NaN where x = 0 and 0 <= y <= 1 (no_mixed) and
-    where x < 0 (the rule x^y log x is NaN there: _base_y's log term is too). x^(y-1), not
-    x^y / x, so that x = 1e-200 keeps its term (x^y underflows) and x = 1e200 is finite."""
-    limit = _limit(x, y)
-    safe = np.where(limit, 1.0, x)
-    hg = h * g
-    both = _pow_base(hg * np.log(safe), None, safe, y) + hg * np.power(safe, y - 1)
-    return np.where(no_mixed(x, y) | (x < 0), np.nan, np.where(limit, 0.0, both))
 
 
 def _exponent_y(h, out, g, x, y):
@@ -131,11 +123,11 @@ def _masked_row(name, forward, vjps, text, partials):
 
 
 _masked_row("pow_vjp_base", lambda g, x, y: _pow_base(g, None, x, y),
-            (_base_g, _base_x, _base_y), "{0} * {2} * {1} ** ({2} - 1)",
+            (_base_g, _base_x, _mixed), "{0} * {2} * {1} ** ({2} - 1)",
             ("{2} * {1} ** ({2} - 1)", "{0} * {2} * ({2} - 1) * {1} ** ({2} - 2)",
              "{0} * {1} ** ({2} - 1) * (1 + {2} * log({1}))"))
 _masked_row("pow_vjp_exponent", lambda g, x, y: _pow_exponent(g, np.power(x, y), x, y),
-            (_exponent_g, _exponent_x, _exponent_y), "{0} * {1} ** {2} * log({1})",
+            (_exponent_g, _mixed, _exponent_y), "{0} * {1} ** {2} * log({1})",
             ("{1} ** {2} * log({1})", "{0} * {1} ** ({2} - 1) * ({2} * log({1}) + 1)",
              "{0} * {1} ** {2} * log({1})²"))
 

@@ -101,8 +101,7 @@ _NO_MIXED = ("{p} is NaN at {0} = 0 with 0 ≤ {1} ≤ 1: the mixed second deriv
              "{0} ** {1} has no value there ({0}^({1}-1) (1 + {1} log {0}) falls to -∞ as "
              "{0} -> 0+, and {1} · 0^({1}-1) jumps at {1} = 1: ∞ below, 1 at 1, 0 above)")
 _MIXED = ((_between(0, 1, closed=True), _NO_MIXED),
-          (_mixed_limit, "{p} is taken as 0 at {0} = 0 (its limit for {1} > 1: {0}^({1}-1) "
-           "outruns log({0}) = -∞)"))
+          (_mixed_limit, _POW[1][0][1]))   # y > 1: the limit 0, as the exponent rule's
 _BASE_SECOND = (
     (_zero_power_zero, "{p} is taken as 0 at {0} = 0 with {1} = 0 (" + _CONVENTION
      + ": the slope {1} · {0}^({1}-1) is 0 for every {0} there)"),
