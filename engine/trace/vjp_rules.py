@@ -12,8 +12,10 @@ node per argument, `ȳ * [x > 0]` (engine/ops/masked.py): the first-order rule i
 own derivative in the inputs is 0, as PyTorch's double backward gives. A rule masks
 where its first-order rule masks. pow, whose masks guard log 0 and 0 ** -1, is one masked-rule
 node per argument (engine/ops/masked.py: the first-order vjp as a row with its own
-derivatives), so differentiating it again meets no inf or NaN, and the graph holds no engine
-constant (inf) or kink (abs) the program did not write (tests/engine/test_second_order_edges.py).
+derivatives), so differentiating it again meets no 0 · inf of the engine's own making (its NaN
+is the mixed partial's at base 0, which has no value: masked.py), and the graph holds no
+engine constant (inf) or kink (abs) the program did not write
+(tests/engine/test_second_order_edges.py, test_second_order_sweep.py).
 
 Ops without a rule here (gelu: its slope needs erf, which no row computes; index: a
 scatter) are refused by backward_program.
