@@ -172,11 +172,9 @@ def pow_second_message(node, formula: str, counts: tuple[int, int], size: int,
     said = []
     if mixed:
         said.append(f"∂²/∂{x}∂{y} = {x}^({y}-1) (1 + {y} log {x}) has no value for "
-                    f"0 ≤ {y} ≤ 1 (-∞ as {x} -> 0+, and {y} · 0^({y}-1) jumps at {y} = 1), "
-                    "so it is NaN wherever v moves the other input")
+                    f"0 ≤ {y} ≤ 1 (-∞ as {x} -> 0+): NaN in {what}")
     if pole:
-        said.append(f"∂²/∂{x}² = {y} ({y}-1) {x}^({y}-2) is -∞ for 0 < {y} < 1 and ∞ for "
+        said.append(f"∂²/∂{x}² = {y} ({y}-1) {x}^({y}-2) is -∞ for 0 < {y} < 1, ∞ for "
                     f"1 < {y} < 2")
     return (f"pow has no finite second derivative at base 0: in {clip(formula)} "
-            f"({place(node.span)}) the base is 0{which}; {'; '.join(said)}; {what} takes "
-            "these numbers, and a zero entry of v moves nothing (its terms are 0)")
+            f"({place(node.span)}){which}, {'; '.join(said)}")

@@ -67,3 +67,28 @@ def test_the_mlp_classifiers_done_reads_mean_zero(open_explorer, size):
     assert re.search(r"dL/dW1 = 4×8 · [^,]* · mean 0\.017,", text), text   # a true mean stays
     _shoot(page, f"num2-mlp-done-{size[0]}x{size[1]}-projector")
     assert ex.unexpected_errors() == []
+
+
+REVIEW = '# hvp: {"c": 1.0, "d": 1.0}\nc = 0.0\nd = 1.0\nL = c ** d + d * d\n'
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_hvp_through_pow_with_no_mixed_partial_says_why(open_explorer, size):
+    """The review's case (issue 14 §4): c = 0, d = 1, v = (1, 1) read (0, 3) and (1, 2) with
+    no word; now NaN both ways in the panel, a warning at the pow node that says why, and
+    the step through pow's base rule says why its partial in d is NaN."""
+    ex = open_explorer(*size)
+    page = ex.page
+    pick_theme(page, "projector")
+    trace(page, REVIEW)
+    _to_done(page)
+    panel = page.locator("#second-order")
+    for leaf in ("c", "d"):
+        cells = panel.locator(f'tr[data-leaf="{leaf}"] td').all_inner_texts()
+        assert cells[:2] == ["NaN", "NaN"], cells
+    strip = page.locator("#warnings")
+    strip.wait_for()
+    item = strip.locator('li[data-kind="non_differentiable"]')
+    assert item.count() == 1 and "has no value for 0 ≤ d ≤ 1" in item.inner_text()
+    _shoot(page, f"pow13-hvp-review-done-{size[0]}x{size[1]}-projector")
+    assert ex.unexpected_errors() == []
