@@ -136,6 +136,9 @@ def zero_term(partial: str, local, factor, what: str) -> str:
     as 0 through a NaN or ∞ partial: `local` the partial's value, `factor` its upstream
     gradient or tangent (`what` names which); else the words, "; the tangent is 0 there, so
     the term is 0: a zero direction moves nothing (∂… is ∞ there)"."""
+    if np.ndim(local) == 0 and np.ndim(factor) == 0 and \
+            (factor != 0 or np.isfinite(local)):   # a scalar term that was not taken as 0
+        return ""
     with np.errstate(all="ignore"):
         local, factor = np.broadcast_arrays(np.asarray(local, dtype=float),
                                             np.asarray(factor, dtype=float))

@@ -136,6 +136,8 @@ def _terms(tracer, node, tangents) -> tuple[str, str | None, str]:
 def _zero_term(tracer, node, op, arg: int, tangent, partial: str) -> str:
     """edge_notes.zero_term's words for input `arg` of an elementwise node: its partial is NaN
     or ∞ where its tangent (None: 0) is 0, a term the walk takes as 0."""
+    if tangent is not None and (tangent != 0 if np.ndim(tangent) == 0 else np.all(tangent)):
+        return ""   # no zero tangent: no term was taken as 0 (the common case, no rule run)
     out = tracer.values[node.index]
     with np.errstate(all="ignore"):
         local = op.vjp[arg](np.ones_like(np.asarray(out, dtype=float)), out,

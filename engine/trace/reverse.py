@@ -275,6 +275,10 @@ def zero_term(on: bool, factor, term):
     or ∞ partial, so that reverse over reverse and forward over reverse agree."""
     if not on:
         return term
+    if type(factor) is float or type(factor) is np.float64:   # the scalar walk: no array
+        if factor != 0.0:
+            return term
+        return np.zeros_like(term) if np.ndim(term) else np.zeros_like(term)[()]
     zero = np.asarray(factor) == 0
     if not zero.any():
         return term
