@@ -92,6 +92,16 @@ def test_pow_at_base_zero_both_ways_equal_the_limit(d, v):
     assert _same(pytorch, want) == ((d, v) not in POW_TORCH_DIFFERS), (pytorch, want)
 
 
+@pytest.mark.parametrize("d", [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
+def test_pow_at_base_zero_full_hessian_is_the_table(d):
+    """`# hessian: full` (one forward-over-reverse pass per basis vector) is the table, NaN
+    off the diagonal for 0 <= d <= 1 and symmetric."""
+    body = run_trace(f"# hessian: full\nc = 0.0\nd = {d}\nL = c ** d + d * d\n")
+    cc, cd, dd = _pow_hessian(d)
+    got = [[float(x) for x in row] for row in body["hessian"]["matrix"]]   # "NaN": nan
+    assert _same(got, [[cc, cd], [cd, dd + 2.0]]), got
+
+
 def test_the_reviewers_case():
     """c = 0, d = 1, v = (1, 1) gave (0, 3) and (1, 2) with no warning; now NaN both ways and
     a warning at the pow node that says why; the issue's own d = 2.5 stays (0, 2)."""
