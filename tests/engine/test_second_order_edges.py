@@ -9,6 +9,11 @@ For every row of tests/engine/edge_points*.py whose ops all have a second-order 
   float64 H v (torch.autograd.functional.hvp, which is torch.autograd.grad with
   create_graph=True, twice) where PyTorch's is finite, and are NaN where it is NaN.
 
+- at every row, for every basis vector and v = ones, the two walks agree with each other
+  (NaN for NaN, ∞ for ∞), except the DIFFER cases, strict expected failures with reasons;
+- NOT_PYTORCH rows take the true limit as the reference (0 ** 0's mixed partial has no value;
+  tests/engine/test_second_order_sweep.py has the whole table of pow at base 0).
+
 Where PyTorch's Hessian is not symmetric (its first-order mask at an undefined point kills a
 mixed partial in one direction only: d(x^y)/dx selected to 0 at y = 0 makes ∂²/∂y∂x 0 while
 ∂²/∂x∂y is 1/x), the entry is left out: there is no one H to compare with; the engine gives the
