@@ -124,7 +124,7 @@ def stream_body(program: str | Program, output: str | None, settings: Settings,
             head = b"event: graph\ndata: "
             for part in tracer.graph_parts():   # megabytes for a big program (~450 B a node)
                 check()
-                out.add(head + part)
+                out.add(head + part if head else part)   # a memoryview: not copied here
                 head = b""
             out.add(b"\n\n")
             out.flush()   # the first event, at once

@@ -266,8 +266,8 @@ def _adjoints(tracer, inline: int) -> tuple[list, dict, bool]:
         for arg, j in enumerate(node.inputs):
             if not requires[j]:
                 continue
-            record = next(reverse.scalar_edges(tracer, node, g, adjoints, count, only=arg,
-                                               fallback=False), None) if fast else None
+            record = next(iter(reverse.scalar_edges(tracer, node, g, adjoints, count, only=arg,
+                                                    fallback=False)), None) if fast else None
             if record is not None:
                 edges[(i, arg)] = sum(encoded_bytes(record[k], inline) for k in EDGE_FIELDS)
                 marked = marked or any(map(_risky, (record[k] for k in EDGE_FIELDS[:3])))

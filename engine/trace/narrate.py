@@ -43,7 +43,7 @@ def bar(label: str, output: str, strength: int | None = None) -> str:
 
 def symbol(label: str, output: str, strength: int | None = None) -> str:
     """bar() with the output's label clipped already (a loop over every node clips it once)."""
-    if _SHORT_NAME.match(label):
+    if " " not in label and _SHORT_NAME.match(label):   # no short name has a space
         return label[0] + MACRON + label[1:]
     if strength is None:
         return f"∂{output}/∂{wrap(label)}"

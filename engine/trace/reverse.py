@@ -121,7 +121,7 @@ def backward(t, seq) -> Iterator[dict]:
         if pending and requires[i]:
             yield from recompute(t, i, pending, seq)
         if type(values[i]) is float and node.op in fast:
-            yield from scalar_edges(t, node, g, adjoints, seq, texts=texts)
+            yield from scalar_edges(t, node, g, adjoints, seq, texts=texts)   # a list
             continue
         for arg, j in enumerate(node.inputs):
             if requires[j]:
@@ -130,8 +130,8 @@ def backward(t, seq) -> Iterator[dict]:
 
 
 def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
-                 fallback: bool = True, texts: list | None = None) -> Iterator[dict]:
-    """Every backward edge (or argument `only`'s) of a scalar + - * / or negation on floats
+                 fallback: bool = True, texts: list | None = None) -> list[dict]:
+    """The records of every backward edge (or argument `only`'s) of a scalar + - * / or negation on floats
     (engine/trace/scalar.py), each accumulate record written here in one step (the common case
     of a lecture's program: issue 15 §1); an edge where Python would raise, or whose
     contribution is not finite, is the numpy path's (edge), or, without `fallback`, left
@@ -141,11 +141,18 @@ def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
     edge that set it, so the node's own edges write it again without formatting (`backward`'s;
     used only while the adjoint is still that very object, and emptied when read).
     Formatting a number is most of a scalar edge's cost, and along a chain each adjoint is
-    narrated twice: as a contribution, then as the upstream gradient."""
+    narrated twice: as a contribution, then as the upstream gradient.
+
+    A list, made at once, not a generator: a generator per node (made, started, stopped) was
+    about a tenth of a chain's backward records (issue 15 §1); an edge taken by the numpy path
+    is drained into it."""
+    records: list[dict] = []
     op, plains = _scalar_row(node.op)
     values, requires, ids = t.values, t.requires, t.ids
     i = node.index
-    xs = [float(values[k]) for k in node.inputs]
+    ins = node.inputs   # two, mostly: made without a comprehension's frame
+    xs = [float(values[ins[0]]), float(values[ins[1]])] if len(ins) == 2 else \
+        [float(values[k]) for k in ins]
     out, upstream, g = values[i], g, float(g)
     named = ", so" if node.name is not None else ":"
     wrapped = None   # the labels in the rules' math, made at the first edge that needs them
@@ -167,7 +174,7 @@ def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
         contrib = None if local is None else local * g
         if contrib is None or contrib - contrib != 0.0:   # the numpy path applies the rule
             if fallback:
-                yield from edge(t, node, arg, j, upstream, adjoints, seq)
+                records.extend(edge(t, node, arg, j, upstream, adjoints, seq))
             continue
         before = adjoints[j]
         after = contrib if before is None else float(before) + contrib
@@ -193,13 +200,14 @@ def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
                                         after_text)
         if texts is not None:
             texts[j] = (after, after_text)
-        yield {"seq": next(seq), "kind": "accumulate", "node": dst, "input": ids[j],
-               "arg": arg, "upstream": g if g - g == 0.0 else number(g),
-               "local": local if local - local == 0.0 else number(local),
-               "partial": partial, "contribution": contrib,
-               "adjoint_before": 0.0 if before is None else _number(before),
-               "adjoint_after": after if after - after == 0.0 else number(after),
-               "narration": text}
+        records.append({"seq": next(seq), "kind": "accumulate", "node": dst, "input": ids[j],
+                        "arg": arg, "upstream": g if g - g == 0.0 else number(g),
+                        "local": local if local - local == 0.0 else number(local),
+                        "partial": partial, "contribution": contrib,
+                        "adjoint_before": 0.0 if before is None else _number(before),
+                        "adjoint_after": after if after - after == 0.0 else number(after),
+                        "narration": text})
+    return records
 
 
 @functools.lru_cache(maxsize=None)

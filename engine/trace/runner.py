@@ -73,12 +73,12 @@ def _body(tracer: Tracer) -> bytes:
         if record["kind"] == "done":
             break
         batch.append(record)
-        if len(batch) == BATCH:
-            out.write(orjson.dumps(batch)[1:-1])
+        if len(batch) == BATCH:   # without its brackets, not copied (graph_out.graph_parts)
+            out.write(memoryview(orjson.dumps(batch))[1:-1])
             out.write(b",")
             batch.clear()
     if batch:
-        out.write(orjson.dumps(batch)[1:-1])
+        out.write(memoryview(orjson.dumps(batch))[1:-1])
         out.write(b",")
     # The done event's results are the body's top-level fields, written once (issue 6): the
     # stream's done event carries them itself (docs/trace-format.md).

@@ -39,6 +39,8 @@ CHAINS = [
     "W = " + repr([[0.5] * 40] * 40) + "\nv = W * 2.0 + W\nL = sum(v)\n",   # a lifted list
     "x = 0.5\nz = x * 1\nz += 1.0\nz *= x\ny = z * 2 + 1\n",
     "a = 1.0\nb = a * 2 + 3\nwith checkpoint():\n    c = b * b - a\nL = c * 2\n",
+    # a repeated number past MAX_LABEL characters: shared, its label clipped (chain's fallback)
+    "x = 0.3\n" + f"x = x * 1.{'0' * 30}1 + 0.5\n" * 3,
 ]
 BAD = [
     "a = 1.0\nb = a * c + 1\n",            # unknown name
