@@ -130,7 +130,7 @@ async def read_current(conn, room: str, idle: float) -> tuple[int, str] | None:
 async def step_on(conn, room: str, token: str, state: str, idle: float) -> int:
     """LiveStore.step on `conn`, an open psycopg AsyncConnection (autocommit: the UPDATE is
     its own transaction, its NOTIFY sent at its commit): one round trip to the database,
-    from the event loop, where the pooled step takes four (the pool's ping, BEGIN, the
+    from the event loop, where the pooled step takes four (the pool's ping `;`, BEGIN, the
     UPDATE, COMMIT) from a worker thread. Raises NoRoom, WrongToken, psycopg.Error."""
     stepped, live = _stepped(room, token, state, idle, postgres=True)
     row = await _fetch(conn, stepped)
