@@ -20,7 +20,9 @@ event). Also the time the presenter's POST took to be answered (the step committ
 sent). Loopback only; the client shares the 2 cores with the server, so the figures are those
 of the pair; to tell them apart the server logs its own times (live_timing_log): per step, when
 the last process had the notification and when it had handed the state to all its followers,
-and from then to the last follower's read (`client_after`, the client's share).
+and from then to the last follower's read (`client_after`, the client's share). --pin puts the
+client on one core and the server with PostgreSQL on the other (bench/pin.py); --batch-client
+makes the client SCHED_BATCH, so that its wake-ups do not preempt the server's loop.
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ import urllib.parse
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests" / "server")]   # also when run as a script
 from bench.machine import describe  # noqa: E402
+from bench.pin import pin, postgres_pids  # noqa: E402
 from server_process import descendants, served  # noqa: E402  (the tests' real-server helper)
 
 CONNECT_BATCH = 50   # connections opened at once
@@ -346,6 +349,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--postgres", default="", help="SQLAlchemy URL of a PostgreSQL database")
     parser.add_argument("--stream-client", action="store_true",
                         help="the former client (a task and a StreamReader per follower)")
+    parser.add_argument("--pin", action="store_true", help="the client on CPU 1, the server "
+                        "and PostgreSQL on CPU 0 (bench/pin.py)")
+    parser.add_argument("--batch-client", action="store_true", help="the client SCHED_BATCH: "
+                        "woken by each follower's bytes, it does not preempt the server's loop")
     args = parser.parse_args(argv)
     workers = args.workers if args.postgres else 1
     with tempfile.TemporaryDirectory() as tmp:
@@ -355,8 +362,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.postgres:
             settings["database_url"] = args.postgres
         with served(pathlib.Path(tmp), workers=workers, **settings) as server:
+            if args.batch_client:   # after the server's start: its processes would inherit it
+                os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
             memory = [server.family_memory()]
             for _ in range(args.rounds):   # the same load again: memory after each must stay
+                if args.pin:   # each round: the database's backends opened since are pinned too
+                    server_pids = [server.proc.pid, *descendants(server.proc.pid)]
+                    pin(server_pids + (postgres_pids(args.postgres) if args.postgres else []), 0)
+                    pin([os.getpid()], 1)
                 with asyncio.Runner(loop_factory=loop_factory()) as runner:
                     result = runner.run(run(server.port, args.followers, args.steps,
                                             lambda: cpu_seconds(server.proc.pid),
@@ -370,6 +383,8 @@ def main(argv: list[str] | None = None) -> int:
                       "database": "postgresql" if args.postgres else "sqlite",
                       "steps": args.steps,
                       "client": "streams (old)" if args.stream_client else "protocol",
+                      "pinned": "client CPU 1, server CPU 0" if args.pin else "no",
+                      "client_policy": "SCHED_BATCH" if args.batch_client else "SCHED_OTHER",
                       "last_follower_ms": {"p50": round(pct(last, 50), 1),
                                            "p99": round(pct(last, 99), 1),
                                            "max": round(max(last), 1)},

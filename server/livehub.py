@@ -8,11 +8,13 @@ there and then (server/protocol.py RawBody: one transport.write, no task woken);
 keeps only the newest state it has not sent, for its task to send, so a slow phone skips
 steps instead of growing a queue (it always ends at the lecturer's current step).
 
-Who calls `notified`: on SQLite (one process) the handler of the presenter's POST, after its
-commit; on PostgreSQL the process's one listener (`listen`, a task of the app's lifespan), for
-every NOTIFY on server.storage.live.CHANNEL, its own process's included. The listener keeps a
-second connection, on which the hub reads the states (`Hub.read`) while it is up: no worker
-thread and no pool check on the way of a step. A listener whose connection dies reconnects
+Who hands a step out: the process whose handler committed it, to its own followers at once
+with the state it has (`stepped`); on PostgreSQL every other process's one listener (`listen`,
+a task of the app's lifespan), for each NOTIFY on server.storage.live.CHANNEL (`notified`: its
+own process's finds the step delivered and reads nothing). The listener keeps a second
+connection, on which the hub reads the states (`Hub.read`) and the POST's handler commits the
+steps (`Hub.step`: one statement, the UPDATE and its NOTIFY) while it is up: no worker thread
+and no pool check on the way of a step. A listener whose connection dies reconnects
 (after RETRY_SECONDS) and then re-reads every followed room, so a step posted while it was
 away still arrives. `sweep` ends the streams of rooms that expired
 and sends the heartbeats: a comment line to each follower that was sent nothing since the
@@ -25,14 +27,13 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from functools import partial
 
 from starlette.concurrency import run_in_threadpool
 
 from gradwalk.server.protocol import RawBody, chunk
 from gradwalk.server.storage.links import pg_connect_args
 from gradwalk.server.storage.live import (CHANNEL, LiveStore, StorageUnavailable,
-                                          read_current)
+                                          read_current, step_on)
 from gradwalk.server.tracing import sse_event
 
 log = logging.getLogger("gradwalk.live")
@@ -138,12 +139,33 @@ class Hub:
         self.rooms: dict[str, set[Follower]] = {}
         self.count = 0
         self.delivered: dict[str, int] = {}   # room -> the newest seq handed out
-        # async (room) -> (seq, state) | None: the listener's connection while it is up
-        self.read = self.read_in_thread
+        self.conn = None   # the listener's second connection while it is up (PostgreSQL)
 
-    async def read_in_thread(self, room: str) -> tuple[int, str] | None:
-        """The room's current (seq, state) from the store, in a worker thread."""
+    async def read(self, room: str) -> tuple[int, str] | None:
+        """The room's current (seq, state): on the listener's connection while it is up,
+        else from the store in a worker thread. Raises psycopg.Error, StorageUnavailable."""
+        if self.conn is not None:
+            return await read_current(self.conn, room, self.idle)
         return await run_in_threadpool(self.store.current, room, self.idle)
+
+    async def step(self, room: str, token: str, state: str) -> int:
+        """LiveStore.step: on the listener's connection while it is up (one round trip, no
+        thread), else (or when that connection fails: the listener finds out at its next
+        read and reconnects) from a worker thread. -> seq; raises NoRoom, WrongToken,
+        StorageUnavailable."""
+        conn = self.conn
+        if conn is not None:
+            import psycopg   # there is a connection: psycopg is installed
+
+            try:
+                async with asyncio.timeout(self.store.timeout):
+                    return await step_on(conn, room, token, state, self.idle)
+            except (psycopg.Error, TimeoutError) as e:
+                # A step that was committed before its answer was lost is made twice: the
+                # same state under two seqs, which the followers take as one step.
+                log.warning("live step on the listener's connection failed (%s); stepping "
+                            "from a thread", type(e).__name__)
+        return await run_in_threadpool(self.store.step, room, token, state, self.idle)
 
     def join(self, room: str) -> Follower:
         """A new follower of `room`. Raises Busy past max_followers."""
@@ -170,6 +192,13 @@ class Hub:
             return
         noted = time.perf_counter()
         self._offer(room, await self.read(room), noted)
+
+    def stepped(self, room: str, seq: int, state: str) -> None:
+        """This process committed room `room`'s step `seq` to `state`: its followers here get
+        it now, without waiting for the NOTIFY and a read (the NOTIFY, when it comes, finds
+        it delivered)."""
+        if room in self.rooms and self.delivered.get(room, -1) < seq:
+            self._offer(room, (seq, state), time.perf_counter())
 
     def _offer(self, room: str, current: tuple[int, str] | None,
                noted: float | None = None) -> None:
@@ -235,10 +264,10 @@ async def listen(hub: Hub, url: str, ready: asyncio.Event | None = None) -> None
             async with conn:
                 reader = await psycopg.AsyncConnection.connect(
                     conninfo, autocommit=True, application_name=READER_NAME,
-                    **pg_connect_args(hub.store.timeout))
+                    **pg_connect_args(hub.store.timeout, hub.store.PG_SETTINGS))
                 async with reader:
                     await conn.execute(f"LISTEN {CHANNEL}")
-                    hub.read = partial(read_current, reader, idle=hub.idle)
+                    hub.conn = reader
                     if ready is not None:
                         ready.set()
                     await hub.refresh()
@@ -250,5 +279,5 @@ async def listen(hub: Hub, url: str, ready: asyncio.Event | None = None) -> None
                         str(e).strip().splitlines()[0][:200] if str(e) else type(e).__name__,
                         RETRY_SECONDS)
         finally:
-            hub.read = hub.read_in_thread   # the sweep reads without it meanwhile
+            hub.conn = None   # the sweep reads and the steps commit without it meanwhile
         await asyncio.sleep(RETRY_SECONDS)

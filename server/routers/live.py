@@ -210,8 +210,7 @@ async def step_room(room: str, request: Request, settings: SettingsDep, slots: S
                       "the server's GRADWALK_LIVE_STATE_RATE_LIMIT sets the rate",
                       headers={"Retry-After": str(wait_s)})
     try:
-        seq = await run_in_threadpool(hub.store.step, code, token.strip(), text,
-                                      settings.live_idle_seconds)
+        seq = await hub.step(code, token.strip(), text)
     except StorageUnavailable:
         return _refused(UNAVAILABLE)
     except NoRoom:
@@ -219,8 +218,8 @@ async def step_room(room: str, request: Request, settings: SettingsDep, slots: S
     except WrongToken:
         return _error(403, "forbidden", "this token does not step this room",
                       "open a room of your own from the Share panel")
-    if not hub.store.postgres:   # one process: deliver here (PostgreSQL: via NOTIFY)
-        await hub.notified(code, seq)
+    # This process's followers get it now; on PostgreSQL the other processes' by NOTIFY.
+    hub.stepped(code, seq, text)
     return Stepped(room=code, seq=seq)
 
 

@@ -10,8 +10,9 @@ SQLite (one process) the caller delivers in process.
 A step is on the way from the presenter to 1,000 phones, so its round trips to the database
 are few: the update and the NOTIFY are one statement, the commit does not wait for the WAL's
 flush to disk (synchronous_commit off, this store's sessions only: a crash may lose the last
-steps, which the presenter's next step replaces), and each worker reads the state on an open
-connection of its own, without a thread or a pool check.
+steps, which the presenter's next step replaces), and each worker steps its rooms (`step_on`)
+and reads their states (`read_current`) on an open connection of its own (its listener's
+second, server/livehub.py), without a thread or a pool check.
 
 A room idle past `idle` seconds is gone: it reads as absent and the next create deletes it.
 """
@@ -82,7 +83,7 @@ def normal_code(room: str) -> str | None:
     return code if len(code) == CODE_LENGTH and all(c in ALPHABET for c in code) else None
 
 
-_PG = pg_dialect.dialect()   # read_current's SQL, as SQLAlchemy writes it for psycopg
+_PG = pg_dialect.dialect()   # read_current's and step_on's SQL, as SQLAlchemy writes it for psycopg
 
 
 def _current(room: str, idle: float):
@@ -91,13 +92,51 @@ def _current(room: str, idle: float):
                                                     rooms.c.touched >= time.time() - idle)
 
 
+def _stepped(room: str, token: str, state: str, idle: float, postgres: bool):
+    """(the UPDATE of a step RETURNING its seq, and on PostgreSQL its NOTIFY as well; the
+    condition of the room being open, to tell NoRoom from WrongToken when it updates
+    nothing)."""
+    now = time.time()
+    live = (rooms.c.room == room) & (rooms.c.touched >= now - idle)
+    stepped = (update(rooms).where(live, rooms.c.token_hash == token_hash(token))
+               .values(state=state, seq=rooms.c.seq + 1, touched=now))
+    if postgres:   # RETURNING sees the new row: its seq is the step's
+        payload = rooms.c.room + ":" + cast(rooms.c.seq, String)
+        return stepped.returning(rooms.c.seq, func.pg_notify(CHANNEL, payload)), live
+    return stepped.returning(rooms.c.seq), live
+
+
+def _refuse(exists: bool):
+    """A step that updated nothing: the token is wrong (the room `exists`) or the room is
+    gone."""
+    raise WrongToken() if exists else NoRoom()
+
+
+async def _fetch(conn, statement):
+    """The first row of `statement` (SQLAlchemy Core) run on `conn`, a psycopg
+    AsyncConnection, or None."""
+    query = statement.compile(dialect=_PG)
+    cursor = await conn.execute(str(query), query.params)
+    return await cursor.fetchone()
+
+
 async def read_current(conn, room: str, idle: float) -> tuple[int, str] | None:
     """LiveStore.current on `conn`, an open psycopg AsyncConnection (autocommit) to the
     PostgreSQL database: (seq, state text), or None. Raises psycopg.Error."""
-    query = _current(room, idle).compile(dialect=_PG)
-    cursor = await conn.execute(str(query), query.params)
-    row = await cursor.fetchone()
+    row = await _fetch(conn, _current(room, idle))
     return None if row is None else (row[0], row[1])
+
+
+async def step_on(conn, room: str, token: str, state: str, idle: float) -> int:
+    """LiveStore.step on `conn`, an open psycopg AsyncConnection (autocommit: the UPDATE is
+    its own transaction, its NOTIFY sent at its commit): one round trip to the database,
+    from the event loop, where the pooled step takes four (the pool's ping `;`, BEGIN, the
+    UPDATE, COMMIT) from a worker thread. Raises NoRoom, WrongToken, psycopg.Error."""
+    stepped, live = _stepped(room, token, state, idle, postgres=True)
+    row = await _fetch(conn, stepped)
+    if row is None:
+        _refuse(await _fetch(conn, select(rooms.c.room).where(live)) is not None)
+    return row[0]
 
 
 class LiveStore(Database):
@@ -139,23 +178,15 @@ class LiveStore(Database):
     def step(self, room: str, token: str, state: str, idle: float) -> int:
         """Replace the room's state -> its new sequence number; on PostgreSQL NOTIFY CHANNEL
         "room:seq" in the same statement (sent once the transaction commits). Raises NoRoom,
-        WrongToken."""
+        WrongToken. (The hub steps on its own connection instead while it has one:
+        step_on.)"""
         self.open()
-        now = time.time()
-        live = (rooms.c.room == room) & (rooms.c.touched >= now - idle)
-        stepped = (update(rooms).where(live, rooms.c.token_hash == token_hash(token))
-                   .values(state=state, seq=rooms.c.seq + 1, touched=now))
-        if self.postgres:   # RETURNING sees the new row: its seq is the step's
-            payload = rooms.c.room + ":" + cast(rooms.c.seq, String)
-            stepped = stepped.returning(rooms.c.seq, func.pg_notify(CHANNEL, payload))
-        else:
-            stepped = stepped.returning(rooms.c.seq)
+        stepped, live = _stepped(room, token, state, idle, self.postgres)
         try:
             with self.engine.begin() as conn:
                 seq = conn.scalar(stepped)
                 if seq is None:
-                    exists = conn.scalar(select(rooms.c.room).where(live)) is not None
-                    raise WrongToken() if exists else NoRoom()
+                    _refuse(conn.scalar(select(rooms.c.room).where(live)) is not None)
         except _DOWN as e:
             raise _unavailable(e, "stepping a live room") from e
         return seq
@@ -178,4 +209,4 @@ class LiveStore(Database):
 
 
 __all__ = ["CHANNEL", "LiveStore", "NoRoom", "StorageUnavailable", "TooManyRooms", "WrongToken",
-           "normal_code", "read_current", "token_hash"]
+           "normal_code", "read_current", "step_on", "token_hash"]

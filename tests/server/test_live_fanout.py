@@ -5,7 +5,8 @@ a phone that stops reading skips to the newest step while every other follower i
 each step at once (straight to its socket, server/protocol.py RawBody), SQLite with --workers 2
 refuses rooms, and on PostgreSQL with --workers 2 twenty followers
 spread over both workers all get the last step, also after the listeners' connections are
-killed (they reconnect and catch up). The small version of bench/live.py's load.
+killed (they reconnect and catch up); there a step is committed on the worker's listener's
+own connection, from the event loop. The small version of bench/live.py's load.
 
 The PostgreSQL runs need GRADWALK_TEST_POSTGRES_URL (.ci/run starts one)."""
 from __future__ import annotations
@@ -22,7 +23,7 @@ from test_load import run_async
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 from bench.live import PROGRAM, Follower, request, run  # noqa: E402
-from gradwalk.server.livehub import LISTENER_NAME  # noqa: E402
+from gradwalk.server.livehub import LISTENER_NAME, READER_NAME  # noqa: E402
 
 STATE = {"v": 1, "program": PROGRAM}
 # This test's server's listeners: the test database's (other servers may share the cluster).
@@ -134,6 +135,26 @@ def test_postgres_two_workers_twenty_followers_and_a_listener_that_dies(tmp_path
             assert result["final"] == [10] * 20 and result["reconnect_step"] == 10
             assert _listeners(engine) == 2
             run_async(_after_listeners_die(server.port, engine))
+        finally:
+            engine.dispose()
+
+
+def test_postgres_a_step_is_committed_on_the_listeners_own_connection(tmp_path):
+    """One statement from the event loop (storage/live.py step_on), not a pooled connection's
+    round trips from a worker thread: the reader's last statement is the step's UPDATE. (No
+    follower, so that the listener has no read to make after the NOTIFY.)"""
+    with fresh_postgres_database() as url, \
+            served(tmp_path, database_url=url, data_dir=tmp_path,
+                   live_heartbeat_seconds=600) as server:
+        engine = sa.create_engine(url)
+        try:
+            assert _listeners(engine, until=1) == 1
+            room, auth = run_async(_open(server.port))
+            assert run_async(_step(server.port, room, auth, 4)) == 1
+            with engine.connect() as conn:
+                last = conn.scalar(sa.text(f"SELECT query FROM pg_stat_activity {OURS}"),
+                                   {"n": READER_NAME})
+            assert last.startswith("UPDATE live_rooms SET state="), last
         finally:
             engine.dispose()
 

@@ -1,7 +1,10 @@
 """server/livehub.py's followers without a server (issue 17, section 1): the heartbeats come from
 the hub's sweep (Hub.beat), to the followers it finds quiet, instead of a timer per follower
 and wait (a cost paid by each of 1,000 followers at every step); a pending state goes first and
-the `end` after it; and, on a real server, a quiet stream does get its comment lines."""
+the `end` after it; the process that committed a step hands it to its own followers at once,
+without a read (its NOTIFY, when it comes, finds it delivered); a step on the listener's
+connection that fails is committed from a thread instead; and, on a real server, a quiet
+stream does get its comment lines."""
 from __future__ import annotations
 
 import socket
@@ -48,6 +51,60 @@ def test_an_idle_follower_is_written_its_step_at_once_without_its_task():
         a.idle = False   # a's task is sending: nothing may be written beside it
         hub._offer("ROOMAA", (6, '{"v":1,"step":6}'))
         assert len(a.raw.written) == 2 and a.pending[0] == 6 and a.wake.is_set()
+
+    run_async(scenario())
+
+
+def test_the_stepping_process_hands_its_step_out_at_once_and_the_notify_reads_nothing():
+    async def scenario() -> None:
+        hub = Hub(store=None, idle=60, max_followers=2)
+        reads = []
+
+        async def read(room):   # the listener's read of a notified step
+            reads.append(room)
+            return 5, '{"v":1,"step":5}'
+
+        hub.read = read
+        f = hub.join("ROOMAA")
+        f.raw, f.idle = Socket(), True
+        hub.stepped("ROOMAA", 5, '{"v":1,"step":5}')   # this process committed step 5
+        event = b'event: state\ndata: {"room":"ROOMAA","seq":5,"state":{"v":1,"step":5}}\nid: 5\n\n'
+        assert f.raw.written == [chunk(event)] and f.sent == 5
+        await hub.notified("ROOMAA", 5)   # its own NOTIFY comes after
+        assert reads == [] and len(f.raw.written) == 1
+        hub.stepped("ROOMBB", 1, '{"v":1}')   # a room nobody follows here: nothing
+        assert hub.rooms.keys() == {"ROOMAA"} and "ROOMBB" not in hub.delivered
+
+    run_async(scenario())
+
+
+class Store:
+    """A stand-in for LiveStore: `step` records its call and answers seq 8."""
+
+    timeout = 5.0
+
+    def __init__(self) -> None:
+        self.steps = []
+
+    def step(self, room, token, state, idle):
+        self.steps.append((room, token, state, idle))
+        return 8
+
+
+class DeadConnection:
+    """A psycopg AsyncConnection whose server went away."""
+
+    async def execute(self, *args, **kwargs):
+        import psycopg
+        raise psycopg.OperationalError("the connection is closed")
+
+
+def test_a_step_on_a_dead_listener_connection_is_committed_from_a_thread():
+    async def scenario() -> None:
+        hub = Hub(store=Store(), idle=60, max_followers=1)
+        hub.conn = DeadConnection()
+        assert await hub.step("ROOMAA", "token", '{"v":1}') == 8
+        assert hub.store.steps == [("ROOMAA", "token", '{"v":1}', 60)]
 
     run_async(scenario())
 
