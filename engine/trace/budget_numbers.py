@@ -217,14 +217,22 @@ def _values_marked(tracer, underflow: bool) -> bool:
 SMALL = 1 << 16
 """A reverse walk's adjoints are worked out first for a program with a tensor whose values hold
 at most this many elements together: its numbers (events, the leaves' gradients) are most of
-its body, and their numpy work is small next to the events'. A scalar program's numbers are a
-small part of its body; a big tensor's adjoint travels as its summary, and only the leaves'
+its body, and their numpy work is small next to the events'. A long scalar program's numbers are
+a small part of its body (a short one's: SHORT); a big tensor's adjoint travels as its summary, and only the leaves'
 gradients carry every number (at most 25 bytes against about 20: 1.25 times)."""
+
+
+SHORT = 4096
+"""A scalar program of at most this many nodes has its adjoints worked out first too: its walk
+is cheap (a few ms), and the room a marker may need (about 600 bytes) would otherwise be most
+of a short body (`L = a * a` was estimated at 1.63x its 1,764 bytes; issue 14 §6 asks 1.5x)."""
 
 
 def _small(tracer) -> bool:
     sizes = [np.size(v) for v in tracer.values if type(v) is not float]
-    return bool(sizes) and sum(sizes) <= SMALL
+    if not sizes:
+        return len(tracer.values) <= SHORT
+    return sum(sizes) <= SMALL
 
 
 def _walked(tracer) -> list[int]:

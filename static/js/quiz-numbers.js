@@ -23,13 +23,20 @@ const FIXED = new RegExp(String.raw`${HEAD}((?:zeros|ones|eye|arange)\(.*)$`);
  * A source of fresh leaf numbers for `seed`: uniform in [-2, 2] to one decimal, never 0
  * (d3-random's randomLcg, so the same seed gives the same numbers in every browser), as
  * text ("-1.3"). Practice graphs draw their leaves the same way (quiz-practice.js).
+ * `next(old)` keeps the sign of the number `old` it replaces, and a zero stays as written:
+ * an example's point lives in them (seed-relu-mask's negative z is the mask, seed-gelu's
+ * z = 0 the edge point; the review saw New numbers turn z = [2, -1, 0.5] into three
+ * positives). Every call takes one draw, so the numbers depend on the seed and the order.
  */
 export function decimals(seed) {
   const random = randomLcg(seed);
-  const next = () => {
+  const next = (old) => {
     let x = 0;
     while (x === 0) x = Math.round((random() * 4 - 2) * 10) / 10;
-    return x.toFixed(1);
+    if (old === undefined) return x.toFixed(1);
+    const was = Number(old);
+    if (was === 0) return old;
+    return (Math.sign(was) * Math.abs(x)).toFixed(1);
   };
   next.seed = () => Math.floor(random() * 10000); // a fresh seed for randn(..., seed=)
   return next;
@@ -50,7 +57,7 @@ export function freshLeaves(program, seed) {
     let m = SCALAR.exec(line);
     if (m) {
       changed.push(m[2]);
-      return `${m[1]}${m[2]}${m[3]}${next()}${m[5]}`;
+      return `${m[1]}${m[2]}${m[3]}${next(m[4])}${m[5]}`;
     }
     m = LITERAL.exec(line);
     if (m) {
@@ -60,7 +67,7 @@ export function freshLeaves(program, seed) {
         return line;
       }
       changed.push(m[2]);
-      return `${m[1]}${m[2]}${m[3]}${m[4].replace(NUMBER, () => next())}${m[5]}`;
+      return `${m[1]}${m[2]}${m[3]}${m[4].replace(NUMBER, (old) => next(old))}${m[5]}`;
     }
     m = SEEDED.exec(line);
     if (m) {

@@ -7,7 +7,7 @@
 import { fetchMistakes } from "./api.js";
 import { formatNumber } from "./format.js";
 import { narrate } from "./narration.js";
-import { answerText, askLine, cellNames, gateOf, hiddenAt, judgeAnswer, kindText, PRESETS, questionsOf, quizSpec, resultMessage, scoreOf, unknownNames } from "./quiz.js";
+import { answerText, askLine, cellNames, emptyReason, gateOf, hiddenAt, judgeAnswer, kindText, PRESETS, questionsOf, quizSpec, resultMessage, scoreOf, unknownNames } from "./quiz.js";
 import { createQuizPanel, markAsked } from "./render/quiz.js";
 
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -41,7 +41,7 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
   /** The walk shown changed (a new trace, its end arrived, or the quiz changed). */
   function setWalk(next) {
     walk = next;
-    spec = walk ? quizSpec({ quiz: store.get().quiz, program: walk.program }) : "";
+    spec = walk ? quizSpec({ ...store.get(), program: walk.program }) : "";
     const complete = walk && walk.complete !== false;
     const { quiz_seed: seed, quiz_grid: grid } = store.get();
     const trace = complete && { graph: walk.trace.graph, events: walk.timeline.events };
@@ -124,8 +124,7 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
       panel.ask(q, `Question ${n} of ${questions.length} · ${specText(spec)}${unknown ? ` · ${unknown}` : ""}`, { focus: fresh });
     } else if (!questions.length && walk.complete !== false) {
       const unknown = unknownText();
-      const why = unknown ? `. ${unknown}` : " (the quiz asks for the backward pass's numbers"
-        + " or forward values, one element of a tensor; a tensor too large to travel whole is shown as usual).";
+      const why = unknown ? `. ${unknown}` : emptyReason(spec, walk.trace);
       panel.idle(`Quiz · ${specText(spec)}: nothing to ask in this walk${why}`);
     } else if (view.phase === "done") {
       end();

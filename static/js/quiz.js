@@ -53,8 +53,13 @@ export function unknownNames(spec, graph) {
   return spec.slice(6).split(",").filter((name) => !known.has(name));
 }
 
-/** The quiz in force: the state's `quiz`, else the program's `# ask:` line, else "" (off). */
+/**
+ * The quiz in force: none in Train mode (its walks are a run's iterations, and render/quiz.js
+ * hides the quiz's setup there: a link with both asked with no way to turn it off), else the
+ * state's `quiz`, else the program's `# ask:` line, else "" (off).
+ */
 export function quizSpec(state) {
+  if (state.mode === "train") return "";
   if (state.quiz) return state.quiz;
   const names = askedNames(state.program);
   return names ? `nodes:${names.join(",")}` : "";
@@ -161,6 +166,28 @@ export function questionsOf(spec, trace, { seed = 0, grid = false } = {}) {
       .map((n) => (last.has(n.id) ? adjoint(n.id) : value(n.id)));
   } else chosen = [];
   return chosen.filter(Boolean).sort((a, b) => a.step - b.step);
+}
+
+/**
+ * Why `spec` asks nothing on `trace` (questionsOf gave []), as the end of a sentence: the
+ * walk has no backward pass (forward mode) or no forward values to ask, no node sums two or
+ * more contributions (the fan-out quiz), or else its numbers cannot be asked (a tensor sent
+ * as a summary, a non-finite number). Each names the quiz that would ask.
+ */
+export function emptyReason(spec, trace) {
+  const kinds = new Set((trace?.events ?? []).map((ev) => ev.kind));
+  const adjoints = spec === "adjoints" || spec === "fanout";
+  if (adjoints && !kinds.has("accumulate")) {
+    return " (this walk has no backward pass, so no adjoint to ask: try “every forward value” in reverse mode)";
+  }
+  if (spec === "values" && !kinds.has("evaluate")) {
+    return " (this walk's steps carry tangents, not forward values: try reverse mode)";
+  }
+  if (spec === "fanout" && questionsOf("adjoints", trace).length) {
+    return " (no node here is used twice, so no adjoint sums two or more contributions: try “every adjoint”)";
+  }
+  return " (the quiz asks for the backward pass's numbers or forward values, one element of a tensor;"
+    + " a tensor too large to travel whole is shown as usual).";
 }
 
 /**

@@ -200,6 +200,11 @@ export function checkState(object) {
   // A leading byte-order mark is not part of the program (the server drops it too:
   // server/tracing.py without_bom), so the editor's columns match the server's.
   if (typeof state.program === "string" && state.program.startsWith(BOM)) state.program = state.program.slice(1);
+  // The iteration chosen is one of the run's (a link may name iteration 500 of 10 steps)
+  if (state.train_iteration !== undefined) {
+    const last = (state.train_steps ?? FIELDS.train_steps.default) - 1;
+    state.train_iteration = Math.min(Math.max(state.train_iteration, 0), last);
+  }
   return { state, error: null };
 }
 

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  askedAt, askedNames, askLine, elementAt, elementOf, gateOf, hiddenAt, indexOf, judge, matches, namedSpec, numbersHidden, questionsOf, quizSpec, QUIZ_PATTERN, readAnswer,
+  askedAt, askedNames, askLine, elementAt, emptyReason, elementOf, gateOf, hiddenAt, indexOf, judge, matches, namedSpec, numbersHidden, questionsOf, quizSpec, QUIZ_PATTERN, readAnswer,
   resultMessage, scoreOf, shownUnit, toleranceOf, unknownNames, withNumbers,
 } from "../../static/js/quiz.js";
 import { checkState, linkState, decodeLink, encodeLink, openLink, defaultState } from "../../static/js/state.js";
@@ -46,6 +46,9 @@ test("a `# ask:` line is a quiz on those nodes unless the state names another", 
   assert.equal(askedNames(PROGRAM), null);
   assert.equal(quizSpec({ quiz: "", program: `# ask: d, a\n${PROGRAM}` }), "nodes:d,a");
   assert.equal(quizSpec({ quiz: "fanout", program: `# ask: d\n${PROGRAM}` }), "fanout");
+  // Train mode steps a run's iteration, where the Quiz menu is hidden: no quiz there (review)
+  assert.equal(quizSpec({ quiz: "adjoints", mode: "train", program: PROGRAM }), "");
+  assert.equal(quizSpec({ quiz: "", mode: "train", program: `# ask: d\n${PROGRAM}` }), "");
   assert.equal(namedSpec(" d,  a "), "nodes:d,a");
   assert.equal(namedSpec("1x"), "");
 });
@@ -413,4 +416,48 @@ test("New numbers draws again while the fresh numbers would give the same text b
   // Nothing to change: one draw, the text back, nothing changed.
   const fixed = renumbered("b = zeros(3)\nL = sum(b)\n", () => 0.25);
   assert.deepEqual([fixed.program, fixed.changed, fixed.kept], ["b = zeros(3)\nL = sum(b)\n", [], ["b"]]);
+});
+
+test("a quiz that asks nothing says why, for its own spec (review: the fan-out quiz named tensors)", () => {
+  const node = (id, role = "op") => ({ id, label: id, role });
+  const chain = {
+    graph: { nodes: [node("a", "leaf"), node("b"), node("L")] },
+    events: [{ kind: "evaluate", node: "a", value: 1 }, { kind: "evaluate", node: "b", value: 2 },
+      { kind: "evaluate", node: "L", value: 3 }, { kind: "seed", node: "L" },
+      { kind: "accumulate", node: "L", input: "b", adjoint_after: 1 },
+      { kind: "accumulate", node: "b", input: "a", adjoint_after: 2 }],
+  };
+  assert.deepEqual(questionsOf("fanout", chain), []);
+  assert.match(emptyReason("fanout", chain), /no node here is used twice.*every adjoint/);
+  const forward = { graph: chain.graph, events: [{ kind: "tangent", node: "a", value: 1, tangent: 1 }] };
+  assert.deepEqual(questionsOf("adjoints", forward), []);
+  assert.match(emptyReason("adjoints", forward), /no backward pass/);
+  assert.match(emptyReason("fanout", forward), /no backward pass/);
+  assert.match(emptyReason("values", forward), /tangents, not forward values/);
+  // numbers that cannot be asked (a tensor sent as a summary): the tensor sentence
+  const summary = { graph: chain.graph, events: [{ kind: "accumulate", node: "L", input: "a", adjoint_after: { shape: [9000], data: null } }] };
+  assert.match(emptyReason("adjoints", summary), /too large to travel whole/);
+});
+
+// The review: New numbers turned seed-relu-mask's z = [2.0, -1.0, 0.5] into [0.8, 1.8, 1.1]
+// (nothing masked any more) and seed-gelu-exact's z = 0 into a number off the edge point.
+test("New numbers keeps each number's sign and a zero, where an example's point lives", async () => {
+  const { freshLeaves } = await import("../../static/js/quiz.js");
+  const program = "z = [2.0, -1.0, 0.5, 0.0]\nc = -0.5\nk = 0.0\nL = sum(relu(z)) * c + k\n";
+  for (let seed = 1; seed <= 200; seed += 1) {
+    const lines = freshLeaves(program, seed).program.split("\n");
+    const z = JSON.parse(lines[0].split(" = ")[1]);
+    assert.ok(z[0] > 0 && z[1] < 0 && z[2] > 0 && z[3] === 0, `seed ${seed}: ${lines[0]}`);
+    assert.ok(Number(lines[1].split(" = ")[1]) < 0, lines[1]);
+    assert.equal(lines[2], "k = 0.0");
+  }
+  assert.notEqual(freshLeaves(program, 3).program, freshLeaves(program, 4).program);
+});
+
+// The review: a link to iteration 500 of a 10-step run said "The graph shows iteration 500, not 9".
+test("a link's chosen training iteration is one of its run's", () => {
+  const { state } = checkState({ v: 1, mode: "train", train_steps: 10, train_chosen: true, train_iteration: 500 });
+  assert.equal(state.train_iteration, 9);
+  assert.equal(checkState({ v: 1, train_iteration: 500 }).state.train_iteration, 299); // the default 300 steps
+  assert.equal(checkState({ v: 1, train_steps: 10, train_iteration: 4 }).state.train_iteration, 4);
 });
