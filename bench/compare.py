@@ -3,6 +3,12 @@ program cost about 750 ms with it on), in headless Debian Chromium at 1280x800.
 
     .venv/bin/python -m bench.compare            # writes its section of docs/performance.md
     .venv/bin/python -m bench.compare --print    # only prints it
+    .venv/bin/python -m bench.compare --before DIR   # and another build's, side by side
+
+`--before DIR`: DIR is a copy of static/ (with its dist built) of the code to compare with; in
+the same run, on the same server, a second page gets its /static/ from DIR (the template and the
+server are this tree's), and each program is measured on it right before this build, so the
+machine's load is about the same for both; the section then has a table of both builds' CPU.
 
 Starts the server (tests/e2e/live_server.py) and opens, by a link, a chain of 1,199 nodes and
 the shared-weights program of about 1,200 (tests/e2e/test_big_graphs.py), as the page opens
@@ -19,6 +25,7 @@ compare the two columns of a row.
 from __future__ import annotations
 
 import json
+import pathlib
 import statistics
 import sys
 
@@ -106,19 +113,46 @@ def measure(browser, page, url: str, program: str, base: str) -> dict:
     return out
 
 
-def run() -> str:
+def serving(browser, static: pathlib.Path):
+    """A page at 1280x800 whose /static/ comes from the folder `static` (another build's)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.route("**/static/**", lambda route: route.fulfill(
+        path=str(static / route.request.url.split("/static/", 1)[1].split("?")[0])))
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    return page
+
+
+def cells(r: dict, phase: str, keys) -> str:
+    """"off / on (on ÷ off×)" of each of `keys`, medians, for one row of a table."""
+    off, on = r[phase, False], r[phase, True]
+    med = {k: (statistics.median(off[k]), statistics.median(on[k])) for k in keys}
+    return " | ".join(f"{med[k][0]:.1f} / {med[k][1]:.1f} ({med[k][1] / med[k][0]:.2f}×)" for k in keys)
+
+
+def run(before: pathlib.Path | None = None) -> str:
     m = machine.describe()
-    rows = []
+    rows, sides = [], []
     with running_server() as url, sync_playwright() as p:
         browser, page = new_page(p)
+        old = before and serving(browser, before)
         for name, (program, base) in PROGRAMS.items():
+            r0 = old and measure(browser, old, url, program, base)
             r = measure(browser, page, url, program, base)
             for phase in ("forward", "backward"):
-                off, on = r[phase, False], r[phase, True]
-                med = {k: (statistics.median(off[k]), statistics.median(on[k])) for k in off}
-                rows.append(f"| {name}, {phase} | " + " | ".join(
-                    f"{med[k][0]:.1f} / {med[k][1]:.1f} ({med[k][1] / med[k][0]:.2f}×)" for k in ("js", "framed", "cpu")) + " |")
+                rows.append(f"| {name}, {phase} | {cells(r, phase, ('js', 'framed', 'cpu'))} |")
+                if r0:
+                    sides.append(f"| {name}, {phase} | {cells(r0, phase, ('cpu',))} | {cells(r, phase, ('cpu',))} |")
         browser.close()
+    side = [] if not sides else [
+        "",
+        f"The main thread's CPU a step, ms, Compare off / on (on ÷ off), in the same run: `{before}` "
+        f"(before) and this tree's build (after), each program on one right after the other:",
+        "",
+        "| main thread CPU a step, ms: off / on (on ÷ off) | before | after |",
+        "|---|---|---|",
+        *sides,
+    ]
     return "\n".join([
         BEGIN,
         f"Measured {page_date()} on {m['cores']} cores ({m['cpu']}), load {m['load']}, headless "
@@ -130,12 +164,14 @@ def run() -> str:
         "| one step, ms: Compare off / on (on ÷ off; target ≤ 1.5×) | the page's work | until the next frame | main thread CPU |",
         "|---|---|---|---|",
         *rows,
+        *side,
         END,
     ])
 
 
 if __name__ == "__main__":
-    out = run()
+    at = sys.argv.index("--before") + 1 if "--before" in sys.argv else 0
+    out = run(pathlib.Path(sys.argv[at]).resolve() if at else None)
     print(out)
     if "--print" not in sys.argv:
         write(out, BEGIN, END, "Stepping with Compare runs on")

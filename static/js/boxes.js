@@ -154,17 +154,24 @@ function doneBox(layout, event) {
  * (revealTransform); its `core`, when it cannot be, is every leaf with the output
  * `outputId`, down to LEAVES_SCALE, whose own core is the output. Null when the
  * output is not drawn. In hvp mode that last core is the leaves instead, themselves shown
- * whole and leaning to their side (`lean`: hvpLeaves).
+ * whole and leaning to their side (`lean`: hvpLeaves). The `opening` frame (step 0) shows
+ * the output with its inputs (as the output's forward step does, stepBox) before the output
+ * alone, down to the camera's `reach` for a step; Done keeps the output at its own scale,
+ * where its number reads.
  */
-export function overviewBox(layout, outputId) {
+export function overviewBox(layout, outputId, { opening = false } = {}) {
   const output = boxOf(layout, [outputId]);
   if (!output) return null;
   // The whole walk is behind Done: the camera zooms out to show all of the graph (the
   // leaves and the output alone left the constants and ops past them cut at the edge);
   // failing that, the leaves whose gradients the narration reads out, with the output.
+  // A walk opening on the output alone showed a 390 px phone's embed of an XOR iteration L
+  // at the right edge, its inputs z and y cut (issue 17): nothing said what L came from.
   const leaves = layout.nodes.filter((n) => n.node?.role === "leaf").map((n) => n.id);
   const hvp = hvpLeaves(layout);
-  const core = hvp ? { ...boxOf(layout, hvp), whole: true, overview: true, lean: true } : output;
+  const inputs = opening ? layout.edges.filter((e) => e.target === outputId).map((e) => e.source) : [];
+  const core = hvp ? { ...boxOf(layout, hvp), whole: true, overview: true, lean: true }
+    : inputs.length ? { ...boxOf(layout, [outputId, ...inputs]), core: output } : output;
   const ends = { ...union(boxOf(layout, leaves), output), core, whole: true, overview: true, floor: LEAVES_SCALE };
   return { ...contentBox(layout), core: ends, whole: true, overview: true };
 }

@@ -103,6 +103,18 @@ export function formatShape(shape) {
   return shape && shape.length ? shape.join("×") : "scalar";
 }
 
+/**
+ * A tensor's shape as a noun, for a summary that stands where a value would: "8-vector",
+ * "6×4 matrix", "2×3×4 tensor" ("scalar" for []). A bare size read as a value on the
+ * projector: the Done line "dL/db1 = 8   min −0.1052 …" (a review), "6×4" as a product.
+ * The node's tag (layout.js opTag) keeps formatShape's short "6×4", beside its op.
+ */
+export function shapeName(shape) {
+  if (!shape || !shape.length) return "scalar";
+  if (shape.length === 1) return `${shape[0]}-vector`;
+  return `${shape.join("×")} ${shape.length === 2 ? "matrix" : "tensor"}`;
+}
+
 /** Element count of a shape. */
 export function sizeOf(shape) {
   return (shape || []).reduce((n, d) => n * d, 1);
@@ -137,12 +149,15 @@ export function formatSummary(summary) {
   return summaryLines(summary).join(" · ");
 }
 
-/** A value on one line: a scalar's digits, a tensor's data if short, else its summary. */
+/**
+ * A value on one line: a scalar's digits, a tensor's data if short, else its shape named
+ * (shapeName) and its summary: "8-vector · min -0.1052 · max 0.2 · mean 0.01".
+ */
 export function formatValue(value) {
   if (!isTensor(value)) return formatNumber(value);
   const rows = tensorRows(value, 6);
   if (rows) return value.shape.length === 2 ? "[" + rows.join(", ") + "]" : rows[0];
-  return `${formatShape(value.shape)} · ${formatSummary(value.summary)}`;
+  return [shapeName(value.shape), formatSummary(value.summary)].filter(Boolean).join(" · ");
 }
 
 /**

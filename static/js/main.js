@@ -796,9 +796,17 @@ toggleProgram.addEventListener("click", () => {
   showHidden(store.get().hide_program);
 });
 
-// Train mode shows its panel; another program or setting makes the run shown stale.
+// Train mode shows its panel, and says so on the page (#app's data-train), which train.css,
+// narrow.css and app.css lay out by: an attribute, not `.explorer:has(#train:not([hidden]))`,
+// whose ancestor made any DOM change under it (each step's text) restyle the whole page three
+// to four times a step (docs/performance.md, Compare's steps). The store's mode owns both.
+function showTrain({ mode }) {
+  trainPanel.show(mode === "train");
+  app.dataset.train = String(mode === "train");
+}
+// Another program or setting makes the run shown stale.
 store.subscribe((state, before) => {
-  if (state.mode !== before.mode) trainPanel.show(state.mode === "train");
+  if (state.mode !== before.mode) showTrain(state);
   if (state.program !== before.program) trainPanel.reset();
 });
 
@@ -879,7 +887,7 @@ createExportMenu($("#export-menu"));
 
 showMenu(store.get());
 showHidden(store.get().hide_program);
-trainPanel.show(store.get().mode === "train");
+showTrain(store.get());
 showLook(store.get());
 editor.setText(store.get().program);
 render({ animate: false });

@@ -88,7 +88,7 @@ function gradsText(L, grads) {
  * The short note shown next to the node that `event` changes ({id, lines}), or null:
  * ["+= 1.5729", "(0 → 1.5729)"] for an accumulate event, the summed axes for an unbroadcast.
  * Two short lines keep it narrower than a box, so it stays in its node's column; a tensor's
- * summaries take three ("+= 4×4 · min …", "was 4×4 · …", "now 4×4 · …").
+ * summaries take three ("+= 4×4 matrix · min …", "was 4×4 matrix · …", "now 4×4 matrix · …").
  */
 export function calloutOf(event) {
   if (event?.kind === "accumulate" && event.bug === "overwrite") {

@@ -19,6 +19,8 @@ const NUMBER = /^\d+(\.\d+)?(e[+-]?\d+)?/i;
 // A summary's field after its "·" (engine/trace/values.py summaries), its sign, its number.
 const SUMMARY_FIELD = /^· (min|max|mean) ([-−]?)(\d+(?:\.\d+)?(?:e[+-]?\d+)?|NaN|Infinity)/i;
 const FIELD = "\\quad "; // the gap between a summary's fields: a line may break there
+// A tensor's shape named (format.js shapeName): "8-vector", "6×4 matrix", "2×3×4 tensor".
+const SHAPE_NAME = /^(\d+)(?:-vector\b|((?:×\d+)+) (matrix|tensor)\b)/;
 
 /**
  * A number as the engine prints it (1.835e-08, 1.235e+05, 0.7864) as TeX: the exponent form
@@ -31,6 +33,13 @@ export function numberTex(text) {
   if (!m) return /^(NaN|Infinity)$/.test(text) ? `\\text{${text}}` : text;
   return `{${m[1]}\\times10^{${m[2] === "-" ? "-" : ""}${m[3]}}}`;
 }
+
+/** SHAPE_NAME's match as TeX: 8\text{-vector}, 6\times 4\ \text{matrix}. */
+function shapeTex([, first, rest, noun]) {
+  if (!noun) return `${first}\\text{-vector}`;
+  return `${[first, ...rest.slice(1).split("×")].join("\\times ")}\\ \\text{${noun}}`;
+}
+
 // Latin and Greek letters (not ² or ᵀ, which are superscripts; not × or ÷, which are signs)
 const WORD = /^[A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u0370-\u03FF_][A-Za-z0-9\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u0370-\u03FF_']*/;
 
@@ -109,6 +118,9 @@ export function toTex(text, { breakable = false } = {}) {
       i += m[0].length;
       continue;
     }
+    // one token, which a line never breaks: "8-vector" is no subtraction 8 − vector, and
+    // "6×4 matrix" keeps its noun (a space beside a word is a break point: grouped)
+    if ((m = SHAPE_NAME.exec(rest))) { out.push(shapeTex(m)); i += m[0].length; continue; }
     if ((m = NUMBER.exec(rest))) { out.push(numberTex(m[0])); i += m[0].length; continue; }
     if (SUPERSCRIPTS[c] !== undefined) {
       let sup = "";

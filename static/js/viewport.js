@@ -188,7 +188,7 @@ export function revealTransform(t, box, view, { overview = OVERVIEW_SCALE, reach
     const all = wholeTransform(box, view, { max: t.k });
     if (all.k >= Math.min(t.k, overviewFloor(box, overview))) return all;
     const k = Math.min(t.k, Math.max(READABLE_SCALE, overview));
-    const shown = revealTransform({ ...t, k }, box.core, view, { overview }) ?? { ...t, k };
+    const shown = revealTransform({ ...t, k }, box.core, view, { overview, reach }) ?? { ...t, k };
     return box.core.lean ? lean(shown, box, view) : shown;
   }
   if (box.core && !fitsTight) {

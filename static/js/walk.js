@@ -437,7 +437,7 @@ function markGroups(svg, walk) {
 function homeBox(walk, output) {
   const shown = walk.layout.rep?.get(output) ?? output;
   // step 0: every leaf and the output (an overview, boxes.js overviewBox)
-  const overview = overviewBox(walk.layout, shown);
+  const overview = overviewBox(walk.layout, shown, { opening: true });
   if (!walk.home) return overview ?? boxOf(walk.layout, [output]);
   // A group just opened or closed (or a node search went to): it is the core, shown with
   // the leaves and the output when they fit (revealTransform), else it alone.

@@ -200,8 +200,8 @@ def test_tensor_rows_say_their_shape_and_the_measure_of_their_change(explorer):
     assert "new" not in summary and "gone" not in summary, summary
     cells = page.locator(f'#diff tr[data-node="{node(page, "W").get_attribute("data-node")}"] td').all_inner_texts()
     # a tensor that kept its shape reads it once, its Δ says how it moved (the projector's
-    # review: "3×2 → 3×2" broke the row at its arrow in the side column)
-    assert cells[0].replace("\n", " ") == "3×2", cells
+    # review: "3×2 → 3×2" broke the row at its arrow in the side column), a matrix by name
+    assert cells[0].replace("\n", " ") == "3×2 matrix", cells
     assert cells[1].startswith("max ") and float(cells[1].split()[1]) != 0, cells
     x = page.locator(f'#diff tr[data-node="{node(page, "X").get_attribute("data-node")}"] td').all_inner_texts()
     assert x[1] == "max 0", x   # X is the same: its value did not move

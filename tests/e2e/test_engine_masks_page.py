@@ -62,9 +62,9 @@ def test_the_mlp_classifiers_done_reads_mean_zero(open_explorer, size):
     _to_done(page)
     text = page.locator("#narration").inner_text()
     assert "dL/dW2" in text and "e-18" not in text and "e-17" not in text, text
-    found = re.search(r"dL/dW2 = 8×3 · min (\S+) · max (\S+) · mean (\S+?),", text)
+    found = re.search(r"dL/dW2 = 8×3 matrix · min (\S+) · max (\S+) · mean (\S+?),", text)
     assert found is not None and found.group(3) == "0", text
-    assert re.search(r"dL/dW1 = 4×8 · [^,]* · mean 0\.017,", text), text   # a true mean stays
+    assert re.search(r"dL/dW1 = 4×8 matrix · [^,]* · mean 0\.017,", text), text   # a true mean stays
     _shoot(page, f"num2-mlp-done-{size[0]}x{size[1]}-projector")
     assert ex.unexpected_errors() == []
 

@@ -110,18 +110,23 @@ def test_after_train_the_slider_reads_the_iteration_the_line_says(train_page, si
     assert page.errors == []
 
 
+def iteration_100_embed(train_page) -> str:
+    """The embed link of iteration 100 of seed 003's run (301 iterations), made at 1280x800."""
+    page = train_page((1280, 800), touch=False)
+    page.locator("#train-iteration").fill("100")
+    page.click("#train-open")
+    page.wait_for_selector('#player[data-iteration="100"]')
+    page.wait_for_selector('#app[data-status="ready"]')
+    return page.evaluate("location.href").replace("/#", "/embed#")
+
+
 def test_a_phone_embed_of_a_train_iteration_reads_its_loss_curve(train_page, chromium):
     """The embed of a link to iteration 100 of seed 003's run (301 iterations) on a 390x844
     phone put the plots in a 125 px column beside the graph: the curve 125x91 with its axis
     at 0 and 200 of 0-300, centred about 190 px down its column, blank above. The plots are
     a row over the graph now: the curve the frame's width, at least 120 px high, its axis at
     0, 100, 200, 300 in numbers 12 px or more, the graph right under the row."""
-    page = train_page((1280, 800), touch=False)
-    page.locator("#train-iteration").fill("100")
-    page.click("#train-open")
-    page.wait_for_selector('#player[data-iteration="100"]')
-    page.wait_for_selector('#app[data-status="ready"]')
-    url = page.evaluate("location.href").replace("/#", "/embed#")
+    url = iteration_100_embed(train_page)
     contexts: list = []
     try:
         embed = new_page(chromium, contexts, PHONE, touch=True, timeout=60_000)
@@ -147,6 +152,45 @@ def test_a_phone_embed_of_a_train_iteration_reads_its_loss_curve(train_page, chr
         shots = Path(os.environ.get("GRADWALK_SHOTS", "/tmp/gradwalk-shots"))
         shots.mkdir(parents=True, exist_ok=True)
         embed.screenshot(path=str(shots / "embed-train-phone-390x844.png"))
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_a_phone_embed_of_a_train_iteration_opens_on_l_with_its_inputs(train_page, chromium):
+    """Issue 17, the same embed on a 390x844 phone: the camera opened on L alone, at the
+    right edge (the readable floor, 0.78), its inputs z and y cut at the left (z from -123 px),
+    nothing saying what L is computed from. It opens on L with z and y whole now (zoomed out
+    for that frame, as a phone's step is to show both of its ends), below the camera's note
+    ("Not all of the graph fits"), which stands over no node, then or at Done."""
+    url = iteration_100_embed(train_page)
+    contexts: list = []
+    try:
+        embed = new_page(chromium, contexts, PHONE, touch=True, timeout=60_000)
+        embed.goto(url)
+        embed.wait_for_selector('#embed[data-status="ready"][data-iteration="100"]')
+        embed.wait_for_selector('#graph[data-camera="still"]')
+        for when in ("opening", "done"):
+            if when == "done":
+                embed.locator("#player .scrubber").fill(embed.locator("#player").get_attribute("data-total"))
+                embed.wait_for_selector('#player .phase[data-phase="done"]')
+                embed.wait_for_selector('#graph[data-camera="still"]')
+            boxes = at_scroll_0(embed)
+            note, graph = boxes["note"], boxes["graph"]
+            assert note is not None, when   # the XOR net does not fit a phone at a readable size
+            over = [n for n in boxes["nodes"] if n["right"] > note["left"] + 1 and n["left"] < note["right"] - 1
+                    and n["top"] < note["bottom"] - 1 and n["bottom"] > note["top"] + 1]
+            assert over == [], (when, note, over)
+            if when == "opening":
+                shown = {n["name"]: n for n in boxes["nodes"]}
+                for name in ("L", "z", "y"):
+                    b = shown[name]
+                    assert graph["left"] - 1 <= b["left"] and b["right"] <= graph["right"] + 1, (name, b, graph)
+                    assert note["bottom"] - 1 <= b["top"] and b["bottom"] <= graph["bottom"] + 1, (name, b, note, graph)
+        assert embed.errors == []
+        shots = Path(os.environ.get("GRADWALK_SHOTS", "/tmp/gradwalk-shots"))
+        shots.mkdir(parents=True, exist_ok=True)
+        embed.screenshot(path=str(shots / "embed-train-phone-done-390x844.png"))
     finally:
         for context in contexts:
             context.close()

@@ -5,6 +5,8 @@ import {
   boxLines, formatNumber, formatShape, formatSummary, formatValue, fullPrecision, isTensor,
   summaryLines, tensorRows,
 } from "../../static/js/format.js";
+import { calloutOf, narrate } from "../../static/js/narration.js";
+import { toTex } from "../../static/js/tex.js";
 
 const tensor = (shape, data, summary = { min: 0, max: 0, mean: 0, norm: 0 }) =>
   ({ shape, dtype: "float64", summary, data });
@@ -74,8 +76,25 @@ test("tensors: small data inline, else a summary", () => {
   assert.equal(formatValue(tensor([3], [0.3, 0, "-Infinity"])), "[0.3, 0, -Infinity]");
   const big = tensor([100, 100], null, { min: -1, max: 4, mean: 2.5, norm: "Infinity" });
   assert.equal(tensorRows(big), null);
-  assert.equal(formatValue(big), "100×100 · min -1 · max 4 · mean 2.5");
+  assert.equal(formatValue(big), "100×100 matrix · min -1 · max 4 · mean 2.5");
   assert.equal(formatSummary({ min: "NaN", max: "NaN", mean: "NaN" }), "min NaN · max NaN · mean NaN");
+});
+
+test("a tensor's summary names its shape as a shape, never a bare size that reads as a value", () => {
+  // the MLP's typeset Done line read "dL/db1 = 8   min −0.1052 …" on the projector: 8 a value
+  const b1 = tensor([8], null, { min: -0.1052, max: 0.2206, mean: 0.0367, norm: 1 });
+  assert.equal(formatValue(b1), "8-vector · min -0.1052 · max 0.2206 · mean 0.0367");
+  assert.equal(formatValue(tensor([6, 4], null, { min: -1, max: 4, mean: 2.5 })), "6×4 matrix · min -1 · max 4 · mean 2.5");
+  assert.equal(formatValue(tensor([2, 3, 4], null, { min: -1, max: 4, mean: 2.5 })), "2×3×4 tensor · min -1 · max 4 · mean 2.5");
+  const nodes = { n9: { id: "n9", label: "L" } };
+  const done = narrate({ kind: "done", output: { node: "n9", name: "L", value: 0.5 }, grads: { b1 } }, nodes);
+  assert.equal(done, "Done. dL/db1 = 8-vector · min -0.1052 · max 0.2206 · mean 0.0367");
+  // typeset: "8-vector" one upright word after its size, never the subtraction 8 − vector
+  assert.match(toTex(done), /= 8\\text\{-vector\} \\quad \{\\text\{min\}/);
+  assert.match(toTex("dL/dW1 = 6×4 matrix · min -1"), /= 6\\times 4\\ \\text\{matrix\} \\quad /);
+  // and a += note beside its node the same
+  const note = calloutOf({ kind: "accumulate", input: "n1", contribution: b1, adjoint_before: b1, adjoint_after: b1 });
+  assert.equal(note.lines[0], "+= 8-vector · min -0.1052 · max 0.2206 · mean 0.0367");
 });
 
 test("data-* attributes carry full precision", () => {

@@ -54,10 +54,11 @@ test("a tensor's += callout puts the old and the new adjoint on lines of their o
   const note = calloutOf({ kind: "accumulate", input: "n5", contribution: summary(-6.4433, 9.4543, 0.0854),
     adjoint_before: summary(0, 0, 0), adjoint_after: summary(-6.4433, 9.4543, 0.0854) });
   assert.equal(note.lines.length, 3);
-  assert.match(note.lines[0], /^\+= 4×4 · min -6.4433/);
-  assert.match(note.lines[1], /^was 4×4 · min 0/);
-  assert.match(note.lines[2], /^now 4×4 · min -6.4433/);
-  assert.ok(Math.max(...note.lines.map((l) => l.length)) <= 50, note.lines);
+  assert.match(note.lines[0], /^\+= 4×4 matrix · min -6.4433/);
+  assert.match(note.lines[1], /^was 4×4 matrix · min 0/);
+  assert.match(note.lines[2], /^now 4×4 matrix · min -6.4433/);
+  // 55 characters with the shape named (format.js shapeName: "4×4" alone read as a product)
+  assert.ok(Math.max(...note.lines.map((l) => l.length)) <= 55, note.lines);
 });
 
 test("a graph not drawn: how big, its predicted layout time, and the results all the same", () => {

@@ -32,8 +32,8 @@ test("TeX's special characters in a program's text are escaped, never commands",
 test("the Done line: a sentence's space, a negative number after a word, × between sizes", () => {
   // seen at 1024x768 in the projector theme: "Done.dL/dX = 4×3 · min − 0.5598", ×3 as text
   // (a summary's fields set apart, each name with its number: "· min ·" read as a product)
-  assert.equal(toTex("Done. dL/dX = 4×3 · min -0.5598 · max 0.8551"),
-    "\\text{Done}.\\ \\text{dL}/\\text{dX} = 4\\times 3 \\quad {\\text{min}\\ {-}0.5598} \\quad {\\text{max}\\ 0.8551}");
+  assert.equal(toTex("Done. dL/dX = 4×3 matrix · min -0.5598 · max 0.8551"),
+    "\\text{Done}.\\ \\text{dL}/\\text{dX} = 4\\times 3\\ \\text{matrix} \\quad {\\text{min}\\ {-}0.5598} \\quad {\\text{max}\\ 0.8551}");
   assert.equal(toTex("a = -0.5 - 1"), "a = -0.5 - 1"); // after a sign, KaTeX's own unary minus
 });
 
@@ -154,7 +154,7 @@ const DONE_LINES = [
   ...readdirSync("tests/golden").filter((n) => n.endsWith(".json")).map((n) => doneLine(n.slice(0, -5))),
   "Done. (H v)_c = ∂s/∂c = 0,  (H v)_d = ∂s/∂d = 3", // the review's hvp walk
   "Done. dx150/dx0 = 2.117e-26", // a long chain (and a trained leaf's: train.js's Done is reverse mode's)
-  "Done. dL/dX = 6×4 · min -0.2206 · max 0.4146 · mean 0.0367,  dL/dW1 = 4×8 · min -0.248 · max 1.2e-05 · mean 0.017",
+  "Done. dL/dX = 6×4 matrix · min -0.2206 · max 0.4146 · mean 0.0367,  dL/db1 = 8-vector · min -0.248 · max 1.2e-05 · mean 0.017",
 ];
 
 test("every mode's Done line: a space after Done., subscripts set, numbers whole, no field a product", () => {
@@ -178,8 +178,9 @@ test("every mode's Done line: a space after Done., subscripts set, numbers whole
 });
 
 test("a tensor's summary: its fields apart, each name with its number, a break between fields", () => {
-  assert.equal(toTex("dL/dX = 6×4 · min -0.2206 · max 1.2e-05"),
-    "\\text{dL}/\\text{dX} = 6\\times 4 \\quad {\\text{min}\\ {-}0.2206} \\quad {\\text{max}\\ {1.2\\times10^{-5}}}");
-  const pieces = wrapPieces(narrationTex("Done. dL/dX = 6×4 · min -0.2206 · max 0.4146 · mean 0.0367"));
+  assert.equal(toTex("dL/dX = 6×4 matrix · min -0.2206 · max 1.2e-05"),
+    "\\text{dL}/\\text{dX} = 6\\times 4\\ \\text{matrix} \\quad {\\text{min}\\ {-}0.2206} \\quad {\\text{max}\\ {1.2\\times10^{-5}}}");
+  const pieces = wrapPieces(narrationTex("Done. dL/dX = 6×4 matrix · min -0.2206 · max 0.4146 · mean 0.0367"));
   assert.ok(pieces.some((p) => /^min −0\.2206/u.test(p.trim())), pieces.join(" | ")); // a field is one piece
+  assert.ok(pieces.some((p) => /^6×4 matrix$/u.test(p.trim())), pieces.join(" | ")); // the shape is one too
 });

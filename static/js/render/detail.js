@@ -6,7 +6,7 @@
 // It takes its container; nothing looks up global ids.
 
 import { fetchNode } from "../api.js";
-import { formatCells, formatNumber, formatShape, isTensor } from "../format.js";
+import { formatCells, formatNumber, isTensor, shapeName } from "../format.js";
 import { dualText } from "../modes.js";
 import { heatCells, heatColor, inkOn, toNumber } from "../heat.js";
 import { opTag } from "../layout.js";
@@ -99,7 +99,7 @@ export function createDetailPanel(container, { onClose, room = () => 0 } = {}) {
     else {
       const table = valueTable(value, kind);
       if (table) col.append(table);
-      else col.append(el("p", { class: "note pending-data", text: `${formatShape(value.shape)}: over the inline limit, fetching every number…` }));
+      else col.append(el("p", { class: "note pending-data", text: `${shapeName(value.shape)}: over the inline limit, fetching every number…` }));
       if (note) col.append(el("p", { class: "note", text: note }));
     }
     return col;

@@ -9,7 +9,7 @@
 // node data-changed ("value" | "adjoint", or "new" for a node the previous run did not have)
 // and data-delta (full precision).
 
-import { formatNumber, formatShape, isTensor } from "../format.js";
+import { formatNumber, isTensor, shapeName } from "../format.js";
 import { firstOrder, strengths } from "../diff.js";
 
 const html = (tag, props = {}, ...children) => {
@@ -21,7 +21,7 @@ const html = (tag, props = {}, ...children) => {
 const signed = (x) => (x > 0 ? `+${formatNumber(x)}` : formatNumber(x));
 // A tensor reads as its shape (its numbers are in the detail panel), its Δ with its measure:
 // "max +0.5" (the largest elementwise change), "mean -0.01" (a tensor that travels as a summary).
-const num = (x) => (typeof x === "number" ? formatNumber(x) : x === undefined ? "–" : isTensor(x) ? formatShape(x.shape) : "tensor");
+const num = (x) => (typeof x === "number" ? formatNumber(x) : x === undefined ? "–" : isTensor(x) ? shapeName(x.shape) : "tensor");
 const deltaNumber = (c) => (c.delta === 0 ? "0" : signed(c.delta));
 const deltaText = (c) => (!c ? "" : c.added ? "new" : c.hidden ? "?" : c.delta === null ? (c.changed ? "changed" : "")
   : c.measure ? `${c.measure} ${deltaNumber(c)}` : deltaNumber(c));
@@ -178,7 +178,7 @@ const setData = (el, key, x) => {
   } else if (key in el.dataset) delete el.dataset[key];
 };
 
-/** A change's "before → after"; a tensor's shape once when it kept it ("4×8": its Δ says how
+/** A change's "before → after"; a tensor's shape once when it kept it ("4×8 matrix": its Δ says how
  * its numbers moved), so a row keeps to one line in the side column. */
 function pair(c) {
   if (c.hidden) return "? → ?"; // a quiz's unanswered number (diff.js veiled), in both runs
