@@ -39,6 +39,30 @@ export const ZOOM_LIMITS = { min: 0.02, max: 4 };
 export const MARGIN = 16; // screen px kept around the drawing and around a revealed box
 export const EDGE = 4; // screen px a box in view keeps from the edge: a step's node outline is 6 wide
 
+/**
+ * How far the automatic view may zoom out below its own scale for a moment (least scales, or
+ * null: not at all), one table for render/zoom.js: `ends`, to show all of a step's box (its
+ * two ends and note: revealTransform's `reach`), and `titles`, to keep a title whole at the
+ * graph's top (clearance.js uncutView's `least`). `auto` is autoScale's; `phone` a narrow
+ * screen's view (readableWhole); `pinned` the framing of a selected node with its neighbours
+ * beside its panel; `asked` a quiz's asked node; `marked` marks drawn over boxes (Compare's Δ,
+ * dead tags). Beside a panel the numbers stay drawn (NUMBERS_SCALE: at 1024x768 on a
+ * projector W1 was framed alone, its consumer under the panel, then X's title under the trace
+ * bar); a phone keeps its floor for titles; a question its floor (the asked node is framed
+ * alone instead); a step down to STEP_REACH of the floor for its ends, and for a title where
+ * marks are drawn or in a theme whose own text floor is above the readable one (the
+ * projector's: the walk's scale there is what the steps need, not the reader's A+, which the
+ * default theme honours: test_lecture_hall). The projector then kept b2's title whole at
+ * mlp-classifier's step 14 at 1024x768 (its numbers at 13.5 px).
+ */
+export function reaches(auto, { phone = false, pinned = false, asked = false, marked = false } = {}) {
+  const step = auto.floor * STEP_REACH;
+  return {
+    ends: phone ? OVERVIEW_SCALE : pinned ? NUMBERS_SCALE : asked ? null : step,
+    titles: asked ? auto.floor : phone ? null : pinned ? NUMBERS_SCALE : marked || auto.themed > auto.floor ? step : auto.floor,
+  };
+}
+
 /** `content` as a box {x0, y0, x1, y1}: a box already, or {width, height} from the origin. */
 function asBox(content) {
   return "x0" in content ? content : { x0: 0, y0: 0, x1: content.width, y1: content.height };

@@ -11,8 +11,8 @@
 import * as d3 from "d3";
 import { METRICS } from "../layout.js";
 import { centredBox, union } from "../boxes.js";
-import { autoScale, fitAround, followTransform, MARGIN, NUMBERS_FROM_PX, NUMBERS_SCALE, OVERVIEW_SCALE, readableTransform, revealTransform, STEP_REACH, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
-import { freeView, insetsDiffer, insetsOf, intoFree, NO_INSET, uncutView } from "../clearance.js";
+import { autoScale, fitAround, followTransform, MARGIN, NUMBERS_FROM_PX, NUMBERS_SCALE, reaches, readableTransform, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
+import { coverOf, freeView, insetsDiffer, intoFree, NO_INSET, uncutView } from "../clearance.js";
 import { TAG_SELECTOR, withTags } from "../tags.js";
 import { showNames } from "./names.js";
 
@@ -165,8 +165,11 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   const framing = () => ({
     ...scaling(), steps: framed().steps,
     overview: readableWhole() || readableOverview() ? autoScale(scaling()).floor : undefined,
-    reach: readableWhole() ? OVERVIEW_SCALE : framesPin() ? NUMBERS_SCALE
-      : focus?.asked ? null : autoScale(scaling()).floor * STEP_REACH,
+    reach: reach(focus).ends,
+  });
+  // How far the automatic view zooms out now, with `box` the moment's (viewport.js reaches).
+  const reach = (box) => reaches(autoScale(scaling()), {
+    phone: readableWhole(), pinned: framesPin(), asked: Boolean(box?.asked), marked: tagged.length > 0,
   });
   // A new theme or text size changes the automatic scale: a fitted view fits again (the
   // graph area's size may not change, so the ResizeObserver below need not fire).
@@ -252,12 +255,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   // would make the room's eyes follow the zoom, not the step. A phone's steps keep to the
   // floor (its numbers at 14 px), and an overview to its own scale.
   function uncut(place, view, focusBox) {
-    const floor = autoScale(scaling()).floor;
-    // Below the floor only for the marks drawn above boxes (Compare's Δ, a dead unit's tag):
-    // for any cut title it kept A+ from enlarging the graph at all (seed-sigmoid-net's step 1
-    // at 1024x768) and printed the numbers at 13.2 px (test_lecture_hall, test_graph_view).
-    const least = !focusBox || focusBox.overview ? null
-      : focusBox.asked ? floor : readableWhole() ? null : tagged.length ? floor * STEP_REACH : floor;
+    const least = !focusBox || focusBox.overview ? null : reach(focusBox).titles;
     return uncutView(place, framed().boxes, view, focusBox, least);
   }
 
@@ -471,5 +469,5 @@ const COVERS = ".detail, .graph-trace, .camera-note, .step-numbers";
 function coverInsets(root) {
   const shown = [...root.parentNode?.querySelectorAll(COVERS) ?? []]
     .filter((e) => !e.hidden && e.getClientRects().length && getComputedStyle(e).position !== "fixed");
-  return shown.length ? insetsOf(root.getBoundingClientRect(), shown.map((e) => e.getBoundingClientRect())) : NO_INSET;
+  return shown.length ? coverOf(root.getBoundingClientRect(), shown.map((e) => e.getBoundingClientRect())) : NO_INSET;
 }
