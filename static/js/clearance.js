@@ -169,8 +169,12 @@ function sidesOf(svg, panels) {
  */
 export function coverOf(svg, panels) {
   const { inset, counted } = sidesOf(svg, panels);
+  // a panel from edge to edge (the camera's note) covers what reaches past them too: a box
+  // partly out of view at the left is hidden under it as one in view is
   const tops = counted.filter((c) => c.side === "top").map(({ rect }) => ({
-    x0: rect.left - svg.left - inset.left, x1: rect.right - svg.left - inset.left, y: rect.bottom - svg.top - inset.top,
+    x0: rect.left <= svg.left + 1 ? -Infinity : rect.left - svg.left - inset.left,
+    x1: rect.right >= svg.right - 1 ? Infinity : rect.right - svg.left - inset.left,
+    y: rect.bottom - svg.top - inset.top,
   }));
   return { ...inset, tops };
 }

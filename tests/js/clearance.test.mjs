@@ -139,6 +139,15 @@ test("coverOf gives the panels counted from the top, in the free view's frame, a
   assert.deepEqual({ ...cover, tops: undefined }, { left: 0, top: 46, right: 503, bottom: 0, tops: undefined });
   assert.deepEqual(cover.tops, [{ x0: 6, x1: 274, y: 0 }]); // the bar, from 6 to 274 px across
   assert.deepEqual(freeView({ width: 996, height: 288 }, cover), { width: 493, height: 242, top: -46, tops: cover.tops });
+  // the camera's note, from edge to edge, over the bar: it covers past the edges, and a box
+  // beside the bar is judged against its foot, as without the bar a box anywhere is
+  const note = { left: 14, top: 273, right: 1010, bottom: 300 };
+  const both = coverOf(svg, [note, { ...trace, top: 304, bottom: 344 }]);
+  assert.deepEqual(both.tops, [{ x0: -Infinity, x1: Infinity, y: -44 }, { x0: 6, x1: 274, y: 0 }]);
+  const view = freeView({ width: 996, height: 288 }, both);
+  assert.equal(cutsTop({ k: 1, x: -50, y: -80 }, [box(0, 0, 40, 30)], view), false, "hidden under the note, partly out at the left");
+  assert.equal(cutsTop({ k: 1, x: 300, y: -42 }, [box(0, 0, 100, 40)], view), true, "cut by the note's foot");
+  assert.equal(cutsTop({ k: 1, x: 300, y: -40 }, [box(0, 0, 100, 40)], view), false, "whole below it");
 });
 
 // The free view of mlp-classifier's graph beside W1's panel at 1024x768 on a projector: the bar

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { METRICS } from "../../static/js/layout.js";
 import { boxOf, contentBox, stepBox } from "../../static/js/boxes.js";
-import { autoScale, fitAround, fitTransform, followTransform, MAX_FIT_SCALE, MIN_TEXT_PX, NUMBERS_SCALE, OVERVIEW_SCALE, reaches, READABLE_SCALE, revealTransform, STEP_REACH, wholeScale, wholeTransform } from "../../static/js/viewport.js";
+import { autoScale, fitAround, fitTransform, followTransform, MAX_FIT_SCALE, MIN_TEXT_PX, NUMBERS_SCALE, OVERVIEW_SCALE, reaches, READABLE_SCALE, revealTransform, STEP_REACH, TITLE_REACH, wholeScale, wholeTransform } from "../../static/js/viewport.js";
 
 const view = { width: 1000, height: 400 };
 /** Where layout point p lands on screen under t. */
@@ -280,7 +280,8 @@ test("reaches: how far each moment zooms out, for its ends and for a title, in o
   // (the default theme keeps A+'s scale: test_lecture_hall), or in the projector theme
   assert.deepEqual(reaches(plain), { ends: floor * STEP_REACH, titles: floor });
   assert.deepEqual(reaches(plain, { marked: true }), { ends: floor * STEP_REACH, titles: floor * STEP_REACH });
-  assert.deepEqual(reaches(projector), { ends: floor * STEP_REACH, titles: floor * STEP_REACH });
+  assert.deepEqual(reaches(projector), { ends: floor * STEP_REACH, titles: floor * TITLE_REACH });
+  assert.ok(Math.abs(floor * TITLE_REACH * METRICS.numFont - 13) < 1e-9, "a title's reach prints them at 13 px");
   // a selected node framed beside its panel: as far as the numbers are drawn, for both (X's
   // title under the trace bar at 1024x768 needed 0.556, the framing alone 0.602)
   assert.deepEqual(reaches(projector, { pinned: true }), { ends: NUMBERS_SCALE, titles: NUMBERS_SCALE });
