@@ -29,6 +29,17 @@ export function applyTheme(root, { theme = "auto", font = 1 } = {}) {
   root.style.setProperty("--font-scale", String(scale));
 }
 
+/**
+ * What the page's look asks of the graph drawn in `svg` (render/zoom.js; viewport.js
+ * autoScale): `textScale`, the page's font scale (A−/A+: --font-scale, set on <html> by
+ * applyTheme; the graph's text grows with it), and `minText`, the theme's least on-screen size
+ * of a node's numbers (themes.css --graph-text, px: the projector's is the narration's size).
+ */
+export function graphLook(svg) {
+  const read = (e, name) => parseFloat(getComputedStyle(e).getPropertyValue(name));
+  return { textScale: read(svg.ownerDocument.documentElement, "--font-scale") || 1, minText: read(svg, "--graph-text") || 0 };
+}
+
 // A diverging scale for heat maps of signed numbers (a tensor's values or gradients): nine
 // steps, --div-0 (most negative, Okabe-Ito blue) to --div-8 (most positive, vermillion),
 // --div-4 for zero; themes.css defines them per theme.

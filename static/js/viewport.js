@@ -33,11 +33,40 @@ export const OVERVIEW_SCALE = 0.25;
 // had one end cut at 8 of its 34 steps, step 29's W1.T by 24 px at the right, and needed down
 // to 0.75 of 0.778 (step 23). Numbers then print at 10.5 px, still drawn (NUMBERS_FROM_PX).
 export const STEP_REACH = 0.74;
+// In the projector theme a step whose title would be cut at the graph's top at the readable
+// floor zooms out for it down to this share of the floor, for that step only: its numbers at
+// 13 px (mlp-classifier's step 14 at 1024x768 needed 0.939 for b2's title; further, down to
+// STEP_REACH, step 17 printed them at 11.3 px, under what a projector shows: test_projector_layout).
+export const TITLE_REACH = 13 / 14;
 // Wheel and buttons stay within these; zooming out further than the readable scale (to see
 // a big graph whole) is the user's choice.
 export const ZOOM_LIMITS = { min: 0.02, max: 4 };
 export const MARGIN = 16; // screen px kept around the drawing and around a revealed box
 export const EDGE = 4; // screen px a box in view keeps from the edge: a step's node outline is 6 wide
+
+/**
+ * How far the automatic view may zoom out below its own scale for a moment (least scales, or
+ * null: not at all), one table for render/zoom.js: `ends`, to show all of a step's box (its
+ * two ends and note: revealTransform's `reach`), and `titles`, to keep a title whole at the
+ * graph's top (clearance.js uncutView's `least`). `auto` is autoScale's; `phone` a narrow
+ * screen's view (readableWhole); `pinned` the framing of a selected node with its neighbours
+ * beside its panel; `asked` a quiz's asked node; `marked` marks drawn over boxes (Compare's Δ,
+ * dead tags). Beside a panel, as far as the numbers are drawn (NUMBERS_SCALE: at 1024x768 on a
+ * projector W1 was framed alone, its consumer under the panel, then X's title under the trace
+ * bar); a phone keeps its floor for titles; a question its floor (the asked node is framed
+ * alone instead); a step's ends down to STEP_REACH of the floor, and its titles as far where
+ * marks are drawn, to TITLE_REACH in a theme whose own text floor is above the readable one
+ * (the projector's: the walk's scale there is what its steps leave room for), and not at all
+ * in the default theme, whose floor is the reader's own size (A+: test_lecture_hall).
+ */
+export function reaches(auto, { phone = false, pinned = false, asked = false, marked = false } = {}) {
+  const step = auto.floor * STEP_REACH;
+  const title = marked ? step : auto.themed > auto.floor ? auto.floor * TITLE_REACH : auto.floor;
+  return {
+    ends: phone ? OVERVIEW_SCALE : pinned ? NUMBERS_SCALE : asked ? null : step,
+    titles: asked ? auto.floor : phone ? null : pinned ? NUMBERS_SCALE : title,
+  };
+}
 
 /** `content` as a box {x0, y0, x1, y1}: a box already, or {width, height} from the origin. */
 function asBox(content) {

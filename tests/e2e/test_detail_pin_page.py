@@ -9,6 +9,10 @@ Chromium at 1024x768 and 1280x800 in the projector theme).
 2. XOR seed 003 trained, then Fit: the dead-unit tag "h: units 0, 1 dead", centred over h,
    stood over W2.T's box and ran under `h @ W2.T`. A node's tag now covers no other box, at
    Fit and zoomed in (where it prints all of "... (since iteration 0)").
+3. The same W1 at both sizes: the camera framed W1 and `X @ W1` in the part below the trace
+   bar, but the bar still stood over X's title, and b1 (the top row beside the bar, where the
+   graph shows up to its own top edge) had its title cut at that edge, its heat-map rows shown.
+   No title in view is now under the bar or cut at the graph's top (clearance.js coverOf).
 Screenshots in SHOTS."""
 from __future__ import annotations
 
@@ -43,8 +47,9 @@ PANELS_OVER = """(names) => {
 }"""
 
 
-@pytest.mark.parametrize("size", SIZES, ids=ids)
-def test_a_selected_node_is_framed_with_its_neighbours_beside_the_panels(open_page, size):
+def w1_selected(open_page, size, shot: str):
+    """A page at `size` in the projector theme: mlp-classifier at Done (End) with W1 clicked,
+    the camera still after the panel opened; its screenshot in SHOTS/`shot`-<width>.png."""
     SHOTS.mkdir(exist_ok=True)
     page = themed(open_page(*size))
     choose(page, "mlp-classifier")
@@ -58,7 +63,13 @@ def test_a_selected_node_is_framed_with_its_neighbours_beside_the_panels(open_pa
     page.wait_for_timeout(400)   # the panel widens for its table; the camera glides after it
     still(page)
     page.wait_for_timeout(300)
-    page.screenshot(path=SHOTS / f"mlp-W1-{size[0]}.png")
+    page.screenshot(path=SHOTS / f"{shot}-{size[0]}.png")
+    return page
+
+
+@pytest.mark.parametrize("size", SIZES, ids=ids)
+def test_a_selected_node_is_framed_with_its_neighbours_beside_the_panels(open_page, size):
+    page = w1_selected(open_page, size, "mlp-W1")
     # was: detail over X @ W1 (and W1 at 1024x768), graph-trace over X, camera-note over
     # three or four nodes (X, b1, X @ W1 + b1, h) at both sizes
     assert page.evaluate(PANELS_OVER, ["W1", "X @ W1"]) == []
@@ -70,6 +81,45 @@ def test_a_selected_node_is_framed_with_its_neighbours_beside_the_panels(open_pa
     # the panel is W1's
     assert page.locator("#detail h2").inner_text().startswith("W1")
     # and the numbers of the boxes framed print (the camera did not zoom out past them)
+    assert page.locator("#graph").get_attribute("data-numbers") == "shown"
+
+
+# Each title in view that the trace bar stands over, or that the graph's top edge cuts: a node
+# is in view when some of its box is inside the graph area and outside the detail panel with
+# its gutter up to the area's top and right edges (app.css paints it as the paper); its
+# title row (text.label) is under the bar when their boxes overlap, and cut when its box
+# crosses the graph's top (whole below it or wholly above it, nothing is cut).
+TITLES_HIDDEN = """() => {
+  const r = (e) => e.getBoundingClientRect();
+  const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const inside = (a, b) => a.left >= b.left - 1 && a.right <= b.right + 1 && a.top >= b.top - 1 && a.bottom <= b.bottom + 1;
+  const area = r(document.querySelector('#graph'));
+  const bar = r(document.querySelector('.graph-trace:not([hidden])'));
+  const panel = r(document.querySelector('#detail:not([hidden])'));
+  const detail = {left: panel.left, right: area.right, top: area.top, bottom: panel.bottom};
+  const out = [];
+  for (const g of document.querySelectorAll('#graph g.node')) {
+    const box = r(g.querySelector('.box'));
+    const shown = {left: Math.max(box.left, area.left), right: Math.min(box.right, area.right),
+                   top: Math.max(box.top, area.top), bottom: Math.min(box.bottom, area.bottom)};
+    if (!hit(box, area) || inside(shown, detail)) continue;
+    const title = r(g.querySelector('text.label'));
+    if (hit(title, bar)) out.push(`${g.dataset.name}'s title under the trace bar`);
+    if (box.top < area.top - 1 && box.bottom > area.top + 1)
+      out.push(`${g.dataset.name} cut at the top: its box from ${Math.round(box.top)}, the graph's top ${Math.round(area.top)}`);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=ids)
+def test_no_title_beside_a_selected_node_is_under_the_trace_bar_or_cut_at_the_top(open_page, size):
+    page = w1_selected(open_page, size, "mlp-W1-titles")
+    # was (both sizes): X's title under the trace bar; b1 cut at the top (at 1024x768 its box
+    # from 202, the graph's top 254: its title above the graph, its heat maps in it)
+    assert page.evaluate(TITLES_HIDDEN) == []
+    # W1, its consumer and X still whole beside the panels, their numbers printed
+    assert page.evaluate(PANELS_OVER, ["W1", "X @ W1", "X"]) == []
     assert page.locator("#graph").get_attribute("data-numbers") == "shown"
 
 

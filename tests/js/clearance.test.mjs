@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { clearTop, cutsTop, freeView, insetsOf, intoFree, NO_INSET, nodeBoxes, uncutView } from "../../static/js/clearance.js";
+import { clearTop, coverOf, cutsTop, freeView, insetsOf, intoFree, NO_INSET, nodeBoxes, uncutView } from "../../static/js/clearance.js";
 import { STEP_SIZES_UP_TO } from "../../static/js/boxes.js";
 import { EDGE, viewScale } from "../../static/js/viewport.js";
 
@@ -128,4 +128,60 @@ test("uncutView zooms out for the view, down to `least`, where no place at its s
   assert.equal(cutsTop(out, [b2, step], view, step), false);
   assert.equal(uncutView(place, [b2, step], view, step, null).k, 1, "null: the walk's scale, cut");
   assert.equal(uncutView(place, [b2, step], view, step, 0.99).k, 1, "no place down to 0.99: the first");
+});
+
+// ---------------------------------------------------------------- the top edge beside the trace bar
+
+test("coverOf gives the panels counted from the top, in the free view's frame, and freeView passes them on", () => {
+  const detail = { left: 507, top: 279, right: 1004, bottom: 486 };
+  const trace = { left: 20, top: 279, right: 288, bottom: 319 };
+  const cover = coverOf(svg, [detail, trace]);
+  assert.deepEqual({ ...cover, tops: undefined }, { left: 0, top: 46, right: 503, bottom: 0, tops: undefined });
+  assert.deepEqual(cover.tops, [{ x0: 6, x1: 274, y: 0 }]); // the bar, from 6 to 274 px across
+  assert.deepEqual(freeView({ width: 996, height: 288 }, cover), { width: 493, height: 242, top: -46, tops: cover.tops });
+  // the camera's note, from edge to edge, over the bar: it covers past the edges, and a box
+  // beside the bar is judged against its foot, as without the bar a box anywhere is
+  const note = { left: 14, top: 273, right: 1010, bottom: 300 };
+  const both = coverOf(svg, [note, { ...trace, top: 304, bottom: 344 }]);
+  assert.deepEqual(both.tops, [{ x0: -Infinity, x1: Infinity, y: -44 }, { x0: 6, x1: 274, y: 0 }]);
+  const view = freeView({ width: 996, height: 288 }, both);
+  assert.equal(cutsTop({ k: 1, x: -50, y: -80 }, [box(0, 0, 40, 30)], view), false, "hidden under the note, partly out at the left");
+  assert.equal(cutsTop({ k: 1, x: 300, y: -42 }, [box(0, 0, 100, 40)], view), true, "cut by the note's foot");
+  assert.equal(cutsTop({ k: 1, x: 300, y: -40 }, [box(0, 0, 100, 40)], view), false, "whole below it");
+});
+
+// The free view of mlp-classifier's graph beside W1's panel at 1024x768 on a projector: the bar
+// over its first 280 px, 46 px deep; beside it the graph shows up to its own top, 46 px above.
+const beside = { width: 507, height: 260, top: -46, tops: [{ x0: 6, x1: 280, y: 0 }] };
+
+test("under the trace bar a title must be below the bar's foot; beside it, below the svg's top", () => {
+  const x = box(0, 0, 200, 100); // under the bar
+  const b1 = box(300, -40, 500, 60); // beside it: its title 40 px above the free view's top
+  assert.equal(cutsTop({ k: 1, x: 0, y: 10 }, [x, b1], beside), false, "b1 whole in the band beside the bar");
+  assert.equal(cutsTop({ k: 1, x: 0, y: -10 }, [x, b1], beside), true, "x's title under the bar");
+  assert.equal(cutsTop({ k: 1, x: 0, y: -5 }, [b1], beside), true, "b1 cut at the svg's top");
+  // without tops the free view's top is the edge everywhere: b1 counts as cut at y = 10
+  assert.equal(cutsTop({ k: 1, x: 0, y: 10 }, [x, b1], { width: 507, height: 260 }), true);
+});
+
+test("clearTop places a box beside the bar whole up to the svg's top, and one under it below the bar", () => {
+  const x = box(0, 100, 200, 200); // under the bar
+  const b1 = box(300, 0, 500, 110); // beside it
+  const focus = box(0, 100, 500, 250);
+  const out = clearTop({ k: 1, x: 0, y: -60 }, [x, b1], beside, focus);
+  assert.equal(cutsTop(out, [x, b1], beside, focus), false);
+  assert.equal(out.y, -42, "b1's top at the svg's top (-46) and EDGE");
+  assert.ok(out.y + x.y0 >= EDGE, "x's title below the bar");
+});
+
+test("uncutView zooms out no further than the title needs (to 0.3%), not by whole 3% steps", () => {
+  const view = { width: 1000, height: 200 };
+  const b2 = box(600, 0, 700, 60);
+  const step = box(0, 40, 300, 230);
+  const place = ({ scale = 1 } = {}) => ({ k: scale, x: 0, y: view.height - EDGE - scale * step.y1 });
+  const out = uncutView(place, [b2, step], view, step, 0.5);
+  // b2 whole (its top at EDGE, half a pixel's slack) with the step's foot EDGE from the bottom:
+  // k * 230 <= 192.5; 3% steps gave 0.8330
+  const most = 192.5 / 230;
+  assert.ok(out.k <= most && out.k > 0.997 * most, `zoomed out to ${out.k}`);
 });

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { METRICS } from "../../static/js/layout.js";
 import { boxOf, contentBox, stepBox } from "../../static/js/boxes.js";
-import { autoScale, fitAround, fitTransform, followTransform, MAX_FIT_SCALE, MIN_TEXT_PX, OVERVIEW_SCALE, READABLE_SCALE, revealTransform, wholeScale, wholeTransform } from "../../static/js/viewport.js";
+import { autoScale, fitAround, fitTransform, followTransform, MAX_FIT_SCALE, MIN_TEXT_PX, NUMBERS_SCALE, OVERVIEW_SCALE, reaches, READABLE_SCALE, revealTransform, STEP_REACH, TITLE_REACH, wholeScale, wholeTransform } from "../../static/js/viewport.js";
 
 const view = { width: 1000, height: 400 };
 /** Where layout point p lands on screen under t. */
@@ -270,4 +270,22 @@ test("a step's box that fits only with less than the margin is shown whole, not 
   assert.ok(top >= 4 - 1e-9 && bottom <= band.height - 4 + 1e-9, `[${top}, ${bottom}] not in the band`);
   // centred: as far from either edge
   assert.ok(Math.abs(top - (band.height - bottom)) < 1e-6);
+});
+
+test("reaches: how far each moment zooms out, for its ends and for a title, in one table", () => {
+  const plain = autoScale();
+  const projector = autoScale({ minText: 27 }); // the projector's own floor, above the readable one
+  const floor = plain.floor;
+  // a step: its ends down to STEP_REACH of the floor; a cut title only where marks are drawn
+  // (the default theme keeps A+'s scale: test_lecture_hall), or in the projector theme
+  assert.deepEqual(reaches(plain), { ends: floor * STEP_REACH, titles: floor });
+  assert.deepEqual(reaches(plain, { marked: true }), { ends: floor * STEP_REACH, titles: floor * STEP_REACH });
+  assert.deepEqual(reaches(projector), { ends: floor * STEP_REACH, titles: floor * TITLE_REACH });
+  assert.ok(Math.abs(floor * TITLE_REACH * METRICS.numFont - 13) < 1e-9, "a title's reach prints them at 13 px");
+  // a selected node framed beside its panel: as far as the numbers are drawn, for both (X's
+  // title under the trace bar at 1024x768 needed 0.556, the framing alone 0.602)
+  assert.deepEqual(reaches(projector, { pinned: true }), { ends: NUMBERS_SCALE, titles: NUMBERS_SCALE });
+  // beside a question: the asked node alone, titles to the floor; a phone: its overview's reach
+  assert.deepEqual(reaches(projector, { asked: true }), { ends: null, titles: floor });
+  assert.deepEqual(reaches(plain, { phone: true }), { ends: OVERVIEW_SCALE, titles: null });
 });

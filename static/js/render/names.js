@@ -162,3 +162,26 @@ export function showNames(root, boxes, k, textScale = 1) {
     .style("font-size", (d) => `${d.size}px`)
     .text((d) => d.name);
 }
+
+/**
+ * The overview's names in `root` kept to the camera: `at(k, boxes, textScale)` draws `boxes`'
+ * names (null: none) for scale `k` in 5% steps of it, each sized for its step's least scale
+ * (never under 14 px at any scale in it), redrawn only when the step changes; `stale()` has
+ * them redrawn at the next move (a new drawing, a new text size); `off()` takes them off.
+ */
+export function createNamer(root) {
+  let drawn; // the step drawn for (null: none drawn; undefined: to be drawn)
+  return {
+    at(k, boxes, textScale) {
+      const step = boxes ? Math.round(Math.log(k) / Math.log(1.05)) : null;
+      if (step === drawn) return;
+      drawn = step;
+      showNames(root, boxes, step === null ? null : 1.05 ** (step - 0.5), textScale);
+    },
+    stale() { drawn = undefined; },
+    off() {
+      drawn = null;
+      showNames(root, null, null);
+    },
+  };
+}

@@ -2,7 +2,7 @@
 // node it computes, or the two ends of a backward edge) and the node a quiz asks about (a
 // review of issue 14 §5: at 1024x768 in the projector theme, with Compare runs on and the
 // detail panel open, the trace-inputs bar stood over a as ā was summed). The camera keeps
-// the drawing out from under them (render/zoom.js COVERS) wherever the graph area leaves it
+// the drawing out from under them (render/covers.js COVERS) wherever the graph area leaves it
 // room; where it cannot (a graph area 190 px tall beside the quiz and the comparison), the
 // panel steps aside for that step: it keeps its place (visibility, not display: the camera's
 // clearance and this test stay the same while it is away) and comes back at the next step

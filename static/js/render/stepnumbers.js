@@ -7,7 +7,7 @@
 // they printed at 10.3 px); this line gives back what the boxes then do not print: "e = -0.5 · a = 1 → d = 0.5",
 // or for a backward edge "t̄ = 2 → d̄ = 1.5729", the numbers of the step's view (timeline.js);
 // what a quiz hides in a box ("?") stays hidden here. A band across the graph's foot, which the camera keeps the
-// drawing above (render/zoom.js COVERS), as it does for its note across the top.
+// drawing above (render/covers.js COVERS), as it does for its note across the top.
 
 import { formatValue } from "../format.js";
 import { focusOf } from "../timeline.js";

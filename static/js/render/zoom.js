@@ -1,20 +1,20 @@
 // Pan and zoom over the graph with d3-zoom: drag to pan, wheel to zoom, and buttons for
-// in / out / fit. The arithmetic lives in ../viewport.js; this shell applies it as the
-// viewBox of the drawing's svg.camera and reports the scale in data-scale. Positions inside
-// the drawing never change; only this camera moves: on fit, on the user's gestures, and when a step
-// would otherwise happen off screen (reveal). The svg reports data-scale, data-fitted
-// ("auto": the automatic view, "whole": the Fit button's, "false": the user's own),
-// data-camera ("moving" during a glide, else "still"), data-whole (all of the drawing in
-// view, "true" or "false") and data-numbers ("hidden" under NUMBERS_FROM_PX, or in a narrow screen's automatic view under
-// the readable floor: numbersFrom; app.css).
+// in / out / fit. The arithmetic lives in ../viewport.js and ../clearance.js; this shell
+// applies it to the drawing. Positions inside the drawing never change; only this camera
+// moves: on fit, on the user's gestures, and when a step would otherwise happen off screen
+// (reveal). The svg reports data-scale, data-fitted ("auto": the automatic view, "whole": the
+// Fit button's, "false": the user's own), data-camera ("moving" during a glide, else "still"),
+// data-whole (all of the drawing in view, "true" or "false") and data-numbers ("hidden" under
+// NUMBERS_FROM_PX, or in a narrow screen's automatic view under the readable floor: numbersFrom).
 
 import * as d3 from "d3";
-import { METRICS } from "../layout.js";
 import { centredBox, union } from "../boxes.js";
-import { autoScale, fitAround, followTransform, MARGIN, NUMBERS_FROM_PX, NUMBERS_SCALE, OVERVIEW_SCALE, readableTransform, revealTransform, STEP_REACH, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
-import { freeView, insetsDiffer, insetsOf, intoFree, NO_INSET, uncutView } from "../clearance.js";
-import { TAG_SELECTOR, withTags } from "../tags.js";
-import { showNames } from "./names.js";
+import { autoScale, fitAround, followTransform, MARGIN, NUMBERS_SCALE, reaches, readableTransform, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
+import { freeView, insetsDiffer, intoFree, uncutView } from "../clearance.js";
+import { withTags } from "../tags.js";
+import { graphLook } from "../theme.js";
+import { coverInsets, createCameraNote, markedBoxes, sameBoxes, stepNoteBox, watchCovers } from "./covers.js";
+import { createNamer } from "./names.js";
 
 const toD3 = ({ k, x, y }) => d3.zoomIdentity.translate(x, y).scale(k);
 
@@ -39,7 +39,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   let goal = null; // where the camera's glide goes ({k, x, y}), or null after the user moved it
   let pinned = null; // the box of the node whose detail panel is open and its neighbours (boxes.js pinBox), or null
   let names = null; // what an overview may name (names.js nameBoxes), or null
-  let namesScale; // the scale (in 5% steps) the overview's names were drawn for; null: none drawn
+  const namer = createNamer(root); // the overview's names, drawn for the camera's scale
   let tagged = []; // the boxes of the nodes with a mark over them (tags.js), as last read
   let marked = null; // {content, steps, boxes} raised to hold those marks, made when first needed
   // What the automatic view keeps in view: the step's focus, or the pinned node in place of an
@@ -59,25 +59,20 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   // The marks drawn now (render/diff.js and dead.js say when they change: a "marks" event);
   // true when they changed. Read from the nodes' data, never measured (no forced layout).
   function readTags() {
-    const now = boxes ? [...new Set([...root.querySelectorAll(TAG_SELECTOR)].map((e) => e.closest("g.node")?.__data__))] : [];
-    const next = now.filter((d) => d?.width).map(centredBox);
-    const same = next.length === tagged.length && next.every((b, i) => b.x0 === tagged[i].x0 && b.y0 === tagged[i].y0);
-    if (same) return false;
+    const next = boxes ? markedBoxes(root) : [];
+    if (sameBoxes(next, tagged)) return false;
     tagged = next;
     marked = null;
     return true;
   }
-  // The least scale at which the boxes print their numbers: NUMBERS_FROM_PX, but the readable
+  // The least scale at which the boxes print their numbers: NUMBERS_SCALE, but the readable
   // floor (14 px) in a narrow screen's automatic view, whose step zoomed out to show both of
-  // its ends (`reach`) otherwise printed them at 10.3 px (the tanh example's step 5 at 390x844,
-  // scale 0.57 once the reach kept EDGE px from the edges); the line of the step's numbers
-  // reads them there instead (render/stepnumbers.js). The user's own pinch keeps them to 10 px.
-  const numbersFrom = () => (readableWhole() && fitted === "auto" ? autoScale(scaling()).floor : NUMBERS_FROM_PX / METRICS.numFont);
-  // Whether the camera frames the pinned node (and its neighbours) in place of an overview:
-  // it zooms out for them down to NUMBERS_SCALE (framing's `reach`), and the overview's note
-  // is not said (at 1024x768 on a projector it stood over four nodes' "max" rows beside W1's
-  // panel, and the camera showed W1 alone, its consumer `X @ W1` under the panel: a review
-  // of issue 14).
+  // its ends (`reach`) otherwise printed them at 10.3 px (the tanh example's step 5 at 390x844);
+  // the line of the step's numbers reads them there (render/stepnumbers.js).
+  const numbersFrom = () => (readableWhole() && fitted === "auto" ? autoScale(scaling()).floor : NUMBERS_SCALE);
+  // Whether the camera frames the pinned node (and its neighbours) in place of an overview
+  // (zoomed out for them as `reach` says), its note not said (at 1024x768 on a projector it
+  // stood over four nodes' "max" rows beside W1's panel: a review of issue 14).
   const framesPin = () => Boolean(pinned) && aim() === pinned;
   // How long the camera glides to follow a step (ms). Every frame of a glide repaints the
   // whole drawing (the transform of everything changes): a big graph's camera jumps.
@@ -111,12 +106,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
       const numbers = k >= numbersFrom() - 1e-9 ? "shown" : "hidden";
       if (root.dataset.numbers !== numbers) root.dataset.numbers = numbers;
       // and its names are drawn at a readable size instead of its small text (names.js)
-      const step = numbers === "hidden" && names ? Math.round(Math.log(k) / Math.log(1.05)) : null;
-      if (step !== namesScale) {
-        namesScale = step;
-        // sized for the step's least scale: never under 14 px at any scale in it
-        showNames(root, names, step === null ? null : 1.05 ** (step - 0.5), scaling().textScale);
-      }
+      namer.at(k, numbers === "hidden" ? names : null, scaling().textScale);
       markWhole(goal ?? { k, x, y });
       // The minimap (render/navigate.js) follows the camera.
       root.dispatchEvent(new CustomEvent("camera", { detail: event.transform }));
@@ -133,68 +123,47 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   // would make the browser lay out the whole drawing there and then (a forced layout).
   let size = null;
   const viewSize = () => (size ??= { width: root.clientWidth, height: root.clientHeight });
-  // The panels over the graph (COVERS: the detail panel at its right, the trace buttons at
-  // its top left): the camera keeps the drawing out from under them, as if the svg ended at
-  // their edge (issue 14: at 1024x768 the detail panel hid Y and L, the trace bar W's title).
-  // `inset` ({left, top, right, bottom}, px: clearance.js insetsOf) is measured when first
-  // needed after a resize, and kept up to date by the `panels` observer below.
+  // The panels over the graph (covers.js COVERS: the detail panel at its right, the trace
+  // buttons at its top left): the camera keeps the drawing out from under them, as if the svg
+  // ended at their edge (issue 14: at 1024x768 the detail panel hid Y and L, the trace bar W's
+  // title). `inset` ({left, top, right, bottom, tops}, px: clearance.js coverOf) is measured
+  // when first needed after a resize, and kept up to date by watchCovers below.
   let inset = null;
   const insetNow = () => (inset ??= coverInsets(root));
   const free = () => freeView(viewSize(), insetNow());
   const toFree = (t) => intoFree(t, insetNow());
   const fromFree = (t) => intoFree(t, insetNow(), true);
-  // The page's font scale (A−/A+, static/js/theme.js): the graph's text grows with it.
-  const textScale = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--font-scale")) || 1;
-  // The theme's least on-screen size of a node's numbers (themes.css --graph-text, px): the
-  // projector's is the narration's size.
-  const minText = () => parseFloat(getComputedStyle(root).getPropertyValue("--graph-text")) || 0;
-  // Read once per look: getComputedStyle at every step would make the browser recompute
-  // styles there and then. The theme and text size are set on <html> (theme.js).
+  // The page's font scale and the theme's text floor (theme.js graphLook), read once per look:
+  // getComputedStyle at every step would make the browser recompute styles there and then.
   let look = null;
-  const scaling = () => (look ??= { textScale: textScale(), minText: minText() });
+  const scaling = () => (look ??= graphLook(root));
   // The automatic view's options (viewport.js fitAround): on a narrow screen its overviews
   // (step 0, Done) zoom out no further than the readable floor and show the output there,
   // as its steps do (a phone's overview at 0.31 printed the names at 7 px, numbers hidden).
   // Beside a comparison of runs too (issue 14): its overviews were at 0.56, the names at 12 px
-  // and the numbers at 10 px on a 1024x768 projector.
-  // A step whose ends do not fit at the readable floor on a narrow screen is zoomed out to show
-  // them (`reach`): both ends of a step matter more than its numbers, which the narration reads.
-  // Elsewhere a step is too, down to STEP_REACH of the floor (a projector's 760 px column), but
-  // not beside a question: there `uncut` and the note set aside frame the asked node (the
-  // matmul quiz's W̄[0,0], zoomed out to its step's X̄ note, had G's title cut at the top).
+  // and the numbers at 10 px on a 1024x768 projector. How far a step zooms out to show both
+  // of its ends, and a title, is `reach` (viewport.js reaches).
   const framing = () => ({
     ...scaling(), steps: framed().steps,
     overview: readableWhole() || readableOverview() ? autoScale(scaling()).floor : undefined,
-    reach: readableWhole() ? OVERVIEW_SCALE : framesPin() ? NUMBERS_SCALE
-      : focus?.asked ? null : autoScale(scaling()).floor * STEP_REACH,
+    reach: reach(focus).ends,
   });
+  // How far the automatic view zooms out now, `box` the moment's (viewport.js reaches).
+  const reach = (box) => reaches(autoScale(scaling()), { phone: readableWhole(), pinned: framesPin(), asked: Boolean(box?.asked), marked: tagged.length > 0 });
   // A new theme or text size changes the automatic scale: a fitted view fits again (the
   // graph area's size may not change, so the ResizeObserver below need not fire).
   new MutationObserver(() => {
     const before = look;
     look = null;
-    namesScale = undefined; // the names' size follows the text size
+    namer.stale(); // the names' size follows the text size
     if (!content || !fitted || !before) return;
     const now = scaling();
     if (now.textScale !== before.textScale || now.minText !== before.minText) fit({ whole: fitted === "whole" });
   }).observe(document.documentElement, { attributes: true });
 
-  // At step 0 and Done (an overview: boxes.js overviewBox) the camera shows the whole
-  // graph, unless that takes a scale under OVERVIEW_SCALE: then it says so over the graph.
-  // data-whole says whether all of the drawing is in view, at every move.
-  const note = root.ownerDocument.createElement("p");
-  note.className = "camera-note";
-  note.setAttribute("role", "status");
-  note.hidden = true;
-  // A narrow screen's Fit keeps to the readable size too (readableTransform): two fingers
-  // zoom out there.
-  const noteText = () => (readableWhole()
-    ? "Not all of the graph fits at a readable size here: pinch to see more of it, smaller."
-    : "Not all of the graph fits at a readable size here: Fit shows all of it, smaller.");
-  root.parentNode?.append(note);
-  // The panels over the graph (the detail panel, the trace buttons) start below the note
-  // (app.css --camera-note): they stood over its words, cut at both ends (issue 14).
-  new ResizeObserver(() => root.parentNode?.style.setProperty("--camera-note", `${note.hidden ? 0 : note.offsetHeight}px`)).observe(note);
+  // At step 0 and Done (an overview: boxes.js overviewBox) the camera shows the whole graph,
+  // unless that takes a scale under OVERVIEW_SCALE: then its note says so over the graph.
+  const note = createCameraNote(root, readableWhole);
 
   function markWhole(shown) {
     const view = free(); // a part under a panel is not in view
@@ -207,19 +176,15 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
     // camera shows the asked node then: reveal) gives way rather than being cut at the
     // edge: it is the step before the question's, and its node's box shows the sum it made
     // (the matmul quiz at 1024x768: W̄ asked, X̄'s note hung 60-100 px under the graph area).
-    const stepNote = focus?.asked ? noteBox() : null;
+    const stepNote = focus?.asked ? stepNoteBox(root) : null;
     const aside = Boolean(stepNote) && !shows(stepNote);
     if ((root.dataset.note === "aside") !== aside) {
       if (aside) root.dataset.note = "aside";
       else delete root.dataset.note;
     }
-    // said at an overview of the automatic view only: the user's own zoom is theirs
-    const was = note.hidden;
-    note.hidden = whole || !saysNote();
-    // The note is a panel over the graph (COVERS): gone, it leaves its band free, but nothing
-    // moves for that (the panels' observer would follow the step again, undoing a pinch).
-    if (note.hidden && !was && inset) inset = coverInsets(root);
-    if (!note.hidden && note.textContent !== noteText()) note.textContent = noteText();
+    // Said at an overview of the automatic view only. Gone, it frees its band; nothing moves
+    // (the panels' observer would follow the step again, undoing a pinch).
+    if (note.say(!whole && saysNote()) && inset) inset = coverInsets(root);
   }
 
   // The note is said at an overview of the automatic view only (markWhole): a view that is
@@ -229,35 +194,18 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   // the `+=` note cut at the graph's foot).
   const saysNote = () => Boolean((focus ?? home)?.overview) && fitted === "auto" && !framesPin();
   function noteGoes() {
-    if (note.hidden || saysNote()) return;
-    note.hidden = true;
+    if (!note.shown || saysNote()) return;
+    note.say(false);
     if (inset) inset = coverInsets(root);
   }
 
-  // The box (layout units) of the step's note as drawn (render/graph.js showCallout binds its
-  // place and size), or null: read from the data, never measured (no forced layout).
-  function noteBox() {
-    const d = root.querySelector("g.callouts g.callout")?.__data__;
-    return d?.size ? centredBox({ x: d.x, y: d.y, width: d.size.width, height: d.size.height }) : null;
-  }
-
   // The automatic view `place(options)` gives (fitAround or followTransform), its top edge
-  // clear of titles and marks (clearTop); where no place at that scale is, zoomed out by steps
-  // until one is, for that step: beside a question (its focus: reveal's `add`) down to the
-  // readable floor (the matmul quiz at 1024x768 in the projector theme: G's title cut by 12 px
-  // at 0.80, the question and its step whole at 0.78), at another step down to STEP_REACH of
-  // it, as a step's ends are (mlp-classifier's step 14 at 1024x768 on a projector, and at
-  // 1280x800 with Compare runs on: b2's title cut at 0.78, its `+=` note at the foot). A
-  // walk's steps keep one scale (viewScale) otherwise: a scale that changed from step to step
-  // would make the room's eyes follow the zoom, not the step. A phone's steps keep to the
-  // floor (its numbers at 14 px), and an overview to its own scale.
+  // clear of titles and marks (clearTop); where no place at that scale is, zoomed out for that
+  // moment until one is, as far as `reach(...).titles` lets it (the matmul quiz at 1024x768 on
+  // a projector: G's title cut by 12 px at 0.80, whole at 0.78). A walk's steps keep one scale
+  // (viewScale) otherwise: the room's eyes would follow the zoom, not the step.
   function uncut(place, view, focusBox) {
-    const floor = autoScale(scaling()).floor;
-    // Below the floor only for the marks drawn above boxes (Compare's Δ, a dead unit's tag):
-    // for any cut title it kept A+ from enlarging the graph at all (seed-sigmoid-net's step 1
-    // at 1024x768) and printed the numbers at 13.2 px (test_lecture_hall, test_graph_view).
-    const least = !focusBox || focusBox.overview ? null
-      : focusBox.asked ? floor : readableWhole() ? null : tagged.length ? floor * STEP_REACH : floor;
+    const least = !focusBox || focusBox.overview ? null : reach(focusBox).titles;
     return uncutView(place, framed().boxes, view, focusBox, least);
   }
 
@@ -350,21 +298,14 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
 
   // A panel shown, hidden or resized over the graph: the camera moves the drawing clear of
   // it (the automatic view refits; the user's own view pans the step out from under it).
-  const panels = new ResizeObserver(() => {
+  watchCovers(root, () => {
     if (!inset) return; // not measured since the last resize: the next fit measures it
     const now = coverInsets(root);
     if (!insetsDiffer(now, inset)) return;
     inset = now;
-    if (!content) return;
-    if (fitted) fit({ whole: fitted === "whole", duration: glide });
-    else follow(glide);
+    if (content && fitted) fit({ whole: fitted === "whole", duration: glide });
+    else if (content) follow(glide);
   });
-  const watchPanels = () => {
-    for (const e of root.parentNode?.querySelectorAll(COVERS) ?? []) panels.observe(e);
-  };
-  // the panels are added to the graph's wrapper after the camera is made (render/navigate.js)
-  if (root.parentNode) new MutationObserver(watchPanels).observe(root.parentNode, { childList: true });
-  watchPanels();
 
   return {
     /**
@@ -377,7 +318,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
      */
     show(box, output = null, { glide: ms = 300, steps: sizes = null, nodes = null, named = null } = {}) {
       names = named;
-      namesScale = undefined; // a new drawing: its names are drawn at the next move
+      namer.stale(); // a new drawing: its names are drawn at the next move
       glide = ms;
       steps = sizes;
       boxes = nodes;
@@ -395,9 +336,8 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
     clear() {
       content = null;
       names = null;
-      namesScale = null;
-      showNames(root, null, null);
-      note.hidden = true;
+      namer.off();
+      note.say(false);
       delete root.dataset.scale;
       root.dispatchEvent(new CustomEvent("camera", { detail: null }));
     },
@@ -456,20 +396,4 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
       else if (content) follow(glide);
     },
   };
-}
-
-// The panels that may stand over the graph's svg, in its wrapper; the camera's own note
-// ("Not all of the graph fits") too: over a phone's graph it covered the top row of nodes.
-// The line of the step's numbers (render/stepnumbers.js) too, across the graph's foot.
-const COVERS = ".detail, .graph-trace, .camera-note, .step-numbers";
-
-/**
- * How far (px) the shown panels over `root` (COVERS) reach into it from each side
- * (clearance.js insetsOf). A panel fixed to the screen (a phone's bottom sheet, narrow.css)
- * is not over the graph's layout.
- */
-function coverInsets(root) {
-  const shown = [...root.parentNode?.querySelectorAll(COVERS) ?? []]
-    .filter((e) => !e.hidden && e.getClientRects().length && getComputedStyle(e).position !== "fixed");
-  return shown.length ? insetsOf(root.getBoundingClientRect(), shown.map((e) => e.getBoundingClientRect())) : NO_INSET;
 }
