@@ -53,11 +53,16 @@ def figures(seconds: list) -> str:
 def late_places(log: str, top: int = 6) -> list[str]:
     """bench/loopwatch.py's lines grouped by place: count, total and slowest (ms)."""
     places: dict[str, list[float]] = collections.defaultdict(list)
-    for ms, where in re.findall(r"loop late (\d+) ms in (.*)", log):
+    for ms, where in re.findall(r"loop late (\d+) ms in ([^[]*)", log):
         places[where].append(float(ms))
     ranked = sorted(places.items(), key=lambda p: -sum(p[1]))[:top]
-    return [f"  {len(v)} x, {sum(v):.0f} ms in all, slowest {max(v):.0f} ms: {where}"
-            for where, v in ranked]
+    threads: dict[str, float] = collections.defaultdict(float)
+    for name, ms in re.findall(r"([\w-]+) (\d+) ms(?=[,\]])", log):
+        threads[name] += float(ms)
+    return [*(f"  {len(v)} x, {sum(v):.0f} ms in all, slowest {max(v):.0f} ms: {where}"
+              for where, v in ranked),
+            "  CPU of the server's threads while the loop was late: " + (", ".join(
+                f"{name} {ms:.0f} ms" for name, ms in threads.items()) or "none")]
 
 
 def main(args: list[str]) -> None:

@@ -2,15 +2,17 @@
 
 A thread hands the loop a callback every 5 ms; when the loop has not run it within LATE_SECONDS
 the thread takes the main thread's stack (what the loop is doing meanwhile) and, when the
-callback has run, writes one line to stderr: `loop late <ms> ms in <innermost frames>`. A loop
-found waiting in its selector (uvloop's `run`, asyncio's `select`) held nothing: the process
-was waiting for a core. (A measuring instrument: it costs the server a wake-up every 5 ms.)
+callback has run, writes one line to stderr: `loop late <ms> ms in <innermost frames> [the
+threads that used CPU meanwhile]`. A loop found in uvloop's `run` (its C code: the selector,
+socket I/O) with no thread using CPU meanwhile was waiting for a core. (A measuring instrument: it costs the server a wake-up every 5 ms.)
 
     python -m bench.loopwatch serve ...   (from the repository's root)
 """
 from __future__ import annotations
 
 import asyncio
+import os
+import pathlib
 import sys
 import threading
 import time
@@ -22,6 +24,7 @@ from gradwalk.server.cli import main
 TICK_SECONDS = 0.005
 LATE_SECONDS = 0.02
 FRAMES = 4   # innermost frames named in a line
+TICKS = os.sysconf("SC_CLK_TCK")   # of /proc's CPU times
 _create_app = server_main.create_app
 
 
@@ -44,9 +47,31 @@ def _watch(loop: asyncio.AbstractEventLoop, main_id: int) -> None:
         if ran.wait(LATE_SECONDS):
             continue
         where = _where(sys._current_frames().get(main_id))
+        before = _cpu_by_thread()
         ran.wait()
         late = time.monotonic() - posted
-        print(f"loop late {late * 1e3:.0f} ms in {where}", file=sys.stderr, flush=True)
+        print(f"loop late {late * 1e3:.0f} ms in {where} [{_ran(before)}]", file=sys.stderr,
+              flush=True)
+
+
+def _cpu_by_thread() -> dict[int, float]:
+    """Each thread's CPU seconds so far (user + system, /proc/self/task/<tid>/stat)."""
+    seconds = {}
+    for task in pathlib.Path("/proc/self/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:   # ended meanwhile
+            continue
+        seconds[int(task.name)] = (int(fields[11]) + int(fields[12])) / TICKS
+    return seconds
+
+
+def _ran(before: dict[int, float]) -> str:
+    """The threads that used CPU since `before`, by name: who ran while the loop waited."""
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    after = _cpu_by_thread()
+    used = {names.get(tid, str(tid)): after[tid] - s for tid, s in before.items() if tid in after}
+    return ", ".join(f"{name} {cpu * 1e3:.0f} ms" for name, cpu in used.items() if cpu > 0)
 
 
 def create_app():
