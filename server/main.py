@@ -13,7 +13,6 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from gradwalk.engine.errors import ProgramError
-from gradwalk.server import memory
 from gradwalk.server.body import HINTS, BodyLimit
 from gradwalk.server.errors import BUSY, INTERNAL, ErrorResponse, error_dict, error_response
 from gradwalk.server.head import HeadAsGet, SecurityHeaders
@@ -123,7 +122,6 @@ def create_app() -> FastAPI:
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     settings = get_settings()
     exit_within(settings.shutdown_timeout_seconds)
-    memory.start()   # its thread started here, not on the event loop by a first request
     app.state.trace_slots = TraceSlots(settings.max_concurrent_traces,
                                        settings.max_queued_bytes,
                                        settings.max_stream_buffer_bytes)

@@ -12,7 +12,6 @@ import ctypes
 import gc
 import logging
 import threading
-import time
 
 log = logging.getLogger("gradwalk")
 DELAY_SECONDS = 0.2   # let the last request's objects be freed first (seconds)
@@ -23,9 +22,6 @@ try:
 except (AttributeError, OSError):   # not glibc
     _malloc_trim = None
 _pending = threading.Lock()   # held while a give-back is scheduled: one at a time
-_asked = threading.Event()    # set with _pending: the give-back thread's cue
-_starting = threading.Lock()
-_thread: threading.Thread | None = None
 
 
 def give_back() -> None:
@@ -40,35 +36,20 @@ def give_back() -> None:
 
 
 def give_back_soon() -> None:
-    """give_back() in the give-back thread DELAY_SECONDS from now, unless one is already
-    scheduled: never on the event loop, and at most one at a time however often it is asked.
-    One long-lived thread, not a timer each time: Thread.start waits until the new thread
-    runs, which on a loaded machine held the event loop 135 ms (bench/healthz.py --watch)."""
+    """give_back() in a short-lived thread DELAY_SECONDS from now, unless one is already
+    scheduled: never on the event loop, and at most one at a time however often it is asked."""
     if _malloc_trim is None or not _pending.acquire(blocking=False):
         return
-    start()
-    _asked.set()
 
-
-def start() -> None:
-    """Start the give-back thread now (create_app: before any request), if not yet."""
-    global _thread
-    with _starting:
-        if _thread is None and _malloc_trim is not None:
-            _thread = threading.Thread(target=_give_back_when_asked, name="gradwalk-give-back",
-                                       daemon=True)   # never delays the process's exit
-            _thread.start()
-
-
-def _give_back_when_asked() -> None:
-    while True:
-        _asked.wait()
-        _asked.clear()
-        time.sleep(DELAY_SECONDS)
+    def run() -> None:
         try:
             give_back()
         finally:
             _pending.release()
+
+    timer = threading.Timer(DELAY_SECONDS, run)
+    timer.daemon = True   # never delays the process's exit
+    timer.start()
 
 
 def free_in_pieces(obj: object) -> None:
