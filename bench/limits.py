@@ -8,9 +8,8 @@
   (503 `busy`), when the last one had its answer, the server's CPU seconds, RSS at the end
   and 5 s later.
 - health: /healthz on a fresh connection every 50 ms beside two 60,000-node traces: median,
-  95th and 99th percentiles and slowest (target: under 100 ms). The traces' 56 MB answers are
-  read but not parsed here: json.loads of one holds this process's GIL for about a second,
-  which the prober, a thread of this process, would count as the server's.
+  95th and 99th percentiles and slowest (target: under 100 ms); bench/healthz.py's probe,
+  which also watches the event loop (--watch).
 
 memory and health run twice, alternating, on the same code: with the traces in worker
 processes (the default) and in threads of the server (GRADWALK_TRACE_PROCESSES=false, as
@@ -29,7 +28,6 @@ import json
 import os
 import pathlib
 import signal
-import statistics
 import sys
 import tempfile
 import threading
@@ -37,8 +35,9 @@ import time
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests" / "server")]
+from bench.healthz import figures, probe  # noqa: E402
 from bench.machine import describe  # noqa: E402
-from server_process import (chain, get, post, post_bytes, raw_request, served,  # noqa: E402
+from server_process import (chain, post, raw_request, served,  # noqa: E402
                             stream_head)
 from test_stream_limits import _slow_reader, _stalled  # noqa: E402
 
@@ -118,25 +117,9 @@ def queue(tmp: pathlib.Path) -> str:
 
 
 def health(tmp: pathlib.Path, processes: bool) -> str:
-    body = json.dumps({"program": chain(60_000)}).encode()
-    with served(tmp, **BIG, trace_processes=processes) as server:
-        answers: list = []
-        traces = [threading.Thread(target=lambda: answers.append(
-            post_bytes(f"{server.url}/api/trace", body))) for _ in range(2)]
-        for trace in traces:
-            trace.start()
-        seconds = []
-        while any(trace.is_alive() for trace in traces):
-            start = time.monotonic()
-            assert get(f"{server.url}/healthz", timeout=30) == (200, b"ok")
-            seconds.append(time.monotonic() - start)
-            time.sleep(0.05)
-    assert [status for status, _ in answers] == [200, 200]
-    ms = sorted(s * 1e3 for s in seconds)
+    seconds, _ = probe(tmp, processes)
     return (f"| /healthz beside two 60,000-node traces in "
-            f"{'processes' if processes else 'threads'} ({len(ms)} probes) | median "
-            f"{statistics.median(ms):.1f} ms, 95th percentile {ms[int(len(ms) * 0.95)]:.1f} "
-            f"ms, 99th {ms[int(len(ms) * 0.99)]:.1f} ms, slowest {ms[-1]:.1f} ms |")
+            f"{'processes' if processes else 'threads'} | {figures(seconds)} |")
 
 
 def shutdown(tmp: pathlib.Path) -> str:

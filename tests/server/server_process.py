@@ -9,11 +9,13 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+HERE = pathlib.Path(__file__).resolve().parent
 
 
 def free_port() -> int:
@@ -25,11 +27,12 @@ def free_port() -> int:
 class Served:
     """A running `gradwalk serve`: url, port, proc, and its stderr in `log`."""
 
-    def __init__(self, env: dict[str, str], log: pathlib.Path, workers: int = 1) -> None:
+    def __init__(self, env: dict[str, str], log: pathlib.Path, workers: int = 1,
+                 module: str = "gradwalk.server.cli") -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
-        cmd = [sys.executable, "-m", "gradwalk.server.cli", "serve", "--host", "127.0.0.1",
+        cmd = [sys.executable, "-m", module, "serve", "--host", "127.0.0.1",
                "--port", str(self.port), "--workers", str(workers)]
         with open(log, "ab") as err:
             self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err,
@@ -100,11 +103,15 @@ def _pss(pid: int) -> int:
 
 
 @contextlib.contextmanager
-def served(tmp_path: pathlib.Path, workers: int = 1, **settings):
+def served(tmp_path: pathlib.Path, workers: int = 1, module: str = "gradwalk.server.cli",
+           **settings):
     """A server with GRADWALK_<NAME> settings, e.g. served(tmp_path, max_concurrent_traces=1),
-    run as `workers` processes (`gradwalk serve --workers`)."""
+    run as `workers` processes (`gradwalk serve --workers`); `module` the CLI run with
+    `python -m` (tests/server/busy_server.py, for one, adds a test-only route)."""
     env = {f"GRADWALK_{k.upper()}": str(v) for k, v in settings.items()}
-    server = Served(env, tmp_path / "server.log", workers)
+    if module != "gradwalk.server.cli":   # a launcher among the tests
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
+    server = Served(env, tmp_path / "server.log", workers, module)
     try:
         server.wait_healthy()
         yield server
@@ -141,6 +148,26 @@ def post_bytes(url: str, body: bytes, timeout: float = 300) -> tuple[int, bytes]
             return r.status, r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.read()
+
+
+def health_beside_traces(url: str, body: bytes, interval: float = 0.05) -> tuple[list, list]:
+    """/healthz asked on a fresh connection every `interval` seconds, as an orchestrator does,
+    while two clients POST `body` to /api/trace at once: (each probe's seconds, the two traces'
+    (status, answer bytes)). The answers are read unparsed (post_bytes says why)."""
+    answers: list = []
+    traces = [threading.Thread(target=lambda: answers.append(
+        post_bytes(f"{url}/api/trace", body))) for _ in range(2)]
+    for trace in traces:
+        trace.start()
+    seconds = []
+    while any(trace.is_alive() for trace in traces):
+        start = time.monotonic()
+        assert get(f"{url}/healthz", timeout=30) == (200, b"ok")
+        seconds.append(time.monotonic() - start)
+        time.sleep(interval)
+    for trace in traces:
+        trace.join()
+    return seconds, answers
 
 
 def raw_request(port: int, head: str, body: bytes = b"", rcvbuf: int | None = None,

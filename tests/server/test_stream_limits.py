@@ -11,7 +11,7 @@ import threading
 import time
 import urllib.request
 
-from server_process import chain, get, post, post_bytes, raw_request, served, stream_head
+from server_process import chain, health_beside_traces, post, raw_request, served, stream_head
 
 MB = 1e6
 TINY = {"program": "a = 1.0\nL = a * a\n"}
@@ -177,34 +177,18 @@ def test_sigterm_with_four_slow_stream_readers_exits_within_the_setting(tmp_path
     assert took < 2 + 0.5 + 3, f"exited {took:.1f} s after SIGTERM"
 
 
-def _health_seconds(url: str) -> float:
-    start = time.monotonic()
-    assert get(f"{url}/healthz", timeout=30) == (200, b"ok")
-    return time.monotonic() - start
-
-
 def test_the_health_check_answers_fast_beside_two_big_traces(tmp_path):
     # Two 60,000-node traces (each parsed and traced in its slot, in a worker process) while
     # /healthz is asked on a fresh connection every 50 ms, as an orchestrator does. Before:
     # up to 2.84 s in the issue, then up to 0.7-1.7 s with the parse in pieces (the event
     # loop shared the GIL with the trace threads); 1.3-2.1 s here with the traces in threads
-    # (GRADWALK_TRACE_PROCESSES=false). The target is 100 ms (bench/limits.py measures it);
+    # (GRADWALK_TRACE_PROCESSES=false). The target is 100 ms (bench/healthz.py measures it);
     # the bound (0.8 s) leaves a loaded CI machine's scheduling room (0.44 s was seen at load 8,
     # 0.51 s at load 12) and still fails the threaded design (1.3-2.1 s). The answers are read
     # unparsed: parsing 56 MB here would stall this process's prober, not the server.
     body = json.dumps({"program": chain(60_000)}).encode()
     with served(tmp_path, max_program_chars=5_000_000, trace_timeout_seconds=300) as server:
-        answers: list = []
-        traces = [threading.Thread(target=lambda: answers.append(
-            post_bytes(f"{server.url}/api/trace", body))) for _ in range(2)]
-        for trace in traces:
-            trace.start()
-        seconds = []
-        while any(trace.is_alive() for trace in traces):
-            seconds.append(_health_seconds(server.url))
-            time.sleep(0.05)   # the orchestrator's interval, shortened
-        for trace in traces:
-            trace.join()
+        seconds, answers = health_beside_traces(server.url, body)
     assert [status for status, _ in answers] == [200, 200], answers[0][1][:300]
     for _, answer in answers:
         assert json.loads(answer)["grads"]["x0"] != 0
