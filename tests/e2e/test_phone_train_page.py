@@ -120,6 +120,21 @@ def iteration_100_embed(train_page) -> str:
     return page.evaluate("location.href").replace("/#", "/embed#")
 
 
+def shoot(page, name: str) -> None:
+    """A screenshot for a person to look at (GRADWALK_SHOTS, else /tmp/gradwalk-shots)."""
+    shots = Path(os.environ.get("GRADWALK_SHOTS", "/tmp/gradwalk-shots"))
+    shots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shots / name))
+
+
+def open_embed(chromium, contexts: list, url: str):
+    """The embed at `url` on a 390x844 touch phone, once iteration 100's walk is ready."""
+    embed = new_page(chromium, contexts, PHONE, touch=True, timeout=60_000)
+    embed.goto(url)
+    embed.wait_for_selector('#embed[data-status="ready"][data-iteration="100"]')
+    return embed
+
+
 def test_a_phone_embed_of_a_train_iteration_reads_its_loss_curve(train_page, chromium):
     """The embed of a link to iteration 100 of seed 003's run (301 iterations) on a 390x844
     phone put the plots in a 125 px column beside the graph: the curve 125x91 with its axis
@@ -129,9 +144,7 @@ def test_a_phone_embed_of_a_train_iteration_reads_its_loss_curve(train_page, chr
     url = iteration_100_embed(train_page)
     contexts: list = []
     try:
-        embed = new_page(chromium, contexts, PHONE, touch=True, timeout=60_000)
-        embed.goto(url)
-        embed.wait_for_selector('#embed[data-status="ready"][data-iteration="100"]')
+        embed = open_embed(chromium, contexts, url)
         embed.wait_for_selector('#loss-curve[data-points="101"]')
         frame = embed.locator("#embed").bounding_box()
         inner = frame["width"] - 2 * 8   # the embed's padding (0.6rem a side at 16 px, rounded)
@@ -149,9 +162,7 @@ def test_a_phone_embed_of_a_train_iteration_reads_its_loss_curve(train_page, chr
         boundary = embed.locator("#boundary").bounding_box()   # seed 003's 2-D points: under the curve
         assert boundary["y"] >= curve["y"] + curve["height"] - 1 and boundary["height"] >= 80, boundary
         assert embed.errors == []
-        shots = Path(os.environ.get("GRADWALK_SHOTS", "/tmp/gradwalk-shots"))
-        shots.mkdir(parents=True, exist_ok=True)
-        embed.screenshot(path=str(shots / "embed-train-phone-390x844.png"))
+        shoot(embed, "embed-train-phone-390x844.png")
     finally:
         for context in contexts:
             context.close()
@@ -166,9 +177,7 @@ def test_a_phone_embed_of_a_train_iteration_opens_on_l_with_its_inputs(train_pag
     url = iteration_100_embed(train_page)
     contexts: list = []
     try:
-        embed = new_page(chromium, contexts, PHONE, touch=True, timeout=60_000)
-        embed.goto(url)
-        embed.wait_for_selector('#embed[data-status="ready"][data-iteration="100"]')
+        embed = open_embed(chromium, contexts, url)
         embed.wait_for_selector('#graph[data-camera="still"]')
         for when in ("opening", "done"):
             if when == "done":
@@ -188,9 +197,7 @@ def test_a_phone_embed_of_a_train_iteration_opens_on_l_with_its_inputs(train_pag
                     assert graph["left"] - 1 <= b["left"] and b["right"] <= graph["right"] + 1, (name, b, graph)
                     assert note["bottom"] - 1 <= b["top"] and b["bottom"] <= graph["bottom"] + 1, (name, b, note, graph)
         assert embed.errors == []
-        shots = Path(os.environ.get("GRADWALK_SHOTS", "/tmp/gradwalk-shots"))
-        shots.mkdir(parents=True, exist_ok=True)
-        embed.screenshot(path=str(shots / "embed-train-phone-done-390x844.png"))
+        shoot(embed, "embed-train-phone-done-390x844.png")
     finally:
         for context in contexts:
             context.close()
