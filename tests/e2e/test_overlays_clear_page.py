@@ -42,7 +42,7 @@ def test_no_panel_over_the_steps_nodes_or_the_asked_node(open_page, size):
     page = themed(open_page(*size, path=f"/#{fragment(link)}"))
     page.wait_for_selector('#quiz[data-quiz="ready"]')
     page.wait_for_selector('#diff[data-state="ready"]')
-    problems, minimap_shown = [], 0
+    problems = []
     for asked in each_question(page):
         node(page, "L").dispatch_event("click")   # L's detail panel open, as the review had it
         page.wait_for_selector("#detail:not([hidden])")
@@ -50,16 +50,18 @@ def test_no_panel_over_the_steps_nodes_or_the_asked_node(open_page, size):
         page.wait_for_timeout(300)   # the minimap and the panels follow the camera's last move
         name = page.evaluate("document.querySelector('g.node.quiz-asked')?.dataset.name")
         problems += [f"question {asked} ({name}): {p}" for p in page.evaluate(COVERED)]
-        minimap_shown += page.locator(".minimap:not([hidden])").count()
+        problems += [f"question {asked} ({name}): minimap {p}" for p in page.evaluate(OVER_ANY_NODE)]
         page.screenshot(path=SHOTS / f"overlays-{size[0]}-q{asked}.png")
         node(page, "L").dispatch_event("click")   # closed again: the question's own view
         page.wait_for_selector("#detail", state="hidden")
         answer(page, "999")
         page.get_by_role("button", name="Show and continue").click()
     # was at 1024x768: the minimap over t, c, d, e, a in turn, the trace bar over a at b̄
+    # Since a review of issue 16 the minimap covers no node at all, beside the panel too: here
+    # every corner holds a node, the trace bar or the panel at both sizes, so it is not shown
+    # (at 1280x800 it used to show over other nodes than these; the camera's note and Fit say
+    # that more of the graph is off screen).
     assert problems == [], "\n".join(problems)
-    if size == (1280, 800):
-        assert minimap_shown > 0   # it still shows where it covers none of them
 
 
 # Every shown minimap's overlap with any node's drawing (its box and its numbers): "over <name>".
