@@ -13,6 +13,7 @@ import { opTag } from "../layout.js";
 import { numbersHidden } from "../quiz.js";
 import { adjointFinalStep, backwardRules, badNumberText, pyShape, tableOf } from "../tensors.js";
 import { markScroller } from "./dom.js";
+import { lineTopAt } from "./rows.js";
 import { typeset } from "./typeset.js";
 
 const el = (tag, attrs = {}, ...children) => {
@@ -186,10 +187,20 @@ export function createDetailPanel(container, { onClose, room = () => 0 } = {}) {
   // The panel scrolls when it is taller than the graph area leaves it, and no scrollbar shows
   // on a projector: at 1024x768 a 3x4 gradient's last row was under its bottom edge with no
   // sign of it (a review). A cue sticks to its bottom edge until it is scrolled to its end.
+  // The line the cue's top edge crosses is covered whole (app.css: the paper over the cue,
+  // --cut px tall): "Against the previous run" showed cut in half over the cue at 1024x768 on
+  // a projector (a review of issue 16). A section added later (Compare's, render/diff.js)
+  // marks the panel again, and so does a new height (the camera's note shortens it after it
+  // is drawn: with no cue, the review's panel gave no sign of the gradient line under it).
   function markMore() {
-    root.classList.toggle("more-below", root.scrollHeight > root.clientHeight + root.scrollTop + 2);
+    const more = root.scrollHeight > root.clientHeight + root.scrollTop + 2;
+    root.classList.toggle("more-below", more);
+    const cue = more ? root.querySelector(".more-cue")?.getBoundingClientRect().top : null;
+    root.style.setProperty("--cut", `${cue == null ? 0 : Math.max(0, cue - lineTopAt(root, cue))}px`);
   }
   root.addEventListener("scroll", markMore, { passive: true });
+  new MutationObserver(markMore).observe(root, { childList: true });
+  new ResizeObserver(markMore).observe(root);
 
   // A rule wider than the panel (a phone's sheet: cross_entropy's rule ran off its right
   // edge at 390 px, cut after "…/6", with a scrollbar no phone shows; a review) is set again

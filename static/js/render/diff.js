@@ -293,7 +293,9 @@ export function detailDiff(panel, diff, id) {
   if (!panel || !r) return;
   const line = (what, c) => c && html("li", { textContent: c.hidden ? `${what}: ? → ? (asked in the quiz)`
     : `${what}: ${num(c.before)} → ${num(c.after)}${c.changed ? ` (Δ ${deltaText(c)})` : " (unchanged)"}` });
-  panel.append(html("section", { className: "diff-detail" },
+  // before the panel's "more below" cue, which sticks to its foot while there is more
+  const section = html("section", { className: "diff-detail" },
     html("h3", { textContent: "Against the previous run" }),
-    html("ul", {}, ...[line("value", r.value), line("gradient", r.adjoint)].filter(Boolean))));
+    html("ul", {}, ...[line("value", r.value), line("gradient", r.adjoint)].filter(Boolean)));
+  panel.insertBefore(section, panel.querySelector(":scope > .more-cue"));
 }

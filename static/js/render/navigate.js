@@ -9,7 +9,6 @@ import { allVisible, centreOn, fromMap, mapSize, mapTransform, onMap, visibleBox
 import { centredBox, contentBox } from "../boxes.js";
 import { METRICS } from "../layout.js";
 import { freeCorner, screenBox } from "../mapcorner.js";
-import { NEEDED } from "./overlays.js"; // the nodes no panel covers, even beside an open detail panel
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const MAP = { width: 200, height: 130 }; // the minimap's largest size, px
@@ -279,12 +278,11 @@ export function createNavigator(container, { svg, zoom, walk, reveal = null, onH
       return;
     }
     // Never over the drawing (issue 9 review, H9P): the first free corner, else not shown.
-    // While a node is selected (its trace tools and detail panel take room) it stays: over
-    // other nodes if it must, never over the controls, a callout or the selected node.
+    // Beside an open detail panel too: it stood over t's and d's value rows, Compare runs on
+    // and L's panel open, on a 1024x768 projector (a review of issue 16); the camera's note
+    // and Fit say that more of the graph is off screen.
     const drawn = drawnMap(mapFor.size);
-    const free = freeCorner(view, drawn.size, obstacles(shownLayout, transform), { inset: drawn.inset });
-    const corner = free ?? (selected ? freeCorner(view, drawn.size, obstacles(shownLayout, transform, { nodes: false }), { inset: drawn.inset }) : null);
-    mapWrap.classList.toggle("over-drawing", !free);
+    const corner = freeCorner(view, drawn.size, obstacles(shownLayout, transform), { inset: drawn.inset });
     if (!corner) {
       mapWrap.hidden = true;
       return;
@@ -314,31 +312,17 @@ export function createNavigator(container, { svg, zoom, walk, reveal = null, onH
   }
 
   /** What the minimap must not cover, in px from the svg's top left: the node boxes with
-   * their focus rings (with `nodes` false only those that matter now: the selected node,
-   * the step's ends and the node a quiz asks), the callouts, and the other controls over
-   * the graph (badges, the detail panel, ...). */
-  function obstacles(shownLayout, transform, { nodes = true } = {}) {
+   * their focus rings, the callouts and Compare's Δ over the boxes, and the other controls
+   * over the graph (badges, the detail panel, ...). */
+  function obstacles(shownLayout, transform) {
     const origin = svg.getBoundingClientRect();
     const rel = (r) => ({ x: r.left - origin.left, y: r.top - origin.top, width: r.width, height: r.height });
-    const ring = (n) => screenBox(transform, n, METRICS.ring);
-    const boxes = (nodes ? shownLayout.nodes : needed(shownLayout)).map(ring);
-    for (const c of svg.querySelectorAll("g.callout")) boxes.push(rel(c.getBoundingClientRect()));
+    const boxes = shownLayout.nodes.map((n) => screenBox(transform, n, METRICS.ring));
+    for (const c of svg.querySelectorAll("g.callout, text.diff-delta")) boxes.push(rel(c.getBoundingClientRect()));
     for (const e of container.children) {
       if (e !== svg && e !== mapWrap && e.getClientRects().length) boxes.push(rel(e.getBoundingClientRect()));
     }
     return boxes;
-  }
-
-  /**
-   * The layout boxes the minimap may never cover: the selected node, the step's nodes (its
-   * sending and receiving ends, or the node it computes) and the node a quiz asks about (the
-   * minimap stood over the asked t with Compare runs on and the detail panel open, 1024x768
-   * projector: a review of issue 14 §5).
-   */
-  function needed(shownLayout) {
-    const ids = new Set([...svg.querySelectorAll(NEEDED)].map((g) => g.dataset.node));
-    if (selected) ids.add(selected.id).add(boxOfNode(selected.id));
-    return shownLayout.nodes.filter((n) => ids.has(n.id));
   }
 
   function moveFromMap(event, glide) {

@@ -98,6 +98,20 @@ export function lineAtFoot(box, lift = 0) {
   return top < edge ? { edge, top, bottom } : null;
 }
 
+/** The viewport y (px) up to which a cover whose top edge is at viewport `y` (the detail
+ * panel's "more below" cue) must grow for none of `box`'s lines (and short rows) to show cut:
+ * the top of the highest line across `y`, and again of the line across that (a typeset
+ * line's foot reaches a few px under the next line's top), or `y` when none crosses it. */
+export function lineTopAt(box, y) {
+  const most = MAX_CUT_EM * parseFloat(getComputedStyle(box).fontSize);
+  for (let i = 0; i < 8; i += 1) {
+    const top = crossingAt(box, y, most).reduce((t, r) => Math.min(t, r.top), y);
+    if (top >= y - 0.5) break;
+    y = top;
+  }
+  return y;
+}
+
 /** The px `box`'s seen edges cut of its lines and rows, from each edge of its own box:
  * { head, foot } (what --cut-top and --cut mask); `lift`: the px over the foot a shade
  * darkens, whose line is masked as a cut one. Nothing is cut when it neither scrolls nor is
