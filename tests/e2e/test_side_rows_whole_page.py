@@ -149,3 +149,20 @@ def test_after_a_quiz_both_the_quiz_and_the_practice_rows_show(open_page, size):
     if size[0] > 1024:   # was -39 px: Practice's row wholly under the column's foot
         assert page.evaluate(ROOM_UNDER, "#practice") >= -0.5
         assert page.evaluate(ROOM_UNDER, "#quiz-preset") >= -0.5
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_beside_a_short_program_a_quiz_s_new_numbers_shows(open_page, size):
+    """A second review of issue 16: seed-relu-mask (three lines) with a quiz on a projector:
+    the column was as tall as the editor, "New numbers" under its foot and the mode menu cut
+    to a line once scrolled to it, over a graph with 150 px to spare. The column grows with a
+    quiz up to 30vh (app.css): the mode menu and New numbers whole, no row cut."""
+    page = themed(open_page(*size))
+    choose(page, "seed-relu-mask")
+    page.locator("#quiz-preset").select_option("adjoints")
+    page.wait_for_selector('#quiz[data-quiz="ready"]')
+    settled(page)
+    page.screenshot(path=f"{SHOTS}/quiz-short-program_{size[0]}.png")
+    assert page.evaluate(PARTLY_SEEN, SIDE_ROWS) == []
+    assert page.evaluate(ROOM_UNDER, "#quiz-new-numbers") >= -0.5
+    assert page.evaluate("() => document.querySelector('#editor .side').scrollTop") == 0
