@@ -89,11 +89,20 @@ def _fonts_inlined(css: str, base: str) -> str:
     return re.sub(r"/\*# sourceMappingURL=\S+ \*/\s*$", "", css)
 
 
-def bundle_stylesheet(href: str) -> str:
+def bundle_stylesheet(href: str, faces: tuple[str, ...] | None = None) -> str:
     """The bundle's stylesheet at `href` (/static/dist/NAME.css: KaTeX's rules) with its fonts
     as data: URLs (_fonts_inlined), for a page with nothing to fetch: this export's, the
-    notebook widget's (server/widget.py). Raises MissingAsset when it or a font is not there."""
-    return _fonts_inlined(_asset(href), href.rsplit("/", 1)[0] + "/")
+    notebook widget's (server/widget.py). `faces`: the font files kept by name ("KaTeX_Main-
+    Regular"), every other @font-face dropped (None: all). Raises MissingAsset when it or a
+    font is not there."""
+    css = _asset(href)
+    if faces is not None:
+        css = _FONT_FACE.sub(lambda m: m.group(0) if m.group(1) in faces else "", css)
+    return _fonts_inlined(css, href.rsplit("/", 1)[0] + "/")
+
+
+# One @font-face rule of esbuild's output, with its woff2 file's face name (KaTeX_Main-Regular).
+_FONT_FACE = re.compile(r'@font-face\s*\{[^}]*?url\("?\./([A-Za-z0-9_]+-[A-Za-z]+)-[A-Z0-9]+\.woff2"?\)[^}]*\}\s*')
 
 
 def _attr(tag: str, name: str) -> str | None:

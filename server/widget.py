@@ -3,10 +3,13 @@ Notebook 7, VS Code and marimo (`mo.ui.anywidget(w)`) through anywidget, with no
 
 The kernel runs the engine (trace_body, as POST /api/trace does) and sends the trace to the
 page as the synced text trait `_trace`; the page's side is static/dist/widget.js, the page's
-own render modules bundled once by `npm run build` (static/js/widget.js), with the page's
+own render modules bundled once by `npm run build` (static/js/widget.js), sent packed
+(`_esm`: static/js/widget-loader.js with the bundle gzipped inside: widget_esm), with the page's
 stylesheets (`_style`, widget_css) kept in a shadow root, and the bundle's own
-(`_bundle_style`: KaTeX's rules, its fonts as data: URLs, as the standalone export inlines
-them; bundle_css) for the narration typeset as the page's, offline. Synced both ways:
+(`_bundle_style`: KaTeX's rules, the narration's two faces as data: URLs, as the standalone
+export inlines them; bundle_css) for the narration typeset as the page's, offline. anywidget
+sends `_esm` and these in every instance's state (no sharing per class: each view imports its
+own), hence the packing and the two faces: 0.37 MB a widget (1.0 MB before). Synced both ways:
 
     step      int, 0..steps: the step shown (0 = before the first event); a cell sets it
               (`w.step = 12`) and reads it; stepping in any view sets it, and every view of
@@ -36,6 +39,10 @@ anywidget: https://anywidget.dev/en/getting-started/ ; the limits are the GRADWA
 """
 from __future__ import annotations
 
+import base64
+import functools
+import gzip
+import hashlib
 import html
 import re
 from pathlib import Path
@@ -50,6 +57,7 @@ from gradwalk.server.widget_modes import MODES, OPTIMIZERS, TrainAsk, walk_body
 
 ROOT = Path(__file__).resolve().parents[1]   # the checkout, or gradwalk/ in the wheel
 BUNDLE = ROOT / "static" / "dist" / "widget.js"
+LOADER = ROOT / "static" / "js" / "widget-loader.js"   # the `_esm` that unpacks BUNDLE
 BUNDLE_CSS = "/static/dist/widget.css"   # esbuild's, beside widget.js: KaTeX's rules and fonts
 THEMES = ("auto", "light", "dark", "projector")   # static/js/state.js THEMES
 # The page's stylesheets the embed links (templates/base.html, embed.html), in its order.
@@ -105,8 +113,16 @@ def widget_css(folder: Path = ROOT / "static" / "css") -> str:
     (`data-theme`), so the page's colours and the projector theme apply inside the widget only.
     Raises FileNotFoundError when a stylesheet is missing."""
     text = "\n".join((folder / name).read_text(encoding="utf-8") for name in STYLESHEETS)
-    text = re.sub(r":root(\[[^\]]*\])", r":host(\1)", text)
-    return text.replace(":root", ":host") + WIDGET_RULES
+    text = re.sub(r":root(\[[^\]]*\])", r":host(\1)", _compact(text + WIDGET_RULES))
+    return text.replace(":root", ":host")
+
+
+def _compact(css: str) -> str:
+    """`css` without its comments and runs of white space, sent in every widget's state (the
+    page's stylesheets: 64 kB -> 36 kB; their comments were 25 kB). Our stylesheets have no
+    string holding "/*" or two spaces, which this would change."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    return re.sub(r"\s*([{};])\s*", r"\1", re.sub(r"\s+", " ", css)).strip()
 
 
 def _bundle_text() -> str:
@@ -115,14 +131,39 @@ def _bundle_text() -> str:
     return re.sub(r"\n//# sourceMappingURL=\S+\s*$", "\n", BUNDLE.read_text(encoding="utf-8"))
 
 
+def widget_esm() -> str:
+    """The widget's `_esm`: static/js/widget-loader.js with the bundle (_bundle_text) inside,
+    gzipped and base64 (0.5 MB -> 0.22 MB in every instance's state; the loader unpacks it in
+    the browser). Made once per bundle file (its size and time)."""
+    stat = BUNDLE.stat()
+    return _packed(str(BUNDLE), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=1)
+def _packed(path: str, size: int, mtime: int) -> str:
+    code = _bundle_text().encode("utf-8")
+    data = base64.b64encode(gzip.compress(code, compresslevel=9, mtime=0)).decode("ascii")
+    key = hashlib.sha256(code).hexdigest()[:16]
+    return LOADER.read_text(encoding="utf-8").replace('"__GRADWALK_BUNDLE__"', f'"{data}"', 1) \
+        .replace('"__GRADWALK_KEY__"', f'"{key}"', 1)
+
+
+# KaTeX's faces the widget's narration is set in (tex.js narrationTex: math italic letters,
+# upright digits, signs, words and \tanh): tests/js/widget_fonts.test.mjs renders every line
+# of the golden walks and finds no other. The other 18 faces (bold, calligraphic, the large
+# delimiters' Size1-4...) were 0.29 MB of each widget's state, sent again for every instance.
+# A character in no kept face falls back to the notebook's font, as any unknown one does.
+FACES = ("KaTeX_Main-Regular", "KaTeX_Math-Italic")
+
+
 def bundle_css() -> str:
-    """static/dist/widget.css (the CSS the bundle's modules import: KaTeX's) with its fonts
-    as data: URLs, the standalone export's way (server/export_html.py bundle_stylesheet): a
-    notebook has no server to fetch them from. About 0.4 MB. Raises MissingAsset when it or a
-    font is not built."""
+    """static/dist/widget.css (the CSS the bundle's modules import: KaTeX's) with the FACES
+    fonts as data: URLs, the standalone export's way (server/export_html.py
+    bundle_stylesheet): a notebook has no server to fetch them from. About 80 kB. Raises
+    MissingAsset when it or a font is not built."""
     from gradwalk.server.export_html import bundle_stylesheet   # jinja's templates: on use
 
-    return bundle_stylesheet(BUNDLE_CSS)
+    return bundle_stylesheet(BUNDLE_CSS, FACES)
 
 
 # The widget's train traits -> TrainAsk's fields (server/widget_modes.py).
@@ -182,7 +223,7 @@ class Walk(anywidget.AnyWidget):
         self._traced = None   # what was traced last; None: __init__ is tracing its own traits
         key = (program, output or "", mode, _ask(train))
         body = self._trace_of(*key)   # a bad program: raised here
-        super().__init__(_esm=_bundle_text(), _style=widget_css(), _bundle_style=bundle_css(),
+        super().__init__(_esm=widget_esm(), _style=widget_css(), _bundle_style=bundle_css(),
                          program=program, output=output or "", mode=mode, theme=theme, **train)
         self._traced = key
         self._show(body, "")

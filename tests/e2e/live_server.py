@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pathlib
+import signal
 import socket
 import subprocess
 import sys
@@ -59,6 +60,35 @@ def running_server(app: str = "gradwalk.server.main:create_app"):
         yield url
     finally:
         stop(proc)
+
+
+@contextlib.contextmanager
+def notebook_server(tmp_path, app: str, options: list[str], health: str, timeout: float = 90):
+    """The URL of one notebook server, `python -m APP OPTIONS` (in OPTIONS "{port}" is a free
+    port, "{root}" tmp_path, "{home}" its own Jupyter folders), in its own process group (the
+    kernel it starts goes with it), killed after; `health`: a path answering 200 once up. What
+    it prints goes to tmp_path/jupyter/APP.log."""
+    port = free_port()
+    home = tmp_path / "jupyter"   # its own config and runtime: nothing of the user's
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"),
+           "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "PYTHONUNBUFFERED": "1"}
+    cmd = [sys.executable, "-m", app, *(o.format(port=port, root=tmp_path, home=home) for o in options)]
+    home.mkdir(parents=True, exist_ok=True)
+    log = open(home / f"{app}.log", "wb")   # noqa: SIM115 (closed below)
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc, timeout=timeout, path=health)
+        yield url
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(proc.pid, sig)
+                proc.wait(timeout=15)
+                break
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                continue
+        log.close()
 
 
 def stop(proc: subprocess.Popen) -> None:

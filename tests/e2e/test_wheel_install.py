@@ -197,6 +197,8 @@ def test_the_notebook_widget_is_an_extra_of_the_installed_wheel(built, installed
          f"gradwalk[notebook] @ {built['wheel'].resolve().as_uri()}"],
         env=without_node(Path(sys.executable).parent))
     code = ("import gradwalk\nw = gradwalk.show('a = 2.0\\nL = a * a', step=2)\n"
-            "print(w.grads['a'], w.step, w.steps, 'gradwalk-widget' in w._esm)\n")
+            "from gradwalk.server.widget import _bundle_text\n"
+            "print(w.grads['a'], w.step, w.steps, 'gradwalk-widget' in _bundle_text(),\n"
+            "      'DecompressionStream' in w._esm)\n")
     out = run([installed / "python", "-c", code], cwd=built["tmp"], env=without_node(installed))
-    assert out.stdout.split() == ["4.0", "2", "6", "True"]   # the bundle the wheel carries
+    assert out.stdout.split() == ["4.0", "2", "6", "True", "True"]   # the bundle the wheel carries, packed

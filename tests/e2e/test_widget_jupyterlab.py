@@ -1,19 +1,18 @@
-"""The notebook widget in a real JupyterLab (issue 18 §2): one `jupyter lab` server started by
-the test (killed in finally, with its kernel), a notebook that calls gradwalk.show and displays
-the widget twice, run in Debian's Chromium; the walk is stepped in the page and from the
-kernel, and each side reads the other's step."""
+"""The notebook widget in a real JupyterLab and a real Jupyter Notebook 7 (issue 18 §2): one
+server per test, started by it (killed in finally, with its kernel), a notebook that calls
+gradwalk.show and displays the widget twice, run in Debian's Chromium; the walk is stepped in
+the page and from the kernel, and each side reads the other's step. VS Code's notebooks cannot
+be run here (no VS Code in the test machine); they use the same anywidget front end."""
 from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from live_server import free_port, wait_healthy
+from live_server import notebook_server
+from page_helpers import new_page
 from test_widget_page import FACES
 
 pytest.importorskip("jupyterlab")
@@ -34,34 +33,22 @@ def notebook() -> dict:
                                     "language": "python"}}}
 
 
+# A Jupyter server's options (JupyterLab's and Notebook 7's): no browser, our port, token and
+# folder, the app on window.jupyterapp for the test, nothing fetched from the network.
+JUPYTER_OPTIONS = ["--no-browser", "--ServerApp.ip=127.0.0.1", "--ServerApp.port={port}",
+                   f"--ServerApp.token={TOKEN}", "--ServerApp.root_dir={root}",
+                   "--ServerApp.allow_root=True"]   # CI runs as root
+
+
 @pytest.fixture
 def jupyterlab(tmp_path):
     """The URL of one JupyterLab server on a free port, serving tmp_path; stopped after."""
     (tmp_path / "walk.ipynb").write_text(json.dumps(notebook()))
-    port = free_port()
-    home = tmp_path / "jupyter"   # its own config and runtime: nothing of the user's
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"),
-           "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-           f"--ServerApp.port={port}", f"--ServerApp.token={TOKEN}",
-           f"--ServerApp.root_dir={tmp_path}", "--LabApp.expose_app_in_browser=True",
-           f"--LabApp.workspaces_dir={home / 'workspaces'}", "--LabApp.news_url=None",
-           "--LabApp.extension_manager=readonly", "--ServerApp.allow_root=True"]   # CI runs as root
-    # its own process group: the kernel it starts goes with it
-    proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, proc, timeout=90, path=f"/api/status?token={TOKEN}")
+    options = [*JUPYTER_OPTIONS, "--LabApp.expose_app_in_browser=True",
+               "--LabApp.workspaces_dir={home}/workspaces", "--LabApp.news_url=None",
+               "--LabApp.extension_manager=readonly"]
+    with notebook_server(tmp_path, "jupyterlab", options, f"/api/status?token={TOKEN}") as url:
         yield url
-    finally:
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(proc.pid, sig)
-                proc.wait(timeout=15)
-                break
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                continue
 
 
 # The kernel of the notebook shown, asked to run `code`; resolves with what it printed.
@@ -76,13 +63,36 @@ RUN_IN_KERNEL = """async (code) => {
 
 
 def test_a_student_steps_the_widget_in_jupyterlab(chromium, jupyterlab):
-    context = chromium.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    page.set_default_timeout(60_000)   # JupyterLab's first load on a shared 2-core machine
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    steps_the_widget(chromium, f"{jupyterlab}/lab/tree/walk.ipynb?token={TOKEN}", "jupyterlab")
+
+
+@pytest.fixture
+def notebook7(tmp_path):
+    """The URL of one Jupyter Notebook 7 server (the `notebook` package, the test extra's) on
+    a free port, serving tmp_path; stopped after."""
+    pytest.importorskip("notebook", minversion="7")
+    (tmp_path / "walk.ipynb").write_text(json.dumps(notebook()))
+    options = [*JUPYTER_OPTIONS, "--JupyterNotebookApp.expose_app_in_browser=True",
+               "--JupyterNotebookApp.workspaces_dir={home}/workspaces"]
+    with notebook_server(tmp_path, "notebook", options, f"/api/status?token={TOKEN}") as url:
+        yield url
+
+
+def test_a_student_steps_the_widget_in_notebook7(chromium, notebook7):
+    """Notebook 7's page (one notebook, no dock) is JupyterLab's components: the same
+    notebook, the same steps, both ways."""
+    steps_the_widget(chromium, f"{notebook7}/notebooks/walk.ipynb?token={TOKEN}", "notebook7")
+
+
+def steps_the_widget(chromium, url: str, host: str) -> None:
+    """The notebook at `url` (JupyterLab's or Notebook 7's page) run in Chromium: its two views
+    of the widget stepped from the kernel, by a click and by keys, each side reading the
+    other's step; the seed's line typeset with KaTeX's fonts; a screenshot
+    widget-HOST-1280x800.png."""
+    contexts = []
+    page = new_page(chromium, contexts, (1280, 800), timeout=60_000)   # a host's first load, 2 cores
     try:
-        page.goto(f"{jupyterlab}/lab/tree/walk.ipynb?token={TOKEN}")
+        page.goto(url)
         page.wait_for_function("window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel")
         page.evaluate("window.jupyterapp.shell.currentWidget.sessionContext.ready")
         page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
@@ -124,7 +134,7 @@ def test_a_student_steps_the_widget_in_jupyterlab(chromium, jupyterlab):
         box, leaf = views.nth(0).locator("svg#graph").bounding_box(), views.nth(0).locator("g.node").first.bounding_box()
         assert box["x"] <= leaf["x"] and leaf["x"] + leaf["width"] <= box["x"] + box["width"]
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / "widget-jupyterlab-1280x800.png"))
-        assert errors == []
+        page.screenshot(path=str(SHOTS / f"widget-{host}-1280x800.png"))
+        assert page.errors == []
     finally:
-        context.close()
+        contexts[0].close()

@@ -3,6 +3,8 @@ with the engine's real numbers (PyTorch float64 the reference), the %%gradwalk c
 the standalone-HTML fallback that nbconvert and GitHub's preview show."""
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import re
@@ -15,7 +17,7 @@ import gradwalk
 from gradwalk.engine.errors import ProgramError
 
 pytest.importorskip("anywidget")
-from gradwalk.server.widget import Walk, widget_css  # noqa: E402
+from gradwalk.server.widget import Walk, _bundle_text, widget_css  # noqa: E402
 
 PROGRAM = "a = 0.5\nb = -1.5\nc = tanh(a * b)\nL = c * c + a\n"
 
@@ -37,9 +39,37 @@ def test_show_traces_in_the_kernel_with_pytorchs_numbers():
     body = json.loads(w._trace)
     assert w.steps == len(body["events"]) == len(gradwalk.trace(PROGRAM)["events"])
     assert (w.step, w.mode, w.program, w.error) == (0, "reverse", PROGRAM, "")
-    # the ESM is the bundle built by `npm run build`, with no way to fetch anything else
-    assert "export" in w._esm and "sourceMappingURL" not in w._esm
-    assert not re.search(r"https?://[^\s\"'`]*(cdn|unpkg|esm\.sh|jsdelivr)", w._esm)
+    # the ESM is the bundle built by `npm run build`, packed, with no way to fetch anything else
+    bundle = unpacked(w._esm)
+    assert bundle == _bundle_text() and "gradwalk-widget" in bundle
+    assert "export" in bundle and "sourceMappingURL" not in bundle
+    for code in (w._esm, bundle):
+        assert not re.search(r"https?://[^\s\"'`]*(cdn|unpkg|esm\.sh|jsdelivr)", code)
+
+
+def unpacked(esm: str) -> str:
+    """The bundle inside the widget's `_esm` (static/js/widget-loader.js's BUNDLE)."""
+    data = re.search(r'const BUNDLE = "([A-Za-z0-9+/=]+)";', esm).group(1)
+    return gzip.decompress(base64.b64decode(data)).decode("utf-8")
+
+
+def state_bytes(w: Walk) -> dict[str, int]:
+    """The bytes of each of the widget's synced traits as the kernel sends them (JSON)."""
+    return {name: len(json.dumps(value, separators=(",", ":")).encode()) for name, value in w.get_state().items()}
+
+
+def test_each_instance_sends_under_0_4_MB_of_code_and_style():
+    """Issue 18 §2's size: anywidget sends `_esm` (and our stylesheets) in the state of every
+    instance, and a notebook saves it again for each. The module is packed (gzip, base64:
+    0.51 MB -> 0.22 MB) and the KaTeX faces are the narration's two (server/widget.py FACES:
+    0.35 MB of fonts -> 0.06 MB). Before: 1.0 MB a widget, 3.1 MB for three."""
+    w = gradwalk.show(PROGRAM)
+    sizes = state_bytes(w)
+    assets = sizes["_esm"] + sizes["_style"] + sizes["_bundle_style"]
+    assert assets < 400_000, sizes
+    faces = re.findall(r"@font-face\{[^}]*font-family:([\w]+);font-style:(\w+)", w._bundle_style)
+    assert sorted(faces) == [("KaTeX_Main", "normal"), ("KaTeX_Math", "italic")]
+    assert w._bundle_style.count("data:font/woff2;base64,") == 2
 
 
 def test_step_is_clamped_to_the_walk_and_refused_below_zero():
@@ -141,7 +171,8 @@ def test_a_trace_over_the_fallback_setting_is_not_saved_in_the_notebook(monkeypa
 def test_the_shadow_roots_stylesheet_themes_the_host_not_the_notebook():
     css = widget_css()
     assert ":root" not in css
-    assert ':host([data-theme="projector"])' in css and ":host {" in css
+    assert ':host([data-theme="projector"])' in css and ":host{" in css
+    assert "/*" not in css and "  " not in css   # compacted: sent in every widget's state
 
 
 @pytest.fixture(scope="module")
