@@ -9,7 +9,7 @@ stylesheets (`_style`, widget_css) kept in a shadow root, and the bundle's own
 (`_bundle_style`: KaTeX's rules, the narration's two faces as data: URLs, as the standalone
 export inlines them; bundle_css) for the narration typeset as the page's, offline. anywidget
 sends `_esm` and these in every instance's state (no sharing per class: each view imports its
-own), hence the packing and the two faces: 0.37 MB a widget (1.0 MB before). Synced both ways:
+own), hence the packing and the two faces: 0.34 MB a widget (0.98 MB before). Synced both ways:
 
     step      int, 0..steps: the step shown (0 = before the first event); a cell sets it
               (`w.step = 12`) and reads it; stepping in any view sets it, and every view of
