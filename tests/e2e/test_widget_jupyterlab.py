@@ -84,6 +84,12 @@ def test_a_student_steps_the_widget_in_notebook7(chromium, notebook7):
     steps_the_widget(chromium, f"{notebook7}/notebooks/walk.ipynb?token={TOKEN}", "notebook7")
 
 
+# Notebook 7's own code: 7.6.5's shortcut settings (notebook_core.js) throws "Cannot read
+# properties of undefined (reading 'schema')" on opening any notebook, an empty one with no
+# gradwalk in the kernel too (checked); an error thrown there is the host's, not the widget's.
+HOST_CODE = "/static/notebook/notebook_core."
+
+
 def steps_the_widget(chromium, url: str, host: str) -> None:
     """The notebook at `url` (JupyterLab's or Notebook 7's page) run in Chromium: its two views
     of the widget stepped from the kernel, by a click and by keys, each side reading the
@@ -91,6 +97,8 @@ def steps_the_widget(chromium, url: str, host: str) -> None:
     widget-HOST-1280x800.png."""
     contexts = []
     page = new_page(chromium, contexts, (1280, 800), timeout=60_000)   # a host's first load, 2 cores
+    errors: list[str] = []   # the page's errors but the host's own
+    page.on("pageerror", lambda e: HOST_CODE not in (e.stack or "") and errors.append(str(e)))
     try:
         page.goto(url)
         page.wait_for_function("window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel")
@@ -135,6 +143,6 @@ def steps_the_widget(chromium, url: str, host: str) -> None:
         assert box["x"] <= leaf["x"] and leaf["x"] + leaf["width"] <= box["x"] + box["width"]
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"widget-{host}-1280x800.png"))
-        assert page.errors == []
+        assert errors == []
     finally:
         contexts[0].close()
