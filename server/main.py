@@ -124,7 +124,8 @@ def create_app() -> FastAPI:
     exit_within(settings.shutdown_timeout_seconds)
     app.state.trace_slots = TraceSlots(settings.max_concurrent_traces,
                                        settings.max_queued_bytes,
-                                       settings.max_stream_buffer_bytes)
+                                       settings.max_stream_buffer_bytes,
+                                       settings.trace_worker_nice)
     app.add_middleware(BodyLimit)
 
     # The handlers are `async def` so that an error answer never waits for a worker thread.
