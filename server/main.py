@@ -18,6 +18,7 @@ from gradwalk.server.errors import BUSY, INTERNAL, ErrorResponse, error_dict, er
 from gradwalk.server.head import HeadAsGet, SecurityHeaders
 from gradwalk.server.jsonbody import ShapeTooLarge, UnsupportedBody
 from gradwalk.server.health import HealthFirst
+from gradwalk.server.memory import freeze_startup_heap
 from gradwalk.server.routers import exports, links, live, nodes, pages, quiz, traces, train
 from gradwalk.server.routers.pages import ROOT
 from gradwalk.server.settings import get_settings
@@ -98,6 +99,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if get_settings().trace_processes:
             await app.state.trace_slots.pool.warm()
         async with links.lifespan(app), live.lifespan(app):
+            freeze_startup_heap()
             yield
     finally:
         app.state.trace_slots.pool.close()
