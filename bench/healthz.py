@@ -1,9 +1,10 @@
 """/healthz beside two concurrent 60,000-node chain traces (issue 14: under 100 ms under load).
 
 A fresh connection asks /healthz every 50 ms, as an orchestrator does, while two clients
-trace a 60,000-line chain (POST /api/trace) on a real `gradwalk serve` with the default
-settings (but the program size and trace timeout the chain needs). Reports the probes' median,
-95th and 99th percentiles and the slowest, with the machine's load. The traces' 56 MB answers
+trace a 60,000-line chain (POST /api/trace) and for a second after their answers (when the
+server gives the traces' memory back), on a real `gradwalk serve` with the default settings
+(but the program size and trace timeout the chain needs). Reports the probes' median, 95th and
+99th percentiles and the slowest, the slowest after the answers, with the machine's load. The traces' 56 MB answers
 are read but not parsed: json.loads of one holds this process's GIL for about a second, which
 the prober, a thread of this process, would count as the server's.
 
@@ -34,14 +35,17 @@ BIG = {"max_program_chars": 5_000_000, "trace_timeout_seconds": 300}
 INTERVAL_SECONDS = 0.05
 
 
-def probe(tmp: pathlib.Path, processes: bool = True, watch: bool = False) -> tuple[list, str]:
-    """(the probes' seconds, the server's log) beside two 60,000-node traces."""
+def probe(tmp: pathlib.Path, processes: bool = True,
+          watch: bool = False) -> tuple[list, list, str]:
+    """(the probes' seconds, those of the probes after the answers, the server's log) beside
+    two 60,000-node traces."""
     body = json.dumps({"program": chain(60_000)}).encode()
     module = "bench.loopwatch" if watch else "gradwalk.server.cli"
     with served(tmp, module=module, **BIG, trace_processes=processes) as server:
-        seconds, answers = health_beside_traces(server.url, body, INTERVAL_SECONDS)
+        tail: list = []
+        seconds, answers = health_beside_traces(server.url, body, INTERVAL_SECONDS, tail=tail)
     assert [status for status, _ in answers] == [200, 200]
-    return seconds, (tmp / "server.log").read_text()
+    return seconds, tail, (tmp / "server.log").read_text()
 
 
 def figures(seconds: list) -> str:
@@ -75,8 +79,9 @@ def main(args: list[str]) -> None:
     for _ in range(rounds):
         load = os.getloadavg()[0]
         with tempfile.TemporaryDirectory() as tmp:
-            seconds, log = probe(pathlib.Path(tmp), processes, watch)
-        print(f"load {load:.1f}-{os.getloadavg()[0]:.1f}: {figures(seconds)}", flush=True)
+            seconds, tail, log = probe(pathlib.Path(tmp), processes, watch)
+        print(f"load {load:.1f}-{os.getloadavg()[0]:.1f}: {figures(seconds)}; after the "
+              f"answers, slowest {max(tail) * 1e3:.1f} ms ({len(tail)} probes)", flush=True)
         if watch:
             print("\n".join(late_places(log)) or "  the loop was never 20 ms late")
 

@@ -18,6 +18,7 @@ from gradwalk.server.errors import BUSY, INTERNAL, ErrorResponse, error_dict, er
 from gradwalk.server.head import HeadAsGet, SecurityHeaders
 from gradwalk.server.jsonbody import ShapeTooLarge, UnsupportedBody
 from gradwalk.server.health import HealthFirst
+from gradwalk.server.memory import freeze_startup_heap
 from gradwalk.server.routers import exports, links, live, nodes, pages, quiz, traces, train
 from gradwalk.server.routers.pages import ROOT
 from gradwalk.server.settings import get_settings
@@ -98,6 +99,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if get_settings().trace_processes:
             await app.state.trace_slots.pool.warm()
         async with links.lifespan(app), live.lifespan(app):
+            freeze_startup_heap()
             yield
     finally:
         app.state.trace_slots.pool.close()
@@ -124,7 +126,8 @@ def create_app() -> FastAPI:
     exit_within(settings.shutdown_timeout_seconds)
     app.state.trace_slots = TraceSlots(settings.max_concurrent_traces,
                                        settings.max_queued_bytes,
-                                       settings.max_stream_buffer_bytes)
+                                       settings.max_stream_buffer_bytes,
+                                       settings.trace_worker_nice)
     app.add_middleware(BodyLimit)
 
     # The handlers are `async def` so that an error answer never waits for a worker thread.

@@ -35,6 +35,17 @@ def give_back() -> None:
         _malloc_trim(0)
 
 
+def freeze_startup_heap() -> None:
+    """Move every object alive now (the app, its routes, the imported modules: about 118,000
+    objects) out of the collector's sight (gc.freeze), once the server has started. A full
+    collection, give_back's or one the allocator triggers, then walks only what was made
+    since: beside two 60,000-node traces give_back's collection held the GIL, and so the
+    event loop, for 70-355 ms at load 7-8 (the /healthz probe waiting then was the slowest);
+    frozen, under a millisecond idle. The objects stay alive, as they would anyway."""
+    gc.collect()   # what startup left as garbage is freed, not frozen
+    gc.freeze()
+
+
 def give_back_soon() -> None:
     """give_back() in a short-lived thread DELAY_SECONDS from now, unless one is already
     scheduled: never on the event loop, and at most one at a time however often it is asked."""

@@ -55,10 +55,12 @@ class WorkerFailed(RuntimeError):
 
 class Pool:
     """size: the most worker processes at once. One per app; the caller bounds how many tasks
-    run at once to `size` (the trace slots)."""
+    run at once to `size` (the trace slots). nice: how much lower the workers' CPU priority
+    is than this process's (the setting trace_worker_nice)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, nice: int = 0) -> None:
         self.size = size
+        self.nice = nice
         self._idle: list[_Worker] = []
         self._live: set[_Worker] = set()
         self._loop: asyncio.AbstractEventLoop | None = None   # the workers' channels' loop
@@ -166,7 +168,8 @@ class _Worker:
         self.tasks = 0
         self.stop_flag = _context.RawValue(ctypes.c_bool, False)
         self._sock, self._theirs = socket.socketpair()
-        self.process = _context.Process(target=worker_process.serve, args=(self._theirs, self.stop_flag),
+        self.process = _context.Process(target=worker_process.serve,
+                                        args=(self._theirs, self.stop_flag, pool.nice),
                                         name="gradwalk-trace", daemon=True)
         self.transport: asyncio.Transport | None = None
         self.channel = _Channel(self)

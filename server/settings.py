@@ -15,6 +15,7 @@ from platformdirs import user_data_path
 from gradwalk.engine.trace.limits import Limits, TrainLimits
 
 PREFIX = "GRADWALK_"   # environment variables are matched without regard to case
+MAX_NICE = 19   # the lowest CPU priority (nice) a process can have
 
 
 class Settings:
@@ -40,6 +41,13 @@ class Settings:
         false runs them in threads of the server's process, as before issue 14 (tests that
         patch the engine in their own process use it; /healthz can then wait up to ~1 s
         beside big traces).
+    trace_worker_nice: how much lower each trace worker's CPU priority is than the server's
+        (a nice increment, 0 to 19; the kernel caps a process's nice at 19). A trace is batch
+        work and the server's event loop answers /healthz and streams, so where the workers
+        and the server share the CPU's scheduling (a container, a systemd service) the server
+        is given a core first: 10 is a weight of 110 against the server's 1024, and a trace
+        alone on a core still runs at full speed. 0: the server's priority. (Each worker also
+        runs in a session of its own: server/worker_process.py `_own_group`.)
     busy_timeout_seconds: how long a request may take, from the arrival of its body, to be
         validated (a program of up to 8 KB also parsed) and given a free slot before a 503
         `busy` (seconds).
@@ -142,6 +150,7 @@ class Settings:
     max_response_bytes: int = Limits.max_response_bytes
     max_concurrent_traces: int = 2
     trace_processes: bool = True
+    trace_worker_nice: int = 10
     busy_timeout_seconds: float = 10.0
     max_queued_bytes: int = 4 * 1024 * 1024
     max_stream_buffer_bytes: int = 200_000_000
@@ -240,5 +249,13 @@ def _environment_settings() -> type[Settings]:
         @classmethod
         def _rate(cls, spec: str) -> str:
             return check_spec(spec)
+
+        @field_validator("trace_worker_nice")
+        @classmethod
+        def _nice(cls, increment: int) -> int:
+            if not 0 <= increment <= MAX_NICE:
+                raise ValueError(f"a nice increment from 0 to {MAX_NICE} (a worker may only "
+                                 "lower its own priority)")
+            return increment
 
     return EnvironmentSettings

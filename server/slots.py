@@ -49,10 +49,11 @@ class TraceSlots:
     """count: traces computed at once; queue_bytes: request bodies between their arrival and a
     slot, together (bytes); buffer_bytes: stream bytes not yet read by their clients, together
     (bytes, server/feed.py). Create one per app (the lifespan of its event loop); `pool` is
-    its trace worker processes, at most `count` (started when first needed)."""
+    its trace worker processes, at most `count` (started when first needed), each
+    `worker_nice` lower in CPU priority than this process."""
 
     def __init__(self, count: int, queue_bytes: int = 1 << 62,
-                 buffer_bytes: int = 1 << 62) -> None:
+                 buffer_bytes: int = 1 << 62, worker_nice: int = 0) -> None:
         self.count = count
         self.queue_bytes = queue_bytes
         self.queued = 0   # bytes of the requests admitted and not yet in a slot
@@ -65,7 +66,7 @@ class TraceSlots:
         self._prepare_gate = anyio.Semaphore(PREPARE_THREADS)   # waited on with a deadline
         self._prepare_threads = anyio.CapacityLimiter(PREPARE_THREADS)
         self._producers: set[asyncio.Task] = set()
-        self.pool = Pool(count)
+        self.pool = Pool(count, worker_nice)
 
     @property
     def taken(self) -> int:

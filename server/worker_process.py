@@ -37,19 +37,15 @@ PART_BYTES = 1 << 20   # a bytes value is sent in parts of this size (bytes)
 RETIRE_GROWTH_BYTES = 32 * 1024 * 1024
 GIVE_BACK_AFTER_SECONDS = 0.2   # idle this long after a task: return its memory (seconds)
 PR_SET_PDEATHSIG = 1   # linux/prctl.h
-# A trace is batch work; the server's event loop answers probes and streams. Workers run this
-# much nicer than the server, so on a loaded machine the kernel gives a free core to the event
-# loop first: /healthz beside two 60,000-node traces had a slowest probe of 152-442 ms at load
-# 8 with equal priorities (docs/performance.md). 5 is a CFS weight of 335 against 1024: a
-# trace alone on the machine still runs at full speed.
-NICENESS = 5
 
 
-def serve(sock: socket.socket, stop_flag) -> None:
-    """Run tasks from `sock` (one end of a socketpair) until the server closes it. stop_flag (a shared ctypes bool) is set by the server to stop a streaming task
-    at its next check (its client went away, or it was dropped)."""
+def serve(sock: socket.socket, stop_flag, nice: int = 0) -> None:
+    """Run tasks from `sock` (one end of a socketpair) until the server closes it. stop_flag
+    (a shared ctypes bool) is set by the server to stop a streaming task at its next check
+    (its client went away, or it was dropped). nice: how much lower this process's CPU
+    priority is than the server's (the setting trace_worker_nice, 0 to 19)."""
     _die_with_parent()
-    _own_group()
+    _own_group(nice)
     sock.setblocking(True)
     _log_to(sock)
     # The server's own imports, made once here (the forkserver preloads this module): the
@@ -154,16 +150,24 @@ def _die_with_parent() -> None:
         raise SystemExit(0)
 
 
-def _own_group() -> None:
-    """Run at NICENESS, in a session of this worker's own. With the kernel's autogroups (Linux,
-    sched_autogroup_enabled) the CPU is shared between sessions first and by nice only within
+def _own_group(nice: int) -> None:
+    """Run `nice` lower than the server, in a session of this worker's own.
+
+    The nice: a trace is batch work, the server's event loop answers probes and streams, so
+    when the server's own traces fill the cores the kernel gives one to the event loop first.
+    It counts where the worker and the server are scheduled together: one cgroup (a
+    container, a systemd service) or one autogroup. With equal priorities /healthz beside two
+    60,000-node traces had a slowest probe of 152-442 ms at load 8 (docs/performance.md).
+
+    The session: with the kernel's autogroups (Linux, sched_autogroup_enabled, for processes
+    outside any CPU cgroup) the CPU is shared between sessions first and by nice only within
     one, so a worker in the server's session spent the session's share and the event loop
     waited with it for a core: bench/healthz.py --watch found the loop late for up to 478 ms
-    with its threads idle, at load 28 from other programs. (The worker's group keeps the
-    default weight: at nice 5 too, two 60,000-node traces starved at load 20.) Where
-    autogroups do not apply (a cgroup of its own, as in a container) this changes nothing,
-    and the worker's nice does the work."""
-    os.nice(NICENESS)
+    with its threads idle, at load 28 from other programs. The worker's group keeps the
+    default weight: with the group itself niced, two 60,000-node traces starved at load 20.
+    So under autogroups the nice above changes nothing (the worker is alone in its group)."""
+    if nice:
+        os.nice(nice)   # from the server's nice, which the forkserver inherited; capped at 19
     try:
         os.setsid()
     except OSError:   # not Linux, or already a session's leader

@@ -150,20 +150,29 @@ def post_bytes(url: str, body: bytes, timeout: float = 300) -> tuple[int, bytes]
         return e.code, e.read()
 
 
-def health_beside_traces(url: str, body: bytes, interval: float = 0.05) -> tuple[list, list]:
+def health_beside_traces(url: str, body: bytes, interval: float = 0.05, after: float = 1.0,
+                         tail: list | None = None) -> tuple[list, list]:
     """/healthz asked on a fresh connection every `interval` seconds, as an orchestrator does,
-    while two clients POST `body` to /api/trace at once: (each probe's seconds, the two traces'
-    (status, answer bytes)). The answers are read unparsed (post_bytes says why)."""
+    while two clients POST `body` to /api/trace at once and for `after` seconds more, as an
+    orchestrator goes on probing (the server gives the traces' memory back 0.2 s after the
+    last slot is free: server/memory.py, a full collection that once held the event loop
+    355 ms): (each probe's seconds, the two traces' (status, answer bytes)); the seconds of the
+    probes after the answers are also appended to `tail`. The answers are read unparsed
+    (post_bytes says why)."""
     answers: list = []
     traces = [threading.Thread(target=lambda: answers.append(
         post_bytes(f"{url}/api/trace", body))) for _ in range(2)]
     for trace in traces:
         trace.start()
-    seconds = []
-    while any(trace.is_alive() for trace in traces):
+    seconds, ended = [], None
+    while ended is None or time.monotonic() < ended + after:
+        if ended is None and not any(trace.is_alive() for trace in traces):
+            ended = time.monotonic()
         start = time.monotonic()
         assert get(f"{url}/healthz", timeout=30) == (200, b"ok")
         seconds.append(time.monotonic() - start)
+        if ended is not None and tail is not None:
+            tail.append(seconds[-1])
         time.sleep(interval)
     for trace in traces:
         trace.join()

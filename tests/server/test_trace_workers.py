@@ -31,12 +31,13 @@ async def _gone(pid: int, seconds: float = 5.0) -> bool:
     return False
 
 
-def _with_pool(size: int, work) -> None:
-    """asyncio.run(work(pool)) with a fresh pool of `size`, closed whatever happens. In a
+def _with_pool(size: int, work, nice: int = 0) -> None:
+    """asyncio.run(work(pool)) with a fresh pool of `size` (its workers `nice` lower in CPU
+    priority than this process), closed whatever happens. In a
     thread of its own: in the whole suite an earlier browser test's (Playwright's sync API)
     event loop may still be this thread's running loop, where asyncio.run refuses to start."""
     async def main() -> None:
-        pool = Pool(size)
+        pool = Pool(size, nice)
         try:
             await work(pool)
         finally:
@@ -64,12 +65,14 @@ def test_values_program_errors_and_failures_come_back_as_they_were():
     _with_pool(1, work)
 
 
-def test_a_worker_runs_nicer_than_the_server_so_the_event_loop_gets_a_core_first():
-    async def work(pool: Pool) -> None:
-        assert await pool.run(tasks.niceness, ()) == os.nice(0) + procs.worker_process.NICENESS
-        assert procs.worker_process.NICENESS == 5
+def test_a_worker_runs_as_much_nicer_than_the_server_as_its_pool_says():
+    # 3 and 0, not the default 10: this process may itself run at nice 10 (a niced bench or
+    # CI), and the kernel caps a nice at 19. The setting's way to the pool: test_settings.py.
+    for nice in (3, 0):
+        async def work(pool: Pool) -> None:
+            assert await pool.run(tasks.niceness, ()) == min(os.nice(0) + nice, 19)
 
-    _with_pool(1, work)
+        _with_pool(1, work, nice)
 
 
 def test_the_workers_log_records_are_the_servers(caplog):
