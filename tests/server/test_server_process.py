@@ -131,7 +131,10 @@ def test_the_first_event_arrives_while_the_trace_runs_and_leaving_frees_the_slot
         assert status == 200 and answer["grads"]["a"] == 2.0
     log = (tmp_path / "server.log").read_text()
     stopped = re.search(r"stream stopped after (\d+) events: the client went away", log)
-    assert stopped is not None and int(stopped.group(1)) < 2 * n + 3, log[-500:]
+    # Under load (CI's, 12+ on 2 cores) the worker may not reach its next check within the
+    # 0.5 s grace; it is then killed, which stops the work before its end just as well.
+    killed = "its trace worker was still busy 0.5 s after it was told to stop" in log
+    assert killed or (stopped is not None and int(stopped.group(1)) < 2 * n + 3), log[-500:]
     assert "Traceback" not in log
 
 
