@@ -105,22 +105,23 @@ class DeadUnits:
             out = values[i]
             if type(out) is np.ndarray and out.shape == plain.get(i):
                 sums = _ones(len(out), out.dtype) @ out
-                if not sums.size or sums.min() > 0:   # no column 0 (nor NaN): most steps
+                if not sums.size or sums.min() > 0:   # no column is 0 (nor NaN): no unit dead
                     continue
                 silent = np.flatnonzero(sums == 0)
             else:
                 out = np.asarray(out)
                 silent = _silent(out.reshape(-1, out.shape[-1]))
-            if len(silent):   # most iterations of a run: none
-                dead.extend((i, int(u)) for u in silent)
+            if len(silent):   # Python ints, from one tolist (not int() of each)
+                dead += [(i, u) for u in silent.tolist()]
         return dead
 
     def update(self, values: list, iteration: int) -> list[dict]:
         """The units that died at `iteration` (not reported before); added to `found`."""
-        new = []
-        for i, unit in self.dead_now(values):
-            if (i, unit) not in self.seen:
-                self.seen.add((i, unit))
+        new, seen = [], self.seen
+        for pair in self.dead_now(values):   # a unit dead since an earlier step: seen
+            if pair not in seen:
+                seen.add(pair)
+                i, unit = pair
                 node = self.program.nodes[i]
                 new.append({"node": node_id(i), "name": node.name or node.label,
                             "unit": unit, "iteration": iteration})
