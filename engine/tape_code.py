@@ -168,10 +168,10 @@ def _summed(tape, row, shape: tuple) -> tuple | None:
 
 def _saved_loss(tape, row) -> bool:
     """A loss row that kept its gradient (cross_entropy's forward_saving) with a 0-d output
-    of a float64 program, whose upstream gradient is a Python float: the tape's
-    _contribution would turn g into np.float64 and hand vjp_saved's product to unbroadcast
-    unchanged (the saved tensor has its input's shape); g times the saved tensor is the same
-    product either way."""
+    of a float64 program: its upstream gradient is 0-d (a Python float, np.float64 or a 0-d
+    array), which the tape's _contribution would turn from a float into np.float64 (the same
+    product with the saved tensor) and whose product unbroadcast would hand back unchanged
+    (the saved tensor has its input's shape)."""
     return row.saved is not None and not row.numpy_in and tape.scalar and \
         tape.shapes[row.index] == () and len(row.inputs) == 1 and \
         tape.shapes[row.inputs[0]] is not None and len(tape.shapes[row.inputs[0]]) > 0
