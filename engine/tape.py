@@ -178,12 +178,17 @@ class Tape:
 
     def _set_leaves(self, values: list, leaves: dict) -> None:
         dtype, shapes, where = self.base_dtype, self.shapes, self.leaves
+        kind = np.dtype(dtype)
         for name, value in leaves.items():
             i = where.get(name)
             if i is None:
                 raise ProgramError("bad_argument", f"the program has no leaf `{clip(name)}`")
             if type(value) is float and self.scalar and shapes[i] == ():
                 values[i] = value   # the common case of a scalar program: as it is
+                continue
+            if type(value) is np.ndarray and value.dtype is kind and value.ndim and \
+                    value.shape == shapes[i]:
+                values[i] = value   # a training step's parameter: what asarray would give
                 continue
             value = np.asarray(value, dtype=dtype)
             if value.shape != shapes[i]:

@@ -94,23 +94,34 @@ class DeadUnits:
                       and requires[n.index] and shapes[n.index] != ()]
         self.found: list[dict] = []
         self.seen: set[tuple[int, int]] = set()
+        # a ReLU whose value is (samples, units) is checked as it is, with its vector of ones
+        # made here once (a training step's values are arrays of the compiled shapes)
+        self._plain = {i: shapes[i] for i in self.relus if shapes[i] and len(shapes[i]) == 2}
 
     def dead_now(self, values: list) -> list[tuple[int, int]]:
         """(relu node, unit) of every unit dead in this iteration's values."""
-        dead = []
+        dead, plain = [], self._plain
         for i in self.relus:
-            out = np.asarray(values[i])
-            silent = _silent(out.reshape(-1, out.shape[-1]))
-            if len(silent):   # most iterations of a run: none
-                dead.extend((i, int(u)) for u in silent)
+            out = values[i]
+            if type(out) is np.ndarray and out.shape == plain.get(i):
+                sums = _ones(len(out), out.dtype) @ out
+                if not sums.size or sums.min() > 0:   # no column is 0 (nor NaN): no unit dead
+                    continue
+                silent = np.flatnonzero(sums == 0)
+            else:
+                out = np.asarray(out)
+                silent = _silent(out.reshape(-1, out.shape[-1]))
+            if len(silent):   # Python ints, from one tolist (not int() of each)
+                dead += [(i, u) for u in silent.tolist()]
         return dead
 
     def update(self, values: list, iteration: int) -> list[dict]:
         """The units that died at `iteration` (not reported before); added to `found`."""
-        new = []
-        for i, unit in self.dead_now(values):
-            if (i, unit) not in self.seen:
-                self.seen.add((i, unit))
+        new, seen = [], self.seen
+        for pair in self.dead_now(values):   # a unit dead since an earlier step: seen
+            if pair not in seen:
+                seen.add(pair)
+                i, unit = pair
                 node = self.program.nodes[i]
                 new.append({"node": node_id(i), "name": node.name or node.label,
                             "unit": unit, "iteration": iteration})
@@ -150,7 +161,7 @@ def _all_finite(params) -> bool:
     element is either (a total that overflows from finite numbers is a false alarm, and the
     caller then checks element by element). np.all(np.isfinite(p)) per parameter cost about
     6 µs each, a tenth of a spirals training step beyond numpy's."""
-    total = 0.0
+    total, add = 0.0, np.add.reduce   # ndarray.sum's own reduction, without its Python frame
     for p in params:
-        total += p if type(p) is float else float(p.sum())
+        total += p if type(p) is float else float(add(p, axis=None))
     return math.isfinite(total)
