@@ -201,3 +201,37 @@ def test_a_phone_embed_of_a_train_iteration_opens_on_l_with_its_inputs(train_pag
     finally:
         for context in contexts:
             context.close()
+
+
+def test_a_phone_embed_at_done_keeps_its_plots_whole_and_scrolls_its_narration(train_page, chromium):
+    """Issue 17, the same embed on a 390x844 phone at Done: the narration (the gradients'
+    summaries, seven lines) took the plots' room: the graph's area began 43 px above the
+    boundary's foot (the plot 91 px high, its lower half under the graph). Now the plots keep
+    their size at Done, the graph starts under them, and the narration is three lines at most
+    that scroll (more below than shown), above the player."""
+    url = iteration_100_embed(train_page)
+    contexts: list = []
+    try:
+        embed = open_embed(chromium, contexts, url)
+        embed.wait_for_selector('#graph[data-camera="still"]')
+        opening = embed.locator("#boundary").bounding_box()
+        embed.locator("#player .scrubber").fill(embed.locator("#player").get_attribute("data-total"))
+        embed.wait_for_selector('#player .phase[data-phase="done"]')
+        embed.wait_for_selector('#graph[data-camera="still"]')
+        curve, boundary = embed.locator("#loss-curve").bounding_box(), embed.locator("#boundary").bounding_box()
+        graph, bar = embed.locator(".graph-wrap").bounding_box(), embed.locator(".embed-bar").bounding_box()
+        assert boundary["height"] >= opening["height"] - 1 and boundary["height"] >= 80, (boundary, opening)
+        assert boundary["y"] + boundary["height"] <= graph["y"] + 1, (boundary, graph)   # not under the graph
+        assert curve["height"] >= 120, curve
+        assert graph["height"] >= 0.4 * 844 - 30, graph
+        line = embed.evaluate("""() => { const n = document.querySelector('#narration'); const r = n.getBoundingClientRect();
+          return {top: r.top, bottom: r.bottom, height: r.height, scroll: n.scrollHeight, client: n.clientHeight,
+                  lineHeight: parseFloat(getComputedStyle(n).lineHeight)}; }""")
+        assert line["scroll"] > line["client"] + line["lineHeight"], line   # collapsed: more below
+        assert line["height"] <= 3 * line["lineHeight"] + 16, line
+        assert line["bottom"] <= bar["y"] + 1 and line["top"] >= graph["y"] + graph["height"] - 1, (line, bar, graph)
+        assert embed.errors == []
+        shoot(embed, "embed-train-phone-done-whole-390x844.png")
+    finally:
+        for context in contexts:
+            context.close()
