@@ -44,6 +44,9 @@ from gradwalk.server.storage.links import StorageUnavailable
 from gradwalk.server.tracing import sse_event
 
 router = APIRouter(tags=["live"])
+# A step's body under this size is validated on the event loop, not in a worker thread
+# (server/jsonbody.py read_body): a page state is a few hundred bytes.
+STEP_ON_LOOP_BYTES = 8192
 NO_ROOM_HINT = "check the code on the lecturer's screen; a room closes after a while unused"
 
 
@@ -190,7 +193,7 @@ async def open_room(request: Request, settings: SettingsDep, slots: SlotsDep):
 async def step_room(room: str, request: Request, settings: SettingsDep, slots: SlotsDep):
     """Set the room's state (Authorization: Bearer <presenter_token>) -> {room, seq}."""
     async with queue_share(request, settings, slots) as wait:
-        body = await read_body(request, wait, LiveState)
+        body = await read_body(request, wait, LiveState, on_loop_below=STEP_ON_LOOP_BYTES)
     code, problem = _room(room, settings)
     if problem is not None:
         return _refused(problem)

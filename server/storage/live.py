@@ -23,7 +23,7 @@ import secrets
 import time
 
 from sqlalchemy import BigInteger, Column, Float, MetaData, String, Table, Text, cast, delete
-from sqlalchemy import func, insert, literal, select, text, update
+from sqlalchemy import bindparam, func, insert, literal, select, text, update
 from sqlalchemy.dialects.postgresql import psycopg as pg_dialect
 
 from gradwalk.server.storage.links import _DOWN, Database, StorageUnavailable, _unavailable
@@ -83,27 +83,55 @@ def normal_code(room: str) -> str | None:
     return code if len(code) == CODE_LENGTH and all(c in ALPHABET for c in code) else None
 
 
-_PG = pg_dialect.dialect()   # read_current's and step_on's SQL, as SQLAlchemy writes it for psycopg
+# ---- the statements: built once, with bound parameters, and compiled once for psycopg
+#
+# A step is on the way from the presenter's POST to every follower, and the later worker's read
+# of the state after its NOTIFY too: compiling the UPDATE from SQLAlchemy Core at each step cost
+# the stepping worker 0.6 ms of CPU before the statement was sent (4 ms of wall time at load
+# 12), the SELECT 0.15 ms the reading worker's (docs/performance.md, "Live rooms"). Each is now
+# compiled when this module is imported, and psycopg prepares it on its connection at its first
+# use.
+
+_PG = pg_dialect.dialect()
+_OPEN = (rooms.c.room == bindparam("code")) & (rooms.c.touched >= bindparam("since"))
+CURRENT = select(rooms.c.seq, rooms.c.state).where(_OPEN)   # a room's (seq, state), if open
+IS_OPEN = select(rooms.c.room).where(_OPEN)
+# (the names of the bound values are no column's: SQLAlchemy keeps those for the SET clause)
+_STEP = (update(rooms).where(_OPEN, rooms.c.token_hash == bindparam("presenter_hash"))
+         .values(state=bindparam("new_state"), seq=rooms.c.seq + 1, touched=bindparam("now")))
+STEP = _STEP.returning(rooms.c.seq)   # SQLite: the caller delivers in process
+# PostgreSQL: RETURNING sees the new row, its seq is the step's; NOTIFY "room:seq" at the commit
+STEP_NOTIFY = _STEP.returning(
+    rooms.c.seq, func.pg_notify(CHANNEL, rooms.c.room + ":" + cast(rooms.c.seq, String)))
 
 
-def _current(room: str, idle: float):
-    """The SELECT of a room's (seq, state), unless it has been idle over `idle` seconds."""
-    return select(rooms.c.seq, rooms.c.state).where(rooms.c.room == room,
-                                                    rooms.c.touched >= time.time() - idle)
+class _Compiled:
+    """A statement as psycopg takes it: its SQL text with %(name)s placeholders, and the
+    values SQLAlchemy bound itself (the channel, the 1 of seq + 1) beside the caller's."""
+
+    def __init__(self, statement) -> None:
+        compiled = statement.compile(dialect=_PG)
+        self.sql, self.bound = str(compiled), dict(compiled.params)
+
+    async def fetchone(self, conn, **values):
+        """The first row of the statement run on `conn`, a psycopg AsyncConnection, or None
+        (prepared on the connection: parsed and planned once)."""
+        cursor = await conn.execute(self.sql, {**self.bound, **values}, prepare=True)
+        return await cursor.fetchone()
 
 
-def _stepped(room: str, token: str, state: str, idle: float, postgres: bool):
-    """(the UPDATE of a step RETURNING its seq, and on PostgreSQL its NOTIFY as well; the
-    condition of the room being open, to tell NoRoom from WrongToken when it updates
-    nothing)."""
+_PG_CURRENT, _PG_IS_OPEN, _PG_STEP = (_Compiled(s) for s in (CURRENT, IS_OPEN, STEP_NOTIFY))
+
+
+def _open_values(room: str, idle: float) -> dict:
+    """The values of _OPEN: the room, and the oldest touch of a room still open (`idle` s)."""
+    return {"code": room, "since": time.time() - idle}
+
+
+def _step_values(room: str, token: str, state: str, idle: float) -> dict:
     now = time.time()
-    live = (rooms.c.room == room) & (rooms.c.touched >= now - idle)
-    stepped = (update(rooms).where(live, rooms.c.token_hash == token_hash(token))
-               .values(state=state, seq=rooms.c.seq + 1, touched=now))
-    if postgres:   # RETURNING sees the new row: its seq is the step's
-        payload = rooms.c.room + ":" + cast(rooms.c.seq, String)
-        return stepped.returning(rooms.c.seq, func.pg_notify(CHANNEL, payload)), live
-    return stepped.returning(rooms.c.seq), live
+    return {"code": room, "since": now - idle, "presenter_hash": token_hash(token),
+            "new_state": state, "now": now}
 
 
 def _refuse(exists: bool):
@@ -112,18 +140,10 @@ def _refuse(exists: bool):
     raise WrongToken() if exists else NoRoom()
 
 
-async def _fetch(conn, statement):
-    """The first row of `statement` (SQLAlchemy Core) run on `conn`, a psycopg
-    AsyncConnection, or None."""
-    query = statement.compile(dialect=_PG)
-    cursor = await conn.execute(str(query), query.params)
-    return await cursor.fetchone()
-
-
 async def read_current(conn, room: str, idle: float) -> tuple[int, str] | None:
     """LiveStore.current on `conn`, an open psycopg AsyncConnection (autocommit) to the
     PostgreSQL database: (seq, state text), or None. Raises psycopg.Error."""
-    row = await _fetch(conn, _current(room, idle))
+    row = await _PG_CURRENT.fetchone(conn, **_open_values(room, idle))
     return None if row is None else (row[0], row[1])
 
 
@@ -132,10 +152,9 @@ async def step_on(conn, room: str, token: str, state: str, idle: float) -> int:
     its own transaction, its NOTIFY sent at its commit): one round trip to the database,
     from the event loop, where the pooled step takes four (the pool's ping `;`, BEGIN, the
     UPDATE, COMMIT) from a worker thread. Raises NoRoom, WrongToken, psycopg.Error."""
-    stepped, live = _stepped(room, token, state, idle, postgres=True)
-    row = await _fetch(conn, stepped)
+    row = await _PG_STEP.fetchone(conn, **_step_values(room, token, state, idle))
     if row is None:
-        _refuse(await _fetch(conn, select(rooms.c.room).where(live)) is not None)
+        _refuse(await _PG_IS_OPEN.fetchone(conn, **_open_values(room, idle)) is not None)
     return row[0]
 
 
@@ -181,12 +200,12 @@ class LiveStore(Database):
         WrongToken. (The hub steps on its own connection instead while it has one:
         step_on.)"""
         self.open()
-        stepped, live = _stepped(room, token, state, idle, self.postgres)
         try:
             with self.engine.begin() as conn:
-                seq = conn.scalar(stepped)
+                seq = conn.scalar(STEP_NOTIFY if self.postgres else STEP,
+                                  _step_values(room, token, state, idle))
                 if seq is None:
-                    _refuse(conn.scalar(select(rooms.c.room).where(live)) is not None)
+                    _refuse(conn.scalar(IS_OPEN, _open_values(room, idle)) is not None)
         except _DOWN as e:
             raise _unavailable(e, "stepping a live room") from e
         return seq
@@ -196,7 +215,7 @@ class LiveStore(Database):
         self.open()
         try:
             with self.engine.connect() as conn:
-                row = conn.execute(_current(room, idle)).first()
+                row = conn.execute(CURRENT, _open_values(room, idle)).first()
         except _DOWN as e:
             raise _unavailable(e, "reading a live room") from e
         return None if row is None else (row.seq, row.state)

@@ -6,6 +6,7 @@ test_phone_views_page.py's at 390x844 and 820x1180; the iteration also on the de
 1280x800 and 1024x768 (one state, shown the same everywhere)."""
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -127,6 +128,26 @@ def shoot(page, name: str) -> None:
     page.screenshot(path=str(shots / name))
 
 
+@contextlib.contextmanager
+def phone_embed(train_page, chromium):
+    """The embed of iteration 100's link on a 390x844 touch phone (open_embed), its browser
+    context closed after."""
+    url = iteration_100_embed(train_page)
+    contexts: list = []
+    try:
+        yield open_embed(chromium, contexts, url)
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def to_done(embed) -> None:
+    """The embed's walk at its last step, the camera still."""
+    embed.locator("#player .scrubber").fill(embed.locator("#player").get_attribute("data-total"))
+    embed.wait_for_selector('#player .phase[data-phase="done"]')
+    embed.wait_for_selector('#graph[data-camera="still"]')
+
+
 def open_embed(chromium, contexts: list, url: str):
     """The embed at `url` on a 390x844 touch phone, once iteration 100's walk is ready."""
     embed = new_page(chromium, contexts, PHONE, touch=True, timeout=60_000)
@@ -141,10 +162,7 @@ def test_a_phone_embed_of_a_train_iteration_reads_its_loss_curve(train_page, chr
     at 0 and 200 of 0-300, centred about 190 px down its column, blank above. The plots are
     a row over the graph now: the curve the frame's width, at least 120 px high, its axis at
     0, 100, 200, 300 in numbers 12 px or more, the graph right under the row."""
-    url = iteration_100_embed(train_page)
-    contexts: list = []
-    try:
-        embed = open_embed(chromium, contexts, url)
+    with phone_embed(train_page, chromium) as embed:
         embed.wait_for_selector('#loss-curve[data-points="101"]')
         frame = embed.locator("#embed").bounding_box()
         inner = frame["width"] - 2 * 8   # the embed's padding (0.6rem a side at 16 px, rounded)
@@ -163,9 +181,6 @@ def test_a_phone_embed_of_a_train_iteration_reads_its_loss_curve(train_page, chr
         assert boundary["y"] >= curve["y"] + curve["height"] - 1 and boundary["height"] >= 80, boundary
         assert embed.errors == []
         shoot(embed, "embed-train-phone-390x844.png")
-    finally:
-        for context in contexts:
-            context.close()
 
 
 def test_a_phone_embed_of_a_train_iteration_opens_on_l_with_its_inputs(train_page, chromium):
@@ -174,16 +189,11 @@ def test_a_phone_embed_of_a_train_iteration_opens_on_l_with_its_inputs(train_pag
     nothing saying what L is computed from. It opens on L with z and y whole now (zoomed out
     for that frame, as a phone's step is to show both of its ends), below the camera's note
     ("Not all of the graph fits"), which stands over no node, then or at Done."""
-    url = iteration_100_embed(train_page)
-    contexts: list = []
-    try:
-        embed = open_embed(chromium, contexts, url)
+    with phone_embed(train_page, chromium) as embed:
         embed.wait_for_selector('#graph[data-camera="still"]')
         for when in ("opening", "done"):
             if when == "done":
-                embed.locator("#player .scrubber").fill(embed.locator("#player").get_attribute("data-total"))
-                embed.wait_for_selector('#player .phase[data-phase="done"]')
-                embed.wait_for_selector('#graph[data-camera="still"]')
+                to_done(embed)
             boxes = at_scroll_0(embed)
             note, graph = boxes["note"], boxes["graph"]
             assert note is not None, when   # the XOR net does not fit a phone at a readable size
@@ -198,6 +208,29 @@ def test_a_phone_embed_of_a_train_iteration_opens_on_l_with_its_inputs(train_pag
                     assert note["bottom"] - 1 <= b["top"] and b["bottom"] <= graph["bottom"] + 1, (name, b, note, graph)
         assert embed.errors == []
         shoot(embed, "embed-train-phone-done-390x844.png")
-    finally:
-        for context in contexts:
-            context.close()
+
+
+def test_a_phone_embed_at_done_keeps_its_plots_whole_and_scrolls_its_narration(train_page, chromium):
+    """Issue 17, the same embed on a 390x844 phone at Done: the narration (the gradients'
+    summaries, seven lines) took the plots' room: the graph's area began 43 px above the
+    boundary's foot (the plot 91 px high, its lower half under the graph). Now the plots keep
+    their size at Done, the graph starts under them, and the narration is three lines at most
+    that scroll (more below than shown), above the player."""
+    with phone_embed(train_page, chromium) as embed:
+        embed.wait_for_selector('#graph[data-camera="still"]')
+        opening = embed.locator("#boundary").bounding_box()
+        to_done(embed)
+        curve, boundary = embed.locator("#loss-curve").bounding_box(), embed.locator("#boundary").bounding_box()
+        graph, bar = embed.locator(".graph-wrap").bounding_box(), embed.locator(".embed-bar").bounding_box()
+        assert boundary["height"] >= opening["height"] - 1 and boundary["height"] >= 80, (boundary, opening)
+        assert boundary["y"] + boundary["height"] <= graph["y"] + 1, (boundary, graph)   # not under the graph
+        assert curve["height"] >= 120, curve
+        assert graph["height"] >= 0.4 * 844 - 30, graph
+        line = embed.evaluate("""() => { const n = document.querySelector('#narration'); const r = n.getBoundingClientRect();
+          return {top: r.top, bottom: r.bottom, height: r.height, scroll: n.scrollHeight, client: n.clientHeight,
+                  lineHeight: parseFloat(getComputedStyle(n).lineHeight)}; }""")
+        assert line["scroll"] > line["client"] + line["lineHeight"], line   # collapsed: more below
+        assert line["height"] <= 3 * line["lineHeight"] + 16, line
+        assert line["bottom"] <= bar["y"] + 1 and line["top"] >= graph["y"] + graph["height"] - 1, (line, bar, graph)
+        assert embed.errors == []
+        shoot(embed, "embed-train-phone-done-whole-390x844.png")

@@ -160,3 +160,31 @@ def test_the_student_page_inlines_the_current_state(monkeypatch, tmp_path):
         assert f'data-live="{room}"' in page.text and '"step": 3' in page.text
         assert "Following the lecturer" in page.text
         assert "presenter_token" not in page.text
+
+
+def test_a_small_step_is_validated_on_the_loop_a_large_one_in_a_thread(monkeypatch, tmp_path):
+    """A step's body of a few hundred bytes is validated on the event loop: the worker
+    thread's two hand-offs were two waits for a core on the way to the followers (bench/live.py,
+    docs/performance.md). A body of 8 KiB or more still goes to the thread (Waiting.prepare)."""
+    from gradwalk.server.slots import Waiting
+
+    threaded = []
+    to_thread = Waiting.prepare
+
+    async def prepare(self, fn, model, raw, bounds):
+        threaded.append(len(raw))
+        return await to_thread(self, fn, model, raw, bounds)
+
+    monkeypatch.setattr(Waiting, "prepare", prepare)
+    with live_app(monkeypatch, tmp_path) as client:
+        room, auth = opened(client)
+        assert threaded != []   # opening a room: in the thread, as every other route
+        threaded.clear()
+        r = client.post(f"/api/live/{room}/state", json={**STATE, "step": 3}, headers=auth)
+        assert r.status_code == 200 and r.json()["seq"] == 1 and threaded == []
+        bad = client.post(f"/api/live/{room}/state", json={"v": 1, "step": -1}, headers=auth)
+        assert bad.status_code == 422 and "step" in bad.text and threaded == []
+        big = {**STATE, "step": 4, "program": "x = 2.0\n" * 1200 + "L = x * x"}
+        r = client.post(f"/api/live/{room}/state", json=big, headers=auth)
+        assert r.status_code == 200 and r.json()["seq"] == 2
+        assert len(threaded) == 1 and threaded[0] >= 8192
