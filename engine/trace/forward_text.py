@@ -57,6 +57,10 @@ def narration(tracer, i: int, tangents: list, given: dict) -> tuple[str, str]:
     if scalar and numbers is not None:
         if numbers != short(t):
             text += f" = {numbers}"
+        if i in getattr(tracer, "grouped", ()):   # forward_mode.grouped: ∞ - ∞ regrouped
+            a, b = (tracer.program.nodes[k].label for k in node.inputs)
+            text += (f", ∞ - ∞; over their common denominator {narrate.wrap(b)} the numerator "
+                     f"decides, ({dot(a)} - {narrate.wrap(label)}·{dot(b)})/{narrate.wrap(b)}")
         text += f" = {short(t)}; {label} = {dual(v, t)}"
     else:
         text += f" : {narrate.shape_text(np.shape(t))}"
