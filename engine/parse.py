@@ -345,7 +345,7 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
         if node.id in self._targets():
             raise self.error("used_before_assignment", f"`{node.id}` is used before it is "
                              "assigned", node)
-        raise self.error("unknown_name", f"unknown name `{node.id}`", node)
+        raise self.error("unknown_name", f"`{node.id}` is not defined", node)
 
     def _targets(self) -> set[str]:
         """Every name the statements from the current one on assign (computed on the first

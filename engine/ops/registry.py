@@ -55,6 +55,10 @@ class Op:
         its terms share (div: (ẋ - out·ẏ) / y, the quotient rule over its common 1/y), taken
         by the second-order walks where the terms' sum is ∞ - ∞ and an input's tangent is
         itself infinite (engine/trace/forward_mode.py `grouped`).
+    jvp_zero(tangents, out, *inputs, **params) -> optional, for a contraction (matmul): the
+        jvp under the second-order walks' zero-direction rule, where a product with an exactly
+        0 tangent adds 0 even against ∞ (engine/ops/linalg.py contract_zero). An elementwise
+        op needs none (its terms are masked one by one); sum and mean have finite partials.
     internal: the row is the engine's, not the language's (engine/ops/masked.py: a masked
         vjp as one node of the backward graph); a program cannot call it.
     """
@@ -78,6 +82,7 @@ class Op:
     vjp_saved: tuple[Callable[..., Array], ...] = ()
     internal: bool = False
     jvp_grouped: Callable[..., Array] | None = None
+    jvp_zero: Callable[..., Array] | None = None
 
 
 REGISTRY: dict[str, Op] = {}

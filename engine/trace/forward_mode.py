@@ -159,6 +159,8 @@ def tangent_of(tracer, i: int, tangents: list, given: dict):
                 ungrouped, t = t, grouped(t, op, dots, out_, xs, node.params)
                 if t is not ungrouped:   # the narration says so (forward_text.narration)
                     vars(tracer).setdefault("grouped", set()).add(i)
+        elif zero_terms and op.jvp_zero is not None:   # a contraction: 0 · ∞ = 0 inside it
+            t = op.jvp_zero(dots, out_, *xs, **node.params)
         else:
             t = op.jvp(dots, out_, *xs, **node.params)
     if type(out) is float:

@@ -227,3 +227,29 @@ def test_max_min_ties_both_ways_equal_pytorch(op, x, v):
     for way in ("hvp", "hvp_forward_over_reverse"):
         np.testing.assert_allclose(decode(body[way]["x"]), want[0].numpy(), rtol=1e-12)
         assert decode(body[way]["y"]) == pytest.approx(float(want[1]), rel=1e-12)
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [((2, 3), (3, 2)), ((3,), (3, 2)), ((2, 3), (3,)),
+                                              ((3,), (3,)), ((2, 2, 3), (3, 4))])
+@pytest.mark.parametrize("left", [True, False])
+def test_contract_zero_is_the_masked_sum_of_products(a_shape, b_shape, left):
+    """matmul under the zero-direction rule (issue 14 §4 leftover): each product whose factor
+    in the masked operand is 0 adds 0, also against ∞ or NaN; the rest is numpy's matmul."""
+    from gradwalk.engine.ops.linalg import contract_zero
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=a_shape), rng.normal(size=b_shape)
+    masked, other = (a, b) if left else (b, a)
+    masked.flat[::2] = 0.0
+    other.flat[:3] = [INF, -INF, NAN]
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    with np.errstate(invalid="ignore"):
+        products = a2[..., :, :, None] * b2[..., None, :, :]
+    zero = (a2 == 0)[..., :, :, None] if left else (b2 == 0)[..., None, :, :]
+    want = np.where(zero, 0.0, products).sum(axis=-2)
+    want = want[..., 0, :] if a.ndim == 1 else want
+    want = want[..., 0] if b.ndim == 1 else want
+    got = contract_zero(a, b, left)
+    with np.errstate(invalid="ignore"):
+        assert got.shape == np.matmul(a, b).shape
+    np.testing.assert_array_equal(got, want)
