@@ -63,7 +63,7 @@ def narration(tracer, i: int, tangents: list, given: dict) -> tuple[str, str]:
                      f"decides, ({dot(a)} - {narrate.wrap(label)}·{dot(b)})/{narrate.wrap(b)}")
         text += f" = {short(t)}; {label} = {dual(v, t)}"
     else:
-        text += f" (shape {narrate.shape_text(np.shape(t))})"
+        text += f", shape {narrate.shape_text(np.shape(t))}"
         if np.size(t) <= narrate.SHOW_ELEMENTS:
             text += f" = {narrate.compact(t)}"
     return f"{symbol} = {rule}", text + notes

@@ -177,25 +177,26 @@ _WORD = re.compile(r"[A-Za-z]")
 
 
 def shape_rule(op: Op, arg: int, params: dict, shapes, g, local, raw_shape) -> str:
-    """The rule's shapes, " (shapes 4×3 = 4×2 @ 2×3)" (issue 7, §4): the vjp's own text with
+    """The rule's shapes, ", shapes 4×3 = 4×2 @ 2×3" (issue 7, §4; no brackets: the page's
+    typeset line may break at its "=", tex.js): the vjp's own text with
     shapes for labels when it is algebra (matmul, transpose), "4×2 ⊙ 4×2" for an
     elementwise rule; else just the shape of what is sent back. `shapes` is (output shape,
     [input shapes]); `raw_shape` the shape before any unbroadcast."""
     lhs = shape_text(raw_shape)
     if local is not None:   # a 0-d factor is written "scalar": "3×2 = 3×2 ⊙ scalar"
         factors = [shape_text(np.shape(v)) for v in (local, g)]
-        return f" (shapes {lhs} = {factors[0]} ⊙ {factors[1]})"
+        return f", shapes {lhs} = {factors[0]} ⊙ {factors[1]}"
     template = op.vjp_text[arg] if op.vjp_text else None
     if shapes is None or not isinstance(template, str) or \
             _WORD.search(re.sub(r"\{[^}]*\}", "", template)):
-        return f" (shape {lhs})"
+        return f", shape {lhs}"
     out_shape, in_shapes = shapes
     try:
         text = template.format(*map(shape_text, in_shapes), **params,
                                out=shape_text(out_shape), g=shape_text(np.shape(g)))
     except (KeyError, IndexError, ValueError):
-        return f" (shape {lhs})"
-    return f" (shapes {lhs} = " + _TRANSPOSED.sub(r"\2×\1", text) + ")"
+        return f", shape {lhs}"
+    return f", shapes {lhs} = " + _TRANSPOSED.sub(r"\2×\1", text)
 
 
 def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str], params: dict,
@@ -207,7 +208,7 @@ def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str]
     Scalars read "t = tanh(d), so d̄ += (1 - t²) · t̄ = 0.7864 · 2 = 1.5729", with the running sum
     appended at a fan-out ("; ā = 1.5729 + (-0.7864) = 0.7864"). Tensors keep their shapes
     (shape_rule; `shapes` is (output shape, [input shapes])), and their numbers when there
-    are at most SHOW_ELEMENTS: "X̄ += ∂L/∂(X @ W) @ Wᵀ (shapes 4×3 = 4×2 @ 2×3)".
+    are at most SHOW_ELEMENTS: "X̄ += ∂L/∂(X @ W) @ Wᵀ, shapes 4×3 = 4×2 @ 2×3".
     """
     labels = _math_operands(op, in_labels)
     inbar, outbar = symbols or (bar(in_labels[arg], output), bar(out_label, output))
