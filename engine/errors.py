@@ -3,6 +3,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The one form every place writes an error in (issue 14 §5): where, the kind's words, then the
+# message, which never repeats the kind: "line 1, column 5: syntax error: '(' was never
+# closed", "line 2, column 5: unsupported: unknown function `foo`". The page's error box
+# (static/js/format.js kindWords, the same words) and the widget write the same.
+_WORDS = {"syntax": "syntax error"}
+
+
+def kind_words(kind: str) -> str:
+    """The words a kind is written in: `unknown_name` -> "unknown name", `syntax` ->
+    "syntax error"."""
+    return _WORDS.get(kind, kind.replace("_", " "))
+
 
 @dataclass
 class ProgramError(ValueError):
@@ -25,8 +37,10 @@ class ProgramError(ValueError):
     hint: str | None = None
 
     def __str__(self) -> str:
+        """The error's one line (the CLI's): "line 2, column 5: unsupported: unknown function
+        `foo`"."""
         where = f"line {self.line}, column {self.col + 1}: " if self.line is not None else ""
-        return f"{where}{self.message}"
+        return f"{where}{kind_words(self.kind)}: {self.message}"
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "message": self.message, "line": self.line, "col": self.col,

@@ -62,7 +62,8 @@ _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 
 def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_DEPTH, *,
           dtype: str | None = None, max_elements: int = MAX_ELEMENTS,
-          max_total_elements: int = MAX_TOTAL_ELEMENTS, max_nodes: int | None = None) -> Program:
+          max_total_elements: int = MAX_TOTAL_ELEMENTS, max_nodes: int | None = None,
+          early=None) -> Program:
     """Parse program text into IR. Raises ProgramError (with line and column) on bad input,
     "too_large" for more than `max_statements` statements or an expression nested deeper than
     `max_depth` (calls, lists and right operands count a level; see _Builder.expression), or
@@ -71,7 +72,9 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     `max_nodes` nodes (None: no bound here), said at the loop once its first iteration is
     built (engine/parse_unroll.py). dtype: "float64" or "float32" asked by the caller (None:
     the program's `# dtype:` first line, else float64; engine/dtypes.py); every literal is of
-    the program's dtype.
+    the program's dtype. early(tree, lines): called right after Python's parse when the
+    program has no `# bugs:` and no `# hvp:` / `# hessian:` line, before any node is made (the
+    Tracer's lower bound on the body, engine/trace/budget_early.py); what it raises is raised.
 
     Nothing here recurses on the program's shape: a left-associative chain
     (`x + x + ... + x`, `a.T.T...`, `- - - a`) is walked with an explicit stack, so its length
@@ -99,6 +102,8 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     builder.setup_tensors(program_dtype(text, dtype), max_elements, max_total_elements)
     bugs, bugs_at = program_bugs(text, tree.body[0].lineno if tree.body else None)
     second = second_order_header(text, tree.body[0].lineno if tree.body else None)
+    if early is not None and not bugs and second is None:
+        early(tree, lines)
     try:
         body = tree.body
         for k, stmt in enumerate(body):
@@ -340,7 +345,7 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
         if node.id in self._targets():
             raise self.error("used_before_assignment", f"`{node.id}` is used before it is "
                              "assigned", node)
-        raise self.error("unknown_name", f"unknown name `{node.id}`", node)
+        raise self.error("unknown_name", f"`{node.id}` is not defined", node)
 
     def _targets(self) -> set[str]:
         """Every name the statements from the current one on assign (computed on the first

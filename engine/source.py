@@ -111,12 +111,12 @@ def python_ast(text: str, lines: Lines) -> ast.Module:
             raise ProgramError("bad_argument", "a number has too many digits (more than "
                                "4,300)", *first_long_number(text)) from None
         if e.lineno is None:   # e.g. a null byte: locate it ourselves
-            raise ProgramError("syntax", f"syntax error: {e.msg}", *first_bad_char(text)) from None
+            raise ProgramError("syntax", str(e.msg), *first_bad_char(text)) from None
         col = max((e.offset or 1) - 1, 0)
         end_col = (e.end_offset - 1) if e.end_offset and e.end_lineno == e.lineno else None
         if end_col is not None and end_col < col:
             end_col = None
-        raise ProgramError("syntax", f"syntax error: {e.msg}", e.lineno, col,
+        raise ProgramError("syntax", str(e.msg), e.lineno, col,
                            e.end_lineno, end_col, hint=pasted.hint(str(e.msg))) from None
     except UnicodeError:
         raise ProgramError("syntax", "the program contains an invalid character (a lone "

@@ -51,7 +51,7 @@ import anywidget
 import orjson
 import traitlets
 
-from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.errors import ProgramError, kind_words
 from gradwalk.server.settings import Settings, get_settings
 from gradwalk.server.widget_modes import MODES, OPTIMIZERS, TrainAsk, walk_body
 
@@ -317,10 +317,11 @@ def _error_text(e: ProgramError) -> str:
     the hint."""
     where = "" if e.line is None else \
         f" (line {e.line})" if e.col is None else f" (line {e.line}, column {e.col + 1})"
+    said = f"{kind_words(e.kind)}: {e.message}"   # the one form (engine/errors.py)
     if not e.hint:
-        return f"Not traced{where}: {e.message}"
+        return f"Not traced{where}: {said}"
     stop = "" if e.message.endswith((".", "?", "!", ":")) else "."   # the hint, a sentence of its own
-    return f"Not traced{where}: {e.message}{stop} {e.hint[:1].upper()}{e.hint[1:]}"
+    return f"Not traced{where}: {said}{stop} {e.hint[:1].upper()}{e.hint[1:]}"
 
 
 def show(program: str, **options) -> Walk:

@@ -86,6 +86,9 @@ register(Op(
     name="div", arity=2, symbol="/", forward=np.divide,
     vjp=(lambda g, out, x, y: g / y, lambda g, out, x, y: -g * (out / y)),
     jvp=lambda dots, out, x, y: dots[0] / y - dots[1] * (out / y),
+    # the same over the common 1/y: at y = 0 the numerator's sign decides, where the two terms
+    # above meet as ∞ - ∞ (sqrt(x) * y at x = 0 in hvp mode: docs/trace-format.md)
+    jvp_grouped=lambda dots, out, x, y: (dots[0] - dots[1] * out) / y,
     text="{0} / {1}", partials=("1/{1}", "-{0}/{1}^2"),
     saves=("in1", "out"), backward_flops=_per_element(4),
     saves_for=(("in1",), ("in1", "out")),   # ȳ/y; -ȳ·out/y

@@ -51,6 +51,14 @@ class Op:
         output is forward's, bit for bit (tests/engine/test_saved_rows.py).
     vjp_saved[i](g, saved) -> vjp[i]'s result, bit for bit, from forward_saving's `saved`;
         given with forward_saving and only with it.
+    jvp_grouped(tangents, out, *inputs, **params) -> optional, the jvp written over the factor
+        its terms share (div: (ẋ - out·ẏ) / y, the quotient rule over its common 1/y), taken
+        by the second-order walks where the terms' sum is ∞ - ∞ and an input's tangent is
+        itself infinite (engine/trace/forward_mode.py `grouped`).
+    jvp_zero(tangents, out, *inputs, **params) -> optional, for a contraction (matmul): the
+        jvp under the second-order walks' zero-direction rule, where a product with an exactly
+        0 tangent adds 0 even against ∞ (engine/ops/linalg.py contract_zero). An elementwise
+        op needs none (its terms are masked one by one); sum and mean have finite partials.
     internal: the row is the engine's, not the language's (engine/ops/masked.py: a masked
         vjp as one node of the backward graph); a program cannot call it.
     """
@@ -73,6 +81,8 @@ class Op:
     forward_saving: Callable[..., tuple] | None = None
     vjp_saved: tuple[Callable[..., Array], ...] = ()
     internal: bool = False
+    jvp_grouped: Callable[..., Array] | None = None
+    jvp_zero: Callable[..., Array] | None = None
 
 
 REGISTRY: dict[str, Op] = {}

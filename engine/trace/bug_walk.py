@@ -19,7 +19,7 @@ def show(x) -> str:
         return short(float(x))
     if np.size(x) <= narrate.SHOW_ELEMENTS:
         return narrate.compact(x)
-    return "a " + narrate.shape_text(np.shape(x)) + " tensor"
+    return "a " + narrate.shape_name(np.shape(x))
 
 
 class Lab:

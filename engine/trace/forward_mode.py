@@ -155,12 +155,42 @@ def tangent_of(tracer, i: int, tangents: list, given: dict):
             t = sum(zero_term(zero_terms, dots[arg],
                               op.vjp[arg](dots[arg], out_, *xs, **node.params))
                     for arg in range(len(dots)) if active[arg])
+            if zero_terms and op.jvp_grouped is not None:
+                ungrouped, t = t, grouped(t, op, dots, out_, xs, node.params)
+                if t is not ungrouped:   # the narration says so (forward_text.narration)
+                    vars(tracer).setdefault("grouped", set()).add(i)
+        elif zero_terms and op.jvp_zero is not None:   # a contraction: 0 · ∞ = 0 inside it
+            t = op.jvp_zero(dots, out_, *xs, **node.params)
         else:
             t = op.jvp(dots, out_, *xs, **node.params)
     if type(out) is float:
         return float(t)
     t = np.asarray(t, dtype=out.dtype)
     return t if t.shape == out.shape else np.broadcast_to(t, out.shape).copy()
+
+
+def grouped(t, op, dots: list, out, xs: list, params: dict):
+    """`t` with the row's jvp_grouped where `t` is NaN from ∞ - ∞ and an input's tangent is
+    itself infinite, when that is not NaN.
+
+    Why: an infinite tangent carries a partial met upstream (sqrt's 1/(2 sqrt x) at 0). Reverse
+    over reverse sums the finite adjoints at that node first and multiplies by the ∞ once, so it
+    finds the limit; forward over reverse has multiplied already and meets ∞ - ∞ between the
+    terms. Written over their common factor (the quotient rule over 1/y) the terms give that
+    limit again: `sqrt(x) * y` at x = 0, v = (1, 1) has (H v)_x = -y/(4 x^1.5) + 1/(2 sqrt x)
+    -> -∞, as reverse over reverse and PyTorch's vhp say. Where no tangent is infinite (log(x)
+    * y: both terms' ∞ are the div's own 1/x) the NaN stays, as reverse over reverse has it."""
+    nan = np.isnan(t)
+    if not nan.any():
+        return t
+    infinite = np.zeros(np.shape(t), dtype=bool)
+    for d in dots:
+        infinite = infinite | np.isinf(d)
+    g = op.jvp_grouped(dots, out, *xs, **params)
+    use = nan & infinite & ~np.isnan(g)
+    if not use.any():
+        return t
+    return np.where(use, g, t) if np.ndim(use) else np.float64(g)
 
 
 def carry(tracer, given: dict) -> list:

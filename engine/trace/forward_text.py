@@ -57,9 +57,13 @@ def narration(tracer, i: int, tangents: list, given: dict) -> tuple[str, str]:
     if scalar and numbers is not None:
         if numbers != short(t):
             text += f" = {numbers}"
+        if i in getattr(tracer, "grouped", ()):   # forward_mode.grouped: ∞ - ∞ regrouped
+            a, b = (tracer.program.nodes[k].label for k in node.inputs)
+            text += (f", ∞ - ∞; over their common denominator {narrate.wrap(b)} the numerator "
+                     f"decides, ({dot(a)} - {narrate.wrap(label)}·{dot(b)})/{narrate.wrap(b)}")
         text += f" = {short(t)}; {label} = {dual(v, t)}"
     else:
-        text += f" : {narrate.shape_text(np.shape(t))}"
+        text += f", shape {narrate.shape_text(np.shape(t))}"
         if np.size(t) <= narrate.SHOW_ELEMENTS:
             text += f" = {narrate.compact(t)}"
     return f"{symbol} = {rule}", text + notes
@@ -76,7 +80,7 @@ def _leaf_narration(label, symbol, v, t, seeded: bool, given) -> tuple[str, str]
             return f"{symbol} = {short(t)}", head + f"its tangent {symbol} = {short(t)} is " \
                                                     "the given direction"
         return f"{symbol} = 0", head + f"{symbol} = 0, {label} is held fixed"
-    shape = narrate.shape_text(np.shape(v))
+    shape = f"({narrate.shape_text(np.shape(v))})"
     if given is None and seeded:
         first = ", ".join("0" * np.ndim(v))
         return (f"{symbol} = e[{first}]", f"{label} {shape}: {symbol} is 1 at {label}[{first}] "
@@ -211,5 +215,5 @@ def _plain(value) -> str:
     if isinstance(value, dict):
         data = value.get("data")
         return narrate.compact(np.array(data)) if data is not None else \
-            f"{narrate.shape_text(value['shape'])} tensor"
+            narrate.shape_name(value['shape'])
     return short(value) if not isinstance(value, str) else value

@@ -14,7 +14,8 @@ with registry ops, so it can be differentiated like any program:
   tangent is (H v)_x. Its events are forward mode's `tangent` events (value and tangent).
 Both walks take one convention where a partial is NaN or ∞ (sqrt, log, pow at 0; issue 14
 §4), `zero_terms` on the tracer: a term of an elementwise op whose upstream gradient (reverse
-over reverse) or tangent (forward over reverse) is exactly 0 adds exactly 0, not 0 · ∞ = NaN.
+over reverse) or tangent (forward over reverse) is exactly 0 adds exactly 0, not 0 · ∞ = NaN
+(inside matmul's jvp too: engine/ops/linalg.py contract_zero).
 H v is then the directional derivative of the gradient along v, the same both ways: v's zero
 entries move nothing (PyTorch's torch.autograd.functional.hvp instead takes 0 · ∞ = NaN).
 hvp mode (options.mode == "hvp", or a program's `# hvp:` header: engine/second_order.py)

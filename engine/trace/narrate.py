@@ -65,7 +65,7 @@ BINARY_TEXT = _binary_texts()
 def leaf_formula(label: str, literal: np.ndarray, const: bool) -> str:
     """"a = 1.0", "W = [[5.0, 6.0], [7.0, 8.0]]", "y = const(1.0)"; big tensors by their shape."""
     value = repr(literal.tolist()) if literal.size <= 16 else \
-        "a " + "×".join(map(str, literal.shape)) + " tensor"
+        "a " + shape_name(literal.shape)
     return f"{label} = const({value})" if const else f"{label} = {value}"
 
 
@@ -153,35 +153,50 @@ def signed(x) -> str:
 
 
 def shape_text(shape) -> str:
-    """A shape as Python prints it: (4,3), (2,) for a vector, () for a scalar."""
+    """A shape in a rule or a table, its sizes joined by ×: 4×3, 2×3×4; a vector 2-vector and
+    a scalar "scalar" (a lone 2 would read as a number). Python's (4,3) read as a ratio after
+    the rule's colon ("(6,3) = (6,3) ⊙ (6,3)"; issue 14 §4): the page's shapeName
+    (static/js/format.js) writes the same sizes."""
     shape = tuple(shape)
-    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+    if not shape:
+        return "scalar"
+    if len(shape) == 1:
+        return f"{shape[0]}-vector"
+    return "×".join(map(str, shape))
 
 
-_TRANSPOSED = re.compile(r"\((\d+),(\d+)\)ᵀ")
+def shape_name(shape) -> str:
+    """A shape in prose, as the page's shapeName (static/js/format.js): "scalar", "8-vector",
+    "6×4 matrix", "2×3×4 tensor"."""
+    shape = tuple(shape)
+    return shape_text(shape) + {0: "", 1: "", 2: " matrix"}.get(len(shape), " tensor")
+
+
+_TRANSPOSED = re.compile(r"\b(\d+)×(\d+)ᵀ")
 _WORD = re.compile(r"[A-Za-z]")
 
 
 def shape_rule(op: Op, arg: int, params: dict, shapes, g, local, raw_shape) -> str:
-    """The rule's shapes, " : (4,3) = (4,2) @ (2,3)" (issue 7, §4): the vjp's own text with
-    shapes for labels when it is algebra (matmul, transpose), "(4,2) ⊙ (4,2)" for an
+    """The rule's shapes, ", shapes 4×3 = 4×2 @ 2×3" (issue 7, §4; no brackets: the page's
+    typeset line may break at its "=", tex.js): the vjp's own text with
+    shapes for labels when it is algebra (matmul, transpose), "4×2 ⊙ 4×2" for an
     elementwise rule; else just the shape of what is sent back. `shapes` is (output shape,
     [input shapes]); `raw_shape` the shape before any unbroadcast."""
     lhs = shape_text(raw_shape)
-    if local is not None:   # a 0-d factor is written "scalar": "(3,2) = (3,2) ⊙ scalar"
-        factors = [shape_text(np.shape(v)) if np.ndim(v) else "scalar" for v in (local, g)]
-        return f" : {lhs} = {factors[0]} ⊙ {factors[1]}"
+    if local is not None:   # a 0-d factor is written "scalar": "3×2 = 3×2 ⊙ scalar"
+        factors = [shape_text(np.shape(v)) for v in (local, g)]
+        return f", shapes {lhs} = {factors[0]} ⊙ {factors[1]}"
     template = op.vjp_text[arg] if op.vjp_text else None
     if shapes is None or not isinstance(template, str) or \
             _WORD.search(re.sub(r"\{[^}]*\}", "", template)):
-        return f" : {lhs}"
+        return f", shape {lhs}"
     out_shape, in_shapes = shapes
     try:
         text = template.format(*map(shape_text, in_shapes), **params,
                                out=shape_text(out_shape), g=shape_text(np.shape(g)))
     except (KeyError, IndexError, ValueError):
-        return f" : {lhs}"
-    return f" : {lhs} = " + _TRANSPOSED.sub(r"(\2,\1)", text)
+        return f", shape {lhs}"
+    return f", shapes {lhs} = " + _TRANSPOSED.sub(r"\2×\1", text)
 
 
 def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str], params: dict,
@@ -193,7 +208,7 @@ def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str]
     Scalars read "t = tanh(d), so d̄ += (1 - t²) · t̄ = 0.7864 · 2 = 1.5729", with the running sum
     appended at a fan-out ("; ā = 1.5729 + (-0.7864) = 0.7864"). Tensors keep their shapes
     (shape_rule; `shapes` is (output shape, [input shapes])), and their numbers when there
-    are at most SHOW_ELEMENTS: "X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = (4,2) @ (2,3)".
+    are at most SHOW_ELEMENTS: "X̄ += ∂L/∂(X @ W) @ Wᵀ, shapes 4×3 = 4×2 @ 2×3".
     """
     labels = _math_operands(op, in_labels)
     inbar, outbar = symbols or (bar(in_labels[arg], output), bar(out_label, output))
@@ -218,7 +233,7 @@ def accumulate(rule: str, op: Op, arg: int, out_label: str, in_labels: list[str]
     if axes:
         summed = ", ".join(map(str, axes))
         text += (f", summed over axis {summed} back to {in_labels[arg]}'s shape "
-                 f"{shape_text(np.shape(contrib))}")
+                 f"({shape_text(np.shape(contrib))})")
     if not scalar and np.size(contrib) <= SHOW_ELEMENTS:
         text += f" = {compact(contrib)}"
     if before is not None:

@@ -14,6 +14,7 @@ from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.source import clip
 from gradwalk.engine.parse import Program
 from gradwalk.engine.syntax import MAX_DIMS
+from gradwalk.engine.trace import narrate
 
 
 def output_grad(given, out, program: Program, output: int):
@@ -120,8 +121,8 @@ def narration(label: str, symbol: str, out, given: bool) -> str:
                 f"gradient=v)): the gradients that follow are those of sum(v ⊙ {label})")
     if np.ndim(out) == 0:
         return f"{symbol} = ∂{label}/∂{label} = 1: the backward pass starts at the output"
-    shape = np.shape(out)   # as Python prints it: (2,), (4, 3)
-    return (f"{label} is a {shape} tensor, not a number: {symbol} starts as ones (PyTorch: "
+    shape = narrate.shape_name(np.shape(out))   # 2-vector, 4×3 matrix (format.js shapeName)
+    return (f"{label} is a {shape}, not a number: {symbol} starts as ones (PyTorch: "
             f"{label}.backward(torch.ones_like({label}))), so the gradients that follow are "
             f"those of sum({label})")
 

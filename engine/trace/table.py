@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from gradwalk.engine.trace.narrate import wrap
+from gradwalk.engine.trace.narrate import shape_text, wrap
 from gradwalk.engine.trace.values import short
 
 HEADER = ("Node", "Local slopes", "Upstream gradient", "Gradients it sends back")
@@ -43,7 +43,7 @@ def _fmt(value, limit: int | None = None) -> str:
     elements, as its shape and summary, [300×200] (min -1, max 2, mean 0.5)."""
     view = value_view(value, limit)
     if view[0] == "summary":
-        text = "[" + "×".join(map(str, view[1])) + "]"
+        text = "[" + shape_text(view[1]) + "]"   # as the rules write shapes
         parts = [f"{k} {short(x)}" for k, x in view[2]]
         return f"{text} ({', '.join(parts)})" if parts else text
     return _nested(view[1]) if view[0] == "data" else short(view[1])

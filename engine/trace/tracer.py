@@ -25,6 +25,7 @@ from gradwalk.engine.tape import compile as compile_tape
 from gradwalk.engine.tape_first import Checks, numpy_inputs
 from gradwalk.engine.trace import (budget, graph_out, ledger, narrate, nonfinite, reverse, scalar, seed,
                           warn)
+from gradwalk.engine.trace import budget_early
 from gradwalk.engine.trace import cuts as cut_paths
 from gradwalk.engine.trace.deadline import Deadline
 from gradwalk.engine.trace.forward import evaluate_op
@@ -38,6 +39,15 @@ if TYPE_CHECKING:   # pydantic is imported when typed events are asked for (even
     from gradwalk.engine.trace.events import _Event
 
 NEVER = (-1, -1)   # no binding strength is this weak: no parentheses (operand_text's default)
+
+
+def _early(limits: Limits, options: Options, output: str | None):
+    """The parse's early check (engine/trace/budget_early.py) where its lower bound holds: the
+    reverse walk of the last statement, no bug lab; else None."""
+    if options.mode != "reverse" or options.bugs or output is not None:
+        return None
+    limit = limits.max_response_bytes
+    return lambda tree, lines: budget_early.check(tree, limit, lines)
 
 
 class Tracer:
@@ -71,7 +81,7 @@ class Tracer:
         self.program = text if isinstance(text, Program) else \
             parse(text, limits.max_statements, limits.max_depth, dtype=dtype,
                   max_elements=limits.max_elements, max_total_elements=limits.max_total_elements,
-                  max_nodes=limits.max_nodes)
+                  max_nodes=limits.max_nodes, early=_early(limits, options, output))
         if dtype is not None and dtype != self.program.dtype:
             raise ProgramError("bad_argument", f"the program was parsed as "
                                f"{self.program.dtype}, not {dtype}")

@@ -13,6 +13,7 @@
 // walk is ready (on every load: a deck may reload it), {type: "gradwalk:ready", steps} first.
 
 import { fetchTrace } from "./api.js";
+import { kindWords } from "./format.js";
 import { fetchIteration, fetchRun, iterationNarration, steppable } from "./train.js";
 import { createBoundary } from "./render/boundary.js";
 import { createLossCurve } from "./render/losscurve.js";
@@ -283,7 +284,8 @@ async function start() {
       if (run) showRun(run, chosen ? k : null);
     } catch (error) {
       const where = error.detail?.line == null ? "" : ` (line ${error.detail.line})`;
-      return fail(`Not traced${where}: ${error.detail?.message ?? error.message}`);
+      const said = error.detail ? `${kindWords(error.detail.kind)}: ${error.detail.message}` : error.message;
+      return fail(`Not traced${where}: ${said}`);
     }
   }
   walk = prepareWalk(result, program);

@@ -109,6 +109,16 @@ export function formatShape(shape) {
  * projector: the Done line "dL/db1 = 8   min −0.1052 …" (a review), "6×4" as a product.
  * The node's tag (layout.js opTag) keeps formatShape's short "6×4", beside its op.
  */
+/**
+ * The words an error's kind is written in, before its message (engine/errors.py kind_words,
+ * the same words): "unknown_name" -> "unknown name", "syntax" -> "syntax error". Every place
+ * writes an error as where, these words, then the message, which never repeats them.
+ */
+export function kindWords(kind) {
+  if (!kind) return "error";
+  return kind === "syntax" ? "syntax error" : kind.replaceAll("_", " ");
+}
+
 export function shapeName(shape) {
   if (!shape || !shape.length) return "scalar";
   if (shape.length === 1) return `${shape[0]}-vector`;

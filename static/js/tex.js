@@ -21,6 +21,7 @@ const SUMMARY_FIELD = /^· (min|max|mean) ([-−]?)(\d+(?:\.\d+)?(?:e[+-]?\d+)?|
 const FIELD = "\\quad "; // the gap between a summary's fields: a line may break there
 // A tensor's shape named (format.js shapeName): "8-vector", "6×4 matrix", "2×3×4 tensor".
 const SHAPE_NAME = /^(\d+)(?:-vector\b|((?:×\d+)+) (matrix|tensor)\b)/;
+const BARE_SHAPE = /^\d+(?:×\d+)+(?![\d.])/;
 
 /**
  * A number as the engine prints it (1.835e-08, 1.235e+05, 0.7864) as TeX: the exponent form
@@ -121,6 +122,9 @@ export function toTex(text, { breakable = false } = {}) {
     // one token, which a line never breaks: "8-vector" is no subtraction 8 − vector, and
     // "6×4 matrix" keeps its noun (a space beside a word is a break point: grouped)
     if ((m = SHAPE_NAME.exec(rest))) { out.push(shapeTex(m)); i += m[0].length; continue; }
+    // a bare shape in a rule ("4×2", engine/trace/narrate.py shape_text): one tight token, its
+    // × no operator with spaces around it, so a rule's shapes take the room "(4,2)" took
+    if ((m = BARE_SHAPE.exec(rest))) { out.push(`{${m[0].split("×").join("{\\times}")}}`); i += m[0].length; continue; }
     if ((m = NUMBER.exec(rest))) { out.push(numberTex(m[0])); i += m[0].length; continue; }
     if (SUPERSCRIPTS[c] !== undefined) {
       let sup = "";

@@ -96,7 +96,7 @@ def test_only_a_request_that_got_no_answer_is_a_network_error(explorer):
     # The explorer reads the stream (the embed keeps POST /api/trace).
     page.route("**/api/trace/stream", lambda route: route.abort())
     trace(page, "a = 2.0\nL = a * a\n", status="error")
-    assert box.inner_text().lower().startswith("network could not reach the server")
+    assert box.inner_text().lower().startswith("network: could not reach the server")
     page.unroute("**/api/trace/stream")
 
     page.route("**/api/trace/stream", lambda route: route.fulfill(status=200, content_type="text/html", body="<html>hi</html>"))

@@ -161,7 +161,7 @@ def test_an_error_without_a_line_shows_no_line(explorer):
         body='{"error": {"kind": "unknown_output", "message": "no value named out", "line": null, "col": null}}'))
     trace(page, MINE, status="error")
     box = page.locator(".program-error")
-    assert box.inner_text().lower() == "unknown output no value named out"
+    assert box.inner_text().lower() == "unknown output: no value named out"
     assert "line" not in box.inner_text().lower() and "null" not in box.inner_text().lower()
     assert box.get_attribute("data-line") == ""
     assert marked(page, "error") is None

@@ -65,14 +65,14 @@ def test_detail_panel_tables_and_rules(explorer):
     # each rule typeset (test_typeset_page.py), its plain text the aria-label
     rules = panel.locator(".detail-rules li .rule .typeset").evaluate_all(
         "els => els.map((e) => e.getAttribute('aria-label'))")
-    assert any(r.endswith("X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = (4,2) @ (2,3)") for r in rules)
+    assert any(r.endswith("X̄ += ∂L/∂(X @ W) @ Wᵀ, shapes 4×3 = 4×2 @ 2×3") for r in rules)
     # The bias's unbroadcast: its axes and shapes, said once, by the rule (issue 14: the
     # panel's own " · summed over axis 0: (4,2) → (2,)" after it said them twice)
     node(page, "X @ W + b").dispatch_event("click")
     page.wait_for_selector('#detail[data-node="n4"]')
     b_rule = panel.locator(".detail-rules li").filter(has_text="b’s shape")
     said = b_rule.locator(".typeset").get_attribute("aria-label")
-    assert said.endswith(": (4,2) = (4,2) ⊙ (4,2), summed over axis 0 back to b's shape (2,) = [2.2104, 2.0567]"), said
+    assert said.endswith(", shapes 4×2 = 4×2 ⊙ 4×2, summed over axis 0 back to b's shape (2-vector) = [2.2104, 2.0567]"), said
     assert b_rule.inner_text().count("summed") == 1
     assert panel.locator(".unbroadcast").count() == 0
     # Stepping back, the gradient is not known yet; the panel follows the step.

@@ -78,7 +78,7 @@ def test_the_detail_panels_rules_are_typeset_under_a_strict_style_policy(strict_
     typeset = rules.locator(".typeset")
     assert typeset.count() == rules.count() >= 2
     plain = typeset.evaluate_all("els => els.map((e) => e.getAttribute('aria-label'))")
-    x_rule = next(r for r in plain if r.endswith("X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = (4,2) @ (2,3)"))
+    x_rule = next(r for r in plain if r.endswith("X̄ += ∂L/∂(X @ W) @ Wᵀ, shapes 4×3 = 4×2 @ 2×3"))
     assert x_rule
     shown = typeset.nth(plain.index(x_rule))
     assert shown.get_attribute("role") == "math"
@@ -196,7 +196,7 @@ FITS = """e => {
 
 
 def test_every_narration_of_a_tensor_walk_fits_its_line_on_a_projector(strict_page):
-    """A tensor program's rules are the longest lines ("X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = ..."):
+    """A tensor program's rules are the longest lines ("X̄ += ∂L/∂(X @ W) @ Wᵀ, shapes 4×3 = ..."):
     at 1024x768 in the projector theme each wraps inside the line, none cut."""
     page = strict_page((1024, 768), "projector")
     trace(page, LINEAR)

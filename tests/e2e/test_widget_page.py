@@ -115,7 +115,7 @@ def test_the_kernels_new_walk_and_its_refusal_show_in_every_view(chromium):
         for v in "ab":
             assert page.locator(f"#{v} .embed").get_attribute("data-status") == "error"
             assert page.locator(f"#{v} .narration").inner_text() == (
-                "Not traced (line 1, column 5): unknown name `q`. The faded graph is the last good walk.")
+                "Not traced (line 1, column 5): unknown name: `q` is not defined. The faded graph is the last good walk.")
         assert errors == []
     finally:
         page.context.close()

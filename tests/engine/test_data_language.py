@@ -141,7 +141,7 @@ def test_seed_003_step_0_in_the_language():
     ("z = [1.0, 2.0]\nt = const(2)\nL = cross_entropy(z, t)\n", "bad_argument", 3, 4,
      "out of range"),
     ("X, y = xor()\nL = cross_entropy(X, y)\nM = cross_entropy(X, u)\n", "unknown_name", 3,
-     21, "unknown name `u`"),
+     21, "`u` is not defined"),
 ])
 def test_data_and_named_targets_refuse_clearly(program, kind, line, col, words):
     assert_refused(program, kind, line, col, words)

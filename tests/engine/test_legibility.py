@@ -68,21 +68,21 @@ def test_narration_keeps_shapes_when_numbers_are_too_many():
     body = run_trace(LINEAR + "L = sum(tanh(X @ W + b))\n")
     text = narrations(body)
     matmul_x = next(t for t in text if "X̄ +=" in t)
-    assert matmul_x.endswith("X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = (4,2) @ (2,3)")
+    assert matmul_x.endswith("X̄ += ∂L/∂(X @ W) @ Wᵀ, shapes 4×3 = 4×2 @ 2×3")
     matmul_w = next(t for t in text if "W̄ +=" in t)
-    assert matmul_w.endswith(": (3,2) = (3,4) @ (4,2) = [[1.9591, 0.7757], [-1.9551, 0.4672], "
+    assert matmul_w.endswith(", shapes 3×2 = 3×4 @ 4×2 = [[1.9591, 0.7757], [-1.9551, 0.4672], "
                              "[0.6288, -0.0505]]")
     bias = next(t for t in text if "b̄ +=" in t)
-    assert ": (4,2) = (4,2) ⊙ (4,2), summed over axis 0 back to b's shape (2,) = [2.2104, 2.0567]" \
-        in bias
+    assert (", shapes 4×2 = 4×2 ⊙ 4×2, summed over axis 0 back to b's shape (2-vector) = "
+            "[2.2104, 2.0567]") in bias
     tanh = next(t for t in text if t.startswith("tanh(X @ W + b):"))
-    assert tanh.endswith(": (4,2) = (4,2) ⊙ (4,2)")   # 8 numbers: too many to print
+    assert tanh.endswith(", shapes 4×2 = 4×2 ⊙ 4×2")   # 8 numbers: too many to print
 
 
 def test_scalar_narration_is_unchanged():
     body = run_trace("a = 2.0\nb = -0.5\nL = tanh(a * b)\n")
     assert narrations(body)[0] == "L = tanh(a * b), so ∂L/∂(a * b) += (1 - L²) · L̄ = 0.42 · 1 = 0.42"
-    assert all(" : (" not in t for t in narrations(body))
+    assert all(" (shape" not in t for t in narrations(body))
 
 
 def test_table_prints_numbers_up_to_the_inline_limit_then_shape_and_summary():
@@ -172,7 +172,7 @@ def test_the_transpose_of_k_t_is_written_with_parentheses():
     text = accumulations("Q = [[1.0, 2.0]]\nK = [[1.0, 0.5], [2.0, 1.0]]\nS = Q @ K.T\n"
                          "L = sum(S)\n")
     q = next(t for t in text if "Q̄ +=" in t)
-    assert "Q̄ += S̄ @ (K.T)ᵀ : (1,2) = (1,2) @ (2,2)" in q, q
+    assert "Q̄ += S̄ @ (K.T)ᵀ, shapes 1×2 = 1×2 @ 2×2" in q, q
     assert "K.Tᵀ" not in " ".join(text)
 
 
@@ -192,10 +192,10 @@ def test_formulas_have_only_the_parentheses_precedence_needs():
 def test_a_tensor_output_seed_names_its_shape_as_python_prints_it():
     body = run_trace("x = [1.0, 2.0]\ny = x * 3.0\n")
     seed = next(e for e in body["events"] if e["kind"] == "seed")
-    assert seed["narration"].startswith("y is a (2,) tensor, not a number"), seed["narration"]
+    assert seed["narration"].startswith("y is a 2-vector, not a number"), seed["narration"]
     body = run_trace("x = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]\ny = x * 3.0\n")
     seed = next(e for e in body["events"] if e["kind"] == "seed")
-    assert seed["narration"].startswith("y is a (3, 2) tensor, not a number")
+    assert seed["narration"].startswith("y is a 3×2 matrix, not a number")
 
 
 def test_layer_norm_defines_r_and_x_hat_in_its_rule():

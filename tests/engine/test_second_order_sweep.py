@@ -148,18 +148,16 @@ TORCH = {   # each program's L over (x, y) in PyTorch's own ops
 }
 
 
-SQRT_XFAIL = pytest.mark.xfail(strict=True, reason=(
-    "∞ - ∞: forward over reverse adds the two infinite terms of x̄ = ȳ_sqrt / (2 sqrt(x)) "
-    "(1/0 and -2·∞/0: NaN, PyTorch's too), reverse over reverse sums the adjoints at sqrt(x) "
-    "first (-∞ + 1) and meets ∞ once: -∞, the true limit of -y/(4 x^1.5) + 1/(2 sqrt x)"))
 # (body of L over leaves x, y, point, v, the reference where it is not PyTorch's and why)
 EDGES = [
     ("sqrt(x) * y", (0.0, 2.0), (1.0, 0.0), ([-INF, INF], "H_xx = -y/(4 x^1.5) -> -∞; "
                                              "PyTorch's vhp meets 0 · ∞ in the y row")),
     ("sqrt(x) * y", (0.0, 2.0), (0.0, 1.0), ([INF, 0.0], "H_xy = 1/(2 sqrt x) -> ∞, "
                                              "H_yy = 0; PyTorch: 0 · ∞ = NaN")),
-    pytest.param("sqrt(x) * y", (0.0, 2.0), (1.0, 1.0), ([-INF, INF], "the limit"),
-                 marks=SQRT_XFAIL),
+    # (H v)_x = -y/(4 x^1.5) + 1/(2 sqrt x) -> -∞, PyTorch's vhp too (test below); forward
+    # over reverse met ∞ - ∞ in x̄ = s̄ / (2 sqrt x) and regroups it (forward_mode.grouped)
+    ("sqrt(x) * y", (0.0, 2.0), (1.0, 1.0), ([-INF, INF], "the limit and PyTorch's vhp; its "
+                                             "hvp meets ∞ - ∞: NaN")),
     ("log(x) * y", (0.0, 2.0), (1.0, 0.0), ([-INF, INF], "H_xx = -y/x² -> -∞; PyTorch: "
                                             "0 · ∞ = NaN")),
     ("log(x) * y", (0.0, 2.0), (0.0, 1.0), ([INF, 0.0], "H_xy = 1/x -> ∞; PyTorch NaN")),
@@ -196,6 +194,24 @@ def test_edge_points_both_ways_equal_the_reference(body, point, v, expect):
         assert not _same(pytorch, want), pytorch
 
 
+def test_sqrt_at_zero_along_ones_is_pytorchs_vhp_and_the_limit():
+    """sqrt(x) * y at x = 0, y = 2, v = (1, 1): PyTorch's vhp gives (-∞, ∞), its hvp (NaN, ∞);
+    the one-sided limit of (H v)_x = -y/(4 x^1.5) + 1/(2 sqrt x) falls without bound. Both
+    walks give (-∞, ∞), and the tangent step says why its terms' ∞ - ∞ is not NaN."""
+    xs, v = (torch.tensor(0.0), torch.tensor(2.0)), (torch.tensor(1.0), torch.tensor(1.0))
+    f = TORCH["sqrt(x) * y"]
+    assert [float(h) for h in torch.autograd.functional.vhp(f, xs, v)[1]] == [-INF, INF]
+    assert _same([float(h) for h in torch.autograd.functional.hvp(f, xs, v)[1]], [NAN, INF])
+    slopes = [-2.0 / (4 * x ** 1.5) + 1 / (2 * math.sqrt(x)) for x in (1e-4, 1e-8, 1e-12)]
+    assert slopes[2] < slopes[1] < slopes[0] < -1e5
+    body = run_trace("x = 0.0\ny = 2.0\nL = sqrt(x) * y\n",
+                     options=Options(mode="hvp", vector={"x": 1.0, "y": 1.0}))
+    assert body["hvp"] == body["hvp_forward_over_reverse"] == {"x": "-Infinity", "y": "Infinity"}
+    [step] = [e for e in body["events"] if e["kind"] == "tangent" and e["node"] == "n9"]
+    assert "= 1/0 + (-Infinity)·Infinity, ∞ - ∞; over their common denominator " \
+        "(2 * sqrt(x)) the numerator decides" in step["narration"], step["narration"]
+
+
 MAX_MIN = [("max", [1.0, 3.0, 3.0]), ("min", [2.0, -1.0, -1.0])]
 
 
@@ -211,3 +227,29 @@ def test_max_min_ties_both_ways_equal_pytorch(op, x, v):
     for way in ("hvp", "hvp_forward_over_reverse"):
         np.testing.assert_allclose(decode(body[way]["x"]), want[0].numpy(), rtol=1e-12)
         assert decode(body[way]["y"]) == pytest.approx(float(want[1]), rel=1e-12)
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [((2, 3), (3, 2)), ((3,), (3, 2)), ((2, 3), (3,)),
+                                              ((3,), (3,)), ((2, 2, 3), (3, 4))])
+@pytest.mark.parametrize("left", [True, False])
+def test_contract_zero_is_the_masked_sum_of_products(a_shape, b_shape, left):
+    """matmul under the zero-direction rule (issue 14 §4 leftover): each product whose factor
+    in the masked operand is 0 adds 0, also against ∞ or NaN; the rest is numpy's matmul."""
+    from gradwalk.engine.ops.linalg import contract_zero
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=a_shape), rng.normal(size=b_shape)
+    masked, other = (a, b) if left else (b, a)
+    masked.flat[::2] = 0.0
+    other.flat[:3] = [INF, -INF, NAN]
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    with np.errstate(invalid="ignore"):
+        products = a2[..., :, :, None] * b2[..., None, :, :]
+    zero = (a2 == 0)[..., :, :, None] if left else (b2 == 0)[..., None, :, :]
+    want = np.where(zero, 0.0, products).sum(axis=-2)
+    want = want[..., 0, :] if a.ndim == 1 else want
+    want = want[..., 0] if b.ndim == 1 else want
+    got = contract_zero(a, b, left)
+    with np.errstate(invalid="ignore"):
+        assert got.shape == np.matmul(a, b).shape
+    np.testing.assert_array_equal(got, want)

@@ -143,5 +143,5 @@ def test_reductions_over_an_axis_say_so():
     assert [n["formula"] for n in body["graph"]["nodes"]][1:] == ["L = sum(x, axis=0)", "M = mean(L)"]
     texts = [e["narration"] for e in body["events"] if e["kind"] == "accumulate"]
     assert texts[-1] == ("L = sum(x, axis=0), so x\u0304 += L\u0304 copied to axis 0 of x"
-                         " : (2,2) = [[0.5, 0.5], [0.5, 0.5]]")   # the shape sent back
+                         ", shape 2×2 = [[0.5, 0.5], [0.5, 0.5]]")   # the shape sent back
     assert body["grads"]["x"]["data"] == [[0.5, 0.5], [0.5, 0.5]]

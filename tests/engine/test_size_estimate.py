@@ -152,3 +152,34 @@ def test_a_sparse_hvp_that_fits_is_answered_and_one_over_is_refused():
     with pytest.raises(ProgramError) as e:
         Tracer(text, options=options, limits=Limits(max_response_bytes=real - 1))
     assert e.value.kind == "too_large" and "max_response_bytes" in e.value.message
+
+
+def test_a_100001_term_sum_is_refused_before_the_ir_is_built(monkeypatch):
+    # issue 14 §6 leftover: `L = x + x + ... + x` (100,001 terms, 400 KB) was refused only
+    # after the IR build and the estimate (5.2 s); the syntax tree's lower bound
+    # (engine/trace/budget_early.py) refuses it before any label is made, at the operator
+    # where the bound passes the limit
+    from gradwalk.engine import parse as parse_module
+    text = "x = 1.0\nL = " + " + ".join(["x"] * 100_001) + "\n"
+    built = []
+    monkeypatch.setattr(parse_module._Builder, "statement",
+                        lambda self, stmt: built.append(stmt))
+    with pytest.raises(ProgramError) as e:
+        Tracer(text)
+    assert not built   # refused before the first statement's nodes
+    assert e.value.kind == "too_large"
+    assert e.value.message.startswith("the trace would take more than 100.2 MB; the limit "
+                                      "(max_response_bytes) is 100 MB, passed at x + x + x")
+    assert (e.value.line, e.value.col, e.value.end_line) == (2, 4, 2)
+
+
+@pytest.mark.parametrize("terms", [2, 50, 2_000])
+@pytest.mark.parametrize("op", ["+", "*", "-", "/"])
+def test_the_early_bound_is_under_the_real_body(terms, op):
+    # a lower bound: a program under the limit is never refused by it
+    from gradwalk.engine.source import Lines, python_ast
+    from gradwalk.engine.trace import budget_early
+    text = "x = 1.0\ny = 2.0\nL = " + f" {op} ".join(["x", "y"] * terms) + " + 3.0 * x\n"
+    bound = budget_early.lower_bound(python_ast(text, Lines(text)))[0]
+    real = len(trace_json(text))
+    assert 0.6 * real < bound <= real

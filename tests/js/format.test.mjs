@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  boxLines, formatNumber, formatShape, formatSummary, formatValue, fullPrecision, isTensor,
+  boxLines, formatNumber, formatShape, formatSummary, formatValue, fullPrecision, isTensor, kindWords,
   summaryLines, tensorRows,
 } from "../../static/js/format.js";
 import { calloutOf, narrate } from "../../static/js/narration.js";
@@ -118,4 +118,11 @@ test("a node box's lines: one number, the rows of a small tensor, else its summa
   assert.deepEqual(boxLines(tensor([2, 2], [[19, 22], [43, 50]]), 2), ["[19, 22]", "[43, 50]"]);
   const big = tensor([100, 10], null, { min: -1, max: 4, mean: 2.5, norm: 1 });
   assert.deepEqual(boxLines(big, 3), ["min -1", "max 4", "mean 2.5"]);
+});
+
+test("an error's kind is written in the engine's words (engine/errors.py kind_words)", () => {
+  assert.equal(kindWords("syntax"), "syntax error");
+  assert.equal(kindWords("unknown_name"), "unknown name");
+  assert.equal(kindWords("unsupported"), "unsupported");
+  assert.equal(kindWords(undefined), "error");
 });

@@ -87,10 +87,10 @@ test("a rule not yet revealed keeps its formula and shapes, its numbers as ?", (
     "e = a * b, so ā += b · ē = ? · ? = ?; ā = ? + ? = ?");
   assert.equal(numbersHidden("w2 * h1: h̄1 += w2 · ∂L/∂(w2 * h1) = 0.8 · (-0.1326) = -0.1061"),
     "w2 * h1: h̄1 += w2 · ∂L/∂(w2 * h1) = ? · ? = ?");
-  assert.equal(numbersHidden("Y = X @ W, so X̄ += Ȳ @ Wᵀ : (2,2) = (2,2) @ (2,2) = [[17, 23], [-5, -7]]"),
-    "Y = X @ W, so X̄ += Ȳ @ Wᵀ : (2,2) = (2,2) @ (2,2) = [[?, ?], [?, ?]]");
+  assert.equal(numbersHidden("Y = X @ W, so X̄ += Ȳ @ Wᵀ, shapes 2×2 = 2×2 @ 2×2 = [[17, 23], [-5, -7]]"),
+    "Y = X @ W, so X̄ += Ȳ @ Wᵀ, shapes 2×2 = 2×2 @ 2×2 = [[?, ?], [?, ?]]");
   assert.equal(numbersHidden("x = 1e-08, so ȳ += 1 · x̄ = 1.835e-08 · NaN = Infinity"), "x = 1e-08, so ȳ += 1 · x̄ = ? · ? = ?");
-  // every fixture's rule: no digit left after its "+=" clause's formula (shapes aside)
+  // every fixture's rule: no digit left after its "+=" clause's formula, shapes aside
   for (const name of ["tanh-fanout.json", "sigmoid-net.json", "matmul-2x2.json", "reassigned.json"]) {
     const events = JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url))).events;
     for (const ev of events.filter((e) => e.kind === "accumulate")) {

@@ -77,7 +77,7 @@ const events = [
   { kind: "evaluate", seq: 1, node: "n1", value: tensor([2], [1, "NaN"], { min: "NaN", max: "NaN", mean: "NaN" }) },
   { kind: "evaluate", seq: 2, node: "n2", value: tensor([2, 2], [[2, "NaN"], [4, "NaN"]], { min: "NaN", max: "NaN", mean: "NaN" }) },
   { kind: "seed", seq: 3, node: "n2", adjoint: tensor([2, 2], [[1, 1], [1, 1]]) },
-  { kind: "accumulate", seq: 4, node: "n2", input: "n0", arg: 0, narration: "X̄ += … : (2,2) = (2,2) ⊙ (2,2)", adjoint_after: tensor([2, 2], [[1, 1], [1, 1]]) },
+  { kind: "accumulate", seq: 4, node: "n2", input: "n0", arg: 0, narration: "X̄ += …, shapes 2×2 = 2×2 ⊙ 2×2", adjoint_after: tensor([2, 2], [[1, 1], [1, 1]]) },
   { kind: "unbroadcast", seq: 5, node: "n2", input: "n1", arg: 1, axes: [0], from_shape: [2, 2], to_shape: [2] },
   { kind: "accumulate", seq: 6, node: "n2", input: "n1", arg: 1, narration: "b̄ += …", adjoint_after: tensor([2], [2, 2]) },
   { kind: "done", seq: 7, output: {}, grads: {}, first_non_finite: { node: "n1", phase: "forward", why: "x" } },

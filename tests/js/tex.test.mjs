@@ -17,8 +17,8 @@ test("the issue's example: bars, +=, a product and its numbers", () => {
 test("superscripts, transposes, partials, Hadamard products and subscripted names", () => {
   assert.equal(toTex("t = tanh(d), so d̄ += (1 - t²) · t̄"),
     "t = \\tanh(d),\\ \\text{so}\\ \\bar{d} \\mathrel{{+}{=}} (1 - t^{2}) \\cdot \\bar{t}");
-  assert.equal(toTex("X̄ += ∂L/∂(X @ W) @ Wᵀ : (4,3) = (4,2) @ (2,3)"),
-    "\\bar{X} \\mathrel{{+}{=}} \\partial L/\\partial (X \\mathbin{@} W) \\mathbin{@} W^{\\top} : (4,3) = (4,2) \\mathbin{@} (2,3)");
+  assert.equal(toTex("X̄ += ∂L/∂(X @ W) @ Wᵀ, shapes 4×3 = 4×2 @ 2×3"),
+    "\\bar{X} \\mathrel{{+}{=}} \\partial L/\\partial (X \\mathbin{@} W) \\mathbin{@} W^{\\top},\\ \\text{shapes}\\ {4{\\times}3} = {4{\\times}2} \\mathbin{@} {2{\\times}3}");
   assert.equal(toTex("W̄1 += x ⊙ h̄2"), "\\bar{W}_{1} \\mathrel{{+}{=}} x \\odot \\bar{h}_{2}");
   assert.equal(toTex("x⁽²⁰⁰⁰⁾"), "x^{(2000)}");
 });

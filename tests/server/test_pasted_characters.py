@@ -37,7 +37,7 @@ def test_the_api_locates_a_pasted_character_and_says_what_to_type(client, text, 
     r = client.post("/api/trace", json={"program": text})
     assert r.status_code == 422
     error = r.json()["error"] if "error" in r.json() else r.json()
-    assert error["kind"] == "syntax" and error["message"] == f"syntax error: {message}"
+    assert error["kind"] == "syntax" and error["message"] == message
     assert (error["line"], error["col"]) == (line, col)
     assert error["hint"] == hint
 

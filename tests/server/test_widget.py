@@ -112,14 +112,14 @@ def test_a_refused_program_is_raised_by_show_and_shown_by_the_widget():
     steps, trace = w.steps, w._trace
     w.step = 4
     w.program = "L = q * 2\n"   # a cell or the page: no exception in the frontend's handler
-    assert w.error == "Not traced (line 1, column 5): unknown name `q`"
+    assert w.error == "Not traced (line 1, column 5): unknown name: `q` is not defined"
     assert (w.steps, w.step, w._trace) == (steps, 4, trace)   # the last good walk, at its step
     assert w.grads == pytest.approx(torch_grads(), rel=1e-12)
     w.step = 10**6   # a step of the walk shown: clamped to it
     assert w.step == steps
     fallback = w._repr_html_()   # the message, then the last good walk with its own program
     assert fallback.startswith('<pre class="gradwalk-error">Not traced (line 1, column 5): '
-                               'unknown name `q` The walk below is the last good one.</pre><iframe')
+                               'unknown name: `q` is not defined The walk below is the last good one.</pre><iframe')
     page = html.unescape(re.search(r'srcdoc="([^"]*)"', fallback).group(1))
     state = json.loads(re.search(r'id="initial-state">(.*?)</script>', page).group(1))
     assert (state["program"], state["step"]) == (PROGRAM, steps)
@@ -198,7 +198,7 @@ def test_the_cell_magic_shows_the_cells_program(shell):
     ("--mode sideways", PROGRAM, "mode"),
     ("--step -2", PROGRAM, "step must be 0 or more"),
     ("--step two", PROGRAM, "invalid int value"),
-    ("", "L = q * 2\n", "not traced: line 1, column 5: unknown name `q`"),
+    ("", "L = q * 2\n", "not traced: line 1, column 5: unknown name: `q` is not defined"),
 ])
 def test_the_cell_magic_refuses_in_one_line(shell, line, cell, says):
     from IPython.core.error import UsageError
@@ -252,7 +252,8 @@ def test_hvp_mode_without_the_line_is_refused_and_said():
     w = gradwalk.show(PROGRAM)
     steps, trace = w.steps, w._trace   # the reverse walk, kept while hvp is refused
     w.mode = "hvp"
-    assert w.error.startswith("Not traced: hvp mode takes its vector from the program's "
+    assert w.error.startswith("Not traced: bad argument: hvp mode takes its vector from the "
+                              "program's "
                               "`# hvp:` line") and (w.steps, w._trace) == (steps, trace)
     # the hint a sentence of its own (the reviewer read "... has none add a first line ...")
     assert "this program has none. Add a first line such as `# hvp:" in w.error
@@ -302,7 +303,8 @@ def test_train_mode_steps_a_recorded_iteration_beside_pytorchs_losses():
 def test_train_mode_refuses_in_the_widget_what_the_api_refuses():
     w = gradwalk.show(LINE, mode="train", train_steps=3)
     w.iteration = 3
-    assert w.error == "Not traced: iteration must be from 0 to 2 (train_steps - 1), not 3"
+    assert w.error == ("Not traced: bad argument: iteration must be from 0 to 2 "
+                       "(train_steps - 1), not 3")
     w.iteration = 1
     assert w.error == ""
     steps, losses = w.steps, w.losses

@@ -23,7 +23,7 @@ def niceness() -> int:
 
 
 def program_error() -> None:
-    raise ProgramError("syntax", "syntax error: invalid syntax", 3, 4)
+    raise ProgramError("syntax", "invalid syntax", 3, 4)
 
 
 def divide(a: float, b: float) -> float:

@@ -14,6 +14,7 @@ import {
   Decoration, EditorView, highlightActiveLineGutter, keymap, lineNumbers, placeholder, showPanel,
 } from "@codemirror/view";
 import { classHighlighter } from "@lezer/highlight";
+import { kindWords } from "../format.js";
 import { rangeOf } from "../spans.js";
 import { markScroller, pageNonce } from "./dom.js";
 
@@ -21,11 +22,10 @@ const SIDE_MARGIN = 8; // px: a caret this close to the editor's right edge coun
 // Marks drawn at once, lowest first: a later one is drawn inside (over) an earlier one.
 const MARK_ORDER = ["step", "hover", "error"];
 
-function messageOf(detail) {
-  const where = detail.line == null
+function whereOf(detail) {
+  return detail.line == null
     ? ""
     : `Line ${detail.line}${detail.col == null ? "" : `, column ${detail.col + 1}`}: `;
-  return `${where}${detail.message}`;
 }
 
 // ---------------------------------------------------------------- the marks, as editor state
@@ -418,14 +418,13 @@ export function createEditor(root, { onRun, onInput, note = null }) {
       errorBox.dataset.col = detail?.col ?? "";
       afterUpdate();
       if (!detail) return;
+      // the one form (engine/errors.py): where, the kind's words, the message
       const kind = document.createElement("strong");
-      kind.textContent = detail.kind ? detail.kind.replaceAll("_", " ") : "error";
-      // "syntax" before "syntax error: ..." says it twice.
-      const said = detail.message?.toLowerCase().startsWith(kind.textContent);
+      kind.textContent = `${kindWords(detail.kind)}:`;
       const note = document.createElement("span");
       note.className = "stale-note";
       note.textContent = " (before your edit)";
-      errorBox.append(...(said ? [] : [kind, " "]), messageOf(detail), note);
+      errorBox.append(whereOf(detail), kind, " ", detail.message ?? "", note);
       // The engine's hint (docs/trace-format.md) says what to do about it, on its own line.
       if (detail.hint) {
         const hint = document.createElement("span");
