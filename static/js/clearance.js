@@ -125,7 +125,8 @@ export function clearSide(t, boxes, view, focus = null) {
   const { right, foot } = view.panelRight;
   const places = all.flatMap((b) => [
     ...[view.width - EDGE - t.k * b.x1, view.width - t.k * b.x0, view.width + right - t.k * b.x0].map((x) => ({ ...t, x })),
-    ...(foot < view.height ? [foot + EDGE - t.k * b.y0, foot - t.k * b.y1].map((y) => ({ ...t, y })) : []),
+    // (hidden, EDGE px up: the box's outline is drawn past its edge)
+    ...(foot < view.height ? [foot + EDGE - t.k * b.y0, foot - EDGE - t.k * b.y1].map((y) => ({ ...t, y })) : []),
   ]);
   const far = (p) => Math.abs(p.x - t.x) + Math.abs(p.y - t.y);
   let best = null;
