@@ -62,22 +62,101 @@ export function cutsTop(t, boxes, view, focus = null) {
 
 /**
  * The view `place(options)` gives (viewport.js fitAround or followTransform, with viewScale's
- * options), clearTop'd; where that still cuts a box of `boxes` (or of `focus`) at the top,
+ * options), clearView'd; where that still cuts a box of `boxes` (or of `focus`) at the top,
+ * or one of `boxes` at a panel's edge (view.panelRight),
  * zoomed out by 3% steps (place({scale})) down to `least` until one does not, for this view
  * only (render/zoom.js says when, and how far: null, not at all). The first when none does.
  */
 export function uncutView(place, boxes, view, focus, least) {
-  const first = clearTop(place({}), boxes, view, focus);
-  if (!boxes || least === null || !cutsTop(first, boxes, view, focus)) return first;
+  const first = clearView(place({}), boxes, view, focus);
+  if (!boxes || least === null || !cutsView(first, boxes, view, focus)) return first;
   // By whole 3% steps, the first that cuts no title: a search for the largest such scale (to
   // 0.3%) gave mlp-classifier's step 14 at 1024x768 0.751 for 0.732 (13.5 px numbers for 13.2)
   // but framed less sideways: the matmul quiz's grid question there had L cut by 6 px at the
   // right (tests/e2e/test_graph_band_page.py), whole at the 3% step's scale.
   for (let k = first.k * 0.97; k > least * 0.97; k *= 0.97) {
-    const next = clearTop(place({ scale: Math.max(k, least) }), boxes, view, focus);
-    if (!cutsTop(next, boxes, view, focus)) return next;
+    const next = clearView(place({ scale: Math.max(k, least) }), boxes, view, focus);
+    if (!cutsView(next, boxes, view, focus)) return next;
   }
   return first;
+}
+
+// ---------------------------------------------------------------- a panel's edge
+
+/**
+ * `t` clearTop'd, and where a panel stands at the right of `view` (`view.panelRight`:
+ * {right, foot}, its depth and its foot in the free view's frame, px: the detail panel,
+ * coverOf's `side`, render/zoom.js) also panned sideways so that no box of `boxes` in view down
+ * the view crosses the panel's edge (clearSide), and clearTop'd again. A box across that edge
+ * has its title row's tag, or all of its title, under the panel while the rest of it shows
+ * (mlp-classifier at Done in the projector theme: X @ W1 selected, b1's "leaf · 8" under the
+ * panel at 1024x768; X selected, the title of `X @ W1 + b1` at 1280x800). Where no such place
+ * keeps both edges clear, clearTop's place.
+ */
+export function clearView(t, boxes, view, focus = null) {
+  const top = clearTop(t, boxes, view, focus);
+  if (!view.panelRight || !boxes) return top;
+  let next = top;
+  for (let i = 0; i < 3 && cutsSide(next, boxes, view); i += 1) next = clearTop(clearSide(next, boxes, view, focus), boxes, view, focus);
+  return cutsView(next, boxes, view, focus) ? top : next;
+}
+
+/** Whether `t` cuts a box clearView keeps whole: at the top (cutsTop), or across a panel's edge at the right (view.panelRight). */
+export function cutsView(t, boxes, view, focus = null) {
+  return cutsTop(t, boxes, view, focus) || (Boolean(view.panelRight && boxes) && cutsSide(t, boxes, view));
+}
+
+/**
+ * `t` panned so that no box of `boxes` in view down `view` (px, the free view's: its right
+ * edge is the panel's left edge, view.panelRight its depth and foot) has its title row under
+ * the panel: left or right, each box whole left of the panel (EDGE px from it), under it, or
+ * past the svg's edge; or up or down, a box that reaches below the panel's foot whole under
+ * it or with its title below the foot. The nearest such place to `t` that cuts nothing at
+ * the top either (cutsTop) and shows no less of the part of `focus` that revealTransform
+ * shows, as clearTop; `t` itself when nothing is cut or no place qualifies.
+ */
+export function clearSide(t, boxes, view, focus = null) {
+  const { all, cut } = sideEdge(t, boxes, view);
+  if (!cut(t.x)) return t;
+  const keep = shownPart(t.k, focus, view);
+  const seen = (x, y) => (keep ? Math.min(t.k * keep.x1 + x, view.width - EDGE) - Math.max(t.k * keep.x0 + x, EDGE)
+    + Math.min(t.k * keep.y1 + y, view.height - EDGE) - Math.max(t.k * keep.y0 + y, EDGE) : 0);
+  const least = seen(t.x, t.y) - 0.5;
+  const { right, foot } = view.panelRight;
+  const places = all.flatMap((b) => [
+    ...[view.width - EDGE - t.k * b.x1, view.width - t.k * b.x0, view.width + right - t.k * b.x0].map((x) => ({ ...t, x })),
+    // (hidden, EDGE px up: the box's outline is drawn past its edge)
+    ...(foot < view.height ? [foot + EDGE - t.k * b.y0, foot - EDGE - t.k * b.y1].map((y) => ({ ...t, y })) : []),
+  ]);
+  const far = (p) => Math.abs(p.x - t.x) + Math.abs(p.y - t.y);
+  let best = null;
+  for (const p of places) {
+    if ((best === null || far(p) < far(best)) && seen(p.x, p.y) >= least && !cutsView(p, boxes, view, focus)) best = p;
+  }
+  return best ?? t;
+}
+
+/** Whether `t` leaves a box of `boxes` in view down `view` with its title row under the panel at its right (view.panelRight). */
+export function cutsSide(t, boxes, view) {
+  return sideEdge(t, boxes, view).cut(t.x);
+}
+
+// The boxes in view down `view` at `t` (beside the trace bar the view reaches up to the svg's
+// top: view.top) whose title row starts above the panel's foot, and whether a sideways shift
+// `x` leaves one with its title row under the panel and the rest of it in view: across the
+// panel's left edge, or under the panel but reaching below its foot (a panel shorter than
+// the graph: b1's panel at 1280x800 over h's title, h's numbers below it).
+function sideEdge(t, boxes, view) {
+  const { right, foot } = view.panelRight;
+  const top = Math.min(0, view.top ?? 0);
+  const all = (boxes ?? []).filter((b) => t.k * b.y1 + t.y > top && t.k * b.y0 + t.y < Math.min(view.height, foot) - 0.5);
+  const below = (b) => t.k * b.y1 + t.y > foot + 0.5 && foot < view.height;
+  const cut = (x) => all.some((b) => {
+    const x0 = t.k * b.x0 + x;
+    const x1 = t.k * b.x1 + x;
+    return x1 > view.width + 0.5 && (x0 < view.width - 0.5 || (below(b) && x0 < view.width + right - 0.5));
+  });
+  return { all, cut };
 }
 
 // The boxes in view across at `t`'s scale that the top edge may not cut (clearTop), and
@@ -163,12 +242,15 @@ export function coverOf(svg, panels) {
     x1: rect.right >= svg.right - 1 ? Infinity : rect.right - svg.left - inset.left,
     y: rect.bottom - svg.top - inset.top,
   }));
-  return { ...inset, tops };
+  // the panels counted from the right end at their foot: a box below it shows (clearSide)
+  const foot = Math.max(-Infinity, ...counted.filter((c) => c.side === "right").map(({ rect }) => rect.bottom - svg.top - inset.top));
+  return { ...inset, tops, ...(inset.right > 0 ? { side: { right: inset.right, foot } } : {}) };
 }
 
-/** Whether insets `a` and `b` differ by a pixel or more on some side. */
+/** Whether insets `a` and `b` differ by a pixel or more on some side, or at the foot of the panel at the right (coverOf's `side`: a panel grown taller covers other titles). */
 export function insetsDiffer(a, b) {
-  return ["left", "top", "right", "bottom"].some((side) => Math.abs(a[side] - b[side]) >= 1);
+  const foot = (i) => i.side?.foot ?? 0;
+  return ["left", "top", "right", "bottom"].some((side) => Math.abs(a[side] - b[side]) >= 1) || Math.abs(foot(a) - foot(b)) >= 1;
 }
 
 /**

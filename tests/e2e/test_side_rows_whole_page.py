@@ -166,3 +166,25 @@ def test_beside_a_short_program_a_quiz_s_new_numbers_shows(open_page, size):
     assert page.evaluate(PARTLY_SEEN, SIDE_ROWS) == []
     assert page.evaluate(ROOM_UNDER, "#quiz-new-numbers") >= -0.5
     assert page.evaluate("() => document.querySelector('#editor .side').scrollTop") == 0
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_in_train_mode_the_saved_tensors_chart_is_whole_beside_the_program(open_page, size):
+    """Train mode on a projector: the program gives the graph its lines (train.css), and the
+    column beside it is 123 / 136 px tall. Under the mode row came "Forward passes" and then
+    the ledger: its chart was cut to a sliver at the column's foot (at 1024x768 10 px of it
+    shown, its totals masked off). The ledger now comes right under the mode row, its chart
+    3rem tall, and "Forward passes" and the legend scroll under it."""
+    page = themed(open_page(*size))
+    choose(page, "train-xor-seed1")
+    page.click("#train-run")
+    page.wait_for_selector('#train[data-status="done"]', timeout=90_000)
+    settled(page)
+    page.screenshot(path=f"{SHOTS}/train-ledger-{size[0]}.png")
+    # was: the chart [151, 214] seen to 182 at 1024x768 ([151, 214] to 195 at 1280x800)
+    assert page.evaluate(PARTLY_SEEN, SIDE_ROWS + ", .ledger .checks, #checks summary") == []
+    for part in ("#modes select", ".ledger svg", ".ledger-totals"):
+        assert page.evaluate(ROOM_UNDER, part) >= -0.5, part
+    # the chart is drawn at a size that reads: at least 40 px tall, as wide as before
+    chart = page.locator(".ledger svg").bounding_box()
+    assert chart["height"] >= 40 and chart["width"] >= 120, chart

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { clearTop, coverOf, cutsTop, freeView, insetsOf, intoFree, NO_INSET, nodeBoxes, uncutView } from "../../static/js/clearance.js";
+import { clearSide, clearTop, clearView, coverOf, cutsSide, cutsTop, cutsView, freeView, insetsOf, intoFree, NO_INSET, nodeBoxes, uncutView } from "../../static/js/clearance.js";
 import { STEP_SIZES_UP_TO } from "../../static/js/boxes.js";
 import { EDGE, viewScale } from "../../static/js/viewport.js";
 
@@ -136,7 +136,8 @@ test("coverOf gives the panels counted from the top, in the free view's frame, a
   const detail = { left: 507, top: 279, right: 1004, bottom: 486 };
   const trace = { left: 20, top: 279, right: 288, bottom: 319 };
   const cover = coverOf(svg, [detail, trace]);
-  assert.deepEqual({ ...cover, tops: undefined }, { left: 0, top: 46, right: 503, bottom: 0, tops: undefined });
+  assert.deepEqual({ ...cover, tops: undefined }, { left: 0, top: 46, right: 503, bottom: 0, tops: undefined,
+    side: { right: 503, foot: 167 } }); // the detail panel, from the right: 503 px deep, its foot 167 px down the free view
   assert.deepEqual(cover.tops, [{ x0: 6, x1: 274, y: 0 }]); // the bar, from 6 to 274 px across
   assert.deepEqual(freeView({ width: 996, height: 288 }, cover), { width: 493, height: 242, top: -46, tops: cover.tops });
   // the camera's note, from edge to edge, over the bar: it covers past the edges, and a box
@@ -186,4 +187,32 @@ test("uncutView zooms out by whole 3% steps, to the first that cuts no title", (
   const most = 192.5 / 230;
   assert.ok(out.k <= most && out.k > 0.97 * most, `zoomed out to ${out.k}`);
   assert.ok(Math.abs(out.k - 0.97 ** 6) < 1e-9, `zoomed out to ${out.k}`);
+});
+
+// ---------------------------------------------------------------- the detail panel's edge
+
+// A free view beside a detail panel 490 px deep at its right, its foot 150 px down the view.
+const panelled = { width: 500, height: 260, panelRight: { right: 490, foot: 150 } };
+
+test("clearSide pans a box across the panel's edge wholly under it or left of it, keeping the focus", () => {
+  const b1 = box(400, 0, 600, 60); // its tag under the panel at x = 0
+  const focus = box(0, 80, 300, 200);
+  const t = { k: 1, x: 0, y: 10 };
+  assert.equal(cutsSide(t, [b1, focus], panelled), true);
+  const out = clearSide(t, [b1, focus], panelled, focus);
+  assert.equal(cutsSide(out, [b1, focus], panelled), false);
+  assert.equal(out.x, 100, "b1 under the panel (left of it, at -104, would cut the focus at the left)");
+  // no panel (no panelRight): clearView is clearTop
+  assert.deepEqual(clearView(t, [b1, focus], { width: 500, height: 260 }, focus), t);
+});
+
+test("a box under the panel that reaches below its foot has its title under it: moved clear", () => {
+  const h = box(560, 120, 760, 220); // under the panel, its numbers below the foot (150)
+  const focus = box(0, 40, 300, 140);
+  const t = { k: 1, x: 0, y: 0 };
+  assert.equal(cutsSide(t, [h, focus], panelled), true);
+  assert.equal(cutsSide({ ...t, y: 60 }, [box(560, 0, 760, 90), focus], panelled), false, "wholly under it");
+  const out = clearView(t, [h, focus], panelled, focus);
+  assert.equal(cutsView(out, [h, focus], panelled, focus), false);
+  assert.ok(out.k * focus.x0 + out.x >= 0 && out.k * focus.x1 + out.x <= 500, "the focus still in view across");
 });

@@ -206,7 +206,8 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   // (viewScale) otherwise: the room's eyes would follow the zoom, not the step.
   function uncut(place, view, focusBox) {
     const least = !focusBox || focusBox.overview ? null : reach(focusBox).titles;
-    return uncutView(place, framed().boxes, view, focusBox, least);
+    // the detail panel at the right (an inset there) cuts no box's title row either
+    return uncutView(place, framed().boxes, { ...view, panelRight: insetNow().side ?? null }, focusBox, least);
   }
 
   // data-camera is "moving" while the camera glides, so tests can wait for "still".
