@@ -24,7 +24,7 @@ from typing import Any, AsyncIterator
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse
-from pydantic import BaseModel, Field, RootModel, field_validator
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from gradwalk.server.deps import SettingsDep, SlotsDep
@@ -32,6 +32,7 @@ from gradwalk.server.errors import error_dict, error_response
 from gradwalk.server.jsonbody import queue_share, read_body
 from gradwalk.server.livehub import Busy, Follower, Hub, listen, state_event
 from gradwalk.server.openapi import errors, page_errors
+from gradwalk.server.pagestate import PageState
 from gradwalk.server.protocol import RAW_BODY
 from gradwalk.server.ratelimit import RateLimit
 from gradwalk.server.routers.pages import templates
@@ -50,18 +51,14 @@ STEP_ON_LOOP_BYTES = 8192
 NO_ROOM_HINT = "check the code on the lecturer's screen; a room closes after a while unused"
 
 
-class LiveState(RootModel[dict[str, Any]]):
-    """The page state: a JSON object with an integer "v" >= 1 and a "step" (integer >= 0,
-    0 when absent)."""
+class LiveState(PageState):
+    """The page state: a JSON object with an integer "v" >= 1, a "step" (0 when absent) and
+    every other field of static/js/state.js typed as it types it (server/pagestate.py): a
+    state the students' pages would refuse is refused here, 422 naming the field."""
 
-    @field_validator("root")
-    @classmethod
-    def _checked(cls, state: dict[str, Any]) -> dict[str, Any]:
-        for name, low in (("v", 1), ("step", 0)):
-            value = state.get(name, None if name == "v" else low)
-            if not isinstance(value, int) or isinstance(value, bool) or value < low:
-                raise ValueError(f'the state needs "{name}", an integer >= {low}')
-        return state
+    def text_fields(self) -> dict[str, Any]:
+        """The fields as sent (those absent stay absent), for the room's canonical JSON."""
+        return self.model_dump(exclude_unset=True)
 
 
 class RoomOpened(BaseModel):
@@ -172,7 +169,7 @@ async def open_room(request: Request, settings: SettingsDep, slots: SlotsDep):
     refused = _refusal(settings)
     if refused is not None:
         return _refused(refused)
-    text = _sized(body.root, settings)
+    text = _sized(body.text_fields(), settings)
     if not isinstance(text, str):
         return text
     hub = _hub(request.app, settings)
@@ -201,7 +198,7 @@ async def step_room(room: str, request: Request, settings: SettingsDep, slots: S
     if scheme.lower() != "bearer" or not token.strip():
         return _error(403, "forbidden", "only the room's presenter may step it",
                       "send the presenter_token as Authorization: Bearer <token>")
-    text = _sized(body.root, settings)
+    text = _sized(body.text_fields(), settings)
     if not isinstance(text, str):
         return text
     hub = _hub(request.app, settings)

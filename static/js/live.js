@@ -5,7 +5,9 @@
 // state's step is shown; a student who steps on their own (keys, the player) is detached,
 // and one tap on the "Following the lecturer" pill rejoins at the lecturer's current step. A
 // new program (the lecturer traced another) reloads the page, which the server opens at the
-// room's current state. EventSource reconnects by itself (the server says after 2 s) and the
+// room's current state: once per distinct walk (decideLive), each event's state checked as the
+// page checked its own (state.js checkState) before they are compared; a state the page
+// refuses says why on the pill and waits for the next step. EventSource reconnects by itself (the server says after 2 s) and the
 // first event of every connection is the current state. The page never writes.
 //
 // createLiveSender: the presenter's side (render/share.js, and the embed when a deck sends it
@@ -13,14 +15,60 @@
 // request at a time, and only the newest state waits, so a clicker pressed fast never queues
 // a backlog of stale steps.
 
+import { checkState } from "./state.js";
+
 const RETRY_MS = 5000; // after the server refused the stream (503 busy): its Retry-After
 
 // The fields that make another walk: a state differing in any of them reloads the page.
 const WALK_FIELDS = ["program", "output", "mode", "quiz", "train_chosen", "train_iteration"];
+const RELOADED_KEY = "gradwalk.live.reloaded"; // sessionStorage: the walk last reloaded for
 
-/** Whether states `a` and `b` show the same walk (maybe at different steps). */
+/**
+ * The walk a CHECKED state (state.js checkState's `state`) shows, as one string. Both sides
+ * of a comparison must be checked: the page opens at the checked state (BOM dropped, the
+ * iteration clamped, bad fields dropped), so a raw state never equals it and once reloaded
+ * the page endlessly.
+ */
+const walkOf = (checked) => JSON.stringify(WALK_FIELDS.map((name) => checked?.[name] ?? null));
+
+/** Whether checked states `a` and `b` show the same walk (maybe at different steps). */
 export function sameWalk(a, b) {
-  return WALK_FIELDS.every((name) => (a?.[name] ?? null) === (b?.[name] ?? null));
+  return walkOf(a) === walkOf(b);
+}
+
+/**
+ * What the student page does with a `state` event's raw `state`, given the CHECKED state it
+ * shows (`walkState`) and `memory` (sessionStorage-like: getItem, setItem, removeItem):
+ * {action: "step", step} (the same walk), {action: "reload"} (another walk, reloaded at most
+ * once per distinct walk), or {action: "wait", message} (a state this page refuses, or the
+ * walk it reloaded for already and still does not open at): it keeps its step and waits for
+ * the lecturer's next one.
+ */
+export function decideLive(raw, walkState, memory) {
+  const { state, error } = checkState(raw);
+  if (!state) return { action: "wait", message: `The lecturer's step cannot be shown here: ${error}` };
+  const walk = walkOf(state);
+  if (sameWalk(state, walkState)) {
+    memory.removeItem(RELOADED_KEY);
+    return { action: "step", step: state.step ?? 0 };
+  }
+  if (memory.getItem(RELOADED_KEY) === walk) {
+    return { action: "wait", message: "The lecturer's page did not open here; waiting for their next step" };
+  }
+  memory.setItem(RELOADED_KEY, walk);
+  return { action: "reload" };
+}
+
+// sessionStorage, or a stand-in where it is refused (a sandboxed frame): then the page may
+// reload once per event, never faster than events come.
+function sessionMemory() {
+  try {
+    sessionStorage.getItem(RELOADED_KEY);
+    return sessionStorage;
+  } catch {
+    const kept = new Map();
+    return { getItem: (k) => kept.get(k) ?? null, setItem: (k, v) => kept.set(k, v), removeItem: (k) => kept.delete(k) };
+  }
 }
 
 /**
@@ -29,7 +77,7 @@ export function sameWalk(a, b) {
  * state the page opened with. Returns {detaching(actions)}: the actions wrapped so that each
  * one a student takes detaches first.
  */
-export function followRoom(room, { root, pill, go, walkState, reload = () => location.reload() }) {
+export function followRoom(room, { root, pill, go, walkState, reload = () => location.reload(), memory = sessionMemory() }) {
   let latest = null; // the newest {seq, state}
   let following = true;
 
@@ -53,11 +101,18 @@ export function followRoom(room, { root, pill, go, walkState, reload = () => loc
     source = new EventSource(`/api/live/${encodeURIComponent(room)}/events`);
     source.addEventListener("state", (event) => {
       const data = JSON.parse(event.data);
-      if (!sameWalk(data.state, walkState)) {
+      const next = decideLive(data.state, walkState, memory);
+      if (next.action === "reload") {
         source.close();
         return reload(); // the lecturer moved to another program
       }
-      latest = { seq: data.seq, state: data.state };
+      if (next.action === "wait") {
+        root.dataset.liveRefused = next.message;
+        pill.textContent = next.message;
+        return;
+      }
+      delete root.dataset.liveRefused;
+      latest = { seq: data.seq, state: { step: next.step } };
       apply();
     });
     source.addEventListener("end", () => {

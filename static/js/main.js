@@ -873,7 +873,7 @@ const permalink = startPermalink({
   pendingStep: () => pendingStep,
   onLink: openState, // a new link pasted into this tab's address bar
 });
-if (link.error) permalink.say(link.error);
+if (link.error || link.note) permalink.say(link.error ?? link.note);
 
 createSharePanel(app, {
   state: () => permalink.state(), link: () => permalink.link(), links: app.dataset.linksEnabled !== "false", store,

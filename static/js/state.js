@@ -71,10 +71,19 @@ const rate = {
   check: (v) => typeof v === "number" && Number.isFinite(v) && v > 0 && v <= 1e6,
   parse: (s) => (/^\d*\.?\d+(e[-+]?\d+)?$/i.test(s) && rate.check(Number(s)) ? Number(s) : undefined),
 };
+// Train mode's iterations: the one limit of the link, the page's box (render/train.js) and the
+// server (GRADWALK_MAX_TRAIN_STEPS' default, engine/trace/limits.py TrainLimits.max_steps).
+export const MAX_TRAIN_STEPS = 10_000;
 const steps = {
-  check: (v) => Number.isSafeInteger(v) && v >= 1 && v <= 100_000,
-  parse: (s) => (/^\d+$/.test(s) && steps.check(Number(s)) ? Number(s) : undefined),
+  // any count from JSON: checkState clamps one past the limit, with a note
+  check: (v) => Number.isSafeInteger(v) && v >= 1,
+  parse: (s) => (/^\d+$/.test(s) && steps.check(Number(s)) && Number(s) <= MAX_TRAIN_STEPS ? Number(s) : undefined),
 };
+/** What the Iterations box's text reads as: a count of digits only, 1..MAX_TRAIN_STEPS, else
+ * undefined (Number() would take "1e3", "0x10", " 5 " and "2.5"). */
+export const readTrainSteps = (s) => steps.parse(String(s).trim());
+/** What the learning-rate box's text reads as: a decimal (1e-3 too, not "0x10"), else undefined. */
+export const readRate = (s) => rate.parse(String(s).trim());
 const bool = {
   parse: (s) => ({ 1: true, true: true, 0: false, false: false })[s],
   check: (v) => typeof v === "boolean",
@@ -186,7 +195,8 @@ const BOM = "\ufeff"; // U+FEFF, the byte-order mark Windows editors save first
  * A state object from JSON (a link, or the server's inlined `initial-state`) checked field
  * by field: {state: {v, ...valid fields}, error: null}, or {state: null, error: message}
  * when it is not a state at all or comes from a newer version. Unknown or ill-typed
- * fields are dropped (a v1 state with one bad field still opens).
+ * fields are dropped (a v1 state with one bad field still opens). `note`: what was changed
+ * to open it (train_steps past MAX_TRAIN_STEPS is clamped), absent when nothing was.
  */
 export function checkState(object) {
   if (!object || typeof object !== "object" || Array.isArray(object)) return { state: null, error: LINK_ERRORS.foreign };
@@ -200,12 +210,17 @@ export function checkState(object) {
   // A leading byte-order mark is not part of the program (the server drops it too:
   // server/tracing.py without_bom), so the editor's columns match the server's.
   if (typeof state.program === "string" && state.program.startsWith(BOM)) state.program = state.program.slice(1);
+  let note = null;
+  if (state.train_steps > MAX_TRAIN_STEPS) {
+    note = `This link asked for ${state.train_steps.toLocaleString("en")} training iterations; the most is ${MAX_TRAIN_STEPS.toLocaleString("en")}, so it opens with ${MAX_TRAIN_STEPS.toLocaleString("en")}.`;
+    state.train_steps = MAX_TRAIN_STEPS;
+  }
   // The iteration chosen is one of the run's (a link may name iteration 500 of 10 steps)
   if (state.train_iteration !== undefined) {
     const last = (state.train_steps ?? FIELDS.train_steps.default) - 1;
     state.train_iteration = Math.min(Math.max(state.train_iteration, 0), last);
   }
-  return { state, error: null };
+  return note ? { state, error: null, note } : { state, error: null };
 }
 
 function toBase64Url(bytes) {

@@ -18,10 +18,11 @@
 //   error      {error: {kind, message, ...}}  rejects, as a 422 would
 
 import { TraceError } from "./api.js";
+import { MAX_TRAIN_STEPS } from "./state.js";
 import { readEvents } from "./stream.js";
 export { OPTIMIZERS } from "./state.js";
 
-export const MAX_STEPS = 10_000; // the server's default GRADWALK_MAX_TRAIN_STEPS
+export const MAX_STEPS = MAX_TRAIN_STEPS; // the server's default GRADWALK_MAX_TRAIN_STEPS
 export const MAX_LR = 1e6;
 const BUG = "no_zero_grad"; // the bug lab's one switch in training
 
@@ -205,6 +206,21 @@ export function drawnText({ iteration = null, starting = false, loading = null }
   if (iteration === null) return { text: "", button, title };
   const shows = `The graph shows ${passName(iteration)}`;
   return { text: iteration === chosen ? shows : `${shows}, not ${chosen}`, button, title };
+}
+
+/**
+ * A dead tag's `deadText` split for drawing: {head, tail}, the head naming every unit ("h: units
+ * 32, 36, 40 dead"), the tail their iterations (" (since iterations 3, 16, 32)"), which the tag
+ * may leave to its tooltip. (Cut at the first "(since" the head was "h: units 32": a review
+ * of livefix14.)
+ */
+export function deadTagParts(text) {
+  const since = / \(since iteration (\d+)\)/g;
+  const iterations = [...text.matchAll(since)].map((m) => m[1]);
+  const head = text.replace(since, "");
+  if (!iterations.length) return { head, tail: "" };
+  const tail = iterations.length === 1 ? ` (since iteration ${iterations[0]})` : ` (since iterations ${iterations.join(", ")})`;
+  return { head, tail };
 }
 
 /** Dead units grouped by node id: {n7: [{node, name, unit, iteration}, ...]}. */

@@ -195,6 +195,12 @@ def test_the_three_spirals_reach_100_percent_on_the_page(explorer):
     # each unit with the iteration it died at, as `gradwalk train` says (not the first's for all)
     assert page.locator("#train-dead").inner_text() == (
         "h: units 32 (since iteration 3), 36 (since iteration 16), 40 (since iteration 32) dead")
+    # the tag on h names all three units, its "(since ...)" the part it may leave to its
+    # tooltip (it was cut at the first "(since" to "h: units 32": review livefix14 §3)
+    tag = page.locator('g.node.dead[data-name="h"] text.dead-tag')
+    drawn = " ".join(tag.locator("tspan:not(.dead-since)").all_text_contents())
+    assert " ".join(drawn.split()) == "h: units 32, 36, 40 dead"
+    assert tag.locator(".dead-since").text_content() == " (since iterations 3, 16, 32)"
 
 
 def test_a_refused_run_says_why_and_other_modes_hide_the_panel(explorer):

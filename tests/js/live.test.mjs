@@ -2,7 +2,8 @@
 // one request in flight with only the newest state waiting (a fast clicker queues no backlog).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createLiveSender, sameWalk } from "../../static/js/live.js";
+import { createLiveSender, decideLive, sameWalk } from "../../static/js/live.js";
+import { checkState } from "../../static/js/state.js";
 
 test("a step is the same walk; another program or mode is not", () => {
   const a = { v: 1, program: "x = 1", step: 2 };
@@ -55,4 +56,44 @@ test("past the room's rate the sender waits as told and sends the newest state",
   await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(posted, [1, 2]); // 2 is sent after the wait, 1 not again
   assert.deepEqual(results, [null]);
+});
+
+// The review's endless reloads (issue livefix14 §1): the event's raw state was compared with
+// the page's checked one, so a BOM, a clamped iteration or a refused field never matched.
+function memory() {
+  const kept = new Map();
+  return { getItem: (k) => kept.get(k) ?? null, setItem: (k, v) => kept.set(k, v), removeItem: (k) => kept.delete(k) };
+}
+
+test("a state the page checks into its own walk steps, never reloads", () => {
+  const raw = [
+    [{ v: 1, program: "\ufeffx = 2.0\nL = x * x", step: 1 }, 1],
+    [{ v: 1, program: "x = 2.0\nL = x * x", mode: "train", train_steps: 101, train_iteration: 299, train_chosen: true, step: 2 }, 2],
+    [{ v: 1, program: 5, step: 1 }, 1],
+    [{ v: 1, program: "x = 2.0\nL = x * x", mode: "sideways", step: 3 }, 3],
+  ];
+  for (const [state, step] of raw) {
+    const walkState = checkState({ ...state, step: 0 }).state; // the page opened at it
+    assert.deepEqual(decideLive(state, walkState, memory()), { action: "step", step });
+  }
+});
+
+test("another walk reloads once; the same walk again waits with a message", () => {
+  const shown = checkState({ v: 1, program: "x = 1" }).state;
+  const mem = memory();
+  assert.deepEqual(decideLive({ v: 1, program: "y = 2", step: 1 }, shown, mem), { action: "reload" });
+  const again = decideLive({ v: 1, program: "y = 2", step: 2 }, shown, mem);
+  assert.equal(again.action, "wait");
+  assert.match(again.message, /waiting for their next step/);
+  assert.deepEqual(decideLive({ v: 1, program: "z = 3", step: 1 }, shown, mem), { action: "reload" });
+  // A step of the page's own walk forgets the reload: a later return to "y = 2" reloads.
+  assert.deepEqual(decideLive({ v: 1, program: "x = 1", step: 4 }, shown, mem), { action: "step", step: 4 });
+  assert.deepEqual(decideLive({ v: 1, program: "y = 2", step: 1 }, shown, mem), { action: "reload" });
+});
+
+test("a state of a newer version waits with the reason, never reloads", () => {
+  const shown = checkState({ v: 1, program: "x = 1" }).state;
+  const next = decideLive({ v: 2, program: "x = 1", step: 2 }, shown, memory());
+  assert.equal(next.action, "wait");
+  assert.match(next.message, /newer version of gradwalk/);
 });

@@ -5,7 +5,7 @@ import { deflateSync, strToU8 } from "fflate";
 import {
   checkState, choosePreset, createStore, CUSTOM, CUSTOM_LABEL, decodeLink, decodeState, defaultState,
   editProgram, EDITED_MARK, encodeLink, encodeState, FIELDS, LINK_ERRORS, LINKED, LINKED_LABEL, linkState, menuFor,
-  MODES, openLink, presetFor, restoredEditor, savedEditor, SPEEDS, THEMES, VERSION,
+  MAX_TRAIN_STEPS, MODES, openLink, readRate, readTrainSteps, presetFor, restoredEditor, savedEditor, SPEEDS, THEMES, VERSION,
 } from "../../static/js/state.js";
 import { canReset, resetExample } from "../../static/js/resets.js";
 
@@ -355,4 +355,25 @@ test("an older link (no mode, no tangent) opens in reverse mode, also in a tab i
   // a link in forward mode over a tab already there patches nothing of the mode
   const same = openLink(inForward, { v: 1, program: MINE, mode: "forward", tangent: "w" }, PRESETS);
   assert.equal(Object.hasOwn(same, "mode") || Object.hasOwn(same, "tangent"), false);
+});
+
+// One limit of train iterations for link, box and server (livefix14 §2): a link once opened
+// "Iterations 50000", a value the box itself refused, so typing anything reverted to it.
+test("a link past the iterations' limit opens clamped to it, with a note", () => {
+  assert.equal(MAX_TRAIN_STEPS, 10_000);
+  const { state, note } = checkState({ v: 1, program: "x = 1", train_steps: 50_000, train_iteration: 40_000 });
+  assert.equal(state.train_steps, 10_000);
+  assert.equal(state.train_iteration, 9_999);
+  assert.match(note, /asked for 50,000 training iterations; the most is 10,000/);
+  assert.equal(checkState({ v: 1, train_steps: 10_000 }).note, undefined);
+  assert.equal(decodeLink("train_steps=50000").state.train_steps, undefined);
+});
+
+test("the train boxes read plain numbers only", () => {
+  for (const typed of ["0", "-5", "10001", "2.5", "1e3", "0x10", "", "abc"]) assert.equal(readTrainSteps(typed), undefined, typed);
+  assert.equal(readTrainSteps(" 101 "), 101);
+  assert.equal(readTrainSteps("10000"), 10_000);
+  for (const typed of ["0x10", "0", "-1", "Infinity", "", "1e7"]) assert.equal(readRate(typed), undefined, typed);
+  assert.equal(readRate("0.05"), 0.05);
+  assert.equal(readRate("1e-3"), 0.001);
 });

@@ -3,7 +3,7 @@
 // from 0, a recorded iteration's narration names it, and the loss axis's labels fit.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { deadText, iterationNarration, iterationRange, iterationText } from "../../static/js/train.js";
+import { deadTagParts, deadText, iterationNarration, iterationRange, iterationText } from "../../static/js/train.js";
 import { URL_FIELDS } from "../../static/js/permalink.js";
 import { FIELDS } from "../../static/js/state.js";
 import { leftMargin, lossScale } from "../../static/js/render/losscurve.js";
@@ -47,4 +47,11 @@ test("the loss axis leaves room for 0.0001 whole (it read .0001)", () => {
   // 6 characters at 15 px (8.3 px a digit) after the tick (6) and its padding (3)
   assert.ok(leftMargin(labels) >= 6 + 3 + 6 * 8.3, String(leftMargin(labels)));
   assert.equal(leftMargin(["0", "0.5", "1"]), 52); // short labels keep the usual margin
+});
+
+test("a dead tag's head names every unit; the iterations are its tail", () => {
+  const text = "h: units 32 (since iteration 3), 36 (since iteration 16), 40 (since iteration 32) dead";
+  assert.deepEqual(deadTagParts(text), { head: "h: units 32, 36, 40 dead", tail: " (since iterations 3, 16, 32)" });
+  assert.deepEqual(deadTagParts("h: units 0, 1 dead (since iteration 0)"), { head: "h: units 0, 1 dead", tail: " (since iteration 0)" });
+  assert.deepEqual(deadTagParts("h: unit 3 dead"), { head: "h: unit 3 dead", tail: "" });
 });

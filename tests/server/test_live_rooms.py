@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -65,13 +66,33 @@ def test_a_room_opens_and_only_its_token_steps_it(monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("body, why", [
-    ({"program": "x = 1"}, '"v"'), ({"v": 1, "step": -1}, '"step"'),
-    ({"v": 1, "step": True}, '"step"'), ([1, 2], "an object"),
+    ({"program": "x = 1"}, "v: "), ({"v": 1, "step": -1}, "step: "),
+    ({"v": 1, "step": True}, "step: "), ([1, 2], "an object"),
+    # fields the students' pages would drop (state.js checkState), so that they reloaded
+    # endlessly (review livefix14): refused here with the field named
+    ({"v": 1, "program": 5, "step": 1}, "program: "), ({"v": 1, "mode": "sideways"}, "mode: "),
+    ({"v": 1, "step": 2**80}, "step: "), ({"v": 1, "train_steps": 50_000}, "train_steps: "),
+    ({"v": 1, "speed": 3}, "speed: "), ({"v": 1, "quiz": "all"}, "quiz: "),
+    ({"v": 1, "open_groups": ["x"]}, "open_groups: "), ({"v": 1, "train_lr": 0}, "train_lr: "),
+    ({"v": 1, "font": 9}, "font: "), ({"v": 1, "hide_program": 1}, "hide_program: "),
 ])
 def test_a_bad_state_is_a_422_naming_the_field(monkeypatch, tmp_path, body, why):
     with live_app(monkeypatch, tmp_path) as client:
         r = client.post("/api/live", json=body)
-        assert r.status_code == 422 and why in r.json()["error"]["message"]
+        assert r.status_code == 422 and why in r.json()["error"]["message"], r.text
+        room, auth = opened(client)
+        r = client.post(f"/api/live/{room}/state", json=body, headers=auth)
+        assert r.status_code == 422 and why in r.json()["error"]["message"], r.text
+
+
+def test_a_good_state_is_stored_as_sent(monkeypatch, tmp_path):
+    state = {"v": 1, "program": "\ufeffx = 2.0\nL = x * x", "step": 2, "speed": 0.5, "font": 1,
+             "train_lr": 1, "train_steps": 101, "train_iteration": 299, "open_groups": ["g3"],
+             "quiz": "nodes:a,b", "a_newer_field": [1]}
+    with live_app(monkeypatch, tmp_path) as client:
+        room, auth = opened(client)
+        assert client.post(f"/api/live/{room}/state", json=state, headers=auth).status_code == 200
+        assert json.loads(client.app.state.live_hub.store.current(room, 60)[1]) == state
 
 
 def test_unknown_and_malformed_rooms_are_404(monkeypatch, tmp_path):

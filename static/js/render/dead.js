@@ -8,7 +8,7 @@
 // (render/names.js), where it prints larger: at Fit seed 003's tag stood over W2.T and ran
 // under `h @ W2.T` (a review of issue 14).
 
-import { deadByNode, deadText } from "../train.js";
+import { deadByNode, deadTagParts, deadText } from "../train.js";
 import { placeTag as placeAmong } from "../tagplace.js";
 import { METRICS } from "../layout.js";
 
@@ -80,9 +80,7 @@ function tagFont(svg) {
 function placeTag(svg, g, tag, text) {
   const doc = g.ownerDocument;
   const box = g.__data__ ?? { x: 0, y: 0, width: 0, height: 0 };
-  const cut = text.indexOf(" (since");
-  const head = cut > 0 ? text.slice(0, cut) : text;
-  const tail = cut > 0 ? text.slice(cut) : "";
+  const { head, tail } = deadTagParts(text);
   const { font, overview } = tagFont(svg);
   const at = placeAmong(box, obstacles(svg, g), { head, tail: overview ? "" : tail, font });
   tag.setAttribute("text-anchor", at.anchor);

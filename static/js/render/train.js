@@ -13,6 +13,7 @@ import {
   addTrainEvent, arrived, createRun, deadByNode, deadText, divergedText, drawnText, formatLoss, outputsText, iterationRange, iterationText, MAX_LR,
   MAX_STEPS, OPTIMIZERS, runView, streamTraining, trainRequest,
 } from "../train.js";
+import { readRate, readTrainSteps } from "../state.js";
 import { createBoundary } from "./boundary.js";
 import { createLossCurve } from "./losscurve.js";
 import { el } from "./dom.js";
@@ -100,16 +101,16 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   });
   // the note follows the box as it is typed in (the store takes the number on "change")
   steps.addEventListener("input", () => {
-    const v = Number(steps.value);
+    const v = readTrainSteps(steps.value);
     if (Number.isSafeInteger(v) && v >= 1 && v <= MAX_STEPS) showRange(v);
   });
   setting(steps, () => {
-    const v = Number(steps.value);
+    const v = readTrainSteps(steps.value);
     return Number.isSafeInteger(v) && v >= 1 && v <= MAX_STEPS ? { train_steps: v } : null;
   });
   setting(lr, () => {
-    const v = Number(lr.value.trim());
-    return lr.value.trim() && Number.isFinite(v) && v > 0 && v <= MAX_LR ? { train_lr: v } : null;
+    const v = readRate(lr.value);
+    return Number.isFinite(v) && v > 0 && v <= MAX_LR ? { train_lr: v } : null;
   });
   setting(optimizer, () => ({ train_optimizer: optimizer.value }));
   setting(bug, () => ({ train_bug: bug.checked }));

@@ -1,0 +1,77 @@
+"""A live room's student page never reloads in a loop (review livefix14 §1). It compared the
+event's raw state with its own checked one (state.js checkState drops a leading BOM, clamps the
+iteration chosen), so they never matched and a phone reloaded several times a second (42 loads
+in 5 s). Now: such a step is followed without a reload; a state the page refuses (a newer
+version) says so on the pill and waits; another walk reloads once."""
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import pytest
+
+PROGRAM = "x = 2.0\nL = x * x"
+
+
+def _post(url: str, body: dict, token: str | None = None) -> dict:
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers)
+    with urllib.request.urlopen(request) as answer:
+        return json.loads(answer.read())
+
+
+def _loads_after_a_step(chromium, app_url: str, state: dict, step: dict) -> tuple[int, object]:
+    """Open a room at `state`, a phone on it, post `step`: (page loads in 3 s after, page)."""
+    room = _post(f"{app_url}/api/live", state)
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                   is_mobile=True)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    loads = []
+    page.on("load", lambda: loads.append(1))
+    page.goto(f"{app_url}/live/{room['room']}")
+    page.wait_for_selector('#embed[data-status="ready"][data-following="true"]')
+    before = len(loads)
+    _post(f"{app_url}/api/live/{room['room']}/state", step, room["presenter_token"])
+    page.wait_for_timeout(3000)
+    return len(loads) - before, page
+
+
+@pytest.mark.parametrize("state", [
+    {"v": 1, "program": "\ufeff" + PROGRAM},   # a program pasted with its byte-order mark
+    {"v": 1, "program": PROGRAM, "train_steps": 101, "train_iteration": 299,
+     "train_chosen": True},   # the slider at 300, then Iterations set to 101
+], ids=["bom", "iteration-clamped"])
+def test_a_step_the_page_checks_into_its_walk_is_followed_without_a_reload(chromium, app_url,
+                                                                          state):
+    loads, page = _loads_after_a_step(chromium, app_url, state, {**state, "step": 1})
+    try:
+        assert loads == 0
+        assert page.get_attribute("#embed", "data-live-step") == "1"
+        assert page.get_attribute("#embed", "data-step") == "1"
+    finally:
+        page.context.close()
+
+
+def test_a_state_the_page_refuses_says_so_and_waits(chromium, app_url):
+    state = {"v": 1, "program": PROGRAM}
+    loads, page = _loads_after_a_step(chromium, app_url, state, {"v": 2, "program": PROGRAM,
+                                                                 "step": 2})
+    try:
+        assert loads == 0
+        assert "newer version of gradwalk" in page.inner_text("#live-pill")
+        assert page.get_attribute("#embed", "data-step") == "0"
+    finally:
+        page.context.close()
+
+
+def test_another_walk_reloads_once(chromium, app_url):
+    loads, page = _loads_after_a_step(chromium, app_url, {"v": 1, "program": PROGRAM},
+                                      {"v": 1, "program": "y = 3.0\nM = y + y", "step": 1})
+    try:
+        assert loads == 1
+        page.wait_for_selector('#embed[data-status="ready"][data-live-step="1"][data-step="1"]')
+    finally:
+        page.context.close()
