@@ -292,7 +292,7 @@ class UnrollSyntax:
                     raise self.too_many_calls(stmt, before + total + 1, limit)
                 total += 1 + cost
             if self.over is None and before + total > limit:
-                self.over = stmt   # a `with` line is over before its body
+                self.over = stmt   # (a `with` line over it: its body's first statement)
         return total
 
 
