@@ -168,7 +168,10 @@ def _train_types(steps, lr, optimizer, record, output) -> tuple[int, float, tupl
     if isinstance(record, (str, bytes)) or not isinstance(record, Iterable):
         raise TypeError(f"record must be iterations (ints), not {type(record).__name__}")
     _optional_text("output", output)
-    return steps, float(lr), tuple(sorted({_whole("an iteration of record", k) for k in record}))
+    # a huge int lr stays an int: float(10**400) overflowed (an OverflowError, not the
+    # ValueError promised); check_lr refuses it as it is
+    lr = lr if isinstance(lr, int) and abs(lr) > 2 ** 53 else float(lr)
+    return steps, lr, tuple(sorted({_whole("an iteration of record", k) for k in record}))
 
 
 def _notebook(name: str):

@@ -93,7 +93,7 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     count = builder.count_statements(tree.body, max_statements)   # loops unrolled
     builder.room = max_statements - count   # for comprehensions (engine/parse_comprehensions)
     if count > max_statements:
-        s = _statements(tree)[max_statements]
+        s = builder.over or tree.body[-1]   # set by count_statements; the last, as a guard
         raise ProgramError("too_large", f"the program has {count:,} statements; the "
                            f"limit (max_statements) is {max_statements:,}", s.lineno,
                            lines.char_col(s.lineno, s.col_offset),

@@ -22,9 +22,11 @@ import ast
 import numpy as np
 
 from gradwalk.engine import datasets
+from gradwalk.engine.clip import clip
 from gradwalk.engine.parse_calls import function_hint
 from gradwalk.engine.parse_tensors import MAX_INDEX, number_text
 from gradwalk.engine.syntax import RESERVED, number
+from gradwalk.engine.wording import said
 
 PARTS = ("inputs", "labels")   # what X and y hold, in the order they are assigned
 USAGE = {"xor": "X, y = xor()", "spirals": "X, y = spirals(100, 3, seed=0, noise=0.2)",
@@ -137,10 +139,16 @@ class DataSyntax:
     def whole(self, node: ast.expr, fname: str, what: str, least: int) -> int:
         """An integer literal from `least` up (a size: MAX_INDEX keeps a 4,000-digit one out)."""
         value = number(node)
-        if type(value) is not int or not least <= value <= MAX_INDEX:
-            raise self.error("bad_argument", f"{what} of {fname} must be an integer of "
-                             f"{least} or more", node)
-        return value
+        if type(value) is int and least <= value <= MAX_INDEX:
+            return value
+        # each message says which way the argument is wrong: `spirals(10**9, ...)` was told
+        # "must be an integer of 2 or more" (a review)
+        wrong = (f"not `{clip(ast.unparse(node), 24)}`: write the integer itself, as in "
+                 f"`{USAGE[fname].split(' = ', 1)[1]}`" if value is None else
+                 f"not {value!r}" if type(value) is not int or value < least else
+                 f"not {said(value)}, past any size a tensor can have (2**62)")
+        raise self.error("bad_argument", f"{what} of {fname} must be an integer of {least} or "
+                         f"more, {wrong}", node)
 
     def noise(self, node: ast.expr) -> float | int:
         """The noise's scale: a finite number, 0 or more."""

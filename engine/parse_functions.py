@@ -154,6 +154,25 @@ class FunctionSyntax:
                 total += self.function_size(node)
         return total
 
+    def too_many_calls(self, stmt: ast.stmt, before: int, limit: int):
+        """"too_large" at the call in `stmt` that takes the program (`before` statements up to
+        and with `stmt`'s own) over `limit`. Sizes are counted, never built, so seventeen
+        nested doubling functions (2**17 calls) are refused at once (a review: the count's
+        total had no statement to point at, an IndexError and a 500)."""
+        for node in ast.walk(stmt):
+            if type(node) is ast.Call and type(node.func) is ast.Name and \
+                    node.func.id in self.defined:
+                size = self.function_size(node)
+                if before + size > limit:
+                    break
+                before += size
+        return self.error("too_large", f"this call of `{node.func.id}` writes out "
+                          f"{size:,} statements (its body, with the calls in it): the program "
+                          f"would have {before + size:,} statements at least; the limit "
+                          f"(max_statements) is {limit:,}", node,
+                          hint="call fewer functions, or nest them less (the setting is "
+                               "GRADWALK_MAX_STATEMENTS)")
+
     def function_size(self, call: ast.Call) -> int:
         name = call.func.id
         if name in self.sizing:

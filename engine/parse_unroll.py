@@ -43,6 +43,7 @@ class UnrollSyntax:
     its int in the iteration being built)."""
 
     loop_values: dict[str, int]
+    over: ast.stmt | None = None   # the first statement past max_statements (count_statements)
 
     # ---- methods -----------------------------------------------------------------------------
     def method_call(self, node: ast.Call, name: str | None):
@@ -257,7 +258,9 @@ class UnrollSyntax:
         or `for` line is one more); `before`: those the program builds ahead of them.
         too_large at the first loop that takes the program over `limit`; a plain statement
         past the limit is left to the caller (its error names the total). Recursive over
-        nested blocks only, which Python's parser bounds (20 deep)."""
+        nested blocks only, which Python's parser bounds (20 deep). A statement whose calls
+        take the program over `limit` is refused at the call that does it (too_many_calls).
+        The first other statement over it is kept in `over`, for the caller's error."""
         total = 0
         for stmt in stmts:
             kind = type(stmt)
@@ -284,7 +287,12 @@ class UnrollSyntax:
                                           "GRADWALK_MAX_STATEMENTS)")
                 total += size
             else:
-                total += 1 + (self.call_cost(stmt) if self.defined else 0)
+                cost = self.call_cost(stmt) if self.defined else 0
+                if cost and before + total + 1 + cost > limit:
+                    raise self.too_many_calls(stmt, before + total + 1, limit)
+                total += 1 + cost
+            if self.over is None and before + total > limit:
+                self.over = stmt   # (a `with` line over it: its body's first statement)
         return total
 
 

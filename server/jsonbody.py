@@ -60,7 +60,21 @@ async def read_body(request: Request, wait: Waiting, model: type[M],
         raise RequestValidationError([{"type": "extra_forbidden", "loc": ("body", e.name),
                                        "msg": "Extra inputs are not permitted"}]) from None
     except ValidationError as e:
-        raise RequestValidationError(e.errors(include_url=False, include_input=False)) from None
+        raise RequestValidationError([_kind_of_input(error) for error in
+                                      e.errors(include_url=False)]) from None
+
+
+# what a JSON value is, said in a message ("lr: must be a number, not a string")
+_JSON_KINDS = {str: "a string", bool: "true or false", type(None): "null", dict: "an object",
+               list: "a list", int: "a number", float: "a number"}
+
+
+def _kind_of_input(error: dict) -> dict:
+    """The error with its input replaced by the input's JSON kind ("input_kind"): what the
+    message says, without holding or echoing the value itself (a program of megabytes)."""
+    error = dict(error)
+    error["input_kind"] = _JSON_KINDS.get(type(error.pop("input", None)))
+    return error
 
 
 def _validate(model: type[M], raw: bytes, bounds: Bounds) -> M:

@@ -71,11 +71,17 @@ def _where(error: dict) -> str:
                     if p != "body" and p not in _UNION_MEMBERS)
 
 
-def _plain(error: dict) -> str:
+def _plain(error: dict, errors: list[dict] = ()) -> str:
     """A pydantic error's message without the library's wording ("Value error, ...",
-    "JSON decode error" at a position given as a location)."""
-    if error.get("loc", ())[-1:] and error["loc"][-1] in _UNION_MEMBERS:
-        return "must be a number or a (nested) list of numbers"
+    "JSON decode error" at a position given as a location). `errors`: all of the request's,
+    to tell a number field (lr) from a number-or-list one (output_grad): the union's members
+    each fail apart."""
+    loc = tuple(error.get("loc", ()))
+    if loc[-1:] and loc[-1] in _UNION_MEMBERS:
+        listy = any(tuple(e.get("loc", ())) == (*loc[:-1], "list[any]") for e in errors)
+        got = error.get("input_kind")   # server/jsonbody.py
+        return ("must be a number" + (" or a (nested) list of numbers" if listy else "")
+                + (f", not {got}" if got and got != "a number" else ""))
     if error.get("type") == "json_invalid":
         at = error.get("loc", ())[-1:]
         return "the body is not valid JSON" + (f" (at character {at[0]})" if at and
@@ -139,7 +145,7 @@ def create_app() -> FastAPI:
     async def bad_request(request: Request, exc: RequestValidationError) -> ErrorResponse:
         first = exc.errors()[0] if exc.errors() else {}
         where = "" if first.get("type") == "json_invalid" else _where(first)
-        msg = _plain(first)
+        msg = _plain(first, exc.errors())
         hint = (f"remove `{where}`: the body takes only the documented fields"
                 if first.get("type") == "extra_forbidden" else None)
         return _error(422, "bad_request", f"{where}: {msg}" if where else msg, hint)

@@ -9,11 +9,11 @@ checked forward pass, still before the first iteration is reported.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.trace.limits import TrainLimits   # declared there, light, for the settings
+from gradwalk.engine.wording import LONG_INT, said
 
 OPTIMIZERS = ("sgd", "momentum", "adam")
 # The largest learning rate a run takes (the API's and the CLI's one bound): past it a step of
@@ -57,9 +57,10 @@ def check(config: TrainConfig) -> None:
     "too_large" naming the limit (max_steps, max_recorded)."""
     limits = config.limits
     if type(config.steps) is not int or config.steps < 1:
-        raise _bad("steps", f"steps must be a whole number of at least 1, not {config.steps!r}")
+        raise _bad("steps", f"steps must be a whole number of at least 1, not "
+                   f"{said(config.steps)}")
     if config.steps > limits.max_steps:
-        raise ProgramError("too_large", f"{config.steps:,} steps asked; the limit (max_steps) "
+        raise ProgramError("too_large", f"{_count(config.steps)} asked; the limit (max_steps) "
                            f"is {limits.max_steps:,}", hint="train for fewer steps")
     check_lr(config.lr)
     if config.optimizer not in OPTIMIZERS:
@@ -71,8 +72,11 @@ def check(config: TrainConfig) -> None:
                    f"{', '.join(BUGS)}")
     outside = [k for k in config.record if type(k) is not int or not 0 <= k < config.steps]
     if outside:
-        raise _bad("record", f"iteration {outside[0]!r} cannot be recorded: iterations run "
-                   f"from 0 to {config.steps - 1}")
+        k = outside[0]
+        which = f"{said(k)} as an iteration" if type(k) is int and abs(k) >= LONG_INT else \
+            f"iteration {k!r}"
+        raise _bad("record", f"{which} cannot be recorded: iterations run from 0 to "
+                   f"{config.steps - 1}")
     if len(set(config.record)) > limits.max_recorded:
         raise ProgramError("too_large", f"{len(set(config.record))} iterations to record; the "
                            f"limit (max_recorded) is {limits.max_recorded}",
@@ -85,10 +89,16 @@ def check_lr(lr) -> None:
     """Raise ProgramError "bad_argument" (hint: check `lr`) unless 0 < lr <= MAX_LR; NaN and
     infinities included. The one check of the learning rate: the engine's, the API's
     (server/routers/train.py) and the CLI's (server/cli_train.py), with one message."""
-    if not isinstance(lr, (int, float)) or isinstance(lr, bool) or not math.isfinite(lr) or \
-            not 0 < lr <= MAX_LR:
+    # compared, never made a float: 10**400 (a JSON integer) overflowed math.isfinite (a 500);
+    # NaN fails the comparison, and infinities are past MAX_LR
+    if not isinstance(lr, (int, float)) or isinstance(lr, bool) or not 0 < lr <= MAX_LR:
         raise _bad("lr", f"the learning rate must be a number above 0 and at most {MAX_LR:,.0f}, "
-                   f"not {lr!r}")
+                   f"not {said(lr)}")
+
+
+def _count(n: int) -> str:
+    """n steps, said: "10,001 steps", "an integer of 401 digits as steps"."""
+    return f"{n:,} steps" if n < LONG_INT else f"{said(n)} as steps"
 
 
 def _bad(field_name: str, message: str) -> ProgramError:

@@ -162,9 +162,8 @@ async def create_link(request: Request, response: Response, store: LinkStoreDep,
         return error_response(404, DISABLED)
     try:
         canonical = canonical_json(body.state)
-    except ValueError:
-        return _error(422, "bad_request", "state: NaN and infinities are not JSON",
-                      "send numbers as finite values or strings")
+    except ValueError as e:   # what and where (server/storage/canonical.py state_problem)
+        return _error(422, "bad_request", str(e), "send the page's own state")
     size, limit = len(canonical), settings.max_link_state_bytes
     if size > limit:
         return _error(413, "too_large", f"the state is {size:,} bytes as canonical JSON; "

@@ -116,8 +116,8 @@ def _sized(state: dict[str, Any], settings: Settings) -> str | Any:
     """The state as canonical JSON text, or a 413/422 error answer."""
     try:
         text = canonical_json(state)
-    except ValueError:
-        return _error(422, "bad_request", "state: NaN and infinities are not JSON")
+    except ValueError as e:   # what and where (server/storage/canonical.py state_problem)
+        return _error(422, "bad_request", str(e))
     if len(text) > settings.max_live_state_bytes:
         return _error(413, "too_large", f"the state is {len(text):,} bytes as canonical JSON; a "
                       f"live room holds at most {settings.max_live_state_bytes:,} "

@@ -7,7 +7,7 @@
 import { fetchMistakes } from "./api.js";
 import { formatNumber } from "./format.js";
 import { narrate } from "./narration.js";
-import { answerText, askLine, cellNames, emptyReason, gateOf, hiddenAt, judgeAnswer, kindText, PRESETS, questionsOf, quizSpec, resultMessage, scoreOf, unknownNames } from "./quiz.js";
+import { answerText, askLine, cellNames, emptyReason, gateOf, hiddenAt, judgeAnswer, kindText, PRESETS, questionsOf, quizSpec, resultMessage, scoreOf, unknownNames, unreadableTitle } from "./quiz.js";
 import { createQuizPanel, markAsked } from "./render/quiz.js";
 
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -156,8 +156,7 @@ export function createQuizSession(root, { store, before = null, seek, changed = 
     const verdict = judgeAnswer(texts, q, table?.[q.what]?.[q.node] ?? []);
     panel.markCells(verdict.cells ?? null);
     if (verdict.verdict === "unreadable") {
-      return panel.say({ verdict: null, title: q.grid ? "Type one number in each cell, e.g. 0.7864 (a comma works too); Tab moves on."
-        : "Type one number, e.g. 0.7864 (a comma works too)." });
+      return panel.say({ verdict: null, title: unreadableTitle(verdict, q.grid) }); // not counted
     }
     const record = answers.get(q.step) ?? { tries: [], right: false };
     record.tries.push({ value: verdict.value, verdict: verdict.verdict, kind: verdict.kind });

@@ -289,7 +289,8 @@ export function matches(x, v) {
 export function judge(text, question, mistakes = []) {
   const value = readAnswer(text);
   const none = { mistake: null, kinds: [], also: [], kind: null };
-  if (Number.isNaN(value)) return { verdict: "unreadable", value, ...none };
+  // 1e999 or 5,000 nines read as Infinity: refused as input, never a (counted) wrong answer
+  if (!Number.isFinite(value)) return { verdict: "unreadable", value, ...none };
   if (matches(value, question.answer)) return { verdict: "right", value, ...none };
   return { verdict: "wrong", value, ...named(mistakes, (m) => matches(value, elementAt(m.value, question.element))) };
 }
@@ -306,12 +307,25 @@ export function judge(text, question, mistakes = []) {
 export function judgeGrid(texts, question, mistakes = []) {
   const right = [question.answer].flat(Infinity);
   const value = right.map((_, k) => readAnswer(texts[k]));
-  const cells = value.map((x, k) => (Number.isNaN(x) ? "unreadable" : matches(x, right[k]) ? "right" : "wrong"));
+  const cells = value.map((x, k) => (!Number.isFinite(x) ? "unreadable" : matches(x, right[k]) ? "right" : "wrong"));
   const none = { mistake: null, kinds: [], also: [], kind: null };
   if (cells.includes("unreadable")) return { verdict: "unreadable", value, cells, ...none };
   const wrong = cells.flatMap((c, k) => (c === "wrong" ? [k] : []));
   if (!wrong.length) return { verdict: "right", value, cells, ...none };
   return { verdict: "wrong", value, cells, ...named(mistakes, (m) => wrong.every((k) => matches(value[k], elementAt(m.value, k)))) };
+}
+
+/**
+ * What the page says to an unreadable answer (judge's or judgeGrid's verdict "unreadable"):
+ * a number past a float64's range (1e999, 5,000 nines: Infinity) is said as such, since
+ * "type one number" would puzzle who typed one; `grid` for a grid question.
+ */
+export function unreadableTitle(verdict, grid = false) {
+  const huge = [verdict.value].flat().some((x) => x === Infinity || x === -Infinity);
+  const where = grid ? " in each cell" : "";
+  const tail = grid ? "; Tab moves on." : ".";
+  if (!huge) return `Type one number${where}, e.g. 0.7864 (a comma works too)${tail}`;
+  return `Type a finite number${where}, e.g. 0.7864${tail} ${grid ? "A cell holds" : "That is"} a number past the largest a float64 holds (about 1.8e308).`;
 }
 
 /** The answer `texts` (one string per cell: a scalar's or an element's one) to `question`:

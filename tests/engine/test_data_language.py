@@ -300,9 +300,15 @@ def test_a_data_set_is_bounded_by_max_elements_before_it_is_made():
 @pytest.mark.parametrize("program,col,words", [
     ("X, y = spirals(100, seed=0)\n", 7, "takes n and classes"),
     ("X, y = spirals(100, 3, 0)\n", 7, "takes n and classes"),
-    ("X, y = spirals(1, 3, seed=0)\n", 15, "n of spirals must be an integer of 2"),
-    ("X, y = spirals(100, 0, seed=0)\n", 20, "classes of spirals must be an integer of 1"),
-    ("X, y = spirals(100, 3.0, seed=0)\n", 20, "must be an integer"),
+    ("X, y = spirals(1, 3, seed=0)\n", 15, "n of spirals must be an integer of 2 or more, not 1"),
+    ("X, y = spirals(100, 0, seed=0)\n", 20,
+     "classes of spirals must be an integer of 1 or more, not 0"),
+    ("X, y = spirals(100, 3.0, seed=0)\n", 20, "must be an integer of 1 or more, not 3.0"),
+    # each says which way it is wrong: `10**9` was "must be an integer of 2 or more" (a review)
+    ("X, y = spirals(10**9, 3, seed=0)\n", 15, "n of spirals must be an integer of 2 or more, "
+     "not `10 ** 9`: write the integer itself, as in `spirals(100, 3, seed=0, noise=0.2)`"),
+    ("X, y = spirals(1" + "0" * 30 + ", 3, seed=0)\n", 15, "n of spirals must be an integer "
+     "of 2 or more, not an integer of 31 digits, past any size a tensor can have (2**62)"),
     ("X, y = spirals(100, 3)\n", 7, "spirals needs a seed"),
     ("X, y = spirals(100, 3, seed=-1)\n", 28, "seed must be an integer"),
     ("X, y = spirals(100, 3, seed=True)\n", 28, "seed must be an integer"),

@@ -31,6 +31,15 @@ def test_statements_over_the_limit_are_refused_at_the_first_one_over():
     assert "GRADWALK_MAX_STATEMENTS" in e.hint
 
 
+def test_statements_over_the_limit_after_an_unrolled_loop_are_refused_at_the_one_over():
+    # the loop's body is listed once and built 3 times: the 12th statement is line 6, and the
+    # program has 6 lines (was an IndexError: the 12th of its listed statements)
+    e = refused("a = 1.0\nfor i in range(3):\n    a = a * 2.0\n    a = a * 2.0\n"
+                "    a = a * 2.0\nb = a * 2.0\n", max_statements=11)
+    assert e.kind == "too_large" and "12 statements" in e.message
+    assert (e.line, e.col) == (6, 0)
+
+
 def test_statements_at_the_limit_are_accepted():
     assert Tracer("a = 1.0\n" + "b = a\n" * 4, limits=Limits(max_statements=5)).output_name == "b"
 

@@ -173,6 +173,8 @@ def test_a_function_is_inlined_at_each_call_with_its_own_group():
     assert len(h) == 3 and all(n["span"]["line"] == 4 for n in h)   # the function's line
 
 
+DOUBLING = "def f(x):\n    return x\ndef f0(x):\n    return x * 1.0001\n" + "".join(
+    f"def f{k}(x):\n    return f{k - 1}(f{k - 1}(x))\n" for k in range(1, 18))   # 38 lines: f17 is called on line 40
 BAD_FUNCTIONS = [
     ("def f(x):\n    return f(x) * 2.0\na = 1.0\nL = f(a)\n", "unsupported", 2, 11,
      "`f` calls itself: recursion is not supported"),
@@ -197,6 +199,17 @@ BAD_FUNCTIONS = [
      "this loop runs 2,000 iterations of 4 statements"),
     ("def f(x):\n    return x * 2.0\na = 1.0\nL = sum(f(a) for i in range(3000))\n",
      "too_large", 4, 7, "the comprehension has 6,000 elements"),
+    # seventeen nested doubling functions: 2**17 calls, counted and refused at the call, never
+    # built (a review: an IndexError, a 500 from /api/trace)
+    (DOUBLING + "a = 1.0\nL = f17(a)\n", "too_large", 40, 4,
+     "this call of `f17` writes out 262,143 statements"),
+    (DOUBLING + "a = 1.0\nL = sum(f17(a) for i in range(3))\n", "too_large", 40, 8,
+     "this call of `f17` writes out 262,143 statements"),
+    (DOUBLING + "a = 1.0\nfor i in range(2):\n    with no_grad():\n        a = f(f17(a))\n"
+     "L = a\n", "too_large", 42, 14, "this call of `f17` writes out 262,143 statements"),
+    (DOUBLING.replace("    return x * 1.0001\n", "    for i in range(1000):\n"
+                      "        x = x * 1.0001\n    return x\n") + "a = 1.0\nL = f12(a)\n",
+     "too_large", 42, 4, "this call of `f12` writes out 4,108,287 statements"),
 ]
 
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
   askedAt, askedNames, askLine, elementAt, emptyReason, elementOf, gateOf, hiddenAt, indexOf, judge, matches, namedSpec, numbersHidden, questionsOf, quizSpec, QUIZ_PATTERN, readAnswer,
-  resultMessage, scoreOf, shownUnit, toleranceOf, unknownNames, withNumbers,
+  resultMessage, scoreOf, shownUnit, toleranceOf, unknownNames, unreadableTitle, withNumbers,
 } from "../../static/js/quiz.js";
 import { checkState, linkState, decodeLink, encodeLink, openLink, defaultState } from "../../static/js/state.js";
 
@@ -146,6 +146,14 @@ test("the fan-out answers of the issue: right, overwrite, and -0.7864's kinds", 
   assert.equal(other.verdict, "wrong");
   assert.equal(other.mistake, null);
   assert.equal(judge("abc", q, A_MISTAKES).verdict, "unreadable");
+  assert.equal(unreadableTitle(judge("abc", q)), "Type one number, e.g. 0.7864 (a comma works too).");
+  // past a float64's range (Infinity): refused as input, not judged "Not quite: ..., not
+  // Infinity" and counted as a first-try mistake (a review)
+  for (const text of ["1e999", "9".repeat(5000), "-1e999"]) {
+    const verdict = judge(text, q, A_MISTAKES);
+    assert.equal(verdict.verdict, "unreadable", text.slice(0, 8));
+    assert.equal(unreadableTitle(verdict), "Type a finite number, e.g. 0.7864. That is a number past the largest a float64 holds (about 1.8e308).");
+  }
 });
 
 test("the score and the embed's result message", () => {
@@ -381,6 +389,11 @@ test("a grid answer is judged cell by cell, and a mistake named for the whole te
   const empty = judgeGrid(["17", "", "-5", "x"], x, table);
   assert.equal(empty.verdict, "unreadable");
   assert.deepEqual(empty.cells, ["right", "unreadable", "right", "unreadable"]);
+  assert.equal(unreadableTitle(empty, true), "Type one number in each cell, e.g. 0.7864 (a comma works too); Tab moves on.");
+  const huge = judgeGrid(["17", "1e999", "-5", "-7"], x, table); // Infinity: a cell unreadable
+  assert.equal(huge.verdict, "unreadable");
+  assert.deepEqual(huge.cells, ["right", "unreadable", "right", "right"]);
+  assert.match(unreadableTitle(huge, true), /^Type a finite number in each cell, e\.g\. 0\.7864; Tab moves on\. A cell holds a number past/);
   // judgeAnswer: the grid's texts, or a scalar's one
   assert.equal(judgeAnswer(cells([[19, 22], [-5, -6]]), x, table).kind, "transpose");
   const a = questionsOf("fanout", trace)[0];

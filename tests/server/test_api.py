@@ -228,6 +228,20 @@ def test_program_too_long_is_refused(client, monkeypatch):
     assert r.status_code == 422 and r.json()["error"]["kind"] == "too_large"
 
 
+DOUBLING = "def f0(x):\n    return x * 1.0001\n" + "".join(
+    f"def f{k}(x):\n    return f{k - 1}(f{k - 1}(x))\n" for k in range(1, 18)) + \
+    "a = 1.0\nL = f17(a)\n"   # 38 lines: 2**17 calls of f0 when inlined
+
+
+def test_nested_calls_over_max_statements_are_a_located_422(client):
+    # was a 500 (an IndexError in engine/parse.py: the count had no statement to point at)
+    r = client.post("/api/trace", json={"program": DOUBLING})
+    assert r.status_code == 422
+    error = r.json()["error"]
+    assert (error["kind"], error["line"], error["col"]) == ("too_large", 38, 4)
+    assert error["message"].startswith("this call of `f17` writes out 262,143 statements")
+
+
 def test_nonfinite_values_are_json_strings(client):
     r = client.post("/api/trace", json={"program": "x = 0.0\ny = log(x) * 1\n"})
     assert r.status_code == 200

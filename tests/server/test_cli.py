@@ -66,6 +66,18 @@ def test_missing_file():
     assert r.returncode == 2 and "cannot read" in r.stderr
 
 
+def test_nested_calls_over_the_limit_are_a_located_error_not_an_internal_one(capsys, tmp_path):
+    from gradwalk.server import cli
+    from test_api import DOUBLING
+
+    path = tmp_path / "calls17.py"
+    path.write_text(DOUBLING)
+    assert cli.main(["trace", str(path)]) == 1   # was 3, "internal error" (IndexError)
+    err = capsys.readouterr().err
+    assert "line 38" in err and "this call of `f17` writes out 262,143 statements" in err
+    assert "internal" not in err
+
+
 def test_internal_error_is_one_line_not_a_traceback(monkeypatch, capsys, tmp_path):
     from gradwalk.server import cli, tracing
 

@@ -95,6 +95,24 @@ def test_a_good_state_is_stored_as_sent(monkeypatch, tmp_path):
         assert json.loads(client.app.state.live_hub.store.current(room, 60)[1]) == state
 
 
+@pytest.mark.parametrize("text, message", [
+    # a lone surrogate was "state: NaN and infinities are not JSON" (a review)
+    ('{"v": 1, "program": "\\ud800"}', "state.program: the text holds a lone surrogate"),
+    ('{"v": 1, "\\udc00": 1}', "state: a key holds a lone surrogate"),
+    # integers the page cannot hold (state.js reads ints as safe integers)
+    ('{"v": 1, "step": 1' + "0" * 40 + "}", "state.step: an integer past 2**53 - 1"),
+    ('{"v": 1' + "0" * 400 + "}", "state.v: an integer past 2**53 - 1"),
+    ('{"v": 1, "open_groups": [1, 2, 9007199254740992]}',
+     "state.open_groups[2]: an integer past 2**53 - 1"),
+])
+def test_a_state_the_page_cannot_read_is_a_422_saying_what_and_where(monkeypatch, tmp_path,
+                                                                      text, message):
+    with live_app(monkeypatch, tmp_path) as client:
+        r = client.post("/api/live", content=text, headers={"Content-Type": "application/json"})
+        assert r.status_code == 422 and r.json()["error"]["message"].startswith(message)
+        assert client.post("/api/live", json={"v": 1, "step": 2 ** 53 - 1}).status_code == 201
+
+
 def test_unknown_and_malformed_rooms_are_404(monkeypatch, tmp_path):
     with live_app(monkeypatch, tmp_path) as client:
         for room in ("ZZZZZZ", "abc", "x" * 300, "00OOII"):

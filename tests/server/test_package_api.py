@@ -77,6 +77,10 @@ def test_bad_input_is_a_program_error_that_says_what():
     ({"lr": 1e7}, r"at most 1,000,000"),
     ({"optimizer": "rmsprop"}, r"unknown optimizer 'rmsprop'; one of sgd, momentum, adam"),
     ({"record": [3]}, r"iteration 3 cannot be recorded: iterations run from 0 to 2"),
+    # a huge int: float(10**400) was an OverflowError (a review); said by its digits
+    ({"lr": 10 ** 400}, r"at most 1,000,000, not an integer of 401 digits"),
+    ({"lr": -10 ** 5000}, r"not a negative integer of 5,001 digits"),
+    ({"record": [10 ** 400]}, r"an integer of 401 digits as an iteration cannot be recorded"),
 ])
 def test_a_bad_train_argument_value_is_a_plain_value_error(arguments, match):
     """gradwalk.train(p, steps=0, lr=0.1) raised ProgramError "bad_argument", as for a bad

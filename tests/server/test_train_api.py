@@ -176,6 +176,34 @@ def test_a_bad_body_is_422_naming_the_field(client, fields, where):
         assert error["kind"] == "bad_request" and error["message"].startswith(f"{where}")
 
 
+@pytest.mark.parametrize("text, message", [
+    # a JSON integer of 401 digits: math.isfinite overflowed, a 500 (a review)
+    ('"lr": 1' + "0" * 400, "lr: the learning rate must be a number above 0 and at most "
+     "1,000,000, not an integer of 401 digits"),
+    ('"lr": -1' + "0" * 400, "lr: the learning rate must be a number above 0 and at most "
+     "1,000,000, not a negative integer of 401 digits"),
+    ('"lr": "0.1"', "lr: must be a number, not a string"),   # was "...or a (nested) list..."
+    ('"lr": null', "lr: must be a number, not null"),
+])
+def test_a_bad_learning_rate_is_422_saying_what_is_wrong(client, text, message):
+    raw = json.dumps({k: v for k, v in body().items() if k != "lr"})[:-1] + ", " + text + "}"
+    for path in ("/api/train", "/api/train/stream"):
+        r = client.post(path, content=raw, headers={"Content-Type": "application/json"})
+        assert r.status_code == 422, path
+        assert r.json()["error"] == {**r.json()["error"], "kind": "bad_request",
+                                     "message": message}
+
+
+def test_huge_steps_and_iterations_are_said_by_their_digits(client):
+    r = client.post("/api/train", json=body(steps=10 ** 400))
+    assert r.status_code == 422 and r.json()["error"]["message"].startswith(
+        "an integer of 401 digits as steps asked; the limit (max_steps")
+    r = client.post("/api/train", json=body(steps=3, record=[10 ** 400]))
+    assert r.status_code == 422 and r.json()["error"]["message"] == (
+        "an integer of 401 digits as an iteration cannot be recorded: iterations run from 0 "
+        "to 2")
+
+
 def test_a_program_error_is_located_and_nothing_runs(client):
     r = client.post("/api/train", json=body("a = 1.0\nL = a *\n"))
     assert r.status_code == 422 and r.json()["error"]["kind"] == "syntax"
