@@ -14,6 +14,7 @@ from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictStr, field
                       model_validator)
 
 from gradwalk.server.settings import get_settings
+from gradwalk.server.storage.canonical import state_problem
 
 MAX_SAFE = 2**53 - 1   # JavaScript's Number.MAX_SAFE_INTEGER: state.js's integers stay exact
 Count = Annotated[int, Field(strict=True, ge=0, le=MAX_SAFE)]
@@ -60,6 +61,11 @@ class PageState(BaseModel):
     def _object(cls, state: object) -> object:
         if not isinstance(state, dict):
             raise ValueError('the state is an object: {"v": 1, "program": ..., "step": ...}')
+        # what JSON holds and the page cannot (a lone surrogate, an integer past 2**53 - 1),
+        # said with its place before any field's type is judged
+        problem = state_problem(state)
+        if problem is not None:
+            raise ValueError(problem)
         return state
 
     @field_validator("speed")
