@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 
 from gradwalk.engine.ir import NO_PARAMS, IRNode
-from gradwalk.engine.parse_comprehensions import BIND
+from gradwalk.engine.parse_comprehensions import BIND, CHECK
 from gradwalk.engine.parse_literals import NUMBER_TYPES
 from gradwalk.engine.parse_unroll import METHODS
 from gradwalk.engine.source import Span, clip
@@ -55,6 +55,9 @@ class ExpressionSyntax:
             if item[0] is BIND:   # a comprehension's variable (parse_comprehensions)
                 self.bind_variable(item[1], item[2])
                 continue
+            if item[0] is CHECK:   # a comprehension's node bound (parse_comprehensions)
+                item[1]()
+                continue
             node, node_name, level = item
             if level > self.max_depth:
                 raise self.error("too_large", f"the expression is nested more than "
@@ -69,7 +72,8 @@ class ExpressionSyntax:
                 todo.append((combine, arity))
                 for k in range(len(operands) - 1, -1, -1):
                     o = operands[k]
-                    todo.append(o if o[0] is BIND or callable(o[0]) else (*o, level + 1))
+                    todo.append(o if o[0] is BIND or o[0] is CHECK or callable(o[0]) else
+                                (*o, level + 1))
                 continue
             operands, combine = result
             todo.append((combine, len(operands)))

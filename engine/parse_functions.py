@@ -14,7 +14,8 @@ list; a body without `return expression` as its last line, or with a `return` el
 def, in a loop or a block; a function defined twice or named as a value or a built-in; a call
 with the wrong number of arguments, keywords or before the definition; recursion (f calling f,
 directly or through others); calls nested more than MAX_CALL_DEPTH deep. Each call counts its
-body's statements against max_statements before anything is built (call_cost).
+body's statements against max_statements before anything is built (call_cost), a
+comprehension's elements among them (body_cost), so a call is refused at the call.
 """
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ import ast
 
 from gradwalk.engine.blocks import Block
 from gradwalk.engine.clip import clip
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.parse_unroll import length
+from gradwalk.engine.parse_zip import is_zip
 from gradwalk.engine.syntax import RESERVED, primed
 
 MAX_CALL_DEPTH = 32
@@ -147,12 +151,48 @@ class FunctionSyntax:
         """The statements the calls of defined functions in `root` build (each call its
         body's, with the calls in it), before anything is built. Raises ProgramError at a
         recursive call, or at calls nested past MAX_CALL_DEPTH."""
+        if self.sizing:   # in a function's body: its comprehensions too
+            return self.body_cost(root)
         total = 0
         for node in ast.walk(root):
             if type(node) is ast.Call and type(node.func) is ast.Name and \
                     node.func.id in self.defined:
                 total += self.function_size(node)
         return total
+
+    def body_cost(self, root: ast.AST) -> int:
+        """call_cost in a function's body, with its comprehensions: each element one
+        statement, and what its expression costs once per element (a comprehension in a
+        comprehension, a call), as engine/parse_comprehensions.py writes them out; so the
+        call is refused at the call, not in its body after the calls before it were built (a
+        review). A comprehension built in a call is not counted again there."""
+        total, todo = 0, [(root, 1)]
+        while todo:
+            node, times = todo.pop()
+            kind = type(node)
+            if kind is ast.Call and type(node.func) is ast.Name and \
+                    node.func.id in self.defined:
+                total += times * self.function_size(node)
+            elif kind in (ast.ListComp, ast.GeneratorExp):
+                count = 1
+                for clause in node.generators:
+                    count *= self.clause_count(clause, node.lineno)
+                total += times * count
+                todo.append((node.elt, times * count))
+                todo += [(c.iter, times) for c in node.generators]
+                continue
+            todo += [(child, times) for child in ast.iter_child_nodes(node)]
+        return total
+
+    def clause_count(self, clause: ast.comprehension, line: int) -> int:
+        """The iterations of a comprehension's `for` clause (1 where it is wrong: said when
+        it is built)."""
+        try:
+            if is_zip(clause.iter):
+                return self.zip_count(clause.iter, line)
+            return length(self.range_of(clause.target, clause.iter, "a comprehension")[1])
+        except ProgramError:
+            return 1
 
     def too_many_calls(self, stmt: ast.stmt, before: int, limit: int):
         """"too_large" at the call in `stmt` that takes the program (`before` statements up to
