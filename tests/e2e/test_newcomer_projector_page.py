@@ -167,13 +167,14 @@ def test_a_long_rule_wraps_at_a_relation_or_between_words(open_page, size):
 @pytest.mark.parametrize("preset", ["ledger-mlp", "mlp-classifier"])
 def test_a_broadcast_bias_says_its_summed_axis_once(open_page, preset):
     """(3d) b̄1's rule said "summed over axis 0 back to b1's shape (32,)" and the panel added
-    " · summed over axis 0: (4,32) → (32,)"."""
+    " · summed over axis 0: (4,32) → (32,)". Shapes in a rule are written as words since
+    issue 14's review ("32-vector", "4×32")."""
     page = themed(open_page(1024, 768))
     name = "x @ W1 + b1" if preset == "ledger-mlp" else "X @ W1 + b1"
     open_detail(page, preset, name)
     rule = page.locator("#detail .detail-rules li").filter(has_text="b1’s shape")
     text = rule.locator(".typeset").get_attribute("aria-label")
-    assert text.endswith(", summed over axis 0 back to b1's shape " + ("(32,)" if preset == "ledger-mlp" else "(8,)")), text
+    assert text.endswith(", summed over axis 0 back to b1's shape " + ("(32-vector)" if preset == "ledger-mlp" else "(8-vector)")), text
     assert rule.inner_text().count("summed") == 1, rule.inner_text()
     # a rule that does not say its axes keeps the panel's note of them (tensors.js backwardRules)
     assert rule.locator(".unbroadcast").count() == 0
