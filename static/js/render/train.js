@@ -265,10 +265,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
       if (shown?.error) return `Not trained: ${shown.error.message}`;
       return shown && s.train_chosen ? `Training the run of iteration ${s.train_iteration}…` : "Press Train to run the iterations.";
     }
-    // only once the graph draws it: Iterations lowered under the slider leaves the graph on
-    // the former run's iteration (its line says "not 100") until Step iteration is pressed
-    const stepped = s.train_chosen && k === s.train_iteration && drawn.iteration === k && drawn.loading === null
-      ? ", stepped in the graph" : "";
+    const stepped = s.train_chosen && k === s.train_iteration ? ", stepped in the graph" : "";
     const accuracy = at.accuracy === null || at.accuracy === undefined ? "" : ` · accuracy ${Math.round(100 * at.accuracy)}%`;
     const fix = shown?.fix ? ` (with zero_grad: ${formatLoss(shown.fix.losses[k])})` : "";
     return `${iterationText(k, at.steps)}${stepped} · loss ${formatLoss(at.loss)}${fix}${accuracy}`;
@@ -332,7 +329,6 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     showDrawn(info) {
       drawn = { iteration: null, starting: false, loading: null, ...info };
       showDrawnLine();
-      if (shown && !section.hidden) render(); // the status line says whether it is stepped
     },
     /** The program changed: its old run no longer applies. */
     reset() {
