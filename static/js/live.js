@@ -15,7 +15,7 @@
 // request at a time, and only the newest state waits, so a clicker pressed fast never queues
 // a backlog of stale steps.
 
-import { checkState } from "./state.js";
+import { checkState, VERSION } from "./state.js";
 
 const RETRY_MS = 5000; // after the server refused the stream (503 busy): its Retry-After
 
@@ -46,7 +46,7 @@ export function sameWalk(a, b) {
  */
 export function decideLive(raw, walkState, memory) {
   const { state, error } = checkState(raw);
-  if (!state) return { action: "wait", message: `The lecturer's step cannot be shown here: ${error}` };
+  if (!state) return { action: "wait", message: refusal(raw, error) };
   const walk = walkOf(state);
   if (sameWalk(state, walkState)) {
     memory.removeItem(RELOADED_KEY);
@@ -57,6 +57,19 @@ export function decideLive(raw, walkState, memory) {
   }
   memory.setItem(RELOADED_KEY, walk);
   return { action: "reload" };
+}
+
+/**
+ * Why the page refuses the lecturer's raw state, `error` being checkState's. A newer version
+ * is said as a room, not as a link: the lecturer's page came from the server after this one
+ * did (gradwalk was updated meanwhile), and a reload fetches the page the server has now,
+ * which opens at the room's current step.
+ */
+function refusal(raw, error) {
+  if (Number.isSafeInteger(raw?.v) && raw.v > VERSION) {
+    return "The lecturer's page is a newer gradwalk than this one: reload this page to follow";
+  }
+  return `The lecturer's step cannot be shown here: ${error}`;
 }
 
 // sessionStorage, or a stand-in where it is refused (a sandboxed frame): then the page may

@@ -216,10 +216,7 @@ export function checkState(object) {
     state.train_steps = MAX_TRAIN_STEPS;
   }
   // The iteration chosen is one of the run's (a link may name iteration 500 of 10 steps)
-  if (state.train_iteration !== undefined) {
-    const last = (state.train_steps ?? FIELDS.train_steps.default) - 1;
-    state.train_iteration = Math.min(Math.max(state.train_iteration, 0), last);
-  }
+  if (state.train_iteration !== undefined) state.train_iteration = iterationOf(state);
   return note ? { state, error: null, note } : { state, error: null };
 }
 
@@ -306,15 +303,36 @@ export function openLink(state, link, presets) {
   return { ...patch, program, preset: LINKED, linked: program, back };
 }
 
-/** A store holding the one state object; `set` merges a patch and tells subscribers. */
+/**
+ * The iteration `state` chooses, within its run: 0 .. train_steps - 1 (train_steps its
+ * default when absent). A link may name iteration 500 of 10 steps, and the Iterations box
+ * lowered to 101 under the slider's 299 would leave one.
+ */
+function iterationOf(state) {
+  const last = Math.max(0, (state.train_steps ?? FIELDS.train_steps.default) - 1);
+  return Math.min(Math.max(state.train_iteration, 0), last);
+}
+
+/** `state` with its chosen iteration inside its run (iterationOf), itself when it is. */
+function withinRun(state) {
+  if (state.train_iteration === undefined) return state;
+  const k = iterationOf(state);
+  return k === state.train_iteration ? state : { ...state, train_iteration: k };
+}
+
+/**
+ * A store holding the one state object; `set` merges a patch and tells subscribers. The
+ * state stays one a link could hold: a run made shorter clamps the iteration chosen in it,
+ * so the URL and a live room opened from it never name an iteration past the run's end.
+ */
 export function createStore(initial = {}) {
-  let state = { ...defaultState(), ...initial };
+  let state = withinRun({ ...defaultState(), ...initial });
   const listeners = [];
   return {
     get: () => state,
     set(patch) {
       const before = state;
-      state = { ...state, ...patch };
+      state = withinRun({ ...state, ...patch });
       for (const listener of listeners) listener(state, before);
     },
     subscribe(listener) {

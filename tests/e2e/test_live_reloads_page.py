@@ -61,7 +61,10 @@ def test_a_state_the_page_refuses_says_so_and_waits(chromium, app_url):
                                                                  "step": 2})
     try:
         assert loads == 0
-        assert "newer version of gradwalk" in page.inner_text("#live-pill")
+        # said as a room (a reload fetches the server's page as it is now), not as a link
+        assert page.inner_text("#live-pill") == ("The lecturer's page is a newer gradwalk than "
+                                                 "this one: reload this page to follow")
+        assert page.get_attribute("#embed", "data-live-refused") == page.inner_text("#live-pill")
         assert page.get_attribute("#embed", "data-step") == "0"
     finally:
         page.context.close()

@@ -56,3 +56,55 @@ def test_a_link_past_the_limit_opens_clamped_and_the_boxes_read_plain_numbers(ex
         assert _state_of(other.url)["train_lr"] == 0.001
     finally:
         context.close()
+
+
+def _url_state_with(page, **fields) -> dict:
+    """The address bar's state once it holds `fields` (it is written a moment after a change);
+    the last state read when it never does."""
+    state = {}
+    for _ in range(50):
+        state = _state_of(page.url)
+        if all(state.get(k) == v for k, v in fields.items()):
+            break
+        page.wait_for_timeout(100)
+    return state
+
+
+def test_lowering_the_iterations_clamps_the_iteration_chosen(open_explorer, app_url):
+    """Review livemsg14 §2: the slider at the run's end (299), then Iterations 101, left
+    train_iteration 299 in the page's state, so its URL (and a live room opened from it)
+    named an iteration a run of 101 has not. The state now holds 100, the run's last."""
+    explorer = open_explorer(1280, 800)
+    page = explorer.page
+    choose(page, "train-xor-seed1")
+    page.click("#train-run")
+    page.wait_for_selector('#train[data-status="done"]')
+    slider = page.locator("#train-iteration")
+    slider.fill("299")
+    slider.dispatch_event("change")
+    page.wait_for_selector('#player[data-iteration="299"]')
+    page.wait_for_selector('#app[data-status="ready"]')
+    assert _url_state_with(page, train_iteration=299)["train_iteration"] == 299
+    steps = page.locator("#train-steps")
+    steps.fill("101")
+    steps.dispatch_event("change")
+    state = _url_state_with(page, train_steps=101, train_iteration=100)
+    assert (state["train_steps"], state["train_iteration"], state["train_chosen"]) == (101, 100, True)
+    # the run of 101 is trained for the iteration chosen; the slider ends at its last
+    page.wait_for_function("() => document.querySelector('#train-status').dataset.iteration === '100'"
+                           " && document.querySelector('#train-iteration').max === '100'")
+    assert page.locator("#train-iteration").input_value() == "100"
+    # the graph still draws the former run's iteration 299 until asked for 100: said so
+    assert page.inner_text("#train-open") == "Step iteration 100"
+    assert page.inner_text("#train-drawn") == "The graph shows iteration 299, not 100"
+    page.click("#train-open")
+    page.wait_for_selector('#player[data-iteration="100"]')
+    page.wait_for_selector('#app[data-status="ready"]')
+    assert page.inner_text("#train-drawn") == "The graph shows iteration 100"
+    assert page.inner_text("#train-status").startswith("iteration 100 of 0–100, stepped in the graph")
+    # a live room opened from this page gets the clamped state (the server keeps it as sent)
+    room = page.request.post(f"{app_url}/api/live", data=json.dumps(state),
+                             headers={"Content-Type": "application/json"})
+    assert room.ok, room.text()
+    page.screenshot(path="/tmp/livemsg14_clamped_1280.png")
+    assert not explorer.unexpected_errors()

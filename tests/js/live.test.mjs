@@ -95,5 +95,13 @@ test("a state of a newer version waits with the reason, never reloads", () => {
   const shown = checkState({ v: 1, program: "x = 1" }).state;
   const next = decideLive({ v: 2, program: "x = 1", step: 2 }, shown, memory());
   assert.equal(next.action, "wait");
-  assert.match(next.message, /newer version of gradwalk/);
+  // said as a room: the link's wording ("This link was made by...") is not what a student sees
+  assert.equal(next.message, "The lecturer's page is a newer gradwalk than this one: reload this page to follow");
+});
+
+test("a state the page cannot read for another reason keeps checkState's reason", () => {
+  const shown = checkState({ v: 1, program: "x = 1" }).state;
+  const next = decideLive({ v: 0, program: "x = 1", step: 2 }, shown, memory());
+  assert.equal(next.action, "wait");
+  assert.equal(next.message, "The lecturer's step cannot be shown here: This link does not hold a gradwalk state, so it was ignored.");
 });

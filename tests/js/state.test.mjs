@@ -369,6 +369,28 @@ test("a link past the iterations' limit opens clamped to it, with a note", () =>
   assert.equal(decodeLink("train_steps=50000").state.train_steps, undefined);
 });
 
+// The lecturer's page held train_iteration 299 after Iterations was lowered to 101 (livemsg14
+// §2): its URL, and a live room opened from it, named an iteration the run has not.
+test("a run made shorter clamps the iteration chosen in it, in the one state object", () => {
+  const store = createStore({ train_steps: 300 });
+  store.set({ train_iteration: 299, train_chosen: true });
+  const seen = [];
+  store.subscribe((s, before) => seen.push([before.train_iteration, s.train_iteration]));
+  store.set({ train_steps: 101 });
+  assert.equal(store.get().train_iteration, 100);
+  assert.deepEqual(seen, [[299, 100]]); // subscribers see the clamped state, never 299 of 101
+  assert.equal(store.get().train_chosen, true);
+  store.set({ train_steps: 300 }); // lengthened again: the iteration stays where it was
+  assert.equal(store.get().train_iteration, 100);
+  store.set({ train_steps: 1, train_iteration: 7 });
+  assert.equal(store.get().train_iteration, 0);
+  assert.equal(createStore({ train_steps: 10, train_iteration: 50 }).get().train_iteration, 9);
+  const untouched = createStore();
+  const before = untouched.get();
+  untouched.set({});
+  assert.equal(untouched.get().train_iteration, before.train_iteration);
+});
+
 test("the train boxes read plain numbers only", () => {
   for (const typed of ["0", "-5", "10001", "2.5", "1e3", "0x10", "", "abc"]) assert.equal(readTrainSteps(typed), undefined, typed);
   assert.equal(readTrainSteps(" 101 "), 101);
