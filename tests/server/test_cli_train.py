@@ -114,7 +114,7 @@ def test_the_train_settings_apply_to_the_cli():
     r = gradwalk("train", "-", "--steps", "4", "--lr", "0.1", "--format", "table",
                  stdin="a = 1.0\nL = a * a\n", env=env)
     assert r.returncode == 1
-    assert _one_line(r.stderr) == ("gradwalk: -: 4 steps asked; the limit (max_steps, "
+    assert _one_line(r.stderr) == ("gradwalk: -: too large: 4 steps asked; the limit (max_steps, "
                                    "GRADWALK_MAX_TRAIN_STEPS) is 3 (train for fewer steps)\n")
 
 
