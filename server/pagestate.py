@@ -14,9 +14,8 @@ from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictStr, field
                       model_validator)
 
 from gradwalk.server.settings import get_settings
-from gradwalk.server.storage.canonical import state_problem
+from gradwalk.server.storage.canonical import MAX_SAFE_INT as MAX_SAFE, state_problem
 
-MAX_SAFE = 2**53 - 1   # JavaScript's Number.MAX_SAFE_INTEGER: state.js's integers stay exact
 Count = Annotated[int, Field(strict=True, ge=0, le=MAX_SAFE)]
 Number = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 SPEEDS = (0.5, 1, 2, 4, 8, 16)   # state.js SPEEDS: events per second

@@ -26,6 +26,7 @@ import ast
 from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.source import clip
 from gradwalk.engine.syntax import MAX_DEPTH
+from gradwalk.engine.trace.budget_numbers import ACCUMULATE_SKELETON, EDGE_SKELETON, EVALUATE
 from gradwalk.engine.trace.limits import two_sizes
 
 _OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
@@ -36,11 +37,7 @@ _NODE = len('{"id":"","index":,"name":"","label":"","op":"","role":"op","inputs"
             '"shape":[],"formula":"","adjoint_symbol":"","ledger":{"saves":[],'
             '"saved_elements":,"saved_bytes":,"flops_forward":,"flops_backward":,'
             '"activation_bytes":,"released_by":null,"recomputed":false}},')
-_EVALUATE = len('{"seq":,"kind":"evaluate","node":"","value":},')
-_EDGE = len('{"id":"->#","source":"","target":"","arg":},')
-_ACCUMULATE = len('{"seq":,"kind":"accumulate","node":"","input":"","arg":,"upstream":,'
-                  '"local":,"partial":"","contribution":,"adjoint_before":,"adjoint_after":,'
-                  '"narration":""},')
+_EVALUATE, _EDGE, _ACCUMULATE = EVALUATE, EDGE_SKELETON, ACCUMULATE_SKELETON
 _FLOAT = 3   # "1.0": the shortest float64 as JSON
 # what fills a node beyond its ids and index: its label, op ("add"), span, formula, adjoint
 # symbol and the ledger's six numbers. An operator's node is not the output's unless it is

@@ -71,15 +71,18 @@ NODE = len('{"id":"","index":,"name":null,"label":"","op":"","role":"","inputs":
            '"formula":"","adjoint_symbol":"","ledger":null},') + 16   # op and role words
 LEDGER = len('{"saves":[],"saved_elements":,"saved_bytes":,"flops_forward":,"flops_backward":,'
              '"activation_bytes":,"released_by":null,"recomputed":false}') - len("null")
-EDGE = len('{"id":"->#","source":"","target":"","arg":},') + 2   # the arg's digits
+# (EDGE_SKELETON and ACCUMULATE_SKELETON alone: engine/trace/budget_early.py's lower bound)
+EDGE_SKELETON = len('{"id":"->#","source":"","target":"","arg":},')
+EDGE = EDGE_SKELETON + 2   # the arg's digits
 EVALUATE = len('{"seq":,"kind":"evaluate","node":"","value":},')
 RECOMPUTE = len('{"seq":,"kind":"recompute","node":"","value":,"narration":"checkpoint: '
                 'recompute  (the forward pass did not keep it)"},')
 TANGENT = len('{"seq":,"kind":"tangent","node":"","value":,"tangent":,"rule":"",'
               '"narration":""},') + 100   # the rule's and narration's own words
-ACCUMULATE = len('{"seq":,"kind":"accumulate","node":"","input":"","arg":,"upstream":,'
-                 '"local":,"partial":"","contribution":,"adjoint_before":,"adjoint_after":,'
-                 '"narration":""},') + 2 + 80   # the arg's digits, the narration's words
+ACCUMULATE_SKELETON = len('{"seq":,"kind":"accumulate","node":"","input":"","arg":,"upstream":,'
+                          '"local":,"partial":"","contribution":,"adjoint_before":,'
+                          '"adjoint_after":,"narration":""},')
+ACCUMULATE = ACCUMULATE_SKELETON + 2 + 80   # the arg's digits, the narration's words
 # (the words hold an underflowed step's note, underflow.NOTE: the 5,000-line chain whose steps
 # underflow stays under the estimate, tests/engine/test_numbers_seen.py)
 UNBROADCAST = len('{"seq":,"kind":"unbroadcast","node":"","input":"","arg":,"from_shape":[],'

@@ -216,8 +216,8 @@ export function checkState(object) {
     state.train_steps = MAX_TRAIN_STEPS;
   }
   // The iteration chosen is one of the run's (a link may name iteration 500 of 10 steps)
-  if (state.train_iteration !== undefined) state.train_iteration = iterationOf(state);
-  return note ? { state, error: null, note } : { state, error: null };
+  const within = withinRun(state);
+  return note ? { state: within, error: null, note } : { state: within, error: null };
 }
 
 function toBase64Url(bytes) {
