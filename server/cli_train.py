@@ -116,7 +116,9 @@ def table(answer: dict) -> str:
     lines.append("accuracy: none (a regression loss)" if acc is None else
                  f"accuracy: {acc:.1%} of the training samples after the last update")
     for d in answer["dead_units"]:
-        lines.append(f"dead unit: {d['name']} unit {d['unit']} ({d['node']}), its "
+        where = (f"{d['node']}" if "nodes" not in d else   # a unit of scalars: a relu a sample
+                 f"{', '.join(d['nodes'])}: its relu on each sample")
+        lines.append(f"dead unit: {d['name']} unit {d['unit']} ({where}), its "
                      f"pre-activation ≤ 0 for every sample from iteration {d['iteration']}")
     if answer["recorded"]:
         lines.append(f"recorded iterations: {', '.join(answer['recorded'])} (their walks are "

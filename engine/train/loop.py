@@ -114,8 +114,8 @@ class Run:
             after = tape.forward(new)   # the boundary the update made
             self.last_boundary = {"type": "boundary", "i": i, **self.boundary.at(after)}
             yield self.last_boundary
-        for d in died:
-            yield {"type": "dead", "i": i, **{k: d[k] for k in ("node", "name", "unit")}}
+        for d in died:   # as reported, without its iteration (the event's i)
+            yield {"type": "dead", "i": i, **{k: v for k, v in d.items() if k != "iteration"}}
         if i in config.record:
             yield {"type": "recorded", "i": i, "trace": recorded}
         timeout = config.limits.timeout_seconds

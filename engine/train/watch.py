@@ -5,8 +5,8 @@ A dead unit (seed 003_70db1bc89ad395af.txt, "Training", seed 5): a ReLU unit who
 pre-activation is ≤ 0 for every sample of an iteration, so its mask zeroes every gradient that
 would move its weights, and plain gradient descent never brings it back. In a value of shape
 (..., H) the samples are the leading axes and the H units the last one; a 1-D value is one
-sample of H units. A 0-d ReLU (a program written with scalars, one node per sample) is not a
-unit across samples, so it is not watched.
+sample of H units. In a program written with scalars a unit is several 0-d relu nodes, one per
+sample (a loop's iterations, a function's calls): engine/train/units.py finds them.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import numpy as np
 
 from gradwalk.engine.graph import node_id
 from gradwalk.engine.parse import Program
+from gradwalk.engine.train.units import ScalarUnit, scalar_units
 from gradwalk.engine.trace.values import number
 
 
@@ -84,14 +85,21 @@ class DeadUnits:
     """The ReLU units of a program, watched iteration by iteration; each death reported once.
 
     found: every death so far, as {"node", "name", "unit", "iteration"} (unit: the index along
-    the last axis; name: the name the ReLU's value was assigned to, else its label).
+    the last axis; name: the name the ReLU's value was assigned to, else its label). A unit of
+    a program written with scalars (engine/train/units.py) adds "nodes", its relu node on each
+    sample ("node" the first of them); "name" is the list it is stacked into, and "unit" its
+    index there.
     """
 
     def __init__(self, program: Program, output: int, requires: list[bool], shapes: list):
         used = ancestors(program, output)
         self.program = program
-        self.relus = [n.index for n in program.nodes if n.op == "relu" and n.index in used
-                      and requires[n.index] and shapes[n.index] != ()]
+        watched = [n.index for n in program.nodes if n.op == "relu" and n.index in used
+                   and requires[n.index]]
+        self.relus = [i for i in watched if shapes[i] != ()]
+        # a scalar unit by its first node, as a tensor ReLU's units are by the ReLU's node
+        self.scalar: dict[int, ScalarUnit] = {
+            u.nodes[0]: u for u in scalar_units(program, [i for i in watched if shapes[i] == ()])}
         self.found: list[dict] = []
         self.seen: set[tuple[int, int]] = set()
         # a ReLU whose value is (samples, units) is checked as it is, with its vector of ones
@@ -99,7 +107,8 @@ class DeadUnits:
         self._plain = {i: shapes[i] for i in self.relus if shapes[i] and len(shapes[i]) == 2}
 
     def dead_now(self, values: list) -> list[tuple[int, int]]:
-        """(relu node, unit) of every unit dead in this iteration's values."""
+        """(relu node, unit) of every unit dead in this iteration's values (a scalar unit's
+        node: its first)."""
         dead, plain = [], self._plain
         for i in self.relus:
             out = values[i]
@@ -113,6 +122,9 @@ class DeadUnits:
                 silent = _silent(out.reshape(-1, out.shape[-1]))
             if len(silent):   # Python ints, from one tolist (not int() of each)
                 dead += [(i, u) for u in silent.tolist()]
+        for first, unit in self.scalar.items():   # 0 on every sample (NaN is not 0: alive)
+            if all(values[k] == 0 for k in unit.nodes):
+                dead.append((first, unit.unit))
         return dead
 
     def update(self, values: list, iteration: int) -> list[dict]:
@@ -121,12 +133,18 @@ class DeadUnits:
         for pair in self.dead_now(values):   # a unit dead since an earlier step: seen
             if pair not in seen:
                 seen.add(pair)
-                i, unit = pair
-                node = self.program.nodes[i]
-                new.append({"node": node_id(i), "name": node.name or node.label,
-                            "unit": unit, "iteration": iteration})
+                new.append(self._report(*pair, iteration))
         self.found.extend(new)
         return new
+
+    def _report(self, i: int, unit: int, iteration: int) -> dict:
+        scalar = self.scalar.get(i)
+        if scalar is not None:
+            return {"node": node_id(i), "name": scalar.name, "unit": unit,
+                    "iteration": iteration, "nodes": [node_id(k) for k in scalar.nodes]}
+        node = self.program.nodes[i]
+        return {"node": node_id(i), "name": node.name or node.label, "unit": unit,
+                "iteration": iteration}
 
     def at(self, values: list) -> list[dict]:
         """The dead units of this iteration's values, each as reported when it died."""

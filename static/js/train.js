@@ -67,7 +67,12 @@ export function addTrainEvent(run, ev) {
       run.accuracy[ev.i] = ev.accuracy ?? null;
       break;
     case "boundary": run.boundaries.push(ev); break;
-    case "dead": run.dead.push({ node: ev.node, name: ev.name, unit: ev.unit, iteration: ev.i }); break;
+    case "dead": {
+      // a unit of scalars is a relu node on each sample: `nodes` (engine/train/units.py)
+      const d = { node: ev.node, name: ev.name, unit: ev.unit, iteration: ev.i };
+      run.dead.push(ev.nodes ? { ...d, nodes: ev.nodes } : d);
+      break;
+    }
     case "recorded": run.recorded[ev.i] = ev.trace; break;
     case "diverged": run.diverged ??= { i: ev.i, why: ev.why }; break;
     case "done": run.done = ev; break;
@@ -223,10 +228,24 @@ export function deadTagParts(text) {
   return { head, tail };
 }
 
-/** Dead units grouped by node id: {n7: [{node, name, unit, iteration}, ...]}. */
+/**
+ * Dead units grouped by the node that reports them: {n7: [{node, name, unit, iteration},
+ * ...]} (a unit of scalars by its first relu: one entry in the status line).
+ */
 export function deadByNode(dead) {
   const out = {};
   for (const d of dead) (out[d.node] ??= []).push(d);
+  return out;
+}
+
+/**
+ * Dead units grouped by the nodes that are marked dead on the graph: as deadByNode, and a
+ * unit of a program written with scalars under each of its `nodes` (its relu on each sample,
+ * engine/train/units.py), so every sample's relu carries the mark.
+ */
+export function deadMarks(dead) {
+  const out = {};
+  for (const d of dead) for (const id of d.nodes ?? [d.node]) (out[id] ??= []).push(d);
   return out;
 }
 

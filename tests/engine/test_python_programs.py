@@ -17,6 +17,7 @@ from gradwalk.engine.parse import parse
 from gradwalk.engine.trace.runner import run_trace
 from gradwalk.engine.trace.values import decode
 from helpers import assert_located
+from train_programs import LOOP_XOR
 from test_unrolled_python import _error
 
 
@@ -257,24 +258,8 @@ def _xor_params() -> list[float]:
             for _ in range(r * c)]
 
 
-# seed 003's XOR program as written, its data, `def forward(ps):` and `loss =
-# forward(params)`; one line differs: params is the list of the numbers its random line draws
-# (the imports and the class are left out)
-XOR = """X = [(0, 0), (0, 1), (1, 0), (1, 1)]
-Y = [0, 1, 1, 0]                          # XOR: class 1 when exactly one input is 1
-params = {params}
-
-def forward(ps):                          # works on Values and on torch tensors alike
-    W1, b1, W2, b2 = ps[0:8], ps[8:12], ps[12:20], ps[20:22]
-    total = 0
-    for (x0, x1), y in zip(X, Y):
-        hid = [(W1[2*i] * x0 + W1[2*i + 1] * x1 + b1[i]).relu() for i in range(4)]
-        z = [sum((W2[4*j + i] * hid[i] for i in range(4)), b2[j]) for j in range(2)]
-        total = total + ((z[0].exp() + z[1].exp()).log() - z[y])  # cross-entropy
-    return total * 0.25                   # mean over the 4 examples
-
-loss = forward(params)
-"""
+# seed 003's XOR program as written (tests/engine/train_programs.py)
+XOR = LOOP_XOR
 
 
 def _xor_torch(values: list[float]) -> tuple[float, list[float]]:

@@ -6,6 +6,7 @@ row-major), b1 (4), W2 (2x4 row-major), b2 (2); mean cross-entropy over the 4 ex
 """
 from __future__ import annotations
 
+import json
 import random
 
 XOR_X = [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
@@ -27,6 +28,33 @@ def seed003_xor(seed: int = 1) -> str:
             + "h = relu(X @ W1.T + b1)\nz = h @ W2.T + b2\n"
             f"L = cross_entropy(z, {XOR_Y!r})\n")
 
+
+
+# seed 003's XOR program as written, its data, `def forward(ps):` and `loss =
+# forward(params)`; one line differs: params is the list of the numbers its random line draws
+# (the imports and the class are left out)
+LOOP_XOR = """X = [(0, 0), (0, 1), (1, 0), (1, 1)]
+Y = [0, 1, 1, 0]                          # XOR: class 1 when exactly one input is 1
+params = {params}
+
+def forward(ps):                          # works on Values and on torch tensors alike
+    W1, b1, W2, b2 = ps[0:8], ps[8:12], ps[12:20], ps[20:22]
+    total = 0
+    for (x0, x1), y in zip(X, Y):
+        hid = [(W1[2*i] * x0 + W1[2*i + 1] * x1 + b1[i]).relu() for i in range(4)]
+        z = [sum((W2[4*j + i] * hid[i] for i in range(4)), b2[j]) for j in range(2)]
+        total = total + ((z[0].exp() + z[1].exp()).log() - z[y])  # cross-entropy
+    return total * 0.25                   # mean over the 4 examples
+
+loss = forward(params)
+"""
+
+
+def seed003_loop_xor(seed: int = 1) -> str:
+    """The same network as seed003_xor(seed), written as the seed writes it (LOOP_XOR): one
+    list of the 22 weights, scalars, loops, a list comprehension and `def forward`."""
+    random.seed(seed)
+    return LOOP_XOR.format(params=json.dumps([random.uniform(-1, 1) for _ in range(22)]))
 
 # Seed 000_83dd1fd5d418f184.txt: three interleaved spirals and a 64-unit ReLU layer (spirals
 # seed 0, the weights randn(..., std=0.5) seeds 0 and 1), and XOR with 4 tanh units and a tanh

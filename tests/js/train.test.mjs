@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  addTrainEvent, arrived, createRun, deadByNode, deadText, formatLoss, iterationRequest,
+  addTrainEvent, arrived, createRun, deadByNode, deadMarks, deadText, formatLoss, iterationRequest,
   iterationsPerFrame, readTrainStream, runView, steppable, trainRequest, zeroedGrads,
 } from "../../static/js/train.js";
 import { lossScale } from "../../static/js/render/losscurve.js";
@@ -63,6 +63,22 @@ test("a unit is dead from the iteration it died, not before", () => {
   assert.equal(deadText(runView(run, 1).dead), "h: unit 0 dead (since iteration 1)");
   assert.equal(deadText([{ name: "h", unit: 0, iteration: 0 }, { name: "h", unit: 1, iteration: 0 }]), "h: units 0, 1 dead (since iteration 0)");
   assert.deepEqual(Object.keys(deadByNode(run.dead)), ["n7"]);
+});
+
+test("a unit of scalars keeps its relu on each sample: one line in the status, a mark on each", () => {
+  // seed 003's XOR written with loops, seed 5 (engine/train/units.py): hid's unit 3 is the
+  // relu n41 of sample 0, n120 of sample 1, ...
+  const run = createRun();
+  const nodes = ["n41", "n120", "n199", "n278"];
+  for (const ev of [EVENTS[0], EVENTS[1], { type: "dead", i: 0, node: "n41", name: "hid", unit: 3, nodes }]) addTrainEvent(run, ev);
+  const dead = runView(run, 0).dead;
+  assert.deepEqual(dead, [{ node: "n41", name: "hid", unit: 3, iteration: 0, nodes }]);
+  assert.deepEqual(Object.values(deadByNode(dead)).map(deadText), ["hid: unit 3 dead (since iteration 0)"]);
+  const marks = deadMarks(dead);
+  assert.deepEqual(Object.keys(marks), nodes);
+  assert.deepEqual(Object.values(marks).map(deadText), Array(4).fill("hid: unit 3 dead (since iteration 0)"));
+  // a tensor unit: marked on its own node alone
+  assert.deepEqual(Object.keys(deadMarks([{ node: "n8", name: "h", unit: 3, iteration: 0 }])), ["n8"]);
 });
 
 test("the request: the store's settings, the bug only on the run beside its fix", () => {

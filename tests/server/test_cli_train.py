@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "engine"))
-from train_programs import seed003_xor  # noqa: E402  (tests/engine: the seeds' programs)
+from train_programs import seed003_loop_xor, seed003_xor  # noqa: E402  (tests/engine)
 
 from gradwalk.engine.parse import parse  # noqa: E402
 from gradwalk.engine.train import TrainConfig, train  # noqa: E402
@@ -53,6 +53,14 @@ def test_table_of_seed_5_shows_the_stall_and_the_dead_unit(tmp_path):
     assert ("dead unit: h unit 3 (n8), its pre-activation ≤ 0 for every sample from "
             "iteration 0") in lines
 
+
+
+def test_table_of_seed_5_written_with_loops_lists_the_units_relu_on_each_sample():
+    r = gradwalk("train", "-", "--steps", "20", "--lr", "0.5", "--format", "table",
+                 stdin=seed003_loop_xor(5))
+    assert r.returncode == 0, r.stderr
+    assert ("dead unit: hid unit 3 (n41, n120, n199, n278: its relu on each sample), its "
+            "pre-activation ≤ 0 for every sample from iteration 0") in r.stdout.splitlines()
 
 def test_optimizer_and_bug_flags_reach_the_engine():
     args = ["train", "-", "--steps", "30", "--lr", "0.1"]

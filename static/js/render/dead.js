@@ -8,15 +8,18 @@
 // (render/names.js), where it prints larger: at Fit seed 003's tag stood over W2.T and ran
 // under `h @ W2.T` (a review of issue 14).
 
-import { deadByNode, deadTagParts, deadText } from "../train.js";
+import { deadMarks, deadTagParts, deadText } from "../train.js";
 import { placeTag as placeAmong } from "../tagplace.js";
 import { METRICS } from "../layout.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
-/** Mark on `svg` the nodes of `dead` ([{node, name, unit, iteration}]); unmark the rest. */
+/**
+ * Mark on `svg` the nodes of `dead` ([{node, name, unit, iteration, nodes?}]: a unit of scalars
+ * on each of its `nodes`); unmark the rest.
+ */
 export function markDead(svg, dead) {
-  const byNode = deadByNode(dead ?? []);
+  const byNode = deadMarks(dead ?? []);
   let moved = false; // a tag added or taken off: the camera frames the marks (render/zoom.js)
   for (const g of svg.querySelectorAll("g.node.dead")) {
     if (byNode[g.dataset.node]) continue;
