@@ -1,13 +1,15 @@
 """The notebook widget in VS Code's own widget renderer (issue 18 §2). VS Code cannot run here,
 but the ipywidgets 8 front end its Jupyter extension loads in the notebook renderer is on npm:
-@vscode/jupyter-ipywidgets8 (a devDependency), whose dist/ipywidgets.js is the whole widget
-manager (jupyterlab-manager, controls, base) with activate() / load() and a WidgetManager built
-on a kernel connection. tests/e2e/vscode_renderer/ is the harness page, bundled here and never
-shipped: it does what vscode-jupyter's webview-side ipywidgets kernel does (the renderer's kernel
-connection on a stand-in socket whose frames the "extension host" relays over a message
-channel, the cells run by the host, anywidget's nbextension loaded through require.js from the
-kernel's environment, a view per displayed model) against a real Jupyter server and kernel
-started by the test. The walk is stepped from the page and from the kernel, both ways."""
+@vscode/jupyter-ipywidgets8, whose dist/ipywidgets.js is the whole widget manager
+(jupyterlab-manager, controls, base) with activate() / load() and a WidgetManager built on a
+kernel connection. tests/e2e/vscode_renderer/ is the harness page, bundled here and never
+shipped, and its own npm project (package.json and package-lock.json there, installed by
+`make setup-test`; not gradwalk's, whose build needs none of JupyterLab's 350 MB): it does what
+vscode-jupyter's webview-side ipywidgets kernel does (the renderer's kernel connection on a
+stand-in socket whose frames the "extension host" relays over a message channel, the cells run
+by the host, anywidget's nbextension loaded through require.js from the kernel's environment,
+a view per displayed model) against a real Jupyter server and kernel started by the test. The
+walk is stepped from the page and from the kernel, both ways."""
 from __future__ import annotations
 
 import json
@@ -28,9 +30,9 @@ pytest.importorskip("jupyter_server")
 
 REPO = Path(__file__).resolve().parents[2]
 HARNESS = Path(__file__).with_name("vscode_renderer")
-BUNDLE = REPO / "node_modules" / "@vscode" / "jupyter-ipywidgets8" / "dist" / "ipywidgets.js"
-REQUIRE = REPO / "node_modules" / "requirejs" / "require.js"
-ESBUILD = REPO / "node_modules" / ".bin" / "esbuild"
+BUNDLE = HARNESS / "node_modules" / "@vscode" / "jupyter-ipywidgets8" / "dist" / "ipywidgets.js"
+REQUIRE = HARNESS / "node_modules" / "requirejs" / "require.js"
+ESBUILD = REPO / "node_modules" / ".bin" / "esbuild"   # the page's bundler, gradwalk's own
 # Where VS Code finds a third-party widget's code when no CDN is allowed: the nbextension in
 # the kernel's environment (this interpreter's: the server's python3 kernel is sys.executable).
 ANYWIDGET = Path(sys.prefix, "share", "jupyter", "nbextensions", "anywidget", "index.js")
@@ -38,10 +40,12 @@ ANYWIDGET = Path(sys.prefix, "share", "jupyter", "nbextensions", "anywidget", "i
 
 def build_harness(dest: Path) -> None:
     """dest/: the harness page, its script bundled with @jupyterlab/services, the ipywidgets 8
-    bundle, require.js and anywidget's nbextension (copied, as VS Code serves them)."""
+    bundle, require.js and anywidget's nbextension (copied, as VS Code serves them). esbuild
+    runs in the harness folder and resolves @jupyterlab/services from its node_modules."""
     for needed in (BUNDLE, REQUIRE, ESBUILD):
         if not needed.exists():
-            pytest.fail(f"{needed.relative_to(REPO)} is missing: run `npm ci`")
+            pytest.fail(f"{needed.relative_to(REPO)} is missing: run `make setup-test` (`npm ci` "
+                        f"and `npm ci --prefix {HARNESS.relative_to(REPO)}`)")
     if not ANYWIDGET.exists():
         pytest.fail(f"{ANYWIDGET} is missing: anywidget's nbextension (pip install anywidget)")
     (dest / "nbextensions" / "anywidget").mkdir(parents=True)
@@ -51,7 +55,7 @@ def build_harness(dest: Path) -> None:
     shutil.copy(ANYWIDGET, dest / "nbextensions" / "anywidget")
     subprocess.run([str(ESBUILD), str(HARNESS / "harness.mjs"), "--bundle", "--format=esm",
                     "--target=es2020", "--external:./ipywidgets.js", "--log-level=warning",
-                    f"--outfile={dest / 'harness.js'}"], check=True, cwd=REPO)
+                    f"--outfile={dest / 'harness.js'}"], check=True, cwd=HARNESS)
 
 
 @pytest.fixture
