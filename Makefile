@@ -7,6 +7,10 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+# tests/e2e/test_widget_vscode.py's own npm project: VS Code's ipywidgets 8 front end and
+# JupyterLab's services (about 350 MB). Installed for the tests only, never by `make setup`,
+# `make dist` or hatch_build.py, and not in the sdist (pyproject.toml's only-include).
+VSCODE_HARNESS := tests/e2e/vscode_renderer
 
 .PHONY: serve test setup setup-test build chromium latex pytest jstest clean bench dist
 
@@ -19,7 +23,7 @@ test: setup-test
 
 setup: $(VENV)/.app build
 
-setup-test: setup $(VENV)/.test chromium latex
+setup-test: setup $(VENV)/.test $(VSCODE_HARNESS)/node_modules/.package-lock.json chromium latex
 
 $(VENV)/.app: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -32,6 +36,9 @@ $(VENV)/.test: $(VENV)/.app pyproject.toml
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci --no-audit --no-fund
+
+$(VSCODE_HARNESS)/node_modules/.package-lock.json: $(VSCODE_HARNESS)/package-lock.json
+	npm ci --prefix $(VSCODE_HARNESS) --no-audit --no-fund
 
 build: node_modules/.package-lock.json
 	npm run build --silent
@@ -59,4 +66,4 @@ bench: setup
 	$(PY) -m bench.run
 
 clean:
-	rm -rf $(VENV) node_modules static/dist dist
+	rm -rf $(VENV) node_modules $(VSCODE_HARNESS)/node_modules static/dist dist

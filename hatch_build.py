@@ -7,6 +7,8 @@ gradwalk adds the one import name `gradwalk` to site-packages.
 - sdist, or a wheel built from a checkout: runs `npm ci` (when node_modules is missing) and
   `npm run build`, so static/dist (ignored by git) is built here, once, and shipped: installing
   the wheel needs no Node. A wheel built from an sdist uses the bundle the sdist carries.
+  Only the top-level npm project: tests/e2e/vscode_renderer/ is the VS Code widget test's own
+  (`make setup-test` installs it), which no build needs.
 - editable (`pip install -e .`): maps the name `gradwalk` to this checkout with the editables
   library's import hook; the bundle is built by `make build`, not here.
 

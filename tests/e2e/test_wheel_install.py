@@ -38,6 +38,9 @@ INSIDE = ("gradwalk/__init__.py", "gradwalk/static/dist/main.js", "gradwalk/stat
           "gradwalk/server/storage/migrations/versions/0003_live_rooms.py",
           "gradwalk/engine/trace/runner.py", "gradwalk/static/dist/widget.js",
           "gradwalk/server/widget.py", "gradwalk/server/magic.py")
+# A test-only npm project in the checkout (test_widget_vscode.py's, 350 MB of node_modules): the
+# copy has it, installed, so the sdist is shown to leave it out.
+HARNESS = Path("tests", "e2e", "vscode_renderer")
 FANOUT = "a = 2.0\nb = -3.0\nt = a * b\nL = t * t + a\n"
 
 
@@ -49,17 +52,19 @@ def run(cmd: list, **kw) -> subprocess.CompletedProcess:
 
 
 def copy_checkout(dest: Path) -> None:
-    """The files the package is built from, without static/dist, caches or node_modules (a
-    link to the checkout's, so `npm run build` runs without a download)."""
+    """The files the package is built from and the VS Code test's npm project, without
+    static/dist, caches or node_modules (links to the checkout's, so `npm run build` runs
+    without a download)."""
     skip = shutil.ignore_patterns("__pycache__", "*.pyc", "dist", "node_modules")
     dest.mkdir()
-    for name in PACKAGE:
+    for name in (*PACKAGE, HARNESS):
         src = REPO / name
         if src.is_dir():
             shutil.copytree(src, dest / name, ignore=skip)
         else:
             shutil.copy2(src, dest / name)
-    (dest / "node_modules").symlink_to(REPO / "node_modules")
+    for folder in (Path(), HARNESS):
+        (dest / folder / "node_modules").symlink_to(REPO / folder / "node_modules")
 
 
 def without_node(bin_dir: Path) -> dict[str, str]:
@@ -134,6 +139,19 @@ def test_the_wheel_holds_one_package_with_the_built_page_templates_presets_and_m
     assert not any("__pycache__" in n or "node_modules" in n or "/tests/" in n for n in names)
     sdist = tarfile.open(built["sdist"]).getnames()
     assert "gradwalk-0.1.0/static/dist/main.js" in sdist   # a wheel from it needs no npm
+    assert not any("node_modules" in n or "/tests/" in n for n in sdist)
+
+
+def test_the_sdists_npm_project_has_none_of_the_vscode_tests_packages(built):
+    """What a build from the sdist's package.json would `npm ci` (hatch_build.py, a checkout
+    without node_modules) leaves out JupyterLab's services and VS Code's widget manager."""
+    with tarfile.open(built["sdist"]) as tar:
+        page = json.load(tar.extractfile("gradwalk-0.1.0/package.json"))
+        lock = json.load(tar.extractfile("gradwalk-0.1.0/package-lock.json"))
+    harness = json.loads((REPO / HARNESS / "package.json").read_text())["devDependencies"]
+    assert set(harness) == {"@jupyterlab/services", "@vscode/jupyter-ipywidgets8", "requirejs"}
+    assert set(harness) & {*page["dependencies"], *page["devDependencies"]} == set()
+    assert [f"node_modules/{name}" in lock["packages"] for name in harness] == [False] * 3
 
 
 def test_the_installed_wheel_has_one_import_name_and_the_python_api(built, installed):

@@ -1,12 +1,13 @@
 """The notebook widget in a real JupyterLab and a real Jupyter Notebook 7 (issue 18 §2): one
 server per test, started by it (killed in finally, with its kernel), a notebook that calls
 gradwalk.show and displays the widget twice, run in Debian's Chromium; the walk is stepped in
-the page and from the kernel, and each side reads the other's step. VS Code's notebooks cannot
-be run here (no VS Code in the test machine); they use the same anywidget front end."""
+the page and from the kernel, and each side reads the other's step. VS Code's widget renderer:
+test_widget_vscode.py."""
 from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,7 @@ def steps_the_widget(chromium, url: str, host: str) -> None:
     contexts = []
     page = new_page(chromium, contexts, (1280, 800), timeout=60_000)   # a host's first load, 2 cores
     errors: list[str] = []   # the page's errors but the host's own
+    run = lambda code: page.evaluate(RUN_IN_KERNEL, code)   # noqa: E731
     page.on("pageerror", lambda e: HOST_CODE not in (e.stack or "") and errors.append(str(e)))
     try:
         page.goto(url)
@@ -109,13 +111,13 @@ def steps_the_widget(chromium, url: str, host: str) -> None:
         assert views.count() == 2
         steps = lambda: [views.nth(i).get_attribute("data-step") for i in range(2)]  # noqa: E731
         assert steps() == ["0", "0"]
-        page.evaluate(RUN_IN_KERNEL, "w.step = 6")   # a cell drives the walk
+        run("w.step = 6")   # a cell drives the walk
         page.wait_for_function("[...document.querySelectorAll('.jp-OutputArea-output')].length > 0")
         views.nth(1).and_(page.locator('[data-step="6"]')).wait_for()
         assert steps() == ["6", "6"]
         views.nth(0).locator("button.forward").click()   # the student steps
         views.nth(1).and_(page.locator('[data-step="7"]')).wait_for()
-        page.wait_for_function(f"(async () => ({RUN_IN_KERNEL})('print(w.step)'))().then(o => o.trim() === '7')")
+        kernel_reads(run, 7)
         # keys on the walk step it and never reach the notebook's shortcuts (B: a new cell)
         cells = page.locator(".jp-Notebook .jp-Cell")
         views.nth(1).focus()
@@ -125,24 +127,41 @@ def steps_the_widget(chromium, url: str, host: str) -> None:
         views.nth(1).locator("textarea").press("b")
         assert views.nth(1).locator("textarea").input_value().endswith("b")
         assert cells.count() == 2
-        page.wait_for_function(f"(async () => ({RUN_IN_KERNEL})('print(w.step)'))().then(o => o.trim() === '8')")
-        page.evaluate(RUN_IN_KERNEL, "w.step = 7")
+        kernel_reads(run, 8)
+        run("w.step = 7")
         views.nth(1).and_(page.locator('[data-step="7"]')).wait_for()
-        # the seed's line typeset, as on the page, with KaTeX's fonts (JupyterLab has none)
-        line = views.nth(1).locator(".narration")
-        assert line.get_attribute("data-typeset") == "true"
-        assert line.locator(".narration-tex .katex .katex-html").count() == 1
-        assert line.locator(".narration-plain").text_content() == \
-            "L\u0304 = 1 (dL/dL), the backward pass starts at the output"   # narration.js's seed
-        assert {"KaTeX_Main", "KaTeX_Math"} <= set(page.evaluate(FACES))
-        assert page.evaluate(RUN_IN_KERNEL, "print(w.step, w.steps, w.grads['a'])").split() == [
-            "7", str(len(json.loads(json.dumps(__import__('gradwalk').trace(PROGRAM)))["events"])),
-            repr(__import__('gradwalk').trace(PROGRAM)["grads"]["a"])]
-        # fitted whole once JupyterLab gave the view its size: the leaves' boxes are inside
-        box, leaf = views.nth(0).locator("svg#graph").bounding_box(), views.nth(0).locator("g.node").first.bounding_box()
-        assert box["x"] <= leaf["x"] and leaf["x"] + leaf["width"] <= box["x"] + box["width"]
+        at_the_seed(page, views, run)
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"widget-{host}-1280x800.png"))
         assert errors == []
     finally:
         contexts[0].close()
+
+
+def kernel_reads(run, step: int, timeout: float = 30) -> None:
+    """Waits until a cell (`run(code)` runs one, returns what it printed) prints `step` for
+    w.step: ipywidgets sends a view's change only once the kernel has taken the one before
+    (its message throttle), so it may come after the next cell. (Not page.wait_for_function:
+    it takes the promise an async predicate returns for true, and would never wait.)"""
+    deadline = time.monotonic() + timeout
+    while (read := run("print(w.step)").strip()) != str(step):
+        assert time.monotonic() < deadline, f"the kernel reads w.step = {read}, not {step}"
+        time.sleep(0.1)   # asking the kernel again, not waiting on the page
+
+
+def at_the_seed(page, views, run) -> None:
+    """Checks two views of PROGRAM's widget at step 7, the seed, in a host: its line typeset as
+    on the page, with KaTeX's fonts (hosts have none); the kernel's step, step count and a's
+    gradient (`run(code)` runs a cell, returns what it printed) those of gradwalk.trace; the
+    graph fitted whole once the host gave the view its size (the leaves' boxes inside)."""
+    line = views.nth(1).locator(".narration")
+    assert line.get_attribute("data-typeset") == "true"
+    assert line.locator(".narration-tex .katex .katex-html").count() == 1
+    assert line.locator(".narration-plain").text_content() == \
+        "L\u0304 = 1 (dL/dL), the backward pass starts at the output"   # narration.js's seed
+    assert {"KaTeX_Main", "KaTeX_Math"} <= set(page.evaluate(FACES))
+    trace = __import__("gradwalk").trace(PROGRAM)
+    assert run("print(w.step, w.steps, w.grads['a'])").split() == [
+        "7", str(len(trace["events"])), repr(trace["grads"]["a"])]
+    box, leaf = views.nth(0).locator("svg#graph").bounding_box(), views.nth(0).locator("g.node").first.bounding_box()
+    assert box["x"] <= leaf["x"] and leaf["x"] + leaf["width"] <= box["x"] + box["width"]
