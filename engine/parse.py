@@ -97,8 +97,8 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
         raise ProgramError("too_large", f"the program has {count:,} statements; the "
                            f"limit (max_statements) is {max_statements:,}", s.lineno,
                            lines.char_col(s.lineno, s.col_offset),
-                           hint="trace a shorter program (the setting is "
-                                "GRADWALK_MAX_STATEMENTS)")
+                           hint="trace a shorter program; the setting is "
+                                "GRADWALK_MAX_STATEMENTS")
     builder.setup_tensors(program_dtype(text, dtype), max_elements, max_total_elements)
     bugs, bugs_at = program_bugs(text, tree.body[0].lineno if tree.body else None)
     second = second_order_header(text, tree.body[0].lineno if tree.body else None)
@@ -134,7 +134,7 @@ def _too_many_nodes(builder: "_Builder", stmt: ast.stmt) -> ProgramError:
                         f"by line {stmt.lineno:,}; the limit (max_nodes) is "
                         f"{builder.max_nodes:,}",
                         stmt.lineno, builder.text.char_col(stmt.lineno, stmt.col_offset),
-                        hint="trace a shorter program (the setting is GRADWALK_MAX_NODES)")
+                        hint="trace a shorter program; the setting is GRADWALK_MAX_NODES")
 
 
 def _statements(tree: ast.Module) -> list[ast.stmt]:

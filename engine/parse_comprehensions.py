@@ -98,7 +98,7 @@ class ComprehensionSyntax:
                              f"{counted(count, 'element')} of {counted(each + extra, 'node')}: "
                              f"the program would make {total:,} nodes; the limit (max_nodes) "
                              f"is {self.max_nodes:,}", node,
-                             hint="make fewer elements (the setting is GRADWALK_MAX_NODES)")
+                             hint="make fewer elements; the setting is GRADWALK_MAX_NODES")
 
     def list_comprehension(self, node: ast.ListComp, name: str | None):
         items, count = self.elements(node)

@@ -210,8 +210,8 @@ class FunctionSyntax:
                           f"{size:,} statements (its body, with the calls in it): the program "
                           f"would have {before + size:,} statements at least; the limit "
                           f"(max_statements) is {limit:,}", node,
-                          hint="call fewer functions, or nest them less (the setting is "
-                               "GRADWALK_MAX_STATEMENTS)")
+                          hint="call fewer functions, or nest them less; the setting is "
+                               "GRADWALK_MAX_STATEMENTS")
 
     def function_size(self, call: ast.Call) -> int:
         name = call.func.id

@@ -230,7 +230,7 @@ class UnrollSyntax:
             raise self.error("too_large", f"this loop runs {counted(count, 'iteration')} of "
                              f"{counted(each, 'node')}: the program would make {total:,} nodes; "
                              f"the limit (max_nodes) is {self.max_nodes:,}", stmt,
-                             hint="loop fewer times (the setting is GRADWALK_MAX_NODES)")
+                             hint="loop fewer times; the setting is GRADWALK_MAX_NODES")
 
     def bind_variable(self, var: str, value: int | None) -> None:
         """Set a loop or comprehension variable (None: it is no longer bound)."""
@@ -283,8 +283,8 @@ class UnrollSyntax:
                                      f"{counted(inner, 'statement')}: the program would have "
                                      f"{before + total + size:,} statements; the limit "
                                      f"(max_statements) is {limit:,}", stmt,
-                                     hint="loop fewer times (the setting is "
-                                          "GRADWALK_MAX_STATEMENTS)")
+                                     hint="loop fewer times; the setting is "
+                                          "GRADWALK_MAX_STATEMENTS")
                 total += size
             else:
                 cost = self.call_cost(stmt) if self.defined else 0

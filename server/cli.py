@@ -169,12 +169,23 @@ def main(argv: list[str] | None = None) -> int:
         return 3
 
 
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml's), or "unknown" when run from a
+    checkout that was never installed."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("gradwalk")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def _main(argv: list[str] | None) -> int:
     from gradwalk.server.exports import FORMATS
 
     parser = _Parser(prog="gradwalk", description="Step through backprop.",
                                      epilog=EXIT_CODES,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"gradwalk {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the web app")
     serve.add_argument("--host", default="127.0.0.1")

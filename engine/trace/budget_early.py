@@ -120,8 +120,8 @@ def check(tree: ast.Module, limit: int, lines) -> None:
         "too_large", f"the trace would take more than {low}; the limit (max_response_bytes) "
         f"is {high}, passed at {clip(_text(lines, at))}", line,
         lines.char_col(line, at.col_offset), end, lines.char_col(end, at.end_col_offset),
-        hint="trace fewer nodes or smaller tensors (the setting is "
-             "GRADWALK_MAX_RESPONSE_BYTES)")
+        hint="trace fewer nodes or smaller tensors; the setting is "
+             "GRADWALK_MAX_RESPONSE_BYTES")
 
 
 def _text(lines, node: ast.AST) -> str:

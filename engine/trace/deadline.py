@@ -31,8 +31,8 @@ class Deadline:
             raise ProgramError(
                 "timeout", f"the trace took longer than {self.seconds:g} s, the time one trace "
                 f"may take (trace_timeout_seconds), and was stopped",
-                hint="trace fewer nodes or smaller tensors (the setting is "
-                     "GRADWALK_TRACE_TIMEOUT_SECONDS)")
+                hint="trace fewer nodes or smaller tensors; the setting is "
+                     "GRADWALK_TRACE_TIMEOUT_SECONDS")
 
     def paced(self, items: Iterable[T]) -> Iterator[T]:
         """items, unchanged, with the clock checked before every CHECK_EVERY of them. The

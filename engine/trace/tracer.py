@@ -201,8 +201,8 @@ class Tracer:
             "too_large", f"the trace would take about {estimate}; the limit "
             f"(max_response_bytes) is {limit}, passed at "
             f"{clip(node.label)}", s.line, s.col, s.end_line, s.end_col,
-            hint="trace fewer nodes or smaller tensors (the setting is "
-                 "GRADWALK_MAX_RESPONSE_BYTES)")
+            hint="trace fewer nodes or smaller tensors; the setting is "
+                 "GRADWALK_MAX_RESPONSE_BYTES")
 
     def _texts(self, nodes) -> None:
         """Every node's formula and adjoint symbol, in one pass over the tape (issue 15 §1):

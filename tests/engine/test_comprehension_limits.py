@@ -44,7 +44,7 @@ def test_a_comprehension_over_max_nodes_is_refused_after_its_first_element(
         parse(text, max_nodes=1000)
     e = caught.value
     assert (e.kind, e.line, e.col, e.message) == ("too_large", line, col, message)
-    assert e.hint == "make fewer elements (the setting is GRADWALK_MAX_NODES)"
+    assert e.hint == "make fewer elements; the setting is GRADWALK_MAX_NODES"
     assert built[0] < 10, built[0]   # was 15,000 nodes, then refused at the statement
 
 

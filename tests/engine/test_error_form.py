@@ -22,3 +22,18 @@ def test_every_error_is_where_kind_then_message(program, kind, line):
     assert e.value.kind == kind
     assert str(e.value).startswith(line), str(e.value)
     assert not e.value.message.lower().startswith(kind_words(kind).split()[0])
+
+
+def test_a_limits_hint_opens_no_bracket_inside_the_one_it_is_written_in():
+    """The CLI writes `message (hint)`; a hint that said "(the setting is ...)" read
+    "... passed at x (trace fewer nodes or smaller tensors (the setting is ...))" (review of
+    454e759). Each limit's hint names its setting after a semicolon."""
+    from gradwalk.engine.trace.limits import Limits
+    from gradwalk.server.cli import _program_error
+    program = "x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 50 + "L = x\n"
+    with pytest.raises(ProgramError) as e:
+        run_trace(program, limits=Limits(max_response_bytes=10))
+    line = _program_error("chain.py", e.value)
+    assert line.endswith("(trace fewer nodes or smaller tensors; the setting is "
+                         "GRADWALK_MAX_RESPONSE_BYTES)"), line
+    assert line.count("(") == line.count(")") and "((" not in line.replace(" ", "")

@@ -31,7 +31,7 @@ def test_a_20000_iteration_zip_loop_is_refused_at_the_loop_within_seconds():
     assert (e.kind, e.line, e.col) == ("too_large", 5, 0)
     assert e.message == ("this loop runs 20,000 iterations of 13 nodes: the program would make "
                          "260,004 nodes; the limit (max_nodes) is 120,000")
-    assert e.hint == "loop fewer times (the setting is GRADWALK_MAX_NODES)"
+    assert e.hint == "loop fewer times; the setting is GRADWALK_MAX_NODES"
     assert took < 5.0, took   # was 16-21 s; about 1 s here, most of it reading the lists
 
 

@@ -66,6 +66,14 @@ def test_missing_file():
     assert r.returncode == 2 and "cannot read" in r.stderr
 
 
+def test_version_is_the_installed_distributions_and_exit_0():
+    """`gradwalk --version` was a usage error (exit 2) in the review of 454e759."""
+    from importlib.metadata import version
+    r = gradwalk("--version")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f"gradwalk {version('gradwalk')}\n" and r.stderr == ""
+
+
 def test_nested_calls_over_the_limit_are_a_located_error_not_an_internal_one(capsys, tmp_path):
     from gradwalk.server import cli
     from test_api import DOUBLING
