@@ -19,7 +19,7 @@ from gradwalk.server.storage.canonical import MAX_SAFE_INT as MAX_SAFE, state_pr
 Count = Annotated[int, Field(strict=True, ge=0, le=MAX_SAFE)]
 Number = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 SPEEDS = (0.5, 1, 2, 4, 8, 16)   # state.js SPEEDS: events per second
-QUIZ = re.compile(r"(|adjoints|values|fanout|nodes:[A-Za-z_]\w*(,[A-Za-z_]\w*)*)")  # quiz.js
+QUIZ = re.compile(r"(|adjoints|values|fanout|nodes:[^\W\d]\w*(,[^\W\d]\w*)*)")  # quiz.js: names as Python reads them
 GROUP = re.compile(r"g\d{1,7}")   # an expanded group's id (state.js groupIds)
 MAX_OPEN_GROUPS = 64
 

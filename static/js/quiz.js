@@ -20,8 +20,11 @@ export const PRESETS = {
   fanout: "the fan-out sums only",
   nodes: "named nodes",
 };
+// A node's name as Python reads one (`é = 2.0` traces): a letter or _, then letters, digits, _.
+const NAME = String.raw`[\p{L}_][\p{L}\p{N}_]*`;
+const IS_NAME = new RegExp(`^${NAME}$`, "u");
 // A valid `quiz` field: a preset, or "nodes:" and names separated by commas.
-export const QUIZ_PATTERN = /^(|adjoints|values|fanout|nodes:[A-Za-z_]\w*(,[A-Za-z_]\w*)*)$/;
+export const QUIZ_PATTERN = new RegExp(`^(|adjoints|values|fanout|nodes:${NAME}(,${NAME})*)$`, "u");
 export const RELATIVE = 1e-3; // an answer within this relative error is right (engine/mistakes.py)
 // A whole tensor is asked as a grid (state.js quiz_grid) up to this many numbers, of rank 1 or
 // 2 (a row, or rows and columns): 4x4 fits a projector's quiz panel; past it, one element.
@@ -32,7 +35,7 @@ const ASK_LINE = /^[ \t]*#[ \t]*ask[ \t]*:([^\n]*)$/m;
 export function askedNames(program) {
   const match = ASK_LINE.exec(String(program ?? ""));
   if (!match) return null;
-  const names = match[1].split(/[,\s]+/).filter((n) => /^[A-Za-z_]\w*$/.test(n));
+  const names = match[1].split(/[,\s]+/).filter((n) => IS_NAME.test(n));
   return names.length ? names : null;
 }
 
@@ -67,8 +70,21 @@ export function quizSpec(state) {
 
 /** The spec "nodes:d,a" for names typed as "d, a" ("" when there is no valid name). */
 export function namedSpec(text) {
-  const names = String(text).split(/[,\s]+/).filter((n) => /^[A-Za-z_]\w*$/.test(n));
+  const names = String(text).split(/[,\s]+/).filter((n) => IS_NAME.test(n));
   return names.length ? `nodes:${names.join(",")}` : "";
+}
+
+/**
+ * What namedSpec leaves out of `text`, as a sentence ("" when every word typed is a name):
+ * `<b>x</b>` was dropped with no word and the quiz stayed as it was (review of 454e759).
+ */
+export function notNamesText(text) {
+  const bad = String(text).split(/[,\s]+/).filter((n) => n && !IS_NAME.test(n));
+  if (!bad.length) return "";
+  const shown = bad.slice(0, 3).map((n) => `“${n.length > 16 ? `${n.slice(0, 15)}…` : n}”`);
+  const more = bad.length > 3 ? ` and ${bad.length - 3} more` : "";
+  const verb = bad.length > 1 ? "are not names" : "is not a name";
+  return `${shown.join(", ")}${more} ${verb} (letters, digits, _).`;
 }
 
 // ---------------------------------------------------------------- tensors

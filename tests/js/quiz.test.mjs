@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  askedAt, askedNames, askLine, elementAt, emptyReason, elementOf, gateOf, hiddenAt, indexOf, judge, matches, namedSpec, numbersHidden, questionsOf, quizSpec, QUIZ_PATTERN, readAnswer,
+  askedAt, askedNames, askLine, elementAt, emptyReason, elementOf, gateOf, hiddenAt, indexOf, judge, matches, namedSpec, notNamesText, numbersHidden, questionsOf, quizSpec, QUIZ_PATTERN, readAnswer,
   resultMessage, scoreOf, shownUnit, toleranceOf, unknownNames, unreadableTitle, withNumbers,
 } from "../../static/js/quiz.js";
 import { checkState, linkState, decodeLink, encodeLink, openLink, defaultState } from "../../static/js/state.js";
@@ -51,6 +51,19 @@ test("a `# ask:` line is a quiz on those nodes unless the state names another", 
   assert.equal(quizSpec({ quiz: "", mode: "train", program: `# ask: d\n${PROGRAM}` }), "");
   assert.equal(namedSpec(" d,  a "), "nodes:d,a");
   assert.equal(namedSpec("1x"), "");
+});
+
+test("names as Python reads them are asked; a word that is no name says why (review of 454e759: `é` and `<b>x</b>` were dropped silently)", () => {
+  assert.equal(namedSpec("é, a"), "nodes:é,a");
+  assert.ok(QUIZ_PATTERN.test("nodes:é,a"));
+  assert.ok(!QUIZ_PATTERN.test("nodes:<b>x</b>"));
+  assert.equal(namedSpec("<b>x</b>"), "");
+  assert.equal(notNamesText("d, a"), "");
+  assert.equal(notNamesText("<b>x</b>"),
+    "“<b>x</b>” is not a name (letters, digits, _).");
+  assert.equal(notNamesText("1x, d, 2y, a-b, ?, !"),
+    "“1x”, “2y”, “a-b” and 2 more are not names (letters, digits, _).");
+  assert.match(notNamesText("x".repeat(40) + "!"), /^“x{15}…” is not a name/);
 });
 
 test("a name that is no node is found, and the `# ask:` line located (a review: `# ask: zz` asked nothing silently)", () => {

@@ -73,6 +73,7 @@ def test_a_room_opens_and_only_its_token_steps_it(monkeypatch, tmp_path):
     ({"v": 1, "program": 5, "step": 1}, "program: "), ({"v": 1, "mode": "sideways"}, "mode: "),
     ({"v": 1, "step": 2**80}, "step: "), ({"v": 1, "train_steps": 50_000}, "train_steps: "),
     ({"v": 1, "speed": 3}, "speed: "), ({"v": 1, "quiz": "all"}, "quiz: "),
+    ({"v": 1, "quiz": "nodes:1x"}, "quiz: "), ({"v": 1, "quiz": "nodes:<b>x</b>"}, "quiz: "),
     ({"v": 1, "open_groups": ["x"]}, "open_groups: "), ({"v": 1, "train_lr": 0}, "train_lr: "),
     ({"v": 1, "font": 9}, "font: "), ({"v": 1, "hide_program": 1}, "hide_program: "),
 ])
@@ -88,7 +89,7 @@ def test_a_bad_state_is_a_422_naming_the_field(monkeypatch, tmp_path, body, why)
 def test_a_good_state_is_stored_as_sent(monkeypatch, tmp_path):
     state = {"v": 1, "program": "\ufeffx = 2.0\nL = x * x", "step": 2, "speed": 0.5, "font": 1,
              "train_lr": 1, "train_steps": 101, "train_iteration": 299, "open_groups": ["g3"],
-             "quiz": "nodes:a,b", "a_newer_field": [1]}
+             "quiz": "nodes:a,b,é", "a_newer_field": [1]}   # é: a name Python (and quiz.js) reads
     with live_app(monkeypatch, tmp_path) as client:
         room, auth = opened(client)
         assert client.post(f"/api/live/{room}/state", json=state, headers=auth).status_code == 200

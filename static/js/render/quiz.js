@@ -15,7 +15,7 @@
 // for a vector) and, after an answer, data-verdict ("right" | "wrong" | "unreadable").
 
 import { METRICS } from "../layout.js";
-import { GRID_MAX, namedSpec, PRESETS, quizSpec } from "../quiz.js";
+import { GRID_MAX, namedSpec, notNamesText, PRESETS, quizSpec } from "../quiz.js";
 import { OP_SETS, SIZES } from "../quiz-practice.js";
 
 const html = (tag, props = {}, ...children) => {
@@ -234,8 +234,14 @@ export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
   const whole = html("input", { type: "checkbox", id: "quiz-grid" });
   const wholeLabel = html("label", { className: "quiz-grid-switch",
     title: `Ask a small tensor (up to ${GRID_MAX} numbers, a row or a matrix) whole, as a grid of boxes, not one element` }, whole, " whole tensors");
+  // Why a word typed in the names box was left out (quiz.js notNamesText), under the row
+  const namesNote = html("p", { className: "quiz-names-note", id: "quiz-nodes-note" });
+  namesNote.setAttribute("role", "status");
+  namesNote.hidden = true;
+  names.setAttribute("aria-describedby", "quiz-nodes-note");
   const el = html("section", { className: "quiz-setup" },
     html("div", { className: "quiz-setup-row" }, html("label", {}, "Quiz ", menu), names, wholeLabel, fresh),
+    namesNote,
     html("div", { className: "quiz-setup-row" }, practice, size, ops));
   el.setAttribute("aria-label", "Quiz setup");
   root.prepend(el);
@@ -259,7 +265,13 @@ export function createQuizSetup(root, { store, onNewNumbers, onPractice }) {
   // beside the legend or the ledger on a projector the row has no room to spare
   let gridable = false;
   const showWhole = (state) => { wholeLabel.hidden = !(quizSpec(state) && (gridable || state.quiz_grid)); };
-  const setNamed = () => store.set({ quiz: namedSpec(names.value) });
+  const setNamed = () => {
+    const why = notNamesText(names.value);
+    namesNote.textContent = why;
+    namesNote.hidden = !why;
+    names.setAttribute("aria-invalid", String(Boolean(why)));
+    store.set({ quiz: namedSpec(names.value) });
+  };
   menu.addEventListener("change", () => {
     if (menu.value === "nodes") {
       names.hidden = false;
