@@ -190,11 +190,11 @@ class Tracer:
         if total <= limits.max_response_bytes:
             return
         running = 0
-        for i in self.order:
+        for at, i in enumerate(self.order):
             running += costs[i]
             if running > limits.max_response_bytes:
                 break
-        node = self.program.nodes[i]
+        node = self._named_at(at)
         s = node.span
         estimate, limit = two_sizes(total, limits.max_response_bytes)
         raise ProgramError(
@@ -203,6 +203,16 @@ class Tracer:
             f"{clip(node.label)}", s.line, s.col, s.end_line, s.end_col,
             hint="trace fewer nodes or smaller tensors; the setting is "
                  "GRADWALK_MAX_RESPONSE_BYTES")
+
+    def _named_at(self, at: int):
+        """The node at position `at` of the order, or, when it is a constant, the first node
+        after it that is not: "passed at 1.0001" named a number, not the operation where the
+        trace passed its limit (review of 454e759)."""
+        nodes = self.program.nodes
+        for i in self.order[at:]:
+            if nodes[i].role != "const":
+                return nodes[i]
+        return nodes[self.order[at]]
 
     def _texts(self, nodes) -> None:
         """Every node's formula and adjoint symbol, in one pass over the tape (issue 15 §1):

@@ -37,3 +37,18 @@ def test_a_limits_hint_opens_no_bracket_inside_the_one_it_is_written_in():
     assert line.endswith("(trace fewer nodes or smaller tensors; the setting is "
                          "GRADWALK_MAX_RESPONSE_BYTES)"), line
     assert line.count("(") == line.count(")") and "((" not in line.replace(" ", "")
+
+
+def test_the_size_limit_is_located_at_an_operation_never_at_a_number():
+    """"passed at 1.0001" (review of 454e759): where the running size passes the limit on a
+    constant, the error names the operation that takes it."""
+    import re
+    from gradwalk.engine.trace.limits import Limits
+    program = "x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 300 + "L = x\n"
+    places = set()
+    for limit in range(20_000, 40_000, 97):
+        with pytest.raises(ProgramError) as e:
+            run_trace(program, limits=Limits(max_response_bytes=limit))
+        places.add(str(e.value).rsplit("passed at ", 1)[1])
+    assert "x⁽¹²⁾ * 1.0001" in places, places
+    assert not [p for p in places if re.fullmatch(r"[\d.]+", p)], places
