@@ -59,8 +59,7 @@ def scalar_bound(tracer) -> int | None:
     params = 2 * n + sum(len(json.dumps(p, default=str)) - 2 for p in   # {} for most
                          filter(None, map(attrgetter("params"), nodes)))
     floats = list(map(float, values))
-    known = len(orjson.dumps(floats)) - max(n - 1, 0) - 2   # each as orjson writes it, in one
-    # call: the list's bytes less its brackets and commas
+    known = sum(map(len, map(orjson.dumps, floats)))
     if not math.isfinite(sum(floats)):   # a non-finite one is a string: "-Infinity"
         known += 7 * n
     node_part = (n * (NODE + EVALUATE + seq) + 3 * int(id_b.sum()) + escaped + params + known

@@ -70,17 +70,17 @@ def _body(tracer: Tracer) -> bytes:
     out.truncate()
     out.write(b',"events":[')
     # BATCH records at a time, taken by islice (a loop in C: a test and an append per record
-    # in Python were about a twentieth of the records' cost); `done`, the last, is held back
-    records, held = tracer.records(arrays=True), None   # (OPT_SERIALIZE_NUMPY below)
+    # in Python were about a twentieth of the records' cost); `done`, the last record of
+    # every walk (docs/trace-format.md), ends the last batch and is written below
+    records = tracer.records(arrays=True)   # (OPT_SERIALIZE_NUMPY below)
     for batch in iter(lambda: list(islice(records, BATCH)), []):
-        if held:   # without its brackets, not copied (graph_out.graph_parts)
-            out.write(memoryview(orjson.dumps(held))[1:-1])
+        record = batch.pop() if batch[-1]["kind"] == "done" else None
+        if batch:   # without its brackets, not copied (graph_out.graph_parts)
+            out.write(memoryview(orjson.dumps(batch))[1:-1])
             out.write(b",")
-        held = batch
-    record = held.pop()   # every walk ends with its done event (docs/trace-format.md)
-    if held:
-        out.write(memoryview(orjson.dumps(held))[1:-1])
-        out.write(b",")
+            batch.clear()   # its records freed now, not once the next batch is made
+        if record is not None:
+            break
     # The done event's results are the body's top-level fields, written once (issue 6): the
     # stream's done event carries them itself (docs/trace-format.md).
     # Its narration (when the trace has warnings: engine/trace/warn.py) stays on it.
