@@ -206,11 +206,12 @@ def _partials():
     return partial
 
 
-def light_bound(tracer) -> int | None:
-    """engine/trace/budget_scalar.py's light_bound: looser than scalar_bound, cheaper."""
+def light_bound(tracer, limit: int | None = None) -> int | None:
+    """engine/trace/budget_scalar.py's light_bound: looser than scalar_bound, cheaper (with
+    `limit`: a figure past it as soon as its first terms pass it)."""
     from gradwalk.engine.trace.budget_scalar import light_bound as bound
 
-    return bound(tracer)
+    return bound(tracer, limit)
 
 
 def scalar_bound(tracer) -> int | None:

@@ -74,12 +74,13 @@ def scalar_bound(tracer) -> int | None:
     # an input's first contribution starts from 0.0 and narrates no sum: once per input
     firsts = int(np.count_nonzero(np.bincount(e_input, minlength=n))) * \
         (SCALAR - ZERO + 3 * NUMBERS)
-    return (node_part + edge_part - firsts + extras(tracer, None)
-            + groups_bound(tracer.program, int(label_b.max(initial=0)))
+    longest = int(label_b.max(initial=0))   # the longest label's bytes, known: not encoded again
+    return (node_part + edge_part - firsts + extras(tracer, None, longest=longest)
+            + groups_bound(tracer.program, longest)
             + results(tracer, [()] * n, 0))
 
 
-def light_bound(tracer) -> int | None:
+def light_bound(tracer, limit: int | None = None) -> int | None:
     """A looser and cheaper upper bound than scalar_bound (so of per_node's sum), for the same
     programs (None for the others): its terms with each per-edge figure at its largest (an
     id, a partial, an input's symbol), each node's formula and symbol counted for as many
@@ -88,7 +89,12 @@ def light_bound(tracer) -> int | None:
     edge: about a fifth of scalar_bound's cost. The size check asks it first and goes on to
     the closer figures only when it passes the limit (engine/trace/tracer.py), so a body
     that fits by far costs no estimate, and one that may not fit is estimated before the
-    graph is sent (the stream's first event)."""
+    graph is sent (the stream's first event).
+
+    limit: once the terms worked out so far pass it (bytes), their sum is returned without
+    the rest (the texts' passes, most of the cost): a figure past `limit`, not the bound, for
+    a caller that only compares (a 100,001-node chain passes 100 MB before any text is read,
+    and its size check goes straight on to scalar_bound)."""
     values = tracer.values
     if tracer.options.mode != "reverse" or tracer.second is not None or tracer.options.check \
             or getattr(tracer, "lab", None) is not None:
@@ -102,11 +108,6 @@ def light_bound(tracer) -> int | None:
     degrees = list(map(len, map(attrgetter("inputs"), nodes)))
     edges, widest = sum(degrees), max(degrees, default=0)
     id_max = max(map(len, ids), default=0)
-    (_, formula_s, symbol_s), (label_m, _, symbol_m), escaped = _totals(
-        list(map(attrgetter("label"), nodes)), tracer.formulas, tracer.symbols,
-        formulas=tracer.formulas)
-    # a name is where its node's label starts (`x` of x⁽²⁴⁹⁷⁾): the labels' bytes again
-    escaped.append(escaped[0])
     params = 2 * n + sum(len(json.dumps(p, default=str)) - 2 for p in
                          filter(None, map(attrgetter("params"), nodes)))
     known = SCALAR * n + (0 if all(map(math.isfinite, values)) else 7 * n)   # orjson: 24 at most
@@ -119,14 +120,24 @@ def light_bound(tracer) -> int | None:
     ledgers = (n * (LEDGER + digits) + sum(map(len, led.saves)) * (id_max + 3)
                + (n - led.released_by.count(None)) * id_max)
     seq = len(str(2 * n))
-    node_part = (n * (NODE + EVALUATE + seq + 3 * id_max) + sum(escaped) + params + known
-                 + edges * (5 * id_max + 3 + EDGE) + ledgers)
+    # the terms without a text: the nodes, their edges and ledgers, the accumulate events
+    total = (n * (NODE + EVALUATE + seq + 3 * id_max) + params + known
+             + edges * (5 * id_max + 3 + EDGE) + ledgers
+             + edges * (ACCUMULATE + seq + 5 * SCALAR + 6 * NUMBERS + 2 * id_max))
+    if limit is not None and total > limit:
+        return total
+    # the labels (a name is where its node's label starts, `x` of x⁽²⁴⁹⁷⁾: their bytes
+    # again) and each edge's partial at its longest
+    (_,), (label_m,), (label_e,) = _totals(list(map(attrgetter("label"), nodes)))
     partial = _longest_partial(set(map(attrgetter("op"), nodes)), widest, label_m)
-    edge_part = (edges * (ACCUMULATE + seq + 5 * SCALAR + 6 * NUMBERS + 2 * id_max
-                          + 2 * partial + 2 * symbol_m)
-                 + widest * (formula_s + symbol_s))
-    return (node_part + edge_part + extras(tracer, None, longest=label_m)
-            + groups_bound(tracer.program, label_m) + results(tracer, [()] * n, 0))
+    total += 2 * label_e + edges * 2 * partial
+    if limit is not None and total > limit:
+        return total
+    (formula_s, symbol_s), (_, symbol_m), escaped = _totals(
+        tracer.formulas, tracer.symbols, formulas=tracer.formulas)
+    return (total + sum(escaped) + edges * 2 * symbol_m + widest * (formula_s + symbol_s)
+            + extras(tracer, None, longest=label_m) + groups_bound(tracer.program, label_m)
+            + results(tracer, [()] * n, 0))
 
 
 def _totals(*lists: list[str], formulas: list[str] | None = None

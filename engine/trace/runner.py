@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
+from itertools import islice
 
 import orjson
 
@@ -68,18 +69,18 @@ def _body(tracer: Tracer) -> bytes:
     out.seek(out.tell() - 1)   # drop the graph event's closing brace: the events follow
     out.truncate()
     out.write(b',"events":[')
-    batch: list[dict] = []
-    for record in tracer.records(arrays=True):   # written with OPT_SERIALIZE_NUMPY below
-        if record["kind"] == "done":
-            break
-        batch.append(record)
-        if len(batch) == BATCH:   # without its brackets, not copied (graph_out.graph_parts)
+    # BATCH records at a time, taken by islice (a loop in C: a test and an append per record
+    # in Python were about a twentieth of the records' cost); `done`, the last record of
+    # every walk (docs/trace-format.md), ends the last batch and is written below
+    records = tracer.records(arrays=True)   # (OPT_SERIALIZE_NUMPY below)
+    for batch in iter(lambda: list(islice(records, BATCH)), []):
+        record = batch.pop() if batch[-1]["kind"] == "done" else None
+        if batch:   # without its brackets, not copied (graph_out.graph_parts)
             out.write(memoryview(orjson.dumps(batch))[1:-1])
             out.write(b",")
-            batch.clear()
-    if batch:
-        out.write(memoryview(orjson.dumps(batch))[1:-1])
-        out.write(b",")
+            batch.clear()   # its records freed now, not once the next batch is made
+        if record is not None:
+            break
     # The done event's results are the body's top-level fields, written once (issue 6): the
     # stream's done event carries them itself (docs/trace-format.md).
     # Its narration (when the trace has warnings: engine/trace/warn.py) stays on it.

@@ -168,8 +168,9 @@ class Tracer:
     def _fits(self) -> bool:
         """Whether the light bound (engine/trace/budget_scalar.py light_bound) shows the body
         within max_response_bytes; then the size is checked, with no estimate made."""
-        light = budget.light_bound(self)
-        if light is not None and light <= self._size_limits.max_response_bytes:
+        limit = self._size_limits.max_response_bytes
+        light = budget.light_bound(self, limit)   # past the limit: not worked out to the end
+        if light is not None and light <= limit:
             self._size_limits = None
             return True
         return False

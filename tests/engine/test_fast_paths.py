@@ -230,6 +230,26 @@ def test_the_light_bound_is_cheap_and_within_three_times_on_a_chain():
     assert budget.light_bound(Tracer("x = [1.0, 2.0]\nL = sum(x * x)\n")) is None
 
 
+@pytest.mark.parametrize("text", SCALAR_PROGRAMS)
+def test_the_light_bound_stops_once_it_passes_the_limit(text, monkeypatch):
+    # issue 15 §1: a 100,001-node chain's light bound passes 100 MB before any text is read
+    # (its size check goes on to the scalar bound whatever the texts add): past the limit, no
+    # text pass is made and the figure returned is past the limit; short of it, the figure
+    # is the whole bound, exactly
+    from gradwalk.engine.trace import budget_scalar
+
+    tracer = Tracer(text)
+    light = budget.light_bound(tracer)
+    for limit in (light, light - 1, light // 2, 10**12):
+        figure = budget.light_bound(tracer, limit)
+        assert figure == light if light <= limit else limit < figure <= light
+    read = []
+    totals = budget_scalar._totals
+    monkeypatch.setattr(budget_scalar, "_totals", lambda *a, **k: read.append(1) or totals(*a, **k))
+    assert budget.light_bound(tracer, 100) > 100 and read == []
+    assert budget.light_bound(tracer, light) == light and read == [1, 1]
+
+
 def test_the_scalar_bound_is_close_to_the_estimate_on_a_chain():
     # issue 15 §1: at 100,000 nodes the bound (1.26 times the estimate) passed the 100 MB
     # limit, so the check fell through to the per-node estimate (4 to 6 µs a node); it counts

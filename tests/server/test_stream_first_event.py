@@ -22,9 +22,9 @@ def test_the_size_is_checked_once_before_the_graph_and_costs_no_estimate(monkeyp
     said = []
     light = budget.light_bound
 
-    def bound(tracer):
+    def bound(tracer, *limit):
         said.append("light bound")
-        return light(tracer)
+        return light(tracer, *limit)
     monkeypatch.setattr(budget, "light_bound", bound)
     monkeypatch.setattr(budget, "scalar_bound", lambda t: said.append("estimate"))
     stream_body(CHAIN, None, Settings(), lambda data: said.append(data.split(b"\n")[0]))
@@ -77,3 +77,35 @@ def test_the_estimate_comes_before_the_graph_when_the_light_bound_does_not_fit(m
     assert made == [1]   # the scalar bound, made in the constructor: the next step
     assert b'"nodes":[' in between.graph_bytes()
     assert list(between.records())[-1]["kind"] == "done" and made == [1]
+
+
+def test_the_parse_before_the_stream_sets_off_no_collection(monkeypatch):
+    """The route parses before it takes a trace slot (server/tracing.py parse_program): with
+    the collector paused there too, as for the trace, a 10,001-node chain's parse sets off no
+    collection while it runs (about 50 of them, a tenth to a fifth of its time, before), and
+    the collector is on again after it."""
+    import gc
+
+    from gradwalk.server import tracing
+
+    chain, settings = "x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 2_500, Settings()
+    started, during = [], []
+    parse = tracing.parse
+
+    def parse_counted(*args, **kwargs):
+        before = len(started)
+        program = parse(*args, **kwargs)
+        during.append(len(started) - before)
+        return program
+
+    def count(phase, info):
+        if phase == "start":
+            started.append(info["generation"])
+    monkeypatch.setattr(tracing, "parse", parse_counted)
+    assert gc.isenabled()
+    gc.callbacks.append(count)
+    try:
+        program = tracing.parse_program(chain, settings)
+    finally:
+        gc.callbacks.remove(count)
+    assert len(program.nodes) == 10_001 and during == [0] and gc.isenabled()
