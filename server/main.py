@@ -89,6 +89,14 @@ def _plain(error: dict, errors: list[dict] = ()) -> str:
     return str(error.get("msg", "invalid request")).removeprefix("Value error, ")
 
 
+def _placed(where: str, msg: str) -> str:
+    """`msg` said at `where`; a message that names its own place already (a page state's
+    "state.step: ...", server/pagestate.py) is not placed twice ("state: state.step: ...")."""
+    if not where or msg.startswith((f"{where}:", f"{where}.", f"{where}[")):
+        return msg
+    return f"{where}: {msg}"
+
+
 # A trace in a worker thread (GRADWALK_TRACE_PROCESSES=false; validation and small parses
 # always) holds the GIL between Python's forced switches; the event loop (the page, the health
 # check, a busy answer, noticing a client that left) waits for one at each step. At CPython's default 5 ms a request that needs a dozen steps took up
@@ -148,7 +156,7 @@ def create_app() -> FastAPI:
         msg = _plain(first, exc.errors())
         hint = (f"remove `{where}`: the body takes only the documented fields"
                 if first.get("type") == "extra_forbidden" else None)
-        return _error(422, "bad_request", f"{where}: {msg}" if where else msg, hint)
+        return _error(422, "bad_request", _placed(where, msg), hint)
 
     @app.exception_handler(UnsupportedBody)
     async def unsupported_body(request: Request, exc: UnsupportedBody) -> ErrorResponse:

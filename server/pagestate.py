@@ -1,20 +1,29 @@
 """The page state's fields, typed as static/js/state.js FIELDS types them (its `check`s).
 
-A state a live room hands out goes to every student's page, which checks it field by field
-(state.js checkState) and drops what it refuses; the room's POST refuses such a state instead
-(422 naming the field), so the lecturer hears of it and the students never get it. Unknown
-fields pass (a newer page's), as the page ignores them.
+One check for every state the server keeps: a live room's (POST /api/live, its steps) and a
+short link's (POST /api/links). The page that opens it checks it field by field (state.js
+checkState) and drops what it refuses; the server refuses such a state instead (422 naming
+the field), so the sender hears of it and no one opens a link or follows a room that lost a
+field on the way. Unknown fields pass (a newer page's), as the page ignores them.
+
+A state of a newer version (v > VERSION: a lecturer's page from a newer gradwalk than this
+server's) is kept without judging its fields by this version's types, which it need not
+follow: only what JSON cannot carry to a page is refused (state_problem). This version's pages
+refuse it whole, saying so (a room: static/js/live.js roomRefusal; a link: LINK_ERRORS.newer).
 """
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator,
-                      model_validator)
+from pydantic import (BaseModel, ConfigDict, Field, ModelWrapValidatorHandler, PrivateAttr,
+                      StrictBool, StrictStr, ValidationError, field_validator, model_validator)
 
 from gradwalk.server.settings import get_settings
-from gradwalk.server.storage.canonical import MAX_SAFE_INT as MAX_SAFE, state_problem
+from gradwalk.server.storage.canonical import (MAX_SAFE_INT as MAX_SAFE, canonical_json,
+                                               state_problem)
+
+VERSION = 1   # static/js/state.js VERSION: the newest state this server's pages read
 
 Count = Annotated[int, Field(strict=True, ge=0, le=MAX_SAFE)]
 Number = Annotated[float, Field(strict=True, allow_inf_nan=False)]
@@ -55,17 +64,33 @@ class PageState(BaseModel):
     quiz_grid: StrictBool = False
     diff_base: StrictStr = ""
 
-    @model_validator(mode="before")
+    _sent: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="wrap")
     @classmethod
-    def _object(cls, state: object) -> object:
-        if not isinstance(state, dict):
-            raise ValueError('the state is an object: {"v": 1, "program": ..., "step": ...}')
-        # what JSON holds and the page cannot (a lone surrogate, an integer past 2**53 - 1),
-        # said with its place before any field's type is judged
-        problem = state_problem(state)
+    def _object(cls, state: Any, fields: ModelWrapValidatorHandler[PageState]) -> PageState:
+        if isinstance(state, cls):
+            return state
+        problem = _whole_problem(state)
         if problem is not None:
             raise ValueError(problem)
-        return state
+        try:   # a newer page's fields are its own (the module's docstring): kept, not judged
+            checked = cls.model_construct(v=state["v"]) if state["v"] > VERSION else fields(state)
+        except ValidationError as e:
+            # said from the state as state_problem says it, whatever body holds the state:
+            # "state.step: ..." from a live room's POST and a short link's alike
+            raise ValueError(_field_problem(e.errors(include_url=False)[0])) from None
+        checked._sent = state
+        return checked
+
+    def sent(self) -> dict[str, Any]:
+        """The state as sent (the fields absent stay absent, numbers as written), checked."""
+        return self._sent
+
+    def canonical(self) -> bytes:
+        """The state's canonical JSON (storage/canonical.py), without walking it again: the
+        check walked it already (state_problem)."""
+        return canonical_json(self._sent, checked=True)
 
     @field_validator("speed")
     @classmethod
@@ -97,3 +122,24 @@ class PageState(BaseModel):
             raise ValueError(f"train_steps is at most {most:,} on this server "
                              "(GRADWALK_MAX_TRAIN_STEPS)")
         return steps
+
+
+def _whole_problem(state: Any) -> str | None:
+    """What is wrong with `state` as a whole, said with its place, or None: not an object, a
+    value JSON holds and the page cannot (a lone surrogate, an integer past 2**53 - 1; said
+    before any field's type is judged), no version."""
+    if not isinstance(state, dict):
+        return 'the state is an object: {"v": 1, "program": ..., "step": ...}'
+    problem = state_problem(state)
+    if problem is not None:
+        return problem
+    v = state.get("v")
+    if type(v) is not int or v < 1:
+        return 'state.v: the state needs a version "v", an integer >= 1'
+    return None
+
+
+def _field_problem(error: dict) -> str:
+    """A field's pydantic error said with its place in the state: "state.open_groups[0]: ..."."""
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"])
+    return f"state{where}: {str(error['msg']).removeprefix('Value error, ')}"

@@ -1,8 +1,9 @@
 """Short links: POST /api/links, GET /api/links/{id}, and the pages GET /s/{id}, /embed/s/{id}.
 
 A link is the page state (the "v"-versioned object of static/js/state.js) stored under
-the hash of its canonical JSON; the server checks only that it is a JSON object with an integer
-"v" and within max_link_state_bytes. Handlers are plain `def`: the database calls run in the
+the hash of its canonical JSON, within max_link_state_bytes; its fields are checked as a live
+room's are (server/pagestate.py PageState: 422 naming the field), so a link never opens a page
+that drops one of them. Handlers are plain `def`: the database calls run in the
 thread pool. Errors keep the shape of docs/trace-format.md.
 
 What one client can store is bounded: a new link (not one whose state is stored already) counts
@@ -19,13 +20,14 @@ from typing import Annotated, Any, AsyncIterator
 
 from fastapi import APIRouter, Depends, FastAPI, Request, Response
 from fastapi.responses import HTMLResponse
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from gradwalk.server.deps import SettingsDep, SlotsDep
 from gradwalk.server.errors import ErrorResponse, error_dict, error_response
 from gradwalk.server.jsonbody import queue_share, read_body
 from gradwalk.server.openapi import errors, page_errors
+from gradwalk.server.pagestate import PageState
 from gradwalk.server.presets import presets
 from gradwalk.server.ratelimit import RateLimit
 from gradwalk.server.routers.pages import templates
@@ -50,15 +52,7 @@ class LinkRequest(BaseModel):
     """{"state": {...}}: the page state, a JSON object with an integer version "v"."""
 
     model_config = ConfigDict(extra="forbid")
-    state: dict[str, Any] = Field(description='the page state, e.g. {"v": 1, "program": "..."}')
-
-    @field_validator("state")
-    @classmethod
-    def _versioned(cls, state: dict[str, Any]) -> dict[str, Any]:
-        v = state.get("v")
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise ValueError('the state needs a version "v", an integer >= 1')
-        return state
+    state: PageState = Field(description='the page state, e.g. {"v": 1, "program": "..."}')
 
 
 # The body is read as bytes and validated in a worker thread (server/jsonbody.py), so its
@@ -160,10 +154,7 @@ async def create_link(request: Request, response: Response, store: LinkStoreDep,
         body = await read_body(request, wait, LinkRequest)
     if store is None:
         return error_response(404, DISABLED)
-    try:
-        canonical = canonical_json(body.state)
-    except ValueError as e:   # what and where (server/storage/canonical.py state_problem)
-        return _error(422, "bad_request", str(e), "send the page's own state")
+    canonical = body.state.canonical()
     size, limit = len(canonical), settings.max_link_state_bytes
     if size > limit:
         return _error(413, "too_large", f"the state is {size:,} bytes as canonical JSON; "
@@ -173,7 +164,7 @@ async def create_link(request: Request, response: Response, store: LinkStoreDep,
     client = request.client.host if request.client else None
     rate = _rate_limit(request.app, settings)
     try:
-        key, created = await run_in_threadpool(_store, store, body.state, rate, client,
+        key, created = await run_in_threadpool(_store, store, body.state.sent(), rate, client,
                                                settings.max_link_storage_bytes)
     except StorageUnavailable:
         return error_response(503, UNAVAILABLE)
@@ -192,15 +183,15 @@ async def create_link(request: Request, response: Response, store: LinkStoreDep,
 
 def _store(store: LinkStore, state: dict[str, Any], rate: RateLimit, client: str | None,
            max_bytes: int) -> tuple[str, bool]:
-    """(id, created): a state stored already answers without counting; a new one is counted
-    against the client's rate, then stored within the cap. Raises RateLimited, StorageFull,
-    StorageUnavailable, LinkCollision."""
-    if store.holds(state):
-        return state_id(canonical_json(state)), False
+    """(id, created) for a state PageState has checked: a state stored already answers
+    without counting; a new one is counted against the client's rate, then stored within the
+    cap. Raises RateLimited, StorageFull, StorageUnavailable, LinkCollision."""
+    if store.holds(state, checked=True):
+        return state_id(canonical_json(state, checked=True)), False
     wait = rate.hit(client)
     if wait is not None:
         raise RateLimited(wait)
-    return store.create(state, max_bytes)
+    return store.create(state, max_bytes, checked=True)
 
 
 def _rate_limit(app: FastAPI, settings: Settings) -> RateLimit:

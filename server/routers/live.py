@@ -11,7 +11,8 @@
                                  the stream; it never writes
 
 A state is the page state of static/js/state.js (a JSON object with an integer "v", its step
-in "step"). Bounds (server/settings.py): max_live_rooms (503), max_live_followers per process
+in "step"), every field typed as the students' pages type it (server/pagestate.py PageState, the
+short links' check too): a state they would refuse is refused here, 422 naming the field. Bounds (server/settings.py): max_live_rooms (503), max_live_followers per process
 (503 with Retry-After), max_live_state_bytes (413), live_state_rate_limit per room (429),
 live_idle_seconds (a room idle that long is gone: 404). Fan-out: server/livehub.py.
 """
@@ -38,7 +39,6 @@ from gradwalk.server.ratelimit import RateLimit
 from gradwalk.server.routers.pages import templates
 from gradwalk.server.routers.traces import EventStream
 from gradwalk.server.settings import Settings, get_settings
-from gradwalk.server.storage import canonical_json
 from gradwalk.server.storage.live import (LiveStore, NoRoom, TooManyRooms, WrongToken, normal_code,
                                  token_hash)
 from gradwalk.server.storage.links import StorageUnavailable
@@ -49,16 +49,6 @@ router = APIRouter(tags=["live"])
 # (server/jsonbody.py read_body): a page state is a few hundred bytes.
 STEP_ON_LOOP_BYTES = 8192
 NO_ROOM_HINT = "check the code on the lecturer's screen; a room closes after a while unused"
-
-
-class LiveState(PageState):
-    """The page state: a JSON object with an integer "v" >= 1, a "step" (0 when absent) and
-    every other field of static/js/state.js typed as it types it (server/pagestate.py): a
-    state the students' pages would refuse is refused here, 422 naming the field."""
-
-    def text_fields(self) -> dict[str, Any]:
-        """The fields as sent (those absent stay absent), for the room's canonical JSON."""
-        return self.model_dump(exclude_unset=True)
 
 
 class RoomOpened(BaseModel):
@@ -112,12 +102,9 @@ def _refused(pair: tuple[int, dict]):
     return error_response(*pair)
 
 
-def _sized(state: dict[str, Any], settings: Settings) -> str | Any:
-    """The state as canonical JSON text, or a 413/422 error answer."""
-    try:
-        text = canonical_json(state)
-    except ValueError as e:   # what and where (server/storage/canonical.py state_problem)
-        return _error(422, "bad_request", str(e))
+def _sized(state: PageState, settings: Settings) -> str | Any:
+    """The (checked) state as canonical JSON text, or a 413 error answer."""
+    text = state.canonical()
     if len(text) > settings.max_live_state_bytes:
         return _error(413, "too_large", f"the state is {len(text):,} bytes as canonical JSON; a "
                       f"live room holds at most {settings.max_live_state_bytes:,} "
@@ -165,11 +152,11 @@ def _hub(app: FastAPI, settings: Settings) -> Hub:
 async def open_room(request: Request, settings: SettingsDep, slots: SlotsDep):
     """Open a room at the page state in the body -> {room, presenter_token, url}."""
     async with queue_share(request, settings, slots) as wait:
-        body = await read_body(request, wait, LiveState)
+        body = await read_body(request, wait, PageState)
     refused = _refusal(settings)
     if refused is not None:
         return _refused(refused)
-    text = _sized(body.text_fields(), settings)
+    text = _sized(body, settings)
     if not isinstance(text, str):
         return text
     hub = _hub(request.app, settings)
@@ -190,7 +177,7 @@ async def open_room(request: Request, settings: SettingsDep, slots: SlotsDep):
 async def step_room(room: str, request: Request, settings: SettingsDep, slots: SlotsDep):
     """Set the room's state (Authorization: Bearer <presenter_token>) -> {room, seq}."""
     async with queue_share(request, settings, slots) as wait:
-        body = await read_body(request, wait, LiveState, on_loop_below=STEP_ON_LOOP_BYTES)
+        body = await read_body(request, wait, PageState, on_loop_below=STEP_ON_LOOP_BYTES)
     code, problem = _room(room, settings)
     if problem is not None:
         return _refused(problem)
@@ -198,7 +185,7 @@ async def step_room(room: str, request: Request, settings: SettingsDep, slots: S
     if scheme.lower() != "bearer" or not token.strip():
         return _error(403, "forbidden", "only the room's presenter may step it",
                       "send the presenter_token as Authorization: Bearer <token>")
-    text = _sized(body.text_fields(), settings)
+    text = _sized(body, settings)
     if not isinstance(text, str):
         return text
     hub = _hub(request.app, settings)

@@ -104,12 +104,12 @@ class Database:
 class LinkStore(Database):
     """create(state) -> (id, created); get(id) -> state | None. Thread-safe; one per process."""
 
-    def holds(self, state: dict[str, Any]) -> bool:
-        """Whether `state` is stored already (a read, no write).
+    def holds(self, state: dict[str, Any], checked: bool = False) -> bool:
+        """Whether `state` is stored already (a read, no write). `checked`: as canonical_json's.
 
         Raises ValueError (state not JSON), StorageUnavailable, LinkCollision.
         """
-        text = canonical_json(state).decode("utf-8")
+        text = canonical_json(state, checked=checked).decode("utf-8")
         self.open()
         try:
             with self.engine.connect() as conn:
@@ -117,14 +117,15 @@ class LinkStore(Database):
         except _DOWN as e:
             raise _unavailable(e, "reading a link") from e
 
-    def create(self, state: dict[str, Any], max_bytes: int = 0) -> tuple[str, bool]:
+    def create(self, state: dict[str, Any], max_bytes: int = 0,
+               checked: bool = False) -> tuple[str, bool]:
         """Store `state`; return its id and whether this call made the row. A new row adds
         len(state as canonical UTF-8) + ROW_BYTES to the stored bytes; past `max_bytes`
-        (0: no cap) nothing is stored and StorageFull is raised.
+        (0: no cap) nothing is stored and StorageFull is raised. `checked`: as canonical_json's.
 
         Raises ValueError (state not JSON), StorageUnavailable, LinkCollision, StorageFull.
         """
-        text = canonical_json(state).decode("utf-8")
+        text = canonical_json(state, checked=checked).decode("utf-8")
         key = link_id(text.encode("utf-8"))
         self.open()
         insert = (postgresql.insert if self.engine.dialect.name == "postgresql" else sqlite.insert)

@@ -25,7 +25,7 @@ import { readLinkState } from "./permalink.js";
 import { markDead } from "./render/dead.js";
 import { createPlayer } from "./render/player.js";
 import { createQuizSession } from "./quiz-session.js";
-import { createLiveSender, followRoom } from "./live.js";
+import { createLiveSender, followRoom, newerRoom, refuseRoom } from "./live.js";
 import { rangeOf } from "./spans.js";
 import { createStore, encodeLink, linkState, TRAIN_FIELDS } from "./state.js";
 import { applyTheme } from "./theme.js";
@@ -42,7 +42,8 @@ const graphMessage = root.querySelector(".graph-message");
 const openFull = root.querySelector(".open-full");
 
 const liveRoom = root.dataset.live; // the student page of a live room (templates/live.html)
-const link = readLinkState(document, location, liveRoom ? "live room" : "short link");
+// a room's state of a newer version is said as the pill says it while following (live.js)
+const link = liveRoom ? readLinkState(document, location, "live room", newerRoom) : readLinkState(document, location);
 // A student's look is their own (a phone in the lecturer's projector theme reads badly): a
 // live room's state gives the walk and the step, not the theme or the font.
 const ownLook = (state) => state && Object.fromEntries(Object.entries(state).filter(([name]) => name !== "theme" && name !== "font"));
@@ -79,6 +80,7 @@ const playback = createPlayback(store, { total: reachable, steppable: () => Bool
 const live = liveRoom && link.state
   ? followRoom(liveRoom, { root, pill: root.querySelector("#live-pill"), go, walkState: link.state })
   : null;
+if (liveRoom && !link.state) refuseRoom(root, root.querySelector("#live-pill"), link.error);
 const actions = live ? live.detaching(playback.actions) : playback.actions;
 const player = createPlayer(root.querySelector(".player"), actions);
 let presenter = null; // a live room this embed steps ({type: "gradwalk:live"} from the deck)

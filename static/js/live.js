@@ -60,16 +60,34 @@ export function decideLive(raw, walkState, memory) {
 }
 
 /**
- * Why the page refuses the lecturer's raw state, `error` being checkState's. A newer version
- * is said as a room, not as a link: the lecturer's page came from the server after this one
- * did (gradwalk was updated meanwhile), and a reload fetches the page the server has now,
- * which opens at the room's current step.
+ * The room's wording for a lecturer's raw state of a newer version, or null for any other.
+ * A newer version is said as a room, not as a link: the lecturer's page came from a newer
+ * gradwalk than this page (the server kept the state: server/pagestate.py), and a reload
+ * fetches the page the server has now, which opens at the room's current step. The same on
+ * opening the room (embed.js) as while following it.
  */
+export function newerRoom(raw) {
+  return Number.isSafeInteger(raw?.v) && raw.v > VERSION
+    ? "The lecturer's page is a newer gradwalk than this one: reload this page to follow" : null;
+}
+
+/** Why the page refuses the lecturer's raw state, `error` being checkState's. */
 function refusal(raw, error) {
-  if (Number.isSafeInteger(raw?.v) && raw.v > VERSION) {
-    return "The lecturer's page is a newer gradwalk than this one: reload this page to follow";
-  }
-  return `The lecturer's step cannot be shown here: ${error}`;
+  return newerRoom(raw) ?? `The lecturer's step cannot be shown here: ${error}`;
+}
+
+/**
+ * The student page of a room it could not open (no such room, or a state it refuses: `message`
+ * says which, in the room's words, over the graph) follows nothing: its pill said "Following
+ * the lecturer" all the same. It says it does not, the reason in its tooltip (the whole
+ * reason on the pill as well as over the graph read twice on a phone).
+ */
+export function refuseRoom(root, pill, message) {
+  root.dataset.following = "false";
+  root.dataset.liveRefused = message;
+  pill.textContent = "Not following the lecturer";
+  pill.title = message;
+  pill.disabled = true;
 }
 
 // sessionStorage, or a stand-in where it is refused (a sandboxed frame): then the page may

@@ -28,7 +28,7 @@ import { createTrainPanel } from "./render/train.js";
 import { keepBarHeight, keepGraphInView, swipeToStep, watchNarrow } from "./render/touch.js";
 import { keepOneRow, PLAYER_STEPS, setLabel } from "./render/topbar.js";
 import { markDead } from "./render/dead.js";
-import { fetchIteration, iterationNarration } from "./train.js";
+import { fetchIteration, iterationKey, iterationNarration } from "./train.js";
 import { createWarningStrip, markUnrecorded } from "./render/warnings.js";
 import { createQuizSetup } from "./render/quiz.js";
 import { freshSeed, renumbered } from "./quiz.js";
@@ -160,11 +160,13 @@ const trainPanel = createTrainPanel($(".stage"), {
 // slider): a chosen iteration's recorded walk, else the program's own, which is iteration 0's
 // forward and backward (the starting weights); `loadingIteration` while one is fetched.
 let loadingIteration = null;
+let loadingKey = null; // its iterationKey: the settings it is fetched for
 let drawnTold = "";
 function tellDrawn() {
   const info = {
     iteration: shown ? (shown.iteration?.k ?? 0) : null,
     starting: Boolean(shown && !shown.iteration), loading: loadingIteration,
+    key: shown?.iteration?.key ?? null, loadingKey,
   };
   const key = JSON.stringify(info);
   if (key === drawnTold) return;
@@ -267,7 +269,7 @@ async function trace() {
   if (shown?.complete) lastGood = shown;
   setStatus("loading");
   delete $("#player").dataset.iteration; // the program's own walk, not a training iteration's
-  loadingIteration = null;
+  loadingIteration = loadingKey = null;
   if (store.get().train_chosen) store.set({ train_chosen: false });
   let walk = null;
   let shownReading = false; // the graph's progress replaced the drawing
@@ -343,13 +345,14 @@ async function showIteration(k) {
   if (shown?.complete) lastGood = shown;
   setStatus("loading");
   loadingIteration = k; // the graph still shows the walk before it: the Train panel says so
+  const key = (loadingKey = iterationKey(store.get(), k)); // the settings fetchIteration sends
   tellDrawn();
   let body;
   try {
     body = await fetchIteration(store.get(), k, { signal: request.signal });
   } catch (error) {
     if (request !== inFlight || error.name === "AbortError") return;
-    loadingIteration = null;
+    loadingIteration = loadingKey = null;
     return fail(error.detail ?? { kind: "page", message: String(error.message ?? error) });
   }
   if (request !== inFlight) return;
@@ -357,8 +360,8 @@ async function showIteration(k) {
   const walk = await runSliced(beginWalkSteps(head, program, { groupAbove: store.get().group_above }),
     { cancelled: () => request !== inFlight });
   if (request !== inFlight) return;
-  loadingIteration = null;
-  walk.iteration = { k, dead: body.dead_units ?? [] };
+  loadingIteration = loadingKey = null;
+  walk.iteration = { k, dead: body.dead_units ?? [], key };
   begin(walk, request);
   for (const ev of body.events) addEvent(walk, ev); // steppable: as a stream's events
   $("#player").dataset.iteration = String(k);

@@ -21,11 +21,16 @@ function inlined(doc, id) {
  * The state the page opens on: {state (a checked state object, or null), error (a message,
  * or null)}. Order: the inlined `initial-state` (a short link), the inlined `initial-error`
  * (an unknown short id: its message), then the fragment of `loc`. `what` names the link in
- * that message ("short link", or "live room" on a live room's page).
+ * that message ("short link", or "live room" on a live room's page); `refused(raw)` says an
+ * inlined state the page refuses in its own words (a live room's: live.js newerRoom), or
+ * null for checkState's.
  */
-export function readLinkState(doc, loc, what = "short link") {
+export function readLinkState(doc, loc, what = "short link", refused = () => null) {
   const state = inlined(doc, "initial-state");
-  if (state.present) return checkState(state.value);
+  if (state.present) {
+    const checked = checkState(state.value);
+    return checked.state ? checked : { ...checked, error: refused(state.value) ?? checked.error };
+  }
   const error = inlined(doc, "initial-error");
   if (error.present) {
     const why = typeof error.value?.message === "string" ? error.value.message : "the server could not find it";

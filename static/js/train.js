@@ -191,15 +191,26 @@ function passName(k) {
 }
 
 /**
+ * Which recorded walk iteration `k` of the run `state` describes is: its request (the run's
+ * length left out, which iteration k does not depend on). Two walks with the same key step the
+ * same numbers; the graph's walk is the chosen iteration's only while its key is this one.
+ */
+export function iterationKey(state, k) {
+  return JSON.stringify(iterationRequest(state, k));
+}
+
+/**
  * What the Train panel says of the pass the graph draws, beside the slider (a reviewer read
  * "iteration 300" in the status line while the graph stepped the starting weights). `drawn`:
  * {iteration: the iteration whose numbers the graph shows, or null (no walk); starting: true
  * for the program's own walk (iteration 0's forward and backward, without zero_grad and the
- * update); loading: an iteration being fetched, or null}. `chosen`: the iteration the slider
- * reads. Returns {text, button, title}: the line (short: it shares the slider's row), the
- * label of the button that draws `chosen`, and the line's longer account (its tooltip).
+ * update); loading: an iteration being fetched, or null; former: the walk is of settings the
+ * panel no longer has (another learning rate: the same iteration, other numbers)}. `chosen`:
+ * the iteration the slider reads. Returns {text, button, title}: the line (short: it shares
+ * the slider's row), the label of the button that draws `chosen`, and the line's longer
+ * account (its tooltip).
  */
-export function drawnText({ iteration = null, starting = false, loading = null } = {}, chosen = 0) {
+export function drawnText({ iteration = null, starting = false, loading = null, former = false } = {}, chosen = 0) {
   const button = `Step iteration ${chosen}`;
   const parts = starting ? "its forward and backward pass, before any update"
     : "its forward, zero_grad, backward and update, with that iteration's numbers";
@@ -209,7 +220,7 @@ export function drawnText({ iteration = null, starting = false, loading = null }
     return { text: `Loading iteration ${loading}…${still}`, button, title };
   }
   if (iteration === null) return { text: "", button, title };
-  const shows = `The graph shows ${passName(iteration)}`;
+  const shows = `The graph shows ${passName(iteration)}${former ? " of the former settings" : ""}`;
   return { text: iteration === chosen ? shows : `${shows}, not ${chosen}`, button, title };
 }
 

@@ -172,3 +172,16 @@ def new_page(chromium, contexts: list, size: tuple[int, int], touch: bool = Fals
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
     return page
+
+
+def trained_and_stepped(page, preset: str, k: int) -> None:
+    """Choose Train-mode example `preset`, Train it to its end, then choose iteration `k` on
+    the Iteration slider (let go) and wait for its walk in the graph."""
+    choose(page, preset)
+    page.click("#train-run")
+    page.wait_for_selector('#train[data-status="done"]')
+    slider = page.locator("#train-iteration")
+    slider.fill(str(k))
+    slider.dispatch_event("change")
+    page.wait_for_selector(f'#player[data-iteration="{k}"]')
+    page.wait_for_selector('#app[data-status="ready"]')

@@ -78,3 +78,28 @@ def test_another_walk_reloads_once(chromium, app_url):
         page.wait_for_selector('#embed[data-status="ready"][data-live-step="1"][data-step="1"]')
     finally:
         page.context.close()
+
+
+def test_a_room_opened_at_a_newer_state_says_so_as_the_room_does(chromium, app_url):
+    """Review of s15 §2: a room whose state came from a newer lecturer's page (v 2: the server
+    keeps it, server/pagestate.py) opened with the link's wording ("This link was made by a
+    newer version ...": a student opened no link) under a pill saying "Following the
+    lecturer". Now the room's wording, the pill's while following, and a pill that says it
+    does not follow."""
+    room = _post(f"{app_url}/api/live", {"v": 2, "program": PROGRAM, "step": 2})
+    said = "The lecturer's page is a newer gradwalk than this one: reload this page to follow"
+    for width, height in ((1280, 800), (1024, 768)):
+        context = chromium.new_context(viewport={"width": width, "height": height})
+        try:
+            page = context.new_page()
+            page.set_default_timeout(15_000)
+            page.goto(f"{app_url}/live/{room['room']}")
+            page.wait_for_selector('#embed[data-status="error"][data-following="false"]')
+            assert page.inner_text(".graph-message") == said
+            assert page.inner_text("#live-pill") == "Not following the lecturer"
+            assert page.get_attribute("#live-pill", "title") == said
+            assert page.is_disabled("#live-pill")
+            assert page.get_attribute("#embed", "data-live-refused") == said
+            page.screenshot(path=f"/tmp/fixes16_live_newer_{width}.png")
+        finally:
+            context.close()

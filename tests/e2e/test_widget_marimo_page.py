@@ -52,6 +52,26 @@ def marimo_run(tmp_path):
         yield url
 
 
+def uses_its_width(view) -> None:
+    """marimo's default column (about 710 px) is the narrow case (review of s15 §4, looked at:
+    graph first, narration under it, the graph fitted whole across the width at 0.60 with its
+    numbers drawn, 10.7 px): the graph's nodes span most of the widget's width and the
+    narration is under the graph, not beside it."""
+    got = view.evaluate("""(v) => {
+        const g = v.querySelector('#graph').getBoundingClientRect();
+        const n = v.querySelector('.narration').getBoundingClientRect();
+        const nodes = [...v.querySelectorAll('#graph g.node')].map((x) => x.getBoundingClientRect());
+        const number = [...v.querySelectorAll('#graph g.node text')].find((t) => t.textContent === '0.5');
+        return {width: v.getBoundingClientRect().width, graphBottom: g.bottom, narrationTop: n.top,
+                span: Math.max(...nodes.map((b) => b.right)) - Math.min(...nodes.map((b) => b.left)),
+                number: number.getBoundingClientRect().height};
+    }""")
+    assert got["width"] < 760, got   # the narrow column, not a full-width cell
+    assert got["span"] > 0.9 * got["width"], got
+    assert got["narrationTop"] >= got["graphBottom"] - 1, got
+    assert got["number"] >= 10, got   # drawn, at the size the widget still draws them
+
+
 def test_a_student_steps_the_widget_in_marimo(chromium, marimo_run):
     contexts = []
     page = new_page(chromium, contexts, (1280, 800), timeout=60_000)   # a host's first load, 2 cores
@@ -60,6 +80,7 @@ def test_a_student_steps_the_widget_in_marimo(chromium, marimo_run):
         view = page.locator('.embed.gradwalk-widget[data-status="ready"]')   # in shadow roots
         view.wait_for()
         assert view.get_attribute("data-step") == "6"
+        uses_its_width(view)
         kernel = page.get_by_text("kernel step:")
         kernel.wait_for()
         steps = int(kernel.inner_text().split()[-1])

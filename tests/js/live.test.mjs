@@ -2,8 +2,9 @@
 // one request in flight with only the newest state waiting (a fast clicker queues no backlog).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createLiveSender, decideLive, sameWalk } from "../../static/js/live.js";
-import { checkState } from "../../static/js/state.js";
+import { createLiveSender, decideLive, newerRoom, sameWalk } from "../../static/js/live.js";
+import { readLinkState } from "../../static/js/permalink.js";
+import { checkState, LINK_ERRORS } from "../../static/js/state.js";
 
 test("a step is the same walk; another program or mode is not", () => {
   const a = { v: 1, program: "x = 1", step: 2 };
@@ -104,4 +105,22 @@ test("a state the page cannot read for another reason keeps checkState's reason"
   const next = decideLive({ v: 0, program: "x = 1", step: 2 }, shown, memory());
   assert.equal(next.action, "wait");
   assert.equal(next.message, "The lecturer's step cannot be shown here: This link does not hold a gradwalk state, so it was ignored.");
+});
+
+/** A document holding `state` inlined as the server inlines it (<script id="initial-state">). */
+const inlinedDoc = (state) => ({
+  getElementById: (id) => (id === "initial-state" ? { textContent: JSON.stringify(state) } : null),
+});
+
+test("a room opened at a state of a newer version says so as the pill does, a link as a link", () => {
+  // The student page opened the room with the link's wording ("This link was made by a
+  // newer version ..."): a student opened no link (review of s15).
+  const newer = { v: 2, program: "x = 1", step: 3 };
+  const room = readLinkState(inlinedDoc(newer), { hash: "" }, "live room", newerRoom);
+  assert.deepEqual(room, { state: null, error: "The lecturer's page is a newer gradwalk than this one: reload this page to follow" });
+  assert.equal(room.error, decideLive(newer, checkState({ v: 1, program: "x = 1" }).state, memory()).message);
+  // a short link keeps the link's wording; a room's state refused for another reason, checkState's
+  assert.deepEqual(readLinkState(inlinedDoc(newer), { hash: "" }), { state: null, error: LINK_ERRORS.newer(2) });
+  assert.deepEqual(readLinkState(inlinedDoc([1]), { hash: "" }, "live room", newerRoom), { state: null, error: LINK_ERRORS.foreign });
+  assert.equal(readLinkState(inlinedDoc({ v: 1, program: "x = 1", step: 3 }), { hash: "" }, "live room", newerRoom).state.step, 3);
 });

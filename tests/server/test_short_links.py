@@ -276,7 +276,7 @@ def test_a_body_not_sent_as_json_is_415_and_messages_are_plain(tmp_path, monkeyp
             r = client.post("/api/links", json={"state": {"program": "a = 1.0"}})
             assert r.status_code == 422
             assert r.json()["error"]["message"] == \
-                'state: the state needs a version "v", an integer >= 1'
+                'state.v: the state needs a version "v", an integer >= 1'
             r = client.post("/api/links", content=b'{"state": {"v": 1}',
                             headers={"Content-Type": "application/json"})
             assert r.status_code == 422

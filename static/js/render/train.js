@@ -10,7 +10,7 @@
 // run streams beside it and its curve is drawn dashed under the buggy one.
 
 import {
-  addTrainEvent, arrived, createRun, deadByNode, deadText, divergedText, drawnText, formatLoss, outputsText, iterationRange, iterationText, MAX_LR,
+  addTrainEvent, arrived, createRun, deadByNode, deadText, divergedText, drawnText, formatLoss, outputsText, iterationKey, iterationRange, iterationText, MAX_LR,
   MAX_STEPS, OPTIMIZERS, runView, streamTraining, trainRequest,
 } from "../train.js";
 import { readRate, readTrainSteps } from "../state.js";
@@ -19,6 +19,13 @@ import { createLossCurve } from "./losscurve.js";
 import { el } from "./dom.js";
 
 const PLAY_SECONDS = 4; // a whole run, played
+// The status line's word on the chosen iteration, by what the graph draws (inGraph): as long
+// each way, so that the line does not wrap anew when the walk arrives.
+const STEPPED = {
+  stepped: () => ", stepped in the graph",
+  loading: () => ", loading into the graph",
+  no: (k) => `, not in the graph: Step iteration ${k}`,
+};
 const OPTIMIZER_NAMES = { sgd: "SGD", momentum: "Momentum", adam: "Adam" };
 
 /**
@@ -72,7 +79,8 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   let clock = null; // {at: ms, from: iteration}: where playing started (playedTo)
   let abort = null;
   let dragging = false; // the slider's thumb moved and not yet let go ("input" before "change")
-  let drawn = { iteration: null, starting: false, loading: null }; // the graph's pass (showDrawn)
+  let drawn = { iteration: null, starting: false, loading: null, key: null, loadingKey: null }; // the graph's pass (showDrawn)
+  let statusFrom = null; // {view, at}: the runViews the status line was last written from (render)
 
   /** The store's settings into the controls. */
   function showSettings({ force = false } = {}) {
@@ -88,9 +96,11 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     range.textContent = `(${iterationRange(n)})`;
   }
   store.subscribe((s, before) => {
-    if (["train_steps", "train_lr", "train_optimizer", "train_bug"].some((k) => s[k] !== before[k])) showSettings();
-    // the iteration chosen is the one the status line, the curve's marker and the boundary describe
-    if (s.train_iteration !== before.train_iteration || s.train_chosen !== before.train_chosen) render();
+    const settings = ["train_steps", "train_lr", "train_optimizer", "train_bug"].some((k) => s[k] !== before[k]);
+    if (settings) showSettings();
+    // the iteration chosen is the one the status line, the curve's marker and the boundary
+    // describe; with one chosen, new settings are a new run to show it in (render trains it)
+    if (s.train_iteration !== before.train_iteration || s.train_chosen !== before.train_chosen || (settings && s.train_chosen)) render();
   });
   showSettings();
 
@@ -220,8 +230,15 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
 
   function render() {
     const s = store.get();
-    // A chosen iteration (a link's, or a run's settings changed) is shown in its run: train it.
-    if (s.train_chosen && !section.hidden && (!shown || shown.key !== keyOf(s))) return start({ whole: true });
+    // A chosen iteration (a link's, or a run's settings changed) is shown in its run: train it,
+    // and step that run's iteration in the graph (not the former settings' any more).
+    if (s.train_chosen && !section.hidden && (!shown || shown.key !== keyOf(s))) {
+      start({ whole: true });
+      const none = runView(shown.run, -1); // the former run's numbers are not this run's
+      statusFrom = { view: none, at: none };
+      showStatus();
+      return follow(s);
+    }
     const view = shown ? runView(shown.run, cursor) : runView(createRun(), -1);
     const at = shown ? runView(shown.run, described(s)) : view;
     const series = [{ kind: "run", name: shown?.fix ? "no zero_grad" : "loss", losses: view.losses }];
@@ -232,7 +249,8 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     boundary.node.hidden = view.data?.X?.[0]?.length !== 2;
     boundary.draw(at);
     section.dataset.iteration = String(view.iteration);
-    status.textContent = view.diverged ? divergedText(view.diverged) : statusText(at, s);
+    statusFrom = { view, at };
+    showStatus();
     status.classList.toggle("diverged", Boolean(view.diverged));
     status.dataset.iteration = String(at.iteration);
     // the dead units on a line of their own, under the loss: they are also on their nodes
@@ -258,6 +276,33 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     deadSent = dead;
   }
 
+  /** The status line, from the runViews render last described (`statusFrom`) and what the graph draws. */
+  function showStatus() {
+    if (!statusFrom) return;
+    status.textContent = statusFrom.view.diverged ? divergedText(statusFrom.view.diverged) : statusText(statusFrom.at, store.get());
+  }
+
+  /**
+   * Whether the graph steps iteration `k` of the run `s` describes, or loads it: "stepped"
+   * only once its walk is drawn (Iterations lowered under the slider, or another learning
+   * rate, left the former walk in the graph while the line said "stepped in the graph").
+   */
+  function inGraph(s, k) {
+    const key = iterationKey(s, k);
+    if (drawn.loading !== null) return drawn.loading === k && drawn.loadingKey === key ? "loading" : "no";
+    return drawn.key === key ? "stepped" : "no";
+  }
+
+  /**
+   * The chosen iteration into the graph when the graph steps (or loads) another recorded walk:
+   * the run's settings changed under it. A graph with no recorded walk yet (a link opening:
+   * main.js asks for it itself) is left alone.
+   */
+  function follow(s) {
+    const has = drawn.loading !== null ? drawn.loadingKey : drawn.key;
+    if (has !== null && has !== iterationKey(s, s.train_iteration)) onIteration(s.train_iteration);
+  }
+
   /** The status line for runView `at`: its iteration, loss (the fix's beside), accuracy. */
   function statusText(at, s) {
     const k = at.iteration;
@@ -265,7 +310,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
       if (shown?.error) return `Not trained: ${shown.error.message}`;
       return shown && s.train_chosen ? `Training the run of iteration ${s.train_iteration}…` : "Press Train to run the iterations.";
     }
-    const stepped = s.train_chosen && k === s.train_iteration ? ", stepped in the graph" : "";
+    const stepped = s.train_chosen && k === s.train_iteration ? STEPPED[inGraph(s, k)](k) : "";
     const accuracy = at.accuracy === null || at.accuracy === undefined ? "" : ` · accuracy ${Math.round(100 * at.accuracy)}%`;
     const fix = shown?.fix ? ` (with zero_grad: ${formatLoss(shown.fix.losses[k])})` : "";
     return `${iterationText(k, at.steps)}${stepped} · loss ${formatLoss(at.loss)}${fix}${accuracy}`;
@@ -299,7 +344,8 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   };
   /** The line naming the graph's pass, and the button naming the slider's iteration. */
   function showDrawnLine() {
-    const { text, button, title } = drawnText(drawn, Number(slider.value));
+    const former = drawn.key !== null && drawn.loading === null && drawn.key !== iterationKey(store.get(), drawn.iteration);
+    const { text, button, title } = drawnText({ ...drawn, former }, Number(slider.value));
     drawnLine.textContent = text;
     drawnLine.title = title;
     drawnLine.dataset.iteration = drawn.iteration === null ? "" : String(drawn.iteration);
@@ -323,12 +369,16 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
       render();
     },
     /**
-     * What the graph draws (train.js drawnText's `drawn`): {iteration, starting, loading}.
-     * The page tells it when a walk is shown and while an iteration's walk is fetched.
+     * What the graph draws (train.js drawnText's `drawn`): {iteration, starting, loading, key:
+     * the recorded walk's iterationKey (null for the program's own), loadingKey: the one being
+     * fetched}. The page tells it when a walk is shown and while an iteration's walk is fetched.
+     * Only the two lines follow (the status line's word on it), never the whole panel: drawn
+     * again at each walk, it moved the graph under a camera note (test_train_review_page).
      */
     showDrawn(info) {
-      drawn = { iteration: null, starting: false, loading: null, ...info };
+      drawn = { iteration: null, starting: false, loading: null, key: null, loadingKey: null, ...info };
       showDrawnLine();
+      showStatus();
     },
     /** The program changed: its old run no longer applies. */
     reset() {
