@@ -7,7 +7,7 @@
 
 import dagre from "@dagrejs/dagre";
 import { clipLabel } from "./clip.js";
-import { boxLines, formatShape, sizeOf } from "./format.js";
+import { boxLines, formatShape, shapeText, sizeOf } from "./format.js";
 import { HEAT, heatSize } from "./heat.js";
 
 // Box metrics in SVG user units; css/app.css uses the same font sizes.
@@ -155,10 +155,11 @@ export function boxSize(node, chars) {
   };
 }
 
-/** The small label an edge carries: its tensor's shape as the narration writes it ("(4,3)",
- * "(2,)"), or null for a scalar. */
+/** The small label an edge carries: its tensor's shape as the narration writes it ("4×3",
+ * "2-vector": format.js shapeText; Python's "(4,3)" was the one place a student met a tuple),
+ * or null for a scalar. */
 export function edgeLabel(shape) {
-  return shape && shape.length ? `(${shape.join(",")}${shape.length === 1 ? "," : ""})` : null;
+  return shape && shape.length ? shapeText(shape) : null;
 }
 
 /**

@@ -3,7 +3,7 @@
 // from the engine, and every other line only reprints numbers the event carries.
 
 import { bugDoneText } from "./bugs.js";
-import { formatShape, formatValue, isTensor } from "./format.js";
+import { formatShape, formatValue, isTensor, shapeText } from "./format.js";
 
 /** "axis 0" or "axes 0, 1". */
 export function axesText(axes) {
@@ -36,9 +36,9 @@ const NARRATE = {
   unbroadcast(ev, nodesById) {
     const x = labelOf(nodesById, ev.input);
     return (
-      `${x} was broadcast from ${formatShape(ev.to_shape)} to ${formatShape(ev.from_shape)}, ` +
+      `${x} was broadcast from ${shapeText(ev.to_shape)} to ${shapeText(ev.from_shape)}, ` +
       `so its gradient is summed over ${axesText(ev.axes)}: ` +
-      `${formatShape(ev.from_shape)} → ${formatShape(ev.to_shape)}`
+      `${shapeText(ev.from_shape)} → ${shapeText(ev.to_shape)}`
     );
   },
   accumulate(ev) {
@@ -106,7 +106,7 @@ export function calloutOf(event) {
     return { id: event.input, lines: [`+= ${formatValue(event.contribution)}`, ...lines] };
   }
   if (event?.kind === "unbroadcast") {
-    const shapes = `${formatShape(event.from_shape)} → ${formatShape(event.to_shape)}`;
+    const shapes = `${shapeText(event.from_shape)} → ${shapeText(event.to_shape)}`;
     return { id: event.input, lines: [`Σ over ${axesText(event.axes)}`, shapes] };
   }
   return null;

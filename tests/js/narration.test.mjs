@@ -32,7 +32,7 @@ test("unbroadcast: the axes and the shapes", () => {
   const ev = { kind: "unbroadcast", node: "n4", input: "n0", arg: 1, from_shape: [3, 2],
     to_shape: [2], axes: [0], before: null, after: null };
   assert.equal(narrate(ev, nodesById),
-    "a was broadcast from 2 to 3×2, so its gradient is summed over axis 0: 3×2 → 2");
+    "a was broadcast from 2-vector to 3×2, so its gradient is summed over axis 0: 3×2 → 2-vector");
 });
 
 test("done: every leaf's gradient, printed as the engine prints numbers", () => {

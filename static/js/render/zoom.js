@@ -10,7 +10,7 @@
 import * as d3 from "d3";
 import { centredBox, union } from "../boxes.js";
 import { autoScale, fitAround, followTransform, MARGIN, NUMBERS_SCALE, reaches, readableTransform, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
-import { freeView, insetsDiffer, intoFree, uncutView } from "../clearance.js";
+import { freeView, insetsDiffer, intoFree, reachRight, uncutView } from "../clearance.js";
 import { withTags } from "../tags.js";
 import { graphLook } from "../theme.js";
 import { coverInsets, createCameraNote, markedBoxes, sameBoxes, stepNoteBox, watchCovers } from "./covers.js";
@@ -359,10 +359,15 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
     },
     /**
      * How wide (px) the graph area must stay beside a panel to frame `box` (layout units:
-     * boxes.js pinBox) at the least scale that prints its numbers (render/detail.js keeps
-     * the detail panel from widening past it); 0 for no box.
+     * boxes.js pinBox), and the nodes shown beside it that cross its right edge (clearance.js
+     * reachRight), at the least scale that prints its numbers (render/detail.js keeps the
+     * detail panel from widening past it); 0 for no box.
      */
-    roomFor: (box) => (box ? (box.x1 - box.x0) * NUMBERS_SCALE + 2 * MARGIN + 8 : 0), // 8: rounding's slack
+    roomFor(box) {
+      if (!box) return 0;
+      const right = content ? reachRight(box, framed().boxes, free().height, NUMBERS_SCALE) : box.x1;
+      return (right - box.x0) * NUMBERS_SCALE + 2 * MARGIN + 8; // 8: rounding's slack
+    },
     /** The camera now {k, x, y} and the svg's size {width, height} (px). */
     transform: () => { const { k, x, y } = d3.zoomTransform(root); return { k, x, y }; },
     viewSize,
