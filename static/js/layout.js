@@ -7,7 +7,7 @@
 
 import dagre from "@dagrejs/dagre";
 import { clipLabel } from "./clip.js";
-import { boxLines, formatShape, shapeText, sizeOf } from "./format.js";
+import { boxLines, formatShape, sizeOf } from "./format.js";
 import { HEAT, heatSize } from "./heat.js";
 
 // Box metrics in SVG user units; css/app.css uses the same font sizes.
@@ -155,11 +155,12 @@ export function boxSize(node, chars) {
   };
 }
 
-/** The small label an edge carries: its tensor's shape as the narration writes it ("4×3",
- * "2-vector": format.js shapeText; Python's "(4,3)" was the one place a student met a tuple),
- * or null for a scalar. */
+/** The small label an edge carries: its tensor's shape as Python prints it ("(4,3)", "(2,)"),
+ * or null for a scalar. Not yet the narration's words (format.js shapeText, "4×3", "2-vector"):
+ * their widths move dagre's ranks, and at 1024x768 / 1280x800 on a projector the framing of a
+ * selected node then left titles under the trace bar (tests/e2e/test_detail_pin_page.py). */
 export function edgeLabel(shape) {
-  return shape && shape.length ? shapeText(shape) : null;
+  return shape && shape.length ? `(${shape.join(",")}${shape.length === 1 ? "," : ""})` : null;
 }
 
 /**

@@ -28,7 +28,7 @@ def test_a_name_held_target_is_drawn_feeding_the_loss(explorer):
     assert edge is not None, ids
     assert edge["data"] and edge["dash"] not in ("", "none")
     assert edge["length"] > 20 and max(edge["height"], edge["width"]) > 10
-    assert edge["shape"] == "4-vector"
+    assert edge["shape"] == "(4,)"
     # the data nodes read as the program wrote the call (their formula), not as 8 numbers
     assert page.locator('g.node[data-name="X"]').get_attribute("aria-label").startswith(
         "X, y = xor()")

@@ -42,8 +42,7 @@ def test_heat_maps_and_edge_shapes(explorer):
     blue = [int(c) for c in fills["2,1"][4:-1].split(",")]
     assert red[0] > red[2] and blue[2] > blue[0]
     shapes = page.locator("g.edge-shape").evaluate_all("els => els.map(e => e.dataset.shape)")
-    # the narration's words (format.js shapeText), not Python's "(4,2)" / "(2,)"
-    assert sorted(shapes) == ["2-vector", "3×2", "4×2", "4×2", "4×2", "4×3"]
+    assert sorted(shapes) == ["(2,)", "(3,2)", "(4,2)", "(4,2)", "(4,2)", "(4,3)"]
     assert explorer.unexpected_errors() == []
 
 
