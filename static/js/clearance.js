@@ -43,10 +43,10 @@ export function clearTop(t, boxes, view, focus = null) {
   const { all, edges, cut } = topEdge(t, boxes, view, focus);
   if (!cut(t.y)) return t;
   // how much of `keep` is in view (px, EDGE in from the top, where its title is; down to the
-  // foot itself): a move may not show less of it. With EDGE at the foot too, no place kept
-  // mlp-classifier's X @ W1 framed with its neighbours and b1's title clear of the trace bar at
-  // 1280x800 on a projector (2 px short: W1's foot at 591 of 593 now), once the edges' shape
-  // labels changed the layout's widths
+  // foot itself: a box there keeps its title): a move may not show less of it. With EDGE at the
+  // foot too, mlp-classifier's X @ W1 framed with its neighbours at 1280x800 on a projector in
+  // a layout 36 units wider (the edges' shapes as words) found no place with b1's title clear
+  // of the trace bar: 2 px short (W1's foot at 591 of 593 then)
   const seen = (y) => (keep ? Math.min(t.k * keep.y1 + y, view.height) - Math.max(t.k * keep.y0 + y, EDGE) : 0);
   const least = seen(t.y) - 0.5;
   let best = null;
