@@ -84,6 +84,9 @@ function gradsText(L, grads) {
   return Object.entries(grads || {}).map(([name, g]) => `d${L}/d${name} = ${formatValue(g)}`);
 }
 
+// Whether a tensor value is all zeros (its summary's least and greatest both 0).
+const isZeros = (v) => isTensor(v) && v.summary?.min === 0 && v.summary?.max === 0;
+
 /**
  * The short note shown next to the node that `event` changes ({id, lines}), or null:
  * ["+= 1.5729", "(0 → 1.5729)"] for an accumulate event, the summed axes for an unbroadcast.
@@ -102,8 +105,13 @@ export function calloutOf(event) {
     const change = `(${before} → ${after})`;
     // A tensor's summaries side by side made a note as wide as three boxes (it covered its
     // neighbours): then the old and the new adjoint each get a line.
+    const plus = `+= ${formatValue(event.contribution)}`;
+    // A tensor's first gradient (zeros before it): "was" all zeros and "now" the `+=` line
+    // again made three lines of one fact, and the note pushed the step past a 1024x768
+    // projector's graph band (mlp-classifier's step 14: its numbers at 13 px, issue 14 §5)
+    if (change.length > 32 && isZeros(event.adjoint_before)) return { id: event.input, lines: [plus, "(was 0)"] };
     const lines = change.length <= 32 ? [change] : [`was ${before}`, `now ${after}`];
-    return { id: event.input, lines: [`+= ${formatValue(event.contribution)}`, ...lines] };
+    return { id: event.input, lines: [plus, ...lines] };
   }
   if (event?.kind === "unbroadcast") {
     const shapes = `${shapeText(event.from_shape)} → ${shapeText(event.to_shape)}`;
