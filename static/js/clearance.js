@@ -42,8 +42,12 @@ export function clearTop(t, boxes, view, focus = null) {
   const keep = shownPart(t.k, focus, view);
   const { all, edges, cut } = topEdge(t, boxes, view, focus);
   if (!cut(t.y)) return t;
-  // how much of `keep` is in view (px, EDGE in from each edge): a move may not show less of it
-  const seen = (y) => (keep ? Math.min(t.k * keep.y1 + y, view.height - EDGE) - Math.max(t.k * keep.y0 + y, EDGE) : 0);
+  // how much of `keep` is in view (px, EDGE in from the top, where its title is; down to the
+  // foot itself: a box there keeps its title): a move may not show less of it. With EDGE at the
+  // foot too, mlp-classifier's X @ W1 framed with its neighbours at 1280x800 on a projector in
+  // a layout 36 units wider (the edges' shapes as words) found no place with b1's title clear
+  // of the trace bar: 2 px short (W1's foot at 591 of 593 then)
+  const seen = (y) => (keep ? Math.min(t.k * keep.y1 + y, view.height) - Math.max(t.k * keep.y0 + y, EDGE) : 0);
   const least = seen(t.y) - 0.5;
   let best = null;
   for (const [i, b] of all.entries()) {
@@ -184,6 +188,25 @@ function edgeOver(view, a, b) {
     if (p.x0 <= a && p.x1 >= b) lo = Math.max(lo, p.y);
   }
   return { hi, lo };
+}
+
+/**
+ * How far right (layout units) a view framing `box` (a selected node with its neighbours:
+ * boxes.js pinBox) at scale `k` reaches to hold whole each box of `boxes` that crosses
+ * `box`'s right edge within the height such a view shows (`height` px, about `box`'s middle):
+ * a panel at the right leaves the graph room for them too (render/zoom.js roomFor), else
+ * clearSide finds no place and one's title row stays under the panel (mlp-classifier at Done,
+ * h selected, at 1280x800 on a projector: b2, above h @ W2, reached 82 px past the room left
+ * for h's neighbours; issue 14 §5). `box.x1` when none crosses it.
+ */
+export function reachRight(box, boxes, height, k) {
+  const mid = (box.y0 + box.y1) / 2;
+  const half = Math.max(box.y1 - box.y0, height / k) / 2;
+  let right = box.x1;
+  for (const b of boxes ?? []) {
+    if (b.x0 < box.x1 && b.x1 > right && b.y1 > mid - half && b.y0 < mid + half) right = b.x1;
+  }
+  return right;
 }
 
 // ---------------------------------------------------------------- panels over the graph

@@ -104,12 +104,6 @@ export function formatShape(shape) {
 }
 
 /**
- * A tensor's shape as a noun, for a summary that stands where a value would: "8-vector",
- * "6×4 matrix", "2×3×4 tensor" ("scalar" for []). A bare size read as a value on the
- * projector: the Done line "dL/db1 = 8   min −0.1052 …" (a review), "6×4" as a product.
- * The node's tag (layout.js opTag) keeps formatShape's short "6×4", beside its op.
- */
-/**
  * The words an error's kind is written in, before its message (engine/errors.py kind_words,
  * the same words): "unknown_name" -> "unknown name", "syntax" -> "syntax error". Every place
  * writes an error as where, these words, then the message, which never repeats them.
@@ -119,10 +113,25 @@ export function kindWords(kind) {
   return kind === "syntax" ? "syntax error" : kind.replaceAll("_", " ");
 }
 
-export function shapeName(shape) {
+/**
+ * A shape where a rule, a note or an edge writes it (engine/trace/narrate.py shape_text, the
+ * same words): "4×3", "2×3×4", a vector "8-vector", a scalar "scalar". Python's "(4,3)" read
+ * as a ratio beside a rule, and a lone "8" as a number (issue 14 §4/§5).
+ */
+export function shapeText(shape) {
   if (!shape || !shape.length) return "scalar";
-  if (shape.length === 1) return `${shape[0]}-vector`;
-  return `${shape.join("×")} ${shape.length === 2 ? "matrix" : "tensor"}`;
+  return shape.length === 1 ? `${shape[0]}-vector` : shape.join("×");
+}
+
+/**
+ * A tensor's shape as a noun, for a summary that stands where a value would: "8-vector",
+ * "6×4 matrix", "2×3×4 tensor" ("scalar" for []). A bare size read as a value on the
+ * projector: the Done line "dL/db1 = 8   min −0.1052 …" (a review), "6×4" as a product.
+ * The node's tag (layout.js opTag) keeps formatShape's short "6×4", beside its op.
+ */
+export function shapeName(shape) {
+  if (!shape || shape.length < 2) return shapeText(shape);
+  return `${shapeText(shape)} ${shape.length === 2 ? "matrix" : "tensor"}`;
 }
 
 /** Element count of a shape. */

@@ -155,8 +155,10 @@ export function boxSize(node, chars) {
   };
 }
 
-/** The small label an edge carries: its tensor's shape as the narration writes it ("(4,3)",
- * "(2,)"), or null for a scalar. */
+/** The small label an edge carries: its tensor's shape as Python prints it ("(4,3)", "(2,)"),
+ * or null for a scalar. Not yet the narration's words (format.js shapeText, "4×3", "2-vector"):
+ * their widths move dagre's ranks, and at 1024x768 / 1280x800 on a projector the framing of a
+ * selected node then left titles under the trace bar (tests/e2e/test_detail_pin_page.py). */
 export function edgeLabel(shape) {
   return shape && shape.length ? `(${shape.join(",")}${shape.length === 1 ? "," : ""})` : null;
 }

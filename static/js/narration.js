@@ -3,7 +3,7 @@
 // from the engine, and every other line only reprints numbers the event carries.
 
 import { bugDoneText } from "./bugs.js";
-import { formatShape, formatValue, isTensor } from "./format.js";
+import { formatShape, formatValue, isTensor, shapeText } from "./format.js";
 
 /** "axis 0" or "axes 0, 1". */
 export function axesText(axes) {
@@ -36,9 +36,9 @@ const NARRATE = {
   unbroadcast(ev, nodesById) {
     const x = labelOf(nodesById, ev.input);
     return (
-      `${x} was broadcast from ${formatShape(ev.to_shape)} to ${formatShape(ev.from_shape)}, ` +
+      `${x} was broadcast from ${shapeText(ev.to_shape)} to ${shapeText(ev.from_shape)}, ` +
       `so its gradient is summed over ${axesText(ev.axes)}: ` +
-      `${formatShape(ev.from_shape)} → ${formatShape(ev.to_shape)}`
+      `${shapeText(ev.from_shape)} → ${shapeText(ev.to_shape)}`
     );
   },
   accumulate(ev) {
@@ -84,6 +84,9 @@ function gradsText(L, grads) {
   return Object.entries(grads || {}).map(([name, g]) => `d${L}/d${name} = ${formatValue(g)}`);
 }
 
+// Whether a tensor value is all zeros (its summary's least and greatest both 0).
+const isZeros = (v) => isTensor(v) && v.summary?.min === 0 && v.summary?.max === 0;
+
 /**
  * The short note shown next to the node that `event` changes ({id, lines}), or null:
  * ["+= 1.5729", "(0 → 1.5729)"] for an accumulate event, the summed axes for an unbroadcast.
@@ -102,11 +105,16 @@ export function calloutOf(event) {
     const change = `(${before} → ${after})`;
     // A tensor's summaries side by side made a note as wide as three boxes (it covered its
     // neighbours): then the old and the new adjoint each get a line.
+    const plus = `+= ${formatValue(event.contribution)}`;
+    // A tensor's first gradient (zeros before it): "was" all zeros and "now" the `+=` line
+    // again made three lines of one fact, and the note pushed the step past a 1024x768
+    // projector's graph band (mlp-classifier's step 14: its numbers at 13 px, issue 14 §5)
+    if (change.length > 32 && isZeros(event.adjoint_before)) return { id: event.input, lines: [plus, "(was 0)"] };
     const lines = change.length <= 32 ? [change] : [`was ${before}`, `now ${after}`];
-    return { id: event.input, lines: [`+= ${formatValue(event.contribution)}`, ...lines] };
+    return { id: event.input, lines: [plus, ...lines] };
   }
   if (event?.kind === "unbroadcast") {
-    const shapes = `${formatShape(event.from_shape)} → ${formatShape(event.to_shape)}`;
+    const shapes = `${shapeText(event.from_shape)} → ${shapeText(event.to_shape)}`;
     return { id: event.input, lines: [`Σ over ${axesText(event.axes)}`, shapes] };
   }
   return null;

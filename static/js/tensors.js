@@ -74,11 +74,6 @@ export function backwardRules(events, id) {
   return rules;
 }
 
-/** "(4,3)", "(2,)", "()": a shape as Python and the narration print it. */
-export function pyShape(shape) {
-  return `(${shape.join(",")}${shape.length === 1 ? "," : ""})`;
-}
-
 /**
  * A value as table rows for the detail panel: {rows: [[x, ...]], rowHeads, colHeads,
  * shown, total}, rows of the last axis (a rank-3 tensor's row heads are "0,1"); at most

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { clearSide, clearTop, clearView, coverOf, cutsSide, cutsTop, cutsView, freeView, insetsOf, intoFree, NO_INSET, nodeBoxes, uncutView } from "../../static/js/clearance.js";
+import { clearSide, clearTop, clearView, coverOf, cutsSide, cutsTop, cutsView, freeView, insetsOf, intoFree, NO_INSET, nodeBoxes, reachRight, uncutView } from "../../static/js/clearance.js";
 import { STEP_SIZES_UP_TO } from "../../static/js/boxes.js";
 import { EDGE, viewScale } from "../../static/js/viewport.js";
 
@@ -215,4 +215,17 @@ test("a box under the panel that reaches below its foot has its title under it: 
   const out = clearView(t, [h, focus], panelled, focus);
   assert.equal(cutsView(out, [h, focus], panelled, focus), false);
   assert.ok(out.k * focus.x0 + out.x >= 0 && out.k * focus.x1 + out.x <= 500, "the focus still in view across");
+});
+
+test("reachRight: the room beside a panel holds the boxes in view that cross the pinned box's right edge", () => {
+  // mlp-classifier's h selected (its neighbours from x 0 to 1190) and b2 above h @ W2, to 1272
+  const pin = { x0: 0, y0: 200, x1: 1190, y1: 500 };
+  const b2 = { x0: 850, y0: 80, x1: 1272, y1: 180 };
+  assert.equal(reachRight(pin, [b2], 330, 10 / 18), 1272); // 594 layout units tall in view: b2 in it
+  // too far above to be in that view, or wholly right of the pinned box (the camera leaves it
+  // past the panel), or inside it: the box's own edge
+  assert.equal(reachRight(pin, [{ ...b2, y0: -600, y1: -500 }], 330, 10 / 18), 1190);
+  assert.equal(reachRight(pin, [{ ...b2, x0: 1200, x1: 1500 }], 330, 10 / 18), 1190);
+  assert.equal(reachRight(pin, [{ ...b2, x1: 1100 }], 330, 10 / 18), 1190);
+  assert.equal(reachRight(pin, null, 330, 10 / 18), 1190);
 });

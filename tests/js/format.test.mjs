@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
   boxLines, formatNumber, formatShape, formatSummary, formatValue, fullPrecision, isTensor, kindWords,
-  summaryLines, tensorRows,
+  shapeName, shapeText, summaryLines, tensorRows,
 } from "../../static/js/format.js";
 import { calloutOf, narrate } from "../../static/js/narration.js";
 import { toTex } from "../../static/js/tex.js";
@@ -64,6 +64,13 @@ test("shapes", () => {
   assert.equal(formatShape([2, 3]), "2×3");
   assert.equal(formatShape([5]), "5");
   assert.equal(formatShape([]), "scalar");
+  // where a rule, a note or an edge writes a shape: the engine's shape_text, never "(4,3)"
+  assert.equal(shapeText([4, 3]), "4×3");
+  assert.equal(shapeText([8]), "8-vector");
+  assert.equal(shapeText([2, 3, 4]), "2×3×4");
+  assert.equal(shapeText([]), "scalar");
+  assert.equal(shapeName([8]), "8-vector");
+  assert.equal(shapeName([6, 4]), "6×4 matrix");
 });
 
 test("tensors: small data inline, else a summary", () => {

@@ -32,7 +32,7 @@ test("unbroadcast: the axes and the shapes", () => {
   const ev = { kind: "unbroadcast", node: "n4", input: "n0", arg: 1, from_shape: [3, 2],
     to_shape: [2], axes: [0], before: null, after: null };
   assert.equal(narrate(ev, nodesById),
-    "a was broadcast from 2 to 3×2, so its gradient is summed over axis 0: 3×2 → 2");
+    "a was broadcast from 2-vector to 3×2, so its gradient is summed over axis 0: 3×2 → 2-vector");
 });
 
 test("done: every leaf's gradient, printed as the engine prints numbers", () => {
@@ -52,13 +52,18 @@ test("a tensor's += callout puts the old and the new adjoint on lines of their o
   // as three boxes and covered the attention head's "2.0" node
   const summary = (min, max, mean) => ({ shape: [4, 4], dtype: "float64", data: null, summary: { min, max, mean, norm: 1 } });
   const note = calloutOf({ kind: "accumulate", input: "n5", contribution: summary(-6.4433, 9.4543, 0.0854),
-    adjoint_before: summary(0, 0, 0), adjoint_after: summary(-6.4433, 9.4543, 0.0854) });
+    adjoint_before: summary(-1, 0, -0.5), adjoint_after: summary(-7.4433, 9.4543, -0.41) });
   assert.equal(note.lines.length, 3);
   assert.match(note.lines[0], /^\+= 4×4 matrix · min -6.4433/);
-  assert.match(note.lines[1], /^was 4×4 matrix · min 0/);
-  assert.match(note.lines[2], /^now 4×4 matrix · min -6.4433/);
+  assert.match(note.lines[1], /^was 4×4 matrix · min -1/);
+  assert.match(note.lines[2], /^now 4×4 matrix · min -7.4433/);
   // 55 characters with the shape named (format.js shapeName: "4×4" alone read as a product)
   assert.ok(Math.max(...note.lines.map((l) => l.length)) <= 55, note.lines);
+  // Its first gradient (zeros before): two lines, not "was" zeros and "now" the += line again
+  // (was three: mlp-classifier's step 14 did not fit a 1024x768 projector's graph band at 14 px)
+  const first = calloutOf({ kind: "accumulate", input: "n5", contribution: summary(-6.4433, 9.4543, 0.0854),
+    adjoint_before: summary(0, 0, 0), adjoint_after: summary(-6.4433, 9.4543, 0.0854) });
+  assert.deepEqual(first.lines, ["+= 4×4 matrix · min -6.4433 · max 9.4543 · mean 0.0854", "(was 0)"]);
 });
 
 test("a graph not drawn: how big, its predicted layout time, and the results all the same", () => {

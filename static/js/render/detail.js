@@ -6,12 +6,12 @@
 // It takes its container; nothing looks up global ids.
 
 import { fetchNode } from "../api.js";
-import { formatCells, formatNumber, isTensor, shapeName } from "../format.js";
+import { formatCells, formatNumber, isTensor, shapeName, shapeText } from "../format.js";
 import { dualText } from "../modes.js";
 import { heatCells, heatColor, inkOn, toNumber } from "../heat.js";
 import { opTag } from "../layout.js";
 import { numbersHidden } from "../quiz.js";
-import { adjointFinalStep, backwardRules, badNumberText, pyShape, tableOf } from "../tensors.js";
+import { adjointFinalStep, backwardRules, badNumberText, tableOf } from "../tensors.js";
 import { markScroller } from "./dom.js";
 import { lineTopAt } from "./rows.js";
 import { typeset } from "./typeset.js";
@@ -124,7 +124,7 @@ export function createDetailPanel(container, { onClose, room = () => 0 } = {}) {
       const summed = r.unbroadcast && `summed over axis ${r.unbroadcast.axes.join(", ")}`;
       if (summed && !r.narration.includes(summed)) {
         const { from_shape: from, to_shape: to } = r.unbroadcast;
-        li.append(el("span", { class: "unbroadcast", text: ` · ${summed}: ${pyShape(from)} → ${pyShape(to)}` }));
+        li.append(el("span", { class: "unbroadcast", text: ` · ${summed}: ${shapeText(from)} → ${shapeText(to)}` }));
       }
       if (!reached) li.append(el("span", { class: "note", text: ` (step ${r.step})` }));
       ul.append(li);

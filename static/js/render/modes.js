@@ -9,7 +9,7 @@
 
 import { forwardBugNote } from "../bugs.js";
 import { el } from "./dom.js";
-import { counted, formatNumber, fullPrecision } from "../format.js";
+import { counted, formatNumber, fullPrecision, shapeText } from "../format.js";
 import { METRICS } from "../layout.js";
 import {
   allForwardSummary, directionText, elementName, formatError, forwardFields, gradcheckElements, gradcheckRows,
@@ -322,7 +322,7 @@ export function createModesPanel(root, { store, onModeChange, request, onAddHvp 
       directions.set(walk, directionText(store.get(), leaves));
       hvpShown = requested !== "forward" && hvpLine(walk.program);
       elementsOf = null;
-      leaf.replaceChildren(...leaves.map((l) => new Option(l.shape.length ? `${l.name} (${l.shape.join("×")})` : l.name, l.name)));
+      leaf.replaceChildren(...leaves.map((l) => new Option(l.shape.length ? `${l.name} (${shapeText(l.shape)})` : l.name, l.name)));
       showState();
       const n = leaves.reduce((sum, l) => sum + l.size, 0);
       allButton.textContent = `Run all ${n} forward passes`;

@@ -14,6 +14,7 @@
 // input[name=answer]`, one per element in row-major order, each with data-index ("0,1"; "2"
 // for a vector) and, after an answer, data-verdict ("right" | "wrong" | "unreadable").
 
+import { shapeText } from "../format.js";
 import { METRICS } from "../layout.js";
 import { GRID_MAX, namedSpec, notNamesText, PRESETS, quizSpec } from "../quiz.js";
 import { OP_SETS, SIZES } from "../quiz-practice.js";
@@ -103,7 +104,7 @@ export function createQuizPanel(root, { before = null, onSubmit, onContinue }) {
       if (grid) el.dataset.grid = q.shape.join("x");
       else delete el.dataset.grid;
       if (grid) {
-        question.title = `the ${q.what === "adjoint" ? "gradient" : "value"} ${q.symbol}, every element (${q.shape.join(" × ")})`;
+        question.title = `the ${q.what === "adjoint" ? "gradient" : "value"} ${q.symbol}, every element (${shapeText(q.shape)})`;
         if (focus) {
           el.dataset.feedback = "none";
           this.markCells(null);

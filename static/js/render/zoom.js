@@ -10,7 +10,7 @@
 import * as d3 from "d3";
 import { centredBox, union } from "../boxes.js";
 import { autoScale, fitAround, followTransform, MARGIN, NUMBERS_SCALE, reaches, readableTransform, revealTransform, wholeScale, wholeTransform, ZOOM_LIMITS } from "../viewport.js";
-import { freeView, insetsDiffer, intoFree, uncutView } from "../clearance.js";
+import { cutsView, freeView, insetsDiffer, intoFree, reachRight, uncutView } from "../clearance.js";
 import { withTags } from "../tags.js";
 import { graphLook } from "../theme.js";
 import { coverInsets, createCameraNote, markedBoxes, sameBoxes, stepNoteBox, watchCovers } from "./covers.js";
@@ -207,7 +207,14 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   function uncut(place, view, focusBox) {
     const least = !focusBox || focusBox.overview ? null : reach(focusBox).titles;
     // the detail panel at the right (an inset there) cuts no box's title row either
-    return uncutView(place, framed().boxes, { ...view, panelRight: insetNow().side ?? null }, focusBox, least);
+    const clear = { ...view, panelRight: insetNow().side ?? null };
+    const t = uncutView(place, framed().boxes, clear, focusBox, least);
+    // A question's focus is the asked node joined to the step's note (reveal's `add`): where no
+    // place keeps every title whole with both, the asked node alone, its note set aside
+    // (markWhole), rather than a title cut at the top (the matmul quiz's W̄[0,0] at 1280x800 on
+    // a projector once X̄'s first note took two lines: G's title cut by 22 px)
+    if (!focusBox?.asked || !focusBox.core || !cutsView(t, framed().boxes, clear, focusBox)) return t;
+    return uncutView((o) => place({ ...o, focus: focusBox.core }), framed().boxes, clear, focusBox.core, least);
   }
 
   // data-camera is "moving" while the camera glides, so tests can wait for "still".
@@ -240,7 +247,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
     const auto = autoScale(scaling());
     if (!whole) {
       const { content: drawn, home: output } = framed();
-      const place = (o) => fitAround(drawn, view, aim(), { ...framing(), home: output, ...o });
+      const place = ({ focus: only, ...o }) => fitAround(drawn, view, only ?? aim(), { ...framing(), home: output, ...o });
       return apply(fromFree(uncut(place, view, aim() ?? output)), duration);
     }
     // a phone's Fit: all of it only while its numbers read (14 px), else the step at that size
@@ -258,7 +265,7 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
     const view = free();
     const now = toFree({ k, x, y });
     const next = fromFree(fitted === "auto"
-      ? uncut((o) => followTransform(now, framed().content, view, aim(), { ...framing(), ...o }), view, aim())
+      ? uncut(({ focus: only, ...o }) => followTransform(now, framed().content, view, only ?? aim(), { ...framing(), ...o }), view, aim())
       : revealTransform(now, aim(), view, framing()));
     const moved = next && (Math.abs(next.k - k) > 1e-6 || Math.abs(next.x - x) > 0.5 || Math.abs(next.y - y) > 0.5);
     if (moved) apply(next, duration);
@@ -359,10 +366,15 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
     },
     /**
      * How wide (px) the graph area must stay beside a panel to frame `box` (layout units:
-     * boxes.js pinBox) at the least scale that prints its numbers (render/detail.js keeps
-     * the detail panel from widening past it); 0 for no box.
+     * boxes.js pinBox), and the nodes shown beside it that cross its right edge (clearance.js
+     * reachRight), at the least scale that prints its numbers (render/detail.js keeps the
+     * detail panel from widening past it); 0 for no box.
      */
-    roomFor: (box) => (box ? (box.x1 - box.x0) * NUMBERS_SCALE + 2 * MARGIN + 8 : 0), // 8: rounding's slack
+    roomFor(box) {
+      if (!box) return 0;
+      const right = content ? reachRight(box, framed().boxes, free().height, NUMBERS_SCALE) : box.x1;
+      return (right - box.x0) * NUMBERS_SCALE + 2 * MARGIN + 8; // 8: rounding's slack
+    },
     /** The camera now {k, x, y} and the svg's size {width, height} (px). */
     transform: () => { const { k, x, y } = d3.zoomTransform(root); return { k, x, y }; },
     viewSize,
