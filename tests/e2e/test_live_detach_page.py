@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_live_room_page import _open_room, _presenter_step
+from test_live_room_page import _presenter_step, lecturer_in_room, student_on_phone
 from test_phone_touch_page import centre_of, swipe
 
 
@@ -14,19 +14,12 @@ from test_phone_touch_page import centre_of, swipe
 def room_and_student(open_explorer, chromium, app_url):
     """(lecturer page, student page): a room opened at the lecturer's tanh walk, a student
     following it on a 390x844 touch phone."""
-    lecturer = open_explorer(1280, 800)
-    room = _open_room(lecturer.page)
-    lecturer.page.keyboard.press("Escape")
-    context = chromium.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
-                                   is_mobile=True, device_scale_factor=2)
-    student = context.new_page()
-    student.set_default_timeout(15_000)
-    student.goto(f"{app_url}/live/{room}")
-    student.wait_for_selector('#embed[data-status="ready"][data-following="true"]')
+    lecturer, room = lecturer_in_room(open_explorer)
+    student = student_on_phone(chromium, app_url, room)
     student.wait_for_selector('#graph[data-camera="still"]')
-    student.cdp = context.new_cdp_session(student)
-    yield lecturer.page, student
-    context.close()
+    student.cdp = student.context.new_cdp_session(student)
+    yield lecturer, student
+    student.context.close()
 
 
 def test_a_swipe_detaches_the_student(room_and_student):
