@@ -62,7 +62,8 @@ export function createLiveSection(app, { state, store, shows }) {
   const code = el("p", { id: "live-code", class: "live-code", hidden: "" });
   const qr = el("div", { id: "live-qr", class: "live-qr", role: "img", hidden: "" });
   const said = el("p", { id: "live-status", class: "share-status", role: "status" });
-  section.append(heading, about, warning, buttons, code, qr, said);
+  const shown = el("div", { class: "live-open" }, qr, code); // the QR code with the code beside it
+  section.append(heading, about, warning, buttons, shown, said);
   let sender = null;
   let opened = null; // POST /api/live's answer for the room this tab presents
   let sent = null; // followed() of the last state sent
