@@ -100,5 +100,7 @@ def test_the_room_address_and_qr_use_the_public_url(chromium, tmp_path):
             assert page.get_attribute("#live-section", "data-address") == address
             assert page.get_attribute("#live-code a", "href") == address
             assert page.get_attribute("#live-qr", "aria-label") == f"QR code of {address}"
+            SHOTS.mkdir(exist_ok=True)
+            page.screenshot(path=SHOTS / "share-public-url-1024.png")
         finally:
             context.close()
