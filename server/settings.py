@@ -114,6 +114,11 @@ class Settings:
         `limits` library's notation: "N/second|minute|hour|day", several joined by ";". Past
         it: 429 rate_limited with Retry-After. Counted per server process. Empty: no limit.
     live_enabled: live rooms on (POST /api/live, /live/{room}; server/routers/live.py).
+    public_url: the address students' phones reach this server by, e.g.
+        "http://192.168.1.20:8000" or "https://gradwalk.example.edu" (an http(s) URL, a path
+        allowed): a live room's address and QR code are made under it. Empty: under the
+        lecturer's own page's address, which phones cannot open when it is 127.0.0.1 or
+        localhost (`make serve`'s); the Share panel then says so.
     live_idle_seconds: a live room whose presenter has sent nothing for this long is gone: its
         followers get an `end` event and its code answers 404 (seconds).
     max_live_rooms: the most live rooms at once, in the database, so across workers (rooms);
@@ -179,6 +184,7 @@ class Settings:
     max_link_storage_bytes: int = 1 << 30
     link_rate_limit: str = "30/minute;600/hour"
     live_enabled: bool = True
+    public_url: str = ""
     live_idle_seconds: float = 4 * 3600.0
     max_live_rooms: int = 1_000
     max_live_followers: int = 5_000
@@ -216,6 +222,21 @@ def get_settings() -> Settings:
     return Settings()
 
 
+def check_public_url(url: str) -> str:
+    """`url` if it is empty or an absolute http(s) URL with a host (no query, no fragment:
+    a room's path goes after it). Raises ValueError saying what is wrong."""
+    from urllib.parse import urlsplit
+
+    if not url:
+        return url
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("an http:// or https:// address with a host, e.g. http://192.168.1.20:8000")
+    if parts.query or parts.fragment:
+        raise ValueError("an address without ?query or #fragment (the room's path goes after it)")
+    return url
+
+
 class SettingError(ValueError):
     """A GRADWALK_ variable that is not a value of its field's type, said in one line."""
 
@@ -249,6 +270,11 @@ def _environment_settings() -> type[Settings]:
         @classmethod
         def _rate(cls, spec: str) -> str:
             return check_spec(spec)
+
+        @field_validator("public_url")
+        @classmethod
+        def _public_url(cls, url: str) -> str:
+            return check_public_url(url)
 
         @field_validator("trace_worker_nice")
         @classmethod

@@ -222,9 +222,9 @@ def read_link(link_id: str, store: LinkStoreDep):
 
 @router.get("/s/{link_id}", response_class=HTMLResponse,
             responses={**page_errors(404, 503), **errors(422)})
-def explorer_at_link(request: Request, link_id: str, store: LinkStoreDep):
+def explorer_at_link(request: Request, link_id: str, store: LinkStoreDep, settings: SettingsDep):
     """The explorer with `<script id="initial-state">`; 404/503 with `initial-error`."""
-    return _page(request, "explorer.html", link_id, store)
+    return _page(request, "explorer.html", link_id, store, public_url=settings.public_url)
 
 
 @router.get("/embed/s/{link_id}", response_class=HTMLResponse,
@@ -234,7 +234,7 @@ def embed_at_link(request: Request, link_id: str, store: LinkStoreDep):
     return _page(request, "embed.html", link_id, store)
 
 
-def _page(request: Request, template: str, link_id: str, store: LinkStore | None):
+def _page(request: Request, template: str, link_id: str, store: LinkStore | None, public_url: str = ""):
     status, state, error = 200, None, None
     if store is None:
         status, error = 404, DISABLED
@@ -249,5 +249,5 @@ def _page(request: Request, template: str, link_id: str, store: LinkStore | None
     items = presets()
     context = {"presets": items, "initial_preset": items[0]["id"],
                "links_enabled": store is not None, "link_id": link_id,
-               "initial_state": state, "initial_error": error}
+               "initial_state": state, "initial_error": error, "public_url": public_url}
     return templates.TemplateResponse(request, template, context, status_code=status)

@@ -25,7 +25,8 @@ async def explorer(request: Request, settings: SettingsDep) -> HTMLResponse:
     items = presets()
     return templates.TemplateResponse(request, "explorer.html",
                                       {"presets": items, "initial_preset": items[0]["id"],
-                                       "links_enabled": settings.links_enabled})
+                                       "links_enabled": settings.links_enabled,
+                                       "public_url": settings.public_url})
 
 
 @router.get("/embed", response_class=HTMLResponse)

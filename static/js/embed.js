@@ -88,7 +88,7 @@ provideWalk(() => ({ svg, walk, state: store.get() }));
 // A phone (render/touch.js): the whole graph only while its numbers read (14 px), a swipe steps.
 const narrow = watchNarrow(() => {});
 const panel = createGraphPanel(svg, { message: graphMessage, readableWhole: () => narrow.matches });
-swipeToStep(svg, playback.actions);
+swipeToStep(svg, actions); // a student's swipe detaches as the player's buttons do
 
 // ---------------------------------------------------------------- showing a step
 

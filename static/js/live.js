@@ -215,6 +215,7 @@ export function createLiveSender(room, token, { onResult = () => {}, post = fetc
         if (!response.ok) {
           const body = await response.json().catch(() => null);
           error = new Error(body?.error?.message ?? `the server answered ${response.status}`);
+          error.status = response.status; // 404: the room is gone (expired), 401/403: not its token
         }
       } catch {
         error = new Error("the server could not be reached");
@@ -230,6 +231,35 @@ export function createLiveSender(room, token, { onResult = () => {}, post = fetc
       if (!busy) flush();
     },
   };
+}
+
+// The presenter's room survives a reload of the lecturer's tab (and only that tab: session
+// storage is per tab, and the token is never put in the URL, which is shared and logged):
+// PRESENTER_KEY names the room, PRESENTER_KEY.<room> holds {token, url}.
+const PRESENTER_KEY = "gradwalk.live.presenter";
+
+/**
+ * The room this tab presents, {room, presenter_token, url} as POST /api/live answered, or null
+ * (none, or storage refused). `memory`: sessionStorage-like.
+ */
+export function recallRoom(memory = sessionMemory()) {
+  try {
+    const room = memory.getItem(PRESENTER_KEY);
+    const kept = room && JSON.parse(memory.getItem(`${PRESENTER_KEY}.${room}`));
+    if (typeof kept?.token !== "string" || typeof kept.url !== "string") return null;
+    return { room, presenter_token: kept.token, url: kept.url };
+  } catch {
+    return null; // damaged by hand: no room rather than an error on every page load
+  }
+}
+
+/** Keep `opened` (POST /api/live's answer) as this tab's room; null forgets the room kept. */
+export function keepRoom(opened, memory = sessionMemory()) {
+  const before = memory.getItem(PRESENTER_KEY);
+  if (before) memory.removeItem(`${PRESENTER_KEY}.${before}`);
+  if (!opened) return memory.removeItem(PRESENTER_KEY);
+  memory.setItem(PRESENTER_KEY, opened.room);
+  memory.setItem(`${PRESENTER_KEY}.${opened.room}`, JSON.stringify({ token: opened.presenter_token, url: opened.url }));
 }
 
 /** POST /api/live {state} -> {room, presenter_token, url}; throws Error(message). */

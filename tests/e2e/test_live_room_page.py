@@ -16,6 +16,26 @@ def _open_room(page) -> str:
     return page.get_attribute("#live-section", "data-room")
 
 
+def lecturer_in_room(open_explorer):
+    """(the lecturer's page at 1280x800, the code of the room it opened); the panel closed."""
+    page = open_explorer(1280, 800).page
+    room = _open_room(page)
+    page.keyboard.press("Escape")
+    return page, room
+
+
+def student_on_phone(chromium, app_url: str, room: str):
+    """A student's page at /live/{room} on a 390x844 touch phone, following; its context is
+    the caller's to close (page.context.close())."""
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                   is_mobile=True, device_scale_factor=2)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{app_url}/live/{room}")
+    page.wait_for_selector('#embed[data-status="ready"][data-following="true"]')
+    return page
+
+
 def _presenter_step(page, sent: int) -> None:
     page.click("#player .btn.forward")
     page.wait_for_selector(f'#live-section[data-sent="{sent}"]', state="attached")

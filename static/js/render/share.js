@@ -3,9 +3,8 @@
 // slides. Copying uses the clipboard where the browser allows it; otherwise the text is
 // selected in its field for Ctrl+C. The panel is a native popover (light dismiss, Escape).
 
-import { renderSVG } from "uqr";
 import { embedSnippet } from "../embedding.js";
-import { createLiveSender, openRoom } from "../live.js";
+import { createLiveSection } from "./live-room.js";
 
 function el(tag, attrs = {}, text = "") {
   const node = document.createElement(tag);
@@ -74,10 +73,10 @@ export function createSharePanel(app, { state, link, links = true, store = null 
     "The link holds the whole walk (no account, nothing stored). To put it in a slide, paste the embed "
     + "code into the slide (any web page or deck that takes HTML); it steps with a clicker (PageDown / PageUp) "
     + "once clicked, and reveal.js decks can drive it with postMessage (gradwalk's docs/slides.md shows how).");
-  const live = createLiveSection(state, store, (room) => {
-    button.textContent = `Share · live ${room}`; // the lecturer sees the room is open
-    button.classList.add("live");
-  });
+  const live = createLiveSection(app, { state, store, shows: (room) => {
+    button.textContent = room ? `Share · live ${room}` : "Share"; // the lecturer sees the room is open
+    button.classList.toggle("live", Boolean(room));
+  } });
   panel.append(close, title, linkRow, embedRow, hint, live, status);
   app.querySelector("#trace").before(button);
   document.body.append(panel);
@@ -120,54 +119,4 @@ export function createSharePanel(app, { state, link, links = true, store = null 
     }
   });
   return { button, panel };
-}
-
-/**
- * The Share panel's live room: "Start a live room" opens one at the walk on screen (POST
- * /api/live) and shows its code, its address and a QR code of it (uqr, bundled); from then
- * on each step the lecturer takes is sent to the room (live.js createLiveSender). `opened(code)`
- * is told each room opened.
- */
-function createLiveSection(state, store, opened) {
-  const section = el("section", { id: "live-section", class: "live-section", "aria-labelledby": "live-title" });
-  const heading = el("h3", { id: "live-title" }, "Live room");
-  const start = el("button", { id: "start-live", type: "button", class: "btn" }, "Start a live room");
-  const about = el("p", { class: "share-hint" }, "Students open the address (or scan the code) on their phones and "
-    + "follow your steps; they may step on their own and rejoin with one tap.");
-  const code = el("p", { id: "live-code", class: "live-code", hidden: "" });
-  const qr = el("div", { id: "live-qr", class: "live-qr", role: "img", hidden: "" });
-  const said = el("p", { id: "live-status", class: "share-status", role: "status" });
-  section.append(heading, about, start, code, qr, said);
-  let sender = null;
-
-  start.addEventListener("click", async () => {
-    start.disabled = true;
-    said.textContent = "Opening a room…";
-    try {
-      const room = await openRoom(state());
-      const url = new URL(room.url, location.origin).href;
-      code.replaceChildren("Room ", el("b", {}, room.room), " · ", el("a", { href: url, target: "_blank", rel: "noopener" }, url));
-      qr.innerHTML = renderSVG(url, { border: 2 }); // an SVG string made by uqr from the address alone
-      qr.setAttribute("aria-label", `QR code of ${url}`);
-      code.hidden = qr.hidden = false;
-      section.dataset.room = room.room;
-      opened(room.room);
-      start.textContent = "Start a new room";
-      sender = createLiveSender(room.room, room.presenter_token, {
-        onResult: (error) => {
-          section.dataset.sent = error ? "failed" : String(Number(section.dataset.sent || 0) + 1);
-          said.textContent = error ? `The room did not get the last step: ${error.message}.` : "Students follow your steps.";
-        },
-      });
-      said.textContent = "Students follow your steps.";
-    } catch (error) {
-      said.textContent = `No live room: ${error.message}.`;
-    } finally {
-      start.disabled = false;
-    }
-  });
-  store?.subscribe((now, before) => {
-    if (sender && now.step !== before.step) sender.send(state());
-  });
-  return section;
 }
