@@ -102,5 +102,12 @@ def test_the_room_address_and_qr_use_the_public_url(chromium, tmp_path):
             assert page.get_attribute("#live-qr", "aria-label") == f"QR code of {address}"
             SHOTS.mkdir(exist_ok=True)
             page.screenshot(path=SHOTS / "share-public-url-1024.png")
+            # the panel's link, short link and embed code too: they gave 127.0.0.1 addresses
+            page.click("#copy-link")
+            assert page.input_value("#share-link").startswith(f"{public}/#"), page.input_value("#share-link")
+            assert f'src="{public}/embed' in page.input_value("#share-embed")
+            page.click("#copy-short-link")
+            page.wait_for_selector('#share-panel[data-short-link*="/s/"]', state="attached")
+            assert page.get_attribute("#share-panel", "data-short-link").startswith(f"{public}/s/")
         finally:
             context.close()

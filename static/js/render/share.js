@@ -4,7 +4,7 @@
 // selected in its field for Ctrl+C. The panel is a native popover (light dismiss, Escape).
 
 import { embedSnippet } from "../embedding.js";
-import { createLiveSection } from "./live-room.js";
+import { createLiveSection, roomAddress } from "./live-room.js";
 
 function el(tag, attrs = {}, text = "") {
   const node = document.createElement(tag);
@@ -13,7 +13,7 @@ function el(tag, attrs = {}, text = "") {
   return node;
 }
 
-/** POST /api/links {state} -> the short link's absolute URL; throws Error(message). */
+/** POST /api/links {state} -> the short link as the server gives it ("/s/<id>"); throws Error(message). */
 async function shortLink(state) {
   let response;
   try {
@@ -29,7 +29,7 @@ async function shortLink(state) {
   if (!response.ok || typeof body?.url !== "string") {
     throw new Error(body?.error?.message ?? `the server answered ${response.status}`);
   }
-  return new URL(body.url, location.origin).href;
+  return body.url;
 }
 
 /**
@@ -81,10 +81,18 @@ export function createSharePanel(app, { state, link, links = true, store = null 
   app.querySelector("#trace").before(button);
   document.body.append(panel);
 
-  const fragmentLink = link;
+  // Every address the panel gives is under GRADWALK_PUBLIC_URL when it is set (data-public-url):
+  // a lecturer's page on 127.0.0.1 gave students links and embeds no other machine can open.
+  const publicUrl = app.dataset.publicUrl || "";
+  const shared = (path) => roomAddress(path, publicUrl, location.origin);
+  const embedBase = publicUrl ? publicUrl.replace(/\/+$/, "") : location.origin;
+  const fragmentLink = () => {
+    const own = link();
+    return own.startsWith(location.origin) ? shared(own.slice(location.origin.length)) : own;
+  };
   function fill() {
     linkField.value = fragmentLink();
-    embedField.value = embedSnippet(state(), location.origin);
+    embedField.value = embedSnippet(state(), embedBase);
     status.textContent = "";
     panel.dataset.shortLink = "";
   }
@@ -98,7 +106,7 @@ export function createSharePanel(app, { state, link, links = true, store = null 
     said(await copy(linkField, linkField.value), "Link");
   });
   copyEmbed.addEventListener("click", async () => {
-    embedField.value = embedSnippet(state(), location.origin);
+    embedField.value = embedSnippet(state(), embedBase);
     said(await copy(embedField, embedField.value), "Embed code");
   });
   copyShort.addEventListener("click", async () => {
@@ -106,7 +114,7 @@ export function createSharePanel(app, { state, link, links = true, store = null 
     copyShort.disabled = true;
     status.textContent = "Making a short link…";
     try {
-      const url = await shortLink(state());
+      const url = shared(await shortLink(state()));
       panel.dataset.shortLink = url;
       said(await copy(linkField, url), "Short link");
     } catch (error) {
