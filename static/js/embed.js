@@ -306,7 +306,9 @@ async function start() {
       return fail(`Not traced${where}: ${said}`);
     }
   }
-  walk = prepareWalk(result, program, { upright: isUpright() });
+  // Top to bottom on an upright phone or tablet; a Train link's graph keeps left to right
+  // under its plots (its XOR net, upright, opened with nodes under the camera's note).
+  walk = prepareWalk(result, program, { upright: isUpright() && root.dataset.train !== "true" });
   select(null);
   quiz.setWalk(walk);
   root.dataset.graph = panel.draw(walk);

@@ -149,9 +149,13 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   // show both of its ends, and a title, is `reach` (viewport.js reaches).
   const framing = () => ({
     ...scaling(), steps: framed().steps,
-    overview: readableWhole() ? NUMBERS_SCALE : readableOverview() ? autoScale(scaling()).floor : undefined,
+    overview: readableWhole() ? narrowOverview() : readableOverview() ? autoScale(scaling()).floor : undefined,
     reach: reach(focus).ends,
   });
+  // ... while all of the drawing fits there (no note over it then); a bigger one keeps the
+  // readable floor and shows its output (the XOR net's Train embed on a phone: zoomed out
+  // to its leaves, the note stood over b2 and h @ W2.T).
+  const narrowOverview = () => (wholeScale(framed().content, free()) >= NUMBERS_SCALE ? NUMBERS_SCALE : autoScale(scaling()).floor);
   // How far the automatic view zooms out now, `box` the moment's (viewport.js reaches).
   const reach = (box) => reaches(autoScale(scaling()), { phone: readableWhole(), pinned: framesPin(), asked: Boolean(box?.asked), marked: tagged.length > 0 });
   // A new theme or text size changes the automatic scale: a fitted view fits again (the
