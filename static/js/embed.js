@@ -24,12 +24,13 @@ import { showNarration } from "./render/narration_line.js";
 import { readLinkState } from "./permalink.js";
 import { markDead } from "./render/dead.js";
 import { createPlayer } from "./render/player.js";
+import { createDetailPanel } from "./render/detail.js";
 import { createQuizSession } from "./quiz-session.js";
 import { createLiveSender, followRoom, newerRoom, refuseRoom } from "./live.js";
 import { rangeOf } from "./spans.js";
 import { createStore, encodeLink, linkState, TRAIN_FIELDS } from "./state.js";
 import { applyTheme } from "./theme.js";
-import { swipeToStep, watchNarrow } from "./render/touch.js";
+import { isTouch, isUpright, keepBarHeight, swipeToStep, watchNarrow } from "./render/touch.js";
 import { boxOf } from "./boxes.js";
 import { READABLE_SCALE } from "./viewport.js";
 import { createGraphPanel, createPlayback, PLAYER_KEYS, prepareWalk, provideWalk, stepSpan, WHOLE_MIN } from "./walk.js";
@@ -87,7 +88,15 @@ let presenter = null; // a live room this embed steps ({type: "gradwalk:live"} f
 provideWalk(() => ({ svg, walk, state: store.get() }));
 // A phone (render/touch.js): the whole graph only while its numbers read (14 px), a swipe steps.
 const narrow = watchNarrow(() => {});
-const panel = createGraphPanel(svg, { message: graphMessage, readableWhole: () => narrow.matches });
+// A node tapped (or clicked, or Enter) shows its detail panel, as the explorer's does: on the
+// live page a tap showed nothing (issue 17 §2). A bottom sheet on a phone (narrow.css).
+let pinned = null; // the node whose detail panel is open, or null
+const panel = createGraphPanel(svg, {
+  message: graphMessage, readableWhole: () => narrow.matches,
+  onHover: (node, { pin = false } = {}) => pin && select(pinned === node ? null : node),
+});
+const detail = createDetailPanel(svg.parentNode, { onClose: () => select(null) });
+keepBarHeight(root.querySelector(".embed-bar"), root, "--bar-h", { toFoot: true }); // the sheet sits on the bar (narrow.css)
 swipeToStep(svg, actions); // a student's swipe detaches as the player's buttons do
 
 // ---------------------------------------------------------------- showing a step
@@ -127,6 +136,14 @@ function post() {
   window.parent.postMessage({ type: "gradwalk:state", step, steps: total(), phase, playing }, "*");
 }
 
+/** Open the detail panel of `node` at the step shown, or (null) close it. */
+function select(node) {
+  pinned = node;
+  const view = pinned && walk ? walk.timeline.at(store.get().step) : null;
+  if (view) detail.show(walk, view, pinned, quiz.hidden(view));
+  else detail.hide();
+}
+
 function render({ animate = false } = {}) {
   const state = store.get();
   if (walk) {
@@ -136,7 +153,8 @@ function render({ animate = false } = {}) {
     panel.show(walk, view, { animate, duration });
     markDead(svg, walk.trace.dead_units ?? []); // a training iteration's (render/dead.js)
     quiz.show(view, svg);
-    const said = narrate(view.event, walk.nodesById);
+    if (pinned) detail.show(walk, view, pinned, quiz.hidden(view));
+    const said = narrate(view.event, walk.nodesById, { touch: isTouch() });
     // a training iteration's walk says which iteration it is (the embed has no Train panel)
     showNarration(narration, root.dataset.iteration ? iterationNarration(Number(root.dataset.iteration), said) : said);
     narration.dataset.kind = view.event?.kind ?? "start";
@@ -290,7 +308,10 @@ async function start() {
       return fail(`Not traced${where}: ${said}`);
     }
   }
-  walk = prepareWalk(result, program);
+  // Top to bottom on an upright phone or tablet; a Train link's graph keeps left to right
+  // under its plots (its XOR net, upright, opened with nodes under the camera's note).
+  walk = prepareWalk(result, program, { upright: isUpright() && root.dataset.train !== "true" });
+  select(null);
   quiz.setWalk(walk);
   root.dataset.graph = panel.draw(walk);
   // A slide shows the whole graph when it still reads from the back of the room; a bigger

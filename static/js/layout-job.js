@@ -13,9 +13,9 @@ export const LAYOUT_TIMEOUT_MS = 15_000;
  * from `events` so far. `onProgress(fraction)` is called about 5 times a second with the
  * elapsed share of the predicted time (an estimate: dagre reports none), capped at 0.95.
  * `onDone(plan)` gets {layout, refs, cost} or a "layout_failed" plan (an error, or over
- * `timeout` ms). Returns {cancel()}: after cancel nothing is called.
+ * `timeout` ms). `upright` as layoutGraph's. Returns {cancel()}: after cancel nothing is called.
  */
-export function startLayout(graph, events, { refs, cost, budget, onProgress, onDone, timeout = LAYOUT_TIMEOUT_MS }) {
+export function startLayout(graph, events, { refs, cost, budget, onProgress, onDone, timeout = LAYOUT_TIMEOUT_MS, upright = false }) {
   const chars = widestLines(graph, events);
   const started = performance.now();
   let worker = null;
@@ -59,12 +59,12 @@ export function startLayout(graph, events, { refs, cost, budget, onProgress, onD
       finish(failedPlan(graph, cost, budget, event.message || "the layout worker failed"));
     };
     const { nodes, edges, clusters, frameOf } = graph;
-    worker.postMessage({ graph: { nodes, edges, clusters, frameOf }, chars, refs });
+    worker.postMessage({ graph: { nodes, edges, clusters, frameOf }, chars, refs, upright });
   } else {
     // No worker (an old browser, a page from file://): lay out after this task.
     setTimeout(() => {
       try {
-        finish({ layout: layoutGraph(graph, { chars, refs }), refs, cost });
+        finish({ layout: layoutGraph(graph, { chars, refs, upright }), refs, cost });
       } catch (error) {
         finish(failedPlan(graph, cost, budget, error));
       }

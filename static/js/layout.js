@@ -236,10 +236,14 @@ export function chipText(label) {
  * label, uses, x, y, width, height} left of its consumer, in `chips`; the reference node
  * keeps its own box. A node with a `box` ({width, height}) is a collapsed group's box
  * (groups.js viewGraph); the graph's `clusters` and `frameOf` put open groups in frames,
- * returned in `frames` ({id, name, kind, parent, x, y, width, height}, centred). May throw:
- * dagre recurses, see planLayout.
+ * returned in `frames` ({id, name, kind, parent, x, y, width, height}, centred). `upright`
+ * (a portrait phone or tablet: render/touch.js isUpright) ranks top to bottom, the leaves at
+ * the top, so the graph takes the screen's height (issue 17 §2: left to right, a 390 or
+ * 820 px wide screen cut the tanh example's leaves at Done, 40% of its height empty); a
+ * graph with chips (drawn left of their consumer, in the gap between left-to-right ranks)
+ * keeps left to right. May throw: dagre recurses, see planLayout.
  */
-export function layoutGraph(graph, { chars = {}, refs = {} } = {}) {
+export function layoutGraph(graph, { chars = {}, refs = {}, upright = false } = {}) {
   const byId = Object.fromEntries(graph.nodes.map((n) => [n.id, n]));
   const chipEdges = graph.edges.filter((e) => e.source in refs);
   const widest = Math.max(0, ...chipEdges.map((e) => chipSize(chipText(byId[e.source].label)).width));
@@ -249,7 +253,8 @@ export function layoutGraph(graph, { chars = {}, refs = {} } = {}) {
   // Chips sit between the ranks, left of their consumer: the gap keeps room for the widest.
   const ranksep = Math.max(50, widest ? widest + 28 : 0);
   const ranker = graph.nodes.length > FAST_RANKER_ABOVE ? "tight-tree" : "network-simplex";
-  g.setGraph({ rankdir: "LR", nodesep: 28, ranksep, edgesep: 16, marginx: 24, marginy: 24, ranker });
+  const rankdir = upright && chipEdges.length === 0 ? "TB" : "LR";
+  g.setGraph({ rankdir, nodesep: 28, ranksep, edgesep: 16, marginx: 24, marginy: 24, ranker });
   g.setDefaultEdgeLabel(() => ({}));
   const shapes = {};
   for (const node of graph.nodes) {
@@ -290,7 +295,7 @@ export function layoutGraph(graph, { chars = {}, refs = {} } = {}) {
     const { x, y, width: w, height: h } = g.node(frameId(c.id));
     return { id: c.id, name: c.name, kind: c.kind, parent: c.parent, x, y: y + down, width: w, height: h };
   });
-  return { nodes, edges, chips: placeChips(chipEdges, at, byId, refs), frames, width, height: height + down };
+  return { nodes, edges, chips: placeChips(chipEdges, at, byId, refs), frames, width, height: height + down, rankdir };
 }
 
 /** The dagre id of the frame of open group `gid` (apart from a collapsed group's box id). */
@@ -326,11 +331,11 @@ function placeChips(chipEdges, at, byId, refs) {
  * ranks (dagre's recursion), "layout_failed" when the layout threw (message says how).
  * `engine` is the layout function (layoutGraph; tests pass one that fails).
  */
-export function planLayout(graph, events = [], { budget = LAYOUT_BUDGET_MS, engine = layoutGraph } = {}) {
+export function planLayout(graph, events = [], { budget = LAYOUT_BUDGET_MS, engine = layoutGraph, upright = false } = {}) {
   const { refs, cost, refused } = predictPlan(graph, { budget });
   if (refused) return refused;
   try {
-    return { layout: engine(graph, { chars: widestLines(graph, events), refs }), refs, cost };
+    return { layout: engine(graph, { chars: widestLines(graph, events), refs, upright }), refs, cost };
   } catch (error) {
     return failedPlan(graph, cost, budget, error);
   }

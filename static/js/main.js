@@ -25,7 +25,7 @@ import {
 import { newNumbers, practice } from "./resets.js";
 import { createSharePanel } from "./render/share.js";
 import { createTrainPanel } from "./render/train.js";
-import { keepBarHeight, keepGraphInView, swipeToStep, watchNarrow } from "./render/touch.js";
+import { isTouch, isUpright, keepBarHeight, keepGraphInView, swipeToStep, watchNarrow } from "./render/touch.js";
 import { keepOneRow, PLAYER_STEPS, setLabel } from "./render/topbar.js";
 import { markDead } from "./render/dead.js";
 import { fetchIteration, iterationKey, iterationNarration } from "./train.js";
@@ -416,7 +416,7 @@ function layOut(walk) {
   const nodes = walk.trace.graph.nodes.length.toLocaleString("en-US");
   app.dataset.layout = "running";
   layoutJob = startLayout(walk.view ?? walk.trace.graph, walk.timeline.events, {
-    ...walk.plan,
+    ...walk.plan, upright: isUpright(),
     onProgress: (done) => {
       graphMessage.dataset.progress = done.toFixed(2);
       panel.wait(`Laying out ${nodes} nodes… about ${Math.round(100 * done)}% (estimated)`);
@@ -623,7 +623,7 @@ function render({ animate }) {
   markDead(svg, deadUnitsOf(shown));
   nav.refresh(); // the minimap moves off this step's callouts
   warnings.show(shown, view);
-  const said = narrate(view.event, shown.nodesById, { direction: modes.direction(shown), hvp: shown.trace?.hvp });
+  const said = narrate(view.event, shown.nodesById, { direction: modes.direction(shown), hvp: shown.trace?.hvp, touch: isTouch() });
   // a training iteration's walk says which iteration the player steps (the run has many);
   // in Train mode the program's own walk is iteration 0's, at the starting weights
   const k = shown.iteration?.k ?? (state.mode === "train" ? 0 : null);
@@ -669,6 +669,7 @@ const { actions } = playback;
 const player = createPlayer($("#player"), actions, { tools: $(".zoom-controls") });
 swipeToStep(svg, actions); // one finger sideways on the graph steps; two pinch and pan
 keepBarHeight($("#player"), app); // the narrow layout's bottom bar (narrow.css)
+keepBarHeight($("#detail"), app, "--sheet-h"); // and its detail sheet over it
 keepGraphInView($(".stage")); // a phone sideways: the top bar scrolled past (narrow.css)
 keepOneRow($(".topbar"), { skip: () => narrow.matches }); // the top bar on one row (render/topbar.js)
 keepOneRow($("#player"), { steps: PLAYER_STEPS, skip: () => narrow.matches, apart: ".scrubber", items: false }); // and the player

@@ -124,10 +124,11 @@ export function calloutOf(event) {
  * The narration for the view's current event (null before the first step). `context`:
  * {direction} names a forward walk's tangent at Done ("∂/∂W[1, 1]"; modes.js directionText),
  * else the done event's `passes.direction` is used; {hvp} (the body's `hvp`, leaf -> H v) is
- * what an hvp walk's Done says.
+ * what an hvp walk's Done says; {touch} (a finger for a pointer: render/touch.js isTouch) says
+ * how to step with one, not with a key a phone has not (issue 17 §2: "Step forward (→)").
  */
 export function narrate(event, nodesById, context = {}) {
-  if (!event) return "Step forward (→) to run the forward pass, one node at a time.";
+  if (!event) return `${context.touch ? "Swipe or tap Next" : "Step forward (→)"} to run the forward pass, one node at a time.`;
   const say = NARRATE[event.kind];
   return say ? say(event, nodesById, context) : event.kind;
 }

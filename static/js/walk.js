@@ -26,10 +26,11 @@ import { wholeScale } from "./viewport.js";
 
 /**
  * What is derived once per trace `result` (the body of POST /api/trace) of `program`:
- * {trace, program, timeline, plan, layout (null when too big to draw), nodesById}.
+ * {trace, program, timeline, plan, layout (null when too big to draw), nodesById}. `upright`
+ * as layout.js layoutGraph's.
  */
-export function prepareWalk(result, program) {
-  const plan = planLayout(result.graph, result.events);
+export function prepareWalk(result, program, { upright = false } = {}) {
+  const plan = planLayout(result.graph, result.events, { upright });
   // The body's done event is {seq, kind}: its results are the body's top-level fields, sent
   // once (docs/trace-format.md); the timeline's done step shows them.
   const last = result.events.at(-1);

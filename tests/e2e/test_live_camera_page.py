@@ -118,10 +118,11 @@ def test_the_line_of_numbers_keeps_a_quiz_answer_hidden(chromium, app_url):
     """On a phone, the quiz "fan-out" in the embed: wherever the line of the step's numbers
     names the asked node, its number reads "?" there, as in its box (render/stepnumbers.js
     looks once the quiz has marked its node: ā's first contribution, 1.5729, is half the
-    answer)."""
+    answer). A phone held sideways: upright, the tanh example is laid out top to bottom and
+    its quiz's steps read in the boxes (no line)."""
     contexts = []
     try:
-        page = new_page(chromium, contexts, (390, 844), touch=True)
+        page = new_page(chromium, contexts, (844, 390), touch=True)
         page.goto(f"{app_url}/embed#{fragment({'v': 1, 'program': TANH, 'quiz': 'fanout', 'step': 16})}")
         page.wait_for_selector('#quiz[data-quiz="ready"][data-asking]')
         seen = 0

@@ -13,6 +13,7 @@ from test_phone_touch_page import (
 )
 
 PHONE, TABLET, SIDEWAYS = (390, 844), (820, 1180), (844, 390)
+NUMBERS_FROM_PX = 10  # viewport.js: under it a box's numbers are not drawn
 # a panel's controls: a box or a radio button is measured by its label (its target)
 CONTROLS = ("{0} .btn, {0} button, {0} select, {0} input:not([type=checkbox], [type=radio]),"
             " {0} summary, {0} label:has(> input:is([type=checkbox], [type=radio]))")
@@ -62,14 +63,14 @@ def rendered_text(page) -> dict:
     }""")
 
 
-def assert_readable(text: dict, where: str, numbers: bool = True) -> None:
-    """Names and numbers in view at READABLE_PX or more (`numbers`: some are in view; at
-    step 0 nothing is computed yet)."""
+def assert_readable(text: dict, where: str, numbers: bool = True, least: float = READABLE_PX) -> None:
+    """Names at READABLE_PX or more and numbers in view at `least` or more (`numbers`: some
+    are in view; at step 0 nothing is computed yet)."""
     assert text["names"], (where, text)
     assert min(text["names"]) >= READABLE_PX - 1e-6, (where, text)  # names were 7 px
     assert text["numbersShown"] == "shown", (where, text)  # they were hidden
     assert text["numbers"] or not numbers, (where, text)
-    assert min(text["numbers"], default=READABLE_PX) >= READABLE_PX - 1e-6, (where, text)
+    assert min(text["numbers"], default=least) >= least - 1e-6, (where, text)
 
 
 @pytest.mark.parametrize("size", [PHONE, TABLET], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -96,7 +97,13 @@ def test_the_automatic_view_keeps_text_readable_at_step_0_mid_walk_and_done(touc
     wait_step(page, total)
     page.wait_for_selector('#graph[data-camera="still"]')
     text = rendered_text(page)
-    assert_readable(text, "Done")
+    # A phone's Done shows the tanh example whole (laid out top to bottom), its numbers at
+    # 12.4 px, still drawn (viewport.js NUMBERS_FROM_PX): at 14 px its leaves a and b, whose
+    # gradients are the walk's answer, were cut (a review of issue 17 §2).
+    whole = program == "tanh" and size == PHONE
+    assert_readable(text, "Done", least=NUMBERS_FROM_PX if whole else READABLE_PX)
+    if whole:
+        assert sorted(text["seen"]) == sorted(["a", "b", "c", "e", "d", "t", "L"]), text
     if out:
         assert out in text["seen"], text
     assert page.errors == []

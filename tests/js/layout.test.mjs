@@ -20,6 +20,28 @@ test("left to right: every edge goes from an input on the left to its consumer",
   assert.equal(Math.max(...layout.nodes.map((n) => n.x)), output.x);
 });
 
+test("upright (a portrait phone or tablet): top to bottom, narrower than tall, the output at the foot", () => {
+  const flat = layoutGraph(trace.graph);
+  const layout = layoutGraph(trace.graph, { upright: true });
+  assert.equal(layout.rankdir, "TB");
+  assert.equal(flat.rankdir, "LR");
+  const at = Object.fromEntries(layout.nodes.map((n) => [n.id, n]));
+  for (const edge of layout.edges) assert.ok(at[edge.source].y < at[edge.target].y, edge.id);
+  assert.equal(Math.max(...layout.nodes.map((n) => n.y)), at[trace.output.node].y);
+  // the tanh example: 5 ranks, at most 2 boxes a rank: under half as wide as left to right
+  assert.ok(layout.height > layout.width, `${layout.width} x ${layout.height}`);
+  assert.ok(layout.width < flat.width / 2, `${layout.width} vs ${flat.width}`);
+});
+
+test("upright keeps left to right where chips are drawn (left of their consumer)", () => {
+  const node = (id, op, role, inputs) => ({ id, label: id, op, role, inputs, shape: [] });
+  const graph = {
+    nodes: [node("n0", "leaf", "leaf", []), node("n1", "neg", "op", ["n0"])],
+    edges: [{ id: "n0->n1#0", source: "n0", target: "n1", arg: 0 }],
+  };
+  assert.equal(layoutGraph(graph, { upright: true, refs: { n0: 40 } }).rankdir, "LR");
+});
+
 test("the layout is deterministic: same graph, same positions", () => {
   assert.deepEqual(layoutGraph(trace.graph), layoutGraph(trace.graph));
 });

@@ -91,3 +91,8 @@ test("the bug lab's overwrite shows `=` and the value it lost, not `+=`", () => 
   const event = { kind: "accumulate", bug: "overwrite", input: "n0", contribution: -0.786, adjoint_before: 1.573, adjoint_after: -0.786 };
   assert.deepEqual(calloutOf(event), { id: "n0", lines: ["= -0.786", "(1.573 lost)"] });
 });
+
+test("step 0 says how to step: a key on a desktop, a swipe or Next with a finger (issue 17 §2)", () => {
+  assert.equal(narrate(null, {}), "Step forward (→) to run the forward pass, one node at a time.");
+  assert.equal(narrate(null, {}, { touch: true }), "Swipe or tap Next to run the forward pass, one node at a time.");
+});

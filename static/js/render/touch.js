@@ -16,6 +16,15 @@ export const NARROW_QUERY = "(max-width: 899.98px) and (pointer: coarse)";
  */
 export const SHORT_QUERY = "(max-width: 899.98px) and (max-height: 499.98px) and (pointer: coarse)";
 
+/** A finger for a pointer (a phone, a tablet), whatever the width: what the page says of stepping. */
+export const isTouch = () => window.matchMedia("(pointer: coarse)").matches;
+
+/**
+ * A narrow screen held upright (a phone, a tablet in portrait): its graph is laid out top to
+ * bottom (layout.js layoutGraph `upright`), read when a walk is laid out.
+ */
+export const isUpright = () => window.matchMedia(NARROW_QUERY).matches && window.innerHeight > window.innerWidth;
+
 // A swipe steps once it has gone this far sideways (px), and mostly sideways: a thumb's
 // flick is about 60 px; a tap wobbles by a few.
 const SWIPE_PX = 40;
@@ -58,13 +67,19 @@ export function swipeToStep(surface, { forward, back }) {
 }
 
 /**
- * Keep `--bar-h` on `page` (an element whose descendants read it) at the height of `bar`
- * (px): in the narrow layout the player is fixed to the bottom of the screen, and the page
- * keeps that much room under its content, and the detail sheet sits on top of it.
+ * Keep `name` (`--bar-h`) on `page` (an element whose descendants read it) at the height of
+ * `bar` (px; 0 while hidden): in the narrow layout the player is fixed to the bottom of the
+ * screen, and the page keeps that much room under its content, and the detail sheet sits on
+ * top of it; the sheet's own height (`--sheet-h`) is room under the content too, so all of
+ * the page scrolls out from under an open sheet (it covered "New numbers" at 390x844).
+ * `toFoot`: from the bar's top to the screen's foot instead (the embed's bar is not fixed:
+ * with its own height the sheet covered its Next button, the room under the bar besides).
  */
-export function keepBarHeight(bar, page) {
-  const set = () => page.style.setProperty("--bar-h", `${Math.ceil(bar.getBoundingClientRect().height)}px`);
+export function keepBarHeight(bar, page, name = "--bar-h", { toFoot = false } = {}) {
+  const height = () => (toFoot ? window.innerHeight - bar.getBoundingClientRect().top : bar.getBoundingClientRect().height);
+  const set = () => page.style.setProperty(name, `${Math.max(0, Math.ceil(height()))}px`);
   new ResizeObserver(set).observe(bar);
+  if (toFoot) window.addEventListener("resize", set);
   set();
 }
 

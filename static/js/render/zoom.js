@@ -69,7 +69,9 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   // floor (14 px) in a narrow screen's automatic view, whose step zoomed out to show both of
   // its ends (`reach`) otherwise printed them at 10.3 px (the tanh example's step 5 at 390x844);
   // the line of the step's numbers reads them there (render/stepnumbers.js).
-  const numbersFrom = () => (readableWhole() && fitted === "auto" ? autoScale(scaling()).floor : NUMBERS_SCALE);
+  // An overview (step 0, Done) is the exception: it shows the leaves and the output whole
+  // down to NUMBERS_SCALE (framing), numbers drawn (a 390x844 phone's Done: 11 px).
+  const numbersFrom = () => (readableWhole() && fitted === "auto" && !(focus ?? home)?.overview ? autoScale(scaling()).floor : NUMBERS_SCALE);
   // Whether the camera frames the pinned node (and its neighbours) in place of an overview
   // (zoomed out for them as `reach` says), its note not said (at 1024x768 on a projector it
   // stood over four nodes' "max" rows beside W1's panel: a review of issue 14).
@@ -138,16 +140,22 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
   let look = null;
   const scaling = () => (look ??= graphLook(root));
   // The automatic view's options (viewport.js fitAround): on a narrow screen its overviews
-  // (step 0, Done) zoom out no further than the readable floor and show the output there,
-  // as its steps do (a phone's overview at 0.31 printed the names at 7 px, numbers hidden).
-  // Beside a comparison of runs too (issue 14): its overviews were at 0.56, the names at 12 px
-  // and the numbers at 10 px on a 1024x768 projector. How far a step zooms out to show both
-  // of its ends, and a title, is `reach` (viewport.js reaches).
+  // (step 0, Done) show the leaves and the output whole down to NUMBERS_SCALE, numbers still
+  // drawn (at 0.31 a phone printed the names at 7 px, numbers hidden; held at the readable
+  // floor an 820x1180 tablet's Done cut a and b, the walk's answer, at its left edge: issue
+  // 17 §2; the graph is laid out top to bottom there, layout.js `upright`). Beside a
+  // comparison of runs the readable floor (issue 14): its overviews were at 0.56, the names
+  // at 12 px and the numbers at 10 px on a 1024x768 projector. How far a step zooms out to
+  // show both of its ends, and a title, is `reach` (viewport.js reaches).
   const framing = () => ({
     ...scaling(), steps: framed().steps,
-    overview: readableWhole() || readableOverview() ? autoScale(scaling()).floor : undefined,
+    overview: readableWhole() ? narrowOverview() : readableOverview() ? autoScale(scaling()).floor : undefined,
     reach: reach(focus).ends,
   });
+  // ... while all of the drawing fits there (no note over it then); a bigger one keeps the
+  // readable floor and shows its output (the XOR net's Train embed on a phone: zoomed out
+  // to its leaves, the note stood over b2 and h @ W2.T).
+  const narrowOverview = () => (wholeScale(framed().content, free()) >= NUMBERS_SCALE ? NUMBERS_SCALE : autoScale(scaling()).floor);
   // How far the automatic view zooms out now, `box` the moment's (viewport.js reaches).
   const reach = (box) => reaches(autoScale(scaling()), { phone: readableWhole(), pinned: framesPin(), asked: Boolean(box?.asked), marked: tagged.length > 0 });
   // A new theme or text size changes the automatic scale: a fitted view fits again (the
