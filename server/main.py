@@ -97,13 +97,27 @@ def _plain(error: dict, errors: list[dict] = ()) -> str:
 SWITCH_INTERVAL_SECONDS = 0.001
 
 
+def prepare() -> None:
+    """What the first requests would otherwise pay, done by `gradwalk serve` (one process)
+    before its socket listens: this module's imports (the routers, FastAPI, the engine), the
+    pages' templates compiled, and the heap frozen (server/memory.py), so that the lifespan's
+    collection walks only what create_app adds. A connection made meanwhile is refused, not
+    held: the first /healthz once the socket took connections waited 1.4-5.1 s for all of
+    this (issue 14 §2, a review; 6.7-8.9 s at load 8), and an orchestrator's probe or the
+    first student paid it."""
+    for name in pages.templates.env.list_templates():
+        pages.templates.get_template(name)
+    freeze_startup_heap()
+
+
 @contextlib.asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The link store's and the live rooms' lifespans; a first trace worker started before the server answers
-    (server/procs.py), and every one stopped at the end."""
+    """The link store's and the live rooms' lifespans; a first trace worker started in the
+    background (server/procs.py Pool.warm_soon: about a second, 3 s at load 8, that the health
+    check must not wait for), and every one stopped at the end."""
     try:
         if get_settings().trace_processes:
-            await app.state.trace_slots.pool.warm()
+            app.state.trace_slots.pool.warm_soon()
         async with links.lifespan(app), live.lifespan(app):
             freeze_startup_heap()
             yield

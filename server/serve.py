@@ -51,10 +51,11 @@ def max_workers() -> int:
     return MAX_WORKERS_PER_CORE * cores()
 
 
-def listeners(host: str, port: int) -> list[socket.socket]:
-    """Bound, listening TCP sockets (IPPROTO_TCP, SO_REUSEADDR, inheritable by the workers) for every
+def listeners(host: str, port: int, listen: bool = True) -> list[socket.socket]:
+    """Bound TCP sockets (IPPROTO_TCP, SO_REUSEADDR, inheritable by the workers) for every
     address `host` resolves to, as asyncio's create_server binds them (an IPv6 socket is
-    IPv6 only). Raises CannotServe, with nothing left bound."""
+    IPv6 only), listening unless `listen` is false (then `start_listening` does it). Raises
+    CannotServe, with nothing left bound."""
     try:
         found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
                                    proto=socket.IPPROTO_TCP, flags=socket.AI_PASSIVE)
@@ -69,16 +70,20 @@ def listeners(host: str, port: int) -> list[socket.socket]:
             if family == socket.AF_INET6:
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             sock.bind(address)
-            # Listening now, before the banner: a browser opened from the banner's URL while
-            # the app still starts (seconds on a loaded machine) waits in the backlog instead
-            # of being refused (a review: refused for 9 s after "open http://...")
-            sock.listen(BACKLOG)
+            if listen:
+                sock.listen(BACKLOG)
         except OSError as e:
             for s in bound:
                 s.close()
             raise CannotServe(f"cannot listen on {host}:{port}: {_why(e)}") from None
         sock.set_inheritable(True)
     return bound
+
+
+def start_listening(sockets: list[socket.socket]) -> None:
+    """Let the kernel take connections on `sockets` (bound by listeners(listen=False))."""
+    for sock in sockets:
+        sock.listen(BACKLOG)
 
 
 def _why(e: Exception) -> str:
