@@ -61,6 +61,9 @@ class Settings:
         all streams together (bytes); past it the stream holding the most is dropped: its
         trace stops and its client gets an `error` event of kind `too_slow`. The default holds
         two of the largest streams (max_response_bytes) whole.
+    dropped_stream_grace_seconds: how long a dropped stream's client has to read what the
+        sockets still hold and its `too_slow` event (seconds); past it its connection is cut
+        (reset), so a client that never reads holds neither the connection nor the buffers.
     max_program_chars: the longest program accepted (characters); a 100,000-node chain fits.
     max_quiz_nodes: the largest program (nodes) POST /api/quiz/mistakes answers for; its table
         traces the program four times (the correct walk and three of the bug lab's engines:
@@ -154,6 +157,7 @@ class Settings:
     busy_timeout_seconds: float = 10.0
     max_queued_bytes: int = 4 * 1024 * 1024
     max_stream_buffer_bytes: int = 200_000_000
+    dropped_stream_grace_seconds: float = 30.0
     max_program_chars: int = 2_000_000
     max_quiz_nodes: int = 2_000
     max_statements: int = Limits.max_statements

@@ -76,6 +76,32 @@ def test_unread_streams_past_the_buffer_bound_are_dropped_and_a_reader_is_not(tm
     assert log.read_text().count("stream dropped") == 3 and "Traceback" not in log.read_text()
 
 
+def test_a_dropped_stream_whose_client_never_reads_is_cut(tmp_path):
+    # Dropping freed a stream's queue, but its `too_slow` event waited behind what the sockets
+    # held (about 4 MB on loopback) for a client that never reads: the three connections of a
+    # review stayed open for 75 s and more. Now each is cut (reset) dropped_stream_grace_seconds
+    # after its drop; before, this timed out waiting for the cuts.
+    body = json.dumps({"program": chain(30_000)}).encode()
+    log = tmp_path / "server.log"
+    with served(tmp_path, max_stream_buffer_bytes=8_000_000,
+                dropped_stream_grace_seconds=2) as server:
+        socks = _stalled(server, body, 3)
+        _wait_for(lambda: log.read_text().count("stream dropped") >= 3)
+        _wait_for(lambda: log.read_text().count("connection was cut") >= 3, seconds=30)
+        for sock in socks:
+            sock.settimeout(10)
+            data = b""
+            try:
+                while chunk := sock.recv(65536):
+                    data += chunk
+            except ConnectionResetError:
+                pass   # the cut, seen once what arrived before it was read
+            sock.close()
+            assert b"event: done" not in data
+        assert post(f"{server.url}/api/trace", TINY)[0] == 200
+    assert log.read_text().count("connection was cut") == 3 and "Traceback" not in log.read_text()
+
+
 def test_the_memory_of_unread_streams_comes_back_when_their_clients_leave(tmp_path):
     # Three unread streams of a 20,000-node chain hold about 17 MB each (the default bound,
     # 200 MB, keeps them); once their clients have gone most of what RSS grew by is handed
