@@ -48,9 +48,9 @@ class Settings:
         is given a core first: 10 is a weight of 110 against the server's 1024, and a trace
         alone on a core still runs at full speed. 0: the server's priority. (Each worker also
         runs in a session of its own: server/worker_process.py `_own_group`.)
-    busy_timeout_seconds: how long a request may take, from the arrival of its body, to be
-        validated (a program of up to 8 KB also parsed) and given a free slot before a 503
-        `busy` (seconds).
+    busy_timeout_seconds: how long a request may take, from its arrival (its head read), to
+        send its body, be validated (a program of up to 8 KB also parsed) and be given a free
+        slot before a 503 `busy` (seconds).
     max_queued_bytes: the bodies of all requests between their arrival and a trace slot
         (being read, validated, parsed or waiting for a slot), together (bytes, each at least
         1 KiB, a chunked body at max_body_bytes, one alone always fits); a request that finds
