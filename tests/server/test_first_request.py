@@ -50,3 +50,22 @@ def test_the_first_health_check_and_page_are_answered_at_once(tmp_path):
     finally:
         server.stop()
     assert "Traceback" not in (tmp_path / "server.log").read_text()
+
+
+def test_the_header_timeout_of_the_first_connections_runs_from_their_connect(tmp_path):
+    # The review's 20 unfinished heads got their 408 at 13.4 s against a 10 s setting: they
+    # were connected while the server still started, and the deadline runs from the accept.
+    # Now a connection is refused until the server accepts it, so the two coincide.
+    server = Served({"GRADWALK_DATA_DIR": str(tmp_path / "data"),
+                     "GRADWALK_HEADER_TIMEOUT_SECONDS": "1"}, tmp_path / "server.log")
+    try:
+        sock = _first_connection(server.port, server.proc)
+        opened = time.monotonic()
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")   # and nothing more
+        answer = read_until_closed(sock)
+        took = time.monotonic() - opened
+        sock.close()
+        assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
+        assert 0.9 <= took < 1 + BOUND, f"the 408 came {took:.2f} s after the connect"
+    finally:
+        server.stop()
