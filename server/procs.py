@@ -23,6 +23,7 @@ import asyncio
 import ctypes
 import logging
 import multiprocessing
+import os
 import pickle
 import socket
 from typing import Callable
@@ -46,6 +47,17 @@ _context.set_forkserver_preload(
     ["gradwalk.server.worker_process", "gradwalk.server.tracing", "gradwalk.server.exports",
      "gradwalk.server.export_html", "gradwalk.engine.trace.node_data",
      "gradwalk.engine.trace.table"])
+
+
+def start_forkserver() -> None:
+    """Start the forkserver now and wait until it has imported the engine (about a second, 3 s
+    at load 8), by running one process that does nothing through it: done before the server
+    listens (server/main.py prepare), the first worker is then a fork, and the first trace
+    does not wait for the import while it holds a slot."""
+    process = _context.Process(target=os.getpid, name="gradwalk-forkserver-ready", daemon=True)
+    process.start()
+    process.join()
+    process.close()
 
 
 class WorkerFailed(RuntimeError):
