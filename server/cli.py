@@ -237,7 +237,7 @@ def _serve(host: str, port: int, workers: int = 1) -> int:
     On SIGTERM, open connections get shutdown_timeout_seconds to finish, then are closed."""
     import uvicorn
 
-    from gradwalk.server.serve import CannotServe, listeners, run
+    from gradwalk.server.serve import CannotServe, listeners, run, start_listening
     from gradwalk.server.settings import SettingError, get_settings
 
     # Every worker reads it (server/routers/live.py: live rooms on SQLite need one process).
@@ -248,10 +248,17 @@ def _serve(host: str, port: int, workers: int = 1) -> int:
         say(f"bad setting {e}")
         return 2
     try:
-        sockets = listeners(host, port)
+        # One process: bound now (a port in use is said at once), listening once the app is
+        # ready (server/main.py prepare); the workers of several import the app themselves.
+        sockets = listeners(host, port, listen=workers > 1)
     except CannotServe as e:
         say(str(e))
         return 2
+    if workers == 1:
+        from gradwalk.server.main import prepare
+
+        prepare()
+        start_listening(sockets)
     try:
         write_stdout(f"gradwalk: open http://{host}:{port}/\n".encode())
     except OutputError:

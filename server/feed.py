@@ -66,6 +66,7 @@ class Feed:
         self.queued = 0   # bytes in _pieces
         self.stopped = False
         self.stopping = asyncio.Event()   # set with `stopped`, for a producer on the loop
+        self.dropped = asyncio.Event()   # set by `drop`, for cut_if_unread
         budget.feeds.add(self)
 
     # ---- the producer's side (a worker thread) ----
@@ -119,6 +120,7 @@ class Feed:
         `too_slow` error event (outside the budget: a few hundred bytes) and then the end."""
         self.stop()
         self.fail(TOO_SLOW)
+        self.dropped.set()
 
     def fail(self, error: dict) -> None:
         """End the stream with one `error` event (outside the budget), after what is queued."""
@@ -142,3 +144,18 @@ class Feed:
             self.queued -= len(piece)
             self._budget.total -= len(piece)
         return piece
+
+
+async def cut_if_unread(feed: Feed, connection, grace: float) -> None:
+    """Cut `connection` (server/protocol.py RawBody) `grace` seconds after `feed` was dropped
+    if its answer has not been sent whole by then (the setting dropped_stream_grace_seconds). Dropping frees the feed's queue, but a client
+    that never reads would never take the `too_slow` event queued behind what the sockets
+    already hold (about 4 MB on loopback): its connection stayed open with those bytes for as
+    long as it liked (a review: three such clients still connected after 75 s). An abort, not a
+    close, which would wait for the client to read them first."""
+    await feed.dropped.wait()
+    await asyncio.sleep(grace)
+    if not connection.cycle.response_complete and not connection.transport.is_closing():
+        log.warning("a dropped stream's connection was cut: its client had not read the rest "
+                    "within %g s (GRADWALK_DROPPED_STREAM_GRACE_SECONDS)", grace)
+        connection.transport.abort()

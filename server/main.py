@@ -19,6 +19,7 @@ from gradwalk.server.head import HeadAsGet, SecurityHeaders
 from gradwalk.server.jsonbody import ShapeTooLarge, UnsupportedBody
 from gradwalk.server.health import HealthFirst
 from gradwalk.server.memory import freeze_startup_heap
+from gradwalk.server.procs import start_forkserver
 from gradwalk.server.routers import exports, links, live, nodes, pages, quiz, traces, train
 from gradwalk.server.routers.pages import ROOT
 from gradwalk.server.settings import get_settings
@@ -105,13 +106,31 @@ def _placed(where: str, msg: str) -> str:
 SWITCH_INTERVAL_SECONDS = 0.001
 
 
+def prepare() -> None:
+    """What the first requests would otherwise pay, done by `gradwalk serve` (one process)
+    before its socket listens: this module's imports (the routers, FastAPI, the engine), the
+    pages' templates compiled, the trace workers' forkserver started with the engine imported
+    (server/procs.py start_forkserver), and the heap frozen (server/memory.py), so that the lifespan's
+    collection walks only what create_app adds. A connection made meanwhile is refused, not
+    held: the first /healthz once the socket took connections waited 1.4-5.1 s for all of
+    this (issue 14 §2, a review; 6.7-8.9 s at load 8), and an orchestrator's probe or the
+    first student paid it."""
+    for name in pages.templates.env.list_templates():
+        pages.templates.get_template(name)
+    if get_settings().trace_processes:
+        start_forkserver()
+    freeze_startup_heap()
+
+
 @contextlib.asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The link store's and the live rooms' lifespans; a first trace worker started before the server answers
-    (server/procs.py), and every one stopped at the end."""
+    """The link store's and the live rooms' lifespans; a first trace worker started in the
+    background (server/procs.py Pool.warm_soon: a fork once prepare has started the forkserver;
+    without it, as under --workers, about a second, 3 s at load 8, that the health check must
+    not wait for), and every one stopped at the end."""
     try:
         if get_settings().trace_processes:
-            await app.state.trace_slots.pool.warm()
+            app.state.trace_slots.pool.warm_soon()
         async with links.lifespan(app), live.lifespan(app):
             freeze_startup_heap()
             yield

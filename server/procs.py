@@ -23,6 +23,7 @@ import asyncio
 import ctypes
 import logging
 import multiprocessing
+import os
 import pickle
 import socket
 from typing import Callable
@@ -48,6 +49,17 @@ _context.set_forkserver_preload(
      "gradwalk.engine.trace.table"])
 
 
+def start_forkserver() -> None:
+    """Start the forkserver now and wait until it has imported the engine (about a second, 3 s
+    at load 8), by running one process that does nothing through it: done before the server
+    listens (server/main.py prepare), the first worker is then a fork, and the first trace
+    does not wait for the import while it holds a slot."""
+    process = _context.Process(target=os.getpid, name="gradwalk-forkserver-ready", daemon=True)
+    process.start()
+    process.join()
+    process.close()
+
+
 class WorkerFailed(RuntimeError):
     """A task failed in its worker (a bug of ours, logged with the worker's traceback), or the
     worker ended before it answered."""
@@ -64,6 +76,7 @@ class Pool:
         self._idle: list[_Worker] = []
         self._live: set[_Worker] = set()
         self._loop: asyncio.AbstractEventLoop | None = None   # the workers' channels' loop
+        self._warming: asyncio.Task | None = None   # warm_soon's
 
     @property
     def processes(self) -> int:
@@ -79,6 +92,7 @@ class Pool:
         later is killed. Returns fn's value (None for a stopped stream; with `parts`, a bytes
         value as the list of its parts of at most 1 MiB, not joined); raises ProgramError as
         fn raised it, WorkerFailed for anything else."""
+        await self._warmed()
         worker = await self._take()
         watch = None
         try:
@@ -102,6 +116,20 @@ class Pool:
         """Start one worker now (the first also starts the forkserver, which imports the
         engine: about a second), so that the first trace does not wait for it."""
         self._give_back(await self._take())
+
+    def warm_soon(self) -> None:
+        """warm() in a task of its own: the server answers meanwhile, and a task that comes
+        before the worker is ready waits for it (never starts a second: the pool may have room
+        for one)."""
+        self._warming = asyncio.get_running_loop().create_task(self.warm())
+        self._warming.add_done_callback(_warmed_or_said)
+
+    async def _warmed(self) -> None:
+        """Wait for warm_soon's worker if it is still starting on this loop. Its failure is
+        not this task's: the task then starts a worker of its own (and fails as that fails)."""
+        warming = self._warming
+        if warming is not None and warming.get_loop() is asyncio.get_running_loop():
+            await asyncio.wait([warming])   # a cancelled waiter leaves the warming running
 
     async def _take(self) -> _Worker:
         loop = asyncio.get_running_loop()
@@ -140,8 +168,16 @@ class Pool:
 
     def close(self) -> None:
         """Kill every worker (the app is shutting down)."""
+        if self._warming is not None:
+            self._warming.cancel()
+            self._warming = None
         for worker in list(self._live):
             worker.kill()
+
+
+def _warmed_or_said(warming: asyncio.Task) -> None:
+    if not warming.cancelled() and warming.exception() is not None:
+        log.warning("the first trace worker did not start: %s", warming.exception())
 
 
 async def _stop_when(stopping: asyncio.Event, worker: _Worker, done: asyncio.Future) -> None:

@@ -31,6 +31,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 BACKLOG = 2048   # connections the kernel queues before the app accepts them (uvicorn's default)
 KILL_GRACE_SECONDS = 5.0   # after the graceful shutdown, before a worker is killed (seconds)
 READY_SECONDS = 0.5        # how long a starting worker's readiness is waited for per look
+STARTING_GRACE_SECONDS = 0.5   # a worker that never served, stopped: then killed (seconds)
 
 
 class CannotServe(Exception):
@@ -51,10 +52,11 @@ def max_workers() -> int:
     return MAX_WORKERS_PER_CORE * cores()
 
 
-def listeners(host: str, port: int) -> list[socket.socket]:
-    """Bound, listening TCP sockets (IPPROTO_TCP, SO_REUSEADDR, inheritable by the workers) for every
+def listeners(host: str, port: int, listen: bool = True) -> list[socket.socket]:
+    """Bound TCP sockets (IPPROTO_TCP, SO_REUSEADDR, inheritable by the workers) for every
     address `host` resolves to, as asyncio's create_server binds them (an IPv6 socket is
-    IPv6 only). Raises CannotServe, with nothing left bound."""
+    IPv6 only), listening unless `listen` is false (then `start_listening` does it). Raises
+    CannotServe, with nothing left bound."""
     try:
         found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
                                    proto=socket.IPPROTO_TCP, flags=socket.AI_PASSIVE)
@@ -69,16 +71,20 @@ def listeners(host: str, port: int) -> list[socket.socket]:
             if family == socket.AF_INET6:
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             sock.bind(address)
-            # Listening now, before the banner: a browser opened from the banner's URL while
-            # the app still starts (seconds on a loaded machine) waits in the backlog instead
-            # of being refused (a review: refused for 9 s after "open http://...")
-            sock.listen(BACKLOG)
+            if listen:
+                sock.listen(BACKLOG)
         except OSError as e:
             for s in bound:
                 s.close()
             raise CannotServe(f"cannot listen on {host}:{port}: {_why(e)}") from None
         sock.set_inheritable(True)
     return bound
+
+
+def start_listening(sockets: list[socket.socket]) -> None:
+    """Let the kernel take connections on `sockets` (bound by listeners(listen=False))."""
+    for sock in sockets:
+        sock.listen(BACKLOG)
 
 
 def _why(e: Exception) -> str:
@@ -151,10 +157,26 @@ class Supervisor(Multiprocess):
         process.start()
         self.processes.append(process)
 
-    def join_all(self) -> None:
-        deadline = (time.monotonic() + (self.config.timeout_graceful_shutdown or 0)
-                    + KILL_GRACE_SECONDS)
+    def terminate_all(self) -> None:
+        """uvicorn's, after a last look at which starting workers serve by now (terminate
+        closes the channel that asks)."""
         for process in self.processes:
+            if (process.pid not in self.served and process.exitcode is None
+                    and process.is_ready(timeout=0.05)):
+                self.served.add(process.pid)
+        super().terminate_all()
+
+    def join_all(self) -> None:
+        """Wait for the stopped workers: one that served gets the graceful shutdown and
+        KILL_GRACE_SECONDS, one that never served STARTING_GRACE_SECONDS (it has no
+        connection to finish, and a SIGTERM while it imports and starts the app was obeyed
+        only once it had: 9.66 s after a SIGTERM 3.5 s after the start, a review), then is
+        killed."""
+        now = time.monotonic()
+        served = now + (self.config.timeout_graceful_shutdown or 0) + KILL_GRACE_SECONDS
+        starting = now + STARTING_GRACE_SECONDS
+        for process in sorted(self.processes, key=lambda p: p.pid in self.served):
+            deadline = served if process.pid in self.served else starting
             process.process.join(max(0.0, deadline - time.monotonic()))
             if process.process.exitcode is None:
                 process.kill()

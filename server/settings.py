@@ -48,9 +48,9 @@ class Settings:
         is given a core first: 10 is a weight of 110 against the server's 1024, and a trace
         alone on a core still runs at full speed. 0: the server's priority. (Each worker also
         runs in a session of its own: server/worker_process.py `_own_group`.)
-    busy_timeout_seconds: how long a request may take, from the arrival of its body, to be
-        validated (a program of up to 8 KB also parsed) and given a free slot before a 503
-        `busy` (seconds).
+    busy_timeout_seconds: how long a request may take, from its arrival (its head read), to
+        send its body, be validated (a program of up to 8 KB also parsed) and be given a free
+        slot before a 503 `busy` (seconds).
     max_queued_bytes: the bodies of all requests between their arrival and a trace slot
         (being read, validated, parsed or waiting for a slot), together (bytes, each at least
         1 KiB, a chunked body at max_body_bytes, one alone always fits); a request that finds
@@ -61,6 +61,9 @@ class Settings:
         all streams together (bytes); past it the stream holding the most is dropped: its
         trace stops and its client gets an `error` event of kind `too_slow`. The default holds
         two of the largest streams (max_response_bytes) whole.
+    dropped_stream_grace_seconds: how long a dropped stream's client has to read what the
+        sockets still hold and its `too_slow` event (seconds); past it its connection is cut
+        (reset), so a client that never reads holds neither the connection nor the buffers.
     max_program_chars: the longest program accepted (characters); a 100,000-node chain fits.
     max_quiz_nodes: the largest program (nodes) POST /api/quiz/mistakes answers for; its table
         traces the program four times (the correct walk and three of the bug lab's engines:
@@ -159,6 +162,7 @@ class Settings:
     busy_timeout_seconds: float = 10.0
     max_queued_bytes: int = 4 * 1024 * 1024
     max_stream_buffer_bytes: int = 200_000_000
+    dropped_stream_grace_seconds: float = 30.0
     max_program_chars: int = 2_000_000
     max_quiz_nodes: int = 2_000
     max_statements: int = Limits.max_statements

@@ -4,8 +4,9 @@ that no thread ever waits.
 A request first takes a share of the queue (max_queued_bytes: its body's bytes, known from
 Content-Length): what waits before a slot (bodies being read and validated, programs being
 parsed, parsed programs waiting for a slot) is bounded together, and a request that finds the
-queue full is answered 503 `busy` at once. Once its body has arrived it has
-busy_timeout_seconds to get through validation, parsing and the wait for one of
+queue full is answered 503 `busy` at once (its body read and discarded first:
+server/jsonbody.py queue_share). From its arrival it has
+busy_timeout_seconds to get its body, and get through validation, parsing and the wait for one of
 max_concurrent_traces slots; past that it is answered `busy` too, before any more work is done
 for it (issue 14: 200 streams of a 30,000-node chain had the server parse for 88 s and hold
 1 GB). The waits are async tasks holding no thread. Validation (and the parse of a small
@@ -80,9 +81,9 @@ class TraceSlots:
         size, so a lone request always fits), until it holds a slot or ends. Raises ServerBusy
         at once when the queue is full; `timeout` is the busy timeout (see Waiting);
         `processes`: its trace runs in a worker process (else a thread)."""
-        weight = min(max(body_bytes, MIN_QUEUED_BYTES), self.queue_bytes)
-        if self.queued + weight > self.queue_bytes:
+        if not self.has_room(body_bytes):
             raise ServerBusy()
+        weight = self._weight(body_bytes)
         self.queued += weight
         self.loaded += weight
         wait = Waiting(self, weight, timeout, processes)
@@ -90,6 +91,13 @@ class TraceSlots:
             yield wait
         finally:
             wait.leave()
+
+    def _weight(self, body_bytes: int) -> int:
+        return min(max(body_bytes, MIN_QUEUED_BYTES), self.queue_bytes)
+
+    def has_room(self, body_bytes: int) -> bool:
+        """Whether the queue takes a request whose body has body_bytes now."""
+        return self.queued + self._weight(body_bytes) <= self.queue_bytes
 
     def _left_queue(self) -> None:
         if self.queued == 0 and self.taken == 0 and self.loaded >= GIVE_BACK_BYTES:
@@ -174,7 +182,7 @@ async def _take(semaphore: anyio.Semaphore, timeout: float) -> None:
 
 class Waiting:
     """One request between its arrival and its trace slot (TraceSlots.waiting): its share of
-    the queue, and its busy deadline, `timeout` seconds after `start` (its body has arrived).
+    the queue, and its busy deadline, `timeout` seconds after its arrival (this Waiting made).
     Every method raises ServerBusy when the deadline passes before its work can start."""
 
     def __init__(self, slots: TraceSlots, weight: int, timeout: float,
@@ -182,10 +190,6 @@ class Waiting:
         self.slots, self.weight, self.timeout = slots, weight, timeout
         self.processes = processes   # the trace runs in a worker process, else a thread
         self.deadline = anyio.current_time() + timeout
-
-    def start(self) -> None:
-        """The body has arrived: the busy timeout runs from now."""
-        self.deadline = anyio.current_time() + self.timeout
 
     def left(self) -> float:
         return self.deadline - anyio.current_time()

@@ -23,9 +23,10 @@ from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.parse import Program
 from gradwalk.engine.trace.options import Options
 from gradwalk.server.deps import SettingsDep, SlotsDep
-from gradwalk.server.feed import Feed
+from gradwalk.server.feed import Feed, cut_if_unread
 from gradwalk.server.openapi import SSE_RESPONSE
-from gradwalk.server.settings import Settings
+from gradwalk.server.protocol import RAW_BODY
+from gradwalk.server.settings import Settings, get_settings
 from gradwalk.server.shutdown import stopping
 from gradwalk.server.slots import Waiting
 from gradwalk.server.jsonbody import queue_share, read_body
@@ -55,6 +56,10 @@ class EventStream(StreamingResponse):
         self.feed = feed
 
     async def __call__(self, scope, receive, send) -> None:
+        connection = scope.get("extensions", {}).get(RAW_BODY)   # under `gradwalk serve`
+        cutter = (asyncio.ensure_future(cut_if_unread(
+            self.feed, connection, get_settings().dropped_stream_grace_seconds))
+            if isinstance(self.feed, Feed) and connection is not None else None)
         try:
             await super().__call__(scope, receive, send)
         except asyncio.CancelledError:
@@ -66,6 +71,8 @@ class EventStream(StreamingResponse):
             log.info("a stream was cut at shutdown: its client had not read it all within "
                      "shutdown_timeout_seconds")
         finally:
+            if cutter is not None:
+                cutter.cancel()
             await self.body_iterator.aclose()
             if self.feed is not None:
                 self.feed.stop()

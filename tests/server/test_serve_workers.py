@@ -141,6 +141,34 @@ def test_a_worker_that_outlives_the_shutdown_is_killed(supervisor, monkeypatch):
     assert [p.killed for p in sup.processes] == [False, True]
 
 
+def test_a_worker_still_starting_at_sigterm_is_killed_soon_not_after_the_grace(supervisor,
+                                                                              monkeypatch):
+    # A review: SIGTERM 3.5 s after `--workers 2` started, the workers still starting, took
+    # 9.66 s: a starting worker obeys it only once its app has started, and was given the
+    # graceful shutdown + KILL_GRACE_SECONDS (10 s). One that never served has nothing to
+    # finish: STARTING_GRACE_SECONDS (0.5 s). One that served keeps the long grace.
+    sup = supervisor(2)
+    joined: dict = {}
+
+    def join(self, timeout=None) -> None:   # the served one exits; the starting one imports on
+        joined.setdefault(self.pid, timeout)
+        if self.ready:
+            self.exitcode = 0
+
+    monkeypatch.setattr(FakeProcess, "join", join)
+    sup.init_processes()
+    sup.processes[0].ready = True   # serving by the time of the signal
+    sup.signal_queue.append(signal.SIGTERM)
+    sup.handle_signals()
+    sup.terminate_all()
+    sup.join_all()
+    served, starting = sup.processes
+    assert served.terminated and starting.terminated
+    assert starting.killed and not served.killed
+    assert joined[starting.pid] <= 0.5   # serve.STARTING_GRACE_SECONDS
+    assert joined[served.pid] > serve.KILL_GRACE_SECONDS
+
+
 def test_sigttin_adds_workers_only_up_to_the_bound(supervisor, monkeypatch):
     monkeypatch.setattr(serve, "cores", lambda: 1)   # the bound is 4
     sup = supervisor(3)

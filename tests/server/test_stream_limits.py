@@ -76,6 +76,32 @@ def test_unread_streams_past_the_buffer_bound_are_dropped_and_a_reader_is_not(tm
     assert log.read_text().count("stream dropped") == 3 and "Traceback" not in log.read_text()
 
 
+def test_a_dropped_stream_whose_client_never_reads_is_cut(tmp_path):
+    # Dropping freed a stream's queue, but its `too_slow` event waited behind what the sockets
+    # held (about 4 MB on loopback) for a client that never reads: the three connections of a
+    # review stayed open for 75 s and more. Now each is cut (reset) dropped_stream_grace_seconds
+    # after its drop; before, this timed out waiting for the cuts.
+    body = json.dumps({"program": chain(30_000)}).encode()
+    log = tmp_path / "server.log"
+    with served(tmp_path, max_stream_buffer_bytes=8_000_000,
+                dropped_stream_grace_seconds=2) as server:
+        socks = _stalled(server, body, 3)
+        _wait_for(lambda: log.read_text().count("stream dropped") >= 3)
+        _wait_for(lambda: log.read_text().count("connection was cut") >= 3, seconds=30)
+        for sock in socks:
+            sock.settimeout(10)
+            data = b""
+            try:
+                while chunk := sock.recv(65536):
+                    data += chunk
+            except ConnectionResetError:
+                pass   # the cut, seen once what arrived before it was read
+            sock.close()
+            assert b"event: done" not in data
+        assert post(f"{server.url}/api/trace", TINY)[0] == 200
+    assert log.read_text().count("connection was cut") == 3 and "Traceback" not in log.read_text()
+
+
 def test_the_memory_of_unread_streams_comes_back_when_their_clients_leave(tmp_path):
     # Three unread streams of a 20,000-node chain hold about 17 MB each (the default bound,
     # 200 MB, keeps them); once their clients have gone most of what RSS grew by is handed
@@ -110,8 +136,8 @@ def test_a_full_queue_answers_busy_at_once(tmp_path):
     # read: its status line comes once its trace has the slot); the queue holds 250 KB, two
     # 5,000-node programs (103 KB each). Of six such requests sent together, two are queued
     # and traced once the slot is free, four find the queue full and are answered 503 `busy`
-    # at once, before their bodies are read. Before the bound all six were read, parsed and
-    # held until their slot.
+    # at once (their bodies read and dropped, not kept). Before the bound all six were read,
+    # parsed and held until their slot.
     program = {"program": chain(5_000)}
     holder = json.dumps({"program": chain(60_000)}).encode()
     with served(tmp_path, max_concurrent_traces=1, max_queued_bytes=250_000,
@@ -131,6 +157,51 @@ def test_a_full_queue_answers_busy_at_once(tmp_path):
                 assert answer["error"]["kind"] == "busy" and answer["error"]["hint"]
             else:
                 assert answer["grads"]["x0"] != 0
+    assert "Traceback" not in (tmp_path / "server.log").read_text()
+
+
+def _answer(port: int, body: bytes) -> tuple[float, bytes]:
+    """POST a stream request all at once and read the answer until the server closes or the
+    answer is whole: (seconds from the connection, the bytes read, `<reset>` appended to
+    those read before a connection reset)."""
+    start = time.monotonic()
+    sock = raw_request(port, stream_head(port, body) + "\r\nConnection: close", body)
+    data = b""
+    try:
+        while chunk := sock.recv(65536):
+            data += chunk
+    except ConnectionResetError:
+        data += b"<reset>"
+    sock.close()
+    return time.monotonic() - start, data
+
+
+def test_busy_answers_are_whole_and_within_the_busy_timeout_of_arrival(tmp_path):
+    # A review: 20 streams of a 0.67 MB body; the busy answers came 13.5-15 s after arrival
+    # against a 10 s timeout (the server was still starting: test_first_request), one client
+    # got a connection reset and no answer, one 200 bytes of the 503 and a reset (the queue was
+    # full: busy was answered and the connection closed while the body was still coming).
+    # Here one slot is held by an unread stream's trace, the queue holds one of three clients
+    # sending 1.3 MB each: it gets busy at the 2 s timeout, the other two at once, each a
+    # whole 503 `busy` with Retry-After; before, the two were reset.
+    holder = json.dumps({"program": chain(60_000)}).encode()
+    body = json.dumps({"program": chain(60_000), "output": "x60000"}).encode()
+    with served(tmp_path, max_concurrent_traces=1, max_queued_bytes=100_000,
+                busy_timeout_seconds=2, max_program_chars=5_000_000) as server:
+        (sock,) = _stalled(server, holder, 1)   # its trace holds the slot now
+        answers: list = []
+        clients = [threading.Thread(target=lambda: answers.append(_answer(server.port, body)))
+                   for _ in range(3)]
+        for client in clients:
+            client.start()
+        for client in clients:
+            client.join()
+        sock.close()
+    for seconds, answer in sorted(answers):
+        assert not answer.endswith(b"<reset>"), answer
+        assert answer.startswith(b"HTTP/1.1 503") and b"\r\nretry-after: 5\r\n" in answer, answer
+        assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]["kind"] == "busy"
+        assert seconds < 2 + 1.5, f"busy after {seconds:.1f} s"
     assert "Traceback" not in (tmp_path / "server.log").read_text()
 
 
