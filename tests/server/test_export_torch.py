@@ -25,6 +25,7 @@ UNWRITABLE = {"bug-overwrite": "overwrite", "bug-wrong-order": "wrong_order",
               "bug-inplace": "inplace"}
 
 PYTHON_PROGRAMS = Path(__file__).parents[1] / "engine" / "test_python_programs.py"
+TRAIN_PROGRAMS = Path(__file__).parents[1] / "engine" / "train_programs.py"   # LOOP_XOR
 
 
 def _texts(path: Path) -> tuple[dict[str, str], list[str]]:
@@ -83,8 +84,9 @@ MORE = {
     "def in a zip loop": ("w = [0.5, -0.3]\ndef neuron(x0, x1):\n    return tanh(w[0] * x0 "
                           "+ w[1] * x1)\nL = 0.0 * w[0]\nfor (x0, x1), y in zip([[0.0, 1.0], "
                           "[1.0, 1.0]], [1.0, 0.0]):\n    L = L + (neuron(x0, x1) - y) ** 2\n"),
-    # seed 003's XOR (tests/engine/test_python_programs.py XOR) with its weights: random.seed(1)
-    "seed 003's XOR": _filled(_texts(PYTHON_PROGRAMS)[0]["XOR"]),
+    # seed 003's XOR as the seed writes it (tests/engine/train_programs.py LOOP_XOR) with its
+    # weights: random.seed(1)
+    "seed 003's XOR": _filled(_texts(TRAIN_PROGRAMS)[0]["LOOP_XOR"]),
 }
 
 
@@ -190,6 +192,8 @@ def test_every_program_of_test_python_programs_is_written_or_refused_by_name():
     tests/engine/test_python_programs.py that gradwalk traces is written as PyTorch code that
     prints gradwalk's gradients, or refused with a ProgramError naming what it cannot write."""
     named, every = _texts(PYTHON_PROGRAMS)
+    named["XOR"] = _texts(TRAIN_PROGRAMS)[0]["LOOP_XOR"]   # the module's XOR is this one now
+    every.append(named["XOR"])
     written = {}
     for text in map(_filled, every):
         try:
