@@ -286,7 +286,10 @@ async def live_page(room: str, request: Request, settings: SettingsDep):
             state = json.loads(current[1])
         elif problem is None:
             problem = _no_room(code)
-    context = {"room": code, "initial_state": state,
+    # A code that cannot be one (`/live/AB-CDE`, `O0O0O0`) is still a room's page, refused as
+    # such: with an empty data-live it ran as a plain embed, "This short link could not be
+    # opened" under a "Following the lecturer" pill (review of fb96ca3).
+    context = {"room": code or room.strip()[:16] or "?", "initial_state": state,
                "initial_error": problem[1] if problem else None}
     return templates.TemplateResponse(request, "live.html", context,
                                       status_code=problem[0] if problem else 200)

@@ -34,7 +34,8 @@ export function readLinkState(doc, loc, what = "short link", refused = () => nul
   const error = inlined(doc, "initial-error");
   if (error.present) {
     const why = typeof error.value?.message === "string" ? error.value.message : "the server could not find it";
-    return { state: null, error: `This ${what} could not be opened: ${why}.` };
+    const hint = typeof error.value?.hint === "string" ? ` (${error.value.hint})` : ""; // what to do
+    return { state: null, error: `This ${what} could not be opened: ${why}${hint}.` };
   }
   return decodeLink(loc.hash);
 }

@@ -103,3 +103,27 @@ def test_a_room_opened_at_a_newer_state_says_so_as_the_room_does(chromium, app_u
             page.screenshot(path=f"/tmp/fixes16_live_newer_{width}.png")
         finally:
             context.close()
+
+
+@pytest.mark.parametrize("typed", ["ABC", "AB-CDE", "O0O0O0", "ZZZZZZ", "%3Cimg%20src=x%3E"])
+def test_a_mistyped_room_code_is_refused_as_a_room(chromium, app_url, typed):
+    """Review of fb96ca3: a code that cannot be one (too short, a dash left a 5-letter code,
+    letters the codes never use, markup) ran the page as a plain embed: "This short link could
+    not be opened" under a "Following the lecturer" pill, with no hint. Now every unknown code
+    reads as a room's, with what to do, and a pill that does not follow."""
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                   is_mobile=True)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        page.goto(f"{app_url}/live/{typed}")
+        page.wait_for_selector('#embed[data-status="error"][data-following="false"]')
+        said = page.inner_text(".graph-message")
+        assert said.startswith("This live room could not be opened: no live room "), said
+        assert said.endswith("(check the code on the lecturer's screen; a room closes after a "
+                             "while unused)."), said
+        assert page.inner_text("#live-pill") == "Not following the lecturer"
+        assert page.is_disabled("#live-pill")
+        assert not page.locator("img").count()   # the typed markup is text, never an element
+    finally:
+        context.close()
