@@ -9,6 +9,7 @@ import json
 import urllib.request
 
 import pytest
+from page_helpers import new_page
 
 PROGRAM = "x = 2.0\nL = x * x"
 
@@ -111,11 +112,9 @@ def test_a_mistyped_room_code_is_refused_as_a_room(chromium, app_url, typed):
     letters the codes never use, markup) ran the page as a plain embed: "This short link could
     not be opened" under a "Following the lecturer" pill, with no hint. Now every unknown code
     reads as a room's, with what to do, and a pill that does not follow."""
-    context = chromium.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
-                                   is_mobile=True)
+    contexts = []
     try:
-        page = context.new_page()
-        page.set_default_timeout(15_000)
+        page = new_page(chromium, contexts, (390, 844), touch=True)
         page.goto(f"{app_url}/live/{typed}")
         page.wait_for_selector('#embed[data-status="error"][data-following="false"]')
         said = page.inner_text(".graph-message")
@@ -125,5 +124,7 @@ def test_a_mistyped_room_code_is_refused_as_a_room(chromium, app_url, typed):
         assert page.inner_text("#live-pill") == "Not following the lecturer"
         assert page.is_disabled("#live-pill")
         assert not page.locator("img").count()   # the typed markup is text, never an element
+        assert page.errors == []
     finally:
-        context.close()
+        for context in contexts:
+            context.close()
