@@ -96,7 +96,10 @@ const panel = createGraphPanel(svg, {
   onHover: (node, { pin = false } = {}) => pin && select(pinned === node ? null : node),
 });
 const detail = createDetailPanel(svg.parentNode, { onClose: () => select(null) });
-keepBarHeight(root.querySelector(".embed-bar"), root, "--bar-h", { toFoot: true }); // the sheet sits on the bar (narrow.css)
+// The sheet sits on the narration, above the bar (narrow.css): on the narration it hid the
+// step's sentence while the lecturer stepped on (review of fb96ca3)
+const embedBar = root.querySelector(".embed-bar");
+keepBarHeight(options.narration ? narration : embedBar, root, "--bar-h", { toFoot: true, watch: [embedBar] });
 swipeToStep(svg, actions); // a student's swipe detaches as the player's buttons do
 
 // ---------------------------------------------------------------- showing a step

@@ -74,11 +74,14 @@ export function swipeToStep(surface, { forward, back }) {
  * the page scrolls out from under an open sheet (it covered "New numbers" at 390x844).
  * `toFoot`: from the bar's top to the screen's foot instead (the embed's bar is not fixed:
  * with its own height the sheet covered its Next button, the room under the bar besides).
+ * `watch`: elements below `bar` whose size moves its top (the embed's player bar under the
+ * narration), measured again when they change.
  */
-export function keepBarHeight(bar, page, name = "--bar-h", { toFoot = false } = {}) {
+export function keepBarHeight(bar, page, name = "--bar-h", { toFoot = false, watch = [] } = {}) {
   const height = () => (toFoot ? window.innerHeight - bar.getBoundingClientRect().top : bar.getBoundingClientRect().height);
   const set = () => page.style.setProperty(name, `${Math.max(0, Math.ceil(height()))}px`);
-  new ResizeObserver(set).observe(bar);
+  const observer = new ResizeObserver(set);
+  for (const element of [bar, ...watch]) observer.observe(element);
   if (toFoot) window.addEventListener("resize", set);
   set();
 }
