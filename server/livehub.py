@@ -200,6 +200,11 @@ class Hub:
         if room in self.rooms and self.delivered.get(room, -1) < seq:
             self._offer(room, (seq, state), time.perf_counter())
 
+    def closed(self, room: str) -> None:
+        """This process closed room `room` (its presenter's DELETE): its followers here get
+        `end` now; the other processes' on the NOTIFY that came with the delete."""
+        self._offer(room, None)
+
     def _offer(self, room: str, current: tuple[int, str] | None,
                noted: float | None = None) -> None:
         group = self.rooms.get(room, ())

@@ -3,10 +3,12 @@
   POST /api/live                 {page state}  -> 201 {room, presenter_token, url}
   POST /api/live/{room}/state    {page state with "step"}, Authorization: Bearer <token>
                                  -> {room, seq}; 403 without the room's token
+  DELETE /api/live/{room}        Authorization: Bearer <token> -> {room, closed}: the room is
+                                 gone, its followers get `end` (on every process)
   GET  /api/live/{room}/events   text/event-stream: `state` events {room, seq, state}, id seq;
                                  the first is the current state (on every connection, but a
                                  reconnect whose Last-Event-ID is the current seq, which has
-                                 it), then each new one; `end` when the room expires
+                                 it), then each new one; `end` when the room expires or closes
   GET  /live/{room}              the student page (templates/live.html): the embed following
                                  the stream; it never writes
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Awaitable
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse
@@ -96,6 +98,33 @@ def _room(room: str, settings: Settings) -> tuple[str, tuple[int, dict] | None]:
     """The room's code as stored (normal_code), and why it cannot be served, or None."""
     code = normal_code(room)
     return code or "", _refusal(settings) or (None if code else _no_room(room))
+
+
+def _presenter(room: str, request: Request, settings: Settings, doing: str):
+    """(the room's code, the presenter's bearer token), or (code, the error answer): the room
+    cannot be served, or the request carries no token (a student page never does)."""
+    code, problem = _room(room, settings)
+    if problem is not None:
+        return code, _refused(problem)
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return code, _error(403, "forbidden", f"only the room's presenter may {doing} it",
+                            "send the presenter_token as Authorization: Bearer <token>")
+    return code, token.strip()
+
+
+async def _as_presenter(code: str, doing: str, work: Awaitable):
+    """What `work` (a step or a close of room `code`) returns, or the error answer for why
+    the store refused it: the database down, no such room, a token not this room's."""
+    try:
+        return await work
+    except StorageUnavailable:
+        return _refused(UNAVAILABLE)
+    except NoRoom:
+        return _refused(_no_room(code))
+    except WrongToken:
+        return _error(403, "forbidden", f"this token does not {doing} this room",
+                      "open a room of your own from the Share panel")
 
 
 def _refused(pair: tuple[int, dict]):
@@ -178,36 +207,48 @@ async def step_room(room: str, request: Request, settings: SettingsDep, slots: S
     """Set the room's state (Authorization: Bearer <presenter_token>) -> {room, seq}."""
     async with queue_share(request, settings, slots) as wait:
         body = await read_body(request, wait, PageState, on_loop_below=STEP_ON_LOOP_BYTES)
-    code, problem = _room(room, settings)
-    if problem is not None:
-        return _refused(problem)
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return _error(403, "forbidden", "only the room's presenter may step it",
-                      "send the presenter_token as Authorization: Bearer <token>")
+    code, token = _presenter(room, request, settings, "step")
+    if not isinstance(token, str):
+        return token
     text = _sized(body, settings)
     if not isinstance(text, str):
         return text
     hub = _hub(request.app, settings)
     # Counted per room and token: a stranger's wrong tokens use up only their own rate.
-    wait_s = request.app.state.live_rate.hit(f"{code}:{token_hash(token.strip())[:16]}")
+    wait_s = request.app.state.live_rate.hit(f"{code}:{token_hash(token)[:16]}")
     if wait_s is not None:
         return _error(429, "rate_limited", "too many steps in this room lately (at most "
                       f"{request.app.state.live_rate.describe()}); try again in {wait_s} s",
                       "the server's GRADWALK_LIVE_STATE_RATE_LIMIT sets the rate",
                       headers={"Retry-After": str(wait_s)})
-    try:
-        seq = await hub.step(code, token.strip(), text)
-    except StorageUnavailable:
-        return _refused(UNAVAILABLE)
-    except NoRoom:
-        return _refused(_no_room(code))
-    except WrongToken:
-        return _error(403, "forbidden", "this token does not step this room",
-                      "open a room of your own from the Share panel")
+    seq = await _as_presenter(code, "step", hub.step(code, token, text))
+    if not isinstance(seq, int):
+        return seq
     # This process's followers get it now; on PostgreSQL the other processes' by NOTIFY.
     hub.stepped(code, seq, text)
     return Stepped(room=code, seq=seq)
+
+
+class Closed(BaseModel):
+    room: str
+    closed: bool = True
+
+
+@router.delete("/api/live/{room}", response_model=Closed, responses=errors(403, 404, 409, 503))
+async def close_room(room: str, request: Request, settings: SettingsDep):
+    """Close the room (Authorization: Bearer <presenter_token>) -> {room, closed}: its
+    followers' streams end with `end` (the student pages say the room has closed), on every
+    server process; the code is free again. A student page never calls it."""
+    code, token = _presenter(room, request, settings, "close")
+    if not isinstance(token, str):
+        return token
+    hub = _hub(request.app, settings)
+    refused = await _as_presenter(code, "close", run_in_threadpool(
+        hub.store.close_room, code, token, settings.live_idle_seconds))
+    if refused is not None:
+        return refused
+    hub.closed(code)
+    return Closed(room=code)
 
 
 @router.get("/api/live/{room}/events",

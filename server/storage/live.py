@@ -105,6 +105,13 @@ STEP_NOTIFY = _STEP.returning(
     rooms.c.seq, func.pg_notify(CHANNEL, rooms.c.room + ":" + cast(rooms.c.seq, String)))
 
 
+# The presenter closes the room: its row goes, and (PostgreSQL) the other processes are told as
+# of a step, "room:seq+1", whose read then finds no room and ends their followers' streams.
+CLOSE = (delete(rooms).where(rooms.c.room == bindparam("code"),
+                             rooms.c.token_hash == bindparam("presenter_hash"))
+         .returning(rooms.c.seq))
+
+
 class _Compiled:
     """A statement as psycopg takes it: its SQL text with %(name)s placeholders, and the
     values SQLAlchemy bound itself (the channel, the 1 of seq + 1) beside the caller's."""
@@ -209,6 +216,21 @@ class LiveStore(Database):
         except _DOWN as e:
             raise _unavailable(e, "stepping a live room") from e
         return seq
+
+    def close_room(self, room: str, token: str, idle: float) -> None:
+        """Delete the room (its presenter's `token`); on PostgreSQL NOTIFY the other processes
+        in the same transaction, so that their followers' streams end. Raises NoRoom,
+        WrongToken."""
+        self.open()
+        try:
+            with self.engine.begin() as conn:
+                seq = conn.scalar(CLOSE, {"code": room, "presenter_hash": token_hash(token)})
+                if seq is None:
+                    _refuse(conn.scalar(IS_OPEN, _open_values(room, idle)) is not None)
+                if self.postgres:
+                    conn.execute(select(func.pg_notify(CHANNEL, f"{room}:{seq + 1}")))
+        except _DOWN as e:
+            raise _unavailable(e, "closing a live room") from e
 
     def current(self, room: str, idle: float) -> tuple[int, str] | None:
         """(seq, state text) of a room that has not expired, else None."""

@@ -278,3 +278,21 @@ export async function openRoom(state, post = fetch) {
   }
   return body;
 }
+
+/**
+ * DELETE /api/live/{room} with the presenter's token: the room is gone and its students'
+ * pages say it has closed. -> null, or why it could not be closed (a message).
+ */
+export async function closeRoom(opened, send = fetch) {
+  let response;
+  try {
+    response = await send(`/api/live/${encodeURIComponent(opened.room)}`, {
+      method: "DELETE", headers: { Authorization: `Bearer ${opened.presenter_token}` },
+    });
+  } catch {
+    return "the server could not be reached";
+  }
+  if (response.ok || response.status === 404) return null; // closed now, or closed already
+  const body = await response.json().catch(() => null);
+  return body?.error?.message ?? `the server answered ${response.status}`;
+}

@@ -41,17 +41,20 @@ def test_the_presenter_keeps_the_room_across_a_reload(open_explorer, chromium, a
         student.wait_for_selector('#embed[data-live-step="3"][data-step="3"]')
 
         page.click("#share")
-        page.click("#leave-live")   # the lecturer leaves: the page is no presenter any more
-        assert page.inner_text("#share") == "Share"
+        page.click("#leave-live")   # the lecturer closes it: the page is no presenter any more
+        page.wait_for_selector("#share:text-is('Share')")
         assert page.locator("#live-qr").is_hidden()
+        assert "You closed the room" in page.inner_text("#live-section")
+        # the students are told (review of fb96ca3: they went on "Following the lecturer")
+        student.wait_for_selector('#embed[data-following="ended"]')
+        assert student.inner_text("#live-pill") == "The room has closed"
+        assert student.get_attribute("#embed", "data-live-step") == "3"
         page.keyboard.press("Escape")
         page.click("#player .btn.forward")
         page.wait_for_selector('#player[data-step="4"]')
         page.reload()
         page.wait_for_selector('#app[data-status="ready"]')
         assert page.inner_text("#share") == "Share"   # forgotten, also after a reload
-        student.wait_for_timeout(1000)
-        assert student.get_attribute("#embed", "data-live-step") == "3"
     finally:
         student.context.close()
 

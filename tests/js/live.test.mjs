@@ -2,7 +2,7 @@
 // one request in flight with only the newest state waiting (a fast clicker queues no backlog).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createLiveSender, decideLive, newerRoom, sameWalk } from "../../static/js/live.js";
+import { closeRoom, createLiveSender, decideLive, newerRoom, sameWalk } from "../../static/js/live.js";
 import { readLinkState } from "../../static/js/permalink.js";
 import { checkState, LINK_ERRORS } from "../../static/js/state.js";
 
@@ -123,4 +123,19 @@ test("a room opened at a state of a newer version says so as the pill does, a li
   assert.deepEqual(readLinkState(inlinedDoc(newer), { hash: "" }), { state: null, error: LINK_ERRORS.newer(2) });
   assert.deepEqual(readLinkState(inlinedDoc([1]), { hash: "" }, "live room", newerRoom), { state: null, error: LINK_ERRORS.foreign });
   assert.equal(readLinkState(inlinedDoc({ v: 1, program: "x = 1", step: 3 }), { hash: "" }, "live room", newerRoom).state.step, 3);
+});
+
+test("closing a room: DELETE with the presenter's token; a room already gone is closed (review of fb96ca3)", async () => {
+  const calls = [];
+  const answer = (status, body = null) => async (url, init) => {
+    calls.push([url, init.method, init.headers.Authorization]);
+    return { ok: status < 300, status, json: async () => body };
+  };
+  const opened = { room: "K7P2QX", presenter_token: "tok" };
+  assert.equal(await closeRoom(opened, answer(200, { room: "K7P2QX", closed: true })), null);
+  assert.deepEqual(calls[0], ["/api/live/K7P2QX", "DELETE", "Bearer tok"]);
+  assert.equal(await closeRoom(opened, answer(404)), null);
+  assert.equal(await closeRoom(opened, answer(403, { error: { message: "this token does not close this room" } })),
+    "this token does not close this room");
+  assert.equal(await closeRoom(opened, async () => { throw new TypeError("offline"); }), "the server could not be reached");
 });

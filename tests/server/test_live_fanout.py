@@ -275,3 +275,58 @@ def test_an_http_1_0_follower_gets_its_steps_unframed_the_ordinary_way(tmp_path)
     written = [line.split(" followers, ")[1].split(";")[0]
                for line in log.splitlines() if f"live step {room} " in line]
     assert written == ["1 written at once"] * 2, written   # the HTTP/1.1 one only
+
+
+async def _closed_ends_followers(port: int) -> tuple[list, int, int, int]:
+    """A follower's event kinds after the presenter closes the room, and the statuses of a
+    close without the token, with it, and of a step after it."""
+    room, auth = await _open(port)
+    follower = await Follower.open(port, room)
+    assert await _next_state(follower) == (0, 0)
+    strangers = (await request(port, "DELETE", f"/api/live/{room}", None,
+                               {"Authorization": "Bearer not-the-token"}))[0]
+    closed = (await request(port, "DELETE", f"/api/live/{room}", None, auth))[0]
+    kinds = []
+    async def read():
+        async for kind, _, _ in follower.events():
+            kinds.append(kind)
+    await asyncio.wait_for(read(), 10)   # the stream ends at once, not at the idle time
+    follower.close()
+    after = (await request(port, "POST", f"/api/live/{room}/state", {**STATE, "step": 1}, auth))[0]
+    return kinds, strangers, closed, after
+
+
+def test_the_presenter_closes_the_room_and_its_followers_are_told(tmp_path):
+    """Review of fb96ca3: "Leave the room" left the students "Following the lecturer" at the
+    last step until the room expired (4 h). DELETE /api/live/{room} with the token ends them."""
+    with served(tmp_path, data_dir=tmp_path, live_heartbeat_seconds=600) as server:
+        kinds, strangers, closed, after = run_async(_closed_ends_followers(server.port))
+    assert (strangers, closed, after) == (403, 200, 404)
+    assert kinds == ["end"]
+
+
+def test_postgres_a_closed_room_ends_the_followers_of_every_worker(tmp_path):
+    async def scenario(port: int) -> list:
+        room, auth = await _open(port)
+        followers = [await Follower.open(port, room) for _ in range(6)]   # over both workers
+        for follower in followers:
+            assert (await _next_state(follower))[1] == 0
+        assert (await request(port, "DELETE", f"/api/live/{room}", None, auth))[0] == 200
+        ends = []
+        async def read(follower):
+            async for kind, _, _ in follower.events():
+                ends.append(kind)
+        await asyncio.wait_for(asyncio.gather(*(read(f) for f in followers)), 20)
+        for follower in followers:
+            follower.close()
+        return ends
+
+    with fresh_postgres_database() as url, \
+            served(tmp_path, workers=2, database_url=url, data_dir=tmp_path,
+                   live_heartbeat_seconds=600) as server:   # no sweep: only the NOTIFY
+        engine = sa.create_engine(url)
+        try:
+            assert _listeners(engine, until=2) == 2
+        finally:
+            engine.dispose()
+        assert run_async(scenario(server.port)) == ["end"] * 6

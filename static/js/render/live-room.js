@@ -3,11 +3,11 @@
 // bundled); from then on the walk students follow is sent to the room (live.js
 // createLiveSender) each time it changes: the step, and a new program, mode or example once it
 // is traced. The room and its presenter token are kept in this tab's sessionStorage (live.js
-// keepRoom), so a reload of the lecturer's tab still presents; "Leave the room" forgets them.
+// keepRoom), so a reload of the lecturer's tab still presents; "Close the room" closes it (DELETE /api/live/{room}: the students are told) and forgets them.
 
 import { renderSVG } from "uqr";
 import { el as make } from "./dom.js";
-import { createLiveSender, keepRoom, openRoom, recallRoom } from "../live.js";
+import { closeRoom, createLiveSender, keepRoom, openRoom, recallRoom } from "../live.js";
 
 // What students follow is the walk and its step; their look is their own (embed.js ownLook).
 const LOOK = new Set(["theme", "font"]);
@@ -46,7 +46,7 @@ export function createLiveSection(app, { state, store, shows }) {
   const section = el("section", { id: "live-section", class: "live-section", "aria-labelledby": "live-title" });
   const heading = el("h3", { id: "live-title" }, "Live room");
   const start = el("button", { id: "start-live", type: "button", class: "btn" }, "Start a live room");
-  const leave = el("button", { id: "leave-live", type: "button", class: "btn", hidden: "" }, "Leave the room");
+  const leave = el("button", { id: "leave-live", type: "button", class: "btn", hidden: "" }, "Close the room");
   const copyToken = el("button", { id: "copy-live-token", type: "button", class: "btn", hidden: "",
     title: "The room and its presenter token, for a slide deck's embed (docs/slides.md)" }, "Copy presenter token");
   const about = el("p", { class: "share-hint" }, "Students open the address (or scan the code) on their phones and "
@@ -128,7 +128,15 @@ export function createLiveSection(app, { state, store, shows }) {
       start.disabled = false;
     }
   });
-  leave.addEventListener("click", () => end("You left the room: your steps no longer reach it, and it closes after a while."));
+  // Closing tells the students (their pages say the room has closed); a room left open showed
+  // them "Following the lecturer" at its last step until it expired (review of fb96ca3).
+  leave.addEventListener("click", async () => {
+    leave.disabled = true;
+    const why = opened ? await closeRoom(opened) : null;
+    leave.disabled = false;
+    end(why ? `You left the room, but it could not be closed (${why}): your students see its last step until it expires.`
+      : "You closed the room: your students' pages say so.");
+  });
   copyToken.addEventListener("click", async () => {
     const text = JSON.stringify({ type: "gradwalk:live", room: opened.room, token: opened.presenter_token });
     try {
