@@ -60,3 +60,24 @@ TRAIN_SSE_RESPONSE = {"description": "Server-Sent Events: `start`, one `iteratio
                                      "iteration (`boundary`, `dead`, `recorded` among them), "
                                      "then `done` or `error`",
                       "content": {"text/event-stream": {"schema": TRAIN_SSE_EVENT}}}
+
+
+def inline_refs(schema: dict) -> dict:
+    """`schema` (a model's JSON schema) with its local `$defs` written in where they are used.
+    A request body that openapi_extra puts into the OpenAPI document keeps pydantic's
+    "#/$defs/..." refs, which resolve against the document's root, where there is no $defs:
+    schemathesis found no way to make the body of POST /api/links once it held PageState."""
+    defs = schema.get("$defs", {})
+
+    def walk(node):
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            if ref.startswith("#/$defs/"):
+                rest = {k: v for k, v in node.items() if k != "$ref"}
+                return {**walk(defs[ref.removeprefix("#/$defs/")]), **rest}
+            return {k: walk(v) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(schema)

@@ -26,8 +26,9 @@ from starlette.concurrency import run_in_threadpool
 from gradwalk.server.deps import SettingsDep, SlotsDep
 from gradwalk.server.errors import ErrorResponse, error_dict, error_response
 from gradwalk.server.jsonbody import queue_share, read_body
-from gradwalk.server.openapi import errors, page_errors
-from gradwalk.server.pagestate import PageState
+from gradwalk.server.openapi import errors, inline_refs, page_errors
+from gradwalk.server.pagestate import VERSION, PageState
+from gradwalk.server.storage.canonical import MAX_SAFE_INT
 from gradwalk.server.presets import presets
 from gradwalk.server.ratelimit import RateLimit
 from gradwalk.server.routers.pages import templates
@@ -55,10 +56,25 @@ class LinkRequest(BaseModel):
     state: PageState = Field(description='the page state, e.g. {"v": 1, "program": "..."}')
 
 
+def _request_schema() -> dict:
+    """LinkRequest's schema as PageState checks it: the fields are version 1's when "v" is 1;
+    a newer page's state (v > 1) is kept as sent, its fields not judged (server/pagestate.py),
+    so the schema says so rather than refusing what the server accepts."""
+    schema = inline_refs(LinkRequest.model_json_schema())
+    current = schema["properties"]["state"]
+    current["properties"]["v"] = {**current["properties"]["v"], "maximum": VERSION}
+    newer = {"type": "object", "required": ["v"], "additionalProperties": True,
+             "properties": {"v": {"type": "integer", "minimum": VERSION + 1,
+                                  "maximum": MAX_SAFE_INT}}}
+    schema["properties"]["state"] = {"description": current.pop("description", ""),
+                                     "anyOf": [current, newer]}
+    return schema
+
+
 # The body is read as bytes and validated in a worker thread (server/jsonbody.py), so its
 # schema goes into the OpenAPI document by hand.
 REQUEST_BODY = {"requestBody": {"required": True, "content": {
-    "application/json": {"schema": LinkRequest.model_json_schema()}}}}
+    "application/json": {"schema": _request_schema()}}}}
 
 
 class RateLimited(Exception):
