@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
+import threading
 from itertools import islice
 
 import orjson
@@ -25,6 +26,11 @@ __all__ = ["BATCH", "Limits", "Tracer", "body_events", "gc_paused", "options_app
            "run_trace", "trace_json"]
 
 
+_pausing = 0   # threads inside gc_paused now; the collector is off while any is
+_paused_from_enabled = False   # whether the first of them found it on
+_pause_lock = threading.Lock()
+
+
 @contextlib.contextmanager
 def gc_paused():
     """Pause the cyclic garbage collector: a trace allocates millions of acyclic objects, and
@@ -35,14 +41,24 @@ def gc_paused():
     simply re-enabled: handing the trace's objects to the oldest generation uncounted (freeze,
     unfreeze) kept every cycle they had alive until the next full collection, which then never
     came, and memory grew with every trace.
+
+    The switch is the process's, and the server parses and traces in several threads: it is
+    turned back on when the last pausing thread leaves, so one trace ending never re-enables
+    it under another still running.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
+    global _pausing, _paused_from_enabled
+    with _pause_lock:
+        if _pausing == 0:
+            _paused_from_enabled = gc.isenabled()
+            gc.disable()
+        _pausing += 1
     try:
         yield
     finally:
-        if was_enabled:
-            gc.enable()
+        with _pause_lock:
+            _pausing -= 1
+            if _pausing == 0 and _paused_from_enabled:
+                gc.enable()
 
 
 def trace_json(text: str | Program, output: str | None = None,

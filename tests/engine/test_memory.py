@@ -85,3 +85,37 @@ def test_trace_json_leaves_nothing_for_the_collector():
     finally:
         if was_enabled:
             gc.enable()
+
+
+def test_the_collector_stays_paused_until_the_last_pausing_thread_leaves():
+    """The server parses and traces in several threads, and the collector's switch is the
+    process's: the first trace to finish turned it back on under the second (the CI run of
+    b222cda saw a collection in a parse that should have set off none). It is now on again only
+    when the last of them leaves, and off was kept off."""
+    import threading
+
+    from gradwalk.engine.trace.runner import gc_paused
+
+    inside, leave = threading.Event(), threading.Event()
+
+    def other_trace():
+        with gc_paused():
+            inside.set()
+            leave.wait(10)
+
+    assert gc.isenabled()
+    worker = threading.Thread(target=other_trace)
+    with gc_paused():
+        worker.start()
+        assert inside.wait(10)
+    assert not gc.isenabled()   # this thread has left; the other is still inside
+    leave.set()
+    worker.join(10)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()   # found off, left off
+    finally:
+        gc.enable()
