@@ -1,8 +1,11 @@
 """Live rooms: a lecturer's page posts its step, students' pages follow it (Server-Sent Events).
 
-  POST /api/live                 {page state}  -> 201 {room, presenter_token, url}
+  POST /api/live                 {page state}  -> 201 {room, presenter_token, url}; 422 with
+                                 the located error for a program that does not parse, as
+                                 POST /api/trace (a short link keeps such a draft; a room not)
   POST /api/live/{room}/state    {page state with "step"}, Authorization: Bearer <token>
-                                 -> {room, seq}; 403 without the room's token
+                                 -> {room, seq}; 403 without the room's token, before
+                                 anything is said about the body (422, 415, 413)
   DELETE /api/live/{room}        Authorization: Bearer <token> -> {room, closed}: the room is
                                  gone, its followers get `end` (on every process)
   GET  /api/live/{room}/events   text/event-stream: `state` events {room, seq, state}, id seq;
@@ -26,16 +29,17 @@ import json
 from typing import Any, AsyncIterator, Awaitable
 
 from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from gradwalk.server.deps import SettingsDep, SlotsDep
 from gradwalk.server.errors import error_dict, error_response
-from gradwalk.server.jsonbody import queue_share, read_body
+from gradwalk.server.jsonbody import ShapeTooLarge, UnsupportedBody, queue_share, read_body
 from gradwalk.server.livehub import Busy, Follower, Hub, listen, state_event
 from gradwalk.server.openapi import errors, page_errors
-from gradwalk.server.pagestate import PageState
+from gradwalk.server.pagestate import VERSION, PageState
 from gradwalk.server.protocol import RAW_BODY
 from gradwalk.server.ratelimit import RateLimit
 from gradwalk.server.routers.pages import templates
@@ -44,12 +48,14 @@ from gradwalk.server.settings import Settings, get_settings
 from gradwalk.server.storage.live import (LiveStore, NoRoom, TooManyRooms, WrongToken, normal_code,
                                  token_hash)
 from gradwalk.server.storage.links import StorageUnavailable
-from gradwalk.server.tracing import sse_event
+from gradwalk.server.tracing import parse_program, sse_event, without_bom
 
 router = APIRouter(tags=["live"])
 # A step's body under this size is validated on the event loop, not in a worker thread
 # (server/jsonbody.py read_body): a page state is a few hundred bytes.
 STEP_ON_LOOP_BYTES = 8192
+# What a step's body may be refused for (422, 415, 413): answered after the token is checked.
+BODY_ERRORS = (RequestValidationError, UnsupportedBody, ShapeTooLarge)
 NO_ROOM_HINT = "check the code on the lecturer's screen; a room closes after a while unused"
 
 
@@ -131,6 +137,13 @@ def _refused(pair: tuple[int, dict]):
     return error_response(*pair)
 
 
+def _walk_program(state: PageState) -> str:
+    """The program a room's students trace: the state's (without a byte-order mark, as the
+    trace reads it), or "" for a newer page's state, whose fields this server does not judge
+    (server/pagestate.py)."""
+    return "" if state.v > VERSION else without_bom(state.program)
+
+
 def _sized(state: PageState, settings: Settings) -> str | Any:
     """The (checked) state as canonical JSON text, or a 413 error answer."""
     text = state.canonical()
@@ -179,15 +192,20 @@ def _hub(app: FastAPI, settings: Settings) -> Hub:
 @router.post("/api/live", status_code=201, response_model=RoomOpened,
              responses=errors(404, 409, 413, 415, 422, 503))
 async def open_room(request: Request, settings: SettingsDep, slots: SlotsDep):
-    """Open a room at the page state in the body -> {room, presenter_token, url}."""
+    """Open a room at the page state in the body -> {room, presenter_token, url}. A program
+    that does not parse is refused as POST /api/trace refuses it (422, its line and column):
+    every student's page would open at that error."""
     async with queue_share(request, settings, slots) as wait:
         body = await read_body(request, wait, PageState)
-    refused = _refusal(settings)
-    if refused is not None:
-        return _refused(refused)
-    text = _sized(body, settings)
-    if not isinstance(text, str):
-        return text
+        refused = _refusal(settings)
+        if refused is not None:
+            return _refused(refused)
+        text = _sized(body, settings)
+        if not isinstance(text, str):
+            return text
+        program = _walk_program(body)
+        if program.strip():   # raises ProgramError: the app's handler answers 422 with its place
+            await wait.prepare(parse_program, program, settings)
     hub = _hub(request.app, settings)
     try:
         room, token = await run_in_threadpool(hub.store.create, text, settings.max_live_rooms,
@@ -204,15 +222,17 @@ async def open_room(request: Request, settings: SettingsDep, slots: SlotsDep):
 @router.post("/api/live/{room}/state", response_model=Stepped,
              responses=errors(403, 404, 409, 413, 415, 422, 429, 503))
 async def step_room(room: str, request: Request, settings: SettingsDep, slots: SlotsDep):
-    """Set the room's state (Authorization: Bearer <presenter_token>) -> {room, seq}."""
-    async with queue_share(request, settings, slots) as wait:
-        body = await read_body(request, wait, PageState, on_loop_below=STEP_ON_LOOP_BYTES)
+    """Set the room's state (Authorization: Bearer <presenter_token>) -> {room, seq}. Only
+    the room's presenter hears what is wrong with a body: without its token, 403."""
+    try:
+        async with queue_share(request, settings, slots) as wait:
+            body = await read_body(request, wait, PageState, on_loop_below=STEP_ON_LOOP_BYTES)
+    except BODY_ERRORS as e:
+        body, bad_body = None, e
     code, token = _presenter(room, request, settings, "step")
     if not isinstance(token, str):
         return token
-    text = _sized(body, settings)
-    if not isinstance(text, str):
-        return text
+    text = _sized(body, settings) if body is not None else bad_body
     hub = _hub(request.app, settings)
     # Counted per room and token: a stranger's wrong tokens use up only their own rate.
     wait_s = request.app.state.live_rate.hit(f"{code}:{token_hash(token)[:16]}")
@@ -221,6 +241,14 @@ async def step_room(room: str, request: Request, settings: SettingsDep, slots: S
                       f"{request.app.state.live_rate.describe()}); try again in {wait_s} s",
                       "the server's GRADWALK_LIVE_STATE_RATE_LIMIT sets the rate",
                       headers={"Retry-After": str(wait_s)})
+    if not isinstance(text, str):   # a body refused: said only to the room's presenter
+        refused = await _as_presenter(code, "step", run_in_threadpool(
+            hub.store.check_presenter, code, token, settings.live_idle_seconds))
+        if refused is not None:
+            return refused
+        if isinstance(text, Exception):
+            raise text   # the app's handlers answer it (422, 415, 413)
+        return text
     seq = await _as_presenter(code, "step", hub.step(code, token, text))
     if not isinstance(seq, int):
         return seq

@@ -19,6 +19,7 @@ A room idle past `idle` seconds is gone: it reads as absent and the next create 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 import time
 
@@ -96,6 +97,7 @@ _PG = pg_dialect.dialect()
 _OPEN = (rooms.c.room == bindparam("code")) & (rooms.c.touched >= bindparam("since"))
 CURRENT = select(rooms.c.seq, rooms.c.state).where(_OPEN)   # a room's (seq, state), if open
 IS_OPEN = select(rooms.c.room).where(_OPEN)
+PRESENTER = select(rooms.c.token_hash).where(_OPEN)   # whose token steps an open room
 # (the names of the bound values are no column's: SQLAlchemy keeps those for the SET clause)
 _STEP = (update(rooms).where(_OPEN, rooms.c.token_hash == bindparam("presenter_hash"))
          .values(state=bindparam("new_state"), seq=rooms.c.seq + 1, touched=bindparam("now")))
@@ -231,6 +233,21 @@ class LiveStore(Database):
                     conn.execute(select(func.pg_notify(CHANNEL, f"{room}:{seq + 1}")))
         except _DOWN as e:
             raise _unavailable(e, "closing a live room") from e
+
+    def check_presenter(self, room: str, token: str, idle: float) -> None:
+        """Nothing when `token` is the open room `room`'s presenter token; raises NoRoom,
+        WrongToken. For a step refused for its body: the token is judged first, so that a
+        client without it hears 403, never what was wrong with the body (routers/live.py)."""
+        self.open()
+        try:
+            with self.engine.connect() as conn:
+                kept = conn.scalar(PRESENTER, _open_values(room, idle))
+        except _DOWN as e:
+            raise _unavailable(e, "reading a live room") from e
+        if kept is None:
+            raise NoRoom()
+        if not hmac.compare_digest(kept, token_hash(token)):
+            raise WrongToken()
 
     def current(self, room: str, idle: float) -> tuple[int, str] | None:
         """(seq, state text) of a room that has not expired, else None."""

@@ -17,7 +17,7 @@ import { kindWords } from "./format.js";
 import { fetchIteration, fetchRun, iterationNarration, steppable } from "./train.js";
 import { createBoundary } from "./render/boundary.js";
 import { createLossCurve } from "./render/losscurve.js";
-import { embedOptions } from "./embedding.js";
+import { embedOptions, embedProblems } from "./embedding.js";
 import { renderStep } from "./export/snapshot.js";
 import { narrate } from "./narration.js";
 import { showNarration } from "./render/narration_line.js";
@@ -66,6 +66,7 @@ root.dataset.narration = String(options.narration);
 root.dataset.program = String(options.program);
 root.dataset.print = String(options.print);
 programBox.hidden = !options.program;
+noteOptions(embedProblems(location.search));
 
 const total = () => walk?.timeline.length ?? 0;
 // A quiz in the link (issue 16) stops the walk at each question; at the end its result goes
@@ -190,6 +191,22 @@ store.subscribe((state, before) => {
   if (state.step !== before.step) render({ animate: state.step === before.step + 1 });
   else if (state.playing !== before.playing || state.speed !== before.speed) render();
 });
+
+/**
+ * Options whose value was ignored (print=2, theme=pink): said in a note over the graph, naming
+ * what each takes, so that a deck's author sees why `print=2` printed nothing; a click hides it.
+ */
+function noteOptions(problems) {
+  if (!problems.length) return;
+  root.dataset.optionProblems = String(problems.length);
+  const note = document.createElement("p");
+  note.className = "embed-options-note";
+  note.setAttribute("role", "note");
+  note.title = "Click to hide";
+  note.textContent = problems.join(" ");
+  note.addEventListener("click", () => note.remove());
+  root.querySelector(".graph-wrap").prepend(note);
+}
 
 /** Instead of a walk: why (a bad link, a program error, no server). */
 function fail(message) {

@@ -13,8 +13,10 @@
 //   program=1    the program, read-only, beside the graph
 //   print=1      the step as a static SVG picture: no player, no animation (for a deck printed
 //                to PDF; reveal.js' own ?print-pdf in the embed's address does the same)
+// A value an option does not take (print=2, theme=pink) is ignored, and the embed says so in a
+// note naming the values it takes (embedProblems).
 
-import { encodeLink, FIELDS, linkState } from "./state.js";
+import { encodeLink, FIELDS, FONT_LIMITS, linkState, SPEEDS, THEMES } from "./state.js";
 
 const FLAGS = { autoplay: false, controls: true, narration: true, program: false, print: false };
 const flag = { parse: (s) => ({ 1: true, true: true, yes: true, 0: false, false: false, no: false })[s] };
@@ -22,7 +24,8 @@ const flag = { parse: (s) => ({ 1: true, true: true, yes: true, 0: false, false:
 /**
  * The embed's options from `query` (a URLSearchParams or a query string) over `state` (a
  * checked state object, or null): {step, speed, theme, font, autoplay, controls, narration,
- * program, print}. Bad values are ignored (the state's, or the default, stays).
+ * program, print}. Bad values are ignored (the state's, or the default, stays); embedProblems
+ * says which, and what each option takes.
  */
 export function embedOptions(query, state = null) {
   const params = query instanceof URLSearchParams ? query : new URLSearchParams(query);
@@ -38,6 +41,28 @@ export function embedOptions(query, state = null) {
   }
   if (params.has("print-pdf")) options.print = true; // reveal.js' print mode
   return options;
+}
+
+// What each option takes, said when a value is not one of them (embedProblems).
+const SWITCH = "1 or 0 (true/false and yes/no too)";
+const ACCEPTED = {
+  step: "a step number (0, 1, 2, ...)", speed: `${SPEEDS.join(", ")} (events per second)`,
+  theme: THEMES.join(", "), font: `a scale from ${FONT_LIMITS.min} to ${FONT_LIMITS.max}`,
+  ...Object.fromEntries(Object.keys(FLAGS).map((name) => [name, SWITCH])),
+};
+
+/**
+ * What is wrong with the options in `query` (a URLSearchParams or a query string): one
+ * sentence per option whose value embedOptions ignores, naming the values it takes
+ * ("print=2 is ignored: print takes 1 or 0 ..."), in the query's order; [] when all are good.
+ * A deck's author sees why `print=2` printed nothing (embed.js shows them).
+ */
+export function embedProblems(query) {
+  const params = query instanceof URLSearchParams ? query : new URLSearchParams(query);
+  const parsers = { ...Object.fromEntries(Object.keys(FLAGS).map((name) => [name, flag])),
+    ...Object.fromEntries(["step", "speed", "theme", "font"].map((name) => [name, FIELDS[name].type])) };
+  return [...params].filter(([name, value]) => Object.hasOwn(parsers, name) && parsers[name].parse(value) === undefined)
+    .map(([name, value]) => `${name}=${value.length > 20 ? `${value.slice(0, 19)}…` : value} is ignored: ${name} takes ${ACCEPTED[name]}.`);
 }
 
 /** The query string that gives `options` (only what differs from an embed's defaults). */

@@ -113,6 +113,13 @@ export function kindWords(kind) {
   return kind === "syntax" ? "syntax error" : kind.replaceAll("_", " ");
 }
 
+/** Where error `detail` ({line, col}: 1-based, 0-based) is, as the editor says it: "Line 2, column 7: ", or "". */
+export function errorPlace(detail) {
+  return detail?.line == null
+    ? ""
+    : `Line ${detail.line}${detail.col == null ? "" : `, column ${detail.col + 1}`}: `;
+}
+
 /**
  * A shape where a rule, a note or an edge writes it (engine/trace/narrate.py shape_text, the
  * same words): "4×3", "2×3×4", a vector "8-vector", a scalar "scalar". Python's "(4,3)" read

@@ -15,6 +15,7 @@
 // request at a time, and only the newest state waits, so a clicker pressed fast never queues
 // a backlog of stale steps.
 
+import { errorPlace, kindWords } from "./format.js";
 import { checkState, VERSION } from "./state.js";
 
 const RETRY_MS = 5000; // after the server refused the stream (503 busy): its Retry-After
@@ -262,7 +263,10 @@ export function keepRoom(opened, memory = sessionMemory()) {
   memory.setItem(`${PRESENTER_KEY}.${opened.room}`, JSON.stringify({ token: opened.presenter_token, url: opened.url }));
 }
 
-/** POST /api/live {state} -> {room, presenter_token, url}; throws Error(message). */
+/**
+ * POST /api/live {state} -> {room, presenter_token, url}; throws Error(message), located
+ * ("Line 2, column 7: syntax error: ...") for a program that does not parse.
+ */
 export async function openRoom(state, post = fetch) {
   let response;
   try {
@@ -274,7 +278,12 @@ export async function openRoom(state, post = fetch) {
   }
   const body = await response.json().catch(() => null);
   if (!response.ok || typeof body?.room !== "string") {
-    throw new Error(body?.error?.message ?? `the server answered ${response.status}`);
+    const error = body?.error;
+    // a program that does not parse: where, as the editor says it (the server refuses a
+    // room whose every student would open at that error)
+    const located = error?.line != null && typeof error.message === "string";
+    throw new Error(located ? `${errorPlace(error)}${kindWords(error.kind)}: ${error.message}`
+      : error?.message ?? `the server answered ${response.status}`);
   }
   return body;
 }

@@ -7,7 +7,7 @@
 import { startLayout } from "./layout-job.js";
 import { runSliced } from "./slices.js";
 import { streamTrace } from "./stream.js";
-import { readLinkState, startPermalink } from "./permalink.js";
+import { readLinkState, reopenPending, startPermalink } from "./permalink.js";
 import { narrate } from "./narration.js";
 import { showNarration } from "./render/narration_line.js";
 import { bugBadgeText } from "./bugs.js";
@@ -98,6 +98,7 @@ const store = createStore(restoredEditor(readSaved(), presets)
   ?? { preset: firstPreset?.id ?? "", program: firstPreset?.program ?? "" });
 // A link (a short link's inlined state, else the fragment) wins over the drafts; a bad one
 // is said, and the drafts open as they were.
+reopenPending(); // a reload right after a step opens at that step (permalink.js)
 const link = readLinkState(document, location);
 let pendingStep = null; // the link's step, gone to once its program is traced
 let pendingGroups = link.state?.open_groups ?? null; // the link's expanded groups, opened with its trace

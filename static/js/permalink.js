@@ -48,6 +48,28 @@ const DELAY_MS = 250; // typing rewrites the URL once it pauses: deflating a lon
 
 const KEPT = " What you had typed is kept (see the Example menu).";
 
+// sessionStorage: {from, to}, the addresses before and after the write a page flushed as it
+// was left (startPermalink's flushPending): a reload reopens `from`, which should be `to`.
+const PENDING_KEY = "gradwalk.url.pending";
+const here = () => `${location.pathname}${location.search}${location.hash}`;
+
+/**
+ * The explorer opening again in this tab at the address its last page had before that page
+ * flushed its pending step (a reload within DELAY_MS of a step): the address becomes the one
+ * flushed, so the page opens at the step it was left at. Call before reading the state.
+ */
+export function reopenPending() {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(PENDING_KEY));
+    sessionStorage.removeItem(PENDING_KEY);
+    if (kept?.from === here() && typeof kept.to === "string" && kept.to.startsWith("/")) {
+      history.replaceState(history.state, "", kept.to);
+    }
+  } catch {
+    // storage refused, or damaged: the address as it is
+  }
+}
+
 /**
  * Keep the URL in step with `store`. `pendingStep()` is the step a link asked for while its
  * program is being traced (the URL keeps it meanwhile). `message` shows link problems;
@@ -58,6 +80,15 @@ export function startPermalink({ app, message, store, pendingStep, onLink }) {
   const shown = () => ({ ...store.get(), step: pendingStep() ?? store.get().step });
   let written = location.hash.replace(/^#/, "");
   let timer = null;
+  let pendingKept = false; // flushPending left {from, to} in sessionStorage
+  const forgetPending = () => {
+    pendingKept = false;
+    try {
+      sessionStorage.removeItem(PENDING_KEY);
+    } catch {
+      // storage refused: nothing was kept
+    }
+  };
   // A short link (/s/<id>) stays in the address bar while the walk is still its state.
   // The example menu's entry (preset) is not compared: the page finds it from the program.
   const walkOf = (state) => encodeLink({ ...state, preset: undefined });
@@ -67,6 +98,7 @@ export function startPermalink({ app, message, store, pendingStep, onLink }) {
   function write() {
     clearTimeout(timer);
     timer = null;
+    if (pendingKept) forgetPending(); // the address bar is newer than what a reload would reopen
     const fragment = encodeLink(shown());
     app.dataset.urlStep = String(shown().step); // tests wait on it
     if (fragment === written) return;
@@ -96,7 +128,22 @@ export function startPermalink({ app, message, store, pendingStep, onLink }) {
     if (typing || stepping) timer = setTimeout(write, DELAY_MS);
     else write();
   });
-  window.addEventListener("pagehide", () => timer && write());
+  // Leaving (a reload, a closed tab, another app on a phone) with a write pending: it is
+  // written now. A reload reopens the address it had when it began, before pagehide, so the
+  // change is also left in sessionStorage for reopenPending (the next page of this tab).
+  function flushPending() {
+    if (!timer) return;
+    const from = here();
+    write();
+    try {
+      sessionStorage.setItem(PENDING_KEY, JSON.stringify({ from, to: here() }));
+      pendingKept = true;
+    } catch {
+      // storage refused (a sandboxed frame): the address bar has it, for a closed tab
+    }
+  }
+  window.addEventListener("pagehide", flushPending);
+  document.addEventListener("visibilitychange", () => document.visibilityState === "hidden" && flushPending());
 
   window.addEventListener("hashchange", () => {
     const hash = location.hash.replace(/^#/, "");

@@ -20,8 +20,15 @@ export const PRESETS = {
   fanout: "the fan-out sums only",
   nodes: "named nodes",
 };
-// A node's name as Python reads one (`é = 2.0` traces): a letter or _, then letters, digits, _.
-const NAME = String.raw`[\p{L}_][\p{L}\p{N}_]*`;
+// A node's name as Python reads one (`é = 2.0` traces): an identifier (str.isidentifier: a
+// character of Unicode's XID_Start or _, then XID_Continue) that is not a keyword. The server
+// checks the same rule (server/pagestate.py quiz_problem); tests/cases/quiz_names.json is the
+// table both sides' tests run (tests/js/quiz.test.mjs, tests/server/test_quiz_names.py).
+export const KEYWORDS = ["False", "None", "True", "and", "as", "assert", "async", "await", "break",
+  "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+  "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
+  "while", "with", "yield"]; // Python's keyword.kwlist (soft keywords such as `match` are names)
+const NAME = String.raw`(?!(?:${KEYWORDS.join("|")})(?![\p{XID_Continue}]))[\p{XID_Start}_][\p{XID_Continue}]*`;
 const IS_NAME = new RegExp(`^${NAME}$`, "u");
 // A valid `quiz` field: a preset, or "nodes:" and names separated by commas.
 export const QUIZ_PATTERN = new RegExp(`^(|adjoints|values|fanout|nodes:${NAME}(,${NAME})*)$`, "u");
@@ -84,7 +91,7 @@ export function notNamesText(text) {
   const shown = bad.slice(0, 3).map((n) => `“${n.length > 16 ? `${n.slice(0, 15)}…` : n}”`);
   const more = bad.length > 3 ? ` and ${bad.length - 3} more` : "";
   const verb = bad.length > 1 ? "are not names" : "is not a name";
-  return `${shown.join(", ")}${more} ${verb} (letters, digits, _).`;
+  return `${shown.join(", ")}${more} ${verb} (letters, digits, _; not a Python keyword).`;
 }
 
 // ---------------------------------------------------------------- tensors

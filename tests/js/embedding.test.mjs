@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { EMBED_SIZE, embedOptions, embedQuery, embedSnippet, embedTitle } from "../../static/js/embedding.js";
+import { EMBED_SIZE, embedOptions, embedProblems, embedQuery, embedSnippet, embedTitle } from "../../static/js/embedding.js";
 import { decodeLink } from "../../static/js/state.js";
 
 const PROGRAM = "a = 1.0\nb = tanh(a) * 2.0\nL = b * b\n";
@@ -52,4 +52,17 @@ test("the title names the output, and a quote in it cannot break the attribute",
   assert.equal(embedTitle({ program: "" }), "gradwalk: backpropagation, step by step");
   const html = embedSnippet({ program: 'x = 1.0\n"><script>\n' }, "http://h");
   assert.ok(!html.includes("<script>"));
+});
+
+test("a value an option does not take is said, with the values it takes (print=2 was ignored silently)", () => {
+  assert.deepEqual(embedProblems(""), []);
+  assert.deepEqual(embedProblems("print=1&step=3&theme=dark&font=1.5&controls=no&speed=4"), []);
+  assert.deepEqual(embedProblems("print=2"), ["print=2 is ignored: print takes 1 or 0 (true/false and yes/no too)."]);
+  assert.equal(embedOptions("print=2", null).print, false);
+  const said = embedProblems("step=-1&speed=3&theme=pink&font=9&controls=maybe&print=&other=1");
+  assert.deepEqual(said.map((s) => s.split("=")[0]), ["step", "speed", "theme", "font", "controls", "print"]);
+  assert.match(said[1], /speed takes 0\.5, 1, 2, 4, 8, 16 \(events per second\)\.$/);
+  assert.match(said[2], /theme=pink is ignored: theme takes auto, light, dark, projector\.$/);
+  assert.match(said[3], /font takes a scale from 0\.5 to 3\.$/);
+  assert.match(embedProblems(`theme=${"x".repeat(50)}`)[0], /^theme=x{19}… is ignored/);
 });

@@ -2,7 +2,7 @@
 // one request in flight with only the newest state waiting (a fast clicker queues no backlog).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { closeRoom, createLiveSender, decideLive, newerRoom, sameWalk } from "../../static/js/live.js";
+import { closeRoom, createLiveSender, decideLive, newerRoom, openRoom, sameWalk } from "../../static/js/live.js";
 import { readLinkState } from "../../static/js/permalink.js";
 import { checkState, LINK_ERRORS } from "../../static/js/state.js";
 
@@ -138,4 +138,16 @@ test("closing a room: DELETE with the presenter's token; a room already gone is 
   assert.equal(await closeRoom(opened, answer(403, { error: { message: "this token does not close this room" } })),
     "this token does not close this room");
   assert.equal(await closeRoom(opened, async () => { throw new TypeError("offline"); }), "the server could not be reached");
+});
+
+test("a room refused for a program that does not parse says where, as the editor does (polish17)", async () => {
+  const answer = (status, body) => async () => ({ ok: status < 300, status, json: async () => body });
+  const syntax = { kind: "syntax", message: "'(' was never closed", line: 2, col: 4, end_line: 2, end_col: 5, hint: null };
+  await assert.rejects(openRoom({ v: 1, program: "x = 1\nL = (x +" }, answer(422, { error: syntax })),
+    { message: "Line 2, column 5: syntax error: '(' was never closed" });
+  // a refusal that is not the program's keeps the server's message
+  await assert.rejects(openRoom({ v: 1 }, answer(422, { error: { kind: "bad_request", message: "state.step: bad", line: null } })),
+    { message: "state.step: bad" });
+  const opened = { room: "K7P2QX", presenter_token: "tok", url: "/live/K7P2QX" };
+  assert.deepEqual(await openRoom({ v: 1 }, answer(201, opened)), opened);
 });

@@ -60,9 +60,9 @@ test("names as Python reads them are asked; a word that is no name says why (rev
   assert.equal(namedSpec("<b>x</b>"), "");
   assert.equal(notNamesText("d, a"), "");
   assert.equal(notNamesText("<b>x</b>"),
-    "“<b>x</b>” is not a name (letters, digits, _).");
+    "“<b>x</b>” is not a name (letters, digits, _; not a Python keyword).");
   assert.equal(notNamesText("1x, d, 2y, a-b, ?, !"),
-    "“1x”, “2y”, “a-b” and 2 more are not names (letters, digits, _).");
+    "“1x”, “2y”, “a-b” and 2 more are not names (letters, digits, _; not a Python keyword).");
   assert.match(notNamesText("x".repeat(40) + "!"), /^“x{15}…” is not a name/);
 });
 
@@ -486,4 +486,14 @@ test("a link's chosen training iteration is one of its run's", () => {
   assert.equal(state.train_iteration, 9);
   assert.equal(checkState({ v: 1, train_iteration: 500 }).state.train_iteration, 299); // the default 300 steps
   assert.equal(checkState({ v: 1, train_steps: 10, train_iteration: 4 }).state.train_iteration, 4);
+});
+
+test("a quiz name is a Python identifier that is not a keyword: the table the server's test runs too (tests/cases/quiz_names.json)", () => {
+  const table = JSON.parse(readFileSync(new URL("../cases/quiz_names.json", import.meta.url), "utf8"));
+  for (const { name, valid } of table.names) {
+    assert.equal(QUIZ_PATTERN.test(`nodes:${name}`), valid, `nodes:${JSON.stringify(name)}`);
+    assert.equal(checkState({ v: 1, quiz: `nodes:${name}` }).state?.quiz === `nodes:${name}`, valid, JSON.stringify(name));
+  }
+  for (const { spec, valid } of table.specs) assert.equal(QUIZ_PATTERN.test(spec), valid, JSON.stringify(spec));
+  assert.equal(namedSpec("if, a, match, for_"), "nodes:a,match,for_");
 });

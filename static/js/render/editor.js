@@ -14,19 +14,13 @@ import {
   Decoration, EditorView, highlightActiveLineGutter, keymap, lineNumbers, placeholder, showPanel,
 } from "@codemirror/view";
 import { classHighlighter } from "@lezer/highlight";
-import { kindWords } from "../format.js";
+import { errorPlace, kindWords } from "../format.js";
 import { rangeOf } from "../spans.js";
 import { markScroller, pageNonce } from "./dom.js";
 
 const SIDE_MARGIN = 8; // px: a caret this close to the editor's right edge counts as hidden
 // Marks drawn at once, lowest first: a later one is drawn inside (over) an earlier one.
 const MARK_ORDER = ["step", "hover", "error"];
-
-function whereOf(detail) {
-  return detail.line == null
-    ? ""
-    : `Line ${detail.line}${detail.col == null ? "" : `, column ${detail.col + 1}`}: `;
-}
 
 // ---------------------------------------------------------------- the marks, as editor state
 
@@ -424,7 +418,7 @@ export function createEditor(root, { onRun, onInput, note = null }) {
       const note = document.createElement("span");
       note.className = "stale-note";
       note.textContent = " (before your edit)";
-      errorBox.append(whereOf(detail), kind, " ", detail.message ?? "", note);
+      errorBox.append(errorPlace(detail), kind, " ", detail.message ?? "", note);
       // The engine's hint (docs/trace-format.md) says what to do about it, on its own line.
       if (detail.hint) {
         const hint = document.createElement("span");
