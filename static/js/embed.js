@@ -340,7 +340,10 @@ async function start() {
   // tanh example, whole at 0.86 in 1000x600, lost its output off the right edge).
   // a phone does not scale the slide up, so there the floor is READABLE_SCALE (14 px numbers)
   const floor = (narrow.matches ? READABLE_SCALE : WHOLE_MIN) * options.font;
-  panel.fitWhole(walk, floor);
+  // A phone whose automatic view shows the whole graph already keeps it, at 14 px or more: it
+  // has each step's `+=` note in view too (the drawing alone fitted larger cut a's note at the
+  // top, polish17).
+  if (!(narrow.matches && svg.dataset.whole === "true")) panel.fitWhole(walk, floor);
   root.dataset.status = "ready";
   if (window.parent !== window) window.parent.postMessage({ type: "gradwalk:ready", steps: total() }, "*");
   store.set({ step: Math.min(Math.max(0, pendingStep), reachable()) }); // past the end (or a question): the last

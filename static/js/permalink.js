@@ -62,8 +62,11 @@ export function reopenPending() {
   try {
     const kept = JSON.parse(sessionStorage.getItem(PENDING_KEY));
     sessionStorage.removeItem(PENDING_KEY);
-    if (kept?.from === here() && typeof kept.to === "string" && kept.to.startsWith("/")) {
-      history.replaceState(history.state, "", kept.to);
+    const to = typeof kept?.to === "string" ? new URL(kept.to, location.href) : null;
+    // on the same path only: a short link's page (/s/<id>) opens at its inlined state whatever
+    // its address says, so one left for "/" is not followed
+    if (kept?.from === here() && to?.origin === location.origin && to.pathname === location.pathname) {
+      history.replaceState(history.state, "", to.href);
     }
   } catch {
     // storage refused, or damaged: the address as it is

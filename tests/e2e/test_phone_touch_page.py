@@ -209,7 +209,7 @@ SWIPE_BACK_IN_GLIDE = """async ([x, y, root]) => {
     send('touchstart', [at(-dx)], [at(-dx)]);
     send('touchend', [], [at(dx)]);
   };
-  for (let i = 0; i < 6; i++) {
+  for (let i = 0; i < 20; i++) {  // the first steps may all be in view (an upright layout as narrow as it goes)
     while (svg.dataset.camera !== 'still') await frame();
     swipe(-80);
     await frame();

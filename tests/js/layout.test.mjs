@@ -33,6 +33,17 @@ test("upright (a portrait phone or tablet): top to bottom, narrower than tall, t
   assert.ok(layout.width < flat.width / 2, `${layout.width} vs ${flat.width}`);
 });
 
+test("upright is as narrow as its boxes allow: the tanh example in 2 columns (polish17: 3.5, c cut on a 390 px phone)", () => {
+  const layout = layoutGraph(trace.graph, { upright: true });
+  const columns = new Set(layout.nodes.map((n) => Math.round(n.x)));
+  assert.equal(columns.size, 2, JSON.stringify([...columns]));
+  const box = Math.max(...layout.nodes.map((n) => n.width));
+  assert.ok(layout.width <= 2 * box + 28 + 2 * 24 + 1, `${layout.width}`); // 2 boxes, nodesep, margins
+  // still top to bottom, every edge downwards
+  const at = Object.fromEntries(layout.nodes.map((n) => [n.id, n]));
+  for (const edge of layout.edges) assert.ok(at[edge.source].y < at[edge.target].y, edge.id);
+});
+
 test("upright keeps left to right where chips are drawn (left of their consumer)", () => {
   const node = (id, op, role, inputs) => ({ id, label: id, op, role, inputs, shape: [] });
   const graph = {
