@@ -244,7 +244,7 @@ class Tracer:
             if bar is None:
                 bar = bars[label] = narrate.symbol(label, output, s)
             symbols.append(bar)
-        self.formulas, self.symbols = formulas, symbols
+        self.formulas, self.symbols, self.strengths = formulas, symbols, strengths
 
     def _formula(self, n) -> str:
         if n.role == "const" and (data := data_formula(n, self.program.nodes)):   # X, y = xor()
