@@ -10,7 +10,7 @@ error is raised before the first event is sent.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
@@ -354,9 +354,6 @@ class Tracer:
     def graph_bytes(self) -> bytes:
         """The `graph` event's data as JSON: {"version": 1, "graph": {nodes, edges}}."""
         return b"".join(self.graph_parts())
-
-    def node_ledgers(self, indices: Iterable[int] | None = None) -> dict[int, dict | None]:
-        return graph_out.node_ledgers(self, indices)
 
     def events(self) -> Iterator[_Event]:
         """The events as typed models (engine/trace/events.py), in the order of `records`."""
