@@ -228,10 +228,10 @@ class Tracer:
         for n in nodes:
             params, label = n.params, n.label
             s = strengths[n.index] = strength(n)
-            symbol = binary.get(n.op) if not params else None
             if n.name is None and not params and n.role != "op":
                 formulas.append(label)   # an unnamed constant (`* 1.0001`): _formula's own
-            elif symbol is not None and len(n.inputs) == 2:
+            elif not params and len(n.inputs) == 2 and n.op in binary:
+                symbol = binary[n.op]
                 left, right = n.inputs
                 most_left, most_right = parens.get(n.op, NEVER)   # a comparison: none
                 a, b = nodes[left].label, nodes[right].label
