@@ -114,53 +114,6 @@ def topological_order(g: nx.DiGraph) -> list[str]:
     return order
 
 
-def graph_json(program: Program, order: Iterable[int], ids: list[str], requires: list[bool],
-               shapes, formulas: list[str], symbols: list[str], ledgers) -> dict:
-    """The graph as docs/trace-format.md describes it: nodes in topological order, edges.
-
-    ids, requires, shapes, formulas, symbols: per node index, its id, requires_grad, and the
-    fields the trace worked out (shape, formula, adjoint symbol). Read from the flat IR, not
-    from the networkx graph, so the JSON costs one dict per node and per edge. Each node's
-    `span` is its Span dataclass, which orjson writes as {line, col, end_line, end_col}
-    (json.dumps needs `default=Span.to_dict`).
-    """
-    order = list(order)
-    return {"nodes": graph_nodes(program, order, ids, requires, shapes, formulas, symbols,
-                                 ledgers),
-            "edges": graph_edges(program, order, ids)}
-
-
-def graph_nodes(program: Program, order: Iterable[int], ids: list[str], requires: list[bool],
-                shapes, formulas: list[str], symbols: list[str], ledgers) -> list[dict]:
-    """The `nodes` of graph_json for the nodes in `order` (a slice of it gives a slice);
-    shapes, ledgers: by node index (a list, or a dict holding at least `order`'s nodes), each
-    node's shape and memory and FLOPs figures (engine/trace/ledger.py; None for a leaf)."""
-    ir, id_of = program.nodes, ids.__getitem__
-    # spans as dicts: orjson writes a dict about 1 µs faster than a dataclass, per node (made
-    # here, not by Span.to_dict: a call per node is a tenth of this loop)
-    nodes = []
-    append = nodes.append
-    for i in order:   # a loop, not a comprehension over a generator of (i, node, span)
-        n = ir[i]
-        s = n.span
-        ins = n.inputs   # none (a leaf, a constant) or two, mostly: lists made without a map
-        inputs = [ids[ins[0]], ids[ins[1]]] if len(ins) == 2 else \
-            list(map(id_of, ins)) if ins else []
-        append({"id": ids[i], "index": i, "name": n.name, "label": n.label, "op": n.op,
-                "role": n.role, "inputs": inputs, "params": n.params,
-                "requires_grad": requires[i], "span": {"line": s.line, "col": s.col,
-                                                        "end_line": s.end_line,
-                                                        "end_col": s.end_col},
-                "shape": shapes[i], "formula": formulas[i], "adjoint_symbol": symbols[i],
-                "ledger": ledgers[i]})
-    if program.no_grad:   # an op made inside `with no_grad():` records no graph (issue 9)
-        off = {i for b in program.no_grad for i in range(b.first, b.end)}
-        for node in nodes:
-            if node["role"] == "op" and node["index"] in off:
-                node["recorded"] = False
-    return nodes
-
-
 def graph_edges(program: Program, order: Iterable[int], ids: list[str]) -> list[dict]:
     """The `edges` of graph_json into the nodes in `order`, in argument order. A constant the
     op reads as data, not as an input, feeds it by an edge marked "grad": false, after the

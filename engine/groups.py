@@ -304,14 +304,15 @@ def structure(nodes: list[IRNode], first: int, end: int) -> tuple:
     within it, so a node's inputs made in the statement are the latest unused ones. Cheaper
     than their positions (a 100,000-node chain is in the speed benchmark).
     """
-    shape: list = []   # op, input count, and per input whether it came before: one loop
-    append = shape.append
-    for n in nodes[first:end]:
+    shape: list = []   # op, input count, and per input whether it came before: one loop,
+    for n in nodes[first:end]:   # one extend a node (two inputs or none, mostly)
         ins = n.inputs
-        append(n.op)
-        append(len(ins))
-        for k in ins:
-            append(k < first)
+        if len(ins) == 2:
+            shape += (n.op, 2, ins[0] < first, ins[1] < first)
+        elif ins:
+            shape += (n.op, len(ins), *[k < first for k in ins])
+        else:
+            shape += (n.op, 0)
     return tuple(shape)
 
 

@@ -81,12 +81,17 @@ def first_pass(tape, values: list, checks: Checks) -> list[int]:
             out = None
             rule = fast.get(node.op)
             if rule is not None:   # on Python floats when every input is 0-d
-                xs = [values[k] for k in node.inputs]
-                floats = True
-                for x in xs:   # a loop, not all(generator): this runs once per node
-                    if type(x) is not float:
-                        floats = False
-                        break
+                ins = node.inputs   # two, mostly: no comprehension's frame, no loop for them
+                if len(ins) == 2:
+                    xs = [values[ins[0]], values[ins[1]]]
+                    floats = type(xs[0]) is float and type(xs[1]) is float
+                else:
+                    xs = [values[k] for k in ins]
+                    floats = True
+                    for x in xs:   # a loop, not all(generator): this runs once per node
+                        if type(x) is not float:
+                            floats = False
+                            break
                 if floats:
                     try:   # scalar.forward's rule, without its call
                         out = rule(*xs)

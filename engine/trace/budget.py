@@ -154,7 +154,7 @@ def _lengths(*texts: list[str], escaped: bool = False) -> list[int]:
 
 
 def _ledger_bytes(tracer):
-    """i -> the bytes of node i's `ledger` object in the graph (runner.node_ledgers): its
+    """i -> the bytes of node i's `ledger` object in the graph (graph_out.graph_nodes): its
     numbers at the digits of their column's largest, its saved nodes' ids."""
     led, ids = tracer.ledger, tracer.ids
     columns = (led.saved_elements, led.saved_bytes, led.flops_forward, led.flops_backward,

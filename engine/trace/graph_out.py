@@ -8,7 +8,7 @@ from typing import Iterable, Iterator
 import numpy as np
 import orjson
 
-from gradwalk.engine.graph import graph_json as graph_dict, graph_nodes
+from gradwalk.engine.graph import graph_edges
 from gradwalk.engine.groups import groups
 from gradwalk.engine.trace.values import TRACE_VERSION
 
@@ -18,35 +18,63 @@ BATCH = 512   # nodes (or records) serialized per orjson call: few calls, a boun
 def graph_json(t) -> dict:
     """{nodes, edges, blocks, groups} of Tracer `t`, for orjson (a node's or group's `span` is
     its Span dataclass; `graph_parts` gives the JSON)."""
-    every = range(len(t.values))
-    return {**graph_dict(t.program, t.deadline.paced(t.order), t.ids, t.requires,
-                         node_shapes(t, every), t.formulas, t.symbols, node_ledgers(t)),
+    order = list(t.deadline.paced(t.order))
+    return {"nodes": graph_nodes(t, order), "edges": graph_edges(t.program, order, t.ids),
             "blocks": blocks_json(t), "groups": groups(t.program)}
 
 
-def node_ledgers(t, indices: Iterable[int] | None = None) -> dict[int, dict | None]:
-    """Each node's `ledger` field (docs/trace-format.md), by node index: None for leaves and
-    constants. `indices`: only those nodes (a batch of the graph event: a dict per node of
-    the whole graph at once was about 400 bytes a node of the trace's peak memory)."""
-    led, ids, nodes = t.ledger, t.ids, t.program.nodes
-    id_of = ids.__getitem__
-    saves = led.saves
-    return {i: None if nodes[i].role != "op" else {
-        # mostly one saved tensor (mul's other input) or none: no map for those
-        "saves": [ids[saves[i][0]]] if len(saves[i]) == 1 else list(map(id_of, saves[i])),
-        "saved_elements": led.saved_elements[i],
-        "saved_bytes": led.saved_bytes[i], "flops_forward": led.flops_forward[i],
-        "flops_backward": led.flops_backward[i],
-        "activation_bytes": led.activation_bytes[i],
-        "released_by": None if led.released_by[i] is None else ids[led.released_by[i]],
-        "recomputed": led.recomputed[i]}
-        for i in (range(len(nodes)) if indices is None else indices)}
+def graph_nodes(t, order: Iterable[int]) -> list[dict]:
+    """The graph's `nodes` (docs/trace-format.md) for the nodes in `order`, in that order:
+    each node's fields from the IR and the trace (id, requires_grad, shape, formula, adjoint
+    symbol, and its `ledger`: the node's figures of engine/trace/ledger.py, None for a
+    leaf or a constant).
 
-
-def node_shapes(t, indices: Iterable[int]) -> dict[int, list[int]]:
-    """Each node's `shape` field by node index ([] for a scalar)."""
-    values = t.values
-    return {i: [] if type(values[i]) is float else list(np.shape(values[i])) for i in indices}
+    One loop makes each node's dict with its span, shape and ledger in it (issue 15 §1: a
+    dict of shapes and one of ledgers per batch first, then the nodes, were three passes).
+    An empty list (a leaf's inputs, a scalar's shape) is one list shared by the batch's
+    dicts, which are only written and dropped. The span is a dict: orjson writes a dict
+    about 1 µs faster than a dataclass, per node."""
+    program, ids, requires = t.program, t.ids, t.requires
+    ir, values, formulas, symbols = program.nodes, t.values, t.formulas, t.symbols
+    led = t.ledger
+    saves, saved_elements, saved_bytes = led.saves, led.saved_elements, led.saved_bytes
+    flops_forward, flops_backward = led.flops_forward, led.flops_backward
+    activation_bytes, released_by, recomputed = led.activation_bytes, led.released_by, \
+        led.recomputed
+    id_of, empty = ids.__getitem__, []
+    nodes = []
+    append = nodes.append
+    for i in order:
+        n = ir[i]
+        s = n.span
+        ins = n.inputs   # none (a leaf, a constant) or two, mostly: lists made without a map
+        v = values[i]
+        if n.role != "op":
+            ledger = None
+        else:
+            kept = saves[i]   # mostly one saved tensor (mul's other input) or none
+            released = released_by[i]
+            ledger = {"saves": [ids[kept[0]]] if len(kept) == 1 else list(map(id_of, kept)),
+                      "saved_elements": saved_elements[i], "saved_bytes": saved_bytes[i],
+                      "flops_forward": flops_forward[i], "flops_backward": flops_backward[i],
+                      "activation_bytes": activation_bytes[i],
+                      "released_by": None if released is None else ids[released],
+                      "recomputed": recomputed[i]}
+        append({"id": ids[i], "index": i, "name": n.name, "label": n.label, "op": n.op,
+                "role": n.role,
+                "inputs": [ids[ins[0]], ids[ins[1]]] if len(ins) == 2 else
+                list(map(id_of, ins)) if ins else empty,
+                "params": n.params, "requires_grad": requires[i],
+                "span": {"line": s.line, "col": s.col, "end_line": s.end_line,
+                         "end_col": s.end_col},
+                "shape": empty if type(v) is float else list(np.shape(v)),
+                "formula": formulas[i], "adjoint_symbol": symbols[i], "ledger": ledger})
+    if program.no_grad:   # an op made inside `with no_grad():` records no graph (issue 9)
+        off = {i for b in program.no_grad for i in range(b.first, b.end)}
+        for node in nodes:
+            if node["role"] == "op" and node["index"] in off:
+                node["recorded"] = False
+    return nodes
 
 
 def graph_parts(t) -> Iterator[bytes | memoryview]:
@@ -60,9 +88,7 @@ def graph_parts(t) -> Iterator[bytes | memoryview]:
     for k, run in enumerate(t.deadline.paced(runs)):
         if k:
             yield b","
-        yield memoryview(orjson.dumps(graph_nodes(
-            program, run, ids, t.requires, node_shapes(t, run), t.formulas, t.symbols,
-            node_ledgers(t, run))))[1:-1]
+        yield memoryview(orjson.dumps(graph_nodes(t, run)))[1:-1]
     yield b'],"edges":['
     comma = b""
     for run in runs:

@@ -118,7 +118,7 @@ def build(program, values: list, flops: list[int], requires: list[bool], output:
                         break
             if cost is None:
                 cost = _backward_flops(op, values, i, ins, flops, scalar_costs)
-            f_bwd[i] = round(share * cost)
+            f_bwd[i] = cost if share == 1.0 else round(share * cost)   # an int: no round()
         if slots:
             if len(slots) == 1:   # mul's one saved input, tanh's output: no set to sort
                 kept = (i if slots[0] < 0 else ins[slots[0]],)

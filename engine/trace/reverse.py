@@ -101,113 +101,141 @@ def _why_backward(t, record: dict) -> str:
 def backward(t, seq) -> Iterator[dict]:
     """The seed record, then every backward edge's records in reverse creation order; returns
     every node's adjoint (None where none arrives)."""
+    return _edges(t, seq)
+
+
+def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
+                 fallback: bool = True) -> list[dict]:
+    """The records of every backward edge (or argument `only`'s) of a scalar + - * / or
+    negation on floats (engine/trace/scalar.py) with upstream gradient `g`, as the backward
+    pass writes them (`_edges`); an edge where Python would raise, or whose contribution is
+    not finite, is the numpy path's (edge), or, without `fallback`, left undone (no record,
+    its adjoint untouched). The bug lab and the size estimate's numbers walk with it."""
+    return list(_edges(t, seq, node, g, adjoints, only, fallback))
+
+
+def kept_texts(n: int) -> list | None:
+    """The backward pass's texts of the adjoints (see `_edges`), one slot per node."""
+    return [None] * n
+
+
+def _edges(t, seq, one=None, upstream=None, adjoints: list | None = None,
+           only: int | None = None, fallback: bool = True) -> Iterator[dict]:
+    """The backward pass (`one` None: the seed, then every node in reverse creation order,
+    returning the adjoints), or node `one`'s edges with upstream gradient `upstream`.
+
+    One loop over the nodes writes each scalar edge's `accumulate` record in place, its
+    narration included (issue 15 §1: a call per node, and one per record for its sentence,
+    were about a third of a chain's backward records). `texts`: per node, (its adjoint,
+    that adjoint's narration text: values.short), kept by the edge that set it, so the
+    node's own edges write it again without formatting (used only while the adjoint is
+    still that very object, and emptied when read). Formatting a number is most of a scalar
+    edge's cost, and along a chain each adjoint is narrated twice: as a contribution, then
+    as the upstream gradient."""
     nodes, values, ids = t.program.nodes, t.values, t.ids
-    requires = t.requires
-    adjoints: list = [None] * len(nodes)
-    out = values[t.output]
-    adjoints[t.output] = t.output_grad if t.output_grad is not None else \
-        1.0 if type(out) is float else np.ones_like(out)
-    yield {"seq": next(seq), "kind": "seed", "node": ids[t.output],
-           "adjoint": t.encode(adjoints[t.output], t.limit),
-           "narration": seed.narration(t.output_label, t.symbols[t.output], out,
-                                       t.output_grad is not None)}
+    requires, formulas, symbols, strengths = t.requires, t.formulas, t.symbols, t.strengths
+    if one is None:
+        adjoints = [None] * len(nodes)
+        out = values[t.output]
+        adjoints[t.output] = t.output_grad if t.output_grad is not None else \
+            1.0 if type(out) is float else np.ones_like(out)
+        yield {"seq": next(seq), "kind": "seed", "node": ids[t.output],
+               "adjoint": t.encode(adjoints[t.output], t.limit),
+               "narration": seed.narration(t.output_label, symbols[t.output], out,
+                                           t.output_grad is not None)}
+        order = t.deadline.paced(reversed(t.order))
+        pending = list(t.program.blocks)   # checkpoints not yet recomputed
+        texts = kept_texts(len(nodes))
+    else:
+        order, pending, texts = (one.index,), None, None
     fast = scalar.FORWARD
-    pending = list(t.program.blocks)   # checkpoints not yet recomputed
-    texts: list = [None] * len(nodes)   # scalar_edges' texts of the adjoints
-    for i in t.deadline.paced(reversed(t.order)):
-        node, g = nodes[i], adjoints[i]
+    rows: dict = {}   # op -> its row's vjps, partials and plain partials (_scalar_row)
+    for i in order:
+        node = nodes[i]
+        g = adjoints[i] if one is None else upstream
         if g is None or node.role != "op":
             continue
         if pending and requires[i]:
             yield from recompute(t, i, pending, seq)
-        if type(values[i]) is float and node.op in fast:
-            yield from scalar_edges(t, node, g, adjoints, seq, texts=texts)   # a list
+        out = values[i]
+        if type(out) is not float or node.op not in fast:
+            for arg, j in enumerate(node.inputs):
+                if requires[j]:
+                    yield from edge(t, node, arg, j, g, adjoints, seq)
             continue
-        for arg, j in enumerate(node.inputs):
-            if requires[j]:
-                yield from edge(t, node, arg, j, g, adjoints, seq)
+        row = rows.get(node.op)
+        if row is None:
+            op, plains = _scalar_row(node.op)
+            row = rows[node.op] = (op.vjp, op.partials, plains)
+        vjps, partials, plains = row
+        ins = node.inputs   # two, mostly: made without a comprehension's frame
+        xs = [float(values[ins[0]]), float(values[ins[1]])] if len(ins) == 2 else \
+            [float(values[k]) for k in ins]
+        given, g = g, float(g)
+        named = ", so" if node.name is not None else ":"
+        wrapped = None   # the labels in the rules' math, made at the first edge that needs them
+        formula, outbar, dst = formulas[i], symbols[i], ids[i]
+        kept = None if texts is None else texts[i]
+        if kept is not None and kept[0] is given:
+            g_text = kept[1]
+            texts[i] = None   # read once: the node's edges are written now
+        else:
+            g_text = short(g)
+        g_signed = f"({g_text})" if g_text[0] == "-" else g_text
+        for arg, j in enumerate(ins) if only is None else ((only, ins[only]),):
+            if not requires[j]:
+                continue
+            try:   # the local derivative: the vjp rule with an upstream gradient of 1.0
+                local = float(vjps[arg](1.0, out, *xs))
+            except ArithmeticError:   # a division by zero: numpy answers (inf or nan)
+                local = None
+            contrib = None if local is None else local * g
+            if contrib is None or contrib - contrib != 0.0:   # the numpy path applies the rule
+                if fallback:
+                    yield from edge(t, node, arg, j, given, adjoints, seq)
+                continue
+            before = adjoints[j]
+            after = contrib if before is None else float(before) + contrib
+            adjoints[j] = after
+            plain = plains[arg]
+            if type(plain) is str:   # "1", "-1": the same text on every edge
+                partial = plain
+            elif plain is not None:   # "{1}": one input's label, as fill would write it
+                k = ins[plain]
+                partial = nodes[k].label if strengths[k] == ATOM else f"({nodes[k].label})"
+            else:
+                if wrapped is None:
+                    wrapped = [_wrapped(nodes[k]) for k in ins]
+                partial = narrate.fill(partials[arg], wrapped, node.params, out=_wrapped(node))
+            if contrib == g:   # equal floats: the same text
+                contrib_text = g_text
+            elif 1e-3 <= contrib < 1e5 or -1e5 < contrib <= -1e-3:   # values.short's commonest
+                contrib_text = f"{contrib:.4f}".rstrip("0").rstrip(".")
+            else:
+                contrib_text = short(contrib)
+            inbar = symbols[j]
+            text = (f"{formula}{named} {inbar} += "
+                    f"{partial if ' ' not in partial else narrate.group(partial)} · {outbar} = "
+                    f"{_local_text(local)} · {g_signed} = {contrib_text}")
+            if before is None:
+                after_text = contrib_text
+            else:
+                kept = None if texts is None else texts[j]
+                after_text = short(after)
+                text += (f"; {inbar} = "
+                         f"{kept[1] if kept is not None and kept[0] is before else short(before)}"
+                         f" + {f'({contrib_text})' if contrib_text[0] == '-' else contrib_text}"
+                         f" = {after_text}")
+            if texts is not None:
+                texts[j] = (after, after_text)
+            yield {"seq": next(seq), "kind": "accumulate", "node": dst, "input": ids[j],
+                   "arg": arg, "upstream": g if g - g == 0.0 else number(g),
+                   "local": local if local - local == 0.0 else number(local),
+                   "partial": partial, "contribution": contrib,
+                   "adjoint_before": 0.0 if before is None else _number(before),
+                   "adjoint_after": after if after - after == 0.0 else number(after),
+                   "narration": text}
     return adjoints
-
-
-def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
-                 fallback: bool = True, texts: list | None = None) -> list[dict]:
-    """The records of every backward edge (or argument `only`'s) of a scalar + - * / or negation on floats
-    (engine/trace/scalar.py), each accumulate record written here in one step (the common case
-    of a lecture's program: issue 15 §1); an edge where Python would raise, or whose
-    contribution is not finite, is the numpy path's (edge), or, without `fallback`, left
-    undone (no record, its adjoint untouched).
-
-    texts: per node, (its adjoint, that adjoint's narration text: values.short), kept by the
-    edge that set it, so the node's own edges write it again without formatting (`backward`'s;
-    used only while the adjoint is still that very object, and emptied when read).
-    Formatting a number is most of a scalar edge's cost, and along a chain each adjoint is
-    narrated twice: as a contribution, then as the upstream gradient.
-
-    A list, made at once, not a generator: a generator per node (made, started, stopped) was
-    about a tenth of a chain's backward records (issue 15 §1); an edge taken by the numpy path
-    is drained into it."""
-    records: list[dict] = []
-    op, plains = _scalar_row(node.op)
-    values, requires, ids = t.values, t.requires, t.ids
-    i = node.index
-    ins = node.inputs   # two, mostly: made without a comprehension's frame
-    xs = [float(values[ins[0]]), float(values[ins[1]])] if len(ins) == 2 else \
-        [float(values[k]) for k in ins]
-    out, upstream, g = values[i], g, float(g)
-    named = ", so" if node.name is not None else ":"
-    wrapped = None   # the labels in the rules' math, made at the first edge that needs them
-    formula, outbar, dst = t.formulas[i], t.symbols[i], ids[i]
-    kept = None if texts is None else texts[i]
-    if kept is not None and kept[0] is upstream:
-        g_text = kept[1]
-        texts[i] = None   # read once: the node's edges are written now
-    else:
-        g_text = short(g)
-    vjps, partials = op.vjp, op.partials
-    for arg, j in enumerate(node.inputs) if only is None else [(only, node.inputs[only])]:
-        if not requires[j]:
-            continue
-        try:   # the local derivative: the vjp rule with an upstream gradient of 1.0
-            local = float(vjps[arg](1.0, out, *xs))
-        except ArithmeticError:   # a division by zero: numpy answers (inf or nan)
-            local = None
-        contrib = None if local is None else local * g
-        if contrib is None or contrib - contrib != 0.0:   # the numpy path applies the rule
-            if fallback:
-                records.extend(edge(t, node, arg, j, upstream, adjoints, seq))
-            continue
-        before = adjoints[j]
-        after = contrib if before is None else float(before) + contrib
-        adjoints[j] = after
-        plain = plains[arg]
-        if type(plain) is str:   # "1", "-1": the same text on every edge
-            partial = plain
-        elif plain is not None:   # "{1}": one input's label, as fill would write it
-            partial = _wrapped(t.program.nodes[node.inputs[plain]])
-        else:
-            if wrapped is None:
-                wrapped = [_wrapped(t.program.nodes[k]) for k in node.inputs]
-            partial = narrate.fill(partials[arg], wrapped, node.params, out=_wrapped(node))
-        contrib_text = g_text if contrib == g else short(contrib)   # equal floats: same text
-        if before is None:
-            before_text, after_text = None, contrib_text
-        else:
-            kept = None if texts is None else texts[j]
-            before_text = kept[1] if kept is not None and kept[0] is before else short(before)
-            after_text = short(after)
-        text = narrate.scalar_edge_text(formula, named, t.symbols[j], outbar, partial,
-                                        _local_text(local), g_text, contrib_text, before_text,
-                                        after_text)
-        if texts is not None:
-            texts[j] = (after, after_text)
-        records.append({"seq": next(seq), "kind": "accumulate", "node": dst, "input": ids[j],
-                        "arg": arg, "upstream": g if g - g == 0.0 else number(g),
-                        "local": local if local - local == 0.0 else number(local),
-                        "partial": partial, "contribution": contrib,
-                        "adjoint_before": 0.0 if before is None else _number(before),
-                        "adjoint_after": after if after - after == 0.0 else number(after),
-                        "narration": text})
-    return records
 
 
 @functools.lru_cache(maxsize=None)

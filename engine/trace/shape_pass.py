@@ -36,7 +36,8 @@ def infer_shapes(program: Program, max_elements: int) -> list[Shape | None]:
         if literal is not None:
             shapes[n.index] = literal.shape
             continue
-        ins = [shapes[k] for k in n.inputs]
+        k = n.inputs   # two, mostly: their shapes without a comprehension's frame
+        ins = [shapes[k[0]], shapes[k[1]]] if len(k) == 2 else [shapes[j] for j in k]
         if n.op in elementwise and ins.count(()) == len(ins):
             shapes[n.index] = ()   # a scalar chain: the common case, at no cost
             continue

@@ -10,7 +10,7 @@ error is raised before the first event is sent.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
@@ -228,10 +228,10 @@ class Tracer:
         for n in nodes:
             params, label = n.params, n.label
             s = strengths[n.index] = strength(n)
-            symbol = binary.get(n.op) if not params else None
             if n.name is None and not params and n.role != "op":
                 formulas.append(label)   # an unnamed constant (`* 1.0001`): _formula's own
-            elif symbol is not None and len(n.inputs) == 2:
+            elif not params and len(n.inputs) == 2 and n.op in binary:
+                symbol = binary[n.op]
                 left, right = n.inputs
                 most_left, most_right = parens.get(n.op, NEVER)   # a comparison: none
                 a, b = nodes[left].label, nodes[right].label
@@ -244,7 +244,7 @@ class Tracer:
             if bar is None:
                 bar = bars[label] = narrate.symbol(label, output, s)
             symbols.append(bar)
-        self.formulas, self.symbols = formulas, symbols
+        self.formulas, self.symbols, self.strengths = formulas, symbols, strengths
 
     def _formula(self, n) -> str:
         if n.role == "const" and (data := data_formula(n, self.program.nodes)):   # X, y = xor()
@@ -354,9 +354,6 @@ class Tracer:
     def graph_bytes(self) -> bytes:
         """The `graph` event's data as JSON: {"version": 1, "graph": {nodes, edges}}."""
         return b"".join(self.graph_parts())
-
-    def node_ledgers(self, indices: Iterable[int] | None = None) -> dict[int, dict | None]:
-        return graph_out.node_ledgers(self, indices)
 
     def events(self) -> Iterator[_Event]:
         """The events as typed models (engine/trace/events.py), in the order of `records`."""
