@@ -57,22 +57,26 @@ def _leaves(tree: ast.Module) -> set[str]:
     each is a leaf (engine/parse.py), whatever reads it. Only statements are walked (with a
     stack), never expressions: the chain's 100,000 operators cost nothing here."""
     stores: dict[str, int] = {}
-    todo = list(tree.body)
+    once, todo = [], []   # top-level `name = number` lines; the other statements
+    for s in tree.body:   # the commonest, `x = x * 1.0001 + 0.001`, counted in one look
+        if type(s) is ast.Assign and len(s.targets) == 1 and type(s.targets[0]) is ast.Name:
+            name = s.targets[0].id
+            stores[name] = stores.get(name, 0) + 1
+            if type(s.value) is ast.Constant and type(s.value.value) in (int, float):
+                once.append(name)
+        else:
+            todo.append(s)
     while todo:
         s = todo.pop()
-        if type(s) is ast.Assign:   # the commonest (`x = x * 1.0001 + 0.001`): nothing nested,
-            for t in s.targets:     # so no field to look into (a tenth of the parse's check)
-                if type(t) is ast.Name:
-                    stores[t.id] = stores.get(t.id, 0) + 1
-                else:
-                    for name in _names(t):
-                        stores[name] = stores.get(name, 0) + 1
+        if type(s) is ast.Assign:   # nothing nested, so no field to look into
+            for t in s.targets:
+                for name in _names(t):
+                    stores[name] = stores.get(name, 0) + 1
             continue
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
                           ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom)):
             return set()   # names may be bound out of sight: count none
-        targets = s.targets if isinstance(s, ast.Assign) else \
-            [s.target] if isinstance(s, (ast.AugAssign, ast.AnnAssign, ast.For)) else \
+        targets = [s.target] if isinstance(s, (ast.AugAssign, ast.AnnAssign, ast.For)) else \
             [i.optional_vars for i in s.items if i.optional_vars is not None] \
             if isinstance(s, ast.With) else []
         for t in targets:
@@ -80,13 +84,7 @@ def _leaves(tree: ast.Module) -> set[str]:
                 stores[name] = stores.get(name, 0) + 1
         for field in ("body", "orelse", "finalbody", "handlers"):
             todo += [x for x in getattr(s, field, ()) if isinstance(x, ast.stmt)]
-    out = set()
-    for s in tree.body:
-        if isinstance(s, ast.Assign) and len(s.targets) == 1 and \
-                isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Constant) and \
-                type(s.value.value) in (int, float) and stores.get(s.targets[0].id) == 1:
-            out.add(s.targets[0].id)
-    return out
+    return {name for name in once if stores[name] == 1}
 
 
 def _names(target: ast.AST) -> list[str]:
