@@ -11,11 +11,11 @@ import ast
 import pytest
 
 from gradwalk.engine import parse as parse_module
-from gradwalk.engine import parse_expressions
 from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.parse import parse
 from gradwalk.engine.trace import budget_early
 from gradwalk.engine.trace.runner import trace_json
+from test_speed_paths import both   # fn() with the run (and the chain path) on, then off
 
 LONG = "w" * 65   # past MAX_NAME
 
@@ -56,19 +56,6 @@ BAD = [
     "a = 1.0\nb = a * 2.0\nb = a // 2.0\n",                  # an unsupported operator
     "a = 1.0\nb = a * 2.0\nb = a * 'x'\n",                   # a string operand
 ]
-
-
-def both(fn):
-    """fn() with the run (and the chain path) on, then off."""
-    results = []
-    for fast in (True, False):
-        saved = parse_expressions.FAST_CHAIN
-        parse_expressions.FAST_CHAIN = fast
-        try:
-            results.append(fn())
-        finally:
-            parse_expressions.FAST_CHAIN = saved
-    return results
 
 
 def error_of(text: str, **limits):
