@@ -149,3 +149,28 @@ LEAF_TEXTS = [
 @pytest.mark.parametrize("text", LEAF_TEXTS)
 def test_the_early_checks_leaves_are_the_statement_walks(text):
     assert budget_early._leaves(ast.parse(text)) == _leaves_walked(ast.parse(text))
+
+
+NO_LEAF_TEXTS = [   # (text, whether the shortcut sees that no leaf is read)
+    ("x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 50, True),
+    ("a = 1.0\nb = 2.0\na = a * b\nb = b * a\nL = a + b\n", True),
+    ("a = 1.0\nb = 2.0\na = a * b\nL = a + b\n", False),     # b is a leaf: the bound decides
+    ("a = 1.0\nL = a * 2.0\n", False),
+    ("a = 1.0\nL = 2.0 * 3.0\n", False),                      # reads no name
+    ("a = 1.0\na = 2.0\nL = a + " + " + ".join(["a"] * 40) + "\n", False),   # too long to read
+]
+
+
+@pytest.mark.parametrize("text, shortcut", NO_LEAF_TEXTS)
+def test_the_early_checks_shortcut_holds_only_where_the_bound_counts_nothing(text, shortcut):
+    tree = ast.parse(text)
+    assert budget_early._no_leaf_read(tree) is shortcut
+    if shortcut:
+        assert budget_early.lower_bound(tree)[0] <= 0
+
+
+def test_the_chains_early_check_walks_no_statement(monkeypatch):
+    def walked(tree):
+        raise AssertionError("every statement was walked")
+    monkeypatch.setattr(budget_early, "_leaves", walked)
+    budget_early.check(ast.parse("x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 50), 0, None)
