@@ -24,6 +24,10 @@ _BINARY = {"add": ("+", SUM), "sub": ("-", SUM), "mul": ("*", PRODUCT),
 # operand_text and print_label test (`a - (b - c)`, `(a ** b) ** c`), for a loop over many nodes
 OPERAND_PARENS = {op: (POWER, PRODUCT) if level == POWER else (level - 1, level)
                   for op, (_, level) in _BINARY.items()}
+# op -> (" symbol ", OPERAND_PARENS's two levels, its own binding strength): print_label's text
+# of a binary operator, for a builder writing it without the call (engine/parse_run.py)
+PRINTED = {op: (f" {symbol} ", *OPERAND_PARENS[op], level)
+           for op, (symbol, level) in _BINARY.items()}
 
 
 def strength(node) -> int:

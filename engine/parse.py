@@ -40,6 +40,7 @@ from gradwalk.engine.parse_functions import FunctionSyntax
 from gradwalk.engine.parse_literals import LiteralSyntax
 from gradwalk.engine.parse_locations import LocationSyntax
 from gradwalk.engine.parse_random import RandomSyntax
+from gradwalk.engine.parse_run import RunSyntax
 from gradwalk.engine.parse_tensors import TensorSyntax
 from gradwalk.engine.parse_unroll import UnrollSyntax
 from gradwalk.engine.parse_zip import ZipSyntax
@@ -106,15 +107,18 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
         early(tree, lines)
     try:
         body = tree.body
-        for k, stmt in enumerate(body):
+        k = builder.operator_run(body, 0)   # the commonest lines, in one loop (parse_run)
+        while k < len(body):
+            stmt = body[k]
             builder.statement(stmt)
             if builder.max_nodes is not None and len(builder.nodes) > builder.max_nodes:
-                raise _too_many_nodes(builder, stmt)
+                raise builder.too_many_nodes(stmt)
             # Its syntax tree is done with (about 500 bytes a node): freed now, the nodes of
             # the statements after it reuse that memory, instead of the whole tree and the
             # whole IR being held at once (the trace's peak memory, bench/chain.py).
             body[k] = stmt = None
             builder.forget()
+            k = builder.operator_run(body, k + 1)
     except RecursionError:   # a safety net: no walk here recurses on the program's shape
         raise ProgramError("too_large", "expression nested too deeply", *builder.current) from None
     if not builder.nodes:
@@ -124,17 +128,6 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
                    builder.dtype, bugs, builder.no_grad, builder.inplace, second,
                    bugs_span=bugs_at and Span(bugs_at[0], 0, bugs_at[0], bugs_at[1]),
                    body=builder.body, lines=lines, notes=builder.notes, data=builder.data)
-
-
-def _too_many_nodes(builder: "_Builder", stmt: ast.stmt) -> ProgramError:
-    """"too_large" at the statement whose nodes took the program over max_nodes, said as soon
-    as it is built: a 100,000-line chain was refused only after the whole parse and with no
-    line (5.7 s; a review)."""
-    return ProgramError("too_large", f"the program makes more than {builder.max_nodes:,} nodes "
-                        f"by line {stmt.lineno:,}; the limit (max_nodes) is "
-                        f"{builder.max_nodes:,}",
-                        stmt.lineno, builder.text.char_col(stmt.lineno, stmt.col_offset),
-                        hint="trace a shorter program; the setting is GRADWALK_MAX_NODES")
 
 
 def _statements(tree: ast.Module) -> list[ast.stmt]:
@@ -151,7 +144,7 @@ def _statements(tree: ast.Module) -> list[ast.stmt]:
 
 
 class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, FunctionSyntax,
-               LiteralSyntax, LocationSyntax, RandomSyntax, TensorSyntax, UnrollSyntax,
+               LiteralSyntax, LocationSyntax, RandomSyntax, RunSyntax, TensorSyntax, UnrollSyntax,
                ZipSyntax):
     """Walks the whitelisted ast and appends IR nodes."""
 
@@ -185,6 +178,7 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
         # loop variable -> its number, or the Element of a named list it reads (parse_unroll,
         # parse_zip)
         self.loop_values: dict[str, object] = {}
+        self.plans: dict[str, tuple | None] = {}   # a line's text -> its plan (parse_run)
         self.setup_functions()   # parse_functions
 
     # ---- statements --------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def int_uses(tree: ast.Module) -> IntUses:
     accumulator (`may_be_int`): the walk visits every expression node, about 2 µs a node of a
     long chain of float arithmetic, for an answer nothing would read (issue 15 §1)."""
     uses = IntUses()
-    if not any(type(s) is ast.Assign and may_be_int(s.value) for s in _statements(tree)):
+    if not _any_int_candidate(tree):
         return uses
     in_zip: set[int] = set()
     for node in ast.walk(tree):
@@ -55,6 +55,9 @@ def int_uses(tree: ast.Module) -> IntUses:
     return uses
 
 
+_NEVER_INT = frozenset((ast.BinOp, ast.Name, ast.Attribute, ast.Subscript, ast.Compare))
+
+
 def may_be_int(value: ast.expr) -> bool:
     """Whether an assigned value could be one `is_int_constant` accepts, through any
     unwrapping the parser does (`Value(0)`, a tuple assignment's elements): false only for
@@ -65,23 +68,28 @@ def may_be_int(value: ast.expr) -> bool:
     kind = type(value)
     if kind is ast.Constant:
         return type(value.value) is int
-    return kind not in (ast.BinOp, ast.Name, ast.Attribute, ast.Subscript, ast.Compare)
+    return kind not in _NEVER_INT
 
 
-def _statements(tree: ast.Module) -> list[ast.stmt]:
-    """Every statement of the program, in any block's or definition's body (a stack: the
-    statements only, not their expressions)."""
-    out, todo = [], list(tree.body)
+def _any_int_candidate(tree: ast.Module) -> bool:
+    """Whether any assignment's value in the program may_be_int: every statement of the
+    program, in any block's or definition's body (a stack: the statements only, not their
+    expressions); a plain assignment (the commonest) without looking into its fields, and an
+    operator's value without a call (a chain's 25,000 lines, issue 15 §1)."""
+    todo = list(tree.body)
     while todo:
         stmt = todo.pop()
-        out.append(stmt)
+        if type(stmt) is ast.Assign:
+            if type(stmt.value) not in _NEVER_INT and may_be_int(stmt.value):
+                return True
+            continue
         for field_name in ("body", "orelse", "finalbody"):
             inner = getattr(stmt, field_name, None)
             if type(inner) is list:
                 todo.extend(inner)
         for handler in getattr(stmt, "handlers", ()):
             todo.extend(handler.body)
-    return out
+    return False
 
 
 def is_int_constant(name: str, value: ast.expr, uses: IntUses) -> bool:

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import ast
 
-from gradwalk.engine.ir import NO_PARAMS, IRNode
 from gradwalk.engine.parse_comprehensions import BIND, CHECK
 from gradwalk.engine.parse_literals import NUMBER_TYPES
 from gradwalk.engine.parse_unroll import METHODS
-from gradwalk.engine.source import Span, clip
-from gradwalk.engine.syntax import (BINOPS, MAX_LABEL, MAX_NAME, OPERATORS, construct,
+from gradwalk.engine.source import clip
+from gradwalk.engine.syntax import (BINOPS, MAX_NAME, OPERATORS, construct,
                                    number, supported_operator)
 from gradwalk.engine.wording import counted
 
@@ -117,38 +116,15 @@ class ExpressionSyntax:
             node = node.left
         if not _plain(node):
             return None
-        if self.lifted or self.moved or not self.text.ascii:
-            index = self.plain(node)
-            for k in range(len(links) - 1, -1, -1):
-                binop, op = links[k]
-                index = self.add(op, "op", [index, self.plain(binop.right)], self.span(binop),
-                                 name if k == 0 else None)
-            return index
-        # An ASCII program without lifted literals (the commonest): each node's span is its
-        # tree node's columns and a repeated number's constant is shared, both written here
-        # without span's, plain's, constant's and add's calls (five a node; issue 15 §1).
-        nodes, numbers, lines = self.nodes, self.numbers, self.text.lines
+        if not (self.lifted or self.moved or not self.text.ascii):
+            # the commonest: names bound and numbers seen before (engine/parse_run.py)
+            index = self.operator_nodes(root, name)
+            if index is not None:
+                return index
         index = self.plain(node)
         for k in range(len(links) - 1, -1, -1):
             binop, op = links[k]
-            right = binop.right
-            shared = numbers.get((type(right.value), right.value)) \
-                if type(right) is ast.Constant else None
-            if shared is None:
-                other = self.plain(right)
-            else:   # constant()'s shared number, its label the source text (short: no clip)
-                other, line, col, end = len(nodes), right.lineno, right.col_offset, \
-                    right.end_col_offset
-                label = lines[line - 1][col:end] if line == right.end_lineno and \
-                    end - col <= MAX_LABEL else None
-                if label is None:
-                    other = self.constant(right)
-                else:
-                    nodes.append(IRNode(other, "const", "const", [], Span(line, col, line, end),
-                                        label or "const", None, NO_PARAMS, shared))
-            index = self.add(op, "op", [index, other], Span(binop.lineno, binop.col_offset,
-                                                            binop.end_lineno,
-                                                            binop.end_col_offset),
+            index = self.add(op, "op", [index, self.plain(binop.right)], self.span(binop),
                              name if k == 0 else None)
         return index
 

@@ -1,0 +1,206 @@
+"""The commonest lines built in a run, mixed into engine/parse.py's builder (issue 15 §1):
+`name = <operator chain>` over bound names and numbers seen before (`x = x * 1.0001 + 0.001`),
+in an ASCII program without lifted literals, each statement's nodes, labels, spans and body
+entry written in one loop, without the dozen calls a statement costs through statement,
+assignment, assign, operator_statement, expression, chain, plain, add and label.
+
+Nothing here refuses anything: a line that is not this shape, or whose target or operand any
+check would look at twice (an unbound, reserved, over-long or data name, a number not seen yet,
+a label past MAX_LABEL, two statements on a line), is left to the general path before any of
+its nodes is kept, so every error is the general path's, raised where it raises it.
+tests/engine/test_speed_paths.py compares bodies and errors with the run off.
+"""
+from __future__ import annotations
+
+import ast
+
+from gradwalk.engine.blocks import Statement
+from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.ir import NO_PARAMS, IRNode
+from gradwalk.engine.labels import ATOM, PRINTED, UNARY, print_label, strength
+from gradwalk.engine.parse_literals import NUMBER_TYPES as _NUMBERS
+from gradwalk.engine.source import Span
+from gradwalk.engine.syntax import BINOPS as _OP_NAMES, MAX_LABEL, MAX_NAME, RESERVED, primed
+
+_ASSIGN, _BINOP, _NAME, _CONSTANT = ast.Assign, ast.BinOp, ast.Name, ast.Constant
+
+
+class RunSyntax:
+    """Methods of engine.parse._Builder for runs of operator lines (see the module docstring).
+    Uses the builder's nodes, names, numbers, times_assigned, data, loop_values, lifted, moved,
+    text, body, last, current, last_line, max_depth and max_nodes."""
+
+    def operator_run(self, body: list, k: int) -> int:
+        """Build body[k], body[k + 1], ... while each is an operator line this module takes,
+        each freed once built (as parse's loop frees a statement); returns the index of the
+        first statement left to the general path (len(body) when none is).
+
+        A line's plan is made once per distinct text (`x = x * 1.0001 + 0.001` 25,000 times
+        is one plan): a one-line statement from column 0 is its text, so its tree, and so its
+        plan, are the same wherever the text is repeated; what a plan's nodes depend on
+        besides (the names' nodes and labels, the shared numbers) is looked up as it is
+        replayed."""
+        from gradwalk.engine import parse_expressions   # FAST_CHAIN is read when asked
+        if not parse_expressions.FAST_CHAIN or self.lifted or self.moved or \
+                not self.text.ascii or self.loop_values or self.max_depth < 1:
+            return k
+        nodes, names, times, data, out, lines, plans = self.nodes, self.names, \
+            self.times_assigned, self.data, self.body, self.text.lines, self.plans
+        max_nodes, count = self.max_nodes, len(body)
+        while k < count:
+            stmt = body[k]
+            if type(stmt) is not _ASSIGN:
+                break
+            line, end_line, end = stmt.lineno, stmt.end_lineno, stmt.end_col_offset
+            if line == self.last_line:   # a second statement on the line: assign refuses it
+                break
+            if line == end_line and not stmt.col_offset:
+                text = lines[line - 1][:end]   # the line itself when the statement is all of it
+                plan = plans.get(text, _UNSEEN)
+                if plan is _UNSEEN:
+                    plan = plans[text] = _statement_plan(stmt, lines)
+            else:
+                plan = _statement_plan(stmt, lines)
+            if plan is None or plan[0] in data:   # data is assigned once (parse_data)
+                break
+            name = plan[0]
+            first = len(nodes)
+            index = self.replay(plan[1], line, name)
+            if index is None:
+                break
+            names[name] = index
+            times[name] = times.get(name, 0) + 1
+            self.last, self.current, self.last_line = name, (line, stmt.col_offset), end_line
+            out.append(Statement(first, len(nodes), name,
+                                 Span(line, stmt.col_offset, end_line, end)))
+            if max_nodes is not None and len(nodes) > max_nodes:
+                raise self.too_many_nodes(stmt)
+            body[k] = None   # its syntax tree is done with (parse's loop says why)
+            k += 1
+        return k
+
+    def operator_nodes(self, root: ast.BinOp, name: str | None) -> int | None:
+        """The nodes of a binary operator or a left-leaning chain of them over bound names and
+        numbers seen before, each number's label one line of at most MAX_LABEL characters,
+        as chain makes them (an ASCII program without lifted literals: a span is its tree
+        node's columns); the index of the last, named `name`. None, with no node kept, for any
+        other expression."""
+        plan = _plan(root, self.text.lines)
+        return None if plan is None else self.replay(plan, root.lineno, name)
+
+    def replay(self, plan: tuple, line: int, name: str | None) -> int | None:
+        """The nodes of an expression's plan (_plan) whose first line is `line`: operands left
+        to right, each op's node after its right operand's. A name is plain's answer, its
+        node; a number a constant node sharing its number's array, its label the source
+        text; an op's label print_label's text or, named, the primed name. None, with no
+        node kept, when a name is not bound or a number not seen yet."""
+        operands, ops = plan
+        nodes, names, numbers = self.nodes, self.names, self.numbers
+        start, last = len(nodes), len(ops) - 1
+        index = text = level = None
+        j = -1
+        for spec in operands:
+            if type(spec) is str:   # a name
+                other = names.get(spec)
+                if other is None:
+                    del nodes[start:]   # the constants made so far
+                    return None
+                found = nodes[other]
+                right = found.label
+                right_level = ATOM if found.name is not None or found.role == "leaf" else \
+                    strength(found)
+            else:
+                key, right, right_level, below, col, end = spec
+                shared = numbers.get(key)
+                if shared is None:
+                    del nodes[start:]
+                    return None
+                other = len(nodes)
+                nodes.append(IRNode(other, "const", "const", [],
+                                    Span(line + below, col, line + below, end), right, None,
+                                    NO_PARAMS, shared))
+            if j < 0:   # the leftmost operand
+                index, text, level, j = other, right, right_level, 0
+                continue
+            op, symbol, left_at, right_at, op_level, below, col, end_below, end = ops[j]
+            named = name if j == last else None
+            if named is not None:
+                label, level = primed(named, self.times_assigned.get(named, 0)), ATOM
+            else:   # print_label's text, without its calls; a long one is its to clip
+                label = f"{f'({text})' if level <= left_at else text}{symbol}" \
+                        f"{f'({right})' if right_level <= right_at else right}"
+                if len(label) > MAX_LABEL:
+                    label = print_label(op, [nodes[index], nodes[other]], NO_PARAMS)
+                level = op_level
+            inputs, text, index = [index, other], label, len(nodes)
+            nodes.append(IRNode(index, op, "op", inputs,
+                                Span(line + below, col, line + end_below, end), label, named,
+                                NO_PARAMS, None))
+            j += 1
+        return index
+
+    def too_many_nodes(self, stmt: ast.stmt) -> ProgramError:
+        """"too_large" at the statement whose nodes took the program over max_nodes, said as
+        soon as it is built: a 100,000-line chain was refused only after the whole parse and
+        with no line (5.7 s; a review)."""
+        return ProgramError("too_large", f"the program makes more than {self.max_nodes:,} "
+                            f"nodes by line {stmt.lineno:,}; the limit (max_nodes) is "
+                            f"{self.max_nodes:,}", stmt.lineno,
+                            self.text.char_col(stmt.lineno, stmt.col_offset),
+                            hint="trace a shorter program; the setting is GRADWALK_MAX_NODES")
+
+
+_UNSEEN = object()   # a text whose plan is not made yet (a plan may be None)
+
+
+def _statement_plan(stmt: ast.Assign, lines: list[str]) -> tuple | None:
+    """(target name, its value's _plan) of `name = <operator chain>` whose target needs no
+    refusal (target_name's checks but the loop variable's and data's); else None."""
+    value, targets = stmt.value, stmt.targets
+    if type(value) is not _BINOP or len(targets) != 1 or type(targets[0]) is not _NAME:
+        return None
+    name = targets[0].id
+    if len(name) > MAX_NAME or name[:2] == "__" or name in RESERVED:
+        return None
+    plan = _plan(value, lines)
+    return None if plan is None else (name, plan)
+
+
+def _plan(root: ast.BinOp, lines: list[str]) -> tuple | None:
+    """What replay makes of a binary operator or a left-leaning chain of them over names and
+    numbers, from the tree alone: (operands left to right, an op row for each operand after
+    the first). An operand is a name, or a number's (key, label, binding strength, first
+    line below the root's, column, end column); an op row its name, PRINTED's row, and its
+    span's lines below the root's and columns. None for any other expression, for a name
+    plain would look up (too long, reserved) and for a number whose label is not one line
+    of at most MAX_LABEL characters."""
+    line, links, node = root.lineno, [], root
+    while type(node) is _BINOP:
+        links.append(node)
+        node = node.left
+    operands, ops = [_operand_plan(node, line, lines)], []
+    for k in range(len(links) - 1, -1, -1):
+        binop = links[k]
+        op = _OP_NAMES.get(type(binop.op))
+        right = _operand_plan(binop.right, line, lines)
+        if op is None or right is None:
+            return None
+        operands.append(right)
+        ops.append((op, *PRINTED[op], binop.lineno - line, binop.col_offset,
+                    binop.end_lineno - line, binop.end_col_offset))
+    return None if operands[0] is None else (operands, ops)
+
+
+def _operand_plan(node: ast.expr, line: int, lines: list[str]):
+    """A name's identifier, a number's row (_plan), or None."""
+    kind = type(node)
+    if kind is _NAME:
+        return None if len(node.id) > MAX_NAME or node.id[:2] == "__" else node.id
+    if kind is not _CONSTANT or type(node.value) not in _NUMBERS:
+        return None
+    first, col, end = node.lineno, node.col_offset, node.end_col_offset
+    if node.end_lineno != first or end - col > MAX_LABEL:
+        return None
+    label = lines[first - 1][col:end] or "const"
+    return ((type(node.value), node.value), label, UNARY if label[:1] == "-" else ATOM,
+            first - line, col, end)
