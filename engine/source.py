@@ -112,8 +112,12 @@ def python_ast(text: str, lines: Lines) -> ast.Module:
                                "4,300)", *first_long_number(text)) from None
         if e.lineno is None:   # e.g. a null byte: locate it ourselves
             raise ProgramError("syntax", str(e.msg), *first_bad_char(text)) from None
-        col = max((e.offset or 1) - 1, 0)
+        # Python may point one past a line's end (the newline after a stray `\`, as in
+        # `a = 1.\` then `\ = -0.5`): the column is kept within the line the page shows
+        width = len(lines.line(e.lineno))
+        col = min(max((e.offset or 1) - 1, 0), width)
         end_col = (e.end_offset - 1) if e.end_offset and e.end_lineno == e.lineno else None
+        end_col = None if end_col is None else min(end_col, width)
         if end_col is not None and end_col < col:
             end_col = None
         raise ProgramError("syntax", str(e.msg), e.lineno, col,

@@ -69,6 +69,9 @@ def test_token_soup(text):
 
 @bounded(1000)
 @given(mutated())
+# Python's error for a stray `\` after a continued line points one past the line's end (CI run
+# of eb87e77): the column is kept within the line (engine/source.py python_ast)
+@example("a = 1.\\\n\\ = -0.5\nc = 2.0\ne = a * b\nd = e + a\nt = tanh(d)\nL = t * c\n")
 def test_mutated_seed_programs(text):
     trace_or_refuse(text)
 
