@@ -52,8 +52,9 @@ def walk(t) -> Iterator[dict]:
         yield {"seq": seq, "kind": "evaluate", "node": ids[i], "value": value}
         seq += 1
     seq = itertools.count(seq)
-    records = t.backward(seq)
-    if t.cuts is not None and t.cuts.program is t.program:   # say where it's cut
+    cut = t.cuts is not None and t.cuts.program is t.program
+    records = t.backward(seq, watch=not cut)
+    if cut:   # say where it's cut
         records = t.cuts.narrate(records, t.ids)
     adjoints = yield from watch_adjoints(t, records)
     yield t.done(next(seq), adjoints)
@@ -68,21 +69,32 @@ def watch_adjoints(t, records: Iterator[dict]):
     whose adjoint stops being finite (phase "backward"); returns what `records` returns.
     A `for` loop over `records` (its return value kept by `_returning`): a call to next() and
     a try block per record cost about a tenth of the chain's records (issue 15 §1)."""
+    if records is getattr(t, "watched", None):   # the reverse pass watches as it goes
+        return records
+    return _watched(t, records)
+
+
+def _watched(t, records: Iterator[dict]) -> Iterator[dict]:
     returned: list = []
     tiny = underflow.tiny(t.program.dtype)
     for record in _returning(records, returned):
         if record["kind"] == "accumulate":
             after = record["adjoint_after"]
-            if type(after) is float and abs(after) >= tiny:
-                pass   # the hot path: a normal scalar adjoint (NaN fails the test)
-            elif type(after) is not float and non_finite(after):
-                if t.first_non_finite is None:
-                    t.first_non_finite = {"node": record["input"], "phase": "backward",
-                                          "why": _why_backward(t, record)}
-            else:   # every underflowed step is marked and says so (underflow.note)
-                underflow.note(t, int(record["input"][1:]), "backward", record["seq"], record)
+            if type(after) is not float or not abs(after) >= tiny:   # NaN fails the test
+                _watch(t, record, after)
         yield record
     return returned[0]
+
+
+def _watch(t, record: dict, after) -> None:
+    """An accumulate record whose adjoint_after is not a normal scalar: the first non-finite
+    adjoint noted, an underflowed step marked (underflow.note)."""
+    if type(after) is not float and non_finite(after):
+        if t.first_non_finite is None:
+            t.first_non_finite = {"node": record["input"], "phase": "backward",
+                                  "why": _why_backward(t, record)}
+    else:   # every underflowed step is marked and says so (underflow.note)
+        underflow.note(t, int(record["input"][1:]), "backward", record["seq"], record)
 
 
 def _returning(records: Iterator[dict], returned: list) -> Iterator[dict]:
@@ -98,10 +110,16 @@ def _why_backward(t, record: dict) -> str:
                               [t.values[k] for k in node.inputs])
 
 
-def backward(t, seq) -> Iterator[dict]:
+def backward(t, seq, watch: bool = False) -> Iterator[dict]:
     """The seed record, then every backward edge's records in reverse creation order; returns
-    every node's adjoint (None where none arrives)."""
-    return _edges(t, seq)
+    every node's adjoint (None where none arrives). watch: the records are watched as they
+    are made (watch_adjoints' checks, without a generator around them: a resume per record
+    cost a tenth of a chain's backward), for a walk that watches them next and puts nothing
+    between (walk); `t.watched` is then that generator, which watch_adjoints hands back."""
+    records = _edges(t, seq, watch=watch)
+    if watch:
+        t.watched = records
+    return records
 
 
 def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
@@ -120,7 +138,8 @@ def kept_texts(n: int) -> list | None:
 
 
 def _edges(t, seq, one=None, upstream=None, adjoints: list | None = None,
-           only: int | None = None, fallback: bool = True) -> Iterator[dict]:
+           only: int | None = None, fallback: bool = True, watch: bool = False
+           ) -> Iterator[dict]:
     """The backward pass (`one` None: the seed, then every node in reverse creation order,
     returning the adjoints), or node `one`'s edges with upstream gradient `upstream`.
 
@@ -131,8 +150,10 @@ def _edges(t, seq, one=None, upstream=None, adjoints: list | None = None,
     node's own edges write it again without formatting (used only while the adjoint is
     still that very object, and emptied when read). Formatting a number is most of a scalar
     edge's cost, and along a chain each adjoint is narrated twice: as a contribution, then
-    as the upstream gradient."""
+    as the upstream gradient. watch: each accumulate record is watched before it is handed
+    out, as watch_adjoints would (see `backward`)."""
     nodes, values, ids = t.program.nodes, t.values, t.ids
+    tiny = underflow.tiny(t.program.dtype) if watch else None
     requires, formulas, symbols, strengths = t.requires, t.formulas, t.symbols, t.strengths
     if one is None:
         adjoints = [None] * len(nodes)
@@ -149,7 +170,7 @@ def _edges(t, seq, one=None, upstream=None, adjoints: list | None = None,
     else:
         order, pending, texts = (one.index,), None, None
     fast = scalar.FORWARD
-    rows: dict = {}   # op -> its row's vjps, partials and plain partials (_scalar_row)
+    rows: dict = {}   # op -> its row's vjps, partials, plain partials and locals (_scalar_row)
     for i in order:
         node = nodes[i]
         g = adjoints[i] if one is None else upstream
@@ -161,16 +182,15 @@ def _edges(t, seq, one=None, upstream=None, adjoints: list | None = None,
         if type(out) is not float or node.op not in fast:
             for arg, j in enumerate(node.inputs):
                 if requires[j]:
-                    yield from edge(t, node, arg, j, g, adjoints, seq)
+                    yield from _edge(t, node, arg, j, g, adjoints, seq, tiny)
             continue
         row = rows.get(node.op)
         if row is None:
             op, plains = _scalar_row(node.op)
-            row = rows[node.op] = (op.vjp, op.partials, plains)
-        vjps, partials, plains = row
-        ins = node.inputs   # two, mostly: made without a comprehension's frame
-        xs = [float(values[ins[0]]), float(values[ins[1]])] if len(ins) == 2 else \
-            [float(values[k]) for k in ins]
+            row = rows[node.op] = (op.vjp, op.partials, plains, _LOCALS.get(node.op))
+        vjps, partials, plains, locals_ = row
+        ins = node.inputs
+        xs = None   # the inputs as floats, made only for a rule that is called (_LOCALS)
         given, g = g, float(g)
         named = ", so" if node.name is not None else ":"
         wrapped = None   # the labels in the rules' math, made at the first edge that needs them
@@ -185,14 +205,20 @@ def _edges(t, seq, one=None, upstream=None, adjoints: list | None = None,
         for arg, j in enumerate(ins) if only is None else ((only, ins[only]),):
             if not requires[j]:
                 continue
-            try:   # the local derivative: the vjp rule with an upstream gradient of 1.0
-                local = float(vjps[arg](1.0, out, *xs))
-            except ArithmeticError:   # a division by zero: numpy answers (inf or nan)
-                local = None
+            spec = None if locals_ is None else locals_[arg]
+            if spec is None:
+                if xs is None:
+                    xs = [float(values[k]) for k in ins]
+                try:   # the local derivative: the vjp rule with an upstream gradient of 1.0
+                    local = float(vjps[arg](1.0, out, *xs))
+                except ArithmeticError:   # a division by zero: numpy answers (inf or nan)
+                    local = None
+            else:   # + - *: the rule's own answer at g = 1.0, without calling it
+                local = float(values[ins[spec]]) if type(spec) is int else spec
             contrib = None if local is None else local * g
             if contrib is None or contrib - contrib != 0.0:   # the numpy path applies the rule
                 if fallback:
-                    yield from edge(t, node, arg, j, given, adjoints, seq)
+                    yield from _edge(t, node, arg, j, given, adjoints, seq, tiny)
                 continue
             before = adjoints[j]
             after = contrib if before is None else float(before) + contrib
@@ -228,14 +254,30 @@ def _edges(t, seq, one=None, upstream=None, adjoints: list | None = None,
                          f" = {after_text}")
             if texts is not None:
                 texts[j] = (after, after_text)
-            yield {"seq": next(seq), "kind": "accumulate", "node": dst, "input": ids[j],
-                   "arg": arg, "upstream": g if g - g == 0.0 else number(g),
-                   "local": local if local - local == 0.0 else number(local),
-                   "partial": partial, "contribution": contrib,
-                   "adjoint_before": 0.0 if before is None else _number(before),
-                   "adjoint_after": after if after - after == 0.0 else number(after),
-                   "narration": text}
+            record = {"seq": next(seq), "kind": "accumulate", "node": dst, "input": ids[j],
+                      "arg": arg, "upstream": g if g - g == 0.0 else number(g),
+                      "local": local if local - local == 0.0 else number(local),
+                      "partial": partial, "contribution": contrib,
+                      "adjoint_before": 0.0 if before is None else _number(before),
+                      "adjoint_after": after if after - after == 0.0 else number(after),
+                      "narration": text}
+            if tiny is not None and not (after - after == 0.0 and abs(after) >= tiny):
+                _watch(t, record, record["adjoint_after"])   # not a normal finite number
+            yield record
     return adjoints
+
+
+def _edge(t, node, arg: int, j: int, g, adjoints: list, seq, tiny) -> Iterator[dict]:
+    """`edge`'s records, each accumulate record watched (watch_adjoints) when `tiny` is set."""
+    if tiny is None:
+        yield from edge(t, node, arg, j, g, adjoints, seq)
+        return
+    for record in edge(t, node, arg, j, g, adjoints, seq):
+        if record["kind"] == "accumulate":
+            after = record["adjoint_after"]
+            if type(after) is not float or not abs(after) >= tiny:
+                _watch(t, record, after)
+        yield record
 
 
 @functools.lru_cache(maxsize=None)
@@ -348,6 +390,12 @@ def _local_text(local: float) -> str:
     """values.short of a local derivative, which repeats (1, a constant factor): written once.
     (Equal floats write alike: 0.0 and -0.0 are both "0".)"""
     return short(local)
+
+
+# The local derivative of + - * at an upstream gradient of 1.0 (engine/ops/elementwise.py's
+# vjp rules evaluated by hand): a constant, or the index of the input it equals (mul's other
+# operand: 1.0 * y is y, bit for bit, -0.0 and NaN included). Other ops call their rule.
+_LOCALS = {"add": (1.0, 1.0), "sub": (1.0, -1.0), "mul": (1, 0)}
 
 
 def _number(x):

@@ -291,13 +291,14 @@ class Tracer:
 
     # backward, watch_adjoints and records hand out their walk's generator itself, not one of
     # their own around it: each `yield from` level costs every record of the trace (issue 15 §1)
-    def backward(self, seq) -> Iterator[dict]:
+    def backward(self, seq, watch: bool = False) -> Iterator[dict]:
         """The backward pass (the reverse walk's, or an active mode's own: the bug lab's): its
-        records, returning every node's adjoint."""
+        records, returning every node's adjoint. watch: the reverse walk's records may come
+        watched already (reverse.backward); watch_adjoints must follow either way."""
         for mode in MODES:
             if mode.backward is not None and mode.name in self.states:
                 return mode.backward(self, self.states[mode.name], seq)
-        return reverse.backward(self, seq)
+        return reverse.backward(self, seq, watch)
 
     def watch_adjoints(self, records: Iterator[dict]):
         """engine/trace/reverse.py's watch_adjoints: first non-finite and underflowed adjoints."""
