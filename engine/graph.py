@@ -26,6 +26,23 @@ def node_id(index: int) -> str:
     return f"n{index}"
 
 
+_IDS: list[str] = []   # "n0", "n1", ...: the ids every trace shares
+_KEPT_IDS = 1 << 17    # the most kept: about 7.5 MB of strings
+
+
+def node_ids(n: int) -> list[str]:
+    """[node_id(0), ..., node_id(n - 1)]: the first _KEPT_IDS made once per process and shared
+    by every trace (a trace made and freed its 100,000 ids, 0.1 µs a node; issue 15 §1)."""
+    global _IDS
+    ids = _IDS
+    if n > len(ids) and len(ids) < _KEPT_IDS:   # a new list, put in place at once: a trace
+        ids = ids + [f"n{i}" for i in range(len(ids), min(n, _KEPT_IDS))]   # on another
+        _IDS = ids   # thread reads the old one or this, whole
+    if n <= len(ids):
+        return ids[:n]
+    return ids + [f"n{i}" for i in range(len(ids), n)]
+
+
 def requires_grad(program: Program) -> list[bool]:
     """Per node: true for a leaf and for every op with an input that requires it, except a
     comparison (`x > 0`: a mask, not differentiable; engine/ops/shape.py), `detach(x)` /

@@ -31,6 +31,7 @@ from gradwalk.engine.ops.broadcast import unbroadcast
 from gradwalk.engine.parse import Program
 from gradwalk.engine.source import clip
 from gradwalk.engine.tape_first import Checks, first_pass
+from gradwalk.engine.tape_scalar import scalar_compile
 from gradwalk.engine.trace.limits import Limits
 from gradwalk.engine.trace.scalar import FORWARD as SCALAR_FORWARD
 from gradwalk.engine.trace.shape_pass import infer_shapes
@@ -70,7 +71,7 @@ class Tape:
     """
 
     def __init__(self, program: Program, output: int, shapes: list, requires: list[bool],
-                 order: list[int], max_elements: int = MAX_ELEMENTS):
+                 order: list[int], max_elements: int = MAX_ELEMENTS, base: list | None = None):
         self.program = program
         self.output = output
         self.shapes = shapes
@@ -86,7 +87,11 @@ class Tape:
         # the passes as straight-line code (engine/tape_code.py), made when a second pass
         # first needs them (a trace makes one pass only); None for a huge tape
         self._code: tuple | None = None
-        # values that never change (consts, and leaves not given): made once
+        # values that never change (consts, and leaves not given): made once (or given, by
+        # engine/tape_scalar.py's one pass)
+        if base is not None:
+            self.base = base
+            return
         self.base: list = [None] * len(program.nodes)
         scalar = self.scalar
         floats: dict[int, float] = {}   # id of a shared 0-d literal -> its float, made once
@@ -295,6 +300,10 @@ def compile(program: Program, output: str | None = None,
     if name not in program.names:
         raise ProgramError("unknown_output", f"the program has no name `{clip(name)}` to "
                            "differentiate")
+    fused = scalar_compile(program)   # a chain of scalar arithmetic: the passes in one
+    if fused is not None:
+        order, shapes, requires, base = fused
+        return Tape(program, program.names[name], shapes, requires, order, max_elements, base)
     order = creation_order(program)
     if order is None:   # the parser never makes this; a hand-built Program might
         raise ProgramError("bad_argument", "the program's nodes are not in creation order "

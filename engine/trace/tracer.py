@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Iterator
 import numpy as np
 
 from gradwalk.engine.errors import ProgramError
-from gradwalk.engine.graph import build_graph
+from gradwalk.engine.graph import build_graph, node_ids
 from gradwalk.engine.labels import OPERAND_PARENS, data_formula, strength
 from gradwalk.engine.ops import get_op
 from gradwalk.engine.parse import Program, parse
@@ -133,8 +133,7 @@ class Tracer:
         self.output_name = self.program.last if output is None else output
         self.output = tape.output
         self.output_label = nodes[self.output].label   # c' when c was reassigned
-        # made once, used per event: graph.node_id's f"n{i}", without a call per node
-        self.ids = [f"n{i}" for i in range(len(nodes))]
+        self.ids = node_ids(len(nodes))   # graph.node_id's f"n{i}", used per event
         self.requires, self.order = tape.requires, tape.order
         # the first pass: the walk's values (no saved tensors: the walk has its own backward)
         self.values = tape.forward(checks=Checks(limits.max_total_elements, limits.max_flops,
