@@ -54,7 +54,8 @@ def graph_nodes(t, order: Iterable[int]) -> list[dict]:
         else:
             kept = saves[i]   # mostly one saved tensor (mul's other input) or none
             released = released_by[i]
-            ledger = {"saves": [ids[kept[0]]] if len(kept) == 1 else list(map(id_of, kept)),
+            ledger = {"saves": empty if not kept else [ids[kept[0]]] if len(kept) == 1 else
+                      list(map(id_of, kept)),
                       "saved_elements": saved_elements[i], "saved_bytes": saved_bytes[i],
                       "flops_forward": flops_forward[i], "flops_backward": flops_backward[i],
                       "activation_bytes": activation_bytes[i],
