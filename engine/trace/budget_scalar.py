@@ -34,8 +34,8 @@ def scalar_bound(tracer) -> int | None:
     if tracer.options.mode != "reverse" or tracer.second is not None or tracer.options.check \
             or getattr(tracer, "lab", None) is not None:
         return None
-    if not set(map(type, values)) <= {float} and \
-            not all(type(v) is float or np.ndim(v) == 0 for v in values):
+    kinds = set(map(type, values))
+    if not kinds <= {float} and not all(type(v) is float or np.ndim(v) == 0 for v in values):
         return None
     nodes, ids = tracer.program.nodes, tracer.ids
     n = len(nodes)
@@ -48,18 +48,20 @@ def scalar_bound(tracer) -> int | None:
     is_op = np.fromiter(map("op".__eq__, map(attrgetter("role"), nodes)), bool, n)
     graded = np.fromiter(tracer.requires, bool, n)[flat] & is_op[owner]
     id_b = np.fromiter(map(len, ids), np.int64, n)
-    (label_b, formula_b, symbol_b), escaped = _texts(
-        list(map(attrgetter("label"), nodes)), tracer.formulas, tracer.symbols)
-    names = "".join(filter(None, map(attrgetter("name"), nodes)))
-    escaped += len(names) if names.isascii() else \
-        len(names.encode("ascii", "backslashreplace"))
+    # per node only the labels' bytes (the partials index them); the formulas and symbols
+    # are summed over the edges below, each text fetched per edge and joined
+    labels = list(map(attrgetter("label"), nodes))
+    label_b = _utf8_each(labels)
+    escaped = (_escaped(labels) + _escaped(tracer.formulas) + _escaped(tracer.symbols)
+               + _escaped(list(filter(None, map(attrgetter("name"), nodes)))))
     seq = len(str(2 * n))
     # per node: the graph node (its texts escaped as the graph's JSON writes them), its edges,
     # its ledger, its evaluate event with its value exactly (orjson's form)
     params = 2 * n + sum(len(json.dumps(p, default=str)) - 2 for p in   # {} for most
                          filter(None, map(attrgetter("params"), nodes)))
-    floats = list(map(float, values))
-    known = sum(map(len, map(orjson.dumps, floats)))
+    floats = values if kinds <= {float} else list(map(float, values))
+    # every value's orjson form, from one dump of the list: its brackets and n - 1 commas off
+    known = len(orjson.dumps(floats)) - n - 1 if n else 0
     if not math.isfinite(sum(floats)):   # a non-finite one is a string: "-Infinity"
         known += 7 * n
     node_part = (n * (NODE + EVALUATE + seq) + 3 * int(id_b.sum()) + escaped + params + known
@@ -67,15 +69,18 @@ def scalar_bound(tracer) -> int | None:
                        + id_b[owner].sum()) + _ledgers(tracer, id_b, int(is_op.sum())))
     # per edge that may carry a gradient: its accumulate event
     e_owner, e_input, e_arg = owner[graded], flat[graded], arg[graded]
-    partial = _partials(nodes, e_owner, e_arg, flat, start, degree, label_b)
-    edge_part = int(len(e_owner) * (ACCUMULATE + seq + 5 * SCALAR + 6 * NUMBERS)
-                    + (id_b[e_owner] + id_b[e_input] + formula_b[e_owner] + symbol_b[e_owner]
-                       + 2 * partial + 2 * symbol_b[e_input]).sum())
+    ops = list(map(attrgetter("op"), nodes))
+    partial = _partials(ops, e_owner, e_arg, flat, start, degree, label_b)
+    owners, inputs = e_owner.tolist(), e_input.tolist()
+    formulas, symbols = tracer.formulas, tracer.symbols
+    edge_part = (int(len(e_owner) * (ACCUMULATE + seq + 5 * SCALAR + 6 * NUMBERS)
+                     + (id_b[e_owner] + id_b[e_input] + 2 * partial).sum())
+                 + _utf8(formulas, owners) + _utf8(symbols, owners) + 2 * _utf8(symbols, inputs))
     # an input's first contribution starts from 0.0 and narrates no sum: once per input
     firsts = int(np.count_nonzero(np.bincount(e_input, minlength=n))) * \
         (SCALAR - ZERO + 3 * NUMBERS)
     longest = int(label_b.max(initial=0))   # the longest label's bytes, known: not encoded again
-    return (node_part + edge_part - firsts + extras(tracer, None, longest=longest)
+    return (node_part + edge_part - firsts + extras(tracer, None, longest=longest, ops=set(ops))
             + groups_bound(tracer.program, longest)
             + results(tracer, [()] * n, 0))
 
@@ -110,8 +115,11 @@ def light_bound(tracer, limit: int | None = None) -> int | None:
     id_max = max(map(len, ids), default=0)
     params = 2 * n + sum(len(json.dumps(p, default=str)) - 2 for p in
                          filter(None, map(attrgetter("params"), nodes)))
-    known = SCALAR * n + (0 if all(map(math.isfinite, values)) else 7 * n)   # orjson: 24 at most
-    # (each checked, not their sum: inf + -inf of numpy scalars warns)
+    # orjson: 24 at most; a non-finite one 7 more ("-Infinity"). Python floats by their sum (an
+    # overflow counts as one: a looser figure, never a lower one); numpy's each (inf + -inf of
+    # numpy scalars warns)
+    finite = math.isfinite(sum(values)) if kinds == {float} else all(map(math.isfinite, values))
+    known = SCALAR * n + (0 if finite else 7 * n)
     led = tracer.ledger
     # a node's ledger numbers: its 0-d saved tensors (at most its inputs and its output, 8
     # bytes each), an 8-byte activation, and FLOPs at most the totals'
@@ -129,14 +137,15 @@ def light_bound(tracer, limit: int | None = None) -> int | None:
     # the labels (a name is where its node's label starts, `x` of x⁽²⁴⁹⁷⁾: their bytes
     # again) and each edge's partial at its longest
     (_,), (label_m,), (label_e,) = _totals(list(map(attrgetter("label"), nodes)))
-    partial = _longest_partial(set(map(attrgetter("op"), nodes)), widest, label_m)
+    ops = set(map(attrgetter("op"), nodes))
+    partial = _longest_partial(ops, widest, label_m)
     total += 2 * label_e + edges * 2 * partial
     if limit is not None and total > limit:
         return total
     (formula_s, symbol_s), (_, symbol_m), escaped = _totals(
         tracer.formulas, tracer.symbols, formulas=tracer.formulas)
     return (total + sum(escaped) + edges * 2 * symbol_m + widest * (formula_s + symbol_s)
-            + extras(tracer, None, longest=label_m) + groups_bound(tracer.program, label_m)
+            + extras(tracer, None, longest=label_m, ops=ops) + groups_bound(tracer.program, label_m)
             + results(tracer, [()] * n, 0))
 
 
@@ -179,20 +188,41 @@ def _longest_partial(ops: set[str], widest: int, label: int) -> int:
     return longest
 
 
-def _texts(*lists: list[str]) -> tuple[list[np.ndarray], int]:
-    """Each list's per-node UTF-8 bytes, and all of them escaped to ASCII as the graph's JSON
-    writes them (budget.ascii_bytes), summed; an ASCII list (the common case) is not encoded."""
-    per_node, escaped = [], 0
-    for texts in lists:
-        joined = "".join(texts)
-        if joined.isascii():
-            per_node.append(np.fromiter(map(len, texts), np.int64, len(texts)))
-            escaped += len(joined)
-        else:
-            per_node.append(np.fromiter(map(len, map(str.encode, texts)), np.int64,
-                                        len(texts)))
-            escaped += len(joined.encode("ascii", "backslashreplace"))
-    return per_node, escaped
+def _utf8_each(texts: list[str]) -> np.ndarray:
+    """Each text's UTF-8 bytes (int64, one per text); an ASCII list (the common case) is not
+    encoded."""
+    if "".join(texts).isascii():
+        return np.fromiter(map(len, texts), np.int64, len(texts))
+    return np.fromiter(map(len, map(str.encode, texts)), np.int64, len(texts))
+
+
+def _escaped(texts: list[str]) -> int:
+    """All the texts' bytes escaped to ASCII as the graph's JSON writes them (budget's
+    `backslashreplace`: 1 byte an ASCII character, 4 one below U+0100, 6 one below U+10000,
+    10 above), summed; counted over the UTF-16 code units with numpy (the escaping encoder
+    itself costs about 40 ns a node on the chain's symbols, this 10)."""
+    joined = "".join(texts)
+    if joined.isascii():
+        return len(joined)
+    try:
+        units = np.frombuffer(joined.encode("utf-16-le"), np.uint16)
+    except UnicodeEncodeError:   # a lone surrogate
+        units = None
+    if units is None or len(units) != len(joined):   # one above U+FFFF: two units
+        return len(joined.encode("ascii", "backslashreplace"))
+    return len(units) + 3 * int(np.count_nonzero(units >= 0x80)) + \
+        2 * int(np.count_nonzero(units >= 0x100))
+
+
+def _utf8(texts: list[str], at: list[int]) -> int:
+    """The UTF-8 bytes of texts[k] for each k of `at` (repeats counted each time), summed: the
+    texts fetched and joined a piece at a time, no per-text bytes object (about a quarter of
+    an encoded length per text, and only for the indices asked)."""
+    total, get = 0, texts.__getitem__
+    for k in range(0, len(at), 4096):   # a piece at a time: no copy of them all at once
+        joined = "".join(map(get, at[k:k + 4096]))
+        total += len(joined) if joined.isascii() else len(joined.encode())
+    return total
 
 
 def _ledgers(tracer, id_b: np.ndarray, ops: int) -> int:
@@ -208,11 +238,10 @@ def _ledgers(tracer, id_b: np.ndarray, ops: int) -> int:
             + int(id_b[released].sum()))
 
 
-def _partials(nodes, e_owner, e_arg, flat, start, degree, label_b) -> np.ndarray:
+def _partials(ops: list[str], e_owner, e_arg, flat, start, degree, label_b) -> np.ndarray:
     """Each edge's partial derivative as narrated: its op's template (engine/ops' `partials`)
     with its labels in it, or, for a template made by code, twice its node's input labels,
     its own label and 24 bytes (budget._partials, per edge)."""
-    ops = list(map(attrgetter("op"), nodes))
     codes = {op: k for k, op in enumerate(set(ops))}
     op_code = np.fromiter(map(codes.__getitem__, ops), np.int64, len(ops))[e_owner]
     width = int(degree.max(initial=1))

@@ -250,6 +250,25 @@ def test_the_light_bound_stops_once_it_passes_the_limit(text, monkeypatch):
     assert budget.light_bound(tracer, light) == light and read == [1, 1]
 
 
+TEXTS = [[], [""], ["x", "L = x * 2"], ["x⁽²⁴⁹⁷⁾", "x̄'", "∂L/∂(x * 1.0001)"],
+         ["é", "²", "ÿ", "Ā", "\u07ff", "\u0800", "\uffff"], ["θ", "😀 y", "a\U0010ffff"],
+         ["lone \ud800 surrogate", "x"]]
+
+
+@pytest.mark.parametrize("texts", TEXTS)
+def test_the_scalar_bounds_text_sums_are_the_encoders(texts):
+    # issue 15 §1, eleventh round: the escaped bytes counted over UTF-16 units with numpy
+    # (1, 4, 6 or 10 a character, as `backslashreplace` writes them), the UTF-8 bytes of the
+    # texts an edge list names by joined pieces; both equal to encoding text by text
+    from gradwalk.engine.trace import budget_scalar
+
+    assert budget_scalar._escaped(texts) == sum(
+        len(t.encode("ascii", "backslashreplace")) for t in texts)
+    at = [k for k in range(len(texts)) for _ in range(k % 3 + 1)
+          if "\ud800" not in texts[k]] * 1500   # past a 4,096 piece; no program has a lone
+    assert budget_scalar._utf8(texts, at) == sum(len(texts[k].encode()) for k in at)  # surrogate
+
+
 def test_the_scalar_bound_is_close_to_the_estimate_on_a_chain():
     # issue 15 §1: at 100,000 nodes the bound (1.26 times the estimate) passed the 100 MB
     # limit, so the check fell through to the per-node estimate (4 to 6 µs a node); it counts
