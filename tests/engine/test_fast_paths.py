@@ -269,6 +269,30 @@ def test_the_scalar_bounds_text_sums_are_the_encoders(texts):
     assert budget_scalar._utf8(texts, at) == sum(len(texts[k].encode()) for k in at)  # surrogate
 
 
+def test_the_size_check_lists_the_nodes_once_for_both_bounds(monkeypatch):
+    # issue 15 §1, eleventh round: past the light bound, scalar_bound reads the lists it made
+    # (budget_scalar.Passes: the nodes' inputs, their counts, the values' types, the params)
+    # instead of listing the nodes again; the figures are the same either way
+    from functools import cached_property
+
+    from gradwalk.engine.trace import budget_scalar
+
+    chain = "x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 300
+    tracer = Tracer(chain)
+    light, alone = budget.light_bound(tracer), budget.scalar_bound(tracer)
+    listed = []
+    inputs = budget_scalar.Passes.inputs.func
+    counted = cached_property(lambda self: listed.append(1) or inputs(self))
+    counted.__set_name__(budget_scalar.Passes, "inputs")   # as a class body would
+    monkeypatch.setattr(budget_scalar.Passes, "inputs", counted)
+    said = []
+    scalar_bound = budget.scalar_bound
+    monkeypatch.setattr(budget, "scalar_bound",
+                        lambda t, *a: said.append(scalar_bound(t, *a)) or said[-1])
+    Tracer(chain, limits=Limits(max_response_bytes=light - 1))
+    assert said == [alone] and listed == [1]
+
+
 def test_the_scalar_bound_is_close_to_the_estimate_on_a_chain():
     # issue 15 §1: at 100,000 nodes the bound (1.26 times the estimate) passed the 100 MB
     # limit, so the check fell through to the per-node estimate (4 to 6 µs a node); it counts
