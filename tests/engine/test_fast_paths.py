@@ -266,7 +266,8 @@ def test_the_scalar_bounds_text_sums_are_the_encoders(texts):
         len(t.encode("ascii", "backslashreplace")) for t in texts)
     at = [k for k in range(len(texts)) for _ in range(k % 3 + 1)
           if "\ud800" not in texts[k]] * 1500   # past a 4,096 piece; no program has a lone
-    assert budget_scalar._utf8(texts, at) == sum(len(texts[k].encode()) for k in at)  # surrogate
+    assert budget_scalar._utf8(texts, np.array(at, np.int64)) == sum(  # surrogate
+        len(texts[k].encode()) for k in at)
 
 
 def test_the_size_check_lists_the_nodes_once_for_both_bounds(monkeypatch):
