@@ -195,16 +195,38 @@ def _totals(*lists: list[str], formulas: list[str] | None = None
     `formulas`: the list among them whose longest is not asked for (0)."""
     sums, longest, escaped = [], [], []
     for texts in lists:
-        chars = max(map(len, texts), default=0) if texts is not formulas else 0
-        utf8 = count = 0
+        chars = utf8 = count = 0
         for k in range(0, len(texts), 4096):   # joined a piece at a time: no copy of them all
-            joined = "".join(texts[k:k + 4096])   # (the trace's peak memory, bench/chain.py)
-            count += len(joined)
-            utf8 += len(joined) if joined.isascii() else len(joined.encode())
+            c, u, m = _piece(texts[k:k + 4096], texts is not formulas)   # (the trace's peak
+            count, utf8, chars = count + c, utf8 + u, max(chars, m)    # memory, bench/chain.py)
         sums.append(utf8)
         longest.append(chars if utf8 == count else 4 * chars)
         escaped.append(5 * utf8 - 4 * count)   # = count when every text is ASCII
     return sums, longest, escaped
+
+
+def _piece(texts: list[str], longest: bool) -> tuple[int, int, int]:
+    """Some texts' characters and UTF-8 bytes, summed, and (`longest`) the most characters
+    of one: from one joining with NUL between them, counted over its UTF-16 units with numpy
+    (a unit below U+0080 is 1 byte in UTF-8, below U+0800 2, else 3), the longest as the
+    widest gap between the NULs (a pass of len() per text cost as much as the join and the
+    encoding together). A text with a NUL or a character past U+FFFF: counted text by text."""
+    joined = "\0".join(texts)
+    try:
+        units = np.frombuffer(joined.encode("utf-16-le"), np.uint16)
+    except UnicodeEncodeError:   # a lone surrogate
+        units = None
+    if units is not None and len(units) == len(joined):
+        nul = np.flatnonzero(units == 0)
+        if len(nul) == len(texts) - 1:
+            count = len(units) - len(nul)
+            utf8 = count + int(np.count_nonzero(units >= 0x80)) + \
+                int(np.count_nonzero(units >= 0x800))
+            gaps = int(np.diff(nul, prepend=-1, append=len(units)).max()) - 1 if longest else 0
+            return count, utf8, gaps
+    joined = "".join(texts)
+    return (len(joined), len(joined) if joined.isascii() else len(joined.encode()),
+            max(map(len, texts)) if longest else 0)
 
 
 def _longest_partial(ops: set[str], widest: int, label: int) -> int:

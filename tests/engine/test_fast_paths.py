@@ -252,7 +252,7 @@ def test_the_light_bound_stops_once_it_passes_the_limit(text, monkeypatch):
 
 TEXTS = [[], [""], ["x", "L = x * 2"], ["x⁽²⁴⁹⁷⁾", "x̄'", "∂L/∂(x * 1.0001)"],
          ["é", "²", "ÿ", "Ā", "\u07ff", "\u0800", "\uffff"], ["θ", "😀 y", "a\U0010ffff"],
-         ["lone \ud800 surrogate", "x"]]
+         ["lone \ud800 surrogate", "x"], ["a\0b", "θ\0", "c"]]
 
 
 @pytest.mark.parametrize("texts", TEXTS)
@@ -268,6 +268,13 @@ def test_the_scalar_bounds_text_sums_are_the_encoders(texts):
           if "\ud800" not in texts[k]] * 1500   # past a 4,096 piece; no program has a lone
     assert budget_scalar._utf8(texts, np.array(at, np.int64)) == sum(  # surrogate
         len(texts[k].encode()) for k in at)
+    # the light bound's sums: UTF-8 bytes, the longest text (characters, 4 bytes each unless
+    # every text is ASCII), the escaped bytes at most 5b - 4c; past 4,096 texts, pieces
+    many = [t for t in texts if "\ud800" not in t] * 1500
+    utf8, count = sum(len(t.encode()) for t in many), sum(map(len, many))
+    chars = max(map(len, many), default=0)
+    assert budget_scalar._totals(many) == (
+        [utf8], [chars if utf8 == count else 4 * chars], [5 * utf8 - 4 * count])
 
 
 def test_the_size_check_lists_the_nodes_once_for_both_bounds(monkeypatch):
