@@ -206,21 +206,29 @@ def _partials():
     return partial
 
 
-def light_bound(tracer, limit: int | None = None) -> int | None:
+def light_bound(tracer, limit: int | None = None, passes=None) -> int | None:
     """engine/trace/budget_scalar.py's light_bound: looser than scalar_bound, cheaper (with
-    `limit`: a figure past it as soon as its first terms pass it)."""
+    `limit`: a figure past it as soon as its first terms pass it). passes: budget_scalar's
+    Passes, shared with a scalar_bound asked next."""
     from gradwalk.engine.trace.budget_scalar import light_bound as bound
 
-    return bound(tracer, limit)
+    return bound(tracer, limit, passes)
 
 
-def scalar_bound(tracer) -> int | None:
+def scalar_bound(tracer, passes=None) -> int | None:
     """A cheap upper bound of sum(per_node(tracer, inline)): for a scalar program in reverse
     mode the sums of engine/trace/budget_scalar.py; otherwise per_node with no number worked
     out first (each at its longest). Within max_response_bytes, the check is done without
     the numbers (engine/trace/runner.py); past it, per_node works them out, so a body that
-    fits is not refused for numbers that turn out short."""
+    fits is not refused for numbers that turn out short. passes: as light_bound's."""
     from gradwalk.engine.trace.budget_scalar import scalar_bound as bound
 
-    fast = bound(tracer)
+    fast = bound(tracer, passes)
     return fast if fast is not None else sum(per_node(tracer, tracer.limit, exact=False))
+
+
+def passes(tracer):
+    """The per-node lists both bounds read, made once (budget_scalar.Passes)."""
+    from gradwalk.engine.trace.budget_scalar import Passes
+
+    return Passes(tracer)

@@ -4,7 +4,8 @@ the cut paths' sentences, forward mode's kinks, the bug lab's words."""
 from __future__ import annotations
 
 import heapq
-from operator import attrgetter
+import itertools
+from operator import attrgetter, sub
 
 import numpy as np
 import orjson
@@ -86,17 +87,18 @@ def _second_order(leaves: dict, shapes: list, full: bool, steps: int) -> int:
     return total
 
 
-def extras(tracer, tangents: list | None, marked: bool = True, longest: int | None = None
-           ) -> int:
+def extras(tracer, tangents: list | None, marked: bool = True, longest: int | None = None,
+           ops: set[str] | None = None) -> int:
     """What the walk says beyond its events' own words: the warnings known now (exactly, with
     the done event's narration of them), the cut paths' sentences (engine/trace/cuts.py),
     forward mode's kinks, and room for the one first_non_finite marker (with an underflow's
     warning) the walk may find, when it may (`marked`: budget_numbers.Numbers). longest: the
-    longest label's bytes, or more, when the caller knows it (else worked out here)."""
+    longest label's bytes, or more, when the caller knows it (else worked out here); ops: the
+    program's ops, when the caller has them (edge_words)."""
     listed = tracer.warnings.listed() if getattr(tracer, "warnings", None) else []
     kinks_found = _kinks(tracer, tangents) if tracer.options.mode == "forward" else []
     listed += [message for _, message in kinks_found]
-    total = edge_words(tracer)
+    total = edge_words(tracer, ops)
     if marked:   # room for a NaN's or an underflow's marker, warning and words
         if longest is None:
             longest = max(map(len, map(str.encode, map(attrgetter("label"),
@@ -153,23 +155,31 @@ def groups_bound(program, longest: int) -> int:
     from gradwalk.engine.blocks import Block
     from gradwalk.engine.groups import MAX_CHILDREN
 
-    statements = made = parts = boxes = named = 0
-    stack = list(program.body)
-    while stack:
-        item = stack.pop()
-        if type(item) is Block:
+    boxes = named = 0
+    bodies, runs = [program.body], []   # runs: lists of statements (no block among them)
+    while bodies:
+        items = bodies.pop()
+        if Block not in set(map(type, items)):   # the common case: statements only
+            runs.append(items)
+            continue
+        for item in items:
+            if type(item) is not Block:
+                runs.append((item,))
+                continue
             if item.kind == "group":
                 boxes += 1
                 named += len(item.name.encode())
                 if item.loop:   # its iterations' chunks (engine/groups.py), each named briefly
                     chunks = len(item.body) // (MAX_CHILDREN - 1) + 1
                     boxes, named = boxes + chunks, named + 48 * chunks
-            stack.extend(item.body)
-            continue
-        size = item.end - item.first
-        statements += size > 0
-        made += size >= 2
-        parts += size // 30 + 3 if size > MAX_CHILDREN else 0
+            bodies.append(item.body)
+    # each statement's node count, by C-level maps (a Python loop was 0.05 µs a node)
+    sizes = list(map(sub, map(attrgetter("end"), itertools.chain.from_iterable(runs)),
+                     map(attrgetter("first"), itertools.chain.from_iterable(runs))))
+    statements = len(sizes) - sizes.count(0)
+    made = statements - sizes.count(1)
+    parts = sum(size // 30 + 3 for size in sizes if size > MAX_CHILDREN) \
+        if max(sizes, default=0) > MAX_CHILDREN else 0
     count = made + (68 * statements) // 100 + parts
     ascii_text = program.lines is None or program.lines.ascii
     name = max(2 * longest, (1 if ascii_text else 4) * NAME_CHARS) + 40
@@ -188,14 +198,16 @@ def groups_bytes(program) -> int:
     return len(orjson.dumps(groups(program)))
 
 
-def edge_words(tracer) -> int:
+def edge_words(tracer, ops: set[str] | None = None) -> int:
     """The words engine/trace/edge_notes.py adds at the edge points, per argument of each node
     at one: counted twice (a tangent's and an accumulate's narration, as hvp mode's walks
-    write both), with the partial as reverse mode writes it."""
+    write both), with the partial as reverse mode writes it. ops: the program's ops (every
+    node's `op`), when the caller has them: a pass over the nodes less."""
     from gradwalk.engine.trace import edge_notes, narrate
 
     total, nodes = 0, tracer.program.nodes
-    ops = set(map(attrgetter("op"), nodes))   # asked once per op, not per node
+    if ops is None:   # asked once per op, not per node
+        ops = set(map(attrgetter("op"), nodes))
     noted = {op for op in ops if edge_notes.has_edges(op)}
     if not noted:   # the common case (+ - * / have no edge points)
         return 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from functools import cached_property
 from operator import attrgetter
 
 import numpy as np
@@ -27,20 +28,53 @@ from gradwalk.engine.trace.budget_numbers import (ACCUMULATE, EDGE, EVALUATE, LE
 from gradwalk.engine.trace.budget_results import extras, groups_bound, results
 
 
-def scalar_bound(tracer) -> int | None:
+class Passes:
+    """The per-node lists both bounds read, each made once, on first use: the size check
+    asks the light bound and, when it passes the limit, scalar_bound, which reads them again
+    (a 100,001-node chain: about 0.1 µs a node saved). Made per check and dropped after it."""
+
+    def __init__(self, tracer):
+        self.tracer = tracer
+
+    @cached_property
+    def kinds(self) -> set:
+        """The values' types."""
+        return set(map(type, self.tracer.values))
+
+    @cached_property
+    def inputs(self) -> list:
+        """Each node's input indices."""
+        return list(map(attrgetter("inputs"), self.tracer.program.nodes))
+
+    @cached_property
+    def degrees(self) -> list[int]:
+        """Each node's input count."""
+        return list(map(len, self.inputs))
+
+    @cached_property
+    def params(self) -> int:
+        """The nodes' params in the graph's JSON (bytes): `{}` for most."""
+        nodes = self.tracer.program.nodes
+        return 2 * len(nodes) + sum(len(json.dumps(p, default=str)) - 2 for p in
+                                    filter(None, map(attrgetter("params"), nodes)))
+
+
+def scalar_bound(tracer, passes: Passes | None = None) -> int | None:
     """An upper bound of sum(per_node(tracer, inline)) for a program whose values are all
-    scalars, in reverse mode without the gradient check or the bug lab; else None."""
+    scalars, in reverse mode without the gradient check or the bug lab; else None.
+    passes: the lists the light bound made (Passes), when the caller asked it first."""
     values = tracer.values
     if tracer.options.mode != "reverse" or tracer.second is not None or tracer.options.check \
             or getattr(tracer, "lab", None) is not None:
         return None
-    if not set(map(type, values)) <= {float} and \
-            not all(type(v) is float or np.ndim(v) == 0 for v in values):
+    passes = passes or Passes(tracer)
+    kinds = passes.kinds
+    if not kinds <= {float} and not all(type(v) is float or np.ndim(v) == 0 for v in values):
         return None
     nodes, ids = tracer.program.nodes, tracer.ids
     n = len(nodes)
-    inputs = list(map(attrgetter("inputs"), nodes))
-    degree = np.fromiter(map(len, inputs), np.int64, n)
+    inputs = passes.inputs
+    degree = np.fromiter(passes.degrees, np.int64, n)
     flat = np.fromiter(itertools.chain.from_iterable(inputs), np.int64, int(degree.sum()))
     owner = np.repeat(np.arange(n), degree)
     start = np.cumsum(degree) - degree
@@ -48,18 +82,21 @@ def scalar_bound(tracer) -> int | None:
     is_op = np.fromiter(map("op".__eq__, map(attrgetter("role"), nodes)), bool, n)
     graded = np.fromiter(tracer.requires, bool, n)[flat] & is_op[owner]
     id_b = np.fromiter(map(len, ids), np.int64, n)
-    (label_b, formula_b, symbol_b), escaped = _texts(
-        list(map(attrgetter("label"), nodes)), tracer.formulas, tracer.symbols)
-    names = "".join(filter(None, map(attrgetter("name"), nodes)))
-    escaped += len(names) if names.isascii() else \
-        len(names.encode("ascii", "backslashreplace"))
+    # per node only the labels' bytes (the partials index them); the formulas and symbols
+    # are summed over the edges below, each text fetched per edge and joined
+    labels = list(map(attrgetter("label"), nodes))
+    label_b = _utf8_each(labels)
+    escaped = (_escaped(labels) + _escaped(tracer.formulas) + _escaped(tracer.symbols)
+               + _escaped(list(filter(None, map(attrgetter("name"), nodes)))))
     seq = len(str(2 * n))
     # per node: the graph node (its texts escaped as the graph's JSON writes them), its edges,
     # its ledger, its evaluate event with its value exactly (orjson's form)
-    params = 2 * n + sum(len(json.dumps(p, default=str)) - 2 for p in   # {} for most
-                         filter(None, map(attrgetter("params"), nodes)))
-    floats = list(map(float, values))
-    known = sum(map(len, map(orjson.dumps, floats)))
+    params = passes.params
+    floats = values if kinds <= {float} else list(map(float, values))
+    # every value's orjson form, from one dump per 4,096 values (its brackets and commas off):
+    # one dump of them all, a megabyte freed, left the check's later arrays resident
+    known = sum(len(orjson.dumps(floats[k:k + 4096])) - min(4096, n - k) - 1
+                for k in range(0, n, 4096))
     if not math.isfinite(sum(floats)):   # a non-finite one is a string: "-Infinity"
         known += 7 * n
     node_part = (n * (NODE + EVALUATE + seq) + 3 * int(id_b.sum()) + escaped + params + known
@@ -67,20 +104,23 @@ def scalar_bound(tracer) -> int | None:
                        + id_b[owner].sum()) + _ledgers(tracer, id_b, int(is_op.sum())))
     # per edge that may carry a gradient: its accumulate event
     e_owner, e_input, e_arg = owner[graded], flat[graded], arg[graded]
-    partial = _partials(nodes, e_owner, e_arg, flat, start, degree, label_b)
-    edge_part = int(len(e_owner) * (ACCUMULATE + seq + 5 * SCALAR + 6 * NUMBERS)
-                    + (id_b[e_owner] + id_b[e_input] + formula_b[e_owner] + symbol_b[e_owner]
-                       + 2 * partial + 2 * symbol_b[e_input]).sum())
+    ops = list(map(attrgetter("op"), nodes))
+    partial = _partials(ops, e_owner, e_arg, flat, start, degree, label_b)
+    formulas, symbols = tracer.formulas, tracer.symbols
+    edge_part = (int(len(e_owner) * (ACCUMULATE + seq + 5 * SCALAR + 6 * NUMBERS)
+                     + (id_b[e_owner] + id_b[e_input] + 2 * partial).sum())
+                 + _utf8(formulas, e_owner) + _utf8(symbols, e_owner)
+                 + 2 * _utf8(symbols, e_input))
     # an input's first contribution starts from 0.0 and narrates no sum: once per input
     firsts = int(np.count_nonzero(np.bincount(e_input, minlength=n))) * \
         (SCALAR - ZERO + 3 * NUMBERS)
     longest = int(label_b.max(initial=0))   # the longest label's bytes, known: not encoded again
-    return (node_part + edge_part - firsts + extras(tracer, None, longest=longest)
+    return (node_part + edge_part - firsts + extras(tracer, None, longest=longest, ops=set(ops))
             + groups_bound(tracer.program, longest)
             + results(tracer, [()] * n, 0))
 
 
-def light_bound(tracer, limit: int | None = None) -> int | None:
+def light_bound(tracer, limit: int | None = None, passes: Passes | None = None) -> int | None:
     """A looser and cheaper upper bound than scalar_bound (so of per_node's sum), for the same
     programs (None for the others): its terms with each per-edge figure at its largest (an
     id, a partial, an input's symbol), each node's formula and symbol counted for as many
@@ -94,24 +134,28 @@ def light_bound(tracer, limit: int | None = None) -> int | None:
     limit: once the terms worked out so far pass it (bytes), their sum is returned without
     the rest (the texts' passes, most of the cost): a figure past `limit`, not the bound, for
     a caller that only compares (a 100,001-node chain passes 100 MB before any text is read,
-    and its size check goes straight on to scalar_bound)."""
+    and its size check goes straight on to scalar_bound). passes: Passes, kept by a caller
+    that may ask scalar_bound next."""
     values = tracer.values
     if tracer.options.mode != "reverse" or tracer.second is not None or tracer.options.check \
             or getattr(tracer, "lab", None) is not None:
         return None
-    kinds = set(map(type, values))
+    passes = passes or Passes(tracer)
+    kinds = passes.kinds
     if not kinds <= {float, np.float64, np.ndarray} or np.ndarray in kinds and \
             any(v.ndim for v in values if type(v) is np.ndarray):
         return None   # a tensor
     nodes, ids = tracer.program.nodes, tracer.ids
     n = len(nodes)
-    degrees = list(map(len, map(attrgetter("inputs"), nodes)))
+    degrees = passes.degrees
     edges, widest = sum(degrees), max(degrees, default=0)
     id_max = max(map(len, ids), default=0)
-    params = 2 * n + sum(len(json.dumps(p, default=str)) - 2 for p in
-                         filter(None, map(attrgetter("params"), nodes)))
-    known = SCALAR * n + (0 if all(map(math.isfinite, values)) else 7 * n)   # orjson: 24 at most
-    # (each checked, not their sum: inf + -inf of numpy scalars warns)
+    params = passes.params
+    # orjson: 24 at most; a non-finite one 7 more ("-Infinity"). Python floats by their sum (an
+    # overflow counts as one: a looser figure, never a lower one); numpy's each (inf + -inf of
+    # numpy scalars warns)
+    finite = math.isfinite(sum(values)) if kinds == {float} else all(map(math.isfinite, values))
+    known = SCALAR * n + (0 if finite else 7 * n)
     led = tracer.ledger
     # a node's ledger numbers: its 0-d saved tensors (at most its inputs and its output, 8
     # bytes each), an 8-byte activation, and FLOPs at most the totals'
@@ -129,14 +173,15 @@ def light_bound(tracer, limit: int | None = None) -> int | None:
     # the labels (a name is where its node's label starts, `x` of x⁽²⁴⁹⁷⁾: their bytes
     # again) and each edge's partial at its longest
     (_,), (label_m,), (label_e,) = _totals(list(map(attrgetter("label"), nodes)))
-    partial = _longest_partial(set(map(attrgetter("op"), nodes)), widest, label_m)
+    ops = set(map(attrgetter("op"), nodes))
+    partial = _longest_partial(ops, widest, label_m)
     total += 2 * label_e + edges * 2 * partial
     if limit is not None and total > limit:
         return total
     (formula_s, symbol_s), (_, symbol_m), escaped = _totals(
         tracer.formulas, tracer.symbols, formulas=tracer.formulas)
     return (total + sum(escaped) + edges * 2 * symbol_m + widest * (formula_s + symbol_s)
-            + extras(tracer, None, longest=label_m) + groups_bound(tracer.program, label_m)
+            + extras(tracer, None, longest=label_m, ops=ops) + groups_bound(tracer.program, label_m)
             + results(tracer, [()] * n, 0))
 
 
@@ -150,16 +195,38 @@ def _totals(*lists: list[str], formulas: list[str] | None = None
     `formulas`: the list among them whose longest is not asked for (0)."""
     sums, longest, escaped = [], [], []
     for texts in lists:
-        chars = max(map(len, texts), default=0) if texts is not formulas else 0
-        utf8 = count = 0
+        chars = utf8 = count = 0
         for k in range(0, len(texts), 4096):   # joined a piece at a time: no copy of them all
-            joined = "".join(texts[k:k + 4096])   # (the trace's peak memory, bench/chain.py)
-            count += len(joined)
-            utf8 += len(joined) if joined.isascii() else len(joined.encode())
+            c, u, m = _piece(texts[k:k + 4096], texts is not formulas)   # (the trace's peak
+            count, utf8, chars = count + c, utf8 + u, max(chars, m)    # memory, bench/chain.py)
         sums.append(utf8)
         longest.append(chars if utf8 == count else 4 * chars)
         escaped.append(5 * utf8 - 4 * count)   # = count when every text is ASCII
     return sums, longest, escaped
+
+
+def _piece(texts: list[str], longest: bool) -> tuple[int, int, int]:
+    """Some texts' characters and UTF-8 bytes, summed, and (`longest`) the most characters
+    of one: from one joining with NUL between them, counted over its UTF-16 units with numpy
+    (a unit below U+0080 is 1 byte in UTF-8, below U+0800 2, else 3), the longest as the
+    widest gap between the NULs (a pass of len() per text cost as much as the join and the
+    encoding together). A text with a NUL or a character past U+FFFF: counted text by text."""
+    joined = "\0".join(texts)
+    try:
+        units = np.frombuffer(joined.encode("utf-16-le"), np.uint16)
+    except UnicodeEncodeError:   # a lone surrogate
+        units = None
+    if units is not None and len(units) == len(joined):
+        nul = np.flatnonzero(units == 0)
+        if len(nul) == len(texts) - 1:
+            count = len(units) - len(nul)
+            utf8 = count + int(np.count_nonzero(units >= 0x80)) + \
+                int(np.count_nonzero(units >= 0x800))
+            gaps = int(np.diff(nul, prepend=-1, append=len(units)).max()) - 1 if longest else 0
+            return count, utf8, gaps
+    joined = "".join(texts)
+    return (len(joined), len(joined) if joined.isascii() else len(joined.encode()),
+            max(map(len, texts)) if longest else 0)
 
 
 def _longest_partial(ops: set[str], widest: int, label: int) -> int:
@@ -179,20 +246,50 @@ def _longest_partial(ops: set[str], widest: int, label: int) -> int:
     return longest
 
 
-def _texts(*lists: list[str]) -> tuple[list[np.ndarray], int]:
-    """Each list's per-node UTF-8 bytes, and all of them escaped to ASCII as the graph's JSON
-    writes them (budget.ascii_bytes), summed; an ASCII list (the common case) is not encoded."""
-    per_node, escaped = [], 0
-    for texts in lists:
-        joined = "".join(texts)
+def _utf8_each(texts: list[str]) -> np.ndarray:
+    """Each text's UTF-8 bytes (int64, one per text); an ASCII list (the common case) is not
+    encoded."""
+    if "".join(texts).isascii():
+        return np.fromiter(map(len, texts), np.int64, len(texts))
+    return np.fromiter(map(len, map(str.encode, texts)), np.int64, len(texts))
+
+
+def _escaped(texts: list[str]) -> int:
+    """All the texts' bytes escaped to ASCII as the graph's JSON writes them (budget's
+    `backslashreplace`: 1 byte an ASCII character, 4 one below U+0100, 6 one below U+10000,
+    10 above), summed; counted over the UTF-16 code units with numpy (the escaping encoder
+    itself costs about 40 ns a node on the chain's symbols, this 10). A piece of 4,096 texts
+    at a time: the whole list's units at once (3.5 MB for the 100,001-node chain's symbols)
+    stayed resident after they were freed, and raised the trace's peak memory."""
+    total = 0
+    for k in range(0, len(texts), 4096):
+        joined = "".join(texts[k:k + 4096])
         if joined.isascii():
-            per_node.append(np.fromiter(map(len, texts), np.int64, len(texts)))
-            escaped += len(joined)
-        else:
-            per_node.append(np.fromiter(map(len, map(str.encode, texts)), np.int64,
-                                        len(texts)))
-            escaped += len(joined.encode("ascii", "backslashreplace"))
-    return per_node, escaped
+            total += len(joined)
+            continue
+        try:
+            units = np.frombuffer(joined.encode("utf-16-le"), np.uint16)
+        except UnicodeEncodeError:   # a lone surrogate
+            units = None
+        if units is None or len(units) != len(joined):   # one above U+FFFF: two units
+            total += len(joined.encode("ascii", "backslashreplace"))
+            continue
+        total += len(units) + 3 * int(np.count_nonzero(units >= 0x80)) + \
+            2 * int(np.count_nonzero(units >= 0x100))
+    return total
+
+
+def _utf8(texts: list[str], at: np.ndarray) -> int:
+    """The UTF-8 bytes of texts[k] for each k of `at` (repeats counted each time), summed: the
+    texts fetched and joined a piece at a time, no per-text bytes object (about a quarter of
+    an encoded length per text, and only for the indices asked). A piece at a time, so
+    neither the joined texts nor the indices as Python ints are all alive at once (100,000
+    ints at once raised the 100,001-node chain's peak memory by 0.1 KB a node)."""
+    total, get = 0, texts.__getitem__
+    for k in range(0, len(at), 4096):
+        joined = "".join(map(get, at[k:k + 4096].tolist()))
+        total += len(joined) if joined.isascii() else len(joined.encode())
+    return total
 
 
 def _ledgers(tracer, id_b: np.ndarray, ops: int) -> int:
@@ -208,11 +305,10 @@ def _ledgers(tracer, id_b: np.ndarray, ops: int) -> int:
             + int(id_b[released].sum()))
 
 
-def _partials(nodes, e_owner, e_arg, flat, start, degree, label_b) -> np.ndarray:
+def _partials(ops: list[str], e_owner, e_arg, flat, start, degree, label_b) -> np.ndarray:
     """Each edge's partial derivative as narrated: its op's template (engine/ops' `partials`)
     with its labels in it, or, for a template made by code, twice its node's input labels,
     its own label and 24 bytes (budget._partials, per edge)."""
-    ops = list(map(attrgetter("op"), nodes))
     codes = {op: k for k, op in enumerate(set(ops))}
     op_code = np.fromiter(map(codes.__getitem__, ops), np.int64, len(ops))[e_owner]
     width = int(degree.max(initial=1))

@@ -164,11 +164,11 @@ class Tracer:
 
     _inputs = inputs   # the name tests and older callers use
 
-    def _fits(self) -> bool:
+    def _fits(self, passes) -> bool:
         """Whether the light bound (engine/trace/budget_scalar.py light_bound) shows the body
         within max_response_bytes; then the size is checked, with no estimate made."""
         limit = self._size_limits.max_response_bytes
-        light = budget.light_bound(self, limit)   # past the limit: not worked out to the end
+        light = budget.light_bound(self, limit, passes)   # past the limit: not worked out whole
         if light is not None and light <= limit:
             self._size_limits = None
             return True
@@ -179,10 +179,14 @@ class Tracer:
         at the node where the estimate crosses it), before any stepper event is made; once.
         The bounds first, cheapest first: the estimate only when they pass the limit."""
         limits = self._size_limits
-        if limits is None or self._fits():   # checked already, or fits by far
+        if limits is None:   # checked already
+            return
+        passes = budget.passes(self)   # the lists both bounds read, made once
+        if self._fits(passes):   # fits by far
             return
         self._size_limits = None
-        bound = budget.scalar_bound(self)
+        bound = budget.scalar_bound(self, passes)
+        del passes
         if bound is not None and bound <= limits.max_response_bytes:
             return   # within the limit whatever the per-node estimate says
         costs = budget.per_node(self, limits.inline)

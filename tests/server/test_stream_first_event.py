@@ -26,7 +26,7 @@ def test_the_size_is_checked_once_before_the_graph_and_costs_no_estimate(monkeyp
         said.append("light bound")
         return light(tracer, *limit)
     monkeypatch.setattr(budget, "light_bound", bound)
-    monkeypatch.setattr(budget, "scalar_bound", lambda t: said.append("estimate"))
+    monkeypatch.setattr(budget, "scalar_bound", lambda t, *a: said.append("estimate"))
     stream_body(CHAIN, None, Settings(), lambda data: said.append(data.split(b"\n")[0]))
     assert said[:2] == ["light bound", b"event: graph"]   # the check, then the graph event
     assert said.count("light bound") == 1 and "estimate" not in said
@@ -72,7 +72,7 @@ def test_the_estimate_comes_before_the_graph_when_the_light_bound_does_not_fit(m
     assert refused.value.kind == "too_large"
     made = []
     bound = budget.scalar_bound
-    monkeypatch.setattr(budget, "scalar_bound", lambda t: made.append(1) or bound(t))
+    monkeypatch.setattr(budget, "scalar_bound", lambda t, *a: made.append(1) or bound(t, *a))
     between = Tracer(CHAIN, limits=Limits(max_response_bytes=light - 1))
     assert made == [1]   # the scalar bound, made in the constructor: the next step
     assert b'"nodes":[' in between.graph_bytes()
