@@ -60,14 +60,13 @@ class Program:
     # holds, "inputs" or "labels"; the training engine finds the input points through it
     data: dict[str, str] = field(default_factory=dict)
     # the texts the parse worked out as it made the nodes (engine/parse_run.py), for the
-    # Tracer (engine/trace/tracer.py _texts): (formula_at, formulas, strengths, gaps): the
-    # nodes whose formula is not their label and those formulas, every node's binding
-    # strength, None for the nodes in the gaps ([first, end) ranges: the general path's
-    # nodes, whose texts the Tracer works out); None for a program whose labels changed
-    # after their consumers were made (an alias, a function's result renamed) and for one
-    # not parsed from text. Read, never written to: a program is traced again with other
-    # leaf values (engine/train).
-    texts: tuple[list, list, list, list] | None = None
+    # Tracer (engine/trace/tracer.py _texts): (formulas, strengths, gaps): (index, formula)
+    # of each node whose formula is not its label, every node's binding strength, None for
+    # the nodes in the gaps ([first, end) ranges: the general path's nodes, whose texts the
+    # Tracer works out); None for a program whose labels changed after their consumers were
+    # made (an alias, a function's result renamed) and for one not parsed from text. Read,
+    # never written to: a program is traced again with other leaf values (engine/train).
+    texts: tuple[list, list, list] | None = None
 
 
 @dataclass(slots=True)

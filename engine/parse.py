@@ -179,13 +179,12 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
         # loop variable -> its number, or the Element of a named list it reads (parse_unroll,
         # parse_zip)
         self.loop_values: dict[str, object] = {}
-        self.plans: dict[str, list | None] = {}   # a line's text -> its plan (parse_run)
+        self.plans: dict[str, tuple | None] = {}   # a line's text -> its plan (parse_run)
         # the Tracer's texts of the nodes parse_run makes, worked out as it makes them
-        # (Program.texts): the formulas that are not their node's label and where, every
+        # (Program.texts): (index, formula) of those whose formula is not their label, every
         # node's binding strength, None for a node of the general path, whose [first, end)
         # ranges are `gaps`; stale once a label changes
-        self.formula_at: list[int] = []
-        self.formulas: list[str] = []
+        self.formulas: list[tuple[int, str]] = []
         self.strengths: list[int | None] = []
         self.gaps: list[tuple[int, int]] = []
         self.stale = False

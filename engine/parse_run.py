@@ -20,7 +20,6 @@ import ast
 
 from gradwalk.engine.blocks import Statement
 from gradwalk.engine.errors import ProgramError
-from gradwalk.engine.groups import shape
 from gradwalk.engine.ir import NO_PARAMS, IRNode
 from gradwalk.engine.labels import ATOM, PRINTED, UNARY, print_label, strength
 from gradwalk.engine.parse_literals import NUMBER_TYPES as _NUMBERS
@@ -75,13 +74,11 @@ class RunSyntax:
             index = self.replay(plan[1], line, name)
             if index is None:
                 break
-            key = plan[2]
-            if key is None:   # the plan's first line: groups' key, the same for the rest
-                key = plan[2] = shape(nodes, first, len(nodes))
             names[name] = index
             times[name] = times.get(name, 0) + 1
             built, last_line = (name, line, col), end_line
-            out.append(Statement(first, len(nodes), name, Span(line, col, end_line, end), key))
+            out.append(Statement(first, len(nodes), name, Span(line, col, end_line, end),
+                                 plan[2]))
             if max_nodes is not None and len(nodes) > max_nodes:
                 self.last, self.current, self.last_line = name, (line, col), end_line
                 raise self.too_many_nodes(stmt)
@@ -97,8 +94,8 @@ class RunSyntax:
         as chain makes them (an ASCII program without lifted literals: a span is its tree
         node's columns); the index of the last, named `name`. None, with no node kept, for any
         other expression."""
-        plan = _plan(root, self.text.lines)
-        return None if plan is None else self.replay(plan, root.lineno, name)
+        found = _plan(root, self.text.lines)
+        return None if found is None else self.replay(found[0], root.lineno, name)
 
     def replay(self, plan: tuple, line: int, name: str | None) -> int | None:
         """The nodes of an expression's plan (_plan) whose first line is `line`: operands left
@@ -108,16 +105,17 @@ class RunSyntax:
         node kept, when a name is not bound or a number not seen yet.
 
         The texts Tracer._texts would write from the final labels are handed over as the
-        nodes are made (Program.texts): each node's binding strength (the plan's), and the
-        formula of each node whose formula is not its label: the named op's, `label =
-        <its printed text>`, and a clipped label's op's, its printed text in full (a
-        constant's formula and an unnamed op's are their labels)."""
+        nodes are made (Program.texts): each node's binding strength (the plan's), and
+        (index, formula) of each node whose formula is not its label: the named op's,
+        `label = <its printed text>`, and a clipped label's op's, its printed text in full
+        (a constant's formula and an unnamed op's are their labels)."""
         steps, levels = plan
         nodes, names, numbers = self.nodes, self.names, self.numbers
-        start, last = len(nodes), steps[-1][1]
+        start, last, append = len(nodes), steps[-1][1], nodes.append
         if len(self.strengths) != start:   # the general path's nodes since the last replay
             self.gap(start)
         index = text = level = None
+        at = start   # the next node's index
         for spec, row in steps:
             if type(spec) is str:   # a name
                 other = names.get(spec)
@@ -132,9 +130,10 @@ class RunSyntax:
                 shared = numbers.get(key)
                 if shared is None:
                     return self.give_up(start)
-                other, first = len(nodes), line + below
-                nodes.append(IRNode(other, "const", "const", [], Span(first, col, first, end),
-                                    right, None, NO_PARAMS, shared))
+                first = line + below
+                append(IRNode(at, "const", "const", [], Span(first, col, first, end), right,
+                              None, NO_PARAMS, shared))
+                other, at = at, at + 1
             if row is None:   # the leftmost operand
                 index, text, level = other, right, right_level
                 continue
@@ -143,21 +142,18 @@ class RunSyntax:
             # formula's right-hand side too
             printed = f"{f'({text})' if level <= left_at else text}{symbol}" \
                       f"{f'({right})' if right_level <= right_at else right}"
-            at = len(nodes)
             if row is last and name is not None:
                 label, named, level = primed(name, self.times_assigned.get(name, 0)), name, ATOM
-                self.formula_at.append(at)
-                self.formulas.append(f"{label} = {printed}")
+                self.formulas.append((at, f"{label} = {printed}"))
             else:
                 label, named, level = printed, None, op_level
                 if len(printed) > MAX_LABEL:
                     label = print_label(op, [nodes[index], nodes[other]], NO_PARAMS)
-                    self.formula_at.append(at)
-                    self.formulas.append(printed)
-            nodes.append(IRNode(at, op, "op", [index, other],
-                                Span(line + below, col, line + end_below, end), label, named,
-                                NO_PARAMS, None))
-            text, index = label, at
+                    self.formulas.append((at, printed))
+            append(IRNode(at, op, "op", [index, other],
+                          Span(line + below, col, line + end_below, end), label, named,
+                          NO_PARAMS, None))
+            text, index, at = label, at, at + 1
         self.strengths += levels   # the named op's ATOM last: unnamed, its operator's
         if name is None:
             self.strengths[-1] = level
@@ -166,10 +162,9 @@ class RunSyntax:
     def give_up(self, start: int) -> None:
         """A replay given up: the nodes from `start` and their formulas are not kept."""
         del self.nodes[start:]
-        at = self.formula_at
-        while at and at[-1] >= start:
-            at.pop()
-            self.formulas.pop()
+        formulas = self.formulas
+        while formulas and formulas[-1][0] >= start:
+            formulas.pop()
 
     def relabel(self, index: int, name: str) -> None:
         """Node `index` is called `name` from here on (an alias `L = y`, a function's result
@@ -180,14 +175,14 @@ class RunSyntax:
         node.label = primed(name, self.times_assigned.get(name, 0))
         self.stale = True
 
-    def texts(self) -> tuple[list, list, list, list] | None:
-        """Program.texts: (formula_at, formulas, strengths, gaps), the general path's nodes
-        as gaps; None when a label changed after the texts were worked out, or when the run
-        made no node."""
+    def texts(self) -> tuple[list, list, list] | None:
+        """Program.texts: (formulas, strengths, gaps), the general path's nodes as gaps; None
+        when a label changed after the texts were worked out, or when the run made no
+        node."""
         if self.stale or not self.gaps and not self.strengths:
             return None
         self.gap(len(self.nodes))
-        return self.formula_at, self.formulas, self.strengths, self.gaps
+        return self.formulas, self.strengths, self.gaps
 
     def gap(self, end: int) -> None:
         """The nodes from the last handed over up to `end` have no texts (the general
@@ -215,29 +210,30 @@ class RunSyntax:
 _UNSEEN = object()   # a text whose plan is not made yet (a plan may be None)
 
 
-def _statement_plan(stmt: ast.Assign, lines: list[str]) -> list | None:
-    """[target name, its value's _plan, the statement's groups.shape once its first line is
-    made (None before)] of `name = <operator chain>` whose target needs no refusal
-    (target_name's checks but the loop variable's and data's); else None."""
+def _statement_plan(stmt: ast.Assign, lines: list[str]) -> tuple | None:
+    """(target name, its value's _plan, the statement's groups.shape) of `name = <operator
+    chain>` whose target needs no refusal (target_name's checks but the loop variable's and
+    data's); else None."""
     value, targets = stmt.value, stmt.targets
     if type(value) is not _BINOP or len(targets) != 1 or type(targets[0]) is not _NAME:
         return None
     name = targets[0].id
     if len(name) > MAX_NAME or name[:2] == "__" or name in RESERVED:
         return None
-    plan = _plan(value, lines)
-    return None if plan is None else [name, plan, None]
+    found = _plan(value, lines)
+    return None if found is None else (name, *found)
 
 
-def _plan(root: ast.BinOp, lines: list[str]) -> tuple | None:
+def _plan(root: ast.BinOp, lines: list[str]) -> tuple[tuple, tuple] | None:
     """What replay makes of a binary operator or a left-leaning chain of them over names and
     numbers, from the tree alone: (steps, the binding strength of each node made, the root
     named): a step per operand, left to right, with the op row of the operator after it
     (None for the leftmost). An operand is a name, or a number's (key, label, binding
     strength, first line below the root's, column, end column); an op row its name,
-    PRINTED's row, and its span's lines below the root's and columns. None for any other expression, for a name
-    plain would look up (too long, reserved) and for a number whose label is not one line
-    of at most MAX_LABEL characters."""
+    PRINTED's row, and its span's lines below the root's and columns; and the statement's
+    groups.shape when the root is named. None for any other expression, for a name plain
+    would look up (too long, reserved) and for a number whose label is not one line of at
+    most MAX_LABEL characters."""
     line, links, node = root.lineno, [], root
     while type(node) is _BINOP:
         links.append(node)
@@ -245,7 +241,9 @@ def _plan(root: ast.BinOp, lines: list[str]) -> tuple | None:
     head = _operand_plan(node, line, lines)
     if head is None:
         return None
-    steps, levels = [(head, None)], [head[2]] if type(head) is not str else []
+    before = type(head) is str   # the left operand made before the statement
+    steps, levels = [(head, None)], [] if before else [head[2]]
+    shape = [] if before else ["const", 0]   # groups.structure, as each node is planned
     for k in range(len(links) - 1, -1, -1):
         binop = links[k]
         op = _OP_NAMES.get(type(binop.op))
@@ -254,9 +252,16 @@ def _plan(root: ast.BinOp, lines: list[str]) -> tuple | None:
             return None
         steps.append((right, (op, *PRINTED[op], binop.lineno - line, binop.col_offset,
                               binop.end_lineno - line, binop.end_col_offset)))
-        levels += [right[2], PRINTED[op][3]] if type(right) is not str else [PRINTED[op][3]]
+        if type(right) is str:
+            levels.append(PRINTED[op][3])
+            shape += (op, 2, before, True)
+        else:
+            levels += (right[2], PRINTED[op][3])
+            shape += ("const", 0, op, 2, before, False)
+        before = False
     levels[-1] = ATOM   # the named root: a name binds as an atom
-    return steps, levels
+    # groups.shape: a statement of one node (two names) is its op and input count
+    return (steps, levels), (shape[0], 2) if len(shape) == 4 else tuple(shape)
 
 
 def _operand_plan(node: ast.expr, line: int, lines: list[str]):

@@ -17,7 +17,7 @@ import numpy as np
 
 from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.graph import build_graph
-from gradwalk.engine.labels import OPERAND_PARENS, data_formula, strength
+from gradwalk.engine.labels import ATOM, OPERAND_PARENS, data_formula, strength
 from gradwalk.engine.ops import get_op
 from gradwalk.engine.parse import Program, parse
 from gradwalk.engine.source import clip
@@ -227,10 +227,10 @@ class Tracer:
         worked out once, with the strength of the first node that has it."""
         handed, count = self.program.texts, len(nodes)
         labels = list(map(_LABEL, nodes))
-        if handed is not None and len(handed[2]) == count:   # copied: filled in below
-            at, texts, strengths, gaps = handed
+        if handed is not None and len(handed[1]) == count:   # copied: filled in below
+            texts, strengths, gaps = handed
             formulas, strengths = labels.copy(), strengths.copy()   # a formula is its label
-            for i, text in zip(at, texts):   # but the named ops' and the clipped labels'
+            for i, text in texts:   # but the named ops' and the clipped labels'
                 formulas[i] = text
         else:
             formulas, strengths, gaps = [None] * count, [0] * count, ((0, count),)
@@ -255,7 +255,8 @@ class Tracer:
         output, symbol = clip(self.output_label, MAX_LABEL), narrate.symbol
         # label -> the strength of its first node: zipped backwards, the first comes last
         first = dict(zip(reversed(labels), reversed(strengths)))
-        bars = {label: symbol(label, output, s) for label, s in first.items()}
+        bars = {label: f"∂{output}/∂({label})" if s < ATOM and " " in label else   # symbol's
+                symbol(label, output, s) for label, s in first.items()}   # text, without a call
         self.formulas, self.symbols, self.strengths = formulas, list(map(bars.__getitem__,
                                                                          labels)), strengths
 

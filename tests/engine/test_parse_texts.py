@@ -54,10 +54,11 @@ def test_the_handed_texts_are_the_tracers_own(text):
 
 def test_a_chain_hands_over_every_node_after_its_first_line():
     program = parse("x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 30)
-    at, formulas, strengths, gaps = program.texts
+    formulas, strengths, gaps = program.texts
     assert gaps == [(0, 5)] and strengths[:5] == [None] * 5   # the leaf, the first line
-    assert at == list(range(8, 121, 4))   # the named ops: the others' formulas are labels
-    assert formulas[-1] == "x⁽³⁰⁾ = x⁽²⁹⁾ * 1.0001 + 0.001"
+    # the named ops: the others' formulas are their labels
+    assert [at for at, _ in formulas] == list(range(8, 121, 4))
+    assert formulas[-1] == (120, "x⁽³⁰⁾ = x⁽²⁹⁾ * 1.0001 + 0.001")
     assert strengths[-4:] == [4, 1, 4, 4]   # ATOM, PRODUCT, ATOM, ATOM (named)
     assert texts(program) == texts(off(program))
 
@@ -65,10 +66,10 @@ def test_a_chain_hands_over_every_node_after_its_first_line():
 def test_a_clipped_labels_formula_is_handed_over_in_full():
     line = "y = long_name_number_one * long_name_number_two - long_name_number_one\n"
     program = parse("long_name_number_one = 0.5\nlong_name_number_two = 1.5\n" + line * 3)
-    at, formulas, _, _ = program.texts
-    clipped = program.nodes[at[0]]
+    (at, formula), *_ = program.texts[0]
+    clipped = program.nodes[at]
     assert clipped.name is None and clipped.label.endswith("…")
-    assert formulas[0] == "long_name_number_one * long_name_number_two"
+    assert formula == "long_name_number_one * long_name_number_two"
     assert texts(program) == texts(off(program))
 
 
@@ -106,7 +107,7 @@ def test_a_retraced_program_keeps_each_traces_leaf_formulas():
     first = Tracer(program)
     second = Tracer(with_leaves(program, {"w": 0.25}))
     assert first.formulas[0] == "w = 0.5" and second.formulas[0] == "w = 0.25"
-    assert [list(part) for part in program.texts] == handed and handed[2][0] is None
+    assert [list(part) for part in program.texts] == handed and handed[1][0] is None
     assert second.formulas[1:] == first.formulas[1:]
 
 
