@@ -17,6 +17,7 @@ IR node keeps the source span it came from.
 from __future__ import annotations
 
 import ast
+from array import array
 
 import numpy as np
 
@@ -181,10 +182,10 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
         self.loop_values: dict[str, object] = {}
         self.plans: dict[str, tuple | None] = {}   # a line's text -> its plan (parse_run)
         # the Tracer's texts of the nodes parse_run makes, worked out as it makes them
-        # (Program.texts): (index, formula) of those whose formula is not their label, every
-        # node's binding strength, None for a node of the general path, whose [first, end)
-        # ranges are `gaps`; stale once a label changes
-        self.formulas: list[tuple[int, str]] = []
+        # (Program.texts): the nodes whose formula is not their label (an array: no object
+        # a line), every node's binding strength, None for a node of the general path, whose
+        # [first, end) ranges are `gaps`; stale once a label changes
+        self.written = array("q")
         self.strengths: list[int | None] = []
         self.gaps: list[tuple[int, int]] = []
         self.stale = False

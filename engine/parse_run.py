@@ -17,6 +17,7 @@ changed afterwards (`relabel`) makes the whole hand-over stale.
 from __future__ import annotations
 
 import ast
+from array import array
 
 from gradwalk.engine.blocks import Statement
 from gradwalk.engine.errors import ProgramError
@@ -104,11 +105,14 @@ class RunSyntax:
         text; an op's label print_label's text or, named, the primed name. None, with no
         node kept, when a name is not bound or a number not seen yet.
 
-        The texts Tracer._texts would write from the final labels are handed over as the
-        nodes are made (Program.texts): each node's binding strength (the plan's), and
-        (index, formula) of each node whose formula is not its label: the named op's,
-        `label = <its printed text>`, and a clipped label's op's, its printed text in full
-        (a constant's formula and an unnamed op's are their labels)."""
+        What Tracer._texts would work out again from the final labels is handed over as the
+        nodes are made (Program.texts): each node's binding strength (the plan's), and the
+        nodes whose formula is not their label (`written`): the named op's, `label = <its
+        printed text>`, and a clipped label's op's, its printed text in full (a constant's
+        formula and an unnamed op's are their labels). Those formulas are the Tracer's to
+        write: made here, a string a line among the nodes slowed the Tracer's passes over
+        them at 100,001 nodes (0.1-0.15 µs a node, the size check's most).
+        """
         steps, levels = plan
         nodes, names, numbers = self.nodes, self.names, self.numbers
         start, last, append = len(nodes), steps[-1][1], nodes.append
@@ -138,18 +142,16 @@ class RunSyntax:
                 index, text, level = other, right, right_level
                 continue
             op, symbol, left_at, right_at, op_level, below, col, end_below, end = row
-            # print_label's text, without its calls (a long one is its to clip): the
-            # formula's right-hand side too
-            printed = f"{f'({text})' if level <= left_at else text}{symbol}" \
-                      f"{f'({right})' if right_level <= right_at else right}"
             if row is last and name is not None:
                 label, named, level = primed(name, self.times_assigned.get(name, 0)), name, ATOM
-                self.formulas.append((at, f"{label} = {printed}"))
-            else:
-                label, named, level = printed, None, op_level
-                if len(printed) > MAX_LABEL:
+                self.written.append(at)   # its formula `label = ...` is the Tracer's to write
+            else:   # print_label's text, without its calls (a long one is its to clip)
+                label = f"{f'({text})' if level <= left_at else text}{symbol}" \
+                        f"{f'({right})' if right_level <= right_at else right}"
+                named, level = None, op_level
+                if len(label) > MAX_LABEL:   # the formula is the text in full: the Tracer's
                     label = print_label(op, [nodes[index], nodes[other]], NO_PARAMS)
-                    self.formulas.append((at, printed))
+                    self.written.append(at)
             append(IRNode(at, op, "op", [index, other],
                           Span(line + below, col, line + end_below, end), label, named,
                           NO_PARAMS, None))
@@ -162,9 +164,9 @@ class RunSyntax:
     def give_up(self, start: int) -> None:
         """A replay given up: the nodes from `start` and their formulas are not kept."""
         del self.nodes[start:]
-        formulas = self.formulas
-        while formulas and formulas[-1][0] >= start:
-            formulas.pop()
+        written = self.written
+        while written and written[-1] >= start:
+            written.pop()
 
     def relabel(self, index: int, name: str) -> None:
         """Node `index` is called `name` from here on (an alias `L = y`, a function's result
@@ -175,14 +177,14 @@ class RunSyntax:
         node.label = primed(name, self.times_assigned.get(name, 0))
         self.stale = True
 
-    def texts(self) -> tuple[list, list, list] | None:
-        """Program.texts: (formulas, strengths, gaps), the general path's nodes as gaps; None
+    def texts(self) -> tuple[array, list, list] | None:
+        """Program.texts: (written, strengths, gaps), the general path's nodes as gaps; None
         when a label changed after the texts were worked out, or when the run made no
         node."""
         if self.stale or not self.gaps and not self.strengths:
             return None
         self.gap(len(self.nodes))
-        return self.formulas, self.strengths, self.gaps
+        return self.written, self.strengths, self.gaps
 
     def gap(self, end: int) -> None:
         """The nodes from the last handed over up to `end` have no texts (the general

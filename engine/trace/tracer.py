@@ -10,6 +10,7 @@ error is raised before the first event is sent.
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
 from typing import TYPE_CHECKING, Iterator
 
@@ -219,39 +220,40 @@ class Tracer:
 
     def _texts(self, nodes) -> None:
         """Every node's formula and adjoint symbol (issue 15 §1). The parse hands over the
-        formulas and binding strengths of the nodes its run path made (Program.texts: the
-        chain's every node after its first line; a formula there is its node's label unless
-        handed over); the others, the gaps, are worked out here in one pass: a binary operator over two operands, the commonest node, is written from its
-        inputs' labels and binding strengths (narrate.formula's text, without the template;
-        labels.OPERAND_PARENS: operand_text's parentheses). Each distinct label's symbol is
-        worked out once, with the strength of the first node that has it."""
+        binding strengths of the nodes its run path made, and which of them have a formula
+        other than their label (Program.texts: in the chain, every node after its first
+        line, and every fourth of them, the named one); those and the others, the gaps, are
+        worked out here in one pass: a binary operator over two operands, the commonest
+        node, is written from its inputs' labels and binding strengths (narrate.formula's
+        text, without the template; labels.OPERAND_PARENS: operand_text's parentheses).
+        Each distinct label's symbol is worked out once, with the strength of the first
+        node that has it."""
         handed, count = self.program.texts, len(nodes)
         labels = list(map(_LABEL, nodes))
         if handed is not None and len(handed[1]) == count:   # copied: filled in below
-            texts, strengths, gaps = handed
+            written, strengths, gaps = handed
             formulas, strengths = labels.copy(), strengths.copy()   # a formula is its label
-            for i, text in texts:   # but the named ops' and the clipped labels'
-                formulas[i] = text
+            todo = itertools.chain(itertools.chain.from_iterable(   # the gaps in order first:
+                itertools.starmap(range, gaps)), written)   # their strengths are read after
         else:
-            formulas, strengths, gaps = [None] * count, [0] * count, ((0, count),)
+            formulas, strengths, todo = [None] * count, [0] * count, range(count)
         binary, parens = narrate.BINARY_TEXT, OPERAND_PARENS
-        for first, end in gaps:
-            for i in range(first, end):
-                n = nodes[i]
-                params, label = n.params, n.label
-                strengths[i] = strength(n)
-                if n.name is None and not params and n.role != "op":
-                    formulas[i] = label   # an unnamed constant (`* 1.0001`): _formula's own
-                elif not params and len(n.inputs) == 2 and n.op in binary:
-                    symbol = binary[n.op]
-                    left, right = n.inputs
-                    most_left, most_right = parens.get(n.op, NEVER)   # a comparison: none
-                    a, b = nodes[left].label, nodes[right].label
-                    rhs = (f"{a if strengths[left] > most_left else f'({a})'} {symbol} "
-                           f"{b if strengths[right] > most_right else f'({b})'}")
-                    formulas[i] = rhs if n.name is None else f"{label} = {rhs}"
-                else:
-                    formulas[i] = self._formula(n)
+        for i in todo:
+            n = nodes[i]
+            params, label = n.params, n.label
+            strengths[i] = strength(n)
+            if n.name is None and not params and n.role != "op":
+                formulas[i] = label   # an unnamed constant (`* 1.0001`): _formula's own
+            elif not params and len(n.inputs) == 2 and n.op in binary:
+                symbol = binary[n.op]
+                left, right = n.inputs
+                most_left, most_right = parens.get(n.op, NEVER)   # a comparison: none
+                a, b = nodes[left].label, nodes[right].label
+                rhs = (f"{a if strengths[left] > most_left else f'({a})'} {symbol} "
+                       f"{b if strengths[right] > most_right else f'({b})'}")
+                formulas[i] = rhs if n.name is None else f"{label} = {rhs}"
+            else:
+                formulas[i] = self._formula(n)
         output, symbol = clip(self.output_label, MAX_LABEL), narrate.symbol
         # label -> the strength of its first node: zipped backwards, the first comes last
         first = dict(zip(reversed(labels), reversed(strengths)))

@@ -54,22 +54,23 @@ def test_the_handed_texts_are_the_tracers_own(text):
 
 def test_a_chain_hands_over_every_node_after_its_first_line():
     program = parse("x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 30)
-    formulas, strengths, gaps = program.texts
+    written, strengths, gaps = program.texts
     assert gaps == [(0, 5)] and strengths[:5] == [None] * 5   # the leaf, the first line
-    # the named ops: the others' formulas are their labels
-    assert [at for at, _ in formulas] == list(range(8, 121, 4))
-    assert formulas[-1] == (120, "x⁽³⁰⁾ = x⁽²⁹⁾ * 1.0001 + 0.001")
+    # the named ops' formulas are the Tracer's to write: the others' are their labels
+    assert list(written) == list(range(8, 121, 4))
     assert strengths[-4:] == [4, 1, 4, 4]   # ATOM, PRODUCT, ATOM, ATOM (named)
     assert texts(program) == texts(off(program))
+    assert Tracer(program).formulas[-4:] == ["1.0001", "x⁽²⁹⁾ * 1.0001", "0.001",
+                                             "x⁽³⁰⁾ = x⁽²⁹⁾ * 1.0001 + 0.001"]
 
 
-def test_a_clipped_labels_formula_is_handed_over_in_full():
+def test_a_clipped_labels_formula_is_written_in_full():
     line = "y = long_name_number_one * long_name_number_two - long_name_number_one\n"
     program = parse("long_name_number_one = 0.5\nlong_name_number_two = 1.5\n" + line * 3)
-    (at, formula), *_ = program.texts[0]
+    at = program.texts[0][0]
     clipped = program.nodes[at]
     assert clipped.name is None and clipped.label.endswith("…")
-    assert formula == "long_name_number_one * long_name_number_two"
+    assert Tracer(program).formulas[at] == "long_name_number_one * long_name_number_two"
     assert texts(program) == texts(off(program))
 
 
