@@ -42,12 +42,15 @@ class Block:
 @dataclass(slots=True)
 class Statement:
     """One assignment: the nodes [first, end) it made (none for `y = x`), the name it assigns,
-    its span (the whole statement)."""
+    its span (the whole statement); `shape`: its structure's key for engine/groups.py
+    (groups.shape), when the parser knows it (engine/parse_run.py: the same for every line of
+    a plan), else None."""
 
     first: int
     end: int
     name: str
     span: object   # engine.parse.Span
+    shape: tuple | None = None
 
 
 def block_kind(stmt: ast.With) -> tuple[str | None, ast.AST, str]:

@@ -32,8 +32,8 @@ from gradwalk.engine.clip import clip
 from gradwalk.engine.blocks import Block, Statement
 
 if TYPE_CHECKING:
-    from gradwalk.engine.parse import IRNode, Program, Span
-    from gradwalk.engine.source import Lines
+    from gradwalk.engine.ir import IRNode, Program
+    from gradwalk.engine.source import Lines, Span
 
 MAX_CHILDREN = 64   # boxes, or nodes of its own, in one repeat or statement group
 MIN_REPEAT = 3      # repetitions that make a repeat
@@ -95,7 +95,7 @@ class _Walk:
             def chunk(a: int, b: int, up: str) -> str:   # iterations a..b-1
                 return self.add("repeat", f"×{b - a} (iterations {a + 1}–{b})", steps[a].first,
                                 steps[b - 1].end, up, steps[a].extent)
-            self.chunks(steps, 0, len(steps), parent, self.block, chunk)
+            self.chunks(steps, 0, len(steps), parent, self.blocks, chunk)
             return
         self.body(block.body, parent)
 
@@ -104,27 +104,24 @@ class _Walk:
         statements outside them."""
         done = 0
         for start, stop, period in cycles(self.numbers(stmts)):
-            for s in stmts[done:start]:
-                self.statement(s, parent)
+            self.statements(stmts[done:start], parent)
             self.repeat(stmts[start:stop], period, parent)
             done = stop
-        for s in stmts[done:]:
-            self.statement(s, parent)
+        self.statements(stmts[done:], parent)
 
     def numbers(self, stmts: list[Statement]) -> list[int]:
         """A number for each statement's structure; a leaf's declaration gets one of its own
-        (-1 - its position), so it matches nothing. (One loop, no call a statement: the
-        100,000-statement chain of the speed benchmark.)"""
+        (-1 - its position), so it matches nothing. A line the parser's run made carries its
+        key (`shape`, the same for every line of its plan: engine/parse_run.py), so the
+        100,000-statement chain of the speed benchmark makes no call a statement."""
         nodes, kinds, out = self.nodes, self.kinds, []
         for k, s in enumerate(stmts):
-            if s.end - s.first == 1:   # all its node's inputs were made before it
-                node = nodes[s.first]
-                if node.role != "op":
+            key = s.shape
+            if key is None:
+                key = shape(nodes, s.first, s.end)
+                if key is None:
                     out.append(-1 - k)
                     continue
-                key: tuple = (node.op, len(node.inputs))
-            else:
-                key = structure(nodes, s.first, s.end)
             number = kinds.get(key)
             if number is None:
                 number = kinds[key] = len(kinds)
@@ -138,10 +135,10 @@ class _Walk:
         gid = self.add("repeat", f"{text} ×{count}", stmts[0].first, stmts[-1].end, parent,
                        _across(stmts[0].span, stmts[-1].span))
         if period == 1:
-            units, emit, word = stmts, self.statement, "statements"
+            units, emit, word = stmts, self.statements, "statements"
         else:
             units = [stmts[k:k + period] for k in range(0, len(stmts), period)]
-            emit, word = self.cycle, "cycles"
+            emit, word = self.repetitions, "cycles"
 
         def chunk(a: int, b: int, up: str) -> str:   # repetitions a..b-1
             s, t = stmts[a * period], stmts[b * period - 1]
@@ -149,25 +146,27 @@ class _Walk:
                             _across(s.span, t.span))
         self.chunks(units, 0, count, gid, emit, chunk)
 
-    def cycle(self, stmts: list[Statement], parent: str) -> None:
-        """One repetition: a statement, or a repeat group of the cycle's statements named by
-        the first and last labels they assign ("x⁽⁴⁾ … x⁽⁶⁾")."""
-        if len(stmts) > 1:
-            parent = self.add("repeat", f"{self.label(stmts[0])} … {self.label(stmts[-1])}",
-                              stmts[0].first, stmts[-1].end, parent,
-                              _across(stmts[0].span, stmts[-1].span))
-        for s in stmts:
-            self.statement(s, parent)
+    def repetitions(self, runs: list[list[Statement]], parent: str) -> None:
+        """Repetitions of a cycle, each a repeat group of its statements named by the first
+        and last labels they assign ("x⁽⁴⁾ … x⁽⁶⁾")."""
+        for stmts in runs:
+            up = self.add("repeat", f"{self.label(stmts[0])} … {self.label(stmts[-1])}",
+                          stmts[0].first, stmts[-1].end, parent,
+                          _across(stmts[0].span, stmts[-1].span))
+            self.statements(stmts, up)
+
+    def blocks(self, blocks: list[Block], parent: str | None) -> None:
+        for block in blocks:
+            self.block(block, parent)
 
     def chunks(self, units: list, a: int, b: int, parent: str, emit: Callable,
                chunk: Callable) -> None:
-        """units[a:b] under `parent`: the units themselves (emit(unit, parent)) when there are
-        at most MAX_CHILDREN, else chunks of MAX_CHILDREN ** k units (k as small as leaves at
-        most MAX_CHILDREN of them), each a group chunk(a, b, parent) of its own; a chunk of
-        one unit is that unit."""
+        """units[a:b] under `parent`: the units themselves (emit(run of units, parent)) when
+        there are at most MAX_CHILDREN, else chunks of MAX_CHILDREN ** k units (k as small as
+        leaves at most MAX_CHILDREN of them), each a group chunk(a, b, parent) of its own; a
+        chunk of one unit is that unit."""
         if b - a <= MAX_CHILDREN:
-            for u in units[a:b]:
-                emit(u, parent)
+            emit(units[a:b], parent)
             return
         size = MAX_CHILDREN
         while (b - a) > size * MAX_CHILDREN:
@@ -175,17 +174,28 @@ class _Walk:
         for c in range(a, b, size):
             e = min(c + size, b)
             if e - c == 1:
-                emit(units[c], parent)
+                emit(units[c:e], parent)
             else:
                 self.chunks(units, c, e, chunk(c, e, parent), emit, chunk)
 
     # ---- statements and their parts ----------------------------------------------------------
-    def statement(self, s: Statement, parent: str | None) -> None:
-        if s.end - s.first >= 2:
-            node = self.nodes[s.end - 1]   # self.label(s), inline: one per statement
+    def statements(self, stmts: list[Statement], parent: str | None) -> None:
+        """A group for each statement that makes two or more nodes, named by self.label(s),
+        and its parts. One loop, add() written out: one a statement of the chain (issue 15
+        §1)."""
+        nodes, out = self.nodes, self.out
+        for s in stmts:
+            first, end, span = s.first, s.end, s.span
+            if end - first < 2:
+                continue
+            node = nodes[end - 1]
             name = node.label if node.name == s.name else s.name
-            gid = self.add("statement", name, s.first, s.end, parent, s.span)
-            if s.end - s.first > MAX_CHILDREN:
+            gid = f"g{len(out)}"
+            out.append({"id": gid, "kind": "statement", "name": name, "first": first,
+                        "end": end, "parent": parent,
+                        "span": {"line": span.line, "col": span.col, "end_line": span.end_line,
+                                 "end_col": span.end_col}})
+            if end - first > MAX_CHILDREN:
                 self.parts(s, name, gid)
 
     def parts(self, s: Statement, name: str, parent: str) -> None:
@@ -197,7 +207,7 @@ class _Walk:
              f"{min(k + MAX_CHILDREN, s.end) - s.first}", self.extent(k, k + MAX_CHILDREN))
             for k in range(s.first, s.end, MAX_CHILDREN)]
         self.chunks(parts, 0, len(parts), parent,
-                    lambda p, up: self.add("part", p[2], p[0], p[1], up, p[3]),
+                    lambda run, up: [self.add("part", p[2], p[0], p[1], up, p[3]) for p in run],
                     lambda a, b, up: self.add("part", _joined(parts[a][2], parts[b - 1][2]),
                                               parts[a][0], parts[b - 1][1], up,
                                               _across(parts[a][3], parts[b - 1][3])))
@@ -292,6 +302,16 @@ def cycles(kinds: list[int]) -> list[tuple[int, int, int]]:
         while k < len(found) and found[k][1] - at < MIN_REPEAT * found[k][2]:
             k += 1   # runs with too little left after `at`
     return chosen
+
+
+def shape(nodes: list[IRNode], first: int, end: int) -> tuple | None:
+    """What makes statements [first, end) a repeat of each other (numbers): its structure,
+    or for a statement of one node, whose inputs were all made before it, its op and input
+    count; None for a leaf's declaration, which repeats nothing."""
+    if end - first == 1:
+        node = nodes[first]
+        return (node.op, len(node.inputs)) if node.role == "op" else None
+    return structure(nodes, first, end)
 
 
 def structure(nodes: list[IRNode], first: int, end: int) -> tuple:

@@ -17,6 +17,7 @@ IR node keeps the source span it came from.
 from __future__ import annotations
 
 import ast
+from array import array
 
 import numpy as np
 
@@ -127,7 +128,8 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     return Program(builder.nodes, builder.names, builder.leaves, builder.last, builder.blocks,
                    builder.dtype, bugs, builder.no_grad, builder.inplace, second,
                    bugs_span=bugs_at and Span(bugs_at[0], 0, bugs_at[0], bugs_at[1]),
-                   body=builder.body, lines=lines, notes=builder.notes, data=builder.data)
+                   body=builder.body, lines=lines, notes=builder.notes, data=builder.data,
+                   texts=builder.texts())
 
 
 def _statements(tree: ast.Module) -> list[ast.stmt]:
@@ -179,6 +181,14 @@ class _Builder(CallSyntax, ComprehensionSyntax, DataSyntax, ExpressionSyntax, Fu
         # parse_zip)
         self.loop_values: dict[str, object] = {}
         self.plans: dict[str, tuple | None] = {}   # a line's text -> its plan (parse_run)
+        # the Tracer's texts of the nodes parse_run makes, worked out as it makes them
+        # (Program.texts): the nodes whose formula is not their label (an array: no object
+        # a line), every node's binding strength, None for a node of the general path, whose
+        # [first, end) ranges are `gaps`; stale once a label changes
+        self.written = array("q")
+        self.strengths: list[int | None] = []
+        self.gaps: list[tuple[int, int]] = []
+        self.stale = False
         self.setup_functions()   # parse_functions
 
     # ---- statements --------------------------------------------------------------------------

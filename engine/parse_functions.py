@@ -26,7 +26,7 @@ from gradwalk.engine.clip import clip
 from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.parse_unroll import length
 from gradwalk.engine.parse_zip import is_zip
-from gradwalk.engine.syntax import RESERVED, primed
+from gradwalk.engine.syntax import RESERVED
 
 MAX_CALL_DEPTH = 32
 _NO_GLOBALS = ("`{0}` is not supported in a function: a function here gives its value by "
@@ -141,8 +141,7 @@ class FunctionSyntax:
             self.names, self.body, self.last, self.last_line = saved
         if name is not None and self.nodes[result].role == "op" and \
                 self.nodes[result].name != name:   # `return h`: the caller's name for it
-            self.nodes[result].name = name
-            self.nodes[result].label = primed(name, self.times_assigned.get(name, 0))
+            self.relabel(result, name)
         block.end = len(self.nodes)
         self.body.append(block)
         return result

@@ -9,10 +9,15 @@ check would look at twice (an unbound, reserved, over-long or data name, a numbe
 a label past MAX_LABEL, two statements on a line), is left to the general path before any of
 its nodes is kept, so every error is the general path's, raised where it raises it.
 tests/engine/test_speed_paths.py compares bodies and errors with the run off.
+
+The run also hands the Tracer the texts it would work out again from the final labels (each
+node's formula and binding strength: Program.texts, tests/engine/test_parse_texts.py); a label
+changed afterwards (`relabel`) makes the whole hand-over stale.
 """
 from __future__ import annotations
 
 import ast
+from array import array
 
 from gradwalk.engine.blocks import Statement
 from gradwalk.engine.errors import ProgramError
@@ -28,7 +33,8 @@ _ASSIGN, _BINOP, _NAME, _CONSTANT = ast.Assign, ast.BinOp, ast.Name, ast.Constan
 class RunSyntax:
     """Methods of engine.parse._Builder for runs of operator lines (see the module docstring).
     Uses the builder's nodes, names, numbers, times_assigned, data, loop_values, lifted, moved,
-    text, body, last, current, last_line, max_depth and max_nodes."""
+    text, body, last, current, last_line, max_depth and max_nodes, and keeps its formulas,
+    strengths, gaps and stale."""
 
     def operator_run(self, body: list, k: int) -> int:
         """Build body[k], body[k + 1], ... while each is an operator line this module takes,
@@ -46,15 +52,16 @@ class RunSyntax:
             return k
         nodes, names, times, data, out, lines, plans = self.nodes, self.names, \
             self.times_assigned, self.data, self.body, self.text.lines, self.plans
-        max_nodes, count = self.max_nodes, len(body)
+        max_nodes, count, last_line, built = self.max_nodes, len(body), self.last_line, None
         while k < count:
             stmt = body[k]
             if type(stmt) is not _ASSIGN:
                 break
             line, end_line, end = stmt.lineno, stmt.end_lineno, stmt.end_col_offset
-            if line == self.last_line:   # a second statement on the line: assign refuses it
+            if line == last_line:   # a second statement on the line: assign refuses it
                 break
-            if line == end_line and not stmt.col_offset:
+            col = stmt.col_offset
+            if line == end_line and not col:
                 text = lines[line - 1][:end]   # the line itself when the statement is all of it
                 plan = plans.get(text, _UNSEEN)
                 if plan is _UNSEEN:
@@ -70,13 +77,16 @@ class RunSyntax:
                 break
             names[name] = index
             times[name] = times.get(name, 0) + 1
-            self.last, self.current, self.last_line = name, (line, stmt.col_offset), end_line
-            out.append(Statement(first, len(nodes), name,
-                                 Span(line, stmt.col_offset, end_line, end)))
+            built, last_line = (name, line, col), end_line
+            out.append(Statement(first, len(nodes), name, Span(line, col, end_line, end),
+                                 plan[2]))
             if max_nodes is not None and len(nodes) > max_nodes:
+                self.last, self.current, self.last_line = name, (line, col), end_line
                 raise self.too_many_nodes(stmt)
             body[k] = None   # its syntax tree is done with (parse's loop says why)
             k += 1
+        if built is not None:   # as assign leaves them after the last line built
+            self.last, self.current, self.last_line = built[0], built[1:], last_line
         return k
 
     def operator_nodes(self, root: ast.BinOp, name: str | None) -> int | None:
@@ -85,26 +95,36 @@ class RunSyntax:
         as chain makes them (an ASCII program without lifted literals: a span is its tree
         node's columns); the index of the last, named `name`. None, with no node kept, for any
         other expression."""
-        plan = _plan(root, self.text.lines)
-        return None if plan is None else self.replay(plan, root.lineno, name)
+        found = _plan(root, self.text.lines)
+        return None if found is None else self.replay(found[0], root.lineno, name)
 
     def replay(self, plan: tuple, line: int, name: str | None) -> int | None:
         """The nodes of an expression's plan (_plan) whose first line is `line`: operands left
         to right, each op's node after its right operand's. A name is plain's answer, its
         node; a number a constant node sharing its number's array, its label the source
         text; an op's label print_label's text or, named, the primed name. None, with no
-        node kept, when a name is not bound or a number not seen yet."""
-        operands, ops = plan
+        node kept, when a name is not bound or a number not seen yet.
+
+        What Tracer._texts would work out again from the final labels is handed over as the
+        nodes are made (Program.texts): each node's binding strength (the plan's), and the
+        nodes whose formula is not their label (`written`): the named op's, `label = <its
+        printed text>`, and a clipped label's op's, its printed text in full (a constant's
+        formula and an unnamed op's are their labels). Those formulas are the Tracer's to
+        write: made here, a string a line among the nodes slowed the Tracer's passes over
+        them at 100,001 nodes (0.1-0.15 µs a node, the size check's most).
+        """
+        steps, levels = plan
         nodes, names, numbers = self.nodes, self.names, self.numbers
-        start, last = len(nodes), len(ops) - 1
+        start, last, append = len(nodes), steps[-1][1], nodes.append
+        if len(self.strengths) != start:   # the general path's nodes since the last replay
+            self.gap(start)
         index = text = level = None
-        j = -1
-        for spec in operands:
+        at = start   # the next node's index
+        for spec, row in steps:
             if type(spec) is str:   # a name
                 other = names.get(spec)
                 if other is None:
-                    del nodes[start:]   # the constants made so far
-                    return None
+                    return self.give_up(start)
                 found = nodes[other]
                 right = found.label
                 right_level = ATOM if found.name is not None or found.role == "leaf" else \
@@ -113,31 +133,70 @@ class RunSyntax:
                 key, right, right_level, below, col, end = spec
                 shared = numbers.get(key)
                 if shared is None:
-                    del nodes[start:]
-                    return None
-                other = len(nodes)
-                nodes.append(IRNode(other, "const", "const", [],
-                                    Span(line + below, col, line + below, end), right, None,
-                                    NO_PARAMS, shared))
-            if j < 0:   # the leftmost operand
-                index, text, level, j = other, right, right_level, 0
+                    return self.give_up(start)
+                first = line + below
+                append(IRNode(at, "const", "const", [], Span(first, col, first, end), right,
+                              None, NO_PARAMS, shared))
+                other, at = at, at + 1
+            if row is None:   # the leftmost operand
+                index, text, level = other, right, right_level
                 continue
-            op, symbol, left_at, right_at, op_level, below, col, end_below, end = ops[j]
-            named = name if j == last else None
-            if named is not None:
-                label, level = primed(named, self.times_assigned.get(named, 0)), ATOM
-            else:   # print_label's text, without its calls; a long one is its to clip
+            op, symbol, left_at, right_at, op_level, below, col, end_below, end = row
+            if row is last and name is not None:
+                label, named, level = primed(name, self.times_assigned.get(name, 0)), name, ATOM
+                self.written.append(at)   # its formula `label = ...` is the Tracer's to write
+            else:   # print_label's text, without its calls (a long one is its to clip)
                 label = f"{f'({text})' if level <= left_at else text}{symbol}" \
                         f"{f'({right})' if right_level <= right_at else right}"
-                if len(label) > MAX_LABEL:
+                named, level = None, op_level
+                if len(label) > MAX_LABEL:   # the formula is the text in full: the Tracer's
                     label = print_label(op, [nodes[index], nodes[other]], NO_PARAMS)
-                level = op_level
-            inputs, text, index = [index, other], label, len(nodes)
-            nodes.append(IRNode(index, op, "op", inputs,
-                                Span(line + below, col, line + end_below, end), label, named,
-                                NO_PARAMS, None))
-            j += 1
+                    self.written.append(at)
+            append(IRNode(at, op, "op", [index, other],
+                          Span(line + below, col, line + end_below, end), label, named,
+                          NO_PARAMS, None))
+            text, index, at = label, at, at + 1
+        self.strengths += levels   # the named op's ATOM last: unnamed, its operator's
+        if name is None:
+            self.strengths[-1] = level
         return index
+
+    def give_up(self, start: int) -> None:
+        """A replay given up: the nodes from `start` and their formulas are not kept."""
+        del self.nodes[start:]
+        written = self.written
+        while written and written[-1] >= start:
+            written.pop()
+
+    def relabel(self, index: int, name: str) -> None:
+        """Node `index` is called `name` from here on (an alias `L = y`, a function's result
+        taken by the caller's name): its label is the name, primed as assigned so far. The
+        formulas handed over so far (texts) read its old label: none is handed over."""
+        node = self.nodes[index]
+        node.name = name
+        node.label = primed(name, self.times_assigned.get(name, 0))
+        self.stale = True
+
+    def texts(self) -> tuple[array, list, list] | None:
+        """Program.texts: (written, strengths, gaps), the general path's nodes as gaps; None
+        when a label changed after the texts were worked out, or when the run made no
+        node."""
+        if self.stale or not self.gaps and not self.strengths:
+            return None
+        self.gap(len(self.nodes))
+        return self.written, self.strengths, self.gaps
+
+    def gap(self, end: int) -> None:
+        """The nodes from the last handed over up to `end` have no texts (the general
+        path's): Nones, and their range noted (one range with the gap just before it, when a
+        replay was given up in between)."""
+        start, gaps = len(self.strengths), self.gaps
+        if end <= start:
+            return
+        self.strengths += [None] * (end - start)
+        if gaps and gaps[-1][1] == start:
+            start = gaps.pop()[0]
+        gaps.append((start, end))
 
     def too_many_nodes(self, stmt: ast.stmt) -> ProgramError:
         """"too_large" at the statement whose nodes took the program over max_nodes, said as
@@ -154,41 +213,57 @@ _UNSEEN = object()   # a text whose plan is not made yet (a plan may be None)
 
 
 def _statement_plan(stmt: ast.Assign, lines: list[str]) -> tuple | None:
-    """(target name, its value's _plan) of `name = <operator chain>` whose target needs no
-    refusal (target_name's checks but the loop variable's and data's); else None."""
+    """(target name, its value's _plan, the statement's groups.shape) of `name = <operator
+    chain>` whose target needs no refusal (target_name's checks but the loop variable's and
+    data's); else None."""
     value, targets = stmt.value, stmt.targets
     if type(value) is not _BINOP or len(targets) != 1 or type(targets[0]) is not _NAME:
         return None
     name = targets[0].id
     if len(name) > MAX_NAME or name[:2] == "__" or name in RESERVED:
         return None
-    plan = _plan(value, lines)
-    return None if plan is None else (name, plan)
+    found = _plan(value, lines)
+    return None if found is None else (name, *found)
 
 
-def _plan(root: ast.BinOp, lines: list[str]) -> tuple | None:
+def _plan(root: ast.BinOp, lines: list[str]) -> tuple[tuple, tuple] | None:
     """What replay makes of a binary operator or a left-leaning chain of them over names and
-    numbers, from the tree alone: (operands left to right, an op row for each operand after
-    the first). An operand is a name, or a number's (key, label, binding strength, first
-    line below the root's, column, end column); an op row its name, PRINTED's row, and its
-    span's lines below the root's and columns. None for any other expression, for a name
-    plain would look up (too long, reserved) and for a number whose label is not one line
-    of at most MAX_LABEL characters."""
+    numbers, from the tree alone: (steps, the binding strength of each node made, the root
+    named): a step per operand, left to right, with the op row of the operator after it
+    (None for the leftmost). An operand is a name, or a number's (key, label, binding
+    strength, first line below the root's, column, end column); an op row its name,
+    PRINTED's row, and its span's lines below the root's and columns; and the statement's
+    groups.shape when the root is named. None for any other expression, for a name plain
+    would look up (too long, reserved) and for a number whose label is not one line of at
+    most MAX_LABEL characters."""
     line, links, node = root.lineno, [], root
     while type(node) is _BINOP:
         links.append(node)
         node = node.left
-    operands, ops = [_operand_plan(node, line, lines)], []
+    head = _operand_plan(node, line, lines)
+    if head is None:
+        return None
+    before = type(head) is str   # the left operand made before the statement
+    steps, levels = [(head, None)], [] if before else [head[2]]
+    shape = [] if before else ["const", 0]   # groups.structure, as each node is planned
     for k in range(len(links) - 1, -1, -1):
         binop = links[k]
         op = _OP_NAMES.get(type(binop.op))
         right = _operand_plan(binop.right, line, lines)
         if op is None or right is None:
             return None
-        operands.append(right)
-        ops.append((op, *PRINTED[op], binop.lineno - line, binop.col_offset,
-                    binop.end_lineno - line, binop.end_col_offset))
-    return None if operands[0] is None else (operands, ops)
+        steps.append((right, (op, *PRINTED[op], binop.lineno - line, binop.col_offset,
+                              binop.end_lineno - line, binop.end_col_offset)))
+        if type(right) is str:
+            levels.append(PRINTED[op][3])
+            shape += (op, 2, before, True)
+        else:
+            levels += (right[2], PRINTED[op][3])
+            shape += ("const", 0, op, 2, before, False)
+        before = False
+    levels[-1] = ATOM   # the named root: a name binds as an atom
+    # groups.shape: a statement of one node (two names) is its op and input count
+    return (steps, levels), (shape[0], 2) if len(shape) == 4 else tuple(shape)
 
 
 def _operand_plan(node: ast.expr, line: int, lines: list[str]):

@@ -25,7 +25,7 @@ from gradwalk.engine.blocks import Block, Statement
 from gradwalk.engine.clip import clip
 from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.parse_zip import Element, is_zip
-from gradwalk.engine.syntax import FUNCTIONS, RESERVED, SIGNATURES, number, primed
+from gradwalk.engine.syntax import FUNCTIONS, RESERVED, SIGNATURES, number
 from gradwalk.engine.wording import counted
 
 # functions of one value: each may be written as a method of it, as micrograd's Value has them
@@ -86,8 +86,7 @@ class UnrollSyntax:
         index = self.lookup(value)
         node = self.nodes[index]
         if node.role == "op":
-            node.name = target.id
-            node.label = primed(target.id, self.times_assigned.get(target.id, 0))
+            self.relabel(index, target.id)
         self.names[target.id] = index
 
     # ---- tuple unpacking ---------------------------------------------------------------------

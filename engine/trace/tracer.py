@@ -10,13 +10,15 @@ error is raised before the first event is sent.
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
 from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.graph import build_graph, node_ids
-from gradwalk.engine.labels import OPERAND_PARENS, data_formula, strength
+from gradwalk.engine.labels import ATOM, OPERAND_PARENS, data_formula, strength
 from gradwalk.engine.ops import get_op
 from gradwalk.engine.parse import Program, parse
 from gradwalk.engine.source import clip
@@ -38,6 +40,7 @@ from gradwalk.engine.trace.warn import Warnings
 if TYPE_CHECKING:   # pydantic is imported when typed events are asked for (events())
     from gradwalk.engine.trace.events import _Event
 
+_LABEL = operator.attrgetter("label")
 NEVER = (-1, -1)   # no binding strength is this weak: no parentheses (operand_text's default)
 
 
@@ -219,20 +222,31 @@ class Tracer:
         return nodes[self.order[at]]
 
     def _texts(self, nodes) -> None:
-        """Every node's formula and adjoint symbol, in one pass over the tape (issue 15 §1):
-        a binary operator over two operands, the commonest node, is written here from its
-        inputs' labels and binding strengths (narrate.formula's text, without the template;
-        labels.OPERAND_PARENS: operand_text's parentheses), each node's strength worked out
-        once; each distinct label's symbol is worked out once."""
-        formulas, symbols, bars = [], [], {}
-        strengths = [0] * len(nodes)
-        output, binary, parens = clip(self.output_label, MAX_LABEL), narrate.BINARY_TEXT, \
-            OPERAND_PARENS
-        for n in nodes:
+        """Every node's formula and adjoint symbol (issue 15 §1). The parse hands over the
+        binding strengths of the nodes its run path made, and which of them have a formula
+        other than their label (Program.texts: in the chain, every node after its first
+        line, and every fourth of them, the named one); those and the others, the gaps, are
+        worked out here in one pass: a binary operator over two operands, the commonest
+        node, is written from its inputs' labels and binding strengths (narrate.formula's
+        text, without the template; labels.OPERAND_PARENS: operand_text's parentheses).
+        Each distinct label's symbol is worked out once, with the strength of the first
+        node that has it."""
+        handed, count = self.program.texts, len(nodes)
+        labels = list(map(_LABEL, nodes))
+        if handed is not None and len(handed[1]) == count:   # copied: filled in below
+            written, strengths, gaps = handed
+            formulas, strengths = labels.copy(), strengths.copy()   # a formula is its label
+            todo = itertools.chain(itertools.chain.from_iterable(   # the gaps in order first:
+                itertools.starmap(range, gaps)), written)   # their strengths are read after
+        else:
+            formulas, strengths, todo = [None] * count, [0] * count, range(count)
+        binary, parens = narrate.BINARY_TEXT, OPERAND_PARENS
+        for i in todo:
+            n = nodes[i]
             params, label = n.params, n.label
-            s = strengths[n.index] = strength(n)
+            strengths[i] = strength(n)
             if n.name is None and not params and n.role != "op":
-                formulas.append(label)   # an unnamed constant (`* 1.0001`): _formula's own
+                formulas[i] = label   # an unnamed constant (`* 1.0001`): _formula's own
             elif not params and len(n.inputs) == 2 and n.op in binary:
                 symbol = binary[n.op]
                 left, right = n.inputs
@@ -240,14 +254,16 @@ class Tracer:
                 a, b = nodes[left].label, nodes[right].label
                 rhs = (f"{a if strengths[left] > most_left else f'({a})'} {symbol} "
                        f"{b if strengths[right] > most_right else f'({b})'}")
-                formulas.append(rhs if n.name is None else f"{label} = {rhs}")
+                formulas[i] = rhs if n.name is None else f"{label} = {rhs}"
             else:
-                formulas.append(self._formula(n))
-            bar = bars.get(label)
-            if bar is None:
-                bar = bars[label] = narrate.symbol(label, output, s)
-            symbols.append(bar)
-        self.formulas, self.symbols, self.strengths = formulas, symbols, strengths
+                formulas[i] = self._formula(n)
+        output, symbol = clip(self.output_label, MAX_LABEL), narrate.symbol
+        # label -> the strength of its first node: zipped backwards, the first comes last
+        first = dict(zip(reversed(labels), reversed(strengths)))
+        bars = {label: f"∂{output}/∂({label})" if s < ATOM and " " in label else   # symbol's
+                symbol(label, output, s) for label, s in first.items()}   # text, without a call
+        self.formulas, self.symbols, self.strengths = formulas, list(map(bars.__getitem__,
+                                                                         labels)), strengths
 
     def _formula(self, n) -> str:
         if n.role == "const" and (data := data_formula(n, self.program.nodes)):   # X, y = xor()

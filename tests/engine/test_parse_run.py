@@ -7,11 +7,14 @@ statement walk it replaced."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 import pytest
 
 from gradwalk.engine import parse as parse_module
+from gradwalk.engine.blocks import Block
 from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.groups import shape
 from gradwalk.engine.parse import parse
 from gradwalk.engine.trace import budget_early
 from gradwalk.engine.trace.runner import trace_json
@@ -67,11 +70,25 @@ def error_of(text: str, **limits):
 
 
 def ir_of(text: str):
-    """Every field of every node, the body's statements and the program's names."""
+    """Every field of every node, the body's statements and the program's names. A statement's
+    shape, which only the run hands over, is checked to be groups.shape of its nodes and left
+    out."""
     p = parse(text)
     return ([(n.index, n.op, n.role, n.inputs, n.span, n.label, n.name, n.params,
               None if n.literal is None else n.literal.tolist()) for n in p.nodes],
-            repr(p.body), p.names, p.leaves, p.last)
+            repr(_shapes_checked(p.body, p.nodes)), p.names, p.leaves, p.last)
+
+
+def _shapes_checked(body: list, nodes: list) -> list:
+    out = []
+    for item in body:
+        if isinstance(item, Block):
+            item = dataclasses.replace(item, body=_shapes_checked(item.body, nodes))
+        elif item.shape is not None:
+            assert item.shape == shape(nodes, item.first, item.end)
+            item = dataclasses.replace(item, shape=None)
+        out.append(item)
+    return out
 
 
 @pytest.mark.parametrize("text", GOOD)
