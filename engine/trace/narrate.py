@@ -52,7 +52,7 @@ def symbol(label: str, output: str, strength: int | None = None) -> str:
 
 def _binary_texts() -> dict[str, str]:
     """op name -> its symbol, for the rows whose forward text is `{0} <symbol> {1}` (+ - * /
-    ** @): their formula is the two operands around the symbol (Tracer._texts' fast path)."""
+    ** @): their formula is the two operands around the symbol (node_texts.node_texts' fast path)."""
     from gradwalk.engine.ops import REGISTRY   # the package: importing it registers every row
 
     return {op.name: op.symbol for op in REGISTRY.values()

@@ -21,9 +21,10 @@ import numpy as np
 from gradwalk.engine.labels import ATOM, strength
 from gradwalk.engine.ops import get_op
 from gradwalk.engine.ops.broadcast import unbroadcast
-from gradwalk.engine.trace import edge_notes, narrate, nonfinite, scalar, seed, underflow, unused
+from gradwalk.engine.trace import edge_notes, narrate, scalar, seed, underflow, unused
+from gradwalk.engine.trace.watch import check as watch_check, edge as watch_edge, watch_adjoints
 from gradwalk.engine.trace.mode import Mode
-from gradwalk.engine.trace.values import decode_lenient, encode, non_finite, number, short
+from gradwalk.engine.trace.values import encode, non_finite, number, short
 
 
 def prepare(t, limits, state):
@@ -62,52 +63,6 @@ def walk(t) -> Iterator[dict]:
 
 MODE = Mode("reverse", wanted=lambda options, program: options.mode == "reverse",
             prepare=prepare, walk=walk)
-
-
-def watch_adjoints(t, records: Iterator[dict]):
-    """The backward records passed through, noting in `first_non_finite` the first input
-    whose adjoint stops being finite (phase "backward"); returns what `records` returns.
-    A `for` loop over `records` (its return value kept by `_returning`): a call to next() and
-    a try block per record cost about a tenth of the chain's records (issue 15 §1)."""
-    if records is getattr(t, "watched", None):   # the reverse pass watches as it goes
-        return records
-    return _watched(t, records)
-
-
-def _watched(t, records: Iterator[dict]) -> Iterator[dict]:
-    returned: list = []
-    tiny = underflow.tiny(t.program.dtype)
-    for record in _returning(records, returned):
-        if record["kind"] == "accumulate":
-            after = record["adjoint_after"]
-            if type(after) is not float or not abs(after) >= tiny:   # NaN fails the test
-                _watch(t, record, after)
-        yield record
-    return returned[0]
-
-
-def _watch(t, record: dict, after) -> None:
-    """An accumulate record whose adjoint_after is not a normal scalar: the first non-finite
-    adjoint noted, an underflowed step marked (underflow.note)."""
-    if type(after) is not float and non_finite(after):
-        if t.first_non_finite is None:
-            t.first_non_finite = {"node": record["input"], "phase": "backward",
-                                  "why": _why_backward(t, record)}
-    else:   # every underflowed step is marked and says so (underflow.note)
-        underflow.note(t, int(record["input"][1:]), "backward", record["seq"], record)
-
-
-def _returning(records: Iterator[dict], returned: list) -> Iterator[dict]:
-    """records, passed through; what they return is appended to `returned`."""
-    returned.append((yield from records))
-
-
-def _why_backward(t, record: dict) -> str:
-    node = t.program.nodes[int(record["node"][1:])]
-    return nonfinite.backward(node.op, decode_lenient(record["local"]),
-                              decode_lenient(record["contribution"]),
-                              decode_lenient(record["adjoint_after"]), record.get("arg", 0),
-                              [t.values[k] for k in node.inputs])
 
 
 def backward(t, seq, watch: bool = False) -> Iterator[dict]:
@@ -182,7 +137,7 @@ def _edges(t, seq, one=None, upstream=None, adjoints: list | None = None,
         if type(out) is not float or node.op not in fast:
             for arg, j in enumerate(node.inputs):
                 if requires[j]:
-                    yield from _edge(t, node, arg, j, g, adjoints, seq, tiny)
+                    yield from watch_edge(t, edge(t, node, arg, j, g, adjoints, seq), tiny)
             continue
         row = rows.get(node.op)
         if row is None:
@@ -218,7 +173,7 @@ def _edges(t, seq, one=None, upstream=None, adjoints: list | None = None,
             contrib = None if local is None else local * g
             if contrib is None or contrib - contrib != 0.0:   # the numpy path applies the rule
                 if fallback:
-                    yield from _edge(t, node, arg, j, given, adjoints, seq, tiny)
+                    yield from watch_edge(t, edge(t, node, arg, j, given, adjoints, seq), tiny)
                 continue
             before = adjoints[j]
             after = contrib if before is None else float(before) + contrib
@@ -262,22 +217,9 @@ def _edges(t, seq, one=None, upstream=None, adjoints: list | None = None,
                       "adjoint_after": after if after - after == 0.0 else number(after),
                       "narration": text}
             if tiny is not None and not (after - after == 0.0 and abs(after) >= tiny):
-                _watch(t, record, record["adjoint_after"])   # not a normal finite number
+                watch_check(t, record, record["adjoint_after"])   # not a normal finite number
             yield record
     return adjoints
-
-
-def _edge(t, node, arg: int, j: int, g, adjoints: list, seq, tiny) -> Iterator[dict]:
-    """`edge`'s records, each accumulate record watched (watch_adjoints) when `tiny` is set."""
-    if tiny is None:
-        yield from edge(t, node, arg, j, g, adjoints, seq)
-        return
-    for record in edge(t, node, arg, j, g, adjoints, seq):
-        if record["kind"] == "accumulate":
-            after = record["adjoint_after"]
-            if type(after) is not float or not abs(after) >= tiny:
-                _watch(t, record, after)
-        yield record
 
 
 @functools.lru_cache(maxsize=None)

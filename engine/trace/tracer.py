@@ -10,22 +10,17 @@ error is raised before the first event is sent.
 from __future__ import annotations
 
 import functools
-import itertools
-import operator
 from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
 from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.graph import build_graph, node_ids
-from gradwalk.engine.labels import ATOM, OPERAND_PARENS, data_formula, strength
-from gradwalk.engine.ops import get_op
 from gradwalk.engine.parse import Program, parse
 from gradwalk.engine.source import clip
-from gradwalk.engine.syntax import MAX_LABEL
 from gradwalk.engine.tape import compile as compile_tape
 from gradwalk.engine.tape_first import Checks, numpy_inputs
-from gradwalk.engine.trace import (budget, graph_out, ledger, narrate, nonfinite, reverse, scalar, seed,
+from gradwalk.engine.trace import (budget, graph_out, ledger, nonfinite, reverse, scalar, seed,
                           warn)
 from gradwalk.engine.trace import budget_early
 from gradwalk.engine.trace import cuts as cut_paths
@@ -33,15 +28,13 @@ from gradwalk.engine.trace.deadline import Deadline
 from gradwalk.engine.trace.forward import evaluate_op
 from gradwalk.engine.trace.limits import Limits, two_sizes
 from gradwalk.engine.trace.modes import MODES
+from gradwalk.engine.trace.node_texts import node_texts
 from gradwalk.engine.trace.options import DEFAULT, Options
 from gradwalk.engine.trace.values import Encoder
 from gradwalk.engine.trace.warn import Warnings
 
 if TYPE_CHECKING:   # pydantic is imported when typed events are asked for (events())
     from gradwalk.engine.trace.events import _Event
-
-_LABEL = operator.attrgetter("label")
-NEVER = (-1, -1)   # no binding strength is this weak: no parentheses (operand_text's default)
 
 
 def _early(limits: Limits, options: Options, output: str | None):
@@ -146,7 +139,8 @@ class Tracer:
                                             self.program, self.output)
         self.ledger = ledger.build(self.program, self.values, self.flops, self.requires,
                                    self.output)
-        self._texts(nodes)
+        self.formulas, self.symbols, self.strengths = node_texts(self.program,
+                                                                 self.output_label)
 
     def evaluate(self, node, max_elements):
         """An op node's value from its inputs' values: a Python float on the scalar path,
@@ -220,63 +214,6 @@ class Tracer:
             if nodes[i].role != "const":
                 return nodes[i]
         return nodes[self.order[at]]
-
-    def _texts(self, nodes) -> None:
-        """Every node's formula and adjoint symbol (issue 15 §1). The parse hands over the
-        binding strengths of the nodes its run path made, and which of them have a formula
-        other than their label (Program.texts: in the chain, every node after its first
-        line, and every fourth of them, the named one); those and the others, the gaps, are
-        worked out here in one pass: a binary operator over two operands, the commonest
-        node, is written from its inputs' labels and binding strengths (narrate.formula's
-        text, without the template; labels.OPERAND_PARENS: operand_text's parentheses).
-        Each distinct label's symbol is worked out once, with the strength of the first
-        node that has it."""
-        handed, count = self.program.texts, len(nodes)
-        labels = list(map(_LABEL, nodes))
-        if handed is not None and len(handed[1]) == count:   # copied: filled in below
-            written, strengths, gaps = handed
-            formulas, strengths = labels.copy(), strengths.copy()   # a formula is its label
-            todo = itertools.chain(itertools.chain.from_iterable(   # the gaps in order first:
-                itertools.starmap(range, gaps)), written)   # their strengths are read after
-        else:
-            formulas, strengths, todo = [None] * count, [0] * count, range(count)
-        binary, parens = narrate.BINARY_TEXT, OPERAND_PARENS
-        for i in todo:
-            n = nodes[i]
-            params, label = n.params, n.label
-            strengths[i] = strength(n)
-            if n.name is None and not params and n.role != "op":
-                formulas[i] = label   # an unnamed constant (`* 1.0001`): _formula's own
-            elif not params and len(n.inputs) == 2 and n.op in binary:
-                symbol = binary[n.op]
-                left, right = n.inputs
-                most_left, most_right = parens.get(n.op, NEVER)   # a comparison: none
-                a, b = nodes[left].label, nodes[right].label
-                rhs = (f"{a if strengths[left] > most_left else f'({a})'} {symbol} "
-                       f"{b if strengths[right] > most_right else f'({b})'}")
-                formulas[i] = rhs if n.name is None else f"{label} = {rhs}"
-            else:
-                formulas[i] = self._formula(n)
-        output, symbol = clip(self.output_label, MAX_LABEL), narrate.symbol
-        # label -> the strength of its first node: zipped backwards, the first comes last
-        first = dict(zip(reversed(labels), reversed(strengths)))
-        bars = {label: f"∂{output}/∂({label})" if s < ATOM and " " in label else   # symbol's
-                symbol(label, output, s) for label, s in first.items()}   # text, without a call
-        self.formulas, self.symbols, self.strengths = formulas, list(map(bars.__getitem__,
-                                                                         labels)), strengths
-
-    def _formula(self, n) -> str:
-        if n.role == "const" and (data := data_formula(n, self.program.nodes)):   # X, y = xor()
-            return data
-        if n.role != "op" and n.name and n.params.get("init"):   # randn(4, 5, seed=0), ...
-            made = n.params["init"]
-            return f"{n.label} = const({made})" if n.role == "const" else f"{n.label} = {made}"
-        if n.role != "op":
-            return narrate.leaf_formula(n.label, n.literal, n.role == "const") if n.name \
-                else n.label
-        inputs = [self.program.nodes[i] for i in n.inputs]
-        return narrate.formula(get_op(n.op), n.label, [x.label for x in inputs], n.params,
-                               n.name is not None, [strength(x) for x in inputs])
 
     def _cuts(self):
         """The program's cut paths (engine/trace/cuts.py), warned about; None without any. In

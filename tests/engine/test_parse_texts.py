@@ -1,6 +1,6 @@
 """The texts the parse hands the Tracer (Program.texts, engine/parse_run.py; issue 15 §1): the
 formula and binding strength of each node the run makes, written as it makes the node, are
-what Tracer._texts works out from the final labels with the hand-over off (texts None), node
+what node_texts.node_texts works out from the final labels with the hand-over off (texts None), node
 for node and body for body; a label changed after its consumers were made (an alias `L = y`,
 a function's result taken by the caller's name: the two paths that relabel a node) leaves
 nothing handed over; a program traced again with other leaf values (training) gets its own

@@ -1,7 +1,7 @@
 """Issue 15 §1's fast paths give exactly what the general code gives: the parser's chain path
 (engine/parse_expressions.py `chain`: `x = x * 1.0001 + 0.001` without the stack walk), byte for
 byte on whole trace bodies and error for error on bad programs; the Tracer's formulas made in
-one pass (Tracer._texts) against the op rows' templates; the graph's edges written from one
+one pass (node_texts.node_texts) against the op rows' templates; the graph's edges written from one
 template (graph_out.edges_json) against orjson; a scalar edge's partial taken as it is
 (narrate.plain_partial) against fill; the integer-constant rule's walk skipped where no
 assigned value can be an int (parse_constants.int_uses), with the same roles; the adjoint
@@ -23,6 +23,7 @@ from gradwalk.engine.labels import ATOM, OPERAND_PARENS, operand_text, strength
 from gradwalk.engine.trace import narrate, reverse
 from gradwalk.engine.parse import parse
 from gradwalk.engine.trace.graph_out import edges_json
+from gradwalk.engine.trace.node_texts import template_formula
 from gradwalk.engine.trace.runner import Tracer, trace_json
 from helpers import CASES
 from gradwalk.server.presets import presets
@@ -111,7 +112,7 @@ TEXTS = [*CHAINS, *[c["program"] for c in CASES], *[p["program"] for p in preset
 @pytest.mark.parametrize("text", TEXTS)
 def test_formulas_of_the_one_pass_are_the_templates(text):
     tracer = Tracer(text)
-    assert tracer.formulas == [tracer._formula(n) for n in tracer.program.nodes]
+    assert tracer.formulas == [template_formula(tracer.program, n) for n in tracer.program.nodes]
 
 
 @pytest.mark.parametrize("text", TEXTS)
@@ -133,7 +134,7 @@ def test_symbols_of_the_one_pass_are_bars(text):
 
 
 def test_operand_parens_are_operand_texts():
-    """Tracer._texts parenthesizes a binary operator's operands by labels.OPERAND_PARENS."""
+    """node_texts.node_texts parenthesizes a binary operator's operands by labels.OPERAND_PARENS."""
     for op, (most_left, most_right) in OPERAND_PARENS.items():
         for s in range(ATOM + 1):
             assert (operand_text(op, 0, "a b", s) == "(a b)") == (s <= most_left), (op, s)
