@@ -60,7 +60,7 @@ class Program:
     # holds, "inputs" or "labels"; the training engine finds the input points through it
     data: dict[str, str] = field(default_factory=dict)
     # what the parse worked out of the Tracer's texts as it made the nodes (engine/parse_run.py;
-    # engine/trace/tracer.py _texts): (written, strengths, gaps): the nodes whose formula is
+    # engine/trace/node_texts.py): (written, strengths, gaps): the nodes whose formula is
     # not their label (an array of indices), every node's binding strength, None for the
     # nodes in the gaps ([first, end) ranges: the general path's nodes, whose texts the
     # Tracer works out); None for a program whose labels changed after their consumers were

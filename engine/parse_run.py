@@ -105,8 +105,8 @@ class RunSyntax:
         text; an op's label print_label's text or, named, the primed name. None, with no
         node kept, when a name is not bound or a number not seen yet.
 
-        What node_texts.node_texts would work out again from the final labels is handed over as the
-        nodes are made (Program.texts): each node's binding strength (the plan's), and the
+        What node_texts.node_texts would work out again from the final labels is handed over
+        as the nodes are made (Program.texts): each node's binding strength (the plan's), and the
         nodes whose formula is not their label (`written`): the named op's, `label = <its
         printed text>`, and a clipped label's op's, its printed text in full (a constant's
         formula and an unnamed op's are their labels). Those formulas are the Tracer's to

@@ -9,19 +9,19 @@ then answer, or refuse, exactly as before: tests/engine/test_tape_scalar.py comp
 """
 from __future__ import annotations
 
+import functools
+
 from gradwalk.engine.ops import REGISTRY
 from gradwalk.engine.parse import Program
 
-_TAKEN: dict = {}   # "elementwise", "skip": the op sets, made on first use (import order)
-
-
+@functools.cache
 def _sets() -> tuple[frozenset, frozenset]:
-    if not _TAKEN:
-        from gradwalk.engine.ops.cut import CUTS
-        from gradwalk.engine.ops.shape import NOT_DIFFERENTIABLE
-        _TAKEN["elementwise"] = frozenset(n for n, op in REGISTRY.items() if op.elementwise)
-        _TAKEN["skip"] = frozenset(NOT_DIFFERENTIABLE | CUTS)
-    return _TAKEN["elementwise"], _TAKEN["skip"]
+    """(the elementwise ops, the ops whose result requires no grad), made on first use: the
+    op modules import the engine (graph.requires_grad imports them the same way)."""
+    from gradwalk.engine.ops.cut import CUTS
+    from gradwalk.engine.ops.shape import NOT_DIFFERENTIABLE
+    return (frozenset(n for n, op in REGISTRY.items() if op.elementwise),
+            frozenset(NOT_DIFFERENTIABLE | CUTS))
 
 
 def scalar_compile(program: Program) -> tuple | None:

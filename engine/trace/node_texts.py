@@ -61,6 +61,7 @@ def node_texts(program: Program, output_label: str) -> tuple[list, list, list]:
             symbol(label, output, s) for label, s in first.items()}   # text, without a call
     return formulas, list(map(bars.__getitem__, labels)), strengths
 
+
 def template_formula(program: Program, n) -> str:
     """Node n's formula from its op's template (narrate.formula), a data call's text or a leaf's
     declaration: what node_texts writes without the template for the commonest nodes."""
@@ -75,4 +76,3 @@ def template_formula(program: Program, n) -> str:
     inputs = [program.nodes[i] for i in n.inputs]
     return narrate.formula(get_op(n.op), n.label, [x.label for x in inputs], n.params,
                            n.name is not None, [strength(x) for x in inputs])
-

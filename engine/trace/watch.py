@@ -19,19 +19,7 @@ def watch_adjoints(t, records: Iterator[dict]):
     a try block per record cost about a tenth of the chain's records (issue 15 §1)."""
     if records is getattr(t, "watched", None):   # the reverse pass watches as it goes
         return records
-    return _watched(t, records)
-
-
-def _watched(t, records: Iterator[dict]) -> Iterator[dict]:
-    returned: list = []
-    tiny = underflow.tiny(t.program.dtype)
-    for record in _returning(records, returned):
-        if record["kind"] == "accumulate":
-            after = record["adjoint_after"]
-            if type(after) is not float or not abs(after) >= tiny:   # NaN fails the test
-                check(t, record, after)
-        yield record
-    return returned[0]
+    return _checked(t, records, underflow.tiny(t.program.dtype))
 
 
 def check(t, record: dict, after) -> None:
@@ -67,9 +55,13 @@ def edge(t, records: Iterator[dict], tiny) -> Iterator[dict]:
 
 
 def _checked(t, records: Iterator[dict], tiny) -> Iterator[dict]:
-    for record in records:
+    """records, each accumulate record whose adjoint_after is not a normal scalar checked;
+    returns what `records` returns."""
+    returned: list = []
+    for record in _returning(records, returned):
         if record["kind"] == "accumulate":
             after = record["adjoint_after"]
-            if type(after) is not float or not abs(after) >= tiny:
+            if type(after) is not float or not abs(after) >= tiny:   # NaN fails the test
                 check(t, record, after)
         yield record
+    return returned[0]
