@@ -68,10 +68,18 @@ def primed(name: str, k: int) -> str:
     """The label of a name's k-th reassignment: c, c', c'', c''', then c⁽⁴⁾, c⁽⁵⁾, ..."""
     if k <= 3:
         return name + "'" * k
+    if k < 1_000_000:   # three digits at a time from a table: a 25,000-line chain primes its
+        # name 25,000 times, and translate took 0.25 µs of a call's 0.4
+        high, low = divmod(k, 1000)
+        return f"{name}⁽{_DIGITS[high]}{_PADDED[low]}⁾" if high else f"{name}⁽{_DIGITS[low]}⁾"
     return f"{name}⁽{str(k).translate(_SUPERSCRIPT)}⁾"
 
 
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+# 0..999 in superscript digits, zero-padded to three and not (0 unpadded is "": primed never
+# asks for it); made at import, about 0.3 ms
+_PADDED = [f"{k:03d}".translate(_SUPERSCRIPT) for k in range(1000)]
+_DIGITS = [p.lstrip("⁰") for p in _PADDED]
 
 
 OPERATORS = {ast.FloorDiv: "//", ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>",

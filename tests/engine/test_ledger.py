@@ -13,7 +13,10 @@ import numpy as np
 import pytest
 
 from gradwalk.engine.errors import ProgramError
+from gradwalk.engine.trace import ledger
 from gradwalk.engine.trace.runner import Limits, Tracer, run_trace
+from gradwalk.server.presets import presets
+from helpers import CASES
 
 
 def _lit(a: np.ndarray) -> str:
@@ -176,3 +179,65 @@ def test_a_rule_keeps_only_what_the_inputs_that_need_a_gradient_need(line, kept,
     assert body["ledger"]["activation_elements"] == kept
     last_op = [n for n in body["graph"]["nodes"] if n["op"] in ("mul", "div", "pow")][-1]
     assert last_op["ledger"]["flops_backward"] == flops_backward
+
+
+# ---- the scalar fast path (ledger._scalar_build) against build's general passes -------------
+SCALAR_LEDGER = [
+    "x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 40,
+    "a = 0.5\nb = const(2.0)\nd = detach(a) * b\nL = tanh(a + d) - b\n",
+    "a = 2.0\nb = a * a * a + a\nc = const(3.0)\nL = b * c - c\n",
+    "x = 0.0\nz = 1e-200\na = 1.0 / x\nb = x / x\nL = a + b + z * z\n",   # inf and nan
+    "w = 0.3\nL = relu(w) + sigmoid(-w) ** 2 + abs(w - 1)\n",
+    "α = 0.5\nβ = 1.5\nγ = α * β + α / 1.25 - β\nL = γ ** 2\n",
+    "a = 0.5\nb = a * 3.0\nc = b * b\nunused = b / 7.0 - a\nL = c - 1.0\n",   # past the output
+    "x = 0.5\nz = x * 1\nz += 1.0\nz *= x\ny = z * 2 + 1\n",
+    "a = 1.0\nb = a * 2 + 3\nwith checkpoint():\n    c = b * b - a\nL = c * 2\n",   # general
+    "x = [1.0, 2.0]\nL = sum(x * x)\n",   # tensors: general
+    "# dtype: float32\nx = 1.5\nL = x * x\n",   # numpy floats: general
+]
+
+
+def _ledgers(text: str, output: str | None = None) -> tuple:
+    """(the fast path's ledger or None, build's general answer) of a traced program."""
+    tracer = Tracer(text, output)
+    args = (tracer.program, tracer.values, tracer.flops, tracer.requires, tracer.output)
+    general = ledger._scalar_build
+    try:
+        ledger._scalar_build = lambda *a: None
+        slow = ledger.build(*args)
+    finally:
+        ledger._scalar_build = general
+    return ledger._scalar_build(*args), slow
+
+
+@pytest.mark.parametrize("text", SCALAR_LEDGER)
+def test_the_scalar_ledger_is_builds(text):
+    fast, slow = _ledgers(text)
+    if fast is not None:
+        assert fast == slow and list(fast.totals) == list(slow.totals)
+    assert tracer_ledger(text) == slow
+
+
+def test_the_scalar_ledger_takes_the_chain_and_an_inner_output():
+    assert _ledgers(SCALAR_LEDGER[0])[0] is not None
+    fast, slow = _ledgers(SCALAR_LEDGER[6], output="b")   # nodes after it: no backward step
+    assert fast is not None and fast == slow
+
+
+def test_the_scalar_ledger_hands_tensors_and_blocks_back():
+    for text in SCALAR_LEDGER[-3:]:
+        assert _ledgers(text)[0] is None
+
+
+@pytest.mark.parametrize("text", [c["program"] for c in CASES] +
+                         [p["program"] for p in presets()])
+def test_the_scalar_ledger_is_builds_on_every_case_and_preset(text):
+    try:
+        fast, slow = _ledgers(text)
+    except ProgramError:
+        return
+    assert fast is None or fast == slow
+
+
+def tracer_ledger(text: str):
+    return Tracer(text).ledger
