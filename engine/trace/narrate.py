@@ -28,6 +28,7 @@ def group(text: str) -> str:
 
 
 _SHORT_NAME = re.compile(r"^[^\W\d_][\d'⁰¹²³⁴⁵⁶⁷⁸⁹⁽⁾]*$")
+SHORT_NAME = _SHORT_NAME.match   # a label that symbol writes with a bar (x̄, c̄'): node_texts'
 
 
 def bar(label: str, output: str, strength: int | None = None) -> str:

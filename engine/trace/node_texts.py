@@ -22,9 +22,11 @@ def node_texts(program: Program, output_label: str) -> tuple[list, list, list]:
     binding strengths of the nodes its run path made, and which of them have a formula
     other than their label (Program.texts: in the chain, every node after its first
     line, and every fourth of them, the named one); those and the others, the gaps, are
-    worked out here in one pass: a binary operator over two operands, the commonest
-    node, is written from its inputs' labels and binding strengths (narrate.formula's
-    text, without the template; labels.OPERAND_PARENS: operand_text's parentheses).
+    worked out here in one pass (the gaps' strengths first, as the formulas read them; a
+    handed-over strength is not worked out again): a binary operator over two operands,
+    the commonest node, is written from its inputs' labels and binding strengths
+    (narrate.formula's text, without the template; labels.OPERAND_PARENS: operand_text's
+    parentheses).
     Each distinct label's symbol is worked out once, with the strength of the first
     node that has it. Returns (formulas, symbols, strengths), one per node of `program`."""
     nodes = program.nodes
@@ -33,15 +35,16 @@ def node_texts(program: Program, output_label: str) -> tuple[list, list, list]:
     if handed is not None and len(handed[1]) == count:   # copied: filled in below
         written, strengths, gaps = handed
         formulas, strengths = labels.copy(), strengths.copy()   # a formula is its label
-        todo = itertools.chain(itertools.chain.from_iterable(   # the gaps in order first:
-            itertools.starmap(range, gaps)), written)   # their strengths are read after
+        gaps = list(itertools.chain.from_iterable(itertools.starmap(range, gaps)))
+        for i in gaps:   # the gaps' strengths first: the written nodes' formulas read them
+            strengths[i] = strength(nodes[i])
+        todo = itertools.chain(gaps, written)   # a written node's strength is handed over
     else:
-        formulas, strengths, todo = [None] * count, [0] * count, range(count)
+        formulas, strengths, todo = [None] * count, list(map(strength, nodes)), range(count)
     binary, parens = narrate.BINARY_TEXT, OPERAND_PARENS
     for i in todo:
         n = nodes[i]
         params, label = n.params, n.label
-        strengths[i] = strength(n)
         if n.name is None and not params and n.role != "op":
             formulas[i] = label   # an unnamed constant (`* 1.0001`): template_formula's own
         elif not params and len(n.inputs) == 2 and n.op in binary:
@@ -54,11 +57,12 @@ def node_texts(program: Program, output_label: str) -> tuple[list, list, list]:
             formulas[i] = rhs if n.name is None else f"{label} = {rhs}"
         else:
             formulas[i] = template_formula(program, n)
-    output, symbol = clip(output_label, MAX_LABEL), narrate.symbol
+    output, short, macron = clip(output_label, MAX_LABEL), narrate.SHORT_NAME, narrate.MACRON
     # label -> the strength of its first node: zipped backwards, the first comes last
     first = dict(zip(reversed(labels), reversed(strengths)))
-    bars = {label: f"∂{output}/∂({label})" if s < ATOM and " " in label else   # symbol's
-            symbol(label, output, s) for label, s in first.items()}   # text, without a call
+    bars = {label: label[0] + macron + label[1:] if " " not in label and short(label) else
+            f"∂{output}/∂{label if s >= ATOM else f'({label})'}"   # narrate.symbol's text,
+            for label, s in first.items()}   # without its call
     return formulas, list(map(bars.__getitem__, labels)), strengths
 
 
