@@ -190,7 +190,7 @@ def _scalar_build(program, values: list, flops: list[int], requires: list[bool],
     got[output] = True
     lowest: dict[int, int] = {}   # saved tensor -> its last saver seen: the first, in reverse
     held: set[int] = set()   # saved tensors one of whose savers never runs its backward step
-    rows: dict[tuple, tuple] = {}   # (op, inputs' requires) -> _scalar_row
+    rows: dict[tuple, tuple] = {}   # (op, its inputs' requires) -> _scalar_row
     for i in range(n - 1, -1, -1):   # reverse creation order: reached's, as it goes
         node = nodes[i]
         if node.role != "op":
@@ -199,29 +199,35 @@ def _scalar_build(program, values: list, flops: list[int], requires: list[bool],
         runs = got[i]
         if len(ins) == 2:   # two inputs, mostly: no generator, no loop for them
             a, b = ins
-            graded = (node.op, requires[a], requires[b])
+            graded_a, graded_b = requires[a], requires[b]
             if runs:
-                got[a] = got[a] or graded[1]
-                got[b] = got[b] or graded[2]
+                if graded_a:
+                    got[a] = True
+                if graded_b:
+                    got[b] = True
+            key = (node.op, graded_a, graded_b)
         else:
-            graded = (node.op, *[requires[k] for k in ins])
+            key = (node.op, *[requires[k] for k in ins])
             if runs:
                 for k in ins:
                     if requires[k]:
                         got[k] = True
         if not requires[i]:
             continue
-        row = rows.get(graded)
+        row = rows.get(key)
         if row is None:
-            row = rows[graded] = _scalar_row(graded, values, i, ins, flops)
-        cost, slots = row
+            row = rows[key] = _scalar_row(key, values, i, ins, flops)
+        cost, one, slots = row
         if runs:
             f_bwd[i] = cost if cost >= 0 else 2 * flops[i]
-        if slots:
-            kept = (i if slots[0] < 0 else ins[slots[0]],) if len(slots) == 1 else \
-                tuple(sorted({i if s < 0 else ins[s] for s in slots}))
-            saves[i] = kept
-            saved_el[i], saved_b[i] = len(kept), 8 * len(kept)
+        if one is not None:   # one saved tensor (mul's kept input, tanh's output): no set
+            k = i if one < 0 else ins[one]
+            saves[i], saved_el[i], saved_b[i], lowest[k] = (k,), 1, 8, i
+            if not runs:
+                held.add(k)
+        elif slots:
+            kept = tuple(sorted({i if s < 0 else ins[s] for s in slots}))
+            saves[i], saved_el[i], saved_b[i] = kept, len(kept), 8 * len(kept)
             for k in kept:
                 lowest[k] = i
                 if not runs:
@@ -247,16 +253,17 @@ def _scalar_build(program, values: list, flops: list[int], requires: list[bool],
 
 
 def _scalar_row(graded: tuple, values: list, i: int, ins: list[int], flops: list[int]
-                ) -> tuple[int, list[int]]:
-    """(a running node's backward FLOPs, its saved slots) for node i of op graded[0] whose
-    inputs require grad as graded[1:] says, its value and inputs Python floats: the figure
-    is the op's (its row's, asked once) times its share, -1 for a row without
-    backward_flops (twice the node's own forward FLOPs)."""
+                ) -> tuple[int, int | None, list[int]]:
+    """(a running node's backward FLOPs, its one saved slot or None, its saved slots) for
+    node i of op graded[0] whose inputs require grad as graded[1:] says, its value and
+    inputs Python floats: the figure is the op's (its row's, asked once) times its share, -1
+    for a row without backward_flops (twice the node's own forward FLOPs)."""
     op, slots, share = _row(graded[0], graded[1:])
+    one = slots[0] if len(slots) == 1 else None
     if op.backward_flops is None:
-        return -1, slots
+        return -1, one, slots
     cost = _backward_flops(op, values, i, ins, flops, {})
-    return (cost if share == 1.0 else round(share * cost)), slots
+    return (cost if share == 1.0 else round(share * cost)), one, slots
 
 
 def _row(name: str, graded: tuple[bool, ...]) -> tuple:
