@@ -53,6 +53,7 @@ class RunSyntax:
         nodes, names, times, data, out, lines, plans = self.nodes, self.names, \
             self.times_assigned, self.data, self.body, self.text.lines, self.plans
         max_nodes, count, last_line, built = self.max_nodes, len(body), self.last_line, None
+        new, span_init, statement_init = _NEW, _SPAN_INIT, _STATEMENT_INIT
         while k < count:
             stmt = body[k]
             if type(stmt) is not _ASSIGN:
@@ -78,8 +79,10 @@ class RunSyntax:
             names[name] = index
             times[name] = times.get(name, 0) + 1
             built, last_line = (name, line, col), end_line
-            out.append(Statement(first, len(nodes), name, Span(line, col, end_line, end),
-                                 plan[2]))
+            span, entry = new(Span), new(Statement)
+            span_init(span, line, col, end_line, end)
+            statement_init(entry, first, len(nodes), name, span, plan[2])
+            out.append(entry)
             if max_nodes is not None and len(nodes) > max_nodes:
                 self.last, self.current, self.last_line = name, (line, col), end_line
                 raise self.too_many_nodes(stmt)
@@ -116,6 +119,7 @@ class RunSyntax:
         steps, levels = plan
         nodes, names, numbers = self.nodes, self.names, self.numbers
         start, last, append = len(nodes), steps[-1][1], nodes.append
+        new, node_init, span_init = _NEW, _NODE_INIT, _SPAN_INIT
         if len(self.strengths) != start:   # the general path's nodes since the last replay
             self.gap(start)
         index = text = level = None
@@ -134,9 +138,10 @@ class RunSyntax:
                 shared = numbers.get(key)
                 if shared is None:
                     return self.give_up(start)
-                first = line + below
-                append(IRNode(at, "const", "const", [], Span(first, col, first, end), right,
-                              None, NO_PARAMS, shared))
+                first, span, node = line + below, new(Span), new(IRNode)
+                span_init(span, first, col, first, end)
+                node_init(node, at, "const", "const", [], span, right, None, NO_PARAMS, shared)
+                append(node)
                 other, at = at, at + 1
             if row is None:   # the leftmost operand
                 index, text, level = other, right, right_level
@@ -152,9 +157,10 @@ class RunSyntax:
                 if len(label) > MAX_LABEL:   # the formula is the text in full: the Tracer's
                     label = print_label(op, [nodes[index], nodes[other]], NO_PARAMS)
                     self.written.append(at)
-            append(IRNode(at, op, "op", [index, other],
-                          Span(line + below, col, line + end_below, end), label, named,
-                          NO_PARAMS, None))
+            span, node = new(Span), new(IRNode)
+            span_init(span, line + below, col, line + end_below, end)
+            node_init(node, at, op, "op", [index, other], span, label, named, NO_PARAMS, None)
+            append(node)
             text, index, at = label, at, at + 1
         self.strengths += levels   # the named op's ATOM last: unnamed, its operator's
         if name is None:
@@ -209,6 +215,10 @@ class RunSyntax:
                             hint="trace a shorter program; the setting is GRADWALK_MAX_NODES")
 
 
+# Nodes, spans and statements made as object.__new__ and the dataclass's own __init__ called
+# from Python: a class call's way through type.__call__ to it costs more (Python 3.11)
+_NEW, _NODE_INIT, _SPAN_INIT = object.__new__, IRNode.__init__, Span.__init__
+_STATEMENT_INIT = Statement.__init__
 _UNSEEN = object()   # a text whose plan is not made yet (a plan may be None)
 
 
