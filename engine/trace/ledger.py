@@ -191,10 +191,11 @@ def _scalar_build(program, values: list, flops: list[int], requires: list[bool],
     lowest: dict[int, int] = {}   # saved tensor -> its last saver seen: the first, in reverse
     held: set[int] = set()   # saved tensors one of whose savers never runs its backward step
     rows: dict[tuple, tuple] = {}   # (op, its inputs' requires) -> _scalar_row
-    for i in range(n - 1, -1, -1):   # reverse creation order: reached's, as it goes
-        node = nodes[i]
+    for i, node in zip(range(n - 1, -1, -1), reversed(nodes)):   # reached's order, as it goes
         if node.role != "op":
             continue
+        if node.index != i:   # build reads a node's own index, reached its place: the same
+            return None       # in every program the parser makes
         ins = node.inputs
         runs = got[i]
         if len(ins) == 2:   # two inputs, mostly: no generator, no loop for them

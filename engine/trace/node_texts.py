@@ -60,9 +60,10 @@ def node_texts(program: Program, output_label: str) -> tuple[list, list, list]:
     output, short, macron = clip(output_label, MAX_LABEL), narrate.SHORT_NAME, narrate.MACRON
     # label -> the strength of its first node: zipped backwards, the first comes last
     first = dict(zip(reversed(labels), reversed(strengths)))
-    bars = {label: label[0] + macron + label[1:] if " " not in label and short(label) else
-            f"∂{output}/∂{label if s >= ATOM else f'({label})'}"   # narrate.symbol's text,
-            for label, s in first.items()}   # without its call
+    bars = {label: f"∂{output}/∂({label})" if s < ATOM and " " in label else   # (a * b)
+            label[0] + macron + label[1:] if " " not in label and short(label) else   # x̄'
+            f"∂{output}/∂{label}" if s >= ATOM else f"∂{output}/∂({label})"   # as symbol
+            for label, s in first.items()}   # writes them, without its call
     return formulas, list(map(bars.__getitem__, labels)), strengths
 
 
