@@ -31,6 +31,7 @@ from gradwalk.engine.wording import counted
 # functions of one value: each may be written as a method of it, as micrograd's Value has them
 METHODS = tuple(sorted(f for f in FUNCTIONS if SIGNATURES.get(f, (1, ()))[0] == 1))
 MAX_GROUP_TEXT = 48   # characters of a loop's header in its groups' names
+_ASSIGN = ast.Assign
 _RANGE_USAGE = ("{what} goes over range(...) with literal int bounds, as in "
                 "{example} or `for i in range(1, 10, 2)`")
 
@@ -263,7 +264,9 @@ class UnrollSyntax:
         total = 0
         for stmt in stmts:
             kind = type(stmt)
-            if kind is ast.With:
+            if kind is _ASSIGN and not self.defined:   # the commonest, first: no call to cost
+                total += 1   # (a 25,000-line chain looked ast.With, ast.For... up on each line)
+            elif kind is ast.With:
                 total += 1 + self.count_statements(stmt.body, limit, before + total + 1)
             elif kind is ast.FunctionDef:   # counted at each call (parse_functions.call_cost)
                 self.defined.setdefault(stmt.name, stmt)
