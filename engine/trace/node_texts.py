@@ -44,17 +44,20 @@ def node_texts(program: Program, output_label: str) -> tuple[list, list, list]:
     binary, parens = narrate.BINARY_TEXT, OPERAND_PARENS
     for i in todo:
         n = nodes[i]
-        params, label = n.params, n.label
-        if n.name is None and not params and n.role != "op":
-            formulas[i] = label   # an unnamed constant (`* 1.0001`): template_formula's own
-        elif not params and len(n.inputs) == 2 and n.op in binary:
-            symbol = binary[n.op]
+        op = n.op
+        symbol = binary.get(op)   # None for a leaf or a constant ("leaf", "const")
+        if symbol is not None and len(n.inputs) == 2 and not n.params:
             left, right = n.inputs
-            most_left, most_right = parens.get(n.op, NEVER)   # a comparison: none
+            most_left, most_right = parens.get(op, NEVER)   # a comparison: none
             a, b = nodes[left].label, nodes[right].label
-            rhs = (f"{a if strengths[left] > most_left else f'({a})'} {symbol} "
-                   f"{b if strengths[right] > most_right else f'({b})'}")
-            formulas[i] = rhs if n.name is None else f"{label} = {rhs}"
+            if strengths[left] <= most_left:
+                a = f"({a})"
+            if strengths[right] <= most_right:
+                b = f"({b})"
+            formulas[i] = f"{a} {symbol} {b}" if n.name is None else \
+                f"{n.label} = {a} {symbol} {b}"
+        elif n.name is None and not n.params and n.role != "op":
+            formulas[i] = n.label   # an unnamed constant (`* 1.0001`): template_formula's own
         else:
             formulas[i] = template_formula(program, n)
     output, short, macron = clip(output_label, MAX_LABEL), narrate.SHORT_NAME, narrate.MACRON
