@@ -18,7 +18,7 @@ per backward edge: an `accumulate` event and, where an elementwise op broadcast 
 words, room for a NaN's or an underflow's marker where one may come).
 
 Cost: the trace first asks cheaper upper bounds (a scalar program in reverse mode: the light
-bound, then budget_graded.py's, then scalar_bound, about 0.3, 0.6 and 0.9 µs a node on the
+bound, then budget_graded.py's, then scalar_bound, about 0.3, 0.5 and 0.8 µs a node on the
 chain; otherwise this estimate with no number and no group worked out), and works the numbers
 out only when they pass the limit.
 """

@@ -1,7 +1,7 @@
 """The closer bounds of a scalar program's body in reverse mode (engine/trace/budget_scalar.py
 has the light one): graded_bound, tight enough to decide the 100,001-node chain (1.23 times
-its 77.6 MB body, where the light bound is 2.3 times) for about 0.6 µs a node, and
-scalar_bound (edge_bound with `close`) for about 0.9.
+its 77.6 MB body, where the light bound is 2.3 times) for about 0.5 µs a node, and
+scalar_bound (edge_bound with `close`) for about 0.8 (both besides the light bound's lists).
 
 The light bound counts an accumulate event for every edge; the walk sends a gradient only
 along an edge whose input requires grad and whose node may get an adjoint (half the chain's
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from functools import cached_property
 
 import numpy as np
 import orjson
@@ -47,10 +48,15 @@ def edge_bound(tracer, passes, close: bool) -> int | None:
         return None
     nodes, n = tracer.program.nodes, len(tracer.program.nodes)
     edges, id_b = Edges(tracer, passes), id_bytes(tracer.ids)
-    ops = [node.op for node in nodes]   # comprehensions: twice as fast as attrgetter's maps
-    labels = Texts([node.label for node in nodes], each=True)
-    formulas, symbols = Texts(tracer.formulas, each=close), Texts(tracer.symbols, each=True)
-    names = Texts([node.name for node in nodes if node.name])
+    ops, labels, names = [], Texts(each=True), Texts()
+    formulas, symbols = Texts(each=close), Texts(each=True)
+    for k in range(0, n, PIECE):   # a piece of nodes at a time: read while in the cache
+        piece = nodes[k:k + PIECE]
+        ops += [node.op for node in piece]
+        labels.add([node.label for node in piece])
+        names.add([node.name for node in piece if node.name])
+        formulas.add(tracer.formulas[k:k + PIECE])
+        symbols.add(tracer.symbols[k:k + PIECE])
     longest, seq = labels.longest, len(str(2 * n))
     # per node: the graph node (its texts escaped), its edges, its ledger, its evaluate event
     # with its value exactly (orjson's form), its recompute events
@@ -158,49 +164,58 @@ class Texts:
     """A list of texts' bytes: `utf8` (UTF-8, summed), `escaped` (to ASCII as the graph's JSON
     writes them: budget's `backslashreplace`, 1 byte an ASCII character, 4 one below U+0100,
     6 one below U+10000, 10 above), and with `each`, `each` (per text, UTF-8, int64) and
-    `longest` (its largest). Counted over the UTF-16 units of the texts joined with NUL,
-    PIECE texts at a time, with numpy (a text's UTF-8 bytes: 1 a unit below U+0080, 2 below
-    U+0800, else 3); a piece with a NUL in a text, a character past U+FFFF or a lone
-    surrogate is counted text by text."""
+    `longest` (its largest). Counted over the UTF-16 units of the texts joined with NUL, a
+    piece of at most PIECE texts at a time (`add`), with numpy (a text's UTF-8 bytes: 1 a unit
+    below U+0080, 2 below U+0800, else 3); a piece with a NUL in a text, a character past
+    U+FFFF or a lone surrogate is counted text by text."""
 
-    def __init__(self, texts: list[str], each: bool = False):
+    def __init__(self, texts: list[str] = (), each: bool = False):
         self.utf8 = self.escaped = 0
-        pieces = []
+        self.pieces: list | None = [] if each else None
         for k in range(0, len(texts), PIECE):
-            pieces.append(self._piece(texts[k:k + PIECE], each))
-        if each:
-            self.each = np.concatenate(pieces) if pieces else np.zeros(0, np.int64)
-            self.longest = int(self.each.max(initial=0))
+            self.add(texts[k:k + PIECE])
 
-    def _piece(self, texts: list[str], each: bool) -> np.ndarray | None:
+    @cached_property
+    def each(self) -> np.ndarray:
+        return np.concatenate(self.pieces) if self.pieces else np.zeros(0, np.int64)
+
+    @cached_property
+    def longest(self) -> int:
+        return int(self.each.max(initial=0))
+
+    def add(self, texts: list[str]) -> None:
+        """Count a piece of texts (at most PIECE: their UTF-16 units are held at once)."""
+        each = self.pieces is not None
         joined = "\0".join(texts)
         try:
             units = np.frombuffer(joined.encode("utf-16-le"), np.uint16)
         except UnicodeEncodeError:   # a lone surrogate
             units = None
-        nul = None if units is None or len(units) != len(joined) else np.flatnonzero(units == 0)
-        if nul is None or len(nul) != len(texts) - 1:
+        if units is None or len(units) != len(joined):
             return self._by_text(texts, each)
-        chars = len(units) - len(nul)
-        wide = units >= 0x80
-        if not wide.any():   # ASCII
+        nul = np.flatnonzero(units == 0) if each else None
+        if (len(nul) if each else int(np.count_nonzero(units == 0))) != len(texts) - 1:
+            return self._by_text(texts, each)
+        chars = len(units) - len(texts) + 1
+        wide = int(np.count_nonzero(units >= 0x80))
+        if not wide:   # ASCII
             self.utf8 += chars
             self.escaped += chars
-            return np.diff(nul, prepend=-1, append=len(units)) - 1 if each else None
+            if each:
+                self.pieces.append(np.diff(nul, prepend=-1, append=len(units)) - 1)
+            return
         above = units >= 0x800
-        self.utf8 += chars + int(np.count_nonzero(wide)) + int(np.count_nonzero(above))
-        self.escaped += chars + 3 * int(np.count_nonzero(wide)) + \
-            2 * int(np.count_nonzero(units >= 0x100))
-        if not each:
-            return None
-        # each text's bytes: its characters, and the running sum of the bytes past a unit's
-        # first at the NULs around it (a NUL has none)
-        extra = wide.view(np.uint8) + above.view(np.uint8)
-        total = np.cumsum(extra, dtype=np.int64)[np.append(nul, len(units) - 1)]
-        return np.diff(nul, prepend=-1, append=len(units)) - 1 + np.diff(total, prepend=0)
+        self.utf8 += chars + wide + int(np.count_nonzero(above))
+        self.escaped += chars + 3 * wide + 2 * int(np.count_nonzero(units >= 0x100))
+        if each:   # each text's characters, and the bytes past its units' first (a NUL's: 0)
+            extra = (units >= 0x80).view(np.uint8) + above.view(np.uint8)
+            total = np.cumsum(extra, dtype=np.int64)[np.append(nul, len(units) - 1)]
+            self.pieces.append(np.diff(nul, prepend=-1, append=len(units)) - 1
+                               + np.diff(total, prepend=0))
 
-    def _by_text(self, texts: list[str], each: bool) -> np.ndarray | None:
+    def _by_text(self, texts: list[str], each: bool) -> None:
         utf8 = [len(t.encode("utf-8", "surrogatepass")) for t in texts]
         self.utf8 += sum(utf8)
         self.escaped += sum(len(t.encode("ascii", "backslashreplace")) for t in texts)
-        return np.array(utf8, np.int64) if each else None
+        if each:
+            self.pieces.append(np.array(utf8, np.int64))

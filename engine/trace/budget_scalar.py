@@ -46,12 +46,35 @@ class Passes:
     @cached_property
     def inputs(self) -> list:
         """Each node's input indices."""
-        return [node.inputs for node in self.tracer.program.nodes]
+        return self._sweep[0]
 
     @cached_property
     def degrees(self) -> np.ndarray:
         """Each node's input count (int64; numpy's sum and max, not Python's)."""
-        return np.fromiter(map(len, self.inputs), np.int64, len(self.inputs))
+        return self._sweep[1]
+
+    @cached_property
+    def params(self) -> int:
+        """The nodes' params in the graph's JSON (bytes): `{}` for most."""
+        return self._sweep[2]
+
+    @cached_property
+    def _sweep(self) -> tuple[list, np.ndarray, int]:
+        """(inputs, degrees, params) in one sweep over the nodes, a piece at a time: a node's
+        input list is read while the node is in the cache (a pass over the lists after one
+        over the nodes read each from memory again: 0.1 µs a node on the 100,001-node chain,
+        where this whole sweep takes about 0.08)."""
+        from gradwalk.engine.trace.budget_graded import PIECE
+
+        nodes = self.tracer.program.nodes
+        inputs, degrees, params = [], [], 2 * len(nodes)
+        for k in range(0, len(nodes), PIECE):
+            piece = [node.inputs for node in nodes[k:k + PIECE]]
+            inputs += piece
+            degrees.append(np.fromiter(map(len, piece), np.int64, len(piece)))
+            params += sum(len(json.dumps(p, default=str)) - 2 for p in
+                          [node.params for node in nodes[k:k + PIECE] if node.params])
+        return inputs, np.concatenate(degrees) if degrees else np.zeros(0, np.int64), params
 
     @cached_property
     def edges(self) -> tuple[int, int]:
@@ -82,13 +105,6 @@ class Passes:
         the ids they save and the one that releases each, at the longest id."""
         digits, saved, released = self.ledgers
         return ops * (LEDGER + digits) + saved * (self.id_max + 3) + released * self.id_max
-
-    @cached_property
-    def params(self) -> int:
-        """The nodes' params in the graph's JSON (bytes): `{}` for most."""
-        nodes = self.tracer.program.nodes
-        return 2 * len(nodes) + sum(len(json.dumps(p, default=str)) - 2 for p in
-                                    [node.params for node in nodes if node.params])
 
 
 def scalar_bound(tracer, passes: Passes | None = None) -> int | None:

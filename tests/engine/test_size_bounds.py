@@ -128,10 +128,10 @@ def test_the_size_check_asks_the_bounds_cheapest_first_listing_the_nodes_once(mo
     graded, scalar = budget.graded_bound(tracer, passes), budget.scalar_bound(tracer, passes)
     assert light > graded > scalar
     listed, asked = [], []
-    inputs = budget_scalar.Passes.inputs.func
-    counted = cached_property(lambda self: listed.append(1) or inputs(self))
-    counted.__set_name__(budget_scalar.Passes, "inputs")   # as a class body would
-    monkeypatch.setattr(budget_scalar.Passes, "inputs", counted)
+    sweep = budget_scalar.Passes._sweep.func   # the nodes' inputs, their counts, params
+    counted = cached_property(lambda self: listed.append(1) or sweep(self))
+    counted.__set_name__(budget_scalar.Passes, "_sweep")   # as a class body would
+    monkeypatch.setattr(budget_scalar.Passes, "_sweep", counted)
     for name in ("graded_bound", "scalar_bound"):
         bound = getattr(budget, name)
         monkeypatch.setattr(budget, name, lambda t, *a, bound=bound, name=name:
