@@ -24,6 +24,7 @@ from functools import cached_property
 import numpy as np
 import orjson
 
+from gradwalk.engine.ops.registry import REGISTRY
 from gradwalk.engine.trace.budget_numbers import (ACCUMULATE, EDGE, EVALUATE, NODE, NUMBERS,
                                          RECOMPUTE, SCALAR, ZERO)
 from gradwalk.engine.trace.budget_results import extras, groups_bound, results
@@ -40,10 +41,8 @@ def graded_bound(tracer, passes) -> int | None:
 
 def edge_bound(tracer, passes, close: bool) -> int | None:
     """graded_bound, or with `close` budget_scalar.scalar_bound: each edge's partial with its
-    labels in it (budget_scalar._partials) and its node's own formula, not the longest ones
+    labels in it (_partials) and its node's own formula, not the longest ones
     (about twice the cost)."""
-    from gradwalk.engine.trace.budget_scalar import _longest_partial, _partials, scalar_program
-
     if not scalar_program(tracer, passes):
         return None
     nodes, n = tracer.program.nodes, len(tracer.program.nodes)
@@ -75,7 +74,7 @@ def edge_bound(tracer, passes, close: bool) -> int | None:
         partials = int(_partials(ops, *edges.arguments(), labels.each).sum())
         formula = int(formulas.each @ owned)
     else:   # each partial at its op's longest, each formula counted for the busiest node's edges
-        partials = edges.graded * _longest_partial(op_set, edges.widest, longest)
+        partials = edges.graded * longest_partial(op_set, edges.widest, longest)
         formula = int(owned.max(initial=0)) * formulas.utf8
     edge_part = (edges.graded * (ACCUMULATE + seq + 5 * SCALAR + 6 * NUMBERS) + 2 * partials
                  + formula + int((id_b + symbols.each) @ owned)
@@ -106,7 +105,7 @@ class Edges:
         self.fed = np.bincount(self.inputs[self.mask], minlength=n)
 
     def arguments(self) -> tuple:
-        """budget_scalar._partials' arrays: per edge that may carry a gradient its node and
+        """_partials' arrays: per edge that may carry a gradient its node and
         argument; every edge's input; each node's first edge and input count."""
         start = np.cumsum(self.degree) - self.degree
         arg = np.arange(self.count) - start[self.owner]
@@ -219,3 +218,65 @@ class Texts:
         self.escaped += sum(len(t.encode("ascii", "backslashreplace")) for t in texts)
         if each:
             self.pieces.append(np.array(utf8, np.int64))
+
+
+def scalar_program(tracer, passes) -> bool:
+    """Whether scalar_bound (and budget_graded's bound) take the program: every value a
+    scalar, reverse mode, without the gradient check or the bug lab."""
+    if tracer.options.mode != "reverse" or tracer.second is not None or tracer.options.check \
+            or getattr(tracer, "lab", None) is not None:
+        return False
+    return passes.kinds <= {float} or all(type(v) is float or np.ndim(v) == 0
+                                          for v in tracer.values)
+
+
+def longest_partial(ops: set[str], widest: int, label: int) -> int:
+    """The most bytes any edge's partial derivative may take (budget._partials): its op's
+    template with every label in it at `label` bytes, or, made by code, the node's input
+    labels twice, its own and 24 bytes (only when one of the ops has such a template)."""
+    longest = 0
+    for op in ops:
+        row = REGISTRY.get(op)
+        if row is None:   # a leaf's or a constant's: no edges
+            continue
+        for text in row.partials:
+            if isinstance(text, str):
+                holes = sum(text.count("{%d}" % k) for k in range(row.arity)) + \
+                    text.count("{out}")
+                longest = max(longest, len(text.encode()) + 4 + holes * label)
+            else:
+                longest = max(longest, (2 * widest + 1) * label + 24)
+    return longest
+
+
+def _partials(ops: list[str], e_owner, e_arg, flat, start, degree, label_b) -> np.ndarray:
+    """Each edge's partial derivative as narrated: its op's template (engine/ops' `partials`)
+    with its labels in it, or, for a template made by code, twice its node's input labels,
+    its own label and 24 bytes (budget._partials, per edge)."""
+    codes = {op: k for k, op in enumerate(set(ops))}
+    op_code = np.fromiter(map(codes.__getitem__, ops), np.int64, len(ops))[e_owner]
+    width = int(degree.max(initial=1))
+    base = np.zeros((len(codes), width), np.int64)
+    counts = np.zeros((len(codes), width, width), np.int64)
+    out = np.zeros((len(codes), width), np.int64)
+    made = np.ones((len(codes), width), bool)   # by code: no template to count from
+    for op, k in codes.items():
+        row = REGISTRY.get(op)
+        if row is None:   # a leaf's or a constant's: it has no edges
+            continue
+        for a, text in enumerate(row.partials[:width]):
+            if isinstance(text, str):
+                made[k, a] = False
+                base[k, a] = len(text.encode()) + 4
+                counts[k, a, :min(row.arity, width)] = [text.count("{%d}" % i) for i in
+                                                        range(min(row.arity, width))]
+                out[k, a] = text.count("{out}")
+    own = label_b[e_owner]
+    filled = base[op_code, e_arg] + out[op_code, e_arg] * own
+    in_labels = np.zeros(len(e_owner), np.int64)
+    for k in range(width):   # the k-th input's label, where the node has a k-th input
+        has = k < degree[e_owner]
+        label = label_b[flat[np.where(has, start[e_owner] + k, 0)]] * has
+        filled += counts[op_code, e_arg, k] * label
+        in_labels += label
+    return np.where(made[op_code, e_arg], 2 * in_labels + own + 24, filled)

@@ -8,7 +8,7 @@ cheapest first so that a body that fits costs no estimate:
 - budget_graded.graded_bound: per_node's terms over the edges that may carry a gradient, with
   numpy (1.2 times the 100,001-node chain's body, which passes the light bound);
 - scalar_bound: the same with each edge's partial and formula its own (budget_graded's
-  edge_bound; _partials here).
+  edge_bound).
 
 The lists they read are made once per check (Passes). tests/engine/test_size_bounds.py checks
 that each bounds the next and per_node, on varied programs.
@@ -21,10 +21,9 @@ from functools import cached_property
 
 import numpy as np
 
-from gradwalk.engine.ops.registry import REGISTRY
 from gradwalk.engine.trace.budget_numbers import (ACCUMULATE, EDGE, EVALUATE, LEDGER, NODE, NUMBERS,
                                          SCALAR)
-from gradwalk.engine.trace.budget_graded import recompute_bytes
+from gradwalk.engine.trace.budget_graded import longest_partial, recompute_bytes
 from gradwalk.engine.trace.budget_results import extras, groups_bound, results
 
 
@@ -118,16 +117,6 @@ def scalar_bound(tracer, passes: Passes | None = None) -> int | None:
     return edge_bound(tracer, passes or Passes(tracer), close=True)
 
 
-def scalar_program(tracer, passes: Passes) -> bool:
-    """Whether scalar_bound (and budget_graded's bound) take the program: every value a
-    scalar, reverse mode, without the gradient check or the bug lab."""
-    if tracer.options.mode != "reverse" or tracer.second is not None or tracer.options.check \
-            or getattr(tracer, "lab", None) is not None:
-        return False
-    return passes.kinds <= {float} or all(type(v) is float or np.ndim(v) == 0
-                                          for v in tracer.values)
-
-
 def light_bound(tracer, limit: int | None = None, passes: Passes | None = None) -> int | None:
     """A looser and cheaper upper bound than scalar_bound (so of per_node's sum), for the same
     programs (None for the others): its terms with each per-edge figure at its largest (an
@@ -175,7 +164,7 @@ def light_bound(tracer, limit: int | None = None, passes: Passes | None = None) 
     # again) and each edge's partial at its longest
     (_,), (label_m,), (label_e,) = _totals([node.label for node in nodes])
     ops = {node.op for node in nodes}
-    partial = _longest_partial(ops, widest, label_m)
+    partial = longest_partial(ops, widest, label_m)
     total += 2 * label_e + edges * 2 * partial
     if limit is not None and total > limit:
         return total
@@ -228,55 +217,3 @@ def _piece(texts: list[str], longest: bool) -> tuple[int, int, int]:
     joined = "".join(texts)
     return (len(joined), len(joined) if joined.isascii() else len(joined.encode()),
             max(map(len, texts)) if longest else 0)
-
-
-def _longest_partial(ops: set[str], widest: int, label: int) -> int:
-    """The most bytes any edge's partial derivative may take (budget._partials): its op's
-    template with every label in it at `label` bytes, or, made by code, the node's input
-    labels twice, its own and 24 bytes (only when one of the ops has such a template)."""
-    longest = 0
-    for op in ops:
-        row = REGISTRY.get(op)
-        if row is None:   # a leaf's or a constant's: no edges
-            continue
-        for text in row.partials:
-            if isinstance(text, str):
-                holes = sum(text.count("{%d}" % k) for k in range(row.arity)) + \
-                    text.count("{out}")
-                longest = max(longest, len(text.encode()) + 4 + holes * label)
-            else:
-                longest = max(longest, (2 * widest + 1) * label + 24)
-    return longest
-
-
-def _partials(ops: list[str], e_owner, e_arg, flat, start, degree, label_b) -> np.ndarray:
-    """Each edge's partial derivative as narrated: its op's template (engine/ops' `partials`)
-    with its labels in it, or, for a template made by code, twice its node's input labels,
-    its own label and 24 bytes (budget._partials, per edge)."""
-    codes = {op: k for k, op in enumerate(set(ops))}
-    op_code = np.fromiter(map(codes.__getitem__, ops), np.int64, len(ops))[e_owner]
-    width = int(degree.max(initial=1))
-    base = np.zeros((len(codes), width), np.int64)
-    counts = np.zeros((len(codes), width, width), np.int64)
-    out = np.zeros((len(codes), width), np.int64)
-    made = np.ones((len(codes), width), bool)   # by code: no template to count from
-    for op, k in codes.items():
-        row = REGISTRY.get(op)
-        if row is None:   # a leaf's or a constant's: it has no edges
-            continue
-        for a, text in enumerate(row.partials[:width]):
-            if isinstance(text, str):
-                made[k, a] = False
-                base[k, a] = len(text.encode()) + 4
-                counts[k, a, :min(row.arity, width)] = [text.count("{%d}" % i) for i in
-                                                        range(min(row.arity, width))]
-                out[k, a] = text.count("{out}")
-    own = label_b[e_owner]
-    filled = base[op_code, e_arg] + out[op_code, e_arg] * own
-    in_labels = np.zeros(len(e_owner), np.int64)
-    for k in range(width):   # the k-th input's label, where the node has a k-th input
-        has = k < degree[e_owner]
-        label = label_b[flat[np.where(has, start[e_owner] + k, 0)]] * has
-        filled += counts[op_code, e_arg, k] * label
-        in_labels += label
-    return np.where(made[op_code, e_arg], 2 * in_labels + own + 24, filled)
