@@ -17,9 +17,10 @@ per backward edge: an `accumulate` event and, where an elementwise op broadcast 
 (budget_results.py: each mode's results, the warnings, the cut paths' sentences, the bug lab's
 words, room for a NaN's or an underflow's marker where one may come).
 
-Cost: the trace first asks `scalar_bound`, a cheaper upper bound (a scalar program in reverse
-mode: budget_scalar.py's sums, about 1.6 to 2 µs a node; otherwise this estimate with no
-number and no group worked out), and works them out only when that bound passes the limit.
+Cost: the trace first asks cheaper upper bounds (a scalar program in reverse mode: the light
+bound, then budget_graded.py's, then scalar_bound, about 0.3, 0.5 and 0.8 µs a node on the
+chain; otherwise this estimate with no number and no group worked out), and works the numbers
+out only when they pass the limit.
 """
 from __future__ import annotations
 
@@ -207,9 +208,9 @@ def _partials():
 
 
 def light_bound(tracer, limit: int | None = None, passes=None) -> int | None:
-    """engine/trace/budget_scalar.py's light_bound: looser than scalar_bound, cheaper (with
+    """engine/trace/budget_scalar.py's light_bound: looser than graded_bound, cheaper (with
     `limit`: a figure past it as soon as its first terms pass it). passes: budget_scalar's
-    Passes, shared with a scalar_bound asked next."""
+    Passes, shared with the bounds asked next."""
     from gradwalk.engine.trace.budget_scalar import light_bound as bound
 
     return bound(tracer, limit, passes)
@@ -227,8 +228,16 @@ def scalar_bound(tracer, passes=None) -> int | None:
     return fast if fast is not None else sum(per_node(tracer, tracer.limit, exact=False))
 
 
+def graded_bound(tracer, passes) -> int | None:
+    """engine/trace/budget_graded.py's bound: between light_bound and scalar_bound, for the
+    scalar programs in reverse mode (None for the others). passes: as light_bound's."""
+    from gradwalk.engine.trace.budget_graded import graded_bound as bound
+
+    return bound(tracer, passes)
+
+
 def passes(tracer):
-    """The per-node lists both bounds read, made once (budget_scalar.Passes)."""
+    """The per-node lists the bounds read, made once (budget_scalar.Passes)."""
     from gradwalk.engine.trace.budget_scalar import Passes
 
     return Passes(tracer)

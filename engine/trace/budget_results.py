@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from operator import attrgetter, sub
+from operator import attrgetter
 
 import numpy as np
 import orjson
@@ -149,9 +149,12 @@ def groups_bound(program, longest: int) -> int:
     MAX_CHILDREN nodes has at most k/30 + 3 parts and chunks of parts (two parts in a row hold
     more than MAX_CHILDREN nodes); a repeat needs MIN_REPEAT repetitions and only a cycle of
     two or more statements gives each repetition a group, so repeats, repetitions and their
-    chunks are at most 0.68 of the statements; a `with group()` block is one. A name is at
-    most two labels (`longest` bytes each) and a few words, or a name of the program's
-    (MAX_NAME characters, 4 bytes each in UTF-8) and a few words."""
+    chunks are at most 0.68 of the statements (fewer where every statement repeats one
+    structure: _one_structure); a `with group()` block is one. A statement's group is named
+    by a label (`longest` bytes at most) or its name (written in a line of the program); any
+    other by at most two labels and a few words, or a name of the program's (MAX_NAME
+    characters, 4 bytes each in UTF-8) and a few words. Its numbers: ids up to the groups'
+    count, node indices, lines and columns of the program's text."""
     from gradwalk.engine.blocks import Block
     from gradwalk.engine.groups import MAX_CHILDREN
 
@@ -173,18 +176,61 @@ def groups_bound(program, longest: int) -> int:
                     chunks = len(item.body) // (MAX_CHILDREN - 1) + 1
                     boxes, named = boxes + chunks, named + 48 * chunks
             bodies.append(item.body)
-    # each statement's node count, by C-level maps (a Python loop was 0.05 µs a node)
-    sizes = list(map(sub, map(attrgetter("end"), itertools.chain.from_iterable(runs)),
-                     map(attrgetter("first"), itertools.chain.from_iterable(runs))))
+    # each statement's node count: a comprehension's attribute reads are specialized (a
+    # Python loop was 0.05 µs a node, C-level maps of attrgetter twice this)
+    sizes = [s.end - s.first for s in itertools.chain.from_iterable(runs)]
     statements = len(sizes) - sizes.count(0)
     made = statements - sizes.count(1)
     parts = sum(size // 30 + 3 for size in sizes if size > MAX_CHILDREN) \
         if max(sizes, default=0) > MAX_CHILDREN else 0
-    count = made + (68 * statements) // 100 + parts
-    ascii_text = program.lines is None or program.lines.ascii
+    repeats = _one_structure(program, runs[0], statements) if runs == [program.body] else None
+    others = parts + ((68 * statements) // 100 if repeats is None else repeats)
+    lines = program.lines
+    ascii_text = lines is None or lines.ascii
     name = max(2 * longest, (1 if ascii_text else 4) * NAME_CHARS) + 40
-    digits = 2 * len(str(count + boxes)) + 2 * len(str(len(program.nodes))) + 4 * 7
-    return count * (GROUP + digits + name) + boxes * (GROUP + digits) + named
+    # a statement's name is written in the program, so within its longest line; the spans'
+    # lines and columns are within its lines
+    widest = max(map(len, lines.lines), default=0) if lines is not None else NAME_CHARS
+    own = max(longest, (1 if ascii_text else 4) * min(NAME_CHARS, widest))
+    count = made + others + boxes
+    digits = 2 * len(str(count)) + 2 * len(str(len(program.nodes))) + (
+        4 * 7 if lines is None else 2 * len(str(len(lines.lines))) + 2 * len(str(widest)))
+    return made * (GROUP + digits + own) + others * (GROUP + digits + name) + \
+        boxes * (GROUP + digits) + named + 2   # the list's brackets
+
+
+def _one_structure(program, stmts: list, statements: int) -> int | None:
+    """At most how many repeat groups (a repeat and its chunks, engine/groups.py) the
+    program's statements make when they are one stretch (no block among them) whose
+    statements all have one structure (groups.shape), but for a few that match nothing
+    (a leaf's declaration): then every repeat is of that one statement, period 1, with no
+    group per repetition, and there is one per run between those few, each with its chunks
+    (k statements: at most k/63 + 4 of them, MAX_CHILDREN a chunk). None otherwise, or when
+    more than FEW statements have no structure known from the parse (Statement.shape)."""
+    from gradwalk.engine.groups import MIN_REPEAT, shape
+
+    keys = [s.shape for s in stmts]
+    unknown = keys.count(None)
+    if unknown > FEW:
+        return None
+    found, apart, at = set(keys), 0, -1
+    found.discard(None)
+    for _ in range(unknown):   # worked out as engine/groups.py does (few: the first lines)
+        at = keys.index(None, at + 1)
+        s = stmts[at]
+        if s.end > s.first:
+            key = shape(program.nodes, s.first, s.end)
+            if key is None:
+                apart += 1   # matches nothing: it ends a run
+            else:
+                found.add(key)
+    if len(found) > 1:
+        return None
+    runs = min(apart + 1, statements // MIN_REPEAT)
+    return min(runs * 6 + statements // 63, (68 * statements) // 100)
+
+
+FEW = 64   # statements without a structure from the parse that _one_structure works out
 
 
 NAME_CHARS = 64   # a name (engine/syntax.py MAX_NAME) or a statement's text in a repeat's name

@@ -178,14 +178,17 @@ class Tracer:
         limits = self._size_limits
         if limits is None:   # checked already
             return
-        passes = budget.passes(self)   # the lists both bounds read, made once
+        passes = budget.passes(self)   # the lists the bounds read, made once
         if self._fits(passes):   # fits by far
             return
         self._size_limits = None
-        bound = budget.scalar_bound(self, passes)
+        # closer, then closer still (a scalar program's: budget_graded.py, budget_scalar.py;
+        # scalar_bound's is per_node's with no number worked out for any other)
+        for bound in (budget.graded_bound, budget.scalar_bound):
+            figure = bound(self, passes)
+            if figure is not None and figure <= limits.max_response_bytes:
+                return   # within the limit whatever the per-node estimate says
         del passes
-        if bound is not None and bound <= limits.max_response_bytes:
-            return   # within the limit whatever the per-node estimate says
         costs = budget.per_node(self, limits.inline)
         total = sum(costs)
         if total <= limits.max_response_bytes:

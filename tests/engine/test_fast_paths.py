@@ -256,18 +256,10 @@ TEXTS = [[], [""], ["x", "L = x * 2"], ["x⁽²⁴⁹⁷⁾", "x̄'", "∂L/∂(
 
 
 @pytest.mark.parametrize("texts", TEXTS)
-def test_the_scalar_bounds_text_sums_are_the_encoders(texts):
-    # issue 15 §1, eleventh round: the escaped bytes counted over UTF-16 units with numpy
-    # (1, 4, 6 or 10 a character, as `backslashreplace` writes them), the UTF-8 bytes of the
-    # texts an edge list names by joined pieces; both equal to encoding text by text
+def test_the_light_bounds_text_sums_are_the_encoders(texts):
+    # issue 15 §1, eleventh round (the closer bounds' sums: test_size_bounds.py)
     from gradwalk.engine.trace import budget_scalar
 
-    assert budget_scalar._escaped(texts) == sum(
-        len(t.encode("ascii", "backslashreplace")) for t in texts)
-    at = [k for k in range(len(texts)) for _ in range(k % 3 + 1)
-          if "\ud800" not in texts[k]] * 1500   # past a 4,096 piece; no program has a lone
-    assert budget_scalar._utf8(texts, np.array(at, np.int64)) == sum(  # surrogate
-        len(texts[k].encode()) for k in at)
     # the light bound's sums: UTF-8 bytes, the longest text (characters, 4 bytes each unless
     # every text is ASCII), the escaped bytes at most 5b - 4c; past 4,096 texts, pieces
     many = [t for t in texts if "\ud800" not in t] * 1500
@@ -275,30 +267,6 @@ def test_the_scalar_bounds_text_sums_are_the_encoders(texts):
     chars = max(map(len, many), default=0)
     assert budget_scalar._totals(many) == (
         [utf8], [chars if utf8 == count else 4 * chars], [5 * utf8 - 4 * count])
-
-
-def test_the_size_check_lists_the_nodes_once_for_both_bounds(monkeypatch):
-    # issue 15 §1, eleventh round: past the light bound, scalar_bound reads the lists it made
-    # (budget_scalar.Passes: the nodes' inputs, their counts, the values' types, the params)
-    # instead of listing the nodes again; the figures are the same either way
-    from functools import cached_property
-
-    from gradwalk.engine.trace import budget_scalar
-
-    chain = "x = 1.0\n" + "x = x * 1.0001 + 0.001\n" * 300
-    tracer = Tracer(chain)
-    light, alone = budget.light_bound(tracer), budget.scalar_bound(tracer)
-    listed = []
-    inputs = budget_scalar.Passes.inputs.func
-    counted = cached_property(lambda self: listed.append(1) or inputs(self))
-    counted.__set_name__(budget_scalar.Passes, "inputs")   # as a class body would
-    monkeypatch.setattr(budget_scalar.Passes, "inputs", counted)
-    said = []
-    scalar_bound = budget.scalar_bound
-    monkeypatch.setattr(budget, "scalar_bound",
-                        lambda t, *a: said.append(scalar_bound(t, *a)) or said[-1])
-    Tracer(chain, limits=Limits(max_response_bytes=light - 1))
-    assert said == [alone] and listed == [1]
 
 
 def test_the_scalar_bound_is_close_to_the_estimate_on_a_chain():
