@@ -39,9 +39,13 @@ class Deadline:
         items themselves are handed out by C code (itertools), so the per-item cost is nil."""
         if self.at is None:
             return iter(items)
-        return itertools.chain.from_iterable(self._runs(iter(items)))
+        return itertools.chain.from_iterable(self.runs(items))
 
-    def _runs(self, items: Iterator[T]) -> Iterator[list[T]]:
+    def runs(self, items: Iterable[T]) -> Iterator[list[T]]:
+        """items in lists of at most CHECK_EVERY, in order, the clock checked before each list
+        (and once more at the end, as `paced` checks it): for a loop that makes a run's work
+        at once (engine/trace/reverse.py's records)."""
+        items = iter(items)
         while True:
             self.check()
             run = list(itertools.islice(items, CHECK_EVERY))

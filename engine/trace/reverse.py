@@ -12,19 +12,20 @@ comparison, the node detail), and the bug lab walks with `edge`, `scalar_edges` 
 """
 from __future__ import annotations
 
-import functools
 import itertools
 from typing import Iterator
 
 import numpy as np
 
-from gradwalk.engine.labels import ATOM, strength
+from gradwalk.engine.labels import ATOM
 from gradwalk.engine.ops import get_op
 from gradwalk.engine.ops.broadcast import unbroadcast
-from gradwalk.engine.trace import edge_notes, narrate, scalar, seed, underflow, unused
-from gradwalk.engine.trace.watch import check as watch_check, edge as watch_edge, watch_adjoints
+from gradwalk.engine.trace import (edge_notes, evaluated, narrate, scalar_rows, seed, underflow,
+                                   unused)
+from gradwalk.engine.trace.watch import (UNWATCHED, check as watch_check, edge as watch_edge,
+                                         returning, watch_adjoints)
 from gradwalk.engine.trace.mode import Mode
-from gradwalk.engine.trace.values import encode, non_finite, number, short
+from gradwalk.engine.trace.values import encode, short
 
 
 def prepare(t, limits, state):
@@ -34,31 +35,35 @@ def prepare(t, limits, state):
 
 
 def walk(t) -> Iterator[dict]:
-    """`evaluate` events, then the backward pass's records, then `done`."""
-    ids, values, limit = t.ids, t.values, t.limit
-    seq = 0
+    """`evaluate` events, then the backward pass's records, then `done`: made a run of nodes
+    at a time (Deadline.runs: at most CHECK_EVERY nodes, the clock checked before each) and
+    handed out by itertools.chain, in C, with no generator resumed per record (issue 15
+    §1). A run's records are all made before its first is handed out, so an error inside
+    a run comes before any record of that run."""
+    return itertools.chain.from_iterable(_runs_of_walk(t))
+
+
+def _runs_of_walk(t) -> Iterator[list]:
+    """walk's records in lists (runs of nodes), `done` last."""
     t.first_non_finite = None
     tiny = underflow.tiny(t.program.dtype)   # below it a number underflowed
-    for i in t.deadline.paced(t.order):
-        v = values[i]
-        value = v if type(v) is float and v - v == 0.0 else t.encode(v, limit)
-        if type(value) is float and abs(value) >= tiny:
-            pass   # the hot path: a normal scalar (NaN fails the test)
-        elif type(value) is not float and non_finite(value):
-            if t.first_non_finite is None:
-                t.first_non_finite = {"node": ids[i], "phase": "forward",
-                                      "why": t.why_forward(i)}
-        else:   # every underflow is marked, not only the first (underflow.note)
-            underflow.note(t, i, "forward", seq)
-        yield {"seq": seq, "kind": "evaluate", "node": ids[i], "value": value}
-        seq += 1
+    seq = 0
+    for run in t.deadline.runs(t.order):
+        yield evaluated.records(t, run, seq, tiny)
+        seq += len(run)
     seq = itertools.count(seq)
     cut = t.cuts is not None and t.cuts.program is t.program
     records = t.backward(seq, watch=not cut)
-    if cut:   # say where it's cut
-        records = t.cuts.narrate(records, t.ids)
-    adjoints = yield from watch_adjoints(t, records)
-    yield t.done(next(seq), adjoints)
+    watched = getattr(t, "watched", UNWATCHED)
+    if records is watched[0]:   # this walk's own pass, watched as it goes: its runs
+        adjoints = yield from watched[1]
+    else:   # a mode's own backward pass (the bug lab's), or the cut paths' narration on it
+        if cut:   # say where it's cut
+            records = t.cuts.narrate(records, t.ids)
+        returned: list = []
+        yield returning(watch_adjoints(t, records), returned)
+        adjoints = returned[0]
+    yield (t.done(next(seq), adjoints),)
 
 
 MODE = Mode("reverse", wanted=lambda options, program: options.mode == "reverse",
@@ -70,11 +75,21 @@ def backward(t, seq, watch: bool = False) -> Iterator[dict]:
     every node's adjoint (None where none arrives). watch: the records are watched as they
     are made (watch_adjoints' checks, without a generator around them: a resume per record
     cost a tenth of a chain's backward), for a walk that watches them next and puts nothing
-    between (walk); `t.watched` is then that generator, which watch_adjoints hands back."""
-    records = _edges(t, seq, watch=watch)
+    between (walk); `t.watched` is then (that generator, the lists of records it hands out
+    one by one: `_edges`, which the walk hands out itself), and watch_adjoints hands the
+    generator back."""
+    runs = _edges(t, seq, watch=watch)
+    records = _one_by_one(runs)
     if watch:
-        t.watched = records
+        t.watched = (records, runs)
     return records
+
+
+def _one_by_one(runs: Iterator[list]) -> Iterator[dict]:
+    """The records of `runs` one by one; returns what `runs` returns."""
+    returned: list = []
+    yield from itertools.chain.from_iterable(returning(runs, returned))
+    return returned[0]
 
 
 def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
@@ -84,150 +99,150 @@ def scalar_edges(t, node, g, adjoints: list, seq, only: int | None = None,
     pass writes them (`_edges`); an edge where Python would raise, or whose contribution is
     not finite, is the numpy path's (edge), or, without `fallback`, left undone (no record,
     its adjoint untouched). The bug lab and the size estimate's numbers walk with it."""
-    return list(_edges(t, seq, node, g, adjoints, only, fallback))
+    return [record for run in _edges(t, seq, node, g, adjoints, only, fallback)
+            for record in run]
 
 
-def kept_texts(n: int) -> list | None:
-    """The backward pass's texts of the adjoints (see `_edges`), one slot per node."""
-    return [None] * n
+KEEP_TEXTS = True   # _edges reads the text of the adjoint set last (tests turn it off)
 
 
 def _edges(t, seq, one=None, upstream=None, adjoints: list | None = None,
            only: int | None = None, fallback: bool = True, watch: bool = False
-           ) -> Iterator[dict]:
-    """The backward pass (`one` None: the seed, then every node in reverse creation order,
-    returning the adjoints), or node `one`'s edges with upstream gradient `upstream`.
+           ) -> Iterator[list]:
+    """The backward pass's records in lists, one per run of nodes (`one` None: the seed,
+    then every node in reverse creation order, returning the adjoints), or node `one`'s
+    edges with upstream gradient `upstream`.
 
     One loop over the nodes writes each scalar edge's `accumulate` record in place, its
     narration included (issue 15 §1: a call per node, and one per record for its sentence,
-    were about a third of a chain's backward records). `texts`: per node, (its adjoint,
-    that adjoint's narration text: values.short), kept by the edge that set it, so the
-    node's own edges write it again without formatting (used only while the adjoint is
-    still that very object, and emptied when read). Formatting a number is most of a scalar
-    edge's cost, and along a chain each adjoint is narrated twice: as a contribution, then
-    as the upstream gradient. watch: each accumulate record is watched before it is handed
-    out, as watch_adjoints would (see `backward`)."""
-    nodes, values, ids = t.program.nodes, t.values, t.ids
+    were about a third of a chain's backward records); what is rare on a chain is a call
+    (engine/trace/scalar_rows.py: a rule called, a partial filled, a running sum).
+    `last`, `last_text`: the adjoint an edge set last and its narration text (values.short),
+    so that when it is read next, as the next node's upstream gradient (along a chain) or
+    as an input's running sum (x * x), it is written again without formatting: used only
+    while it is that very object, which the walk holds. Formatting a number is most of a
+    scalar edge's cost, and along a chain each adjoint is narrated twice: as a
+    contribution, then as the upstream gradient (one slot, not one per node: a tuple a
+    record and a list of n slots cost more than the few numbers written twice elsewhere).
+    watch: each accumulate record is watched before it is handed out, as
+    watch_adjoints would (see `backward`)."""
+    nodes, values, ids, symbols = t.program.nodes, t.values, t.ids, t.symbols
+    rows: dict = {}   # op -> its scalar row (scalar_rows.row), () for the numpy path's ops
     tiny = underflow.tiny(t.program.dtype) if watch else None
-    requires, formulas, symbols, strengths = t.requires, t.formulas, t.symbols, t.strengths
+    floor = tiny or 0.0   # a first contribution below it underflowed (none is below 0.0)
+    low = -floor
     if one is None:
-        adjoints = [None] * len(nodes)
-        out = values[t.output]
-        adjoints[t.output] = t.output_grad if t.output_grad is not None else \
-            1.0 if type(out) is float else np.ones_like(out)
-        yield {"seq": next(seq), "kind": "seed", "node": ids[t.output],
-               "adjoint": t.encode(adjoints[t.output], t.limit),
-               "narration": seed.narration(t.output_label, symbols[t.output], out,
-                                           t.output_grad is not None)}
-        order = t.deadline.paced(reversed(t.order))
+        adjoints, first = _seeded(t, seq)
+        yield [first]
+        grads = adjoints   # each node's upstream gradient: its adjoint
+        runs = t.deadline.runs(reversed(t.order))
         pending = list(t.program.blocks)   # checkpoints not yet recomputed
-        texts = kept_texts(len(nodes))
     else:
-        order, pending, texts = (one.index,), None, None
-    fast = scalar.FORWARD
-    rows: dict = {}   # op -> its row's vjps, partials, plain partials and locals (_scalar_row)
-    for i in order:
-        node = nodes[i]
-        g = adjoints[i] if one is None else upstream
-        if g is None or node.role != "op":
-            continue
-        if pending and requires[i]:
-            yield from recompute(t, i, pending, seq)
-        out = values[i]
-        if type(out) is not float or node.op not in fast:
-            for arg, j in enumerate(node.inputs):
-                if requires[j]:
-                    yield from watch_edge(t, edge(t, node, arg, j, g, adjoints, seq), tiny)
-            continue
-        row = rows.get(node.op)
-        if row is None:
-            op, plains = _scalar_row(node.op)
-            row = rows[node.op] = (op.vjp, op.partials, plains, _LOCALS.get(node.op))
-        vjps, partials, plains, locals_ = row
-        ins = node.inputs
-        xs = None   # the inputs as floats, made only for a rule that is called (_LOCALS)
-        given, g = g, float(g)
-        named = ", so" if node.name is not None else ":"
-        wrapped = None   # the labels in the rules' math, made at the first edge that needs them
-        formula, outbar, dst = formulas[i], symbols[i], ids[i]
-        kept = None if texts is None else texts[i]
-        if kept is not None and kept[0] is given:
-            g_text = kept[1]
-            texts[i] = None   # read once: the node's edges are written now
-        else:
-            g_text = short(g)
-        g_signed = f"({g_text})" if g_text[0] == "-" else g_text
-        for arg, j in enumerate(ins) if only is None else ((only, ins[only]),):
-            if not requires[j]:
+        grads, runs, pending = {one.index: upstream}, ((one.index,),), None
+        if only is not None:   # that argument's edge alone
+            rows = scalar_rows.only(one.op, only)
+    last = last_text = None   # the adjoint set last, and its text (see above)
+    keep = KEEP_TEXTS
+    requires, formulas, strengths = t.requires, t.formulas, t.strengths
+    local_texts: dict = {}   # a local derivative -> its text (scalar_rows.local_text)
+    for run in runs:
+        made: list[dict] = []
+        for i in run:
+            g = grads[i]
+            if g is None:
                 continue
-            spec = None if locals_ is None else locals_[arg]
-            if spec is None:
-                if xs is None:
-                    xs = [float(values[k]) for k in ins]
-                try:   # the local derivative: the vjp rule with an upstream gradient of 1.0
-                    local = float(vjps[arg](1.0, out, *xs))
-                except ArithmeticError:   # a division by zero: numpy answers (inf or nan)
-                    local = None
-            else:   # + - *: the rule's own answer at g = 1.0, without calling it
-                local = float(values[ins[spec]]) if type(spec) is int else spec
-            contrib = None if local is None else local * g
-            if contrib is None or contrib - contrib != 0.0:   # the numpy path applies the rule
-                if fallback:
-                    yield from watch_edge(t, edge(t, node, arg, j, given, adjoints, seq), tiny)
+            node = nodes[i]
+            if node.role != "op":
                 continue
-            before = adjoints[j]
-            after = contrib if before is None else float(before) + contrib
-            adjoints[j] = after
-            plain = plains[arg]
-            if type(plain) is str:   # "1", "-1": the same text on every edge
-                partial = plain
-            elif plain is not None:   # "{1}": one input's label, as fill would write it
-                k = ins[plain]
-                partial = nodes[k].label if strengths[k] == ATOM else f"({nodes[k].label})"
-            else:
-                if wrapped is None:
-                    wrapped = [_wrapped(nodes[k]) for k in ins]
-                partial = narrate.fill(partials[arg], wrapped, node.params, out=_wrapped(node))
-            if contrib == g:   # equal floats: the same text
-                contrib_text = g_text
-            elif 1e-3 <= contrib < 1e5 or -1e5 < contrib <= -1e-3:   # values.short's commonest
-                contrib_text = f"{contrib:.4f}".rstrip("0").rstrip(".")
-            else:
-                contrib_text = short(contrib)
-            inbar = symbols[j]
-            text = (f"{formula}{named} {inbar} += "
-                    f"{partial if ' ' not in partial else narrate.group(partial)} · {outbar} = "
-                    f"{_local_text(local)} · {g_signed} = {contrib_text}")
-            if before is None:
-                after_text = contrib_text
-            else:
-                kept = None if texts is None else texts[j]
-                after_text = short(after)
-                text += (f"; {inbar} = "
-                         f"{kept[1] if kept is not None and kept[0] is before else short(before)}"
-                         f" + {f'({contrib_text})' if contrib_text[0] == '-' else contrib_text}"
-                         f" = {after_text}")
-            if texts is not None:
-                texts[j] = (after, after_text)
-            record = {"seq": next(seq), "kind": "accumulate", "node": dst, "input": ids[j],
-                      "arg": arg, "upstream": g if g - g == 0.0 else number(g),
-                      "local": local if local - local == 0.0 else number(local),
-                      "partial": partial, "contribution": contrib,
-                      "adjoint_before": 0.0 if before is None else _number(before),
-                      "adjoint_after": after if after - after == 0.0 else number(after),
-                      "narration": text}
-            if tiny is not None and not (after - after == 0.0 and abs(after) >= tiny):
-                watch_check(t, record, record["adjoint_after"])   # not a normal finite number
-            yield record
+            if pending and requires[i]:
+                made.extend(recompute(t, i, pending, seq))
+            out = values[i]
+            row = rows.get(node.op) or scalar_rows.row(rows, node.op)
+            if type(out) is not float or not row:
+                for arg, j in enumerate(node.inputs):
+                    if requires[j]:
+                        made.extend(watch_edge(t, edge(t, node, arg, j, g, adjoints, seq), tiny))
+                continue
+            locals_, plains, _, args, known, fixed, grouped_fixed = row
+            ins = node.inputs
+            given, g = g, float(g)
+            named = ", so" if node.name is not None else ":"
+            formula, outbar, dst = formulas[i], symbols[i], ids[i]
+            g_text = last_text if given is last and keep else short(g)
+            g_signed = f"({g_text})" if g_text[0] == "-" else g_text
+            for arg in args:
+                j = ins[arg]
+                if not requires[j]:
+                    continue
+                spec = locals_[arg]   # + - *: the rule's own answer at g = 1.0, uncalled
+                local_text = known[arg]   # a constant's text (add's, sub's)
+                if local_text is not None:
+                    local = spec
+                else:   # mul's other operand, or the rule's answer
+                    local = float(values[ins[spec]]) if spec is not None else \
+                        scalar_rows.called(row, arg, out, values, ins)
+                contrib = local * g
+                if contrib - contrib != 0.0:   # the numpy path applies the rule
+                    if fallback:
+                        made.extend(watch_edge(t, edge(t, node, arg, j, given, adjoints, seq),
+                                               tiny))
+                    continue
+                if local_text is None:
+                    local_text = local_texts.get(local) or \
+                        scalar_rows.local_text(local_texts, local)
+                partial = fixed[arg]   # "1", "-1": the same text on every edge
+                if partial is not None:
+                    grouped = grouped_fixed[arg]
+                else:
+                    plain = plains[arg]
+                    if plain is not None:   # "{1}": one input's label, as fill would write it
+                        k = ins[plain]
+                        partial = nodes[k].label if strengths[k] == ATOM else \
+                            f"({nodes[k].label})"
+                    else:
+                        partial = scalar_rows.filled(row, arg, node, nodes)
+                    grouped = partial if " " not in partial else narrate.group(partial)
+                if contrib == g:   # equal floats: the same text
+                    contrib_text = g_text
+                elif 1e-3 <= contrib < 1e5 or -1e5 < contrib <= -1e-3:   # values.short's commonest
+                    contrib_text = f"{contrib:.4f}".rstrip("0").rstrip(".")
+                else:
+                    contrib_text = short(contrib)
+                inbar = symbols[j]
+                text = (f"{formula}{named} {inbar} += {grouped} · {outbar} = "
+                        f"{local_text} · {g_signed} = {contrib_text}")
+                before = adjoints[j]
+                if before is None:   # the input's first contribution: no running sum
+                    adjoints[j] = last = after = contrib
+                    last_text, before = contrib_text, 0.0
+                    odd = low < after < floor   # underflowed (watched)
+                else:
+                    known_before = last_text if before is last and keep else None
+                    last, last_text, text, before, after, odd = scalar_rows.summed(
+                        adjoints, j, before, known_before, contrib, contrib_text, text, inbar,
+                        tiny)
+                # g and local are finite, as their product is: no number() for them
+                record = {"seq": next(seq), "kind": "accumulate", "node": dst, "input": ids[j],
+                          "arg": arg, "upstream": g, "local": local, "partial": partial,
+                          "contribution": contrib, "adjoint_before": before,
+                          "adjoint_after": after, "narration": text}
+                if odd:   # not a normal number
+                    watch_check(t, record, after)
+                made.append(record)
+        yield made
     return adjoints
 
 
-@functools.lru_cache(maxsize=None)
-def _scalar_row(name: str) -> tuple:
-    """(op row, narrate.plain_partial of each of its partials): once per op of the scalar
-    path, not per edge."""
-    op = get_op(name)
-    return op, tuple(narrate.plain_partial(p) for p in op.partials)
+def _seeded(t, seq) -> tuple[list, dict]:
+    """(the adjoints with only the output's, the seed record)."""
+    adjoints = [None] * len(t.program.nodes)
+    out = t.values[t.output]
+    adjoints[t.output] = t.output_grad if t.output_grad is not None else \
+        1.0 if type(out) is float else np.ones_like(out)
+    return adjoints, {"seq": next(seq), "kind": "seed", "node": t.ids[t.output],
+                      "adjoint": t.encode(adjoints[t.output], t.limit),
+                      "narration": seed.narration(t.output_label, t.symbols[t.output], out,
+                                                  t.output_grad is not None)}
 
 
 def recompute(t, i: int, pending: list, seq) -> Iterator[dict]:
@@ -319,30 +334,6 @@ def _finite(x) -> bool:
     if type(x) is np.float64:
         return x - x == 0.0
     return bool(np.isfinite(x).all())
-
-
-def _wrapped(node) -> str:
-    """narrate.wrap of a node's label, from the IR (labels.strength) rather than by reading the
-    label's text back: a label in the rule's math, parenthesized unless it is an atom."""
-    return node.label if strength(node) == ATOM else f"({node.label})"
-
-
-@functools.lru_cache(maxsize=1024)
-def _local_text(local: float) -> str:
-    """values.short of a local derivative, which repeats (1, a constant factor): written once.
-    (Equal floats write alike: 0.0 and -0.0 are both "0".)"""
-    return short(local)
-
-
-# The local derivative of + - * at an upstream gradient of 1.0 (engine/ops/elementwise.py's
-# vjp rules evaluated by hand): a constant, or the index of the input it equals (mul's other
-# operand: 1.0 * y is y, bit for bit, -0.0 and NaN included). Other ops call their rule.
-_LOCALS = {"add": (1.0, 1.0), "sub": (1.0, -1.0), "mul": (1, 0)}
-
-
-def _number(x):
-    """A scalar as JSON: the float itself when finite (the common case, without a call)."""
-    return x if type(x) is float and x - x == 0.0 else number(x)
 
 
 def vjp(op, arg: int, g, out, xs: list, params: dict):

@@ -11,13 +11,15 @@ from typing import Iterator
 from gradwalk.engine.trace import nonfinite, underflow
 from gradwalk.engine.trace.values import decode_lenient, non_finite
 
+UNWATCHED = (None, None)   # a Tracer's `watched` before any pass is watched (reverse.backward)
+
 
 def watch_adjoints(t, records: Iterator[dict]):
     """The backward records passed through, noting in `first_non_finite` the first input
     whose adjoint stops being finite (phase "backward"); returns what `records` returns.
-    A `for` loop over `records` (its return value kept by `_returning`): a call to next() and
+    A `for` loop over `records` (its return value kept by `returning`): a call to next() and
     a try block per record cost about a tenth of the chain's records (issue 15 §1)."""
-    if records is getattr(t, "watched", None):   # the reverse pass watches as it goes
+    if records is getattr(t, "watched", UNWATCHED)[0]:   # the reverse pass watches as it goes
         return records
     return _checked(t, records, underflow.tiny(t.program.dtype))
 
@@ -33,8 +35,9 @@ def check(t, record: dict, after) -> None:
         underflow.note(t, int(record["input"][1:]), "backward", record["seq"], record)
 
 
-def _returning(records: Iterator[dict], returned: list) -> Iterator[dict]:
-    """records, passed through; what they return is appended to `returned`."""
+def returning(records: Iterator, returned: list) -> Iterator:
+    """records, passed through; what they return is appended to `returned` (for a caller
+    that iterates them with a `for` loop or itertools.chain)."""
     returned.append((yield from records))
 
 
@@ -58,7 +61,7 @@ def _checked(t, records: Iterator[dict], tiny) -> Iterator[dict]:
     """records, each accumulate record whose adjoint_after is not a normal scalar checked;
     returns what `records` returns."""
     returned: list = []
-    for record in _returning(records, returned):
+    for record in returning(records, returned):
         if record["kind"] == "accumulate":
             after = record["adjoint_after"]
             if type(after) is not float or not abs(after) >= tiny:   # NaN fails the test

@@ -148,10 +148,10 @@ FAN_OUT = ["a = -2.0\nb = a * a\nc = b * a - a / b\nL = c * c + a * b - c\n",
 
 @pytest.mark.parametrize("text", [*CHAINS, *FAN_OUT])
 def test_adjoint_texts_kept_by_the_walk_are_the_formatted_ones(text, monkeypatch):
-    """The backward pass reads an adjoint's narration text kept by the edge that set it;
-    without the kept texts (every number formatted at its edge) the body is the same."""
+    """The backward pass reads the narration text of the adjoint set last; without it (every
+    number formatted at its edge) the body is the same."""
     kept = trace_json(text)
-    monkeypatch.setattr(reverse, "kept_texts", lambda n: None)
+    monkeypatch.setattr(reverse, "KEEP_TEXTS", False)
     assert trace_json(text) == kept
     if text in FAN_OUT:   # an input's second contribution narrates the running sum
         assert "\u0304 = ".encode() in kept
