@@ -46,7 +46,9 @@ export function createDiffPanel(root, { onToggle, onFilter, toggleHost = null })
       ["gradient", "gradient before → after"], ["Δ", "Δ gradient"]]
       .map(([t, title]) => html("th", { scope: "col", textContent: t, title })))), body);
   const switchLabel = html("label", { className: "diff-switch", title: "Compare with the previous run: change one input or one line, trace again, and see what changed, node by node" }, toggle, " Compare runs");
-  const filterLabel = html("label", { className: "diff-filter-switch", title: "Only the nodes that changed, and the new ones" }, filter, " changed only");
+  // hidden until show() says comparing is on: a reload with a program that does not trace
+  // (no walk, so no show()) showed it beside an unticked "Compare runs"
+  const filterLabel = html("label", { className: "diff-filter-switch", title: "Only the nodes that changed, and the new ones", hidden: true }, filter, " changed only");
   const bar = html("div", { className: "diff-bar" });
   // Both switches wait beside the mode menu (`toggleHost`), on or off: the table below them
   // then leaves the mode menu in the column's sight (a row of their own pushed it out, and
