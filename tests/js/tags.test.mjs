@@ -40,3 +40,24 @@ test("the fitted drawing keeps c's mark inside the view (it was 6 px above the t
   assert.ok(markTop(marked) >= 0);
   assert.ok(marked.k * drawing.y1 + marked.y <= view.height, "and b's foot is still in view");
 });
+
+// A dead tag goes where tagplace.js finds room: XOR seed 5's under h, whose step at 1280x800
+// framed h with its top raised and left the tag 1 px under the graph area.
+const h = box(400, 300, 600, 400);
+const below = box(420, 409, 580, 427);
+
+test("a node's placed mark below it grows the box's foot, not its top", () => {
+  const step = { ...box(100, 250, 650, 400), core: h };
+  const out = withTags(step, [{ ...h, mark: below }]);
+  assert.deepEqual([out.x0, out.y0, out.x1, out.y1], [100, 250, 650, below.y1]);
+  assert.deepEqual([out.core.x0, out.core.y0, out.core.x1, out.core.y1], [400, 300, 600, below.y1]);
+});
+
+test("a placed mark wider than the box widens it; a Δ over the node too still raises its top", () => {
+  const wide = box(380, 409, 640, 427);
+  const out = withTags(h, [{ ...h, mark: wide, above: true }]);
+  assert.deepEqual([out.x0, out.y0, out.x1, out.y1], [380, h.y0 - TAG_ROOM, 640, wide.y1]);
+  // a mark inside the box changes nothing
+  const inner = { ...h, mark: box(420, 320, 580, 340), above: false };
+  assert.equal(withTags(h, [inner]), h);
+});

@@ -70,15 +70,20 @@ export function watchCovers(root, changed) {
 
 /**
  * The boxes (layout units, centredBox) of the nodes of `root` with a mark over them
- * (Compare's Δ, a dead unit's tag: tags.js).
+ * (Compare's Δ, a dead unit's tag: tags.js withTags), with the `mark` box of a dead tag
+ * where render/dead.js placed it and `above` when a Δ is drawn over the node too.
  */
 export function markedBoxes(root) {
-  const nodes = new Set([...root.querySelectorAll(TAG_SELECTOR)].map((e) => e.closest("g.node")?.__data__));
-  return [...nodes].filter((d) => d?.width).map(centredBox);
+  const nodes = new Set([...root.querySelectorAll(TAG_SELECTOR)].map((e) => e.closest("g.node")));
+  return [...nodes].filter((g) => g?.__data__?.width).map((g) => {
+    const mark = g.querySelector(".dead-tag")?.__mark__;
+    return mark ? { ...centredBox(g.__data__), mark, above: Boolean(g.querySelector(".diff-delta")) } : centredBox(g.__data__);
+  });
 }
 
-/** Whether two lists of markedBoxes are the same. */
-export const sameBoxes = (a, b) => a.length === b.length && a.every((x, i) => x.x0 === b[i].x0 && x.y0 === b[i].y0);
+/** Whether two lists of markedBoxes are the same (their marks' places too). */
+export const sameBoxes = (a, b) => a.length === b.length && a.every((x, i) => x.x0 === b[i].x0 && x.y0 === b[i].y0
+  && x.above === b[i].above && ["x0", "y0", "x1", "y1"].every((k) => x.mark?.[k] === b[i].mark?.[k]));
 
 /**
  * The box (layout units) of the step's note in `root` as drawn (render/graph.js showCallout

@@ -46,12 +46,17 @@ export function markDead(svg, dead) {
       (g.querySelector(":scope > g.at") ?? g).append(tag);
       moved = true;
     }
+    const was = tag.__mark__;
     placeTag(svg, g, tag, text);
+    // placed elsewhere (above or below): the camera frames the tag where it is (tags.js)
+    if (!sameBox(was, tag.__mark__)) moved = true;
     const label = g.getAttribute("aria-label");
     if (label && !label.includes("dead")) g.setAttribute("aria-label", `${label} (${text})`);
   }
   if (moved) svg.dispatchEvent(new CustomEvent("marks"));
 }
+
+const sameBox = (a, b) => ["x0", "y0", "x1", "y1"].every((k) => a?.[k] === b?.[k]);
 
 // The boxes a tag may not cover (layout units): the other nodes' (with their focus ring) and
 // the reference chips, as the layout placed them (the data d3 bound).
@@ -89,6 +94,7 @@ function placeTag(svg, g, tag, text) {
   tag.setAttribute("text-anchor", at.anchor);
   tag.setAttribute("x", String(at.x));
   tag.setAttribute("y", String(at.y));
+  tag.__mark__ = at.box; // where it is, for the camera (render/covers.js markedBoxes)
   tag.dataset.place = `${at.box.y0 < box.y ? "above" : "below"} ${at.anchor}${at.clear ? "" : " covering"}`;
   const lines = at.shape.lines.map((line, i) => {
     const span = doc.createElementNS(SVG, "tspan");
