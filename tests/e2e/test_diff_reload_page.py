@@ -3,11 +3,15 @@ reloaded, showed "changed only" beside an unticked "Compare runs" (render/diff.j
 while comparing is off, but only once a walk is shown: none is, the program not tracing)."""
 from __future__ import annotations
 
+import pytest
+
 from page_helpers import trace
+from test_quiz_tensors_page import SHOTS
 
 
-def test_changed_only_stays_hidden_after_a_reload_with_compare_off(open_explorer):
-    ex = open_explorer(1024, 768)
+@pytest.mark.parametrize("size", [(1024, 768), (1280, 800)])
+def test_changed_only_stays_hidden_after_a_reload_with_compare_off(open_explorer, size):
+    ex = open_explorer(*size)
     page = ex.page
     trace(page, "a = 1.0\nb = (a +\n", status="error")
     page.reload()
@@ -15,3 +19,4 @@ def test_changed_only_stays_hidden_after_a_reload_with_compare_off(open_explorer
     page.wait_for_selector('#app[data-status="error"]')   # the draft, traced again: the same error
     assert not page.locator("#diff-toggle").is_checked()
     assert not page.locator(".diff-filter-switch").is_visible()
+    page.screenshot(path=f"{SHOTS}/diff-reload-error-{size[0]}.png")
