@@ -45,7 +45,7 @@ def test_the_dead_tag_is_in_the_graph_area_at_the_step_computing_it(open_explore
     go(page, 10)
     page.wait_for_timeout(400)   # the glide's end
     still(page)
-    page.screenshot(path=f"{SHOTS}/newcomer19-seed5-step10-{size[0]}.png")
+    page.screenshot(path=f"{SHOTS}/dead-tag-seed5-step10-{size[0]}.png")
     found = page.evaluate(TAG_IN_AREA)
     assert found and inside(found), found
     assert ex.unexpected_errors() == []
@@ -63,7 +63,7 @@ def test_step_0_shows_the_dead_unit_when_the_whole_graph_fits_else_says_it_does_
         trained(page)
         page.wait_for_timeout(400)
         still(page)
-        page.screenshot(path=f"{SHOTS}/newcomer19-seed5-step0-{size[0]}.png")
+        page.screenshot(path=f"{SHOTS}/dead-tag-seed5-step0-{size[0]}.png")
         found = page.evaluate(TAG_IN_AREA)
         if size == (1280, 800):
             assert page.locator("#graph").get_attribute("data-whole") == "true"
