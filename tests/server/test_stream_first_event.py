@@ -71,12 +71,16 @@ def test_the_estimate_comes_before_the_graph_when_the_light_bound_does_not_fit(m
         Tracer(CHAIN, limits=Limits(max_response_bytes=estimate - 1))
     assert refused.value.kind == "too_large"
     made = []
-    bound = budget.scalar_bound
-    monkeypatch.setattr(budget, "scalar_bound", lambda t, *a: made.append(1) or bound(t, *a))
+    for name in ("graded_bound", "scalar_bound"):
+        spy = (lambda bound, name: lambda t, *a: made.append(name) or bound(t, *a))(
+            getattr(budget, name), name)
+        monkeypatch.setattr(budget, name, spy)
     between = Tracer(CHAIN, limits=Limits(max_response_bytes=light - 1))
-    assert made == [1]   # the scalar bound, made in the constructor: the next step
+    # the graded bound (budget_graded.py), made in the constructor, is the next step; it fits,
+    # so the closer scalar_bound is not asked
+    assert made == ["graded_bound"]
     assert b'"nodes":[' in between.graph_bytes()
-    assert list(between.records())[-1]["kind"] == "done" and made == [1]
+    assert list(between.records())[-1]["kind"] == "done" and made == ["graded_bound"]
 
 
 def test_the_parse_before_the_stream_sets_off_no_collection(monkeypatch):
