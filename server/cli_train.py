@@ -11,46 +11,37 @@ flag of the wrong form is a usage error (2), a program or a limit the run refuse
 from __future__ import annotations
 
 import argparse
-import math
 
 import orjson
 
 from gradwalk.server.cli_io import write_stdout
+from gradwalk.server.cli_numbers import number, refusal, whole
 
 
 def _steps(value: str) -> int:
-    """--steps' type: a whole number from 1 (the limit is the engine's, max_steps)."""
-    if not value.isdigit() or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a number of steps: give a "
-                                         "whole number from 1")
-    return int(value)
+    """--steps' type: a whole number from 1 (the limit is the engine's, max_steps: exit 1)."""
+    steps = whole(value, 1)
+    if steps is None:
+        raise refusal(value, "a number of steps", "a whole number from 1, e.g. 300")
+    return steps
 
 
 def _rate(value: str) -> float:
     """--lr's type: a number the engine takes (engine/train/config.py check_lr: above 0, at
-    most MAX_LR), refused with the engine's (and the API's) message."""
-    from gradwalk.engine.errors import ProgramError
-    from gradwalk.engine.train.config import check_lr
+    most MAX_LR), refused in the words of its rule (LR_RULE), quoting what was typed."""
+    from gradwalk.engine.train.config import LR_RULE, MAX_LR
 
-    try:
-        lr = float(value)
-    except ValueError:
-        lr = math.nan
-    try:
-        check_lr(lr)
-    except ProgramError as e:
-        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a learning rate: "
-                                         f"{e.message}") from None
-    return lr
+    return number(value, "a learning rate", f"{LR_RULE}, e.g. 0.1", lambda lr: 0 < lr <= MAX_LR)
 
 
 def _iterations(value: str) -> tuple[int, ...]:
-    """--record's type: iterations separated by commas, e.g. 0,100,300."""
-    parts = [p.strip() for p in value.split(",")]
-    if not all(p.isdigit() for p in parts):
-        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a list of iterations: give "
-                                         "e.g. 0,100,300")
-    return tuple(sorted({int(p) for p in parts}))
+    """--record's type: iterations separated by commas, e.g. 0,100,300 (below --steps: the
+    engine's check, exit 1)."""
+    parts = [whole(p.strip()) for p in value.split(",")]
+    if None in parts:
+        raise refusal(value, "a list of iterations", "whole numbers from 0 separated by commas, "
+                      "e.g. 0,100,300")
+    return tuple(sorted(set(parts)))
 
 
 def add_parser(sub, epilog: str) -> None:
