@@ -97,8 +97,8 @@ def table(answer: dict) -> str:
     n = len(losses)
     every = max(1, n // 10)
     rows = sorted({*range(0, n, every), n - 1})
-    lines = [f"{'step':>6}  {'loss':>12}"]
-    lines += [f"{k:>6}  {_number(losses[k]):>12}" for k in rows]
+    lines = [f"{'iteration':>9}  {'loss':>12}"]   # the page's word: iteration k, from 0
+    lines += [f"{k:>9}  {_number(losses[k]):>12}" for k in rows]
     acc = answer["accuracy"]
     lines.append("")
     if answer.get("diverged"):
@@ -106,15 +106,37 @@ def table(answer: dict) -> str:
                      f"{answer['diverged']['why']}")
     lines.append("accuracy: none (a regression loss)" if acc is None else
                  f"accuracy: {acc:.1%} of the training samples after the last update")
-    for d in answer["dead_units"]:
-        where = (f"{d['node']}" if "nodes" not in d else   # a unit of scalars: a relu a sample
-                 f"{', '.join(d['nodes'])}: its relu on each sample")
-        lines.append(f"dead unit: {d['name']} unit {d['unit']} ({where}), its "
-                     f"pre-activation ≤ 0 for every sample from iteration {d['iteration']}")
+    if answer["dead_units"]:
+        lines.append("dead ReLU units (pre-activation ≤ 0 for every sample):")
+        lines += [f"  {dead_text(units)}" for units in _by_node(answer["dead_units"])]
     if answer["recorded"]:
         lines.append(f"recorded iterations: {', '.join(answer['recorded'])} (their walks are "
                      "in --format json)")
     return "\n".join(lines) + "\n"
+
+
+def _by_node(dead: list[dict]) -> list[list[dict]]:
+    """The dead units grouped by their node (its layer), in the answer's order: the page's
+    deadByNode (static/js/train.js)."""
+    groups: dict[str, list[dict]] = {}
+    for d in dead:
+        groups.setdefault(d["node"], []).append(d)
+    return list(groups.values())
+
+
+def dead_text(units: list[dict]) -> str:
+    """A layer's dead units in the page's words (static/js/train.js deadText, the status line
+    and the tag on the node): "h: unit 3 dead (since iteration 0)", "h: units 0, 1 dead (since
+    iteration 0)", or each with its own iteration when they died apart: "h: units 32 (since
+    iteration 3), 36 (since iteration 16) dead". No node id: the page never shows one."""
+    name = ", ".join(dict.fromkeys(d["name"] for d in units))
+    units = sorted(units, key=lambda d: d["unit"])
+    plural = "unit" if len(units) == 1 else "units"
+    if len({d["iteration"] for d in units}) == 1:
+        return (f"{name}: {plural} {', '.join(str(d['unit']) for d in units)} dead "
+                f"(since iteration {units[0]['iteration']})")
+    each = ", ".join(f"{d['unit']} (since iteration {d['iteration']})" for d in units)
+    return f"{name}: {plural} {each} dead"
 
 
 def _number(x) -> str:
