@@ -91,7 +91,7 @@ def parse(text: str, max_statements: int = MAX_STATEMENTS, max_depth: int = MAX_
     code, lifted = lift(text)   # big list literals read here, not walked (engine/literals.py)
     tree = python_ast(code, lines)
     builder = _Builder(lines, tree, max_depth, lifted)
-    builder.max_nodes = max_nodes
+    builder.max_nodes, builder.max_statements = max_nodes, max_statements
     count = builder.count_statements(tree.body, max_statements)   # loops unrolled
     builder.room = max_statements - count   # for comprehensions (engine/parse_comprehensions)
     if count > max_statements:

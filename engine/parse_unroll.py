@@ -15,7 +15,9 @@ builder and unrolled when the program is parsed (never executed; issue 18 §4):
 
 Limits: an unrolled loop counts each iteration's statements against max_statements, checked
 before anything is built (count_statements); a loop that takes the program over the limit is
-refused "too_large" at the loop's line and column.
+refused "too_large" at the loop's line and column, its message spelling out the sum (those
+before it + 1 for the `for` line + iterations x statements: loop_too_large). A bound that is not
+an int literal says the int it comes to when it is one (`10**9`: not_literal).
 """
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ from gradwalk.engine.blocks import Block, Statement
 from gradwalk.engine.clip import clip
 from gradwalk.engine.errors import ProgramError
 from gradwalk.engine.parse_zip import Element, is_zip
-from gradwalk.engine.syntax import FUNCTIONS, RESERVED, SIGNATURES, number
+from gradwalk.engine.syntax import (FUNCTIONS, MAX_FOLD_BITS, RESERVED, SIGNATURES, folded,
+                                     number)
 from gradwalk.engine.wording import counted
 
 # functions of one value: each may be written as a method of it, as micrograd's Value has them
@@ -45,6 +48,7 @@ class UnrollSyntax:
 
     loop_values: dict[str, int]
     over: ast.stmt | None = None   # the first statement past max_statements (count_statements)
+    max_statements: int | None = None   # the program's limit (engine/parse.py), for messages
 
     # ---- methods -----------------------------------------------------------------------------
     def method_call(self, node: ast.Call, name: str | None):
@@ -165,14 +169,34 @@ class UnrollSyntax:
         for arg in call.args:
             value = number(arg)
             if type(value) is not int:
-                raise self.error("bad_argument", "range's bounds are int literals, known when "
-                                 "the program is read" + (f" (`{clip(arg.id, 40)}` is a name)"
-                                                          if type(arg) is ast.Name else ""),
-                                 arg)
+                raise self.error("bad_argument", self.not_literal(arg, call.args), arg)
             bounds.append(value)
         if len(bounds) == 3 and bounds[2] == 0:
             raise self.error("bad_argument", "range's step cannot be zero", call.args[2])
         return target.id, range(*bounds)
+
+    def not_literal(self, arg: ast.expr, args: list[ast.expr]) -> str:
+        """Why range's bound `arg` is refused and what to write instead: the int it comes to
+        when it is one (`10**9`, `1e9`), and, when every bound is, whether so many iterations
+        would pass max_statements anyway (a newcomer's `range(10**9)`, said in one go)."""
+        base = "range's bounds are int literals, known when the program is read"
+        if type(arg) is ast.Name:
+            return f"{base} (`{clip(arg.id, 40)}` is a name): write a number in its place, " \
+                   "as in `range(1000)`"
+        value = _as_int(arg)
+        if value is None:
+            return f"{base}: write a number, as in `range(1000)`"
+        where = self.span(arg)   # the bound as typed: `10**9`, not unparse's `10 ** 9`
+        typed = self.text.clipped(where.line, where.col, where.end_line, where.end_col, 40)
+        base += f": write {value} in place of `{typed or clip(ast.unparse(arg), 40)}`"
+        ints = [_as_int(a) for a in args]
+        if self.max_statements is None or None in ints or len(ints) == 3 and ints[2] == 0:
+            return base
+        times = length(range(*ints))
+        if times <= self.max_statements:
+            return base
+        return f"{base}, though the loop would then run {counted(times, 'iteration')}, past " \
+               f"the limit (max_statements) of {self.max_statements:,} statements"
 
     def iterations(self, target: ast.expr, iterable: ast.expr, line: int, what: str = "a loop"):
         """(the variables, how many iterations, each iteration's {variable: value}) of `for
@@ -281,12 +305,7 @@ class UnrollSyntax:
                     if times else 0
                 size = 1 + times * inner
                 if before + total + size > limit:
-                    raise self.error("too_large", f"this loop runs {counted(times, 'iteration')} of "
-                                     f"{counted(inner, 'statement')}: the program would have "
-                                     f"{before + total + size:,} statements; the limit "
-                                     f"(max_statements) is {limit:,}", stmt,
-                                     hint="loop fewer times; the setting is "
-                                          "GRADWALK_MAX_STATEMENTS")
+                    raise self.loop_too_large(stmt, before + total, times, inner, limit)
                 total += size
             else:
                 cost = self.call_cost(stmt) if self.defined else 0
@@ -296,6 +315,31 @@ class UnrollSyntax:
             if self.over is None and before + total > limit:
                 self.over = stmt   # (a `with` line over it: its body's first statement)
         return total
+
+    def loop_too_large(self, stmt: ast.For, before: int, times: int, inner: int, limit: int
+                       ) -> ProgramError:
+        """too_large at a loop whose `times` iterations of `inner` statements take the program
+        past `limit`, with the sum spelled out as count_statements adds it: the `before`
+        statements ahead of the loop, 1 for the `for` line, then times x inner. It stops at
+        the loop's end: the statements after it are not counted (the loop is refused first)."""
+        total = before + 1 + times * inner
+        parts = ([f"{before:,} before the loop"] if before else []) + \
+            ["1 for the `for` line", f"{times:,} × {inner:,} in the loop"]
+        return self.error("too_large", f"this loop runs {counted(times, 'iteration')} of "
+                          f"{counted(inner, 'statement')}: by its end the program would have run "
+                          f"{counted(total, 'statement')} ({' + '.join(parts)}); the limit "
+                          f"(max_statements) is {limit:,}", stmt,
+                          hint="loop fewer times; the setting is GRADWALK_MAX_STATEMENTS")
+
+
+def _as_int(arg: ast.expr) -> int | None:
+    """The int a bound of range stands for, for a message: an int literal, a whole float
+    literal (`1e9`, `3.0`) or an expression of int literals (`10**9`, engine/syntax.py folded);
+    else None."""
+    value = number(arg)
+    if type(value) is float:
+        return int(value) if value.is_integer() and abs(value) < 2 ** MAX_FOLD_BITS else None
+    return value if type(value) is int else folded(arg)
 
 
 def _shown(value) -> str:

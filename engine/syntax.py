@@ -134,3 +134,45 @@ def is_const_call(node: ast.expr) -> bool:
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
             and node.func.id == "const" and len(node.args) == 1 and not node.keywords
             and is_literal(node.args[0]))
+
+
+# ---- folding, for a message only ----------------------------------------------------------
+_FOLDS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+          ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b,
+          ast.Mod: lambda a, b: a % b, ast.Pow: lambda a, b: a ** b}
+MAX_FOLD_NODES = 15   # `10**9`, `2 * 1000 + 1`: what a hand writes, not a computation
+MAX_FOLD_BITS = 256   # past any bound a message weighs (10**77 fits)
+
+
+def folded(node: ast.expr) -> int | None:
+    """The int an expression of int literals and + - * // % ** (and signs) comes to, as Python
+    would compute it: `10**9` is 1000000000. Only said in a message (range's bounds are
+    literals, engine/parse_unroll.py): never used as a value. None for anything else, for more
+    than MAX_FOLD_NODES nodes, a division by 0, or a result of more than MAX_FOLD_BITS bits
+    (checked before a power is taken: `10**10**10` is not computed)."""
+    if sum(1 for _ in zip(range(MAX_FOLD_NODES + 1), ast.walk(node))) > MAX_FOLD_NODES:
+        return None
+    try:
+        return _fold(node)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _fold(node: ast.expr) -> int:
+    """folded's recursion, over at most MAX_FOLD_NODES nodes; ValueError for what is not
+    folded."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _fold(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _FOLDS:
+        a, b = _fold(node.left), _fold(node.right)
+        if isinstance(node.op, ast.Pow) and (b < 0 or a.bit_length() * b > MAX_FOLD_BITS):
+            raise ValueError("not folded")
+        value = _FOLDS[type(node.op)](a, b)
+    elif isinstance(node, ast.Constant) and type(node.value) is int:
+        value = node.value
+    else:
+        raise ValueError("not folded")
+    if value.bit_length() > MAX_FOLD_BITS:
+        raise ValueError("not folded")
+    return value

@@ -17,6 +17,7 @@ import warnings
 from gradwalk.server import cli_train
 from gradwalk.server.cli_io import (InputError, OutputError, read_program, say, silence_stdout,
                            write_stdout)
+from gradwalk.server.cli_numbers import finite_json, number, refusal, whole
 
 EXIT_CODES = """exit codes:
   0    success
@@ -74,54 +75,43 @@ def _name(value: str) -> str:
 
 def _port(value: str) -> int:
     """--port's type: a TCP port, 1 to 65535."""
-    if not (value.isdigit() and 1 <= int(value) <= 65535):
-        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a port: give a number from 1 "
-                                         "to 65535")
-    return int(value)
+    port = whole(value, 1)
+    if port is None or port > 65535:
+        raise refusal(value, "a port", "a number from 1 to 65535")
+    return port
 
 
 def _workers(value: str) -> int:
     """--workers' type: 1 to server.serve.max_workers() (checked before anything starts)."""
     from gradwalk.server.serve import MAX_WORKERS_PER_CORE, cores, max_workers
 
-    if not value.isdigit() or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a number of processes: give "
-                                         "a whole number from 1")
-    if int(value) > max_workers():
+    n = whole(value, 1)
+    if n is None:
+        raise refusal(value, "a number of processes", "a whole number from 1")
+    if n > max_workers():
         raise argparse.ArgumentTypeError(
             f"{value[:40]} is more than the most this machine takes, {max_workers()} "
             f"({MAX_WORKERS_PER_CORE} per core, {cores()} cores)")
-    return int(value)
+    return n
 
 
 def _json_value(value: str, example: str = "a number or a list such as '[1, 0, 2]'"):
-    """--output-grad's type: a JSON number or nested list (checked further by the engine)."""
-    try:
-        return json.loads(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not JSON: give {example}") \
-            from None
+    """--output-grad's type: a JSON number or nested list of finite numbers (its shape is
+    checked by the engine, against the program: exit 1)."""
+    return finite_json(value, example)
 
 
 def _json_object(value: str) -> dict:
     """--tangents' and --vector's type: a JSON object {leaf: number or nested list}."""
     data = _json_value(value, "an object {leaf: value}, e.g. '{\"a\": 1}'")
     if not isinstance(data, dict):
-        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a JSON object: give "
-                                         "{leaf: value}, e.g. '{\"a\": 1}'")
+        raise refusal(value, "a JSON object", "{leaf: value}, e.g. '{\"a\": 1}'")
     return data
 
 
 def _step(value: str) -> float:
     """--eps's type: a number with 0 < h <= 1 (the request's eps)."""
-    try:
-        h = float(value)
-    except ValueError:
-        h = float("nan")
-    if not 0 < h <= 1:
-        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a step: give a number with "
-                                         "0 < H <= 1, e.g. 1e-6")
-    return h
+    return number(value, "a step", "a number with 0 < H <= 1, e.g. 1e-6", lambda h: 0 < h <= 1)
 
 
 def _mode_flags(trace) -> None:

@@ -11,46 +11,37 @@ flag of the wrong form is a usage error (2), a program or a limit the run refuse
 from __future__ import annotations
 
 import argparse
-import math
 
 import orjson
 
 from gradwalk.server.cli_io import write_stdout
+from gradwalk.server.cli_numbers import number, refusal, whole
 
 
 def _steps(value: str) -> int:
-    """--steps' type: a whole number from 1 (the limit is the engine's, max_steps)."""
-    if not value.isdigit() or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a number of steps: give a "
-                                         "whole number from 1")
-    return int(value)
+    """--steps' type: a whole number from 1 (the limit is the engine's, max_steps: exit 1)."""
+    steps = whole(value, 1)
+    if steps is None:
+        raise refusal(value, "a number of steps", "a whole number from 1, e.g. 300")
+    return steps
 
 
 def _rate(value: str) -> float:
     """--lr's type: a number the engine takes (engine/train/config.py check_lr: above 0, at
-    most MAX_LR), refused with the engine's (and the API's) message."""
-    from gradwalk.engine.errors import ProgramError
-    from gradwalk.engine.train.config import check_lr
+    most MAX_LR), refused in the words of its rule (LR_RULE), quoting what was typed."""
+    from gradwalk.engine.train.config import LR_RULE, MAX_LR
 
-    try:
-        lr = float(value)
-    except ValueError:
-        lr = math.nan
-    try:
-        check_lr(lr)
-    except ProgramError as e:
-        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a learning rate: "
-                                         f"{e.message}") from None
-    return lr
+    return number(value, "a learning rate", f"{LR_RULE}, e.g. 0.1", lambda lr: 0 < lr <= MAX_LR)
 
 
 def _iterations(value: str) -> tuple[int, ...]:
-    """--record's type: iterations separated by commas, e.g. 0,100,300."""
-    parts = [p.strip() for p in value.split(",")]
-    if not all(p.isdigit() for p in parts):
-        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a list of iterations: give "
-                                         "e.g. 0,100,300")
-    return tuple(sorted({int(p) for p in parts}))
+    """--record's type: iterations separated by commas, e.g. 0,100,300 (below --steps: the
+    engine's check, exit 1)."""
+    parts = [whole(p.strip()) for p in value.split(",")]
+    if None in parts:
+        raise refusal(value, "a list of iterations", "whole numbers from 0 separated by commas, "
+                      "e.g. 0,100,300")
+    return tuple(sorted(set(parts)))
 
 
 def add_parser(sub, epilog: str) -> None:
@@ -106,8 +97,8 @@ def table(answer: dict) -> str:
     n = len(losses)
     every = max(1, n // 10)
     rows = sorted({*range(0, n, every), n - 1})
-    lines = [f"{'step':>6}  {'loss':>12}"]
-    lines += [f"{k:>6}  {_number(losses[k]):>12}" for k in rows]
+    lines = [f"{'iteration':>9}  {'loss':>12}"]   # the page's word: iteration k, from 0
+    lines += [f"{k:>9}  {_number(losses[k]):>12}" for k in rows]
     acc = answer["accuracy"]
     lines.append("")
     if answer.get("diverged"):
@@ -115,15 +106,37 @@ def table(answer: dict) -> str:
                      f"{answer['diverged']['why']}")
     lines.append("accuracy: none (a regression loss)" if acc is None else
                  f"accuracy: {acc:.1%} of the training samples after the last update")
-    for d in answer["dead_units"]:
-        where = (f"{d['node']}" if "nodes" not in d else   # a unit of scalars: a relu a sample
-                 f"{', '.join(d['nodes'])}: its relu on each sample")
-        lines.append(f"dead unit: {d['name']} unit {d['unit']} ({where}), its "
-                     f"pre-activation ≤ 0 for every sample from iteration {d['iteration']}")
+    if answer["dead_units"]:
+        lines.append("dead ReLU units (pre-activation ≤ 0 for every sample):")
+        lines += [f"  {dead_text(units)}" for units in _by_node(answer["dead_units"])]
     if answer["recorded"]:
         lines.append(f"recorded iterations: {', '.join(answer['recorded'])} (their walks are "
                      "in --format json)")
     return "\n".join(lines) + "\n"
+
+
+def _by_node(dead: list[dict]) -> list[list[dict]]:
+    """The dead units grouped by their node (its layer), in the answer's order: the page's
+    deadByNode (static/js/train.js)."""
+    groups: dict[str, list[dict]] = {}
+    for d in dead:
+        groups.setdefault(d["node"], []).append(d)
+    return list(groups.values())
+
+
+def dead_text(units: list[dict]) -> str:
+    """A layer's dead units in the page's words (static/js/train.js deadText, the status line
+    and the tag on the node): "h: unit 3 dead (since iteration 0)", "h: units 0, 1 dead (since
+    iteration 0)", or each with its own iteration when they died apart: "h: units 32 (since
+    iteration 3), 36 (since iteration 16) dead". No node id: the page never shows one."""
+    name = ", ".join(dict.fromkeys(d["name"] for d in units))
+    units = sorted(units, key=lambda d: d["unit"])
+    plural = "unit" if len(units) == 1 else "units"
+    if len({d["iteration"] for d in units}) == 1:
+        return (f"{name}: {plural} {', '.join(str(d['unit']) for d in units)} dead "
+                f"(since iteration {units[0]['iteration']})")
+    each = ", ".join(f"{d['unit']} (since iteration {d['iteration']})" for d in units)
+    return f"{name}: {plural} {each} dead"
 
 
 def _number(x) -> str:

@@ -19,6 +19,7 @@ OPTIMIZERS = ("sgd", "momentum", "adam")
 # The largest learning rate a run takes (the API's and the CLI's one bound): past it a step of
 # any non-zero gradient is larger than any weight worth showing, so the run can only diverge.
 MAX_LR = 1e6
+LR_RULE = f"a number above 0 and at most {MAX_LR:,.0f}"   # what check_lr takes, in words
 BUGS = ("no_zero_grad",)
 
 
@@ -92,8 +93,7 @@ def check_lr(lr) -> None:
     # compared, never made a float: 10**400 (a JSON integer) overflowed math.isfinite (a 500);
     # NaN fails the comparison, and infinities are past MAX_LR
     if not isinstance(lr, (int, float)) or isinstance(lr, bool) or not 0 < lr <= MAX_LR:
-        raise _bad("lr", f"the learning rate must be a number above 0 and at most {MAX_LR:,.0f}, "
-                   f"not {said(lr)}")
+        raise _bad("lr", f"the learning rate must be {LR_RULE}, not {said(lr)}")
 
 
 def _count(n: int) -> str:

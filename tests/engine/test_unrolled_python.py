@@ -237,6 +237,48 @@ def test_a_loop_counts_each_iteration_against_the_statement_limit():
     assert (inner.kind, inner.line, inner.col) == ("too_large", 3, 4)
 
 
+def test_a_loop_over_the_limit_says_the_sum_a_reader_counts():
+    # x = 1.0 (1), the `for` line (1), 5 iterations of 2 statements (10): 12, as counted
+    text = "x = 1.0\nfor i in range(5):\n    x = x * 2.0\n    x = x + 1.0\n"
+    assert len(parse(text, max_statements=12).nodes) == 21   # 12 is the count: it fits
+    e = _error(text, max_statements=11)
+    assert (e.kind, e.line, e.col) == ("too_large", 2, 0)
+    assert e.message == ("this loop runs 5 iterations of 2 statements: by its end the program "
+                         "would have run 12 statements (1 before the loop + 1 for the `for` "
+                         "line + 5 × 2 in the loop); the limit (max_statements) is 11")
+    alone = _error("for i in range(5):\n    x = 2.0\n", max_statements=3)
+    assert "would have run 6 statements (1 for the `for` line + 5 × 1 in the loop)" \
+        in alone.message   # nothing before it: no "0 before the loop"
+
+
+def test_the_newcomers_billion_iterations_are_said_as_a_sum():
+    e = _error("x = 1.0\nfor i in range(1000000000):\n    x = x * 2.0\n")
+    assert (e.kind, e.line, e.col) == ("too_large", 2, 0)
+    assert "would have run 1,000,000,002 statements (1 before the loop + 1 for the `for` line " \
+        "+ 1,000,000,000 × 1 in the loop); the limit (max_statements) is 120,000" in e.message
+
+
+RANGE = "range's bounds are int literals, known when the program is read"
+
+
+@pytest.mark.parametrize("bound, col, said", [
+    ("10**9", 15, ": write 1000000000 in place of `10**9`, though the loop would then run "
+                  "1,000,000,000 iterations, past the limit (max_statements) of 120,000 "
+                  "statements"),
+    ("1e9", 15, ": write 1000000000 in place of `1e9`, though the loop would then run "
+                "1,000,000,000 iterations, past the limit (max_statements) of 120,000 statements"),
+    ("2*3", 15, ": write 6 in place of `2*3`"),   # within the limit: no "though"
+    ("0, 2 ** 3 - 1", 18, ": write 7 in place of `2 ** 3 - 1`"),
+    ("10**10**10", 15, ": write a number, as in `range(1000)`"),   # never computed
+    ("len(x)", 15, ": write a number, as in `range(1000)`"),
+    ("n", 15, " (`n` is a name): write a number in its place, as in `range(1000)`"),
+])
+def test_a_range_bound_that_is_not_a_literal_says_what_to_write(bound, col, said):
+    e = _error(f"x = 1.0\nfor i in range({bound}):\n    x = x * 2.0\n")
+    assert (e.kind, e.line, e.col) == ("bad_argument", 2, col)
+    assert e.message == RANGE + said
+
+
 @pytest.mark.parametrize("text,kind,line,col", [
     ("n = 3\nx = 1.0\nfor i in range(n):\n    x = x * 2.0\n", "bad_argument", 3, 15),
     ("x = 1.0\nfor i in range(2.0):\n    x = x * 2.0\n", "bad_argument", 2, 15),

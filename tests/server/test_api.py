@@ -242,6 +242,20 @@ def test_nested_calls_over_max_statements_are_a_located_422(client):
     assert error["message"].startswith("this call of `f17` writes out 262,143 statements")
 
 
+@pytest.mark.parametrize("path", ["/api/trace", "/api/trace/stream"])
+def test_a_loop_over_10_to_the_9_says_what_to_write_where_the_page_shows_it(client, path):
+    # the page's error box reads the answer's message, line and col (static/js/format.js)
+    r = client.post(path, json={"program": "x = 1.0\nfor i in range(10**9):\n    x = x * 2\n"})
+    error = r.json()["error"] if path == "/api/trace" else _sse(r.text)[0][2]["error"]
+    assert r.status_code == (422 if path == "/api/trace" else 200)
+    assert (error["kind"], error["line"], error["col"], error["end_col"]) == \
+        ("bad_argument", 2, 15, 20)
+    assert error["message"].endswith("known when the program is read: write 1000000000 in "
+                                     "place of `10**9`, though the loop would then run "
+                                     "1,000,000,000 iterations, past the limit (max_statements) "
+                                     "of 120,000 statements")
+
+
 def test_nonfinite_values_are_json_strings(client):
     r = client.post("/api/trace", json={"program": "x = 0.0\ny = log(x) * 1\n"})
     assert r.status_code == 200

@@ -14,6 +14,7 @@ from train_programs import seed003_loop_xor, seed003_xor  # noqa: E402  (tests/e
 
 from gradwalk.engine.parse import parse  # noqa: E402
 from gradwalk.engine.train import TrainConfig, train  # noqa: E402
+from gradwalk.server.cli_train import table  # noqa: E402
 
 CLI = [sys.executable, "-m", "gradwalk.server.cli"]
 
@@ -46,21 +47,43 @@ def test_table_of_seed_5_shows_the_stall_and_the_dead_unit(tmp_path):
     r = gradwalk("train", str(path), "--steps", "301", "--lr", "0.5", "--format", "table")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0].split() == ["step", "loss"]
+    assert lines[0].split() == ["iteration", "loss"]   # the page's word (was "step")
     assert lines[1].split() == ["0", "1.64053"] and lines[2].split() == ["30", "0.695083"]
     assert lines[11].split() == ["300", "0.693148"]   # ln 2 = 0.6931472: a coin flip
     assert "accuracy: 50.0% of the training samples after the last update" in lines
-    assert ("dead unit: h unit 3 (n8), its pre-activation ≤ 0 for every sample from "
-            "iteration 0") in lines
-
+    # the page's words (static/js/train.js deadText), no node id (was "h unit 3 (n8)")
+    assert lines[-2:] == ["dead ReLU units (pre-activation ≤ 0 for every sample):",
+                          "  h: unit 3 dead (since iteration 0)"]
+    assert "n8" not in r.stdout
 
 
 def test_table_of_seed_5_written_with_loops_lists_the_units_relu_on_each_sample():
     r = gradwalk("train", "-", "--steps", "20", "--lr", "0.5", "--format", "table",
                  stdin=seed003_loop_xor(5))
     assert r.returncode == 0, r.stderr
-    assert ("dead unit: hid unit 3 (n41, n120, n199, n278: its relu on each sample), its "
-            "pre-activation ≤ 0 for every sample from iteration 0") in r.stdout.splitlines()
+    assert r.stdout.splitlines()[-1] == "  hid: unit 3 dead (since iteration 0)"
+    assert "n41" not in r.stdout   # its relu nodes, one a sample, are the page's marks only
+
+
+def test_json_keeps_the_dead_units_node_ids(tmp_path):
+    # the table's words changed, not the API: the json answer keeps every key
+    r = gradwalk("train", "-", "--steps", "20", "--lr", "0.5", stdin=seed003_xor(5))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["dead_units"] == [
+        {"node": "n8", "name": "h", "unit": 3, "iteration": 0}]
+
+
+@pytest.mark.parametrize("dead, words", [
+    ([("h", 2, 0)], "h: unit 2 dead (since iteration 0)"),
+    ([("h", 1, 0), ("h", 0, 0)], "h: units 0, 1 dead (since iteration 0)"),
+    ([("h", 36, 16), ("h", 32, 3), ("h", 40, 32)],
+     "h: units 32 (since iteration 3), 36 (since iteration 16), 40 (since iteration 32) dead"),
+])
+def test_dead_units_are_said_as_the_page_says_them(dead, words):
+    # static/js/train.js deadText's three forms, one line a layer
+    units = [{"node": "n5", "name": n, "unit": u, "iteration": i} for n, u, i in dead]
+    answer = {"losses": [1.0], "accuracy": None, "dead_units": units, "recorded": {}}
+    assert table(answer).splitlines()[-1] == f"  {words}"
 
 def test_optimizer_and_bug_flags_reach_the_engine():
     args = ["train", "-", "--steps", "30", "--lr", "0.1"]
