@@ -62,6 +62,10 @@ def test_table_of_seed_5_written_with_loops_lists_the_units_relu_on_each_sample(
                  stdin=seed003_loop_xor(5))
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[-1] == "  hid: unit 3 dead (since iteration 0)"
+    # its softmax cross-entropy is written by hand: a classifier, but not one the engine can
+    # read classes from, so no accuracy, and not called "a regression loss" (it was)
+    assert ("accuracy: not measured (the loss does not use cross_entropy(z, y), which names "
+            "the classes)") in r.stdout.splitlines()
     assert "n41" not in r.stdout   # its relu nodes, one a sample, are the page's marks only
 
 
