@@ -3,7 +3,8 @@ the machine is shared, so a busy spell must touch both sides of a ratio alike).
 
 - chain `x = x * 1.0001 + 0.001` at about 1e4 and 1e5 nodes: the full trace (`trace_json`:
   parse, Tracer, every event, the JSON body) against its floor, `ast.parse` of the same text
-  plus `orjson.dumps` of the same body (as a dict), both timed in every round (CPU time);
+  plus `orjson.dumps` of the same body (as a dict), both timed in every round (CPU time),
+  after two untimed rounds of both (chain_vs_floor says why);
 - the same chains' peak memory per node (bench.chain: a fresh process, VmHWM);
 - the stream's first event for 10,001 nodes on loopback (a real `gradwalk serve`, bench.stream),
   and, in this process, the parse, Tracer and graph event that come before it (wall time, and
@@ -49,16 +50,31 @@ def cpu(fn) -> float:
             gc.enable()
 
 
+WARM_ROUNDS = 2   # untimed rounds of both sides before the timed ones (chain_vs_floor)
+
+
 def chain_vs_floor(n: int, rounds: int) -> dict:
-    """Median µs a node of the full trace and of its floor, timed in the same rounds."""
+    """Median µs a node of the full trace and of its floor, timed in the same rounds, after
+    WARM_ROUNDS untimed rounds of both.
+
+    The warm rounds: the floor's body is loaded (a dict of about 33 MB at 10,001 nodes) into
+    the memory the first trace had just freed, so without them the next traces took fresh
+    pages from the system, and on this machine a page fault costs about 3 µs: 5,700 and
+    3,500 faults in the first two timed traces at 10,001 nodes against 1,650 from the
+    fourth on (the floor's 4,200 and 2,100 against 1,800). Those two rounds, one side's much
+    more than the other's, moved the median with the order the rounds' noise put them in;
+    after two warm rounds each side is timed from its first round as it runs from then on.
+    At 100,001 nodes every round faults alike (about 0.4 a node, each side: its body is
+    past glibc's largest heap threshold, 32 MB, so it is always freshly mapped)."""
     from gradwalk.engine.trace.runner import trace_json
 
     src = text(n)
     body = orjson.loads(trace_json(src))   # the same body, as the dict orjson would write
     full, floor = [], []
-    for _ in range(rounds):
+    for _ in range(WARM_ROUNDS + rounds):
         full.append(cpu(lambda: trace_json(src)))
         floor.append(cpu(lambda: (ast.parse(src), orjson.dumps(body))))
+    del full[:WARM_ROUNDS], floor[:WARM_ROUNDS]
     per = 1e6 / nodes(n)
     f, fl = statistics.median(full) * per, statistics.median(floor) * per
     return {"nodes": nodes(n), "full_us": f, "floor_us": fl, "ratio": f / fl}

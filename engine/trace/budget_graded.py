@@ -46,7 +46,7 @@ def edge_bound(tracer, passes, close: bool) -> int | None:
     if not scalar_program(tracer, passes):
         return None
     nodes, n = tracer.program.nodes, len(tracer.program.nodes)
-    edges, id_b = Edges(tracer, passes), id_bytes(tracer.ids)
+    edges, id_b = Edges(tracer, passes), id_bytes(tracer.ids, indexed_ids(tracer))
     ops, labels, names = [], Texts(each=True), Texts()
     formulas, symbols = Texts(each=close), Texts(each=True)
     for k in range(0, n, PIECE):   # a piece of nodes at a time: read while in the cache
@@ -112,22 +112,25 @@ class Edges:
         return self.owner[self.mask], arg[self.mask], self.inputs, start, self.degree
 
 
-def id_longest(ids: list[str]) -> int:
-    """The longest id's bytes: the last's, when the ids are graph.node_ids' (every trace's)."""
-    return len(ids[-1]) if _node_ids(ids) else max(map(len, ids), default=0)
+def indexed_ids(tracer) -> bool:
+    """Whether the tracer's ids are graph.node_ids' (`n` and the index: every Tracer's, which
+    says so by `ids_indexed`); an object without that flag has its ids measured."""
+    return getattr(tracer, "ids_indexed", False)
 
 
-def _node_ids(ids: list[str]) -> bool:
-    """Whether the ids look like graph.node_ids' (`n` and the index): the first and last."""
-    return bool(ids) and ids[0] == "n0" and ids[-1] == f"n{len(ids) - 1}"
+def id_longest(ids: list[str], indexed: bool = False) -> int:
+    """The longest id's bytes: the last's when the ids are graph.node_ids' (`indexed`, as the
+    Tracer says: indexed_ids), else measured."""
+    if indexed and ids:
+        return len(ids[-1])
+    return max(map(len, ids), default=0)
 
 
-def id_bytes(ids: list[str]) -> np.ndarray:
-    """Each node's id's bytes (int64): graph.node_ids' `n` and the index's digits, worked out
-    from the index when the ids are those (every trace's: engine/trace/tracer.py), else
-    measured."""
+def id_bytes(ids: list[str], indexed: bool = False) -> np.ndarray:
+    """Each node's id's bytes (int64): with `indexed` (the ids are graph.node_ids', `n` and
+    the index: indexed_ids) worked out from the index's digits, else measured."""
     n = len(ids)
-    if _node_ids(ids):
+    if indexed:
         index = np.arange(n)
         out = np.full(n, 2, np.int64)
         power = 10

@@ -83,9 +83,9 @@ class Passes:
     @cached_property
     def id_max(self) -> int:
         """The longest id's bytes."""
-        from gradwalk.engine.trace.budget_graded import id_longest
+        from gradwalk.engine.trace.budget_graded import id_longest, indexed_ids
 
-        return id_longest(self.tracer.ids)
+        return id_longest(self.tracer.ids, indexed_ids(self.tracer))
 
     @cached_property
     def ledgers(self) -> tuple[int, int, int]:

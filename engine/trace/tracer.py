@@ -130,6 +130,9 @@ class Tracer:
         self.output = tape.output
         self.output_label = nodes[self.output].label   # c' when c was reassigned
         self.ids = node_ids(len(nodes))   # graph.node_id's f"n{i}", used per event
+        # the ids are `n` and their index: the size bounds work their bytes out from the
+        # index (budget_graded.indexed_ids) instead of measuring each
+        self.ids_indexed = True
         self.requires, self.order = tape.requires, tape.order
         # the first pass: the walk's values (no saved tensors: the walk has its own backward)
         self.values = tape.forward(checks=Checks(limits.max_total_elements, limits.max_flops,

@@ -15,16 +15,28 @@ from gradwalk.engine.trace import warn
 
 
 def find(program: Program, output: int) -> list[int]:
-    """The indices of the unused nodes to warn about, in creation order."""
-    used = [False] * len(program.nodes)
+    """The indices of the unused nodes to warn about, in creation order.
+
+    `read` is only asked of an unused node, and a node a used node reads is used: so it is
+    set by the unused readers alone, and when every node is used (a chain: one count in C)
+    no node is looked at again."""
+    nodes = program.nodes
+    used = [False] * len(nodes)
     used[output] = True
-    read = [False] * len(program.nodes)
-    for node in reversed(program.nodes[:output + 1]):   # inputs come before their consumers
-        for k in node.inputs:
-            read[k] = True
-            if used[node.index]:
+    read = [False] * len(nodes)
+    for node in reversed(nodes[:output + 1]):   # inputs come before their consumers
+        ins = node.inputs
+        if not ins:
+            continue
+        if used[node.index]:
+            for k in ins:
                 used[k] = True
-    return [n.index for n in program.nodes
+        else:
+            for k in ins:
+                read[k] = True
+    if not used.count(False):
+        return []
+    return [n.index for n in nodes
             if not used[n.index] and n.role != "const" and (n.name is not None or not read[n.index])]
 
 
