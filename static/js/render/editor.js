@@ -181,9 +181,12 @@ export function createEditor(root, { onRun, onInput, note = null }) {
    */
   function reveal(range, { force = false } = {}) {
     if (!range || (!force && view.hasFocus)) return;
-    view.dispatch({ effects: EditorView.scrollIntoView(range[0], { y: "nearest", yMargin: 24 }) });
+    // Its line in view with the scroll at its floor already: CodeMirror's margin would only
+    // scroll down for wholeLines to scroll back up, a frame later (line 1 blinking).
+    const settled = inView(lineAt(range[0])) && view.scrollDOM.scrollTop >= maxScroll(range[1]) - 0.5;
+    if (!settled) view.dispatch({ effects: EditorView.scrollIntoView(range[0], { y: "nearest", yMargin: 24 }) });
     requestAnimationFrame(() => { // once CodeMirror has scrolled
-      wholeLines(range[0]);
+      wholeLines(range[0], range[1]);
       showStatement(range);
     });
     keep(() => inView(lineAt(range[0])) || reveal(range, { force: true }));
@@ -223,12 +226,29 @@ export function createEditor(root, { onRun, onInput, note = null }) {
   }
 
   /**
-   * Move the scroll to a line's top (or the very top or end), the nearest one at which
-   * `pos`'s line is still whole in view; unchanged where none is.
+   * The most our scrolls go down (px): to the last line with text at the foot (or `pos`'s
+   * line, if further down). The blank line a program's last newline makes is not worth line
+   * 1: at 1024x768 the tanh example's 7 lines filled the editor, and the reveal's 24 px
+   * margin under line 7 scrolled to that blank line, hiding `a = 1.0` from step 7 to Done,
+   * through a's fan-out (a newcomer). So a program that fits is never scrolled by us.
    */
-  function wholeLines(pos) {
+  function maxScroll(pos = 0) {
     const s = view.scrollDOM;
-    const max = s.scrollHeight - s.clientHeight;
+    const doc = view.state.doc;
+    let last = doc.lines;
+    while (last > 1 && !doc.line(last).text.trim()) last -= 1;
+    const foot = Math.max(lineAt(doc.line(last).from)[1], lineAt(pos)[1]);
+    return Math.max(0, Math.min(s.scrollHeight - s.clientHeight, foot - s.clientHeight));
+  }
+
+  /**
+   * Move the scroll to a line's top (or the very top or end), the nearest one at which
+   * `pos`'s line is still whole in view; unchanged where none is. Never past maxScroll(`to`).
+   */
+  function wholeLines(pos, to = pos) {
+    const s = view.scrollDOM;
+    const max = maxScroll(to);
+    if (s.scrollTop > max + 0.5) s.scrollTop = max;
     const at = s.scrollTop;
     if (max <= 0 || at <= 0.5 || at >= max - 0.5) return;
     const o = origin();
@@ -249,12 +269,12 @@ export function createEditor(root, { onRun, onInput, note = null }) {
     if (!force && inView(first)) return;
     const s = view.scrollDOM;
     const last = lineAt(to);
-    const max = s.scrollHeight - s.clientHeight;
+    const max = maxScroll(to);
     // the nearest scroll that shows them all, or the first line at the top when they do not fit
     const low = last[1] - s.clientHeight;
     const target = low <= first[0] ? Math.min(first[0], Math.max(low, s.scrollTop)) : first[0];
     s.scrollTop = Math.max(0, Math.min(max, target));
-    wholeLines(from);
+    wholeLines(from, to);
     keep(() => showLines(from, to, { force: true }));
   }
 
@@ -319,7 +339,10 @@ export function createEditor(root, { onRun, onInput, note = null }) {
       replaced = false;
       kept = null;
       view.setState(freshState(text, view.state.field(marksField)));
-      view.scrollDOM.scrollLeft = 0; // a new program opens at its lines' start
+      // a new program opens at its lines' start and at line 1 (the last one's scroll stayed:
+      // layer-norm chosen after a longer example opened with line 1 hidden, though it fits)
+      view.scrollDOM.scrollLeft = 0;
+      view.scrollDOM.scrollTop = 0;
       afterUpdate();
     },
     /** Replace the whole text as a paste does (undoable, reported through onInput). */
