@@ -91,7 +91,7 @@ WIDGET_RULES = """
     "narration narration" "bar bar" "train loss" "program program"; }
   .embed.gradwalk-widget[data-mode="train"] .widget-loss { align-self: center; padding: 0 6px; }
   .embed.gradwalk-widget[data-mode="train"] .widget-loss .loss-curve {
-    width: auto; height: 7rem; aspect-ratio: 320 / 150; }
+    width: auto; height: 7rem; aspect-ratio: 320 / 180; }
 }
 .widget-program { grid-area: program; font-size: 0.9rem; }
 .widget-program textarea { display: block; width: 100%; box-sizing: border-box;

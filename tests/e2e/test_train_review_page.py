@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import pathlib
 
+import pytest
 from page_helpers import choose, choose_theme
 
 SEED_003 = "train-xor-seed1"
@@ -98,6 +99,66 @@ def test_the_loss_axis_labels_are_whole(explorer):
     }""")
     assert "0.0001" in [t for t, _ in labels], labels
     assert all(left >= 0 for _, left in labels), labels
+
+
+# The loss curve's boxes (px from the svg's top left, [left, top, right, bottom]): its axis
+# titles with their font size, the tick labels that have text, the run's line; the svg's size
+# and the theme's --stage-scale.
+CURVE_BOXES = """() => {
+  const svg = document.querySelector('#loss-curve'), b = svg.getBoundingClientRect();
+  const rel = (e) => { const r = e.getBoundingClientRect(); return [r.left - b.left, r.top - b.top, r.right - b.left, r.bottom - b.top]; };
+  return {size: [b.width, b.height],
+          scale: parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--stage-scale')),
+          titles: [...svg.querySelectorAll('.axis-title')].map((t) => ({
+            axis: t.classList.contains('x') ? 'x' : 'y', text: t.textContent, box: rel(t),
+            font: parseFloat(getComputedStyle(t).fontSize)})),
+          ticks: [...svg.querySelectorAll('.axis text')].filter((t) => t.textContent).map((t) => [t.textContent, rel(t)]),
+          line: rel(svg.querySelector('path.loss-line.run'))};
+}"""
+
+
+def overlap(a, b) -> bool:
+    """Whether boxes [left, top, right, bottom] `a` and `b` share more than half a px."""
+    return a[0] < b[2] - 0.5 and b[0] < a[2] - 0.5 and a[1] < b[3] - 0.5 and b[1] < a[3] - 0.5
+
+
+@pytest.mark.parametrize("size,theme", [((1024, 768), None), ((1024, 768), "projector"),
+                                        ((1280, 800), None), ((1280, 800), "projector")],
+                         ids=["1024-default", "1024-projector", "1280-default", "1280-projector"])
+def test_the_loss_curve_names_its_axes(open_explorer, size, theme):
+    """A newcomer: the curve had numbers on its axes and nothing saying what they count. Its
+    titles, "iteration" under the x axis's numbers and "loss" beside the y axis's, lie in the
+    svg's box, clear of the numbers and the curve, at the projector's size on a projector."""
+    SHOTS.mkdir(exist_ok=True)
+    explorer = open_explorer(*size)
+    page = explorer.page
+    if theme:
+        choose_theme(page, theme)
+    choose(page, SEED_003)
+    page.click("#train-run")
+    page.wait_for_selector('#train[data-status="done"]')
+    page.wait_for_selector('#loss-curve[data-points="301"]')   # the data-points it kept
+    seen = page.evaluate(CURVE_BOXES)
+    titles = {t["axis"]: t for t in seen["titles"]}
+    assert len(seen["titles"]) == 2, seen
+    assert titles["x"]["text"] == "iteration" and titles["y"]["text"] == "loss", seen
+    width, height = seen["size"]
+    numbers = dict(seen["ticks"])
+    assert {"0", "200", "0.01", "0.1", "1"} <= set(numbers), numbers   # the numbers are still there
+    for title in titles.values():
+        left, top, right, bottom = title["box"]
+        assert left >= -0.5 and top >= -0.5 and right <= width + 0.5 and bottom <= height + 0.5, (title, width, height)
+        assert [t for t, box in seen["ticks"] if overlap(title["box"], box)] == [], (title, seen["ticks"])
+        assert not overlap(title["box"], seen["line"]), (title, seen["line"])
+        # as large as the numbers (15 px), and grown as the page is on a projector (18.75 px)
+        assert title["font"] >= 15 and abs(title["font"] - 15 * seen["scale"]) < 0.1, (title, seen["scale"])
+    # "iteration" under the x axis's numbers; "loss" left of the y axis's, turned to read upwards
+    assert titles["x"]["box"][1] >= max(numbers[t][3] for t in ("0", "200")) - 0.5, seen
+    assert titles["y"]["box"][2] <= min(numbers[t][0] for t in ("0.01", "0.1", "1")) + 0.5, seen
+    y_box = titles["y"]["box"]
+    assert y_box[3] - y_box[1] > y_box[2] - y_box[0], y_box
+    page.screenshot(path=SHOTS / f"loss-titles-{size[0]}-{theme or 'default'}.png")
+    assert not explorer.unexpected_errors()
 
 
 def test_the_address_bar_keeps_changed_train_settings(explorer, chromium):

@@ -1,12 +1,12 @@
 // Issue 15's review of Train mode (items 2, 7, 13): the address bar keeps every link field,
 // units that died at different iterations each say their own, the iteration wording counts
-// from 0, a recorded iteration's narration names it, and the loss axis's labels fit.
+// from 0, a recorded iteration's narration names it, and the loss axis's labels and titles fit.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { deadTagParts, deadText, iterationNarration, iterationRange, iterationText } from "../../static/js/train.js";
 import { URL_FIELDS } from "../../static/js/permalink.js";
 import { FIELDS } from "../../static/js/state.js";
-import { leftMargin, lossScale } from "../../static/js/render/losscurve.js";
+import { leftMargin, lossScale, margins } from "../../static/js/render/losscurve.js";
 
 test("every field a link holds rewrites the address bar, the train settings among them", () => {
   assert.deepEqual([...URL_FIELDS].sort(), Object.keys(FIELDS).sort());
@@ -47,6 +47,16 @@ test("the loss axis leaves room for 0.0001 whole (it read .0001)", () => {
   // 6 characters at 15 px (8.3 px a digit) after the tick (6) and its padding (3)
   assert.ok(leftMargin(labels) >= 6 + 3 + 6 * 8.3, String(leftMargin(labels)));
   assert.equal(leftMargin(["0", "0.5", "1"]), 52); // short labels keep the usual margin
+});
+
+test("the loss curve's margins hold its axis titles outside the numbers' room", () => {
+  // "iteration" and "loss" at 15 px (18.75 on a projector): a line box of 1.2 em and 1 px
+  // from the edge, then 3 px to the x axis's numbers (24 px under the plot)
+  const labels = ["0.01", "0.1", "1"];
+  assert.deepEqual(margins(labels, 15), { top: 10, right: 16, bottom: 24 + 3 + 19, left: leftMargin(labels) + 19 });
+  assert.deepEqual(margins(labels, 18.75), { top: 10, right: 16, bottom: 24 + 3 + 24, left: leftMargin(labels) + 24 });
+  // a wider number widens the numbers' room; the title's column stays outside it
+  assert.equal(margins(["0.0001"], 15).left - margins(["1"], 15).left, leftMargin(["0.0001"]) - leftMargin(["1"]));
 });
 
 test("a dead tag's head names every unit; the iterations are its tail", () => {

@@ -17,8 +17,8 @@ import { classHighlighter } from "@lezer/highlight";
 import { errorPlace, kindWords } from "../format.js";
 import { rangeOf } from "../spans.js";
 import { markScroller, pageNonce } from "./dom.js";
+import { editorScroll } from "./editor-scroll.js";
 
-const SIDE_MARGIN = 8; // px: a caret this close to the editor's right edge counts as hidden
 // Marks drawn at once, lowest first: a later one is drawn inside (over) an earlier one.
 const MARK_ORDER = ["step", "hover", "error"];
 
@@ -170,6 +170,7 @@ export function createEditor(root, { onRun, onInput, note = null }) {
   }).update({ effects: Object.entries(marks).map(([kind, m]) => setMark.of({ kind, ...(m ?? { span: null }) })) }).state;
 
   view = new EditorView({ parent: mount, state: freshState("") });
+  const { lineAt, inView, maxScroll, wholeLines, showLines, showStatement, showLineStarts } = editorScroll(view, keep);
 
   function getText() {
     return view.state.doc.toString();
@@ -181,9 +182,12 @@ export function createEditor(root, { onRun, onInput, note = null }) {
    */
   function reveal(range, { force = false } = {}) {
     if (!range || (!force && view.hasFocus)) return;
-    view.dispatch({ effects: EditorView.scrollIntoView(range[0], { y: "nearest", yMargin: 24 }) });
+    // Its line in view with the scroll at its floor already: CodeMirror's margin would only
+    // scroll down for wholeLines to scroll back up, a frame later (line 1 blinking).
+    const settled = inView(lineAt(range[0])) && view.scrollDOM.scrollTop >= maxScroll(range[1]) - 0.5;
+    if (!settled) view.dispatch({ effects: EditorView.scrollIntoView(range[0], { y: "nearest", yMargin: 24 }) });
     requestAnimationFrame(() => { // once CodeMirror has scrolled
-      wholeLines(range[0]);
+      wholeLines(range[0], range[1]);
       showStatement(range);
     });
     keep(() => inView(lineAt(range[0])) || reveal(range, { force: true }));
@@ -199,65 +203,6 @@ export function createEditor(root, { onRun, onInput, note = null }) {
     view.scrollDOM.addEventListener(type, () => { kept = null; }, { passive: true });
   }
 
-  // ---------------------------------------------------------------- whole lines
-  // The editor's scroller is whole lines tall (app.css --editor-h; the padding is the frame's)
-  // and a scroll of ours lands on a line's top, so no line shows cut in half at either edge
-  // (issue 14: at Done line 2 was half above the top edge, after a reveal's margin).
-
-  /** The px from the scroller's content top to the first line's top (its padding). */
-  function origin() {
-    const s = view.scrollDOM;
-    return view.documentTop - s.getBoundingClientRect().top - s.clientTop + s.scrollTop;
-  }
-
-  /** The [top, bottom] of `pos`'s line in the scroller's content (px from its top). */
-  function lineAt(pos) {
-    const b = view.lineBlockAt(Math.max(0, Math.min(pos, view.state.doc.length)));
-    const o = origin();
-    return [o + b.top, o + b.bottom];
-  }
-
-  /** Whether [top, bottom] (content px) is wholly in view at scroll `at` (default: now). */
-  function inView([top, bottom], at = view.scrollDOM.scrollTop) {
-    return top >= at - 0.5 && bottom <= at + view.scrollDOM.clientHeight + 0.5;
-  }
-
-  /**
-   * Move the scroll to a line's top (or the very top or end), the nearest one at which
-   * `pos`'s line is still whole in view; unchanged where none is.
-   */
-  function wholeLines(pos) {
-    const s = view.scrollDOM;
-    const max = s.scrollHeight - s.clientHeight;
-    const at = s.scrollTop;
-    if (max <= 0 || at <= 0.5 || at >= max - 0.5) return;
-    const o = origin();
-    const edge = view.lineBlockAtHeight(at - o); // the line across the top edge
-    const tried = at <= o ? [0, o] : [o + edge.top, o + edge.bottom];
-    const keep = lineAt(pos);
-    const fits = tried.map((t) => Math.min(max, t)).sort((a, b) => Math.abs(a - at) - Math.abs(b - at))
-      .find((t) => inView(keep, t));
-    if (fits !== undefined) s.scrollTop = fits;
-  }
-
-  /**
-   * Bring the lines from `from` to `to` (positions) into view if the first is not: as many
-   * as fit from the first, with the least scroll, on whole lines.
-   */
-  function showLines(from, to, { force = false } = {}) {
-    const first = lineAt(from);
-    if (!force && inView(first)) return;
-    const s = view.scrollDOM;
-    const last = lineAt(to);
-    const max = s.scrollHeight - s.clientHeight;
-    // the nearest scroll that shows them all, or the first line at the top when they do not fit
-    const low = last[1] - s.clientHeight;
-    const target = low <= first[0] ? Math.min(first[0], Math.max(low, s.scrollTop)) : first[0];
-    s.scrollTop = Math.max(0, Math.min(max, target));
-    wholeLines(from);
-    keep(() => showLines(from, to, { force: true }));
-  }
-
   /** How many comment lines the program opens with. */
   function headerLines() {
     const doc = view.state.doc;
@@ -266,37 +211,6 @@ export function createEditor(root, { onRun, onInput, note = null }) {
     return n;
   }
 
-  // The step's statement is what the narration reads, so its line shows from its start
-  // whatever the caret: a caret left at the end of a long line (Ctrl+Enter there) kept the
-  // editor scrolled 630 px sideways through the whole walk, lines 1-2 blank (issue 14).
-  // scrollLeft 0 when the span's end fits; else just enough for the end, never past the start
-  // of the statement (its line's first non-blank): the lines' starts read, the mark may not.
-  function showStatement([from, to]) {
-    const scroller = view.scrollDOM;
-    const line = view.state.doc.lineAt(from);
-    const end = view.coordsAtPos(Math.min(to, view.state.doc.length));
-    const start = view.coordsAtPos(line.from + (line.text.length - line.text.trimStart().length));
-    if (!end || !start) return;
-    const box = scroller.getBoundingClientRect();
-    const textLeft = view.dom.querySelector(".cm-gutters")?.getBoundingClientRect().right ?? box.left;
-    const over = end.right + scroller.scrollLeft - (box.left + scroller.clientWidth - SIDE_MARGIN);
-    const startX = start.left + scroller.scrollLeft - textLeft - SIDE_MARGIN; // the start at the left edge
-    scroller.scrollLeft = Math.max(0, Math.min(over, startX));
-  }
-
-  // A line wider than the editor lets it scroll sideways: the browser scrolls the focused
-  // text on a click, CodeMirror keeps the scroll from one program to the next, and a mark
-  // scrolled to stays so. Scrolled by even 18 px, `W1 = randn(...)` reads `1 = randn(...)`
-  // on every line (issue 14). So the lines' start comes back into view whenever that keeps
-  // `pos` in view (by default the caret while the user types; else nothing needs the scroll).
-  function showLineStarts(pos = view.hasFocus ? view.state.selection.main.head : null) {
-    const scroller = view.scrollDOM;
-    if (!scroller.scrollLeft) return;
-    const at = pos === null ? null : view.coordsAtPos(Math.min(pos, view.state.doc.length));
-    const right = scroller.getBoundingClientRect().left + scroller.clientWidth - SIDE_MARGIN;
-    if (at && at.right + scroller.scrollLeft > right) return; // it needs the scroll
-    scroller.scrollLeft = 0;
-  }
   // After a click the browser's own scroll to the focused text has happened a frame later.
   view.contentDOM.addEventListener("focus", () => requestAnimationFrame(() => showLineStarts()));
 
@@ -319,7 +233,10 @@ export function createEditor(root, { onRun, onInput, note = null }) {
       replaced = false;
       kept = null;
       view.setState(freshState(text, view.state.field(marksField)));
-      view.scrollDOM.scrollLeft = 0; // a new program opens at its lines' start
+      // a new program opens at its lines' start and at line 1 (the last one's scroll stayed:
+      // layer-norm chosen after a longer example opened with line 1 hidden, though it fits)
+      view.scrollDOM.scrollLeft = 0;
+      view.scrollDOM.scrollTop = 0;
       afterUpdate();
     },
     /** Replace the whole text as a paste does (undoable, reported through onInput). */

@@ -3,15 +3,20 @@
 // `data-points` is the number of iterations drawn. A second series (the fix beside the
 // no_zero_grad bug) is drawn dashed under the first. The y axis is logarithmic when the
 // losses span more than a decade (a falling loss, 0.84 to 0.013, reads as a slope), else
-// linear. Takes its root element; no global ids.
+// linear. Its axes are titled "iteration" and "loss", outside the numbers (a newcomer: the
+// numbers alone did not say what they count). Takes its root element; no global ids.
 
 import { axisBottom, axisLeft, line, scaleLinear, scaleLog, select } from "d3";
 import { formatLoss } from "../train.js";
 
 const WIDTH = 320;
-const HEIGHT = 150;
+const HEIGHT = 180; // 150 before the axes had titles: the 30 added hold the x title's row
 const M = { top: 10, right: 16, bottom: 24, left: 52 }; // room for the axes' numbers (15 px)
 const DIGIT = 9; // px a character of the axes' 15 px numbers takes, at most (a digit: 8.3)
+// The axes' titles: a title's line box is at most LINE times its font size (DejaVu Sans:
+// 0.93 em over the baseline, 0.24 under), its baseline ASCENT under the box's top edge; it
+// keeps GAP px from the numbers and EDGE px from the svg's edge.
+const TITLE = { LINE: 1.2, ASCENT: 0.95, GAP: 3, EDGE: 1 };
 
 /**
  * The left margin (px of the viewBox) that holds the y axis's widest label (`labels`, the
@@ -20,6 +25,17 @@ const DIGIT = 9; // px a character of the axes' 15 px numbers takes, at most (a 
 export function leftMargin(labels) {
   const widest = Math.max(0, ...labels.map((t) => t.length));
   return Math.max(M.left, 6 + 3 + 4 + DIGIT * widest); // tick, its padding, a gap, the text
+}
+
+/**
+ * The plot's margins (px of the viewBox) for tick labels `labels` (the y axis's) and axis
+ * titles of `titleSize` px (their font size): outside the numbers' room, a column at the
+ * left for "loss" (turned to read upwards) and a row at the foot for "iteration".
+ * Returns {top, right, bottom, left}.
+ */
+export function margins(labels, titleSize) {
+  const room = TITLE.EDGE + Math.ceil(TITLE.LINE * titleSize); // a title's line box, from the edge
+  return { top: M.top, right: M.right, bottom: M.bottom + TITLE.GAP + room, left: leftMargin(labels) + room };
 }
 
 /** The y scale for the losses shown: log when positive and over a decade apart. */
@@ -58,6 +74,18 @@ export function thinned(losses, width) {
 }
 
 /**
+ * Put the axes' titles in their margins (margins()): "iteration" centred under the x axis's
+ * numbers, at the svg's foot; "loss" turned to read upwards, centred beside the plot, at the
+ * svg's left edge. In px of the viewBox: the plot's left, width and height `h`, the svg's `height`.
+ */
+function placeTitles(xTitle, yTitle, titleSize, { left, width, h, height }) {
+  const descent = (TITLE.LINE - TITLE.ASCENT) * titleSize;
+  xTitle.attr("x", left + width / 2).attr("y", height - TITLE.EDGE - descent);
+  // turned a quarter left, the glyphs' tops face the edge: the baseline ASCENT from it
+  yTitle.attr("transform", `translate(${TITLE.EDGE + TITLE.ASCENT * titleSize},${M.top + h / 2}) rotate(-90)`);
+}
+
+/**
  * The curve in `root` (an element; the svg is made in it). draw({series, steps, cursor})
  * draws `series` ([{name, losses, kind: "run" | "fix"}]) over iterations 0..steps-1 with a
  * cursor line at iteration `cursor` (the one the slider chose, or null) and `note` ({at, text}
@@ -76,6 +104,9 @@ export function createLossCurve(root) {
   const mark = plot.append("g").attr("class", "loss-note").style("display", "none");
   mark.append("line").attr("y1", 0);
   mark.append("text").attr("y", 14);
+  // in the svg's own px, outside the plot: never over the curve, a legend or a note
+  const xTitle = svg.append("text").attr("class", "axis-title x").attr("text-anchor", "middle").text("iteration");
+  const yTitle = svg.append("text").attr("class", "axis-title y").attr("text-anchor", "middle").text("loss");
 
   let drawn = ""; // what the last draw showed: a frame that changes nothing draws nothing
   let last = null; // the last draw's arguments, drawn again at a new size
@@ -101,18 +132,21 @@ export function createLossCurve(root) {
   function draw(args) {
     const { series, steps, cursor: at = null, note = null } = args;
     last = args;
-    const key = JSON.stringify([series.map((s) => [s.kind, s.losses.length, s.losses.at(-1)]), steps, at, note]);
+    const titleSize = Number.parseFloat(getComputedStyle(yTitle.node()).fontSize) || 15; // the theme's (train.css)
+    const key = JSON.stringify([series.map((s) => [s.kind, s.losses.length, s.losses.at(-1)]), steps, at, note, titleSize]);
     if (key === drawn) return;
     drawn = key;
-    const h = size.height - M.top - M.bottom;
+    const foot = margins([], titleSize).bottom;
+    const h = size.height - M.top - foot;
     const all = series.flatMap((s) => s.losses);
     const y = lossScale(all, [h, 0]);
     // as many ticks as fit at the numbers' size: 4, fewer on a small curve
     const yTicks = Math.max(2, Math.min(4, Math.floor(h / 24)));
     const format = y.tickFormat(yTicks, y.base ? "~g" : undefined);
-    const left = leftMargin(y.ticks(yTicks).map(format));
+    const left = margins(y.ticks(yTicks).map(format), titleSize).left;
     plot.attr("transform", `translate(${left},${M.top})`);
     const x = scaleLinear().domain([0, Math.max(1, steps - 1)]).range([0, size.width - left - M.right]);
+    placeTitles(xTitle, yTitle, titleSize, { left, width: x.range()[1], h, height: size.height });
     xAxis.attr("transform", `translate(0,${h})`)
       .call(axisBottom(x).ticks(Math.max(2, Math.min(4, Math.floor(x.range()[1] / 36)))).tickSizeOuter(0));
     yAxis.call(axisLeft(y).ticks(yTicks).tickFormat(format).tickSizeOuter(0));
