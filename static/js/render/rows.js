@@ -156,6 +156,21 @@ export function keepRowsWhole(box) {
 }
 
 /**
+ * Where `box`'s edge goes to leave out its line whose top is at viewport `top` (px): that top,
+ * or the foot of the line above where the two overlap by a few px (a typeset line's boxes
+ * do: a superscript rises over its line's top; cut there, the line above lost its commas'
+ * and descenders' px under the shade: spirals' Done at 1024x768). The overlap is then the
+ * empty top of the line left out.
+ */
+function footAbove(box, top) {
+  const css = getComputedStyle(box);
+  const overlap = 0.25 * parseFloat(css.lineHeight);
+  // across `top` and ending just under it: the line above (a taller box is the line below's)
+  const above = crossingAt(box, top, MAX_CUT_EM * parseFloat(css.fontSize)).filter((r) => r.bottom <= top + overlap);
+  return above.reduce((y, r) => Math.max(y, r.bottom), top);
+}
+
+/**
  * Keep `box` (a flex item that gives way, scrolling inside itself: the narration) as tall as
  * its whole lines, at least two (issue 14: at A+ on a 1024x768 projector the narration gave
  * way to a line and a half). Where its lower edge, at the top of its scroll, cuts its first
@@ -179,12 +194,16 @@ export function keepHeightWhole(box) {
     if (line.top - first < 1.5 * parseFloat(css.lineHeight)) {
       box.style.minHeight = `${Math.ceil(line.bottom - box.getBoundingClientRect().top)}px`;
     } else {
-      box.style.maxHeight = `${box.offsetHeight - (line.edge - line.top)}px`;
+      box.style.maxHeight = `${box.offsetHeight - (line.edge - footAbove(box, line.top))}px`;
     }
   };
   const soon = () => { frame ||= requestAnimationFrame(update); };
   new MutationObserver(update).observe(box, { subtree: true, childList: true, characterData: true });
   const sizes = new ResizeObserver(soon);
   for (const e of [box.parentElement, ...box.parentElement.children]) if (e !== box) sizes.observe(e);
+  // A font arriving lays its lines out again, its size held by its max-height: KaTeX's, after
+  // a typeset line was first measured in a fallback font (spirals' Done at 1024x768: a line's
+  // foot cut, the next line's left out by 5 px of its top, measured in the other font).
+  box.ownerDocument.fonts?.addEventListener("loadingdone", soon);
   update();
 }

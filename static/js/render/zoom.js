@@ -268,6 +268,11 @@ export function createZoom(root, { pinSize = false, readableWhole = () => false,
    * graph fits along (followTransform); the user's own view only pans, at its scale.
    */
   function follow(duration) {
+    // No step to show (step 0) in the automatic view: its opening overview (home), as fit
+    // places it. followTransform has no focus to reveal then: at another scale it placed the
+    // drawing's left end, the output far off (Train's dead tag at step 0 on a projector, when
+    // its "marks" came after the graph area's refit: an empty graph area under the note).
+    if (fitted === "auto" && !aim()) return fit({ duration });
     noteGoes();
     const { k, x, y } = goal ?? d3.zoomTransform(root);
     const view = free();
