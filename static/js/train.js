@@ -18,12 +18,12 @@
 //   error      {error: {kind, message, ...}}  rejects, as a 422 would
 
 import { TraceError } from "./api.js";
-import { MAX_TRAIN_STEPS } from "./state.js";
+import { MAX_LR, MAX_TRAIN_STEPS } from "./train-rules.js";
 import { readEvents } from "./stream.js";
 export { OPTIMIZERS } from "./state.js";
 
 export const MAX_STEPS = MAX_TRAIN_STEPS; // the server's default GRADWALK_MAX_TRAIN_STEPS
-export const MAX_LR = 1e6;
+export { MAX_LR };
 const BUG = "no_zero_grad"; // the bug lab's one switch in training
 
 /**
