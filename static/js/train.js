@@ -104,6 +104,8 @@ export function runView(run, k) {
     loss: at >= 0 ? run.losses[at] : null,
     accuracy: at >= 0 ? run.accuracy[at] : null,
     boundary,
+    // the model's own accuracy at the boundary's iteration: the canvas's label says it
+    boundaryAccuracy: boundary ? (run.accuracy[boundary.i] ?? null) : null,
     dead: run.dead.filter((d) => d.iteration <= at),
     diverged: run.diverged && run.diverged.i <= at ? run.diverged : null,
     data: run.start?.data ?? null,

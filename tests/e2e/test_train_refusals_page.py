@@ -4,7 +4,7 @@ word. Now the box keeps what was typed, marked aria-invalid, the refusal under t
 CLI's ("'abc' is not a learning rate: give ..."), ▶ Train does not start, and the message goes
 once the box reads. A link's refused lr or iterations is said in the link message and the
 example's own value is used; a damaged link opened by a fresh visitor does not claim that
-what they typed was kept."""
+what they typed was kept. The spirals' boundary label says the status line's accuracy."""
 from __future__ import annotations
 
 import base64
@@ -94,3 +94,19 @@ def test_a_links_refused_number_is_said_and_the_example_s_own_used(chromium, app
         for context in contexts:
             context.close()
 
+
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 768)])
+def test_the_spirals_boundary_label_says_the_status_lines_accuracy(open_explorer, size):
+    """The canvas's label counted the raster cell under each point ("293 of 300 training
+    points on their class's side") beside the status line's "accuracy 100%": now it says what
+    the picture is and the model's own accuracy, the status line's number."""
+    page = open_explorer(*size).page
+    choose(page, "train-spirals")
+    page.click("#train-run")
+    page.wait_for_selector('#train[data-status="done"]', timeout=120_000)
+    assert "accuracy 100%" in page.inner_text("#train-status")
+    assert page.locator("#boundary").get_attribute("aria-label") == (
+        "Decision boundary at iteration 2999: the model's class over the plane, a raster of "
+        "48 by 48 cells, with the 300 training points; the model classifies 300 of them "
+        "correctly (accuracy 100%)")
+    page.screenshot(path=f"{SHOTS}/spirals_{size[0]}.png")

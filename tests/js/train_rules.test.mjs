@@ -38,3 +38,24 @@ test("a link message says what was typed is kept only when something was", () =>
   assert.equal(keptSentence({ draft: "a = 1\n", edits: {} }), " What you had typed is kept (see the Example menu).");
   assert.equal(keptSentence({ draft: "", edits: { xor: "w = 2.0\nL = w\n" } }), " What you had typed is kept (see the Example menu).");
 });
+
+test("the boundary's label says the model's accuracy, not the raster's count", async () => {
+  const { boundaryLabel } = await import("../../static/js/render/boundary.js");
+  const { addTrainEvent, createRun, runView } = await import("../../static/js/train.js");
+  // two points in one cell of class 0: the raster puts the class-1 point on the wrong side,
+  // while the model (accuracy 1) gets both right
+  const grid = { x0: 0, x1: 1, y0: 0, y1: 1, nx: 1, ny: 1 };
+  const data = { X: [[0.2, 0.2], [0.8, 0.8]], y: [0, 1] };
+  const run = createRun();
+  addTrainEvent(run, { type: "start", steps: 2, params: {}, data, classes: 2 });
+  addTrainEvent(run, { type: "iteration", i: 0, loss: 0.7, accuracy: 0.5 });
+  addTrainEvent(run, { type: "iteration", i: 1, loss: 0.1, accuracy: 1 });
+  addTrainEvent(run, { type: "boundary", i: 1, grid, classes: [0], confidence: [0.9] });
+  const view = runView(run, 1);
+  assert.equal(view.boundaryAccuracy, 1);
+  assert.equal(boundaryLabel(view.boundary, data, view.boundaryAccuracy),
+    "Decision boundary at iteration 1: the model's class over the plane, a raster of 1 by 1 cells, with the 2 training points; the model classifies 2 of them correctly (accuracy 100%)");
+  // no accuracy (a loss written by hand): the picture only, no count of the raster's
+  assert.equal(boundaryLabel(view.boundary, data, null),
+    "Decision boundary at iteration 1: the model's class over the plane, a raster of 1 by 1 cells, with the 2 training points");
+});
