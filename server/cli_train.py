@@ -48,7 +48,7 @@ def add_parser(sub, epilog: str) -> None:
     """The `train` subcommand on the CLI's subparsers."""
     train = sub.add_parser("train", help="train a program's leaves ('-' reads stdin)",
                            epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    train.add_argument("file")
+    train.add_argument("file", help="the program to train: a path, or '-' to read it from stdin")
     train.add_argument("--steps", type=_steps, required=True, metavar="N",
                        help="iterations: forward, zero_grad, backward, update")
     train.add_argument("--lr", type=_rate, required=True,
@@ -61,7 +61,9 @@ def add_parser(sub, epilog: str) -> None:
                        choices=("no_zero_grad",),
                        help="no_zero_grad: never zero the gradients (they pile up)")
     train.add_argument("--output", default=None, help="the loss's name (default: the last)")
-    train.add_argument("--format", choices=("json", "table"), default="json")
+    train.add_argument("--format", choices=("json", "table"), default="json",
+                       help="json (default): engine.train's answer, as POST /api/train's; table: "
+                       "the loss every tenth of the run, then the accuracy and the dead units")
 
 
 def run(args, make) -> int:

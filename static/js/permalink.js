@@ -48,6 +48,15 @@ const DELAY_MS = 250; // typing rewrites the URL once it pauses: deflating a lon
 
 const KEPT = " What you had typed is kept (see the Example menu).";
 
+/**
+ * The sentence a link message ends with for the store `state`: KEPT when something typed is
+ * kept in the Example menu ("✎ Your program" or an edited example), else "": a fresh visitor
+ * who typed nothing was told their typing was kept (a newcomer's check).
+ */
+export function keptSentence(state) {
+  return state.draft || Object.keys(state.edits ?? {}).length ? KEPT : "";
+}
+
 // sessionStorage: {from, to}, the addresses before and after the write a page flushed as it
 // was left (startPermalink's flushPending): a reload reopens `from`, which should be `to`.
 const PENDING_KEY = "gradwalk.url.pending";
@@ -152,17 +161,17 @@ export function startPermalink({ app, message, store, pendingStep, onLink }) {
     const hash = location.hash.replace(/^#/, "");
     if (hash === written) return;
     written = hash;
-    const { state, error } = decodeLink(hash);
+    const { state, error, note } = decodeLink(hash);
     if (error) say(error);
     else if (state) {
-      say(null);
+      say(note ?? null); // a part refused (lr -3) is said, as on opening
       onLink(state);
     }
   });
 
   function say(text) {
     message.hidden = !text;
-    message.querySelector(".text").textContent = text ? text + KEPT : "";
+    message.querySelector(".text").textContent = text ? text + keptSentence(store.get()) : "";
     app.dataset.linkError = text ? "true" : "false";
   }
   message.querySelector("button")?.addEventListener("click", () => say(null));

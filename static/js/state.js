@@ -20,6 +20,9 @@
 
 import { deflateSync, inflateSync, strFromU8, strToU8 } from "fflate";
 import { QUIZ_PATTERN } from "./quiz.js";
+import { linkRefusal, MAX_LR, MAX_TRAIN_STEPS, rate, readRate, readTrainSteps, steps } from "./train-rules.js";
+
+export { MAX_LR, MAX_TRAIN_STEPS, readRate, readTrainSteps };
 
 export const SPEEDS = [0.5, 1, 2, 4, 8, 16]; // events per second
 export const THEMES = ["auto", "light", "dark", "projector"]; // auto: prefers-color-scheme
@@ -66,24 +69,6 @@ const groupIds = {
 const pattern = (re) => ({ parse: (s) => (re.test(s) ? s : undefined), check: (v) => typeof v === "string" && re.test(v) });
 /** Whether `value` is field `f`'s default (a list: when both are empty). */
 const isDefault = (f, value) => value === f.default || (Array.isArray(value) && Array.isArray(f.default) && !value.length && !f.default.length);
-// A learning rate: a positive finite number, at most 1e6 (the server's bound).
-const rate = {
-  check: (v) => typeof v === "number" && Number.isFinite(v) && v > 0 && v <= 1e6,
-  parse: (s) => (/^\d*\.?\d+(e[-+]?\d+)?$/i.test(s) && rate.check(Number(s)) ? Number(s) : undefined),
-};
-// Train mode's iterations: the one limit of the link, the page's box (render/train.js) and the
-// server (GRADWALK_MAX_TRAIN_STEPS' default, engine/trace/limits.py TrainLimits.max_steps).
-export const MAX_TRAIN_STEPS = 10_000;
-const steps = {
-  // any count from JSON: checkState clamps one past the limit, with a note
-  check: (v) => Number.isSafeInteger(v) && v >= 1,
-  parse: (s) => (/^\d+$/.test(s) && steps.check(Number(s)) && Number(s) <= MAX_TRAIN_STEPS ? Number(s) : undefined),
-};
-/** What the Iterations box's text reads as: a count of digits only, 1..MAX_TRAIN_STEPS, else
- * undefined (Number() would take "1e3", "0x10", " 5 " and "2.5"). */
-export const readTrainSteps = (s) => steps.parse(String(s).trim());
-/** What the learning-rate box's text reads as: a decimal (1e-3 too, not "0x10"), else undefined. */
-export const readRate = (s) => rate.parse(String(s).trim());
 const bool = {
   parse: (s) => ({ 1: true, true: true, 0: false, false: false })[s],
   check: (v) => typeof v === "boolean",
@@ -196,7 +181,9 @@ const BOM = "\ufeff"; // U+FEFF, the byte-order mark Windows editors save first
  * by field: {state: {v, ...valid fields}, error: null}, or {state: null, error: message}
  * when it is not a state at all or comes from a newer version. Unknown or ill-typed
  * fields are dropped (a v1 state with one bad field still opens). `note`: what was changed
- * to open it (train_steps past MAX_TRAIN_STEPS is clamped), absent when nothing was.
+ * to open it (train_steps past MAX_TRAIN_STEPS is clamped; a train_steps or train_lr the
+ * boxes refuse is named in `state.refused`, openLink gives it the example's own), absent
+ * when nothing was.
  */
 export function checkState(object) {
   if (!object || typeof object !== "object" || Array.isArray(object)) return { state: null, error: LINK_ERRORS.foreign };
@@ -210,14 +197,20 @@ export function checkState(object) {
   // A leading byte-order mark is not part of the program (the server drops it too:
   // server/tracing.py without_bom), so the editor's columns match the server's.
   if (typeof state.program === "string" && state.program.startsWith(BOM)) state.program = state.program.slice(1);
-  let note = null;
+  const notes = [];
   if (state.train_steps > MAX_TRAIN_STEPS) {
-    note = `This link asked for ${state.train_steps.toLocaleString("en")} training iterations; the most is ${MAX_TRAIN_STEPS.toLocaleString("en")}, so it opens with ${MAX_TRAIN_STEPS.toLocaleString("en")}.`;
+    notes.push(`This link asked for ${state.train_steps.toLocaleString("en")} training iterations; the most is ${MAX_TRAIN_STEPS.toLocaleString("en")}, so it opens with ${MAX_TRAIN_STEPS.toLocaleString("en")}.`);
     state.train_steps = MAX_TRAIN_STEPS;
   }
+  // A training number the boxes refuse (lr -3, "abc", 1e9; 0 iterations) is said, as the box
+  // says it, and left to the example's own (openLink): it was dropped silently, and train_steps
+  // 0 opened with the page's 300 under an example of 301.
+  const refused = ["train_steps", "train_lr"].filter((name) => Object.hasOwn(object, name) && !Object.hasOwn(state, name));
+  notes.push(...refused.map((name) => linkRefusal(name, object[name])));
+  if (refused.length) state.refused = refused;
   // The iteration chosen is one of the run's (a link may name iteration 500 of 10 steps)
   const within = withinRun(state);
-  return note ? { state: within, error: null, note } : { state: within, error: null };
+  return notes.length ? { state: within, error: null, note: notes.join(" ") } : { state: within, error: null };
 }
 
 function toBase64Url(bytes) {
@@ -289,8 +282,11 @@ export function openLink(state, link, presets) {
   }
   // The walk's mode and tangent leaf are the link's, their defaults when it has none (an
   // older link opens in reverse mode, also in a tab that was in forward mode).
+  // a refused training number (checkState) is the example's own: its program's entry
+  const own = presets.find((p) => p.id === link.preset) ?? presets.find((p) => p.program === link.program);
+  const fallback = (name) => (link.refused?.includes(name) ? own?.train?.[name] : undefined) ?? FIELDS[name].default;
   for (const name of [...WALK_FIELDS, "quiz", "quiz_seed", "quiz_grid", "diff_base", ...TRAIN_FIELDS]) {
-    const value = Object.hasOwn(link, name) ? link[name] : FIELDS[name].default;
+    const value = Object.hasOwn(link, name) ? link[name] : fallback(name);
     if (value !== state[name]) patch[name] = value;
   }
   const named = presets.find((p) => p.id === link.preset);

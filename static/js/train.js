@@ -18,12 +18,12 @@
 //   error      {error: {kind, message, ...}}  rejects, as a 422 would
 
 import { TraceError } from "./api.js";
-import { MAX_TRAIN_STEPS } from "./state.js";
+import { MAX_LR, MAX_TRAIN_STEPS } from "./train-rules.js";
 import { readEvents } from "./stream.js";
 export { OPTIMIZERS } from "./state.js";
 
 export const MAX_STEPS = MAX_TRAIN_STEPS; // the server's default GRADWALK_MAX_TRAIN_STEPS
-export const MAX_LR = 1e6;
+export { MAX_LR };
 const BUG = "no_zero_grad"; // the bug lab's one switch in training
 
 /**
@@ -104,6 +104,8 @@ export function runView(run, k) {
     loss: at >= 0 ? run.losses[at] : null,
     accuracy: at >= 0 ? run.accuracy[at] : null,
     boundary,
+    // the model's own accuracy at the boundary's iteration: the canvas's label says it
+    boundaryAccuracy: boundary ? (run.accuracy[boundary.i] ?? null) : null,
     dead: run.dead.filter((d) => d.iteration <= at),
     diverged: run.diverged && run.diverged.i <= at ? run.diverged : null,
     data: run.start?.data ?? null,

@@ -206,9 +206,11 @@ def test_the_three_spirals_reach_100_percent_on_the_page(explorer):
 def test_a_refused_run_says_why_and_other_modes_hide_the_panel(explorer):
     page = explorer.page
     choose(page, SEED_003)
-    page.fill("#train-steps", "20000")   # over the input's max: the store keeps 301
+    page.fill("#train-steps", "20000")   # over the limit: kept in the box, refused under it
     page.locator("#train-steps").dispatch_event("change")
-    assert page.locator("#train-steps").input_value() == "301"
+    assert page.locator("#train-steps").input_value() == "20000"
+    assert page.locator("#train-steps").get_attribute("aria-invalid") == "true"
+    page.fill("#train-steps", "301")
     trace(page, "w = [1.0, -2.0]\nL = w * w\n")   # a loss that is not a scalar
     page.click("#train-run")
     page.wait_for_selector('#train[data-status="error"]')

@@ -175,3 +175,13 @@ def test_help_lists_train_and_its_exit_codes():
     assert r.returncode == 0 and "--optimizer {sgd,momentum,adam}" in r.stdout
     assert "exit codes:" in r.stdout
     assert "train" in gradwalk("--help").stdout
+
+
+def test_help_says_what_file_is_and_that_format_defaults_to_json():
+    # a newcomer's check: --format's default was not said, and `file` had no words at all
+    r = gradwalk("train", "--help")
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())   # argparse wraps the help at the terminal's width
+    assert "file the program to train: a path, or '-' to read it from stdin" in text
+    assert "--format {json,table} json (default): engine.train's answer, as POST /api/train's;" \
+        " table: the loss every tenth of the run, then the accuracy and the dead units" in text

@@ -66,6 +66,26 @@ export function agreeing(boundary, data) {
   return n;
 }
 
+/**
+ * The canvas's label: what the picture is (the model's class over the plane, a raster of
+ * grid cells) and how many training points the model gets right, its own prediction at the
+ * points (`accuracy`, 0..1: the iteration's, the number the status line says). The raster's
+ * count (agreeing) was said instead: 293 of 300 beside the status line's 100% on the spirals,
+ * a point near the boundary in a cell of the other class. A regression (no accuracy) says
+ * the raster's count, as the raster.
+ */
+export function boundaryLabel(boundary, data, accuracy) {
+  const { nx, ny } = boundary.grid;
+  const n = data?.y.length ?? 0;
+  if (boundary.values) {
+    return `The output at iteration ${boundary.i}, a raster of ${nx} by ${ny} cells over the plane (blue +, red −): `
+      + `${agreeing(boundary, data)} of ${n} training points lie in a cell of their target's sign`;
+  }
+  const picture = `Decision boundary at iteration ${boundary.i}: the model's class over the plane, a raster of ${nx} by ${ny} cells, with the ${n} training points`;
+  if (!Number.isFinite(accuracy)) return picture;
+  return `${picture}; the model classifies ${Math.round(accuracy * n)} of them correctly (accuracy ${Math.round(100 * accuracy)}%)`;
+}
+
 /** The ends of a regression's colour scale: the targets' largest |y|, at least 1. */
 export function valueScale(data) {
   return Math.max(1, ...(data?.y ?? []).map((v) => Math.abs(v)).filter(Number.isFinite));
@@ -83,7 +103,7 @@ export function createBoundary(root) {
 
   let drawn = null; // [boundary, data]: the last drawn (a frame that changes neither draws nothing)
 
-  function draw({ boundary, data, classes }) {
+  function draw({ boundary, data, classes, boundaryAccuracy: accuracy = null }) {
     if (drawn && drawn[0] === boundary && drawn[1] === data) return;
     drawn = [boundary, data];
     const scale = doc.defaultView?.devicePixelRatio || 1;
@@ -119,9 +139,7 @@ export function createBoundary(root) {
     canvas.dataset.kind = boundary.values ? "values" : "classes";
     canvas.dataset.classes = boundary.values ? "" : String(new Set(boundary.classes).size);
     canvas.dataset.agree = String(agreeing(boundary, data));
-    const side = boundary.values ? "their target's sign (blue +, red −)" : "their class's side";
-    canvas.setAttribute("aria-label", `${boundary.values ? "The output" : "Decision boundary"} at iteration `
-      + `${boundary.i}: ${canvas.dataset.agree} of ${data?.y.length ?? 0} training points on ${side}`);
+    canvas.setAttribute("aria-label", boundaryLabel(boundary, data, accuracy));
   }
 
   return { draw, node: canvas };

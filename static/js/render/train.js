@@ -10,13 +10,14 @@
 // run streams beside it and its curve is drawn dashed under the buggy one.
 
 import {
-  addTrainEvent, arrived, createRun, deadByNode, deadText, divergedText, drawnText, formatLoss, outputsText, iterationKey, iterationRange, iterationText, MAX_LR,
+  addTrainEvent, arrived, createRun, deadByNode, deadText, divergedText, drawnText, formatLoss, outputsText, iterationKey, iterationRange, iterationText,
   MAX_STEPS, OPTIMIZERS, runView, streamTraining, trainRequest,
 } from "../train.js";
-import { readRate, readTrainSteps } from "../state.js";
+import { readTrainSteps } from "../train-rules.js";
 import { createBoundary } from "./boundary.js";
 import { createLossCurve } from "./losscurve.js";
 import { el } from "./dom.js";
+import { createFieldChecks } from "./train-fields.js";
 
 const PLAY_SECONDS = 4; // a whole run, played
 // The status line's word on the chosen iteration, by what the graph draws (inGraph): as long
@@ -37,7 +38,9 @@ const OPTIMIZER_NAMES = { sgd: "SGD", momentum: "Momentum", adam: "Adam" };
 export function createTrainPanel(root, { store, onIteration, onDead, onError, frame = requestAnimationFrame }) {
   const doc = root.ownerDocument;
   const section = el(doc, "section", { id: "train", class: "train", "aria-label": "Training", "data-status": "idle", hidden: "" });
-  const steps = el(doc, "input", { id: "train-steps", type: "number", min: "1", max: String(MAX_STEPS), step: "1", inputmode: "numeric", "aria-label": "Iterations" });
+  // text, not a number box: a number box empties "abc" and rounds, so the refusal under it
+  // could not quote what was typed (render/train-fields.js)
+  const steps = el(doc, "input", { id: "train-steps", type: "text", size: "5", inputmode: "numeric", "aria-label": "Iterations", title: `1 to ${MAX_STEPS.toLocaleString("en")}` });
   // "(0–300)" beside 301: the numbers the status line and the slider read (iterations count
   // from 0; "Steps 301" beside "iteration 300 of 0–300" read as two counts)
   const range = el(doc, "output", { id: "train-steps-range", class: "train-steps-range", for: "train-steps" });
@@ -49,6 +52,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   const pause = el(doc, "button", { id: "train-pause", type: "button", class: "btn" }, "❚❚ Pause");
   const step = el(doc, "button", { id: "train-step", type: "button", class: "btn", title: "Show one more iteration" }, "Step one iteration");
   const status = el(doc, "p", { id: "train-status", class: "train-status", role: "status" });
+  const checks = createFieldChecks(doc, { steps, lr });
   const deadLine = el(doc, "p", { id: "train-dead", class: "train-dead", hidden: "" });
   const outputs = el(doc, "p", { id: "train-outputs", class: "train-outputs", hidden: "" });
   const slider = el(doc, "input", { id: "train-iteration", type: "range", min: "0", max: "0", value: "0", "aria-label": "Iteration to step through" });
@@ -62,7 +66,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     el(doc, "label", { title: "How many iterations to train, numbered from 0; each one is a forward pass (its loss), zero_grad, a backward pass and an update" }, "Iterations ", steps, " ", range), el(doc, "label", {}, "lr ", lr), optimizer,
     el(doc, "label", { class: "train-bug", title: "The bug lab: skip zero_grad, so the adjoints pile up across iterations; the fixed run is drawn dashed beside it" }, bug, " no zero_grad"),
     el(doc, "span", { class: "train-buttons" }, run, pause, step),
-    status, outputs, deadLine,
+    checks.node, status, outputs, deadLine,
     // the line beside the button, in the slider's row: a row of its own took the graph's
     // height (at 1024x768 under the 260 px the graph keeps)
     el(doc, "div", { class: "train-slider" }, el(doc, "label", {}, "Iteration ", slider), sliderText, drawnLine, open));
@@ -82,12 +86,12 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   let drawn = { iteration: null, starting: false, loading: null, key: null, loadingKey: null }; // the graph's pass (showDrawn)
   let statusFrom = null; // {view, at}: the runViews the status line was last written from (render)
 
-  /** The store's settings into the controls. */
-  function showSettings({ force = false } = {}) {
+  /** The store's settings into the controls; a box typed in, or refused, keeps its text. */
+  function showSettings() {
     const s = store.get();
-    if (force || doc.activeElement !== steps) steps.value = String(s.train_steps);
+    if (doc.activeElement !== steps && !checks.marked(steps)) steps.value = String(s.train_steps);
     showRange(s.train_steps);
-    if (force || doc.activeElement !== lr) lr.value = String(s.train_lr);
+    if (doc.activeElement !== lr && !checks.marked(lr)) lr.value = String(s.train_lr);
     optimizer.value = s.train_optimizer;
     bug.checked = s.train_bug;
   }
@@ -104,24 +108,22 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   });
   showSettings();
 
+  // a value no run takes stays in its box, said under it (render/train-fields.js): the store
+  // keeps the last good one, which ▶ Train does not use while a box is refused
   const setting = (control, read) => control.addEventListener("change", () => {
     const patch = read();
     if (patch) store.set(patch);
-    else showSettings({ force: true }); // not a valid value: the store's shows again
   });
-  // the note follows the box as it is typed in (the store takes the number on "change")
+  // the note follows the box as it is typed in (the store takes the number on "change"), and
+  // a refused box is unmarked as soon as it reads
   steps.addEventListener("input", () => {
+    checks.settle(steps);
     const v = readTrainSteps(steps.value);
-    if (Number.isSafeInteger(v) && v >= 1 && v <= MAX_STEPS) showRange(v);
+    if (v !== undefined) showRange(v);
   });
-  setting(steps, () => {
-    const v = readTrainSteps(steps.value);
-    return Number.isSafeInteger(v) && v >= 1 && v <= MAX_STEPS ? { train_steps: v } : null;
-  });
-  setting(lr, () => {
-    const v = readRate(lr.value);
-    return Number.isFinite(v) && v > 0 && v <= MAX_LR ? { train_lr: v } : null;
-  });
+  lr.addEventListener("input", () => checks.settle(lr));
+  setting(steps, () => checks.patch(steps, "train_steps"));
+  setting(lr, () => checks.patch(lr, "train_lr"));
   setting(optimizer, () => ({ train_optimizer: optimizer.value }));
   setting(bug, () => ({ train_bug: bug.checked }));
 
@@ -317,6 +319,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
   }
 
   run.addEventListener("click", () => {
+    if (checks.invalid()) return checks.focusInvalid(); // a box refused: no run, not the former value
     const s = store.get();
     // A paused run of the same settings goes on; anything else trains afresh.
     if (!shown || shown.key !== keyOf(s) || shown.error || shown.run.diverged || (shown.run.done && cursor >= arrived(shown.run) - 1)) start();
@@ -331,6 +334,7 @@ export function createTrainPanel(root, { store, onIteration, onDead, onError, fr
     render();
   });
   step.addEventListener("click", () => {
+    if (checks.invalid()) return checks.focusInvalid();
     if (!shown || shown.key !== keyOf(store.get())) start();
     playing = false;
     setStatus("paused");
