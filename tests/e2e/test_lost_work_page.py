@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from page_helpers import EDITOR, YOUR_PROGRAM, choose, get_program
+from page_helpers import EDITOR, YOUR_PROGRAM, choose, choose_theme, get_program
 
 TYPED = ["w = 3.0", "x = 2.0", "L = relu(w * x - 1.0)"]
 TYPED_TEXT = "\n".join(TYPED)
@@ -230,4 +230,42 @@ def test_new_numbers_asks_before_rewriting_your_program(open_explorer):
     page.keyboard.press("Control+Z")
     wait_text(page, TYPED_TEXT)
     assert menu_label(page) == YOUR_PROGRAM
+    assert ex.unexpected_errors() == []
+
+
+# After two frames (the note's ResizeObserver and CodeMirror's measure have run): the note's
+# box, the lines' scroller's, and each line's [text, top, bottom], px of the page.
+NOTE_AND_LINES = """async () => {
+  for (let i = 0; i < 2; i += 1) await new Promise((r) => requestAnimationFrame(r));
+  const box = (e) => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
+  return {note: box(document.querySelector('#reset-note')),
+          scroller: box(document.querySelector('.editor .cm-scroller')),
+          lines: [...document.querySelectorAll('.editor .cm-line')].map((l) => [l.textContent, ...box(l)])};
+}"""
+
+
+@pytest.mark.parametrize("theme", ["light", "projector"])
+@pytest.mark.parametrize("size", SIZES, ids=["1280x800", "1024x768"])
+def test_the_reset_note_covers_no_line_of_the_program(open_explorer, size, theme):
+    """A newcomer: after Reset example the note "Reset: Ctrl+Z ..." lay over the editor's last
+    line ("L = t * c" half hidden). Every line is whole above the note, or scrolled out of
+    the lines' view; none is under the note."""
+    ex = open_with_typed_edit(open_explorer, size)
+    page = ex.page
+    choose_theme(page, theme)
+    page.locator("#reset-example").click()
+    wait_text(page, TANH)
+    wait_traced(page, "t")
+    assert page.locator("#reset-note").is_visible()
+    seen = page.evaluate(NOTE_AND_LINES)
+    note_top, (view_top, view_bottom) = seen["note"][0], seen["scroller"]
+    assert [t for t, *_ in seen["lines"]] == TANH.split("\n"), seen   # (its last line is empty)
+    shown = [(t, top, bottom) for t, top, bottom in seen["lines"] if bottom > view_top + 0.5 and top < view_bottom - 0.5]
+    assert shown and shown[0][0] == "a = 1.0", seen
+    for text, top, bottom in shown:
+        assert top >= view_top - 0.5 and bottom <= view_bottom + 0.5, (text, seen)   # whole
+        assert bottom <= note_top + 0.5, (text, seen)   # above the note, not under it
+    last = seen["lines"][-2]   # "L = t * c": shown whole above the note, or scrolled out of view
+    assert last[0] == "L = t * c" and (last[2] <= note_top + 0.5 or last[1] >= view_bottom - 0.5), seen
+    page.screenshot(path=f"/tmp/shots20/u20b/reset-note-{size[0]}-{theme}.png")
     assert ex.unexpected_errors() == []

@@ -63,7 +63,8 @@ const markDecorations = EditorView.decorations.compute([marksField, "doc"], (sta
  * `.program-error`). `onRun()` is called for Ctrl/Cmd+Enter; `onInput(text, {replaced})`
  * after edits, at most once a frame (`replaced`: an edit replaced the whole text). The hint shown in an empty editor is `.editor`'s data-placeholder.
  * `note` (optional): an element shown as a panel under the text, inside the editor's frame
- * (render/reset.js's note of where a replaced text went; hidden, it takes no room): beside
+ * (render/reset.js's note of where a replaced text went; hidden, it takes no room; shown, the
+ * lines above it are whole ones, none under it): beside
  * the program on a projector the side column has no room left for it (issue 14 §5).
  * The API is also on the mount element as `gradwalkEditor` (for tests and the console).
  */
@@ -171,6 +172,11 @@ export function createEditor(root, { onRun, onInput, note = null }) {
 
   view = new EditorView({ parent: mount, state: freshState("") });
   const { lineAt, inView, maxScroll, wholeLines, showLines, showStatement, showLineStarts } = editorScroll(view, keep);
+  // The note under the text has its own room: the lines keep whole ones above it (app.css,
+  // --note-h). Laid over the lines' foot, it hid half of the last one (a newcomer: "L = t * c").
+  if (note && typeof ResizeObserver !== "undefined") {
+    new ResizeObserver(() => mount.style.setProperty("--note-h", `${note.offsetHeight}px`)).observe(note);
+  }
 
   function getText() {
     return view.state.doc.toString();

@@ -17,6 +17,14 @@ const DIGIT = 9; // px a character of the axes' 15 px numbers takes, at most (a 
 // 0.93 em over the baseline, 0.24 under), its baseline ASCENT under the box's top edge; it
 // keeps GAP px from the numbers and EDGE px from the svg's edge.
 const TITLE = { LINE: 1.2, ASCENT: 0.95, GAP: 3, EDGE: 1 };
+// Tick labels keep SIDE px between them side by side (x), LINE px over each other (y: a
+// label's line box, TICK_LINE px for 15 px text, has its own room round the digits).
+const TICK_GAP = { SIDE: 8, LINE: 2 };
+const TICK_LINE = 18;
+// The legend (two curves: the bug and its fix) in rows above the plot, the svg grown by them:
+// inside the plot a 14 px legend was wider than a 1024x768 page's plot and a curve crossed
+// it (a newcomer). An entry is its SWATCH px line, a SPACE, its text; entries keep GAP px.
+const LEGEND = { ROW: 18, SWATCH: 24, SPACE: 6, GAP: 12, EDGE: 4 };
 
 /**
  * The left margin (px of the viewBox) that holds the y axis's widest label (`labels`, the
@@ -36,6 +44,61 @@ export function leftMargin(labels) {
 export function margins(labels, titleSize) {
   const room = TITLE.EDGE + Math.ceil(TITLE.LINE * titleSize); // a title's line box, from the edge
   return { top: M.top, right: M.right, bottom: M.bottom + TITLE.GAP + room, left: leftMargin(labels) + room };
+}
+
+/**
+ * The ticks of `scale` (a d3 scale, px) whose labels do not touch: of scale.ticks(n) for n
+ * from `most` down to 1, the first whose neighbouring labels with text lie `extent(label)`
+ * px wide (their half each side of the tick) and `gap` px apart. `format(n)` gives the
+ * labels' formatter for n ticks; where none do, scale.ticks(1) less the labels too near the
+ * one before. Returns {ticks, format}: "1,000" and "2,000" of a 3,000-iteration run read
+ * "1,0002,000" on a 1024x768 page's curve (d3's 4 ticks in 115 px). Raises RangeError for
+ * `most` under 1.
+ */
+export function fittingTicks(scale, most, format, extent, gap) {
+  if (!(most >= 1)) throw new RangeError(`fittingTicks: most must be 1 or more, was ${most}`);
+  for (let n = most; n >= 1; n -= 1) {
+    const ticks = scale.ticks(n);
+    const label = format(n);
+    const kept = keptApart(ticks, (t) => [scale(t), extent(label(t))], gap);
+    if (kept.length === ticks.length || n === 1) return { ticks: kept, format: label };
+  }
+}
+
+/**
+ * Of `ticks`, in order, each whose label (`place(t)`: [px, size]; size 0 for none) keeps
+ * `gap` px from the last label kept (a tick without a label is kept).
+ */
+function keptApart(ticks, place, gap) {
+  let before = null; // [px, size] of the last label kept
+  return ticks.filter((t) => {
+    const [at, size] = place(t);
+    if (!size) return true;
+    if (before && Math.abs(at - before[0]) < (size + before[1]) / 2 + gap) return false;
+    before = [at, size];
+    return true;
+  });
+}
+
+/** A tick label's width, px, at the axes' 15 px (at most DIGIT a character); 0 for none. */
+export const labelWidth = (text) => DIGIT * text.length;
+/** A y tick label's height, px: its line box, or 0 for a tick left without a label. */
+export const labelHeight = (text) => (text ? TICK_LINE : 0);
+
+/**
+ * The legend's entries, `widths` (px each), laid in rows `room` px wide: each row takes the
+ * entries that fit after the ones before it (at least one). Returns [[{i, x}], ...], `i` the
+ * entry, `x` its left edge (px from the row's start).
+ */
+export function legendRows(widths, room) {
+  const rows = [];
+  let x = Infinity;
+  widths.forEach((w, i) => {
+    if (x > 0 && x + w > room) { rows.push([]); x = 0; }
+    rows.at(-1).push({ i, x });
+    x += w + LEGEND.GAP;
+  });
+  return rows;
 }
 
 /** The y scale for the losses shown: log when positive and over a decade apart. */
@@ -76,13 +139,13 @@ export function thinned(losses, width) {
 /**
  * Put the axes' titles in their margins (margins()): "iteration" centred under the x axis's
  * numbers, at the svg's foot; "loss" turned to read upwards, centred beside the plot, at the
- * svg's left edge. In px of the viewBox: the plot's left, width and height `h`, the svg's `height`.
+ * svg's left edge. In px of the viewBox: the plot's left, top, width and height `h`, the svg's `height`.
  */
-function placeTitles(xTitle, yTitle, titleSize, { left, width, h, height }) {
+function placeTitles(xTitle, yTitle, titleSize, { left, top, width, h, height }) {
   const descent = (TITLE.LINE - TITLE.ASCENT) * titleSize;
   xTitle.attr("x", left + width / 2).attr("y", height - TITLE.EDGE - descent);
   // turned a quarter left, the glyphs' tops face the edge: the baseline ASCENT from it
-  yTitle.attr("transform", `translate(${TITLE.EDGE + TITLE.ASCENT * titleSize},${M.top + h / 2}) rotate(-90)`);
+  yTitle.attr("transform", `translate(${TITLE.EDGE + TITLE.ASCENT * titleSize},${top + h / 2}) rotate(-90)`);
 }
 
 /**
@@ -100,13 +163,13 @@ export function createLossCurve(root) {
   const yAxis = plot.append("g").attr("class", "axis y");
   const lines = plot.append("g").attr("class", "lines");
   const cursor = plot.append("line").attr("class", "loss-cursor").attr("y1", 0);
-  const legend = plot.append("g").attr("class", "loss-legend");
   const mark = plot.append("g").attr("class", "loss-note").style("display", "none");
   mark.append("line").attr("y1", 0);
   mark.append("text").attr("y", 14);
   // in the svg's own px, outside the plot: never over the curve, a legend or a note
   const xTitle = svg.append("text").attr("class", "axis-title x").attr("text-anchor", "middle").text("iteration");
   const yTitle = svg.append("text").attr("class", "axis-title y").attr("text-anchor", "middle").text("loss");
+  const legend = svg.append("g").attr("class", "loss-legend"); // over the plot, from the svg's left
 
   let drawn = ""; // what the last draw showed: a frame that changes nothing draws nothing
   let last = null; // the last draw's arguments, drawn again at a new size
@@ -115,18 +178,47 @@ export function createLossCurve(root) {
   // 15 px numbers printed at 9 px (a review). 320x150 until it is laid out. Its height is
   // the width times the CSS property --loss-aspect where one is set (a phone's embed: a wide,
   // low curve over the graph, narrow.css), else 150/320.
-  let size = { width: WIDTH, height: HEIGHT };
+  let size = { width: WIDTH, height: HEIGHT }; // the svg's, the legend's rows in it
+  let base = HEIGHT; // its height without the legend's rows (the aspect's)
   if (typeof ResizeObserver !== "undefined") {
     new ResizeObserver(() => {
       const width = Math.round(svg.node().getBoundingClientRect().width);
       const aspect = Number.parseFloat(getComputedStyle(svg.node()).getPropertyValue("--loss-aspect")) || HEIGHT / WIDTH;
       const height = Math.round(width * aspect);
-      if (!width || (width === size.width && height === size.height)) return;
-      size = { width, height };
+      if (!width || (width === size.width && height === base)) return; // (the legend's rows grew it)
+      size = { width, height: height + (size.height - base) };
+      base = height;
       svg.attr("viewBox", `0 0 ${size.width} ${size.height}`);
       drawn = "";
       if (last) draw(last);
     }).observe(svg.node());
+  }
+
+  /**
+   * The legend of `named` ([{kind, name}]) in rows over the plot, the svg grown by them (its
+   * aspect-ratio set, so the page gives it the height). Returns the rows' height, px.
+   */
+  function placeLegend(named) {
+    const entry = legend.selectAll("g.entry").data(named, (s) => s.kind)
+      .join((enter) => {
+        const g = enter.append("g").attr("class", "entry");
+        g.append("line").attr("x1", 0).attr("x2", LEGEND.SWATCH);
+        g.append("text").attr("x", LEGEND.SWATCH + LEGEND.SPACE).attr("dy", "0.35em");
+        return g;
+      });
+    entry.select("line").attr("class", (s) => `loss-line ${s.kind}`);
+    entry.select("text").text((s) => s.name);
+    const widths = entry.nodes().map((g) => LEGEND.SWATCH + LEGEND.SPACE + g.querySelector("text").getComputedTextLength());
+    const rows = named.length ? legendRows(widths, size.width - 2 * LEGEND.EDGE) : [];
+    rows.forEach((row, r) => row.forEach(({ i, x }) => entry.nodes()[i].setAttribute("transform",
+      `translate(${LEGEND.EDGE + x},${LEGEND.EDGE + LEGEND.ROW * (r + 0.5)})`)));
+    const extra = rows.length ? LEGEND.EDGE + LEGEND.ROW * rows.length : 0;
+    if (size.height !== base + extra) {
+      size = { width: size.width, height: base + extra };
+      svg.attr("viewBox", `0 0 ${size.width} ${size.height}`);
+      svg.style("aspect-ratio", extra ? `${size.width} / ${size.height}` : null);
+    }
+    return extra;
   }
 
   function draw(args) {
@@ -136,20 +228,24 @@ export function createLossCurve(root) {
     const key = JSON.stringify([series.map((s) => [s.kind, s.losses.length, s.losses.at(-1)]), steps, at, note, titleSize]);
     if (key === drawn) return;
     drawn = key;
+    // two curves say which is which (the bug and its fix): their legend over the plot
+    const top = M.top + placeLegend(series.length > 1 ? series : []);
     const foot = margins([], titleSize).bottom;
-    const h = size.height - M.top - foot;
+    const h = size.height - top - foot;
     const all = series.flatMap((s) => s.losses);
     const y = lossScale(all, [h, 0]);
     // as many ticks as fit at the numbers' size: 4, fewer on a small curve
-    const yTicks = Math.max(2, Math.min(4, Math.floor(h / 24)));
-    const format = y.tickFormat(yTicks, y.base ? "~g" : undefined);
-    const left = margins(y.ticks(yTicks).map(format), titleSize).left;
-    plot.attr("transform", `translate(${left},${M.top})`);
+    const yTicks = fittingTicks(y, Math.max(2, Math.min(4, Math.floor(h / 24))),
+      (n) => y.tickFormat(n, y.base ? "~g" : undefined), labelHeight, TICK_GAP.LINE);
+    const left = margins(yTicks.ticks.map(yTicks.format), titleSize).left;
+    plot.attr("transform", `translate(${left},${top})`);
     const x = scaleLinear().domain([0, Math.max(1, steps - 1)]).range([0, size.width - left - M.right]);
-    placeTitles(xTitle, yTitle, titleSize, { left, width: x.range()[1], h, height: size.height });
+    placeTitles(xTitle, yTitle, titleSize, { left, top, width: x.range()[1], h, height: size.height });
+    // as many as fit (4 at most): their labels' widths apart
+    const xTicks = fittingTicks(x, 4, (n) => x.tickFormat(n), labelWidth, TICK_GAP.SIDE);
     xAxis.attr("transform", `translate(0,${h})`)
-      .call(axisBottom(x).ticks(Math.max(2, Math.min(4, Math.floor(x.range()[1] / 36)))).tickSizeOuter(0));
-    yAxis.call(axisLeft(y).ticks(yTicks).tickFormat(format).tickSizeOuter(0));
+      .call(axisBottom(x).tickValues(xTicks.ticks).tickFormat(xTicks.format).tickSizeOuter(0));
+    yAxis.call(axisLeft(y).tickValues(yTicks.ticks).tickFormat(yTicks.format).tickSizeOuter(0));
     cursor.attr("y2", h);
     mark.select("line").attr("y2", h);
     const path = line().defined(([, v]) => Number.isFinite(v)).x(([i]) => x(i)).y(([, v]) => y(v));
@@ -161,19 +257,6 @@ export function createLossCurve(root) {
         this.setAttribute("d", path(points) ?? "");
         this.dataset.vertices = String(points.length);
       });
-    // two curves say which is which (the bug and its fix), bottom left, where a falling loss
-    // is not
-    const named = series.length > 1 ? series : [];
-    const entry = legend.selectAll("g.entry").data(named, (s) => s.kind)
-      .join((enter) => {
-        const g = enter.append("g").attr("class", "entry");
-        g.append("line").attr("x1", 0).attr("x2", 24);
-        g.append("text").attr("x", 30).attr("dy", "0.35em");
-        return g;
-      })
-      .attr("transform", (_, i) => `translate(8,${h - 10 - 18 * (named.length - 1 - i)})`);
-    entry.select("line").attr("class", (s) => `loss-line ${s.kind}`);
-    entry.select("text").text((s) => s.name);
     const run = series.find((s) => s.kind === "run") ?? series[0];
     const points = run ? run.losses.length : 0;
     svg.attr("data-points", String(points));
